@@ -1,0 +1,106 @@
+"""One exception hierarchy for the whole planner.
+
+Library code raises these; the CLI turns a :class:`PlannerError` into a clean message and a
+non-zero exit code.  Anything else escaping the library is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class PlannerError(Exception):
+    """Base of every error the planner reports to a user."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message}\n  hint: {self.hint}"
+        return self.message
+
+
+class ConfigError(PlannerError):
+    """Bad user input: a file, a key path inside it, or a command-line value."""
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        key_path: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        where = ""
+        if file and key_path:
+            where = f"{file}: {key_path}: "
+        elif file:
+            where = f"{file}: "
+        elif key_path:
+            where = f"{key_path}: "
+        super().__init__(f"{where}{message}", hint=hint)
+        self.file = file
+        self.key_path = key_path
+
+
+class UnknownNameError(ConfigError):
+    """A name (GPU, provider, region, workload, ...) that is not known, with suggestions."""
+
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        choices: Iterable[str],
+        *,
+        file: str | None = None,
+        key_path: str | None = None,
+    ) -> None:
+        options = sorted(set(choices))
+        close = suggest(name, options)
+        if close:
+            hint = "did you mean " + " or ".join(close) + "?"
+        else:
+            shown = ", ".join(options[:12]) + (" ..." if len(options) > 12 else "")
+            hint = f"known {kind} names: {shown}"
+        super().__init__(f"unknown {kind} {name!r}", file=file, key_path=key_path, hint=hint)
+        self.kind = kind
+        self.name = name
+        self.suggestions = close
+
+
+class OfferValidationError(ConfigError):
+    """An offer table (snapshot or user CSV) that breaks the common schema."""
+
+
+class SnapshotError(PlannerError):
+    """A price snapshot that is missing, corrupt or cannot be written."""
+
+
+class ProviderError(PlannerError):
+    """A cloud provider API call failed; wraps the vendor exception."""
+
+
+class MissingDependencyError(PlannerError):
+    """An optional extra (a cloud SDK) is not installed."""
+
+
+class InfeasibleError(PlannerError):
+    """No plan satisfies the constraints; the message names the nearest feasible alternative."""
+
+    exit_code = 3
+
+
+def suggest(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
+    """Nearest names to ``name`` among ``choices`` (case-insensitive), best first."""
+    options = list(choices)
+    by_lower = {c.lower(): c for c in options}
+    close = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.5)
+    return [by_lower[c] for c in close]

@@ -1,0 +1,151 @@
+"""The GPU catalog: specs per GPU model and name resolution.
+
+Figures live in ``planner/data/gpus.yaml`` with their sources; this module loads them (lazily, once)
+into frozen :class:`GpuSpec` values and resolves the many names people use for a GPU
+(``a100 80gb``, ``H100-SXM``, ``NVIDIA H100 80GB HBM3``) to one canonical name.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from planner.errors import ConfigError, UnknownNameError
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """Dense peak figures for one GPU model (one chip + memory size)."""
+
+    name: str
+    family: str
+    memory_gib: float
+    memory_bandwidth_gb_per_s: float
+    tensor_tflops_dense: float
+    bf16: bool
+    fp32_tflops: float
+    tdp_w: float
+    gpu_link: str
+    gpu_link_gb_per_s: float
+    segment: str
+    source: str
+    aliases: tuple[str, ...] = field(default=())
+
+    @property
+    def peak_flops(self) -> float:
+        """Dense tensor peak in FLOP/s."""
+        return self.tensor_tflops_dense * 1e12
+
+    def to_record(self) -> dict[str, Any]:
+        record = asdict(self)
+        record["aliases"] = list(self.aliases)
+        return record
+
+
+def normalize_gpu_key(name: str) -> str:
+    """Fold a GPU name to a lookup key: lower case, no vendor prefix, no separators."""
+    key = name.strip().lower()
+    key = re.sub(r"^(nvidia|geforce|tesla|quadro)\s+", "", key)
+    key = key.replace("geforce", "").replace("nvidia", "")
+    key = re.sub(r"[\s_\-\.]+", "", key)
+    return key.replace("gib", "gb")
+
+
+@dataclass(frozen=True)
+class GpuCatalog:
+    """All known GPUs, indexed by canonical name and by folded alias."""
+
+    gpus: tuple[GpuSpec, ...]
+
+    @functools.cached_property
+    def _index(self) -> dict[str, GpuSpec]:
+        index: dict[str, GpuSpec] = {}
+        for gpu in self.gpus:
+            for alias in (gpu.name, *gpu.aliases):
+                index.setdefault(normalize_gpu_key(alias), gpu)
+        return index
+
+    @property
+    def names(self) -> list[str]:
+        return [g.name for g in self.gpus]
+
+    def get(self, name: str) -> GpuSpec | None:
+        """The GPU for ``name`` (any alias, any case), or None."""
+        return self._index.get(normalize_gpu_key(name))
+
+    def resolve(self, name: str, *, file: str | None = None, key_path: str | None = None) -> GpuSpec:
+        """The GPU for ``name``; raises :class:`UnknownNameError` with suggestions on a miss."""
+        gpu = self.get(name)
+        if gpu is not None:
+            return gpu
+        family = self.family(name)
+        if len(family) > 1:
+            raise ConfigError(
+                f"GPU name {name!r} is ambiguous",
+                file=file,
+                key_path=key_path,
+                hint="did you mean " + " or ".join(g.name for g in family) + "?",
+            )
+        if len(family) == 1:
+            return family[0]
+        raise UnknownNameError("GPU", name, self.names, file=file, key_path=key_path)
+
+    def family(self, name: str) -> tuple[GpuSpec, ...]:
+        """GPUs whose family or canonical name starts with ``name`` (``A100`` -> both A100s)."""
+        key = normalize_gpu_key(name)
+        return tuple(
+            g
+            for g in self.gpus
+            if normalize_gpu_key(g.family) == key
+            or normalize_gpu_key(g.name).startswith(key)
+            and len(key) >= 3
+        )
+
+    def match(self, name: str) -> tuple[GpuSpec, ...]:
+        """GPUs a user filter means: an exact name or alias, else a whole family."""
+        gpu = self.get(name)
+        if gpu is not None:
+            return (gpu,)
+        family = self.family(name)
+        if family:
+            return family
+        raise UnknownNameError("GPU", name, self.names)
+
+
+def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:
+    try:
+        return GpuSpec(
+            name=str(raw["name"]),
+            family=str(raw["family"]),
+            memory_gib=float(raw["memory_gib"]),
+            memory_bandwidth_gb_per_s=float(raw["memory_bandwidth_gb_per_s"]),
+            tensor_tflops_dense=float(raw["tensor_tflops_dense"]),
+            bf16=bool(raw["bf16"]),
+            fp32_tflops=float(raw["fp32_tflops"]),
+            tdp_w=float(raw["tdp_w"]),
+            gpu_link=str(raw["gpu_link"]),
+            gpu_link_gb_per_s=float(raw["gpu_link_gb_per_s"]),
+            segment=str(raw["segment"]),
+            source=str(raw["source"]),
+            aliases=tuple(str(a) for a in raw.get("aliases", [])),
+        )
+    except KeyError as e:  # a packaging bug, not user input, but say which row
+        raise ConfigError(f"GPU entry {raw.get('name')!r} lacks {e}", file="gpus.yaml") from e
+
+
+@functools.lru_cache(maxsize=1)
+def load_gpu_catalog() -> GpuCatalog:
+    """The bundled GPU catalog (read on first use, then cached)."""
+    text = resources.files("planner.data").joinpath("gpus.yaml").read_text(encoding="utf-8")
+    rows = yaml.safe_load(text)
+    return GpuCatalog(tuple(_parse_gpu(r) for r in rows))
+
+
+def resolve_gpu(name: str) -> GpuSpec:
+    """Shortcut: resolve a GPU name against the bundled catalog."""
+    return load_gpu_catalog().resolve(name)
