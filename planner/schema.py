@@ -56,6 +56,7 @@ class Fabric(str, Enum):
     EFA = "efa"  # AWS Elastic Fabric Adapter (OS-bypass, RDMA-like)
     INFINIBAND = "infiniband"
     GPUDIRECT_TCP = "gpudirect-tcp"  # GCP GPUDirect-TCPX/TCPXO
+    ROCE = "roce"  # RDMA over converged Ethernet (GCP A3 Ultra)
 
     def __str__(self) -> str:
         return self.value

@@ -1,0 +1,401 @@
+"""Normalise the public list-price reference files into the common offer table.
+
+Input: the SkyPilot catalog extracts in ``../shared/reference/prices/`` (one CSV per cloud, columns
+and quirks described in that folder's README).  Output: one row per (provider, region, instance
+type) in :mod:`planner.schema`.  Pure functions over DataFrames; ``scripts/build_snapshot.py`` does
+the reading and writing.
+
+What happens to the raw rows:
+
+* Only NVIDIA GPUs the planner can schedule are kept (no TPUs, Trainium, Inferentia, Gaudi, FPGAs,
+  Radeon, or retired K80/M60).  Dropped accelerators are counted in the build report.
+* GPU models are keyed on name plus memory (AWS ``GpuInfo`` gives MiB per GPU: ``p4d`` is
+  A100-40GB, ``p4de`` A100-80GB, even where ``GpuInfo`` calls the latter ``A100``).
+* Availability zones collapse to regions: on-demand is the median over zones (it is the same in
+  every zone of a region), spot keeps the cheapest and the median zone price.
+* GCP prices a GPU VM as host machine type + attached GPUs in the same zone: both rows are summed
+  per zone before collapsing.  GPUs whose host rows are absent (``n1`` hosts for T4/V100/P4/P100,
+  ``a4`` for B200) are left out rather than under-priced.
+* Interconnect and network bandwidth come from the providers' public instance documentation
+  (tables below).  Reserved 1- and 3-year prices are not in the reference data; they are derived
+  from published discount levels and marked ``price_basis_reserved = derived``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from planner.hardware import GpuCatalog
+
+# --- Published commitment discounts (fraction off on-demand) -------------------------------------
+# Source: ../shared/reference/cost-facts.md section 3.1.
+#   AWS p4d.24xlarge: 1-yr RI 20.175 vs 32.773 on-demand (-38%), 3-yr 12.499 (-62%)
+#       (instances.vantage.sh).  Applied to AWS GPU families without a family-specific figure.
+#   AWS p5.48xlarge: 1-yr 57.63 vs 98.32 (-41%), 3-yr 43.16 (-56%) (The Next Platform, Jul 2023).
+#   GCP resource-based CUDs: "up to 57%" for GPUs over 3 years; 1-year GPU CUDs 37%
+#       (GCP committed-use discount documentation).  We use 37% / 55%.
+#   Azure Reserved VM Instances: 30-40% for 1 year, 55-72% for 3 years by family (3rd-party);
+#       we use the middle of the 1-year band and the low end of the 3-year band: 35% / 55%.
+#   Lambda: reserved capacity is by quote only; no published discount, so no reserved price.
+RESERVED_DISCOUNTS: dict[tuple[str, str], tuple[float, float]] = {
+    ("aws", "*"): (0.38, 0.62),
+    ("aws", "p5"): (0.41, 0.56),
+    ("aws", "p5e"): (0.41, 0.56),
+    ("aws", "p5en"): (0.41, 0.56),
+    ("gcp", "*"): (0.37, 0.55),
+    ("azure", "*"): (0.35, 0.55),
+}
+
+# --- Spot interruption frequency (AWS Spot Instance Advisor buckets, upper bound, %/month) --------
+# Source: cost-facts.md s3.3, us-east-1 examples quoted from the Spot Advisor feed (2026, 3rd-party).
+# ">20%" is stored as 30 (the bucket has no upper bound; 30 is a deliberately pessimistic value).
+SPOT_INTERRUPTION_PCT: dict[tuple[str, str, str], float] = {
+    ("aws", "us-east-1", "p5.48xlarge"): 5.0,
+    ("aws", "us-east-1", "g6e.2xlarge"): 10.0,
+    ("aws", "us-east-1", "g6e.4xlarge"): 30.0,
+    ("aws", "us-east-1", "g5.2xlarge"): 20.0,
+}
+
+
+@dataclass(frozen=True)
+class InstanceNet:
+    """GPU-GPU link and network of one instance type (provider documentation)."""
+
+    interconnect: str  # none | pcie | nvlink | nvswitch (for multi-GPU instances)
+    network_gbps: float | None
+    fabric: str
+
+
+# AWS: "Accelerated computing instance specifications" (docs.aws.amazon.com/ec2/latest/instancetypes/ac.html).
+# "Up to N Gbps" sizes are recorded at N.  EFA-capable sizes get fabric=efa.
+AWS_FAMILY_LINK = {
+    "p3": "nvlink",
+    "p3dn": "nvlink",
+    "p4d": "nvswitch",
+    "p4de": "nvswitch",
+    "p5": "nvswitch",
+    "p5e": "nvswitch",
+    "p5en": "nvswitch",
+}
+AWS_NETWORK_GBPS: dict[str, float] = {
+    "p3.2xlarge": 10, "p3.8xlarge": 10, "p3.16xlarge": 25, "p3dn.24xlarge": 100,
+    "p4d.24xlarge": 400, "p4de.24xlarge": 400,
+    "p5.48xlarge": 3200, "p5e.48xlarge": 3200, "p5en.48xlarge": 3200,
+    "g4dn.xlarge": 25, "g4dn.2xlarge": 25, "g4dn.4xlarge": 25, "g4dn.8xlarge": 50,
+    "g4dn.12xlarge": 50, "g4dn.16xlarge": 50, "g4dn.metal": 100,
+    "g5.xlarge": 10, "g5.2xlarge": 10, "g5.4xlarge": 25, "g5.8xlarge": 25, "g5.12xlarge": 40,
+    "g5.16xlarge": 25, "g5.24xlarge": 50, "g5.48xlarge": 100,
+    "g5g.xlarge": 10, "g5g.2xlarge": 10, "g5g.4xlarge": 10, "g5g.8xlarge": 12,
+    "g5g.16xlarge": 25, "g5g.metal": 25,
+    "g6.xlarge": 10, "g6.2xlarge": 10, "g6.4xlarge": 25, "g6.8xlarge": 25, "g6.12xlarge": 40,
+    "g6.16xlarge": 25, "g6.24xlarge": 50, "g6.48xlarge": 100,
+    "gr6.4xlarge": 25, "gr6.8xlarge": 25,
+    "g6e.xlarge": 20, "g6e.2xlarge": 20, "g6e.4xlarge": 20, "g6e.8xlarge": 25, "g6e.12xlarge": 100,
+    "g6e.16xlarge": 35, "g6e.24xlarge": 200, "g6e.48xlarge": 400,
+}  # fmt: skip
+AWS_EFA = {
+    "p3dn.24xlarge", "p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge",
+    "g4dn.8xlarge", "g4dn.12xlarge", "g4dn.16xlarge", "g4dn.metal",
+    "g5.8xlarge", "g5.12xlarge", "g5.16xlarge", "g5.24xlarge", "g5.48xlarge",
+    "g6.8xlarge", "g6.12xlarge", "g6.16xlarge", "g6.24xlarge", "g6.48xlarge",
+    "g6e.8xlarge", "g6e.12xlarge", "g6e.16xlarge", "g6e.24xlarge", "g6e.48xlarge",
+}  # fmt: skip
+
+# GCP: "GPU machine types" and "Network bandwidth" pages (cloud.google.com/compute/docs/gpus,
+# /compute/docs/network-bandwidth).  A3 High uses GPUDirect-TCPX (1,000 Gbps), A3 Mega
+# GPUDirect-TCPXO (1,800 Gbps), A3 Ultra RDMA over Converged Ethernet (3,600 Gbps).
+GCP_HOSTS: dict[str, tuple[str, int]] = {
+    # host machine type -> (reference AcceleratorName, GPU count)
+    "a2-highgpu-1g": ("A100", 1), "a2-highgpu-2g": ("A100", 2), "a2-highgpu-4g": ("A100", 4),
+    "a2-highgpu-8g": ("A100", 8), "a2-megagpu-16g": ("A100", 16),
+    "a2-ultragpu-1g": ("A100-80GB", 1), "a2-ultragpu-2g": ("A100-80GB", 2),
+    "a2-ultragpu-4g": ("A100-80GB", 4), "a2-ultragpu-8g": ("A100-80GB", 8),
+    "a3-highgpu-1g": ("H100", 1), "a3-highgpu-2g": ("H100", 2), "a3-highgpu-4g": ("H100", 4),
+    "a3-highgpu-8g": ("H100", 8), "a3-megagpu-8g": ("H100-MEGA", 8),
+    "a3-ultragpu-8g": ("H200", 8),
+    "g2-standard-4": ("L4", 1), "g2-standard-8": ("L4", 1), "g2-standard-12": ("L4", 1),
+    "g2-standard-16": ("L4", 1), "g2-standard-32": ("L4", 1), "g2-standard-24": ("L4", 2),
+    "g2-standard-48": ("L4", 4), "g2-standard-96": ("L4", 8),
+}  # fmt: skip
+# SkyPilot names GCP's 40 GB A100 "A100" and the A3 Mega H100 "H100-MEGA".
+GCP_GPU = {"A100": "A100-40GB", "H100-MEGA": "H100"}
+GCP_NET: dict[str, InstanceNet] = {
+    "a2-highgpu-1g": InstanceNet("none", 24, "ethernet"),
+    "a2-highgpu-2g": InstanceNet("nvswitch", 32, "ethernet"),
+    "a2-highgpu-4g": InstanceNet("nvswitch", 50, "ethernet"),
+    "a2-highgpu-8g": InstanceNet("nvswitch", 100, "ethernet"),
+    "a2-megagpu-16g": InstanceNet("nvswitch", 100, "ethernet"),
+    "a2-ultragpu-1g": InstanceNet("none", 24, "ethernet"),
+    "a2-ultragpu-2g": InstanceNet("nvswitch", 32, "ethernet"),
+    "a2-ultragpu-4g": InstanceNet("nvswitch", 50, "ethernet"),
+    "a2-ultragpu-8g": InstanceNet("nvswitch", 100, "ethernet"),
+    "a3-highgpu-1g": InstanceNet("none", 25, "ethernet"),
+    "a3-highgpu-2g": InstanceNet("nvswitch", 50, "ethernet"),
+    "a3-highgpu-4g": InstanceNet("nvswitch", 100, "ethernet"),
+    "a3-highgpu-8g": InstanceNet("nvswitch", 1000, "gpudirect-tcp"),
+    "a3-megagpu-8g": InstanceNet("nvswitch", 1800, "gpudirect-tcp"),
+    "a3-ultragpu-8g": InstanceNet("nvswitch", 3600, "roce"),
+    "g2-standard-4": InstanceNet("none", 10, "ethernet"),
+    "g2-standard-8": InstanceNet("none", 16, "ethernet"),
+    "g2-standard-12": InstanceNet("none", 16, "ethernet"),
+    "g2-standard-16": InstanceNet("none", 32, "ethernet"),
+    "g2-standard-32": InstanceNet("none", 32, "ethernet"),
+    "g2-standard-24": InstanceNet("pcie", 32, "ethernet"),
+    "g2-standard-48": InstanceNet("pcie", 50, "ethernet"),
+    "g2-standard-96": InstanceNet("pcie", 100, "ethernet"),
+}
+
+# Azure: "GPU accelerated VM sizes" (learn.microsoft.com/azure/virtual-machines/sizes-gpu).
+# (canonical GPU, GPU count, link, network Gbps, fabric).  ND96isr_H100_v5 has 8 GPUs although the
+# reference row says 12; the NC H100 v5 series uses the 94 GB H100 NVL card.
+AZURE_SIZES: dict[str, tuple[str, int, str, float | None, str]] = {
+    "Standard_NC4as_T4_v3": ("T4", 1, "none", 8, "ethernet"),
+    "Standard_NC8as_T4_v3": ("T4", 1, "none", 8, "ethernet"),
+    "Standard_NC16as_T4_v3": ("T4", 1, "none", 8, "ethernet"),
+    "Standard_NC64as_T4_v3": ("T4", 4, "pcie", 32, "ethernet"),
+    "Standard_NC6s_v3": ("V100-16GB", 1, "none", None, "ethernet"),
+    "Standard_NC12s_v3": ("V100-16GB", 2, "pcie", None, "ethernet"),
+    "Standard_NC24s_v3": ("V100-16GB", 4, "pcie", None, "ethernet"),
+    "Standard_NC24rs_v3": ("V100-16GB", 4, "pcie", 56, "infiniband"),
+    "Standard_ND40rs_v2": ("V100-32GB", 8, "nvlink", 100, "infiniband"),
+    "Standard_ND96asr_v4": ("A100-40GB", 8, "nvswitch", 1600, "infiniband"),
+    "Standard_ND96amsr_A100_v4": ("A100-80GB", 8, "nvswitch", 1600, "infiniband"),
+    "Standard_NC24ads_A100_v4": ("A100-80GB", 1, "none", 20, "ethernet"),
+    "Standard_NC48ads_A100_v4": ("A100-80GB", 2, "pcie", 40, "ethernet"),
+    "Standard_NC96ads_A100_v4": ("A100-80GB", 4, "pcie", 80, "ethernet"),
+    "Standard_NV36ads_A10_v5": ("A10", 1, "none", 40, "ethernet"),
+    "Standard_NV36adms_A10_v5": ("A10", 1, "none", 80, "ethernet"),
+    "Standard_NV72ads_A10_v5": ("A10", 2, "pcie", 80, "ethernet"),
+    "Standard_NC40ads_H100_v5": ("H100-NVL", 1, "none", 40, "ethernet"),
+    "Standard_NC80adis_H100_v5": ("H100-NVL", 2, "nvlink", 80, "ethernet"),
+    "Standard_ND96isr_H100_v5": ("H100", 8, "nvswitch", 3200, "infiniband"),
+}
+
+# Lambda: instance names say the GPU and form factor (lambdalabs.com/service/gpu-cloud).
+LAMBDA_GPU: dict[str, str] = {
+    "A100": "A100-40GB",
+    "A100-80GB": "A100-80GB",
+    "H100": "H100",
+    "A6000": "RTXA6000",
+    "A10": "A10",
+    "GH200": "GH200",
+    "RTX6000": "Quadro-RTX6000",
+    "V100": "V100-16GB",
+}
+
+# AWS accelerators that are NVIDIA GPUs; everything else (Inferentia, Trainium, Gaudi, FPGAs,
+# Radeon, Qualcomm) is dropped.
+AWS_GPU_NAMES = {"T4", "T4g", "V100", "V100-32GB", "A10G", "L4", "L40S", "A100", "A100-80GB", "H100", "H200"}
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where one provider's reference file came from."""
+
+    provider: str
+    source: str  # e.g. "skypilot-catalog catalogs/v7/aws/vms.csv@001367d2"
+    as_of: str  # YYYY-MM-DD
+
+
+def _gpu_from_info(info: object, fallback: str, catalog: GpuCatalog) -> tuple[str | None, float | None]:
+    """Canonical GPU and per-GPU memory (GiB) from an AWS/Lambda ``GpuInfo`` string."""
+    name, mem_gib = fallback, None
+    if isinstance(info, str) and info.startswith("{"):
+        parsed = ast.literal_eval(info)
+        gpus = parsed.get("Gpus") or [{}]
+        name = str(gpus[0].get("Name") or fallback)
+        mib = gpus[0].get("MemoryInfo", {}).get("SizeInMiB")
+        mem_gib = float(mib) / 1024 if mib else None
+    if mem_gib is not None:
+        gpu = catalog.get(f"{name}-{round(mem_gib)}GB") or catalog.get(name)
+    else:
+        gpu = catalog.get(name)
+    return (gpu.name if gpu else None), mem_gib
+
+
+def _collapse(zonal: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """One row per key from per-zone rows: median on-demand, min and median spot, zone count."""
+    agg = zonal.groupby(keys, dropna=False, sort=True).agg(
+        price_on_demand_usd_per_hour=("price", "median"),
+        price_spot_usd_per_hour=("spot", "min"),
+        price_spot_median_usd_per_hour=("spot", "median"),
+        zones=("zone", "nunique"),
+    )
+    return agg.reset_index()
+
+
+def _finish(df: pd.DataFrame, prov: Provenance) -> pd.DataFrame:
+    df = df.copy()
+    df["provider"] = prov.provider
+    df["source"] = prov.source
+    df["as_of"] = prov.as_of
+    df["gpu_memory_total_gib"] = df["gpu_memory_gib"] * df["gpu_count"]
+    fams = df["instance_type"].str.split(".").str[0]
+    one_y, three_y = [], []
+    for fam in fams:
+        disc = RESERVED_DISCOUNTS.get((prov.provider, fam)) or RESERVED_DISCOUNTS.get((prov.provider, "*"))
+        one_y.append(np.nan if disc is None else 1 - disc[0])
+        three_y.append(np.nan if disc is None else 1 - disc[1])
+    od = df["price_on_demand_usd_per_hour"]
+    df["price_reserved_1y_usd_per_hour"] = (od * np.array(one_y)).round(5)
+    df["price_reserved_3y_usd_per_hour"] = (od * np.array(three_y)).round(5)
+    df["price_basis_reserved"] = np.where(np.isnan(one_y), "none", "derived")
+    df["spot_interruption_pct"] = [
+        SPOT_INTERRUPTION_PCT.get((prov.provider, r, i), np.nan)
+        for r, i in zip(df["region"], df["instance_type"], strict=True)
+    ]
+    # a spot price equal to on-demand is the source's "no discount" placeholder, not a spot market
+    same = df["price_spot_usd_per_hour"] >= df["price_on_demand_usd_per_hour"]
+    df.loc[same, ["price_spot_usd_per_hour", "price_spot_median_usd_per_hour"]] = np.nan
+    df = df[df["price_on_demand_usd_per_hour"].notna()]
+    return df
+
+
+def normalise_aws(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> pd.DataFrame:
+    """AWS rows (per AZ) -> common table rows (per region)."""
+    raw = raw[raw["AcceleratorName"].isin(AWS_GPU_NAMES)].copy()
+    models = [
+        _gpu_from_info(info, str(acc), catalog)
+        for info, acc in zip(raw["GpuInfo"], raw["AcceleratorName"], strict=True)
+    ]
+    raw["gpu_model"] = [m[0] for m in models]
+    raw["gpu_memory_gib"] = [m[1] for m in models]
+    raw = raw[raw["gpu_model"].notna()]
+    zonal = pd.DataFrame(
+        {
+            "region": raw["Region"],
+            "instance_type": raw["InstanceType"],
+            "gpu_model": raw["gpu_model"],
+            "gpu_count": raw["AcceleratorCount"].astype(float).astype(int),
+            "gpu_memory_gib": raw["gpu_memory_gib"].astype(float),
+            "vcpus": raw["vCPUs"].astype(float),
+            "host_memory_gib": raw["MemoryGiB"].astype(float),
+            "price": pd.to_numeric(raw["Price"], errors="coerce"),
+            "spot": pd.to_numeric(raw["SpotPrice"], errors="coerce"),
+            "zone": raw["AvailabilityZone"],
+        }
+    )
+    keys = ["region", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gib", "vcpus", "host_memory_gib"]
+    df = _collapse(zonal, keys)
+    fam = df["instance_type"].str.split(".").str[0]
+    df["interconnect"] = [
+        "none" if n == 1 else AWS_FAMILY_LINK.get(f, "pcie") for f, n in zip(fam, df["gpu_count"], strict=True)
+    ]
+    df["network_gbps"] = df["instance_type"].map(AWS_NETWORK_GBPS).astype(float)
+    df["fabric"] = np.where(df["instance_type"].isin(AWS_EFA), "efa", "ethernet")
+    return _finish(df, prov)
+
+
+def normalise_gcp(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> pd.DataFrame:
+    """GCP host rows + accelerator rows (per zone) -> priced VMs (per region)."""
+    raw = raw.drop_duplicates()
+    hosts = raw[raw["InstanceType"].isin(list(GCP_HOSTS))].copy()
+    accels = raw[raw["InstanceType"].isna() & raw["AcceleratorName"].notna()].copy()
+    accels["AcceleratorCount"] = accels["AcceleratorCount"].astype(float).astype(int)
+    hosts["acc_name"] = hosts["InstanceType"].map(lambda t: GCP_HOSTS[t][0])
+    hosts["acc_count"] = hosts["InstanceType"].map(lambda t: GCP_HOSTS[t][1])
+    vm = hosts.merge(
+        accels[["AvailabilityZone", "AcceleratorName", "AcceleratorCount", "Price", "SpotPrice"]],
+        left_on=["AvailabilityZone", "acc_name", "acc_count"],
+        right_on=["AvailabilityZone", "AcceleratorName", "AcceleratorCount"],
+        suffixes=("_host", "_gpu"),
+        how="inner",
+    )
+    gpu_names = {n: GCP_GPU.get(n) or catalog.resolve(n).name for n in vm["acc_name"].unique()}
+    zonal = pd.DataFrame(
+        {
+            "region": vm["Region"],
+            "instance_type": vm["InstanceType"],
+            "gpu_model": vm["acc_name"].map(gpu_names),
+            "gpu_count": vm["acc_count"].astype(int),
+            "vcpus": vm["vCPUs"].astype(float),
+            "host_memory_gib": vm["MemoryGiB"].astype(float),
+            "price": vm["Price_host"].astype(float) + vm["Price_gpu"].astype(float),
+            "spot": vm["SpotPrice_host"].astype(float) + vm["SpotPrice_gpu"].astype(float),
+            "zone": vm["AvailabilityZone"],
+        }
+    )
+    keys = ["region", "instance_type", "gpu_model", "gpu_count", "vcpus", "host_memory_gib"]
+    df = _collapse(zonal, keys)
+    df["gpu_memory_gib"] = df["gpu_model"].map(lambda g: catalog.resolve(g).memory_gib).astype(float)
+    df["interconnect"] = df["instance_type"].map(lambda t: GCP_NET[t].interconnect)
+    df["network_gbps"] = df["instance_type"].map(lambda t: GCP_NET[t].network_gbps).astype(float)
+    df["fabric"] = df["instance_type"].map(lambda t: GCP_NET[t].fabric)
+    return _finish(df, prov)
+
+
+def normalise_azure(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> pd.DataFrame:
+    """Azure rows (per region, no zones) -> common table rows."""
+    raw = raw[raw["InstanceType"].isin(list(AZURE_SIZES))].copy()
+    spec = raw["InstanceType"].map(AZURE_SIZES)
+    zonal = pd.DataFrame(
+        {
+            "region": raw["Region"],
+            "instance_type": raw["InstanceType"],
+            "gpu_model": [s[0] for s in spec],
+            "gpu_count": [s[1] for s in spec],
+            "vcpus": raw["vCPUs"].astype(float),
+            "host_memory_gib": raw["MemoryGiB"].astype(float),
+            "price": pd.to_numeric(raw["Price"], errors="coerce"),
+            "spot": pd.to_numeric(raw["SpotPrice"], errors="coerce"),
+            "zone": raw["Region"],
+        }
+    )
+    df = _collapse(zonal, ["region", "instance_type", "gpu_model", "gpu_count", "vcpus", "host_memory_gib"])
+    df["gpu_memory_gib"] = df["gpu_model"].map(lambda g: catalog.resolve(g).memory_gib).astype(float)
+    df["interconnect"] = df["instance_type"].map(lambda t: AZURE_SIZES[t][2])
+    df["network_gbps"] = df["instance_type"].map(lambda t: AZURE_SIZES[t][3]).astype(float)
+    df["fabric"] = df["instance_type"].map(lambda t: AZURE_SIZES[t][4])
+    return _finish(df, prov)
+
+
+def normalise_lambda(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> pd.DataFrame:
+    """Lambda Cloud rows (per region, on-demand only) -> common table rows."""
+    raw = raw[raw["AcceleratorName"].isin(list(LAMBDA_GPU))].copy()
+    names = [
+        "H100-PCIe" if "pcie" in t and a == "H100" else LAMBDA_GPU[a]
+        for t, a in zip(raw["InstanceType"], raw["AcceleratorName"], strict=True)
+    ]
+    mems = [_gpu_from_info(i, a, catalog)[1] for i, a in zip(raw["GpuInfo"], raw["AcceleratorName"], strict=True)]
+    zonal = pd.DataFrame(
+        {
+            "region": raw["Region"],
+            "instance_type": raw["InstanceType"],
+            "gpu_model": names,
+            "gpu_count": raw["AcceleratorCount"].astype(float).astype(int),
+            "gpu_memory_gib": [
+                m if m is not None else catalog.resolve(n).memory_gib for m, n in zip(mems, names, strict=True)
+            ],
+            "vcpus": raw["vCPUs"].astype(float),
+            "host_memory_gib": raw["MemoryGiB"].astype(float),
+            "price": pd.to_numeric(raw["Price"], errors="coerce"),
+            "spot": np.nan,
+            "zone": raw["Region"],
+        }
+    )
+    keys = ["region", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gib", "vcpus", "host_memory_gib"]
+    df = _collapse(zonal, keys)
+
+    def link(t: str, n: int) -> str:
+        if n == 1:
+            return "none"
+        if "sxm" in t or t.startswith("gpu_8x_a100"):
+            return "nvswitch"
+        return "nvlink" if t.startswith("gpu_8x_v100") else "pcie"
+
+    df["interconnect"] = [link(t, n) for t, n in zip(df["instance_type"], df["gpu_count"], strict=True)]
+    df["network_gbps"] = np.nan  # not published for on-demand instances
+    df["fabric"] = "ethernet"
+    return _finish(df, prov)
+
+
+NORMALISERS = {
+    "aws": normalise_aws,
+    "gcp": normalise_gcp,
+    "azure": normalise_azure,
+    "lambda": normalise_lambda,
+}

@@ -1,0 +1,300 @@
+"""Price snapshots on disk: versioned, immutable directories with a manifest.
+
+Layout of one snapshot (``pricing_cache/<snapshot_id>/``)::
+
+    manifest.json          schema version, snapshot id, created_at, and per provider:
+                           file, rows, sha256, as_of, as_of_basis, source, notes
+    offers-aws.csv         the common offer table (planner.schema), one file per provider
+    offers-gcp.csv ...
+
+Writes are atomic: files go to a hidden temporary directory beside the target, are fsynced, and the
+directory is renamed into place (``os.replace``) under an exclusive file lock, so a crash mid-write
+leaves every earlier snapshot intact and a half-written one invisible.  Reads verify checksums.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import io
+import json
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import planner
+from planner.errors import SnapshotError
+from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
+
+log = logging.getLogger(__name__)
+
+MANIFEST = "manifest.json"
+LOCK = ".lock"
+
+
+@dataclass(frozen=True)
+class ProviderEntry:
+    """One provider's part of a snapshot."""
+
+    provider: str
+    file: str
+    rows: int
+    sha256: str
+    as_of: str
+    source: str
+    as_of_basis: str = "fetched"  # fetched | estimated (see notes)
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    snapshot_id: str
+    created_at: str
+    schema_version: int
+    providers: tuple[ProviderEntry, ...]
+    notes: str = ""
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data["providers"] = [asdict(p) for p in self.providers]
+        return json.dumps(data, indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: str) -> Manifest:
+        try:
+            data = json.loads(text)
+            return cls(
+                snapshot_id=str(data["snapshot_id"]),
+                created_at=str(data["created_at"]),
+                schema_version=int(data["schema_version"]),
+                providers=tuple(ProviderEntry(**p) for p in data["providers"]),
+                notes=str(data.get("notes", "")),
+            )
+        except (ValueError, KeyError, TypeError) as e:
+            raise SnapshotError(f"{where}: unreadable manifest ({e})") from e
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A loaded snapshot: the manifest and the validated offers of every provider in it."""
+
+    path: Path
+    manifest: Manifest
+    offers: pd.DataFrame = field(repr=False)
+
+
+def bundled_snapshot_root() -> Path:
+    """Where the bundled snapshots live: the source checkout's ``pricing_cache/`` or the wheel copy."""
+    package = Path(planner.__file__).resolve().parent
+    source_tree = package.parent / "pricing_cache"
+    if source_tree.is_dir():
+        return source_tree
+    return package / "_bundled" / "pricing_cache"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def offers_to_csv(df: pd.DataFrame) -> bytes:
+    """The canonical CSV bytes of an offers table (stable column order, LF line ends)."""
+    buf = io.StringIO()
+    df[list(COLUMN_NAMES)].to_csv(buf, index=False, lineterminator="\n", float_format="%.6g")
+    return buf.getvalue().encode("utf-8")
+
+
+@contextlib.contextmanager
+def locked(root: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``root`` (blocks while another writer holds it)."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / LOCK, "a+") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_snapshot(
+    root: Path,
+    frames: Mapping[str, pd.DataFrame],
+    *,
+    snapshot_id: str | None = None,
+    sources: Mapping[str, str] | None = None,
+    as_of_basis: Mapping[str, str] | None = None,
+    provider_notes: Mapping[str, str] | None = None,
+    notes: str = "",
+    now: datetime | None = None,
+) -> Path:
+    """Validate ``frames`` (provider -> offers) and publish them atomically as a new snapshot.
+
+    Returns the snapshot's directory.  Raises SnapshotError if the id exists (snapshots are
+    immutable) or validation fails; in either case nothing is published.
+    """
+    now = now or datetime.now(timezone.utc)
+    snapshot_id = snapshot_id or now.strftime("%Y-%m-%dT%H%M%SZ")
+    entries: list[ProviderEntry] = []
+    payloads: dict[str, bytes] = {}
+    for provider, df in sorted(frames.items()):
+        clean = validate_offers(df, source=f"{provider} offers")
+        if (clean["provider"] != provider).any():
+            raise SnapshotError(f"offers for {provider!r} contain rows of other providers")
+        data = offers_to_csv(clean)
+        name = f"offers-{provider}.csv"
+        payloads[name] = data
+        as_ofs = sorted(clean["as_of"].unique())
+        entries.append(
+            ProviderEntry(
+                provider=provider,
+                file=name,
+                rows=len(clean),
+                sha256=_sha256(data),
+                as_of=as_ofs[0] if as_ofs else now.date().isoformat(),
+                source=(sources or {}).get(provider, "; ".join(sorted(clean["source"].unique()))),
+                as_of_basis=(as_of_basis or {}).get(provider, "fetched"),
+                notes=(provider_notes or {}).get(provider, ""),
+            )
+        )
+    manifest = Manifest(
+        snapshot_id=snapshot_id,
+        created_at=now.isoformat(timespec="seconds"),
+        schema_version=SCHEMA_VERSION,
+        providers=tuple(entries),
+        notes=notes,
+    )
+    with locked(root):
+        target = root / snapshot_id
+        if target.exists():
+            raise SnapshotError(f"snapshot {snapshot_id} already exists in {root}; snapshots are immutable")
+        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{snapshot_id}-", dir=root))
+        try:
+            for name, data in {**payloads, MANIFEST: manifest.to_json().encode()}.items():
+                with open(tmp / name, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            os.chmod(tmp, 0o755)  # mkdtemp makes it private; snapshots are shared read-only data
+            _fsync_dir(tmp)
+            os.replace(tmp, target)
+            _fsync_dir(root)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    log.info("published snapshot %s (%d providers)", target, len(entries))
+    return target
+
+
+def read_manifest(path: Path) -> Manifest:
+    try:
+        text = (path / MANIFEST).read_text(encoding="utf-8")
+    except OSError as e:
+        raise SnapshotError(f"{path}: no readable {MANIFEST} ({e.strerror})") from e
+    return Manifest.from_json(text, str(path / MANIFEST))
+
+
+def load_snapshot(path: Path, *, providers: Sequence[str] | None = None, verify: bool = True) -> Snapshot:
+    """Load (and by default checksum-verify) one snapshot directory."""
+    manifest = read_manifest(path)
+    if manifest.schema_version > SCHEMA_VERSION:
+        raise SnapshotError(
+            f"{path}: schema version {manifest.schema_version} is newer than this planner ({SCHEMA_VERSION})",
+            hint="upgrade planner",
+        )
+    frames = []
+    for entry in manifest.providers:
+        if providers is not None and entry.provider not in providers:
+            continue
+        file = path / entry.file
+        try:
+            data = file.read_bytes()
+        except OSError as e:
+            raise SnapshotError(f"{file}: cannot read ({e.strerror})") from e
+        if verify and _sha256(data) != entry.sha256:
+            raise SnapshotError(f"{file}: checksum mismatch; the snapshot is corrupt", hint="refresh prices")
+        frames.append(read_offers_csv(io.BytesIO(data), source=str(file)))
+    offers = pd.concat(frames, ignore_index=True) if frames else validate_offers(pd.DataFrame(columns=COLUMN_NAMES))
+    return Snapshot(path=path, manifest=manifest, offers=offers)
+
+
+def read_offers_csv(src: str | Path | io.BytesIO, *, source: str | None = None) -> pd.DataFrame:
+    """Read and validate an offers CSV (a snapshot file or a user's private price list)."""
+    where = source or str(src)
+    try:
+        raw = pd.read_csv(src, dtype=str, keep_default_na=False, na_values=[""])
+    except FileNotFoundError as e:
+        raise SnapshotError(f"{where}: file not found") from e
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise SnapshotError(f"{where}: not a readable CSV ({e})") from e
+    return validate_offers(raw, source=where)
+
+
+def list_snapshots(root: Path) -> list[Path]:
+    """Complete snapshot directories under ``root``, oldest first (by id)."""
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists())
+
+
+@dataclass(frozen=True)
+class ProviderSnapshot:
+    """Which snapshot a provider's offers come from."""
+
+    provider: str
+    path: Path
+    entry: ProviderEntry
+    created_at: str
+
+
+def newest_per_provider(roots: Sequence[Path]) -> dict[str, ProviderSnapshot]:
+    """For each provider, the newest snapshot (by created_at) among ``roots`` that has it."""
+    best: dict[str, ProviderSnapshot] = {}
+    for root in roots:
+        for path in list_snapshots(root):
+            try:
+                manifest = read_manifest(path)
+            except SnapshotError as e:
+                log.warning("skipping %s: %s", path, e)
+                continue
+            for entry in manifest.providers:
+                cur = best.get(entry.provider)
+                if cur is None or manifest.created_at > cur.created_at:
+                    best[entry.provider] = ProviderSnapshot(entry.provider, path, entry, manifest.created_at)
+    return best
+
+
+def snapshot_age_days(as_of: str, today: date | None = None) -> int:
+    today = today or datetime.now(timezone.utc).date()
+    return (today - date.fromisoformat(as_of)).days
+
+
+def manifest_summary(snapshots: Mapping[str, ProviderSnapshot], today: date | None = None) -> list[dict[str, Any]]:
+    """One record per provider: as-of date, age, rows, source, snapshot path."""
+    return [
+        {
+            "provider": p,
+            "as_of": s.entry.as_of,
+            "as_of_basis": s.entry.as_of_basis,
+            "age_days": snapshot_age_days(s.entry.as_of, today),
+            "rows": s.entry.rows,
+            "source": s.entry.source,
+            "snapshot": s.path.name,
+        }
+        for p, s in sorted(snapshots.items())
+    ]
