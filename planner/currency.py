@@ -1,0 +1,159 @@
+"""Currencies: all money is USD inside; this module converts at the edges.
+
+Rates come from a bundled, dated table (``planner/data/fx_rates.yaml``: the ECB euro reference
+rates of one day, with their source).  Input files may state money as ``80000 CNY``; output can be
+shown in another currency with :func:`convert_money`, which renames ``usd`` in the keys it converts
+so that a number never carries the wrong unit in its name.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from planner.errors import ConfigError, UnknownNameError
+
+USD = "USD"
+
+
+@dataclass(frozen=True)
+class FxTable:
+    """Exchange rates of one day: ``usd_per_unit[code]`` US dollars buy one unit of ``code``."""
+
+    as_of: str
+    source: str
+    usd_per_unit: Mapping[str, float]
+
+    @property
+    def codes(self) -> list[str]:
+        return sorted(self.usd_per_unit)
+
+    def rate(self, code: str, *, file: str | None = None, key_path: str | None = None) -> float:
+        """USD per one unit of ``code`` (case-insensitive); unknown codes raise with suggestions."""
+        value = self.usd_per_unit.get(code.strip().upper())
+        if value is None:
+            raise UnknownNameError("currency", code, self.codes, file=file, key_path=key_path)
+        return value
+
+    def to_usd(self, amount: float, code: str) -> float:
+        return amount * self.rate(code)
+
+    def from_usd(self, amount_usd: float, code: str) -> float:
+        return amount_usd / self.rate(code)
+
+
+def fx_table_from_mapping(raw: Mapping[str, Any], *, file: str = "fx_rates.yaml") -> FxTable:
+    """Build an :class:`FxTable` from the YAML layout (rates per 1 EUR, as the ECB publishes them)."""
+    try:
+        per_eur = {str(k).upper(): float(v) for k, v in raw["per_eur"].items()}
+        usd_per_eur = per_eur[USD]
+        table = FxTable(
+            as_of=str(raw["as_of"]),
+            source=str(raw["source"]),
+            usd_per_unit={code: usd_per_eur / rate for code, rate in per_eur.items()},
+        )
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:
+        raise ConfigError(f"malformed rate table ({e})", file=file) from e
+    return table
+
+
+@functools.lru_cache(maxsize=1)
+def load_fx_rates() -> FxTable:
+    """The bundled rate table (read on first use, then cached)."""
+    text = resources.files("planner.data").joinpath("fx_rates.yaml").read_text(encoding="utf-8")
+    return fx_table_from_mapping(yaml.safe_load(text))
+
+
+_MONEY = re.compile(
+    r"^\s*(?:(?P<pre>[A-Za-z]{3})\s+)?(?P<num>[-+]?[0-9][0-9_,]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
+    r"\s*(?P<post>[A-Za-z]{3})?\s*$"
+)
+
+
+def parse_money(
+    value: object,
+    *,
+    default_currency: str = USD,
+    table: FxTable | None = None,
+    file: str | None = None,
+    key_path: str | None = None,
+) -> float:
+    """An amount in USD from ``310000``, ``"80000 CNY"``, ``"EUR 1,200.50"`` or ``"2e5 JPY"``.
+
+    Bare numbers are in ``default_currency``.  Raises :class:`ConfigError` naming ``file`` and
+    ``key_path`` for anything else, and :class:`UnknownNameError` for an unknown currency code.
+    """
+    table = table or load_fx_rates()
+    if isinstance(value, bool):
+        raise ConfigError(
+            "expected an amount of money, got a true/false value", file=file, key_path=key_path
+        )
+    if isinstance(value, (int, float)):
+        amount, code = float(value), default_currency
+    elif isinstance(value, str):
+        m = _MONEY.match(value)
+        if m is None or (m["pre"] and m["post"]):
+            raise ConfigError(
+                f"cannot read {value!r} as an amount of money",
+                file=file,
+                key_path=key_path,
+                hint="write a number, optionally with a currency code: 80000 CNY",
+            )
+        amount = float(m["num"].replace(",", "").replace("_", ""))
+        code = m["pre"] or m["post"] or default_currency
+    else:
+        raise ConfigError(
+            f"expected an amount of money, got {type(value).__name__}", file=file, key_path=key_path
+        )
+    return amount * table.rate(code, file=file, key_path=key_path)
+
+
+def _is_money_key(key: str) -> bool:
+    return "usd" in key.lower().split("_")
+
+
+def _rename(key: str, code: str) -> str:
+    return "_".join(code.lower() if part.lower() == "usd" else part for part in key.split("_"))
+
+
+def _scale(value: Any, factor: float) -> Any:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return value * factor
+    if isinstance(value, Mapping):
+        return {k: _scale(v, factor) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scale(v, factor) for v in value]
+    return value
+
+
+def convert_money(value: Any, code: str, table: FxTable | None = None) -> Any:
+    """A copy of a JSON-like ``value`` with money shown in ``code``.
+
+    Money is every number under a key whose ``_``-separated parts include ``usd``
+    (``capex_usd``, ``usd_per_gpu_hour``, ``annual_cost_usd: {...}``); such keys are renamed
+    (``capex_eur``, ``eur_per_gpu_hour``).  Other keys are walked recursively and left alone.
+    """
+    if code.strip().upper() == USD:
+        return value
+    table = table or load_fx_rates()
+    factor = 1.0 / table.rate(code)
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            key = str(k)
+            if _is_money_key(key):
+                out[_rename(key, code)] = _scale(v, factor)
+            else:
+                out[key] = convert_money(v, code, table)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [convert_money(v, code, table) for v in value]
+    return value

@@ -1,0 +1,389 @@
+"""Total cost of ownership of owned GPU machines, and buy-vs-rent against cloud offers.
+
+Pure functions: a :class:`~planner.onprem.HardwareSpec` (and an offers table in the common
+schema) in, frozen dataclasses out.  No I/O.
+
+The model, per year, for the whole fleet (``n`` machines, ``h`` hours available per machine-year)::
+
+    depreciation = n * capex * (1 - resale) / lifetime                (straight line)
+    financing    = n * [(capex - S) * CRF(r, L) + S * r] - depreciation,  S = resale * capex
+                   (the annuity that repays the capital at rate r, less the depreciation;
+                    0 when r = 0)
+    power        = n * power_kw_avg * pue * h * electricity_usd_per_kwh
+    colocation   = n * 12 * (power_kw_max * colocation_usd_per_kw_month + rack_usd_per_month)
+    support      = n * support_fraction_per_year * capex
+    staff        = n * staff_fte * staff_usd_per_year
+
+Power is charged for every available hour whatever the utilization (an idle GPU server still
+draws a large share of its running power), so the yearly cost does not depend on utilization;
+only the cost per *useful* GPU-hour does: ``usd_per_gpu_hour / utilization``.
+
+Against a cloud price ``p`` per GPU-hour (throughput-equivalent), for the same useful hours:
+
+    breakeven utilization  u* = annual_total / (p * gpu_hours_per_year)   (> 1: cloud always cheaper)
+    breakeven month        m* = capex_total / (cloud_monthly(u) - running_monthly)
+                                (cash view: capex up front, then running costs incl. financing)
+
+cost-facts.md s2.4 works this through for an 8x H100 server: about $143k a year, $2.05 per GPU-hour
+at full use, breakeven at ~87% utilization against $2.35 per GPU-hour.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from planner.errors import ConfigError
+from planner.hardware import GpuCatalog, load_gpu_catalog
+from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
+
+if TYPE_CHECKING:
+    from planner.onprem import HardwareSpec
+
+CLOUD_OPTIONS: tuple[PurchaseOption, ...] = (
+    PurchaseOption.ON_DEMAND,
+    PurchaseOption.SPOT,
+    PurchaseOption.RESERVED_1Y,
+    PurchaseOption.RESERVED_3Y,
+)
+
+
+@dataclass(frozen=True)
+class AnnualCost:
+    """Yearly cost of the whole fleet by category, USD."""
+
+    depreciation_usd: float
+    financing_usd: float
+    power_usd: float
+    colocation_usd: float
+    support_usd: float
+    staff_usd: float
+
+    @property
+    def total_usd(self) -> float:
+        return self.capital_usd + self.running_usd
+
+    @property
+    def capital_usd(self) -> float:
+        """Depreciation and financing: the cost of having bought the machines."""
+        return self.depreciation_usd + self.financing_usd
+
+    @property
+    def running_usd(self) -> float:
+        """Power, colocation, support and staff: paid every year the machines are kept."""
+        return self.power_usd + self.colocation_usd + self.support_usd + self.staff_usd
+
+    def by_category(self) -> dict[str, float]:
+        return {
+            "depreciation": self.depreciation_usd,
+            "financing": self.financing_usd,
+            "power": self.power_usd,
+            "colocation": self.colocation_usd,
+            "support": self.support_usd,
+            "staff": self.staff_usd,
+            "total": self.total_usd,
+        }
+
+
+def capital_recovery_factor(rate: float, years: float) -> float:
+    """Share of a loan repaid each year by an annuity over ``years`` at ``rate`` (1/years at 0%)."""
+    if rate == 0:
+        return 1.0 / years
+    return rate / (1.0 - (1.0 + rate) ** -years)
+
+
+def annual_cost(hw: HardwareSpec) -> AnnualCost:
+    """The fleet's yearly cost by category (see the module docstring for the formulas)."""
+    n = hw.machines
+    salvage = hw.resale_fraction * hw.capex_usd
+    depreciation = (hw.capex_usd - salvage) / hw.lifetime_years
+    rate = hw.financing_rate_per_year
+    annuity = (hw.capex_usd - salvage) * capital_recovery_factor(
+        rate, hw.lifetime_years
+    ) + salvage * rate
+    return AnnualCost(
+        depreciation_usd=n * depreciation,
+        financing_usd=n * (annuity - depreciation),
+        power_usd=n * hw.power_kw_avg * hw.pue * hw.hours_per_year * hw.electricity_usd_per_kwh,
+        colocation_usd=n
+        * 12
+        * (hw.power_kw_max * hw.colocation_usd_per_kw_month + hw.rack_usd_per_month),
+        support_usd=n * hw.support_fraction_per_year * hw.capex_usd,
+        staff_usd=n * hw.staff_fte * hw.staff_usd_per_year,
+    )
+
+
+def usd_per_gpu_hour(hw: HardwareSpec) -> float:
+    """Full cost per GPU-hour at 100% use of the available hours."""
+    return annual_cost(hw).total_usd / hw.gpu_hours_per_year
+
+
+def breakeven_utilization(
+    annual_total_usd: float, gpu_hours_per_year: float, cloud_usd_per_gpu_hour: float
+) -> float:
+    """Utilization at which owning costs the same as renting the useful hours (inf if free cloud)."""
+    if cloud_usd_per_gpu_hour <= 0:
+        return math.inf
+    return annual_total_usd / (cloud_usd_per_gpu_hour * gpu_hours_per_year)
+
+
+def breakeven_months(
+    capex_usd: float, running_usd_per_month: float, cloud_usd_per_month: float
+) -> float | None:
+    """Months until the cumulative cloud bill passes capex plus running costs; None if never."""
+    margin = cloud_usd_per_month - running_usd_per_month
+    if margin <= 0:
+        return None
+    return capex_usd / margin
+
+
+@dataclass(frozen=True)
+class CloudComparison:
+    """The cheapest cloud capacity of one purchase option, against the owned fleet."""
+
+    provider: str
+    region: str
+    instance_type: str
+    gpu_model: str
+    gpu_count: int
+    purchase_option: PurchaseOption
+    cloud_usd_per_gpu_hour: float  # per cloud GPU-hour
+    throughput_ratio: float  # owned GPU / cloud GPU, dense tensor peak (1.0 for the same model)
+    cloud_usd_per_equivalent_gpu_hour: float  # cloud cost of one owned GPU-hour of work
+    breakeven_utilization: float
+    breakeven_months: float | None
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "region": self.region,
+            "instance_type": self.instance_type,
+            "gpu_model": self.gpu_model,
+            "gpu_count": self.gpu_count,
+            "purchase_option": self.purchase_option.value,
+            "cloud_usd_per_gpu_hour": self.cloud_usd_per_gpu_hour,
+            "throughput_ratio": self.throughput_ratio,
+            "cloud_usd_per_equivalent_gpu_hour": self.cloud_usd_per_equivalent_gpu_hour,
+            "breakeven_utilization": self.breakeven_utilization,
+            "breakeven_months": self.breakeven_months,
+        }
+
+
+@dataclass(frozen=True)
+class CumulativePoint:
+    month: int
+    owned_usd: float
+    cloud_usd: dict[str, float]  # purchase option -> cumulative cost
+
+
+@dataclass(frozen=True)
+class TcoResult:
+    hardware: HardwareSpec
+    utilization: float
+    years: float
+    capex_usd: float  # whole fleet
+    annual: AnnualCost
+    usd_per_gpu_hour: float
+    usd_per_useful_gpu_hour: float
+    total_usd: float  # over ``years``, net of the residual book value at the end
+    residual_value_usd: float
+    comparisons: tuple[CloudComparison, ...]
+    cumulative: tuple[CumulativePoint, ...]
+    compare_gpu: str
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON shape of ``planner tco --format json``."""
+        hw = self.hardware
+        return {
+            "hardware": hw.name,
+            "gpu": hw.gpu,
+            "gpus": hw.gpus,
+            "machines": hw.machines,
+            "utilization": self.utilization,
+            "years": self.years,
+            "capex_usd": self.capex_usd,
+            "annual_cost_usd": self.annual.by_category(),
+            "usd_per_gpu_hour": self.usd_per_gpu_hour,
+            "usd_per_useful_gpu_hour": self.usd_per_useful_gpu_hour,
+            "total_cost_usd": self.total_usd,
+            "residual_value_usd": self.residual_value_usd,
+            "compare_gpu": self.compare_gpu,
+            "comparisons": [c.to_record() for c in self.comparisons],
+            "cumulative_cost_usd": [
+                {"month": p.month, "owned": p.owned_usd, **p.cloud_usd} for p in self.cumulative
+            ],
+            "source": hw.source,
+        }
+
+
+def cheapest_offers(
+    offers: pd.DataFrame,
+    gpu_model: str,
+    *,
+    min_interconnect: Interconnect = Interconnect.NONE,
+) -> dict[PurchaseOption, pd.Series]:
+    """The cheapest offer per GPU-hour of ``gpu_model`` for each cloud purchase option.
+
+    Offers whose GPU link is weaker than ``min_interconnect`` are left out.  Ties break on
+    provider, region and instance type so the answer is stable.
+    """
+    if offers.empty:
+        return {}
+    rank = offers["interconnect"].map(lambda v: Interconnect(str(v)).rank)
+    pool = offers[(offers["gpu_model"] == gpu_model) & (rank >= min_interconnect.rank)]
+    out: dict[PurchaseOption, pd.Series] = {}
+    for option in CLOUD_OPTIONS:
+        col = PRICE_COLUMNS[option]
+        if col not in pool.columns:
+            continue
+        priced = pool[pool[col].notna() & (pool[col] > 0)].copy()
+        if priced.empty:
+            continue
+        priced["_per_gpu"] = priced[col] / priced["gpu_count"]
+        best = priced.sort_values(
+            ["_per_gpu", "provider", "region", "instance_type"], kind="mergesort"
+        ).iloc[0]
+        out[option] = best
+    return out
+
+
+def compare_cloud(
+    hw: HardwareSpec,
+    offers: pd.DataFrame,
+    utilization: float,
+    *,
+    compare_gpu: str | None = None,
+    any_interconnect: bool = False,
+    catalog: GpuCatalog | None = None,
+) -> tuple[CloudComparison, ...]:
+    """Breakeven of ``hw`` against the cheapest cloud capacity per purchase option.
+
+    The cloud GPU is ``compare_gpu`` (default: the same model).  A different model is scaled by
+    dense tensor peak, so the cloud is charged for the same work, not the same hours.  Unless
+    ``any_interconnect``, a multi-GPU machine is compared only with instances whose GPU link is at
+    least as strong.
+    """
+    catalog = catalog or load_gpu_catalog()
+    own = catalog.resolve(hw.gpu)
+    target = catalog.resolve(compare_gpu, key_path="--compare-gpu") if compare_gpu else own
+    ratio = own.peak_flops / target.peak_flops
+    need = Interconnect.NONE if any_interconnect or hw.gpus_per_machine == 1 else hw.interconnect
+    annual = annual_cost(hw)
+    running_per_month = annual.running_usd / 12 + annual.financing_usd / 12
+    capex = hw.capex_usd * hw.machines
+    useful_gpu_hours_per_month = hw.gpu_hours_per_year * utilization / 12
+    result = []
+    for option, row in cheapest_offers(offers, target.name, min_interconnect=need).items():
+        per_gpu = float(row[PRICE_COLUMNS[option]]) / float(row["gpu_count"])
+        equivalent = per_gpu * ratio
+        result.append(
+            CloudComparison(
+                provider=str(row["provider"]),
+                region=str(row["region"]),
+                instance_type=str(row["instance_type"]),
+                gpu_model=str(row["gpu_model"]),
+                gpu_count=int(row["gpu_count"]),
+                purchase_option=option,
+                cloud_usd_per_gpu_hour=per_gpu,
+                throughput_ratio=ratio,
+                cloud_usd_per_equivalent_gpu_hour=equivalent,
+                breakeven_utilization=breakeven_utilization(
+                    annual.total_usd, hw.gpu_hours_per_year, equivalent
+                ),
+                breakeven_months=breakeven_months(
+                    capex, running_per_month, equivalent * useful_gpu_hours_per_month
+                ),
+            )
+        )
+    return tuple(result)
+
+
+def cumulative_costs(
+    hw: HardwareSpec,
+    comparisons: tuple[CloudComparison, ...],
+    utilization: float,
+    months: int,
+    *,
+    step_months: int = 1,
+) -> tuple[CumulativePoint, ...]:
+    """Cumulative cash cost, month by month: capex at month 0 then running costs (financing only
+    within the lifetime), against each cloud option billed for the same useful hours."""
+    annual = annual_cost(hw)
+    capex = hw.capex_usd * hw.machines
+    lifetime_months = hw.lifetime_years * 12
+    useful_per_month = hw.gpu_hours_per_year * utilization / 12
+    points = []
+    for m in range(0, months + 1, step_months):
+        owned = (
+            capex
+            + annual.running_usd * m / 12
+            + annual.financing_usd * min(m, lifetime_months) / 12
+        )
+        cloud = {
+            c.purchase_option.value: c.cloud_usd_per_equivalent_gpu_hour * useful_per_month * m
+            for c in comparisons
+        }
+        points.append(CumulativePoint(m, owned, cloud))
+    return tuple(points)
+
+
+def tco(
+    hw: HardwareSpec,
+    *,
+    utilization: float = 1.0,
+    years: float | None = None,
+    offers: pd.DataFrame | None = None,
+    compare_gpu: str | None = None,
+    any_interconnect: bool = False,
+    catalog: GpuCatalog | None = None,
+) -> TcoResult:
+    """Total cost of ownership of ``hw`` over ``years`` (default: its lifetime) at ``utilization``,
+    compared with the cheapest cloud capacity in ``offers`` when given."""
+    if not 0 < utilization <= 1:
+        raise ConfigError(
+            f"utilization must be in (0, 1], got {utilization}",
+            key_path="--utilization",
+            hint="give the share of available GPU-hours doing useful work, e.g. 0.6",
+        )
+    years = hw.lifetime_years if years is None else years
+    if not 0 < years <= 30:
+        raise ConfigError(f"years must be in (0, 30], got {years}", key_path="--years")
+    annual = annual_cost(hw)
+    per_gpu_hour = annual.total_usd / hw.gpu_hours_per_year
+    capex = hw.capex_usd * hw.machines
+    used_share = min(years / hw.lifetime_years, 1.0)
+    salvage = hw.resale_fraction * capex
+    residual = capex - (capex - salvage) * used_share
+    total = annual.capital_usd * min(years, hw.lifetime_years) + annual.running_usd * years
+    comparisons = (
+        compare_cloud(
+            hw,
+            offers,
+            utilization,
+            compare_gpu=compare_gpu,
+            any_interconnect=any_interconnect,
+            catalog=catalog,
+        )
+        if offers is not None
+        else ()
+    )
+    months = math.ceil(years * 12)
+    return TcoResult(
+        hardware=hw,
+        utilization=utilization,
+        years=years,
+        capex_usd=capex,
+        annual=annual,
+        usd_per_gpu_hour=per_gpu_hour,
+        usd_per_useful_gpu_hour=per_gpu_hour / utilization,
+        total_usd=total,
+        residual_value_usd=residual,
+        comparisons=comparisons,
+        cumulative=cumulative_costs(hw, comparisons, utilization, months),
+        compare_gpu=(catalog or load_gpu_catalog()).resolve(compare_gpu).name
+        if compare_gpu
+        else hw.gpu,
+    )
