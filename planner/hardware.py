@@ -78,7 +78,9 @@ class GpuCatalog:
         """The GPU for ``name`` (any alias, any case), or None."""
         return self._index.get(normalize_gpu_key(name))
 
-    def resolve(self, name: str, *, file: str | None = None, key_path: str | None = None) -> GpuSpec:
+    def resolve(
+        self, name: str, *, file: str | None = None, key_path: str | None = None
+    ) -> GpuSpec:
         """The GPU for ``name``; raises :class:`UnknownNameError` with suggestions on a miss."""
         gpu = self.get(name)
         if gpu is not None:
@@ -102,8 +104,7 @@ class GpuCatalog:
             g
             for g in self.gpus
             if normalize_gpu_key(g.family) == key
-            or normalize_gpu_key(g.name).startswith(key)
-            and len(key) >= 3
+            or (normalize_gpu_key(g.name).startswith(key) and len(key) >= 3)
         )
 
     def match(self, name: str) -> tuple[GpuSpec, ...]:

@@ -14,7 +14,7 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
-from planner.errors import OfferValidationError, UnknownNameError, suggest
+from planner.errors import OfferValidationError, UnknownNameError
 from planner.hardware import GpuCatalog, load_gpu_catalog
 
 SCHEMA_VERSION = 1
@@ -83,14 +83,42 @@ COLUMNS: tuple[Column, ...] = (
     Column("host_memory_gib", "float", "GiB", False, "host RAM"),
     Column("interconnect", "string", "", True, "GPU-GPU link: none, pcie, nvlink, nvswitch"),
     Column("network_gbps", "float", "Gbit/s", False, "instance network bandwidth"),
-    Column("fabric", "string", "", True, "inter-node network: ethernet, efa, infiniband, gpudirect-tcp"),
+    Column(
+        "fabric", "string", "", True, "inter-node network: ethernet, efa, infiniband, gpudirect-tcp"
+    ),
     Column("price_on_demand_usd_per_hour", "float", "USD/h", True, "on-demand, whole instance"),
     Column("price_spot_usd_per_hour", "float", "USD/h", False, "cheapest spot price in the region"),
-    Column("price_spot_median_usd_per_hour", "float", "USD/h", False, "median spot price over zones"),
-    Column("price_reserved_1y_usd_per_hour", "float", "USD/h", False, "1-year commitment, effective hourly"),
-    Column("price_reserved_3y_usd_per_hour", "float", "USD/h", False, "3-year commitment, effective hourly"),
-    Column("price_basis_reserved", "string", "", True, "listed, derived (from published discounts) or none"),
-    Column("spot_interruption_pct", "float", "%/month", False, "published interruption frequency, upper bound"),
+    Column(
+        "price_spot_median_usd_per_hour", "float", "USD/h", False, "median spot price over zones"
+    ),
+    Column(
+        "price_reserved_1y_usd_per_hour",
+        "float",
+        "USD/h",
+        False,
+        "1-year commitment, effective hourly",
+    ),
+    Column(
+        "price_reserved_3y_usd_per_hour",
+        "float",
+        "USD/h",
+        False,
+        "3-year commitment, effective hourly",
+    ),
+    Column(
+        "price_basis_reserved",
+        "string",
+        "",
+        True,
+        "listed, derived (from published discounts) or none",
+    ),
+    Column(
+        "spot_interruption_pct",
+        "float",
+        "%/month",
+        False,
+        "published interruption frequency, upper bound",
+    ),
     Column("zones", "int", "", False, "availability zones the offer was seen in"),
     Column("source", "string", "", True, "where the prices come from (file@commit, API)"),
     Column("as_of", "string", "date", True, "date the prices were captured, YYYY-MM-DD"),
@@ -118,7 +146,9 @@ def empty_offers() -> pd.DataFrame:
     return pd.DataFrame({c.name: pd.Series(dtype=_PANDAS_DTYPES[c.dtype]) for c in COLUMNS})
 
 
-def _fail(msg: str, source: str | None, rows: Sequence[int] = (), column: str | None = None) -> None:
+def _fail(
+    msg: str, source: str | None, rows: Sequence[int] = (), column: str | None = None
+) -> None:
     where = []
     if rows:
         shown = ", ".join(str(r) for r in list(rows)[:5]) + (" ..." if len(rows) > 5 else "")
@@ -151,10 +181,12 @@ def validate_offers(
     """
     catalog = catalog or load_gpu_catalog()
     df = df.reset_index(drop=True).copy()
-    if "gpu_memory_total_gib" not in df.columns and {"gpu_memory_gib", "gpu_count"} <= set(df.columns):
-        df["gpu_memory_total_gib"] = pd.to_numeric(df["gpu_memory_gib"], errors="coerce") * pd.to_numeric(
-            df["gpu_count"], errors="coerce"
-        )
+    if "gpu_memory_total_gib" not in df.columns and {"gpu_memory_gib", "gpu_count"} <= set(
+        df.columns
+    ):
+        df["gpu_memory_total_gib"] = pd.to_numeric(
+            df["gpu_memory_gib"], errors="coerce"
+        ) * pd.to_numeric(df["gpu_count"], errors="coerce")
     for name, default in _DEFAULTS.items():
         if name not in df.columns:
             df[name] = default
@@ -170,7 +202,9 @@ def validate_offers(
         from planner.errors import suggest
 
         hints = {c: suggest(c, COLUMN_NAMES, 1) for c in unknown}
-        detail = ", ".join(f"{c!r}" + (f" (did you mean {h[0]!r}?)" if h else "") for c, h in hints.items())
+        detail = ", ".join(
+            f"{c!r}" + (f" (did you mean {h[0]!r}?)" if h else "") for c, h in hints.items()
+        )
         _fail(f"unknown column(s) {detail}", source)
     for col in COLUMNS:
         if col.name not in df.columns:
@@ -192,7 +226,12 @@ def validate_offers(
         if col.required and num.isna().any():
             _fail("required value is missing", source, _rows(num.isna(), first_data_row), col.name)
         if (num < 0).any():
-            _fail(f"negative value; {col.name} is in {col.unit}", source, _rows(num < 0, first_data_row), col.name)
+            _fail(
+                f"negative value; {col.name} is in {col.unit}",
+                source,
+                _rows(num < 0, first_data_row),
+                col.name,
+            )
         if col.dtype == "int":
             frac = num.notna() & (num != num.round())
             if frac.any():
@@ -221,7 +260,12 @@ def validate_offers(
             gpu = catalog.get(name)
             if gpu is None:
                 err = UnknownNameError("GPU", name, catalog.names)
-                _fail(f"unknown GPU model {name!r} ({err.hint})", source, [i + first_data_row], "gpu_model")
+                _fail(
+                    f"unknown GPU model {name!r} ({err.hint})",
+                    source,
+                    [i + first_data_row],
+                    "gpu_model",
+                )
                 raise AssertionError("unreachable")  # pragma: no cover
             canon[name] = gpu.name
     df["gpu_model"] = df["gpu_model"].map(canon)
@@ -243,7 +287,9 @@ def validate_offers(
     # dates
     parsed = pd.to_datetime(df["as_of"], format="%Y-%m-%d", errors="coerce")
     if parsed.isna().any():
-        _fail("as_of must be a date YYYY-MM-DD", source, _rows(parsed.isna(), first_data_row), "as_of")
+        _fail(
+            "as_of must be a date YYYY-MM-DD", source, _rows(parsed.isna(), first_data_row), "as_of"
+        )
     # keys
     dup = df.duplicated(list(KEY_COLUMNS), keep="first")
     if dup.any():

@@ -65,7 +65,9 @@ def build(reference: Path) -> dict[str, pd.DataFrame]:
 def main(argv: list[str] | None = None) -> int:
     here = Path(__file__).resolve().parent.parent
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--reference", type=Path, default=here.parent / "shared" / "reference" / "prices")
+    parser.add_argument(
+        "--reference", type=Path, default=here.parent / "shared" / "reference" / "prices"
+    )
     parser.add_argument("--out", type=Path, default=here / "pricing_cache")
     parser.add_argument("--id", default=None, help="snapshot id (default: reference-<today>)")
     args = parser.parse_args(argv)
@@ -86,7 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         now=now,
     )
     for provider, df in frames.items():
-        print(f"{provider:7s} {len(df):5d} offers  {df['region'].nunique():3d} regions  {df['gpu_model'].nunique()} GPU models")
+        print(
+            f"{provider:7s} {len(df):5d} offers  {df['region'].nunique():3d} regions  {df['gpu_model'].nunique()} GPU models"
+        )
     print(f"wrote {path}")
     return 0
 

@@ -115,11 +115,11 @@ def load_offer_book(
         keys = pd.MultiIndex.from_frame(private[list(KEY_COLUMNS)])
         frames = [f[~pd.MultiIndex.from_frame(f[list(KEY_COLUMNS)]).isin(keys)] for f in frames]
         frames.append(private)
-        for provider, part in private.groupby("provider"):
+        for name, part in private.groupby("provider"):
             as_of = str(part["as_of"].min())
             sources.append(
                 {
-                    "provider": str(provider),
+                    "provider": str(name),
                     "as_of": as_of,
                     "as_of_basis": "private",
                     "age_days": snapshot_age_days(as_of, today),
@@ -128,8 +128,14 @@ def load_offer_book(
                     "snapshot": None,
                 }
             )
-    offers = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else frames[0]
-    return OfferBook(offers=validate_offers(offers, source="combined offers"), sources=tuple(sources))
+    offers = (
+        pd.concat([f for f in frames if len(f)], ignore_index=True)
+        if any(len(f) for f in frames)
+        else frames[0]
+    )
+    return OfferBook(
+        offers=validate_offers(offers, source="combined offers"), sources=tuple(sources)
+    )
 
 
 def load_offers(

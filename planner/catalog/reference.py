@@ -189,7 +189,19 @@ LAMBDA_GPU: dict[str, str] = {
 
 # AWS accelerators that are NVIDIA GPUs; everything else (Inferentia, Trainium, Gaudi, FPGAs,
 # Radeon, Qualcomm) is dropped.
-AWS_GPU_NAMES = {"T4", "T4g", "V100", "V100-32GB", "A10G", "L4", "L40S", "A100", "A100-80GB", "H100", "H200"}
+AWS_GPU_NAMES = {
+    "T4",
+    "T4g",
+    "V100",
+    "V100-32GB",
+    "A10G",
+    "L4",
+    "L40S",
+    "A100",
+    "A100-80GB",
+    "H100",
+    "H200",
+}
 
 
 @dataclass(frozen=True)
@@ -201,7 +213,9 @@ class Provenance:
     as_of: str  # YYYY-MM-DD
 
 
-def _gpu_from_info(info: object, fallback: str, catalog: GpuCatalog) -> tuple[str | None, float | None]:
+def _gpu_from_info(
+    info: object, fallback: str, catalog: GpuCatalog
+) -> tuple[str | None, float | None]:
     """Canonical GPU and per-GPU memory (GiB) from an AWS/Lambda ``GpuInfo`` string."""
     name, mem_gib = fallback, None
     if isinstance(info, str) and info.startswith("{"):
@@ -237,7 +251,9 @@ def _finish(df: pd.DataFrame, prov: Provenance) -> pd.DataFrame:
     fams = df["instance_type"].str.split(".").str[0]
     one_y, three_y = [], []
     for fam in fams:
-        disc = RESERVED_DISCOUNTS.get((prov.provider, fam)) or RESERVED_DISCOUNTS.get((prov.provider, "*"))
+        disc = RESERVED_DISCOUNTS.get((prov.provider, fam)) or RESERVED_DISCOUNTS.get(
+            (prov.provider, "*")
+        )
         one_y.append(np.nan if disc is None else 1 - disc[0])
         three_y.append(np.nan if disc is None else 1 - disc[1])
     od = df["price_on_demand_usd_per_hour"]
@@ -279,11 +295,20 @@ def normalise_aws(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> p
             "zone": raw["AvailabilityZone"],
         }
     )
-    keys = ["region", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gib", "vcpus", "host_memory_gib"]
+    keys = [
+        "region",
+        "instance_type",
+        "gpu_model",
+        "gpu_count",
+        "gpu_memory_gib",
+        "vcpus",
+        "host_memory_gib",
+    ]
     df = _collapse(zonal, keys)
     fam = df["instance_type"].str.split(".").str[0]
     df["interconnect"] = [
-        "none" if n == 1 else AWS_FAMILY_LINK.get(f, "pcie") for f, n in zip(fam, df["gpu_count"], strict=True)
+        "none" if n == 1 else AWS_FAMILY_LINK.get(f, "pcie")
+        for f, n in zip(fam, df["gpu_count"], strict=True)
     ]
     df["network_gbps"] = df["instance_type"].map(AWS_NETWORK_GBPS).astype(float)
     df["fabric"] = np.where(df["instance_type"].isin(AWS_EFA), "efa", "ethernet")
@@ -321,7 +346,9 @@ def normalise_gcp(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> p
     )
     keys = ["region", "instance_type", "gpu_model", "gpu_count", "vcpus", "host_memory_gib"]
     df = _collapse(zonal, keys)
-    df["gpu_memory_gib"] = df["gpu_model"].map(lambda g: catalog.resolve(g).memory_gib).astype(float)
+    df["gpu_memory_gib"] = (
+        df["gpu_model"].map(lambda g: catalog.resolve(g).memory_gib).astype(float)
+    )
     df["interconnect"] = df["instance_type"].map(lambda t: GCP_NET[t].interconnect)
     df["network_gbps"] = df["instance_type"].map(lambda t: GCP_NET[t].network_gbps).astype(float)
     df["fabric"] = df["instance_type"].map(lambda t: GCP_NET[t].fabric)
@@ -345,8 +372,12 @@ def normalise_azure(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) ->
             "zone": raw["Region"],
         }
     )
-    df = _collapse(zonal, ["region", "instance_type", "gpu_model", "gpu_count", "vcpus", "host_memory_gib"])
-    df["gpu_memory_gib"] = df["gpu_model"].map(lambda g: catalog.resolve(g).memory_gib).astype(float)
+    df = _collapse(
+        zonal, ["region", "instance_type", "gpu_model", "gpu_count", "vcpus", "host_memory_gib"]
+    )
+    df["gpu_memory_gib"] = (
+        df["gpu_model"].map(lambda g: catalog.resolve(g).memory_gib).astype(float)
+    )
     df["interconnect"] = df["instance_type"].map(lambda t: AZURE_SIZES[t][2])
     df["network_gbps"] = df["instance_type"].map(lambda t: AZURE_SIZES[t][3]).astype(float)
     df["fabric"] = df["instance_type"].map(lambda t: AZURE_SIZES[t][4])
@@ -360,7 +391,10 @@ def normalise_lambda(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -
         "H100-PCIe" if "pcie" in t and a == "H100" else LAMBDA_GPU[a]
         for t, a in zip(raw["InstanceType"], raw["AcceleratorName"], strict=True)
     ]
-    mems = [_gpu_from_info(i, a, catalog)[1] for i, a in zip(raw["GpuInfo"], raw["AcceleratorName"], strict=True)]
+    mems = [
+        _gpu_from_info(i, a, catalog)[1]
+        for i, a in zip(raw["GpuInfo"], raw["AcceleratorName"], strict=True)
+    ]
     zonal = pd.DataFrame(
         {
             "region": raw["Region"],
@@ -368,7 +402,8 @@ def normalise_lambda(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -
             "gpu_model": names,
             "gpu_count": raw["AcceleratorCount"].astype(float).astype(int),
             "gpu_memory_gib": [
-                m if m is not None else catalog.resolve(n).memory_gib for m, n in zip(mems, names, strict=True)
+                m if m is not None else catalog.resolve(n).memory_gib
+                for m, n in zip(mems, names, strict=True)
             ],
             "vcpus": raw["vCPUs"].astype(float),
             "host_memory_gib": raw["MemoryGiB"].astype(float),
@@ -377,7 +412,15 @@ def normalise_lambda(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -
             "zone": raw["Region"],
         }
     )
-    keys = ["region", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gib", "vcpus", "host_memory_gib"]
+    keys = [
+        "region",
+        "instance_type",
+        "gpu_model",
+        "gpu_count",
+        "gpu_memory_gib",
+        "vcpus",
+        "host_memory_gib",
+    ]
     df = _collapse(zonal, keys)
 
     def link(t: str, n: int) -> str:
@@ -387,7 +430,9 @@ def normalise_lambda(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -
             return "nvswitch"
         return "nvlink" if t.startswith("gpu_8x_v100") else "pcie"
 
-    df["interconnect"] = [link(t, n) for t, n in zip(df["instance_type"], df["gpu_count"], strict=True)]
+    df["interconnect"] = [
+        link(t, n) for t, n in zip(df["instance_type"], df["gpu_count"], strict=True)
+    ]
     df["network_gbps"] = np.nan  # not published for on-demand instances
     df["fabric"] = "ethernet"
     return _finish(df, prov)

@@ -182,7 +182,9 @@ def write_snapshot(
     with locked(root):
         target = root / snapshot_id
         if target.exists():
-            raise SnapshotError(f"snapshot {snapshot_id} already exists in {root}; snapshots are immutable")
+            raise SnapshotError(
+                f"snapshot {snapshot_id} already exists in {root}; snapshots are immutable"
+            )
         tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{snapshot_id}-", dir=root))
         try:
             for name, data in {**payloads, MANIFEST: manifest.to_json().encode()}.items():
@@ -209,7 +211,9 @@ def read_manifest(path: Path) -> Manifest:
     return Manifest.from_json(text, str(path / MANIFEST))
 
 
-def load_snapshot(path: Path, *, providers: Sequence[str] | None = None, verify: bool = True) -> Snapshot:
+def load_snapshot(
+    path: Path, *, providers: Sequence[str] | None = None, verify: bool = True
+) -> Snapshot:
     """Load (and by default checksum-verify) one snapshot directory."""
     manifest = read_manifest(path)
     if manifest.schema_version > SCHEMA_VERSION:
@@ -227,9 +231,15 @@ def load_snapshot(path: Path, *, providers: Sequence[str] | None = None, verify:
         except OSError as e:
             raise SnapshotError(f"{file}: cannot read ({e.strerror})") from e
         if verify and _sha256(data) != entry.sha256:
-            raise SnapshotError(f"{file}: checksum mismatch; the snapshot is corrupt", hint="refresh prices")
+            raise SnapshotError(
+                f"{file}: checksum mismatch; the snapshot is corrupt", hint="refresh prices"
+            )
         frames.append(read_offers_csv(io.BytesIO(data), source=str(file)))
-    offers = pd.concat(frames, ignore_index=True) if frames else validate_offers(pd.DataFrame(columns=COLUMN_NAMES))
+    offers = (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else validate_offers(pd.DataFrame(columns=COLUMN_NAMES))
+    )
     return Snapshot(path=path, manifest=manifest, offers=offers)
 
 
@@ -249,7 +259,11 @@ def list_snapshots(root: Path) -> list[Path]:
     """Complete snapshot directories under ``root``, oldest first (by id)."""
     if not root.is_dir():
         return []
-    return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists())
+    return sorted(
+        p
+        for p in root.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists()
+    )
 
 
 @dataclass(frozen=True)
@@ -275,7 +289,9 @@ def newest_per_provider(roots: Sequence[Path]) -> dict[str, ProviderSnapshot]:
             for entry in manifest.providers:
                 cur = best.get(entry.provider)
                 if cur is None or manifest.created_at > cur.created_at:
-                    best[entry.provider] = ProviderSnapshot(entry.provider, path, entry, manifest.created_at)
+                    best[entry.provider] = ProviderSnapshot(
+                        entry.provider, path, entry, manifest.created_at
+                    )
     return best
 
 
@@ -284,7 +300,9 @@ def snapshot_age_days(as_of: str, today: date | None = None) -> int:
     return (today - date.fromisoformat(as_of)).days
 
 
-def manifest_summary(snapshots: Mapping[str, ProviderSnapshot], today: date | None = None) -> list[dict[str, Any]]:
+def manifest_summary(
+    snapshots: Mapping[str, ProviderSnapshot], today: date | None = None
+) -> list[dict[str, Any]]:
     """One record per provider: as-of date, age, rows, source, snapshot path."""
     return [
         {

@@ -36,7 +36,9 @@ def main(verbose: int) -> None:
     Example: planner quote --workload gpt2-xl-finetune --deadline 24h
     """
     level = logging.WARNING - 10 * verbose
-    logging.basicConfig(level=max(level, logging.DEBUG), format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=max(level, logging.DEBUG), format="%(levelname)s %(name)s: %(message)s"
+    )
 
 
 def _register() -> None:

@@ -2,8 +2,167 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
+
+from planner import api
+from planner.catalog import DEFAULT_MAX_AGE_DAYS
+from planner.catalog.query import SORT_KEYS, OfferFilter
+from planner.reports.offers import provenance_lines, render_gpus, render_offers
+from planner.reports.tables import FORMATS
+from planner.schema import Interconnect, PurchaseOption
+
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+offers_file_option = click.option(
+    "--offers",
+    "offers_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Private price list (CSV in the common schema); its rows replace matching snapshot rows. Repeatable.",
+)
+snapshot_option = click.option(
+    "--snapshot",
+    "snapshot_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Use exactly this snapshot directory instead of the newest per provider.",
+)
+max_age_option = click.option(
+    "--max-age-days",
+    type=click.IntRange(min=0),
+    default=DEFAULT_MAX_AGE_DAYS,
+    show_default=True,
+    envvar="PLANNER_MAX_PRICE_AGE_DAYS",
+    help="Warn when prices are older than this.",
+)
+
+
+def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
+    """Provenance under a table on stdout; for machine formats, only warnings, on stderr."""
+    for line in provenance_lines(book, max_age_days):
+        if fmt in ("table", "markdown"):
+            click.echo(line)
+        elif line.startswith("warning:"):
+            click.echo(line, err=True)
+
+
+@click.command("offers")
+@click.option(
+    "--provider", "providers", multiple=True, help="aws, gcp, azure, lambda (repeatable)."
+)
+@click.option(
+    "--region", "regions", multiple=True, help="Provider region, e.g. us-east-1 (repeatable)."
+)
+@click.option(
+    "--gpu",
+    "gpus",
+    multiple=True,
+    help="GPU model, alias or family: A100-80GB, 'h100 sxm', A100 (repeatable).",
+)
+@click.option(
+    "--min-gpus", type=click.IntRange(min=1), help="At least this many GPUs per instance."
+)
+@click.option(
+    "--min-gpu-memory", type=click.FloatRange(min=0), help="At least this much memory per GPU, GiB."
+)
+@click.option(
+    "--min-total-gpu-memory",
+    type=click.FloatRange(min=0),
+    help="At least this much GPU memory per instance, GiB.",
+)
+@click.option(
+    "--max-price", type=click.FloatRange(min=0), help="At most this many USD per instance-hour."
+)
+@click.option(
+    "--purchase",
+    type=click.Choice([p.value for p in PurchaseOption if p is not PurchaseOption.OWNED]),
+    default=PurchaseOption.ON_DEMAND.value,
+    show_default=True,
+    help="Which price to show, filter and sort on.",
+)
+@click.option(
+    "--interconnect",
+    type=click.Choice([i.value for i in Interconnect]),
+    help="At least this GPU-GPU link (none < pcie < nvlink < nvswitch).",
+)
+@click.option("--sort", type=click.Choice(list(SORT_KEYS)), default="price", show_default=True)
+@click.option("--desc", is_flag=True, help="Sort descending.")
+@click.option("--limit", type=click.IntRange(min=1), help="Show at most this many rows.")
+@format_option
+@offers_file_option
+@snapshot_option
+@max_age_option
+def offers_command(
+    providers: tuple[str, ...],
+    regions: tuple[str, ...],
+    gpus: tuple[str, ...],
+    min_gpus: int | None,
+    min_gpu_memory: float | None,
+    min_total_gpu_memory: float | None,
+    max_price: float | None,
+    purchase: str,
+    interconnect: str | None,
+    sort: str,
+    desc: bool,
+    limit: int | None,
+    fmt: str,
+    offers_files: tuple[Path, ...],
+    snapshot_dir: Path | None,
+    max_age_days: int,
+) -> None:
+    """List GPU instance offers from AWS, GCP, Azure and Lambda out of one table.
+
+    Example: planner offers --gpu A100-80GB --max-price 40 --sort price
+    """
+    flt = OfferFilter(
+        providers=providers,
+        regions=regions,
+        gpus=gpus,
+        min_gpu_count=min_gpus,
+        min_gpu_memory_gib=min_gpu_memory,
+        min_total_gpu_memory_gib=min_total_gpu_memory,
+        max_price_usd_per_hour=max_price,
+        purchase_option=PurchaseOption(purchase),
+        min_interconnect=Interconnect(interconnect) if interconnect else None,
+    )
+    result = api.offers(
+        flt,
+        sort=sort,
+        descending=desc,
+        limit=limit,
+        offers_files=offers_files,
+        snapshot_dir=snapshot_dir,
+    )
+    click.echo(render_offers(result.offers, fmt).rstrip("\n"))
+    if fmt in ("table", "markdown"):
+        click.echo(f"\n{len(result.offers)} offers")
+    echo_provenance(result.book, fmt, max_age_days)
+
+
+@click.command("gpus")
+@format_option
+@offers_file_option
+@snapshot_option
+def gpus_command(fmt: str, offers_files: tuple[Path, ...], snapshot_dir: Path | None) -> None:
+    """List the GPU catalog: memory, bandwidth, dense tensor and FP32 TFLOPS, TDP, link, where offered.
+
+    Example: planner gpus --format json
+    """
+    click.echo(
+        render_gpus(api.gpus(offers_files=offers_files, snapshot_dir=snapshot_dir), fmt).rstrip(
+            "\n"
+        )
+    )
 
 
 def register(group: click.Group) -> None:
     """Add this module's commands to ``group``."""
+    group.add_command(offers_command)
+    group.add_command(gpus_command)

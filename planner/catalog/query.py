@@ -1,0 +1,110 @@
+"""Pure queries over the offers table: filter, sort, and the GPU catalog's availability."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from planner.errors import ConfigError, UnknownNameError
+from planner.hardware import GpuCatalog
+from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
+
+SORT_KEYS = {
+    "price": "price_usd_per_hour",
+    "price-per-gpu": "price_usd_per_gpu_hour",
+    "gpu-memory": "gpu_memory_total_gib",
+    "gpus": "gpu_count",
+    "provider": "provider",
+    "region": "region",
+}
+
+
+@dataclass(frozen=True)
+class OfferFilter:
+    """What a user asked for; every field optional (None = no constraint)."""
+
+    providers: tuple[str, ...] = ()
+    regions: tuple[str, ...] = ()
+    gpus: tuple[str, ...] = ()  # names, aliases or families (A100 = both A100s)
+    min_gpu_count: int | None = None
+    min_gpu_memory_gib: float | None = None
+    min_total_gpu_memory_gib: float | None = None
+    max_price_usd_per_hour: float | None = None
+    purchase_option: PurchaseOption = PurchaseOption.ON_DEMAND
+    min_interconnect: Interconnect | None = None
+
+
+def _check_names(kind: str, asked: Sequence[str], known: Sequence[str]) -> tuple[str, ...]:
+    lower = {k.lower(): k for k in known}
+    out = []
+    for name in asked:
+        if name.lower() not in lower:
+            raise UnknownNameError(kind, name, known)
+        out.append(lower[name.lower()])
+    return tuple(out)
+
+
+def with_price(offers: pd.DataFrame, option: PurchaseOption) -> pd.DataFrame:
+    """Add ``price_usd_per_hour`` and ``price_usd_per_gpu_hour`` for ``option``; drop rows without it."""
+    if option not in PRICE_COLUMNS:
+        raise ConfigError(
+            f"purchase option {option.value!r} has no price column in the offers table"
+        )
+    col = PRICE_COLUMNS[option]
+    out = offers[offers[col].notna()].copy()
+    out["purchase_option"] = option.value
+    out["price_usd_per_hour"] = out[col]
+    out["price_usd_per_gpu_hour"] = out[col] / out["gpu_count"]
+    return out
+
+
+def filter_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -> pd.DataFrame:
+    """Offers matching ``flt``, priced for its purchase option.  Unknown names get suggestions."""
+    df = offers
+    if flt.providers:
+        providers = _check_names("provider", flt.providers, sorted(offers["provider"].unique()))
+        df = df[df["provider"].isin(providers)]
+    if flt.regions:
+        regions = _check_names("region", flt.regions, sorted(offers["region"].unique()))
+        df = df[df["region"].isin(regions)]
+    if flt.gpus:
+        names = {g.name for name in flt.gpus for g in catalog.match(name)}
+        df = df[df["gpu_model"].isin(names)]
+    if flt.min_gpu_count is not None:
+        df = df[df["gpu_count"] >= flt.min_gpu_count]
+    if flt.min_gpu_memory_gib is not None:
+        df = df[df["gpu_memory_gib"] >= flt.min_gpu_memory_gib]
+    if flt.min_total_gpu_memory_gib is not None:
+        df = df[df["gpu_memory_total_gib"] >= flt.min_total_gpu_memory_gib]
+    if flt.min_interconnect is not None:
+        ranks = {i.value: i.rank for i in Interconnect}
+        df = df[df["interconnect"].map(ranks) >= flt.min_interconnect.rank]
+    df = with_price(df, flt.purchase_option)
+    if flt.max_price_usd_per_hour is not None:
+        df = df[df["price_usd_per_hour"] <= flt.max_price_usd_per_hour]
+    return df
+
+
+def sort_offers(df: pd.DataFrame, by: str = "price", *, descending: bool = False) -> pd.DataFrame:
+    """Sort by one of :data:`SORT_KEYS`; ties broken by provider, region, instance type."""
+    if by not in SORT_KEYS:
+        raise UnknownNameError("sort key", by, SORT_KEYS)
+    col = SORT_KEYS[by]
+    keys = [col, "provider", "region", "instance_type"]
+    return df.sort_values(
+        keys, ascending=[not descending, True, True, True], kind="stable"
+    ).reset_index(drop=True)
+
+
+def gpu_availability(offers: pd.DataFrame) -> dict[str, list[str]]:
+    """GPU model -> providers offering it (sorted)."""
+    pairs = offers[["gpu_model", "provider"]].drop_duplicates()
+    return {str(g): sorted(part["provider"].tolist()) for g, part in pairs.groupby("gpu_model")}
+
+
+def cheapest_gpu_hour(offers: pd.DataFrame) -> dict[str, float]:
+    """GPU model -> lowest on-demand USD per GPU-hour in the table."""
+    per_gpu = offers["price_on_demand_usd_per_hour"] / offers["gpu_count"]
+    return {str(k): float(v) for k, v in per_gpu.groupby(offers["gpu_model"]).min().items()}

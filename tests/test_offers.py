@@ -1,0 +1,174 @@
+"""Offer filters and `planner offers` / `planner gpus` output formats."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from planner.catalog.query import OfferFilter, filter_offers, sort_offers
+from planner.cli import main
+from planner.errors import UnknownNameError
+from planner.hardware import load_gpu_catalog
+from planner.schema import Interconnect, PurchaseOption, validate_offers
+from tests.conftest import offer_row
+
+CATALOG = load_gpu_catalog()
+
+
+@pytest.mark.parametrize(
+    ("flt", "expected"),
+    [
+        (
+            OfferFilter(),
+            {
+                "p4d.24xlarge",
+                "p4de.24xlarge",
+                "g5.xlarge",
+                "a2-ultragpu-1g",
+                "Standard_ND96isr_H100_v5",
+            },
+        ),
+        (OfferFilter(providers=("GCP",)), {"a2-ultragpu-1g"}),  # case-insensitive provider
+        (
+            OfferFilter(gpus=("A100",)),
+            {"p4d.24xlarge", "p4de.24xlarge", "a2-ultragpu-1g"},
+        ),  # family
+        (OfferFilter(gpus=("a100 80gb",)), {"p4de.24xlarge", "a2-ultragpu-1g"}),  # alias
+        (
+            OfferFilter(min_gpu_count=8, max_price_usd_per_hour=41),
+            {"p4d.24xlarge", "p4de.24xlarge"},
+        ),
+        (
+            OfferFilter(min_gpu_memory_gib=80),
+            {"p4de.24xlarge", "a2-ultragpu-1g", "Standard_ND96isr_H100_v5"},
+        ),
+        (OfferFilter(min_total_gpu_memory_gib=500), {"p4de.24xlarge", "Standard_ND96isr_H100_v5"}),
+        (
+            OfferFilter(min_interconnect=Interconnect.NVSWITCH),
+            {"p4d.24xlarge", "p4de.24xlarge", "Standard_ND96isr_H100_v5"},
+        ),
+        # spot: the g5 row has no spot price, so it drops out
+        (
+            OfferFilter(purchase_option=PurchaseOption.SPOT),
+            {"p4d.24xlarge", "p4de.24xlarge", "a2-ultragpu-1g", "Standard_ND96isr_H100_v5"},
+        ),
+        (OfferFilter(purchase_option=PurchaseOption.SPOT, max_price_usd_per_hour=8.9), set()),
+    ],
+)
+def test_filters(five_offers: pd.DataFrame, flt: OfferFilter, expected: set[str]) -> None:
+    out = filter_offers(validate_offers(five_offers), flt, CATALOG)
+    assert set(out.instance_type) == expected
+
+
+def test_sort_by_price_per_gpu(five_offers: pd.DataFrame) -> None:
+    out = sort_offers(
+        filter_offers(validate_offers(five_offers), OfferFilter(), CATALOG), "price-per-gpu"
+    )
+    per_gpu = out.price_usd_per_gpu_hour.tolist()
+    assert per_gpu == sorted(per_gpu)
+    assert out.instance_type.iloc[0] == "g5.xlarge"
+
+
+def test_unknown_region_suggests(five_offers: pd.DataFrame) -> None:
+    with pytest.raises(UnknownNameError, match="did you mean us-east-1"):
+        filter_offers(validate_offers(five_offers), OfferFilter(regions=("us-east1",)), CATALOG)
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cli_offers_json_records() -> None:
+    code, out, _ = run(
+        "offers", "--gpu", "A100-80GB", "--max-price", "40", "--sort", "price", "--format", "json"
+    )
+    assert code == 0
+    records = json.loads(out)
+    assert records, "the bundled snapshot has A100-80GB offers under $40/h"
+    required = {"provider", "region", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gib",
+                "price_on_demand_usd_per_hour", "price_spot_usd_per_hour", "as_of", "source"}  # fmt: skip
+    assert required <= set(records[0])
+    assert {r["gpu_model"] for r in records} == {"A100-80GB"}
+    prices = [r["price_on_demand_usd_per_hour"] for r in records]
+    assert prices == sorted(prices) and max(prices) <= 40
+    assert {r["provider"] for r in records} <= {"aws", "gcp", "azure", "lambda"}
+
+
+def test_cli_offers_csv_round_trips_through_validator() -> None:
+    code, out, _ = run("offers", "--provider", "aws", "--gpu", "H100", "--format", "csv")
+    assert code == 0
+    df = pd.read_csv(io.StringIO(out)).drop(
+        columns=["purchase_option", "price_usd_per_hour", "price_usd_per_gpu_hour"]
+    )
+    clean = validate_offers(df, source="cli csv")
+    assert len(clean) > 0 and set(clean.provider) == {"aws"} and set(clean.gpu_model) == {"H100"}
+
+
+def test_cli_offers_table_shows_provenance_and_staleness() -> None:
+    code, out, _ = run("offers", "--gpu", "H100", "--provider", "aws", "--region", "us-east-1")
+    assert code == 0
+    assert "p5.48xlarge" in out
+    assert "prices: aws as of" in out
+    assert "warning: aws prices are" in out  # the bundled reference prices are old
+
+
+def test_cli_offers_markdown_with_private_offers(tmp_path: Path) -> None:
+    private = tmp_path / "mine.csv"
+    pd.DataFrame(
+        [offer_row(provider="ourdc", region="basement", instance_type="box-1", as_of="2026-11-01")]
+    ).to_csv(private, index=False)
+    code, out, _ = run(
+        "offers", "--provider", "ourdc", "--offers", str(private), "--format", "markdown"
+    )
+    assert code == 0
+    assert out.startswith("| provider")
+    assert "box-1" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("offers", "--gpu", "H100-SXM9"), "did you mean"),  # unknown GPU
+        (("offers", "--provider", "awz"), "did you mean aws"),  # unknown provider
+        (("offers", "--region", "us-esat-1"), "us-east-1"),  # unknown region
+    ],
+)
+def test_cli_bad_names_exit_nonzero_without_traceback(args: tuple[str, ...], fragment: str) -> None:
+    code, _, err = run(*args)
+    assert code == 2
+    assert fragment in err
+    assert "Traceback" not in err
+
+
+def test_cli_bad_offers_csv_names_file_row_column(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame(
+        [offer_row(), offer_row(instance_type="x", price_on_demand_usd_per_hour=-2)]
+    ).to_csv(bad, index=False)
+    code, _, err = run("offers", "--offers", str(bad))
+    assert code == 2
+    assert str(bad) in err and "row 3" in err and "price_on_demand_usd_per_hour" in err
+    assert "Traceback" not in err
+
+
+def test_cli_gpus_json() -> None:
+    code, out, _ = run("gpus", "--format", "json")
+    assert code == 0
+    records = {r["name"]: r for r in json.loads(out)}
+    h100 = records["H100"]
+    assert h100["memory_gib"] == 80 and h100["tensor_tflops_dense"] == pytest.approx(989.4)
+    assert {"aws", "gcp", "azure"} <= set(h100["offered_by"])
+    assert records["RTX4090"]["offered_by"] == []  # a local GPU, not in any cloud snapshot
+
+
+def test_every_command_has_docstring_with_example() -> None:
+    for name, cmd in main.commands.items():
+        assert cmd.help and "Example:" in cmd.help, (
+            f"`planner {name}` needs a docstring with an example"
+        )

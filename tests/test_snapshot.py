@@ -1,0 +1,260 @@
+"""The bundled snapshot and the snapshot store: known list prices, manifest, atomic writes."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import statistics
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from planner.catalog import load_offer_book, user_snapshot_root
+from planner.catalog.store import (
+    bundled_snapshot_root,
+    list_snapshots,
+    load_snapshot,
+    newest_per_provider,
+    write_snapshot,
+)
+from planner.errors import OfferValidationError, SnapshotError
+from tests.conftest import offer_row
+
+REFERENCE = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "prices"
+
+
+@pytest.fixture(scope="module")
+def bundled() -> pd.DataFrame:
+    snaps = list_snapshots(bundled_snapshot_root())
+    assert snaps, "the bundled snapshot is missing"
+    return load_snapshot(snaps[-1]).offers
+
+
+def _offer(df: pd.DataFrame, provider: str, region: str, instance: str) -> pd.Series:
+    rows = df[(df.provider == provider) & (df.region == region) & (df.instance_type == instance)]
+    assert len(rows) == 1
+    return rows.iloc[0]
+
+
+def _reference_rows(file: str, **match: str) -> list[dict[str, str]]:
+    with open(REFERENCE / file, newline="") as fh:
+        return [r for r in csv.DictReader(fh) if all(r[k] == v for k, v in match.items())]
+
+
+needs_reference = pytest.mark.skipif(
+    not REFERENCE.is_dir(), reason="../shared/reference/prices not present"
+)
+
+
+@needs_reference
+def test_p4d_us_east_1_matches_reference(bundled: pd.DataFrame) -> None:
+    rows = _reference_rows("aws_gpu.csv", InstanceType="p4d.24xlarge", Region="us-east-1")
+    offer = _offer(bundled, "aws", "us-east-1", "p4d.24xlarge")
+    assert offer.price_on_demand_usd_per_hour == pytest.approx(float(rows[0]["Price"]))
+    spots = [float(r["SpotPrice"]) for r in rows]
+    assert offer.price_spot_usd_per_hour == pytest.approx(min(spots))
+    assert offer.price_spot_median_usd_per_hour == pytest.approx(statistics.median(spots))
+    assert offer.zones == len(rows)
+    assert (
+        offer.gpu_model == "A100-40GB" and offer.gpu_count == 8 and offer.interconnect == "nvswitch"
+    )
+
+
+@needs_reference
+def test_p4de_is_a100_80gb_even_where_gpuinfo_says_a100(bundled: pd.DataFrame) -> None:
+    p4de = bundled[bundled.instance_type == "p4de.24xlarge"]
+    assert len(p4de) > 0
+    assert set(p4de.gpu_model) == {"A100-80GB"}
+
+
+@needs_reference
+def test_gcp_vm_price_is_host_plus_gpus(bundled: pd.DataFrame) -> None:
+    # README example: a2-highgpu-1g host 0.73948 + A100 x1 2.93391 in us-central1-a = 3.67339
+    hosts = _reference_rows("gcp_gpu.csv", InstanceType="a2-highgpu-1g", Region="us-central1")
+    gpus = _reference_rows(
+        "gcp_gpu.csv", AcceleratorName="A100", AcceleratorCount="1", Region="us-central1"
+    )
+    by_zone = {g["AvailabilityZone"]: float(g["Price"]) for g in gpus}
+    totals = [
+        float(h["Price"]) + by_zone[h["AvailabilityZone"]]
+        for h in hosts
+        if h["AvailabilityZone"] in by_zone
+    ]
+    offer = _offer(bundled, "gcp", "us-central1", "a2-highgpu-1g")
+    assert offer.price_on_demand_usd_per_hour == pytest.approx(statistics.median(totals))
+    assert offer.price_on_demand_usd_per_hour == pytest.approx(0.73948 + 2.93391)
+
+
+@needs_reference
+def test_azure_nd_h100_has_eight_gpus_and_listed_price(bundled: pd.DataFrame) -> None:
+    rows = _reference_rows(
+        "azure_gpu.csv", InstanceType="Standard_ND96isr_H100_v5", Region="eastus"
+    )
+    offer = _offer(bundled, "azure", "eastus", "Standard_ND96isr_H100_v5")
+    assert rows[0]["AcceleratorCount"] == "12"  # the source's quirk
+    assert offer.gpu_count == 8
+    assert offer.price_on_demand_usd_per_hour == pytest.approx(float(rows[0]["Price"]))
+    assert pd.isna(
+        offer.price_spot_usd_per_hour
+    )  # source spot == on-demand is a placeholder, not spot
+
+
+@needs_reference
+def test_lambda_h100_pcie_and_no_spot(bundled: pd.DataFrame) -> None:
+    lam = bundled[bundled.provider == "lambda"]
+    assert set(lam[lam.instance_type == "gpu_1x_h100_pcie"].gpu_model) == {"H100-PCIe"}
+    assert lam.price_spot_usd_per_hour.isna().all()
+
+
+def test_bundled_snapshot_coverage(bundled: pd.DataFrame) -> None:
+    providers = set(bundled.provider)
+    assert {"aws", "gcp", "azure", "lambda"} <= providers
+    by_provider = bundled.groupby("provider").gpu_model.apply(set)
+    assert {
+        "T4",
+        "A10G",
+        "L4",
+        "L40S",
+        "A100-40GB",
+        "A100-80GB",
+        "H100",
+        "H200",
+        "V100-16GB",
+    } <= by_provider["aws"]
+    assert {"A100-40GB", "A100-80GB", "H100", "H200", "L4"} <= by_provider["gcp"]
+    assert {"T4", "A100-80GB", "H100", "A10"} <= by_provider["azure"]
+    # reserved prices are derived, never listed, in the reference build
+    priced = bundled[bundled.price_reserved_1y_usd_per_hour.notna()]
+    assert set(priced.price_basis_reserved) == {"derived"}
+    assert (priced.price_reserved_1y_usd_per_hour < priced.price_on_demand_usd_per_hour).all()
+    assert (priced.price_reserved_3y_usd_per_hour < priced.price_reserved_1y_usd_per_hour).all()
+    assert bundled.source.str.len().gt(0).all() and bundled.as_of.notna().all()
+
+
+def test_manifest_checksums_and_row_counts() -> None:
+    path = list_snapshots(bundled_snapshot_root())[-1]
+    manifest = json.loads((path / "manifest.json").read_text())
+    assert manifest["schema_version"] == 1
+    for entry in manifest["providers"]:
+        lines = (path / entry["file"]).read_text().splitlines()
+        assert len(lines) - 1 == entry["rows"]
+        assert entry["as_of"] and entry["source"]
+
+
+def test_corrupt_file_is_detected(tmp_path: Path) -> None:
+    path = write_snapshot(tmp_path, {"aws": pd.DataFrame([offer_row()])}, snapshot_id="s1")
+    (path / "offers-aws.csv").write_text(
+        (path / "offers-aws.csv").read_text().replace("32.7726", "1.0")
+    )
+    with pytest.raises(SnapshotError, match="checksum mismatch"):
+        load_snapshot(path)
+
+
+def test_snapshots_are_immutable_and_invalid_frames_publish_nothing(tmp_path: Path) -> None:
+    write_snapshot(tmp_path, {"aws": pd.DataFrame([offer_row()])}, snapshot_id="s1")
+    with pytest.raises(SnapshotError, match="immutable"):
+        write_snapshot(tmp_path, {"aws": pd.DataFrame([offer_row()])}, snapshot_id="s1")
+    with pytest.raises(OfferValidationError):
+        write_snapshot(
+            tmp_path,
+            {"aws": pd.DataFrame([offer_row(price_on_demand_usd_per_hour=-3)])},
+            snapshot_id="s2",
+        )
+    assert [p.name for p in list_snapshots(tmp_path)] == ["s1"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp")]
+
+
+def test_crash_mid_write_leaves_previous_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_snapshot(tmp_path, {"aws": pd.DataFrame([offer_row()])}, snapshot_id="s1")
+    real_fsync = os.fsync
+    calls = {"n": 0}
+
+    def failing_fsync(fd: int) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:  # after the first file, before the manifest
+            raise OSError(5, "simulated crash")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    frames = {
+        "aws": pd.DataFrame([offer_row(price_on_demand_usd_per_hour=50.0)]),
+        "gcp": pd.DataFrame([offer_row(provider="gcp")]),
+    }
+    with pytest.raises(OSError, match="simulated crash"):
+        write_snapshot(tmp_path, frames, snapshot_id="s2")
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert [p.name for p in list_snapshots(tmp_path)] == ["s1"]
+    assert load_snapshot(tmp_path / "s1").offers.price_on_demand_usd_per_hour.tolist() == [32.7726]
+
+
+def test_newest_snapshot_per_provider_wins(tmp_path: Path) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    write_snapshot(
+        old,
+        {"aws": pd.DataFrame([offer_row()]), "gcp": pd.DataFrame([offer_row(provider="gcp")])},
+        snapshot_id="a",
+    )
+    write_snapshot(
+        new, {"aws": pd.DataFrame([offer_row(price_on_demand_usd_per_hour=20.0)])}, snapshot_id="b"
+    )
+    chosen = newest_per_provider([new, old])
+    assert chosen["aws"].path.name == "b" and chosen["gcp"].path.name == "a"
+    book = load_offer_book(roots=[new, old])
+    prices = book.offers.set_index("provider").price_on_demand_usd_per_hour
+    assert prices["aws"] == 20.0 and prices["gcp"] == 32.7726
+
+
+def test_user_snapshot_root_is_used_by_default(tmp_path: Path) -> None:
+    # the autouse fixture points PLANNER_DATA_DIR at a temporary folder
+    write_snapshot(
+        user_snapshot_root(),
+        {"aws": pd.DataFrame([offer_row(price_on_demand_usd_per_hour=11.0)])},
+        snapshot_id="9999",
+    )
+    book = load_offer_book()
+    aws = book.offers[book.offers.provider == "aws"]
+    assert aws.price_on_demand_usd_per_hour.tolist() == [11.0]
+    assert "gcp" in set(
+        book.offers.provider
+    )  # other providers still come from the bundled snapshot
+
+
+def test_private_offers_replace_matching_rows(tmp_path: Path) -> None:
+    private = tmp_path / "negotiated.csv"
+    pd.DataFrame(
+        [
+            offer_row(price_on_demand_usd_per_hour=20.0, source="our AWS EDP"),
+            offer_row(
+                provider="coreweave",
+                region="us-east-04",
+                instance_type="gd-8xh100ib-i128",
+                gpu_model="H100",
+                gpu_memory_gib=80,
+                price_on_demand_usd_per_hour=49.24,
+            ),
+        ]
+    ).to_csv(private, index=False)
+    book = load_offer_book([private])
+    p4d = book.offers[
+        (book.offers.provider == "aws")
+        & (book.offers.region == "us-east-1")
+        & (book.offers.instance_type == "p4d.24xlarge")
+    ]
+    assert p4d.price_on_demand_usd_per_hour.tolist() == [20.0]
+    assert "coreweave" in set(book.offers.provider)
+    assert any(s["source"] == str(private) for s in book.sources)
+
+
+def test_stale_warning(tmp_path: Path) -> None:
+    write_snapshot(
+        tmp_path, {"aws": pd.DataFrame([offer_row(as_of="2020-01-01")])}, snapshot_id="s1"
+    )
+    book = load_offer_book(roots=[tmp_path])
+    assert book.as_of == "2020-01-01"
+    assert book.stale_warnings(30) and "aws prices are" in book.stale_warnings(30)[0]
+    fresh = load_offer_book(roots=[tmp_path], today=pd.Timestamp("2020-01-15").date())
+    assert fresh.stale_warnings(30) == []
