@@ -1,0 +1,399 @@
+"""Candidate gang configurations for the quote MILP, and the offers excluded on the way.
+
+A candidate is (offer or owned machine type, instance count, purchase option) with the workload
+model's answer for that many GPUs on that topology: the strategy it would use, memory per GPU and
+the hours the whole job takes.  Candidates that do not fit, or whose strategy needs an interconnect
+the offer lacks, are never created; the reasons are collected so the report can say why an offer
+is missing ("T4, L4, A10G: 24 GiB or less < 31 GiB needed").
+
+Pure functions: the estimator is passed in (defaults to :func:`planner.workload.estimate`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from planner.hardware import GpuCatalog, GpuSpec
+from planner.onprem import HardwareSpec, machine_cost_usd_per_hour
+from planner.optimize.spot import (
+    DEFAULT_INTERRUPTION_PCT,
+    DEFAULT_RESTART_HOURS,
+    SpotModel,
+    checkpoint_hours,
+)
+from planner.schema import PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
+from planner.workload import Estimate, Topology, WorkloadSpec
+
+Estimator = Callable[..., Estimate]
+
+# Instance counts tried per offer (a gang of n identical instances).  Powers of two and their
+# 1.5x neighbours cover the batch-size-friendly shapes people actually launch.
+INSTANCE_COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+# Default cap on instances of one family per provider and region (EC2/GCE GPU quotas start far
+# lower on a fresh account; 64 is the AWS Capacity Block ceiling per block, cost-facts.md s3.2).
+DEFAULT_QUOTA_INSTANCES = 64
+DEFAULT_MAX_GPUS = 512
+
+
+@dataclass(frozen=True)
+class CandidateOptions:
+    """User choices that decide which configurations exist and what they cost."""
+
+    allow_spot: bool = True
+    spot_only: bool = False
+    include_reserved: bool = False
+    max_interruption_pct: float | None = None
+    default_interruption_pct: float = DEFAULT_INTERRUPTION_PCT
+    restart_hours: float = DEFAULT_RESTART_HOURS
+    discounts: Mapping[str, float] = field(default_factory=dict)  # provider -> fraction off
+    quotas: Mapping[str, int] = field(
+        default_factory=dict
+    )  # "aws", "aws:p5", "aws:us-east-1:p5" -> instances
+    max_gpus: int = DEFAULT_MAX_GPUS
+    local_cost_basis: str = "amortised"  # amortised | sunk
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """Why an offer (or owned machine) produced no candidate."""
+
+    reason: str  # memory | price | spot-risk | deadline
+    provider: str
+    instance_type: str
+    gpu_model: str
+    detail: str
+    gpu_memory_gib: float = 0.0
+    need_gib: float = 0.0
+
+
+@dataclass(frozen=True)
+class CandidateSet:
+    table: pd.DataFrame
+    exclusions: tuple[Exclusion, ...]
+    estimates_evaluated: int
+
+
+CANDIDATE_COLUMNS = (
+    "kind",  # cloud | local
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "gpus_per_instance",
+    "instances",
+    "gpus",
+    "purchase_option",
+    "price_usd_per_hour",  # whole gang, after discounts
+    "job_hours",  # running hours for the whole job on this gang (spot slowdown included)
+    "base_job_hours",  # without the spot slowdown
+    "wall_factor",  # wall-clock hours per running hour (>1 for part-time owned machines)
+    "capacity_hours",
+    "quota_group",
+    "quota_instances",
+    "max_gangs",
+    "memory_per_gpu_gib",
+    "gpu_memory_gib",
+    "strategy",
+    "interconnect",
+    "fabric",
+    "spot_slowdown",
+    "interruption_pct",
+    "checkpoint_gib",
+    "source",
+    "as_of",
+)
+
+
+def _family(instance_type: str) -> str:
+    return instance_type.split(".")[0] if "." in instance_type else instance_type.rsplit("-", 1)[0]
+
+
+def quota_for(quotas: Mapping[str, int], provider: str, region: str, family: str) -> int:
+    """Most specific quota: provider:region:family, provider:family, provider, else the default."""
+    for key in (f"{provider}:{region}:{family}", f"{provider}:{family}", provider):
+        if key in quotas:
+            return int(quotas[key])
+    return DEFAULT_QUOTA_INSTANCES
+
+
+def _strategy_text(est: Estimate) -> str:
+    describe = getattr(est.strategy, "describe", None)
+    if callable(describe):
+        return str(describe())
+    return str(est.strategy)
+
+
+def build_candidates(
+    spec: WorkloadSpec,
+    offers: pd.DataFrame,
+    catalog: GpuCatalog,
+    *,
+    hardware: Sequence[HardwareSpec] = (),
+    options: CandidateOptions | None = None,
+    estimator: Estimator | None = None,
+) -> CandidateSet:
+    """All feasible gang configurations for ``spec`` over ``offers`` and owned ``hardware``."""
+    if estimator is None:
+        from planner.workload import estimate as estimator
+    opts = options or CandidateOptions()
+    cache: dict[tuple[Any, ...], Estimate] = {}
+
+    def run(
+        gpu: GpuSpec, count: int, per_node: int, link: str, fabric: str, gbps: float | None
+    ) -> Estimate:
+        key = (gpu.name, count, per_node, link, fabric, gbps)
+        if key not in cache:
+            topo = Topology(
+                gpus_per_node=per_node,
+                interconnect=Interconnect(link),
+                fabric=Fabric(fabric),
+                network_gbps=gbps,
+            )
+            cache[key] = estimator(spec, gpu, count, topology=topo)
+        return cache[key]
+
+    rows: list[dict[str, Any]] = []
+    exclusions: list[Exclusion] = []
+    options_for_offer = [PurchaseOption.ON_DEMAND, PurchaseOption.SPOT]
+    if opts.include_reserved:
+        options_for_offer += [PurchaseOption.RESERVED_1Y, PurchaseOption.RESERVED_3Y]
+    shapes = offers.drop_duplicates(
+        ["gpu_model", "gpu_count", "interconnect", "fabric", "network_gbps"]
+    )
+    # Estimate once per shape and count, then fan out to every region/price of that shape.
+    shape_fits: dict[tuple[Any, ...], list[tuple[int, Estimate]]] = {}
+    shape_best_need: dict[tuple[Any, ...], float] = {}
+    for shape in shapes.to_dict("records"):
+        gpu = catalog.resolve(str(shape["gpu_model"]))
+        gpi = int(shape["gpu_count"])
+        gbps = None if pd.isna(shape["network_gbps"]) else float(shape["network_gbps"])
+        key = (
+            shape["gpu_model"],
+            gpi,
+            shape["interconnect"],
+            shape["fabric"],
+            shape["network_gbps"],
+        )
+        fits: list[tuple[int, Estimate]] = []
+        need = math.inf
+        for n in INSTANCE_COUNTS:
+            if n * gpi > opts.max_gpus:
+                break
+            est = run(gpu, n * gpi, gpi, str(shape["interconnect"]), str(shape["fabric"]), gbps)
+            need = min(need, est.memory_per_gpu_gib)
+            if est.fits:
+                fits.append((n, est))
+        shape_fits[key] = fits
+        shape_best_need[key] = need
+    for offer in offers.to_dict("records"):
+        key = (
+            offer["gpu_model"],
+            offer["gpu_count"],
+            offer["interconnect"],
+            offer["fabric"],
+            offer["network_gbps"],
+        )
+        fits = shape_fits[key]
+        provider, region, itype = (
+            str(offer["provider"]),
+            str(offer["region"]),
+            str(offer["instance_type"]),
+        )
+        if not fits:
+            exclusions.append(
+                Exclusion(
+                    "memory",
+                    provider,
+                    itype,
+                    str(offer["gpu_model"]),
+                    "does not fit at any size",
+                    gpu_memory_gib=float(offer["gpu_memory_gib"]),
+                    need_gib=shape_best_need[key],
+                )
+            )
+            continue
+        family = _family(itype)
+        quota = quota_for(opts.quotas, provider, region, family)
+        discount = float(opts.discounts.get(provider, 0.0))
+        for option in options_for_offer:
+            price = offer.get(PRICE_COLUMNS[option])
+            if price is None or (isinstance(price, float) and math.isnan(price)):
+                continue
+            is_spot = option is PurchaseOption.SPOT
+            if is_spot and not opts.allow_spot:
+                continue
+            if opts.spot_only and not is_spot:
+                continue
+            interruption = offer.get("spot_interruption_pct")
+            if interruption is None or (
+                isinstance(interruption, float) and math.isnan(interruption)
+            ):
+                interruption = opts.default_interruption_pct
+            if (
+                is_spot
+                and opts.max_interruption_pct is not None
+                and interruption > opts.max_interruption_pct
+            ):
+                exclusions.append(
+                    Exclusion(
+                        "spot-risk",
+                        provider,
+                        itype,
+                        str(offer["gpu_model"]),
+                        f"interruption {interruption:g}%/month > --max-interruption {opts.max_interruption_pct:g}%",
+                    )
+                )
+                continue
+            for n, est in fits:
+                if n > quota:
+                    break
+                slowdown = 1.0
+                if is_spot:
+                    slowdown = SpotModel(
+                        float(interruption),
+                        n,
+                        checkpoint_hours(est.checkpoint_gib),
+                        opts.restart_hours,
+                    ).slowdown
+                rows.append(
+                    {
+                        "kind": "cloud",
+                        "provider": provider,
+                        "region": region,
+                        "instance_type": itype,
+                        "gpu_model": offer["gpu_model"],
+                        "gpus_per_instance": int(offer["gpu_count"]),
+                        "instances": n,
+                        "gpus": n * int(offer["gpu_count"]),
+                        "purchase_option": option.value,
+                        "price_usd_per_hour": n * float(price) * (1.0 - discount),
+                        "job_hours": est.wall_hours * slowdown,
+                        "base_job_hours": est.wall_hours,
+                        "wall_factor": 1.0,
+                        "capacity_hours": math.inf,
+                        "quota_group": f"{provider}:{region}:{family}",
+                        "quota_instances": quota,
+                        "max_gangs": max(quota // n, 1),
+                        "memory_per_gpu_gib": est.memory_per_gpu_gib,
+                        "gpu_memory_gib": float(offer["gpu_memory_gib"]),
+                        "strategy": _strategy_text(est),
+                        "interconnect": offer["interconnect"],
+                        "fabric": offer["fabric"],
+                        "spot_slowdown": slowdown,
+                        "interruption_pct": float(interruption) if is_spot else 0.0,
+                        "checkpoint_gib": est.checkpoint_gib,
+                        "source": offer["source"],
+                        "as_of": offer["as_of"],
+                    }
+                )
+    for hw in hardware:
+        gpu = catalog.resolve(hw.gpu)
+        per_machine = machine_cost_usd_per_hour(hw, opts.local_cost_basis)
+        wall_factor = 24.0 / hw.hours_available_per_day
+        fits_any = False
+        need = math.inf
+        for k in range(1, hw.machines + 1):
+            est = run(
+                gpu,
+                k * hw.gpus_per_machine,
+                hw.gpus_per_machine,
+                hw.interconnect.value,
+                hw.fabric.value,
+                None,
+            )
+            need = min(need, est.memory_per_gpu_gib)
+            if not est.fits:
+                continue
+            fits_any = True
+            rows.append(
+                {
+                    "kind": "local",
+                    "provider": "owned",
+                    "region": "on-prem",
+                    "instance_type": hw.name,
+                    "gpu_model": gpu.name,
+                    "gpus_per_instance": hw.gpus_per_machine,
+                    "instances": k,
+                    "gpus": k * hw.gpus_per_machine,
+                    "purchase_option": f"owned-{opts.local_cost_basis}",
+                    "price_usd_per_hour": k * per_machine,
+                    "job_hours": est.wall_hours,
+                    "base_job_hours": est.wall_hours,
+                    "wall_factor": wall_factor,
+                    "capacity_hours": math.inf,
+                    "quota_group": f"owned:{hw.name}",
+                    "quota_instances": hw.machines,
+                    "max_gangs": max(hw.machines // k, 1),
+                    "memory_per_gpu_gib": est.memory_per_gpu_gib,
+                    "gpu_memory_gib": gpu.memory_gib,
+                    "strategy": _strategy_text(est),
+                    "interconnect": hw.interconnect.value,
+                    "fabric": hw.fabric.value,
+                    "spot_slowdown": 1.0,
+                    "interruption_pct": 0.0,
+                    "checkpoint_gib": est.checkpoint_gib,
+                    "source": hw.source,
+                    "as_of": "",
+                }
+            )
+        if not fits_any:
+            exclusions.append(
+                Exclusion(
+                    "memory", "owned", hw.name, gpu.name, "does not fit", gpu.memory_gib, need
+                )
+            )
+    table = pd.DataFrame(rows, columns=list(CANDIDATE_COLUMNS))
+    return CandidateSet(table=table, exclusions=tuple(exclusions), estimates_evaluated=len(cache))
+
+
+def prune_dominated(
+    cands: pd.DataFrame, *, by: Sequence[str] = ("kind", "purchase_option", "gpu_model", "provider")
+) -> pd.DataFrame:
+    """Keep, within each ``by`` group, the configurations no other beats on both time and cost.
+
+    A configuration is dominated when another in its group finishes the job no later (wall hours)
+    and for no more money; replacing it never worsens any plan of the sequential model, and the
+    groups keep the attributes the plan variants constrain on (spot, owned, GPU model, provider).
+    """
+    if cands.empty:
+        return cands
+    df = cands.assign(
+        _wall=cands["job_hours"] * cands["wall_factor"],
+        _cost=cands["job_hours"] * cands["price_usd_per_hour"],
+    )
+    keep: list[Any] = []
+    for _, part in df.groupby(list(by), sort=False):
+        ordered = part.sort_values(["_wall", "_cost"], kind="stable")
+        best = np.inf
+        for idx, cost in zip(ordered.index, ordered["_cost"], strict=True):
+            if cost < best - 1e-9:
+                keep.append(idx)
+                best = cost
+    return cands.loc[sorted(keep)]
+
+
+def group_exclusions(exclusions: Sequence[Exclusion]) -> list[str]:
+    """Human lines: memory misfits grouped by GPU, spot-risk exclusions counted."""
+    lines: list[str] = []
+    memory = [e for e in exclusions if e.reason == "memory"]
+    if memory:
+        by_gpu: dict[str, tuple[float, float]] = {}
+        for e in memory:
+            by_gpu[e.gpu_model] = (e.gpu_memory_gib, e.need_gib)
+        order = sorted(by_gpu, key=lambda g: by_gpu[g][0])
+        top_mem = max(m for m, _ in by_gpu.values())
+        need = min(n for _, n in by_gpu.values())
+        lines.append(
+            f"{', '.join(order)}: {top_mem:g} GiB or less per GPU < {need:.1f} GiB needed at best "
+            f"(largest gang and most sharding tried)"
+        )
+    risky = [e for e in exclusions if e.reason == "spot-risk"]
+    if risky:
+        lines.append(f"{len(risky)} spot offers: interruption rate above --max-interruption")
+    return lines

@@ -1,0 +1,437 @@
+"""Plans: solve the quote model for meaningfully different goals and read the answers back.
+
+Variants, in order: the cheapest plan; the cheapest without spot risk; the fastest within a
+budget (the user's, else 25% above the cheapest); the cheapest on owned hardware; then the
+cheapest on each GPU model not used so far.  Identical plans are shown once.
+
+Infeasibility is an answer: :func:`explain_infeasible` finds the fastest plan and, with a budget,
+the best plan the budget buys, and says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import pandas as pd
+
+from planner.errors import InfeasibleError
+from planner.optimize.model import ModelInputs, Solution, build_model, solve
+from planner.optimize.spot import DEFAULT_RESTART_HOURS, SpotModel, checkpoint_hours
+
+# Checkpoint egress when a plan switches configuration: AWS internet egress, first 10 TB/month
+# tier, $0.09/GB (cost-facts.md s3.5).  Within one provider the move is free; we charge every
+# switch, which errs on the side of cost.
+EGRESS_USD_PER_GB = 0.09
+GIB_TO_GB = 1.073741824
+# One switch: save the checkpoint, start the next configuration, reload (minutes each).
+SWITCH_HOURS = 0.25
+FASTEST_BUDGET_FACTOR = 1.25
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One configuration used by a plan (a phase of a sequential mix, or gangs of a parallel one)."""
+
+    kind: str
+    provider: str
+    region: str
+    instance_type: str
+    gpu_model: str
+    gpus_per_instance: int
+    instances: int
+    purchase_option: str
+    hours: float  # running hours (instance-gang hours; for parallel plans summed over gangs)
+    wall_hours: float  # wall-clock span of this item
+    cost_usd: float
+    work_fraction: float
+    gangs: int = 1
+    pieces: int = 0
+    memory_per_gpu_gib: float = 0.0
+    gpu_memory_gib: float = 0.0
+    strategy: str = ""
+    price_usd_per_hour: float = 0.0
+    spot_slowdown: float = 1.0
+    interruption_pct: float = 0.0
+    checkpoint_gib: float = 0.0
+
+    @property
+    def gpus(self) -> int:
+        return self.gpus_per_instance * self.instances * self.gangs
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.gpus_per_instance * self.instances * self.hours
+
+
+@dataclass(frozen=True)
+class Risk:
+    spot_share: float  # share of the cost on spot capacity
+    expected_interruptions: float
+    p_meet_deadline: float
+    slack_hours: float
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    label: str
+    items: tuple[PlanItem, ...]
+    switch_cost_usd: float
+    switches: int
+    total_cost_usd: float
+    wall_hours: float
+    deadline_hours: float
+    risk: Risk
+    solve_seconds: float = 0.0
+
+    @property
+    def gpu_hours(self) -> float:
+        return sum(i.gpu_hours for i in self.items)
+
+    @property
+    def cost_per_gpu_hour(self) -> float:
+        return self.total_cost_usd / self.gpu_hours if self.gpu_hours else math.nan
+
+    @property
+    def memory_per_gpu_gib(self) -> float:
+        return max((i.memory_per_gpu_gib for i in self.items), default=0.0)
+
+    @property
+    def uses_spot(self) -> bool:
+        return any(i.purchase_option == "spot" for i in self.items)
+
+    def signature(self) -> tuple[Any, ...]:
+        return tuple(
+            sorted(
+                (i.provider, i.region, i.instance_type, i.instances, i.purchase_option, i.gangs)
+                for i in self.items
+            )
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "total_cost_usd": self.total_cost_usd,
+            "wall_hours": self.wall_hours,
+            "gpu_hours": self.gpu_hours,
+            "cost_per_gpu_hour_usd": self.cost_per_gpu_hour,
+            "memory_per_gpu_gib": self.memory_per_gpu_gib,
+            "switches": self.switches,
+            "switch_cost_usd": self.switch_cost_usd,
+            "items": [{**asdict(i), "gpus": i.gpus, "gpu_hours": i.gpu_hours} for i in self.items],
+            "risk": asdict(self.risk),
+        }
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    deadline_hours: float
+    budget_usd: float | None = None
+    pieces: int = 1
+    top: int = 5
+    max_phases: int = 3
+
+
+Solver = Callable[[], Any] | None
+
+
+def _inputs(req: PlanRequest, cands: pd.DataFrame, **changes: Any) -> ModelInputs:
+    ckpt_gib = float(cands["checkpoint_gib"].max()) if len(cands) else 0.0
+    base = ModelInputs(
+        deadline_hours=req.deadline_hours,
+        budget_usd=req.budget_usd,
+        pieces=req.pieces,
+        max_phases=req.max_phases,
+        switch_hours=SWITCH_HOURS + 2 * checkpoint_hours(ckpt_gib),
+        switch_usd=ckpt_gib * GIB_TO_GB * EGRESS_USD_PER_GB,
+    )
+    return replace(base, **changes)
+
+
+def solve_plan(
+    cands: pd.DataFrame, inputs: ModelInputs, label: str, solver: Any | None = None
+) -> Plan:
+    """Build, solve and read back one plan (raises InfeasibleError)."""
+    if cands.empty:
+        raise InfeasibleError("no configuration can run this workload")
+    if inputs.pieces > 1 and inputs.objective == "time":
+        return _fastest_parallel(cands, inputs, label, solver)
+    model = build_model(cands, inputs)
+    solution = solve(model, solver)
+    return read_plan(cands, inputs, solution, label)
+
+
+def read_plan(cands: pd.DataFrame, inputs: ModelInputs, sol: Solution, label: str) -> Plan:
+    """Turn variable values into a Plan with costs, wall time and risk."""
+    items: list[PlanItem] = []
+    if inputs.pieces <= 1:
+        for cid, hours in sol.hours.items():
+            row = cands.loc[cid]
+            items.append(
+                _item(
+                    row,
+                    hours=hours,
+                    wall=hours * float(row["wall_factor"]),
+                    work=hours / float(row["job_hours"]),
+                )
+            )
+        switches = max(len(items) - 1, 0)
+        wall = sum(i.wall_hours for i in items) + inputs.switch_hours * switches
+        switch_cost = inputs.switch_usd * switches
+    else:
+        for cid, n in sol.pieces.items():
+            row = cands.loc[cid]
+            m = sol.gangs[cid]
+            q = float(row["job_hours"]) / inputs.pieces
+            span = math.ceil(n / m) * q * float(row["wall_factor"])
+            items.append(
+                _item(row, hours=n * q, wall=span, work=n / inputs.pieces, gangs=m, pieces=n)
+            )
+        switches, switch_cost = 0, 0.0
+        wall = max((i.wall_hours for i in items), default=0.0)
+    total = sum(i.cost_usd for i in items) + switch_cost
+    risk = _risk(items, inputs, wall, sequential=inputs.pieces <= 1)
+    return Plan(
+        label=label,
+        items=tuple(sorted(items, key=lambda i: (i.purchase_option != "spot", -i.hours))),
+        switch_cost_usd=switch_cost,
+        switches=switches,
+        total_cost_usd=total,
+        wall_hours=wall,
+        deadline_hours=inputs.deadline_hours,
+        risk=risk,
+        solve_seconds=sol.solve_seconds,
+    )
+
+
+def _item(
+    row: pd.Series, *, hours: float, wall: float, work: float, gangs: int = 1, pieces: int = 0
+) -> PlanItem:
+    price = float(row["price_usd_per_hour"])
+    return PlanItem(
+        kind=str(row["kind"]),
+        provider=str(row["provider"]),
+        region=str(row["region"]),
+        instance_type=str(row["instance_type"]),
+        gpu_model=str(row["gpu_model"]),
+        gpus_per_instance=int(row["gpus_per_instance"]),
+        instances=int(row["instances"]),
+        purchase_option=str(row["purchase_option"]),
+        hours=hours,
+        wall_hours=wall,
+        cost_usd=price * hours,
+        work_fraction=work,
+        gangs=gangs,
+        pieces=pieces,
+        memory_per_gpu_gib=float(row["memory_per_gpu_gib"]),
+        gpu_memory_gib=float(row["gpu_memory_gib"]),
+        strategy=str(row["strategy"]),
+        price_usd_per_hour=price,
+        spot_slowdown=float(row["spot_slowdown"]),
+        interruption_pct=float(row["interruption_pct"]),
+        checkpoint_gib=float(row["checkpoint_gib"]),
+    )
+
+
+def _risk(items: list[PlanItem], inputs: ModelInputs, wall: float, *, sequential: bool) -> Risk:
+    total = sum(i.cost_usd for i in items) or 1.0
+    spot = [i for i in items if i.purchase_option == "spot"]
+    slack = inputs.deadline_hours - wall
+    if not spot:
+        return Risk(0.0, 0.0, 1.0 if slack >= -1e-6 else 0.0, slack)
+    p_meet, expected = 1.0, 0.0
+    notes: list[str] = []
+    for item in spot:
+        useful = item.hours / item.spot_slowdown  # running hours without interruptions
+        # Slack left to this item's interruptions: the deadline minus everything else in the plan
+        # and minus the item's own uninterrupted span.
+        others = (wall - item.wall_hours) if sequential else 0.0
+        own_slack = inputs.deadline_hours - others - item.wall_hours / item.spot_slowdown
+        model = SpotModel(
+            item.interruption_pct,
+            item.instances * item.gangs,
+            checkpoint_hours(item.checkpoint_gib),
+            DEFAULT_RESTART_HOURS,
+        )
+        p_meet *= model.p_meet(useful, own_slack)
+        expected += model.expected_interruptions(useful)
+        notes.append(
+            f"{item.instance_type} spot: {item.interruption_pct:g}%/month interruption rate, "
+            f"expected slowdown {item.spot_slowdown:.3f}x, checkpoint every "
+            f"{model.checkpoint_interval_hours:.1f} h, {model.restart_hours * 60:.0f} min per restart"
+        )
+    return Risk(sum(i.cost_usd for i in spot) / total, expected, p_meet, slack, tuple(notes))
+
+
+def _fastest_parallel(
+    cands: pd.DataFrame, inputs: ModelInputs, label: str, solver: Any | None
+) -> Plan:
+    """Bisect the deadline of the parallel cost model to find its fastest feasible plan."""
+    pieces = inputs.pieces
+    spans = (cands["job_hours"] / pieces * cands["wall_factor"]).to_numpy()
+    lo, hi = float(spans.min()) * 0.999, float(spans.max()) * pieces * 1.001
+    best: Plan | None = None
+    for _ in range(40):
+        mid = math.sqrt(lo * hi)
+        try:
+            plan = solve_plan(
+                cands, replace(inputs, deadline_hours=mid, objective="cost"), label, solver
+            )
+        except InfeasibleError:
+            lo = mid
+            continue
+        best, hi = plan, min(mid, plan.wall_hours * 1.0001)
+        if hi / lo < 1.01:
+            break
+    if best is None:
+        raise InfeasibleError("no plan satisfies the constraints")
+    return replace(
+        best,
+        deadline_hours=inputs.deadline_hours,
+        risk=replace(best.risk, slack_hours=inputs.deadline_hours - best.wall_hours),
+    )
+
+
+@dataclass(frozen=True)
+class PlanSet:
+    plans: tuple[Plan, ...]
+    frontier: tuple[tuple[float, float], ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+
+def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Any | None = None) -> PlanSet:
+    """The ranked, distinct plans for ``cands`` (raises InfeasibleError with an explanation)."""
+    base = _inputs(req, cands)
+    try:
+        cheapest = solve_plan(cands, base, "cheapest", solver)
+    except InfeasibleError as e:
+        raise explain_infeasible(cands, req, solver) from e
+    plans = [cheapest]
+    seen = {cheapest.signature()}
+
+    def add(plan: Plan | None) -> None:
+        if plan is not None and plan.signature() not in seen:
+            seen.add(plan.signature())
+            plans.append(plan)
+
+    def attempt(sub: pd.DataFrame, inputs: ModelInputs, label: str) -> Plan | None:
+        if sub.empty:
+            return None
+        try:
+            return solve_plan(sub, inputs, label, solver)
+        except InfeasibleError:
+            return None
+
+    if cheapest.uses_spot:
+        add(attempt(cands[cands["purchase_option"] != "spot"], base, "cheapest without spot"))
+    budget = (
+        req.budget_usd
+        if req.budget_usd is not None
+        else cheapest.total_cost_usd * FASTEST_BUDGET_FACTOR
+    )
+    fastest = attempt(
+        cands, replace(base, objective="time", budget_usd=budget), "fastest within budget"
+    )
+    if fastest is not None and fastest.wall_hours <= req.deadline_hours + 1e-6:
+        add(replace(fastest, label=f"fastest within ${budget:,.0f}"))
+    if (cands["kind"] == "local").any() and not any(i.kind == "local" for i in cheapest.items):
+        add(attempt(cands, replace(base, must_use_local=True), "cheapest using owned hardware"))
+    if any(i.kind == "local" for i in cheapest.items):
+        add(attempt(cands[cands["kind"] != "local"], base, "cheapest cloud-only"))
+    used_gpus = {i.gpu_model for p in plans for i in p.items}
+    for gpu in _gpus_by_cheapest(cands):
+        if len(plans) >= req.top:
+            break
+        if gpu in used_gpus:
+            continue
+        plan = attempt(cands[cands["gpu_model"] == gpu], base, f"cheapest on {gpu}")
+        add(plan)
+        used_gpus.add(gpu)
+    ranked = sorted(plans[: req.top], key=lambda p: (p.total_cost_usd, p.wall_hours))
+    return PlanSet(plans=tuple(ranked))
+
+
+def _gpus_by_cheapest(cands: pd.DataFrame) -> list[str]:
+    cost = cands["job_hours"] * cands["price_usd_per_hour"]
+    return [str(g) for g in cost.groupby(cands["gpu_model"]).min().sort_values().index]
+
+
+def explain_infeasible(
+    cands: pd.DataFrame, req: PlanRequest, solver: Any | None = None
+) -> InfeasibleError:
+    """An InfeasibleError that names the fastest plan and what the budget would buy."""
+    if cands.empty:
+        return InfeasibleError(
+            "no configuration can run this workload",
+            hint="see the excluded offers above: a bigger GPU, LoRA/QLoRA or more GPUs may make it fit",
+        )
+    base = _inputs(req, cands)
+    parts = [f"a {req.deadline_hours:g} h deadline cannot be met"]
+    try:
+        fastest = solve_plan(
+            cands, replace(base, objective="time", budget_usd=None), "fastest", solver
+        )
+        parts.append(
+            f"the fastest plan takes {fastest.wall_hours:,.1f} h ({_summary(fastest)}, ${fastest.total_cost_usd:,.0f})"
+        )
+        if req.budget_usd is not None and fastest.total_cost_usd > req.budget_usd:
+            parts[0] = (
+                f"a {req.deadline_hours:g} h deadline with a ${req.budget_usd:,.0f} budget cannot be met"
+            )
+            within = solve_plan(
+                cands, replace(base, objective="time"), "fastest within budget", solver
+            )
+            parts.append(
+                f"with --budget {req.budget_usd:g} the fastest is {within.wall_hours:,.1f} h "
+                f"({_summary(within)}, ${within.total_cost_usd:,.0f})"
+            )
+    except InfeasibleError:
+        if req.budget_usd is not None:
+            parts.append(f"no plan fits a ${req.budget_usd:,.0f} budget at any deadline")
+    return InfeasibleError(
+        "; ".join(parts), hint="relax --deadline or --budget, or allow more providers/GPUs"
+    )
+
+
+def _summary(plan: Plan) -> str:
+    return " then ".join(
+        f"{i.instances * i.gangs} x {i.instance_type} ({i.gpus} x {i.gpu_model}, {i.purchase_option})"
+        for i in plan.items
+    )
+
+
+def frontier(
+    cands: pd.DataFrame, req: PlanRequest, solver: Any | None = None, points: int = 12
+) -> tuple[tuple[float, float], ...]:
+    """(deadline_hours, cheapest total cost) pairs from the fastest plan to well past the deadline."""
+    base = _inputs(req, cands)
+    try:
+        fastest = solve_plan(
+            cands, replace(base, objective="time", budget_usd=None), "fastest", solver
+        )
+    except InfeasibleError:
+        return ()
+    try:
+        relaxed = solve_plan(
+            cands, replace(base, deadline_hours=1e7, budget_usd=None), "cheapest", solver
+        )
+        hi = max(relaxed.wall_hours, req.deadline_hours) * 1.05
+    except InfeasibleError:
+        hi = req.deadline_hours * 4
+    lo = fastest.wall_hours * 1.0001
+    out: list[tuple[float, float]] = []
+    for k in range(points):
+        deadline = lo * (hi / lo) ** (k / max(points - 1, 1))
+        try:
+            plan = solve_plan(
+                cands, replace(base, deadline_hours=deadline, budget_usd=None), "frontier", solver
+            )
+        except InfeasibleError:
+            continue
+        if out and plan.total_cost_usd >= out[-1][1] - 1e-6:
+            continue  # a later deadline that saves nothing adds no point to the frontier
+        out.append((deadline, plan.total_cost_usd))
+    return tuple(out)

@@ -1,0 +1,202 @@
+"""The quote MILP against brute force on small random candidate sets, plus its invariants."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner.errors import InfeasibleError
+from planner.optimize.model import ModelInputs, build_model, solve
+from planner.optimize.plans import read_plan
+
+TAU, SIGMA = 0.5, 3.0  # switch time (h) and switch cost ($) used in these tests
+
+
+def cands_frame(rows: list[dict[str, float]]) -> pd.DataFrame:
+    base = {
+        "kind": "cloud", "provider": "p", "region": "r", "instance_type": "i", "gpu_model": "H100",
+        "gpus_per_instance": 8, "instances": 1, "purchase_option": "on-demand", "capacity_hours": math.inf,
+        "quota_group": "g", "quota_instances": math.inf, "max_gangs": 4, "memory_per_gpu_gib": 10.0,
+        "gpu_memory_gib": 80.0, "strategy": "dp", "spot_slowdown": 1.0, "interruption_pct": 0.0,
+        "checkpoint_gib": 1.0, "wall_factor": 1.0,
+    }  # fmt: skip
+    return pd.DataFrame([{**base, "instance_type": f"i{k}", **r} for k, r in enumerate(rows)])
+
+
+def brute_sequential(df: pd.DataFrame, deadline: float, budget: float | None) -> float:
+    """Cheapest cost over single configurations and two-phase mixes (an optimal LP vertex uses at
+    most two configurations: two constraints, work and deadline, without a budget)."""
+    best = math.inf
+    pts = [
+        (r.price_usd_per_hour * r.job_hours, r.wall_factor * r.job_hours) for r in df.itertuples()
+    ]
+    for cost, wall in pts:
+        if wall <= deadline + 1e-9 and (budget is None or cost <= budget + 1e-9):
+            best = min(best, cost)
+    for (kc, wc), (kd, wd) in itertools.permutations(pts, 2):
+        # x = share of the work on the first; wall(x) = TAU + wd + x (wc - wd) <= deadline
+        lo, hi = 0.0, 1.0
+        slope, rest = wc - wd, deadline - TAU - wd
+        if abs(slope) < 1e-12:
+            if rest < -1e-9:
+                continue
+        elif slope > 0:
+            hi = min(hi, rest / slope)
+        else:
+            lo = max(lo, rest / slope)
+        if lo > hi + 1e-12:
+            continue
+        for x in (lo, hi):
+            cost = SIGMA + kd + x * (kc - kd)
+            if budget is None or cost <= budget + 1e-9:
+                best = min(best, cost)
+    return best
+
+
+def milp_cost(
+    df: pd.DataFrame, deadline: float, budget: float | None = None, **kw: object
+) -> float:
+    inputs = ModelInputs(
+        deadline_hours=deadline, budget_usd=budget, switch_hours=TAU, switch_usd=SIGMA, **kw
+    )  # type: ignore[arg-type]
+    model = build_model(df, inputs)
+    try:
+        sol = solve(model)
+    except InfeasibleError:
+        return math.inf
+    return read_plan(df, inputs, sol, "t").total_cost_usd
+
+
+config = st.fixed_dictionaries(
+    {
+        "price_usd_per_hour": st.floats(1, 100),
+        "job_hours": st.floats(1, 100),
+        "wall_factor": st.sampled_from([1.0, 1.0, 2.0]),
+    }
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(config, min_size=1, max_size=5), deadline=st.floats(2, 150))
+def test_sequential_matches_brute_force(rows: list[dict[str, float]], deadline: float) -> None:
+    df = cands_frame(rows)
+    expected = brute_sequential(df, deadline, None)
+    got = milp_cost(df, deadline)
+    if math.isinf(expected):
+        assert math.isinf(got)
+    else:
+        assert got == pytest.approx(expected, rel=1e-5, abs=1e-4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(config, min_size=1, max_size=5),
+    deadline=st.floats(2, 150),
+    extra=st.floats(0, 100),
+)
+def test_later_deadline_never_costs_more(
+    rows: list[dict[str, float]], deadline: float, extra: float
+) -> None:
+    df = cands_frame(rows)
+    assert milp_cost(df, deadline + extra) <= milp_cost(df, deadline) + 1e-6
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(config, min_size=1, max_size=4), new=config, deadline=st.floats(2, 150))
+def test_adding_an_offer_never_raises_the_cheapest_cost(
+    rows: list[dict[str, float]], new: dict[str, float], deadline: float
+) -> None:
+    assert (
+        milp_cost(cands_frame([*rows, new]), deadline)
+        <= milp_cost(cands_frame(rows), deadline) + 1e-6
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(config, min_size=1, max_size=5),
+    deadline=st.floats(2, 150),
+    budget=st.floats(10, 3000),
+)
+def test_budget_is_never_exceeded(
+    rows: list[dict[str, float]], deadline: float, budget: float
+) -> None:
+    df = cands_frame(rows)
+    got = milp_cost(df, deadline, budget)
+    assert got <= budget + 1e-6 or math.isinf(got)
+    assert got == pytest.approx(brute_sequential(df, deadline, budget), rel=1e-5, abs=1e-4) or (
+        math.isinf(got) and math.isinf(brute_sequential(df, deadline, budget))
+    )
+
+
+def test_sequential_mix_beats_either_pure_plan() -> None:
+    # Owned GPUs are cheap but too slow alone; cloud is fast but dear.  Start on owned, finish in cloud.
+    df = cands_frame(
+        [
+            {"kind": "local", "price_usd_per_hour": 2.0, "job_hours": 40.0},
+            {"price_usd_per_hour": 40.0, "job_hours": 10.0},
+        ]
+    )
+    deadline = 25.0
+    cost = milp_cost(df, deadline)
+    pure_cloud = 40.0 * 10.0
+    assert cost < pure_cloud
+    assert math.isinf(milp_cost(df.iloc[[0]], deadline))  # owned alone misses the deadline
+    # hand check: x on local, 40x + 10(1-x) + TAU = 25 -> x = 14.5/30
+    x = (deadline - TAU - 10.0) / 30.0
+    assert cost == pytest.approx(SIGMA + 2.0 * 40.0 * x + 40.0 * 10.0 * (1 - x))
+
+
+def brute_parallel(df: pd.DataFrame, pieces: int, deadline: float) -> float:
+    best = math.inf
+    q = [r.job_hours / pieces for r in df.itertuples()]
+    for split in itertools.product(range(pieces + 1), repeat=len(df)):
+        if sum(split) != pieces:
+            continue
+        ok = True
+        for k, n in enumerate(split):
+            if n == 0:
+                continue
+            # the fewest gangs that finish n pieces in time
+            per_gang = math.floor(deadline / (df.wall_factor.iloc[k] * q[k]) + 1e-9)
+            if per_gang == 0 or math.ceil(n / per_gang) > df.max_gangs.iloc[k]:
+                ok = False
+        if ok:
+            best = min(
+                best, sum(n * q[k] * df.price_usd_per_hour.iloc[k] for k, n in enumerate(split))
+            )
+    return best
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries(
+            {
+                "price_usd_per_hour": st.floats(1, 50),
+                "job_hours": st.floats(4, 80),
+                "max_gangs": st.integers(1, 3),
+            }
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    pieces=st.integers(2, 5),
+    deadline=st.floats(1, 60),
+)
+def test_parallel_matches_brute_force(
+    rows: list[dict[str, float]], pieces: int, deadline: float
+) -> None:
+    df = cands_frame(rows)
+    df["quota_group"] = [f"g{k}" for k in range(len(df))]
+    expected = brute_parallel(df, pieces, deadline)
+    got = milp_cost(df, deadline, pieces=pieces)
+    if math.isinf(expected):
+        assert math.isinf(got)
+    else:
+        assert got == pytest.approx(expected, rel=1e-6, abs=1e-6)
