@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -21,7 +21,12 @@ from planner.catalog.query import (
     sort_offers,
 )
 from planner.hardware import GpuSpec, load_gpu_catalog, resolve_gpu
+from planner.onprem import HardwareSpec, load_budget, load_hardware
 from planner.schema import Interconnect, PurchaseOption
+from planner.tco import TcoResult
+
+if TYPE_CHECKING:
+    from planner.optimize.budget import BudgetReport
 
 __all__ = [
     "GpuSpec",
@@ -30,11 +35,14 @@ __all__ = [
     "OfferFilter",
     "OffersResult",
     "PurchaseOption",
+    "budget",
     "gpus",
+    "load_hardware",
     "load_offer_book",
     "load_offers",
     "offers",
     "resolve_gpu",
+    "tco",
 ]
 
 
@@ -88,3 +96,65 @@ def gpus(
         record["cheapest_on_demand_usd_per_gpu_hour"] = cheapest.get(gpu.name)
         records.append(record)
     return records
+
+
+# --- owned hardware: TCO and budgets (issue 6) -------------------------------------------------
+
+
+def tco(
+    hardware: str | HardwareSpec,
+    *,
+    utilization: float = 1.0,
+    years: float | None = None,
+    compare_gpu: str | None = None,
+    offers_files: Sequence[str | Path] = (),
+    snapshot_dir: str | Path | None = None,
+    with_cloud: bool = True,
+    any_interconnect: bool = False,
+) -> TcoResult:
+    """Total cost of owning ``hardware`` (a hardware file path or bundled name) and its breakeven
+    against the cheapest cloud capacity in the newest snapshot (plus private CSVs).
+
+    >>> from planner.api import tco
+    >>> round(tco("8xh100-hgx", with_cloud=False).usd_per_gpu_hour, 2)  # doctest: +SKIP
+    2.05
+    """
+    from dataclasses import replace
+
+    from planner.tco import tco as compute_tco
+
+    hw = hardware if isinstance(hardware, HardwareSpec) else load_hardware(hardware)
+    book = load_offer_book(offers_files, snapshot_dir=snapshot_dir) if with_cloud else None
+    result = compute_tco(
+        hw,
+        utilization=utilization,
+        years=years,
+        offers=book.offers if book is not None else None,
+        compare_gpu=compare_gpu,
+        any_interconnect=any_interconnect,
+    )
+    if book is not None:
+        result = replace(result, offers_as_of=book.as_of, offers_source=book.source_text)
+    return result
+
+
+def budget(
+    budget_file: str,
+    *,
+    sensitivity: bool = True,
+    time_limit_s: float = 60.0,
+) -> BudgetReport:
+    """The cheapest mix of owned servers, commitments, on-demand and spot for a budget file
+    (path or bundled name), with the pure strategies and a sensitivity table.
+
+    >>> from planner.api import budget
+    >>> budget("2027-ml-platform", sensitivity=False).plan.total_usd  # doctest: +SKIP
+    """
+    from planner.optimize.budget import budget_report, check_time_limit, default_solver
+
+    check_time_limit(time_limit_s)
+    return budget_report(
+        load_budget(budget_file),
+        solver=lambda: default_solver(time_limit_s),
+        sensitivity=sensitivity,
+    )

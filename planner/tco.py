@@ -193,6 +193,8 @@ class TcoResult:
     comparisons: tuple[CloudComparison, ...]
     cumulative: tuple[CumulativePoint, ...]
     compare_gpu: str
+    offers_as_of: str = ""  # set by the caller that loaded the offers
+    offers_source: str = ""
 
     def to_record(self) -> dict[str, Any]:
         """The JSON shape of ``planner tco --format json``."""
@@ -216,6 +218,9 @@ class TcoResult:
                 {"month": p.month, "owned": p.owned_usd, **p.cloud_usd} for p in self.cumulative
             ],
             "source": hw.source,
+            "offers": {"as_of": self.offers_as_of, "source": self.offers_source}
+            if self.offers_source
+            else None,
         }
 
 

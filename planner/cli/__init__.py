@@ -44,8 +44,10 @@ def main(verbose: int) -> None:
 def _register() -> None:
     # Explicit registry of command modules (no string-based discovery).
     from planner.cli import offers
+    from planner.cli import tco as tco_commands
 
     offers.register(main)
+    tco_commands.register(main)
 
 
 _register()

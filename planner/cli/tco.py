@@ -1,0 +1,124 @@
+"""`planner tco` and `planner budget`."""
+
+from __future__ import annotations
+
+import click
+
+from planner import api
+from planner.currency import USD, load_fx_rates
+from planner.reports.tables import FORMATS
+from planner.reports.tco import render_budget, render_tco
+
+
+def _check_currency(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    load_fx_rates().rate(value, key_path="--currency")  # raises UnknownNameError with suggestions
+    return value.upper()
+
+
+_currency_option = click.option(
+    "--currency",
+    default=USD,
+    show_default=True,
+    callback=_check_currency,
+    help="Show money in this currency (bundled, dated ECB rate table).",
+)
+
+
+@click.command("tco")
+@click.option(
+    "--hardware", required=True, help="Hardware file (YAML path) or bundled name, e.g. 8xh100-hgx."
+)
+@click.option(
+    "--utilization",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Share of available GPU-hours doing useful work, in (0, 1].",
+)
+@click.option(
+    "--years", type=float, default=None, help="Horizon in years [default: the hardware lifetime]."
+)
+@click.option(
+    "--compare-gpu", default=None, help="Cloud GPU to compare with [default: the same model]."
+)
+@click.option(
+    "--offers",
+    "offers_files",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Private price CSV in the common offer schema (repeatable).",
+)
+@click.option(
+    "--snapshot-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Use exactly this snapshot.",
+)
+@click.option("--no-cloud", is_flag=True, help="Skip the cloud comparison.")
+@click.option(
+    "--any-interconnect", is_flag=True, help="Compare with cloud instances of any GPU link."
+)
+@_currency_option
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def tco_command(
+    hardware: str,
+    utilization: float,
+    years: float | None,
+    compare_gpu: str | None,
+    offers_files: tuple[str, ...],
+    snapshot_dir: str | None,
+    no_cloud: bool,
+    any_interconnect: bool,
+    currency: str,
+    fmt: str,
+) -> None:
+    """Total cost of owning GPU hardware, and when it beats renting.
+
+    Yearly cost by category (depreciation, financing, power, colocation, support, staff), cost per
+    GPU-hour and per useful GPU-hour, and the breakeven utilization and month against the cheapest
+    cloud capacity (on-demand, spot, 1- and 3-year reserved) in the price snapshot.
+
+    Example: planner tco --hardware scenarios/hardware/8xh100-hgx.yaml --utilization 0.6 --years 4
+    """
+    result = api.tco(
+        hardware,
+        utilization=utilization,
+        years=years,
+        compare_gpu=compare_gpu,
+        offers_files=offers_files,
+        snapshot_dir=snapshot_dir,
+        with_cloud=not no_cloud,
+        any_interconnect=any_interconnect,
+    )
+    click.echo(render_tco(result, fmt, currency=currency), nl=False)
+
+
+@click.command("budget")
+@click.argument("budget_file")
+@click.option(
+    "--no-sensitivity", is_flag=True, help="Skip the sensitivity table (one solve instead of many)."
+)
+@click.option(
+    "--time-limit", type=float, default=60.0, show_default=True, help="Seconds per MILP solve."
+)
+@_currency_option
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def budget_command(
+    budget_file: str, no_sensitivity: bool, time_limit: float, currency: str, fmt: str
+) -> None:
+    """Cheapest mix of owned servers, commitments, on-demand and spot over a planning horizon.
+
+    Solves a MILP over the months of the budget file and shows the plan month by month, the pure
+    strategies (all on-demand, all reserved, all owned) next to the optimal mix, and how the
+    choice moves with utilization, electricity price and the cloud discount.
+
+    Example: planner budget scenarios/budgets/2027-ml-platform.yaml
+    """
+    report = api.budget(budget_file, sensitivity=not no_sensitivity, time_limit_s=time_limit)
+    click.echo(render_budget(report, fmt, currency=currency), nl=False)
+
+
+def register(group: click.Group) -> None:
+    """Add this module's commands to ``group``."""
+    group.add_command(tco_command)
+    group.add_command(budget_command)

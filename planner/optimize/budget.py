@@ -1,0 +1,622 @@
+"""Budget planning: the cheapest mix of owned servers, commitments, on-demand and spot.
+
+Three steps: :func:`build_budget_model` (pure: the MILP and an index from variables back to the
+options), :func:`solve_model` (solver passed in, status checked) and :func:`read_plan` (the answer
+as frozen dataclasses).  :func:`budget_report` adds the pure strategies and a sensitivity table.
+
+The MILP, for GPU classes ``c``, months ``t = 0..T-1`` and ``H = 730`` hours a month::
+
+    variables
+      od[c,t], sp[c,t] >= 0        on-demand and spot GPU-hours
+      y[c,k,s] in Z>=0             GPUs committed under commitment k starting in month s
+      x[c,b,s] in Z>=0             machines of buy option b ordered in month s (s + lead_b < T)
+      z[w,t] >= 0                  GPU-hours of workload w run in month t (its window only)
+
+    minimise  sum od*p_od + sp*p_spot
+            + sum y[c,k,s] * p_k * H * term_k                      (full term, even past T)
+            + sum x[c,b,s] * (capex_b - residual_b(s) + run_b * months_in_service_b(s))
+            + sum owned fleets' running costs over T               (a constant: capex is sunk)
+
+    subject to, for every c, t:
+      owned_cap[c,t] + H * sum_{active k,s} y + sum_{in service b,s} x * g_b * H * a_b * u_b
+        + od[c,t] + sp[c,t]  >=  D[c,t] + sum_{w in c} z[w,t]            (meet demand)
+      sp[c,t] <= share_c * (D[c,t] + sum_{w in c} z[w,t])                (spot cap)
+    for every workload w:  sum_t z[w,t] = gpu_hours_w                    (done by its deadline)
+    for every buy option:  sum_s x[c,b,s] <= max_machines_b              (when given)
+    sum x * capex <= capex_limit                                         (when given)
+
+``g_b`` GPUs per machine, ``a_b`` share of the day available, ``u_b`` utilization; ``run_b`` the
+monthly running cost (power, colocation, support, staff, financing) from :mod:`planner.tco`;
+``residual_b(s)`` the straight-line book value at the end of the horizon.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pulp
+
+from planner.errors import ConfigError, InfeasibleError
+from planner.onprem import (
+    HOURS_PER_MONTH,
+    BudgetSpec,
+    GpuClassPlan,
+    HardwareSpec,
+)
+from planner.tco import annual_cost
+
+ON_DEMAND = "on-demand"
+SPOT = "spot"
+RESERVED = "reserved"
+BUY = "buy"
+ALL_OPTIONS: frozenset[str] = frozenset({ON_DEMAND, SPOT, RESERVED, BUY})
+
+# Pure strategies shown next to the mix.  "all owned" may use on-demand before the first
+# delivery (nothing can be owned earlier); existing fleets count in every strategy.
+PURE_STRATEGIES: dict[str, frozenset[str]] = {
+    "all on-demand": frozenset({ON_DEMAND}),
+    "all reserved": frozenset({RESERVED}),
+    "all owned": frozenset({BUY}),
+}
+
+
+# ----------------------------------------------------------------------------- build
+
+
+def _var(
+    prob: pulp.LpProblem, name: str, upper: float | None = None, *, integer: bool = False
+) -> pulp.LpVariable:
+    """A non-negative variable (``prob.add_variable`` on PuLP >= 3.3, which deprecates the old way)."""
+    cat = pulp.LpInteger if integer else pulp.LpContinuous
+    if hasattr(prob, "add_variable"):
+        return prob.add_variable(name, lowBound=0, upBound=upper, cat=cat)
+    return pulp.LpVariable(name, lowBound=0, upBound=upper, cat=cat)  # pragma: no cover
+
+
+def _month_label(start: str, t: int) -> str:
+    year, month = (int(p) for p in start.split("-"))
+    index = year * 12 + month - 1 + t
+    return f"{index // 12:04d}-{index % 12 + 1:02d}"
+
+
+def machine_gpu_hours_per_month(hw: HardwareSpec, utilization: float) -> float:
+    """Useful GPU-hours one machine gives in a month."""
+    return hw.gpus_per_machine * HOURS_PER_MONTH * hw.hours_available_per_day / 24 * utilization
+
+
+def machine_running_usd_per_month(hw: HardwareSpec, *, with_financing: bool = True) -> float:
+    """Running cost of one machine for a month (power, colocation, support, staff; financing)."""
+    cost = annual_cost(replace(hw, machines=1))
+    return (cost.running_usd + (cost.financing_usd if with_financing else 0.0)) / 12
+
+
+def residual_value_usd(hw: HardwareSpec, months_in_service: int) -> float:
+    """Straight-line book value of one machine after ``months_in_service``."""
+    life_months = hw.lifetime_years * 12
+    salvage = hw.resale_fraction * hw.capex_usd
+    return hw.capex_usd - (hw.capex_usd - salvage) * min(1.0, months_in_service / life_months)
+
+
+@dataclass(frozen=True)
+class _BuyVar:
+    cls: int
+    option: int
+    month: int
+    var: pulp.LpVariable
+    cost_usd: float  # per machine: capex - residual + running while in service
+    first_month: int  # first month in service
+    last_month: int  # last month in service (inclusive, within the horizon)
+
+
+@dataclass(frozen=True)
+class _CommitVar:
+    cls: int
+    option: int
+    month: int
+    var: pulp.LpVariable
+    last_month: int  # inclusive, within the horizon
+
+
+@dataclass
+class BudgetModel:
+    """The built MILP and the index from its variables back to the budget's options."""
+
+    spec: BudgetSpec
+    allowed: frozenset[str]
+    problem: pulp.LpProblem
+    on_demand: dict[tuple[int, int], pulp.LpVariable] = field(default_factory=dict)
+    spot: dict[tuple[int, int], pulp.LpVariable] = field(default_factory=dict)
+    buys: list[_BuyVar] = field(default_factory=list)
+    commitments: list[_CommitVar] = field(default_factory=list)
+    workload_hours: dict[tuple[int, int], pulp.LpVariable] = field(default_factory=dict)
+    fixed_cost_usd: float = 0.0  # running costs of fleets already owned
+
+
+def _owned_capacity(c: GpuClassPlan) -> float:
+    return sum(
+        machine_gpu_hours_per_month(o.hardware, o.utilization) * o.hardware.machines
+        for o in c.owned
+    )
+
+
+def _first_delivery(c: GpuClassPlan) -> int | None:
+    return min((b.lead_time_months for b in c.buy), default=None)
+
+
+def build_budget_model(spec: BudgetSpec, allowed: frozenset[str] = ALL_OPTIONS) -> BudgetModel:
+    """The MILP of the module docstring, restricted to the ``allowed`` options."""
+    T = spec.horizon_months
+    H = HOURS_PER_MONTH
+    prob = pulp.LpProblem(f"budget_{spec.name}".replace("-", "_"), pulp.LpMinimize)
+    model = BudgetModel(spec=spec, allowed=allowed, problem=prob)
+    objective: list[Any] = []
+    capex_terms: list[Any] = []
+    for ci, c in enumerate(spec.classes):
+        peak = max(c.demand_gpu_hours, default=0.0) + sum(
+            w.gpu_hours for w in spec.workloads if w.gpu == c.gpu
+        )
+        first_delivery = _first_delivery(c)
+        for t in range(T):
+            od_ok = c.on_demand_usd_per_gpu_hour is not None and (
+                ON_DEMAND in allowed
+                or (BUY in allowed and first_delivery is not None and t < first_delivery)
+            )
+            if od_ok:
+                v = _var(prob, f"od_{ci}_{t}")
+                model.on_demand[ci, t] = v
+                objective.append(v * c.on_demand_usd_per_gpu_hour)
+            if SPOT in allowed and c.spot_usd_per_gpu_hour is not None and c.spot_max_share > 0:
+                v = _var(prob, f"sp_{ci}_{t}")
+                model.spot[ci, t] = v
+                objective.append(v * c.spot_usd_per_gpu_hour)
+        if RESERVED in allowed:
+            for ki, k in enumerate(c.commitments):
+                bound = math.ceil(peak / H) + 1
+                for s in range(T):
+                    v = _var(prob, f"y_{ci}_{ki}_{s}", bound, integer=True)
+                    model.commitments.append(
+                        _CommitVar(ci, ki, s, v, min(T, s + k.term_months) - 1)
+                    )
+                    objective.append(v * k.usd_per_gpu_hour * H * k.term_months)
+        if BUY in allowed:
+            for bi, b in enumerate(c.buy):
+                hw = b.hardware
+                per_machine = machine_gpu_hours_per_month(hw, b.utilization)
+                bound = math.ceil(peak / per_machine) + 1 if per_machine > 0 else 0
+                if b.max_machines is not None:
+                    bound = min(bound, b.max_machines)
+                life_months = round(hw.lifetime_years * 12)
+                running = machine_running_usd_per_month(hw)
+                bought_here = []
+                for s in range(T - b.lead_time_months):
+                    first = s + b.lead_time_months
+                    last = min(T, first + life_months) - 1
+                    in_service = last - first + 1
+                    cost = hw.capex_usd - residual_value_usd(hw, in_service) + running * in_service
+                    v = _var(prob, f"x_{ci}_{bi}_{s}", bound, integer=True)
+                    model.buys.append(_BuyVar(ci, bi, s, v, cost, first, last))
+                    objective.append(v * cost)
+                    capex_terms.append(v * hw.capex_usd)
+                    bought_here.append(v)
+                if b.max_machines is not None and bought_here:
+                    prob += pulp.lpSum(bought_here) <= b.max_machines, f"max_machines_{ci}_{bi}"
+        model.fixed_cost_usd += sum(
+            machine_running_usd_per_month(o.hardware, with_financing=False)
+            * o.hardware.machines
+            * T
+            for o in c.owned
+        )
+    for wi, w in enumerate(spec.workloads):
+        hours = []
+        for t in range(w.start_month, w.deadline_month + 1):
+            v = _var(prob, f"z_{wi}_{t}")
+            model.workload_hours[wi, t] = v
+            hours.append(v)
+        prob += pulp.lpSum(hours) == w.gpu_hours, f"workload_{wi}"
+    for ci, c in enumerate(spec.classes):
+        owned_cap = _owned_capacity(c)
+        for t in range(T):
+            need = c.demand_gpu_hours[t] + pulp.lpSum(
+                model.workload_hours[wi, t]
+                for wi, w in enumerate(spec.workloads)
+                if w.gpu == c.gpu and (wi, t) in model.workload_hours
+            )
+            supply = [
+                b.var
+                * machine_gpu_hours_per_month(c.buy[b.option].hardware, c.buy[b.option].utilization)
+                for b in model.buys
+                if b.cls == ci and b.first_month <= t <= b.last_month
+            ]
+            supply += [
+                k.var * H for k in model.commitments if k.cls == ci and k.month <= t <= k.last_month
+            ]
+            for table in (model.on_demand, model.spot):
+                if (ci, t) in table:
+                    supply.append(table[ci, t])
+            prob += pulp.lpSum(supply) + owned_cap >= need, f"demand_{ci}_{t}"
+            if (ci, t) in model.spot:
+                prob += model.spot[ci, t] <= c.spot_max_share * need, f"spot_cap_{ci}_{t}"
+    if spec.capex_limit_usd is not None and capex_terms:
+        prob += pulp.lpSum(capex_terms) <= spec.capex_limit_usd, "capex_limit"
+    prob += pulp.lpSum(objective) + model.fixed_cost_usd
+    return model
+
+
+# ----------------------------------------------------------------------------- solve
+
+
+def default_solver(time_limit_s: float = 60.0) -> pulp.LpSolver:
+    """HiGHS (through highspy) when available, else the CBC binary bundled with PuLP."""
+    highs = pulp.HiGHS(msg=False, timeLimit=time_limit_s)
+    if highs.available():
+        return highs
+    return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit_s)
+
+
+@dataclass(frozen=True)
+class SolveOutcome:
+    status: str  # "optimal" or "feasible (time limit)"
+    seconds: float
+    solver: str
+
+
+def solve_model(model: BudgetModel, solver: pulp.LpSolver) -> SolveOutcome:
+    """Solve ``model``; only an optimal or a time-limited integer-feasible answer is returned."""
+    started = time.perf_counter()
+    model.problem.solve(solver)
+    seconds = time.perf_counter() - started
+    status = pulp.LpStatus[model.problem.status]
+    if status == "Optimal" and model.problem.sol_status == pulp.LpSolutionOptimal:
+        return SolveOutcome("optimal", seconds, solver.name)
+    if model.problem.sol_status == pulp.LpSolutionIntegerFeasible:
+        return SolveOutcome("feasible (time limit)", seconds, solver.name)
+    raise InfeasibleError(
+        f"no plan meets demand with the options {', '.join(sorted(model.allowed))} (solver: {status})",
+        hint=_nearest_feasible(model.spec, model.allowed),
+    )
+
+
+def _nearest_feasible(spec: BudgetSpec, allowed: frozenset[str]) -> str:
+    if ON_DEMAND not in allowed:
+        return "allow on-demand capacity (it has no lead time and no size limit)"
+    missing = [c.gpu for c in spec.classes if c.on_demand_usd_per_gpu_hour is None]
+    if missing:
+        return (
+            f"give on_demand_usd_per_gpu_hour for {', '.join(missing)} so demand can always be met"
+        )
+    return "raise capex_limit_usd or max_machines, or move workload deadlines later"
+
+
+# ----------------------------------------------------------------------------- read back
+
+
+@dataclass(frozen=True)
+class MonthPlan:
+    month: str
+    gpu: str
+    demand_gpu_hours: float  # base demand plus workload hours placed in this month
+    owned_gpu_hours: float  # capacity of owned machines (existing and bought, in service)
+    reserved_gpu_hours: float  # capacity of active commitments
+    on_demand_gpu_hours: float
+    spot_gpu_hours: float
+    machines_ordered: int
+    machines_in_service: int  # bought ones
+    committed_gpus: int  # active
+    cost_usd: float  # cash this month: capex of orders, commitment fees, running costs, cloud hours
+
+
+@dataclass(frozen=True)
+class BudgetPlan:
+    name: str
+    start: str
+    horizon_months: int
+    strategy: str
+    status: str
+    solver: str
+    solve_seconds: float
+    total_usd: (
+        float  # objective: cash in horizon + commitment fees past the horizon - residual value
+    )
+    months: tuple[MonthPlan, ...]
+    residual_value_usd: float
+    commitments_after_horizon_usd: float
+
+    @property
+    def machines_bought(self) -> int:
+        return sum(m.machines_ordered for m in self.months)
+
+    @property
+    def peak_committed_gpus(self) -> int:
+        return max((m.committed_gpus for m in self.months), default=0)
+
+    @property
+    def on_demand_gpu_hours(self) -> float:
+        return sum(m.on_demand_gpu_hours for m in self.months)
+
+    @property
+    def spot_gpu_hours(self) -> float:
+        return sum(m.spot_gpu_hours for m in self.months)
+
+
+def _value(v: pulp.LpVariable | None) -> float:
+    if v is None:
+        return 0.0
+    x = v.value()
+    if x is None or abs(x) < 1e-6:  # solver noise such as -1e-12 would print as -0
+        return 0.0
+    return float(x)
+
+
+def read_plan(
+    model: BudgetModel, outcome: SolveOutcome, strategy: str = "optimal mix"
+) -> BudgetPlan:
+    """The solved model as a month-by-month plan."""
+    spec = model.spec
+    T = spec.horizon_months
+    H = HOURS_PER_MONTH
+    rows: list[MonthPlan] = []
+    residual = 0.0
+    after = 0.0
+    for b in model.buys:
+        n = round(_value(b.var))
+        hw = spec.classes[b.cls].buy[b.option].hardware
+        residual += n * residual_value_usd(hw, b.last_month - b.first_month + 1)
+    for k in model.commitments:
+        n = round(_value(k.var))
+        term = spec.classes[k.cls].commitments[k.option]
+        after += n * term.usd_per_gpu_hour * H * max(0, k.month + term.term_months - T)
+    for ci, c in enumerate(spec.classes):
+        for t in range(T):
+            od = _value(model.on_demand.get((ci, t)))
+            sp = _value(model.spot.get((ci, t)))
+            workload = sum(
+                _value(model.workload_hours.get((wi, t)))
+                for wi, w in enumerate(spec.workloads)
+                if w.gpu == c.gpu
+            )
+            ordered = sum(round(_value(b.var)) for b in model.buys if b.cls == ci and b.month == t)
+            in_service = [
+                b for b in model.buys if b.cls == ci and b.first_month <= t <= b.last_month
+            ]
+            active = [k for k in model.commitments if k.cls == ci and k.month <= t <= k.last_month]
+            n_service = sum(round(_value(b.var)) for b in in_service)
+            committed = sum(round(_value(k.var)) for k in active)
+            owned_cap = _owned_capacity(c) + sum(
+                round(_value(b.var))
+                * machine_gpu_hours_per_month(c.buy[b.option].hardware, c.buy[b.option].utilization)
+                for b in in_service
+            )
+            cost = od * (c.on_demand_usd_per_gpu_hour or 0.0) + sp * (
+                c.spot_usd_per_gpu_hour or 0.0
+            )
+            cost += sum(
+                round(_value(b.var)) * c.buy[b.option].hardware.capex_usd
+                for b in model.buys
+                if b.cls == ci and b.month == t
+            )
+            cost += sum(
+                round(_value(b.var)) * machine_running_usd_per_month(c.buy[b.option].hardware)
+                for b in in_service
+            )
+            cost += sum(
+                round(_value(k.var)) * c.commitments[k.option].usd_per_gpu_hour * H for k in active
+            )
+            cost += sum(
+                machine_running_usd_per_month(o.hardware, with_financing=False)
+                * o.hardware.machines
+                for o in c.owned
+            )
+            rows.append(
+                MonthPlan(
+                    month=_month_label(spec.start, t),
+                    gpu=c.gpu,
+                    demand_gpu_hours=c.demand_gpu_hours[t] + workload,
+                    owned_gpu_hours=owned_cap,
+                    reserved_gpu_hours=committed * H,
+                    on_demand_gpu_hours=od,
+                    spot_gpu_hours=sp,
+                    machines_ordered=ordered,
+                    machines_in_service=n_service,
+                    committed_gpus=committed,
+                    cost_usd=cost,
+                )
+            )
+    total = sum(r.cost_usd for r in rows) + after - residual
+    return BudgetPlan(
+        name=spec.name,
+        start=spec.start,
+        horizon_months=T,
+        strategy=strategy,
+        status=outcome.status,
+        solver=outcome.solver,
+        solve_seconds=outcome.seconds,
+        total_usd=total,
+        months=tuple(rows),
+        residual_value_usd=residual,
+        commitments_after_horizon_usd=after,
+    )
+
+
+SolverFactory = Callable[[], pulp.LpSolver]
+
+
+def plan_budget(
+    spec: BudgetSpec,
+    *,
+    allowed: frozenset[str] = ALL_OPTIONS,
+    strategy: str = "optimal mix",
+    solver: SolverFactory | None = None,
+) -> BudgetPlan:
+    """Build, solve and read back in one call."""
+    model = build_budget_model(spec, allowed)
+    outcome = solve_model(model, (solver or default_solver)())
+    return read_plan(model, outcome, strategy)
+
+
+# ----------------------------------------------------------------------------- report
+
+
+@dataclass(frozen=True)
+class StrategyResult:
+    strategy: str
+    total_usd: float | None  # None: not possible with the options of the budget file
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class SensitivityRow:
+    parameter: str
+    value: str
+    total_usd: float
+    machines_bought: int
+    peak_committed_gpus: int
+    on_demand_gpu_hours: float
+    spot_gpu_hours: float
+
+
+@dataclass(frozen=True)
+class BudgetReport:
+    plan: BudgetPlan
+    strategies: tuple[StrategyResult, ...]
+    sensitivity: tuple[SensitivityRow, ...]
+    source: str = ""
+
+    def to_record(self) -> dict[str, Any]:
+        plan = self.plan
+        best = plan.total_usd
+        return {
+            "name": plan.name,
+            "start": plan.start,
+            "horizon_months": plan.horizon_months,
+            "status": plan.status,
+            "solver": plan.solver,
+            "solve_seconds": plan.solve_seconds,
+            "total_usd": best,
+            "residual_value_usd": plan.residual_value_usd,
+            "commitments_after_horizon_usd": plan.commitments_after_horizon_usd,
+            "machines_bought": plan.machines_bought,
+            "peak_committed_gpus": plan.peak_committed_gpus,
+            "strategies": [
+                {
+                    "strategy": s.strategy,
+                    "total_usd": s.total_usd,
+                    "mix_saves_usd": None if s.total_usd is None else s.total_usd - best,
+                    "mix_saves_pct": None
+                    if not s.total_usd
+                    else (s.total_usd - best) / s.total_usd * 100,
+                    "note": s.note,
+                }
+                for s in self.strategies
+            ],
+            "months": [m.__dict__.copy() for m in plan.months],
+            "sensitivity": [r.__dict__.copy() for r in self.sensitivity],
+            "source": self.source,
+        }
+
+
+def _with_utilization(spec: BudgetSpec, utilization: float) -> BudgetSpec:
+    """Every buy option at ``utilization``."""
+    classes = tuple(
+        replace(c, buy=tuple(replace(b, utilization=utilization) for b in c.buy))
+        for c in spec.classes
+    )
+    return replace(spec, classes=classes)
+
+
+def _with_electricity(spec: BudgetSpec, factor: float) -> BudgetSpec:
+    """Electricity price of every bought and owned machine multiplied by ``factor``."""
+
+    def scaled(hw: HardwareSpec) -> HardwareSpec:
+        return replace(hw, electricity_usd_per_kwh=hw.electricity_usd_per_kwh * factor)
+
+    classes = tuple(
+        replace(
+            c,
+            buy=tuple(replace(b, hardware=scaled(b.hardware)) for b in c.buy),
+            owned=tuple(replace(o, hardware=scaled(o.hardware)) for o in c.owned),
+        )
+        for c in spec.classes
+    )
+    return replace(spec, classes=classes)
+
+
+def _scale_discount(spec: BudgetSpec, factor: float) -> BudgetSpec:
+    """Commitment and spot discounts off on-demand multiplied by ``factor`` (prices stay >= 0)."""
+
+    def price(od: float | None, p: float) -> float:
+        return p if od is None else max(0.0, od - (od - p) * factor)
+
+    classes = tuple(
+        replace(
+            c,
+            commitments=tuple(
+                replace(k, usd_per_gpu_hour=price(c.on_demand_usd_per_gpu_hour, k.usd_per_gpu_hour))
+                for k in c.commitments
+            ),
+            spot_usd_per_gpu_hour=None
+            if c.spot_usd_per_gpu_hour is None
+            else price(c.on_demand_usd_per_gpu_hour, c.spot_usd_per_gpu_hour),
+        )
+        for c in spec.classes
+    )
+    return replace(spec, classes=classes)
+
+
+def sensitivity_cases(spec: BudgetSpec) -> list[tuple[str, str, BudgetSpec]]:
+    """One-at-a-time variations: owned utilization, electricity price, cloud discount."""
+    cases: list[tuple[str, str, BudgetSpec]] = []
+    for u in (0.5, 0.7, 0.9):
+        cases.append(("owned utilization", f"{u:.0%}", _with_utilization(spec, u)))
+    for f in (0.5, 2.0):
+        cases.append(("electricity price", f"x{f:g}", _with_electricity(spec, f)))
+    for f in (0.5, 1.5):
+        cases.append(("cloud discount", f"x{f:g}", _scale_discount(spec, f)))
+    return cases
+
+
+def budget_report(
+    spec: BudgetSpec,
+    *,
+    solver: SolverFactory | None = None,
+    sensitivity: bool = True,
+) -> BudgetReport:
+    """The optimal mix, the pure strategies next to it, and (optionally) the sensitivity table."""
+    plan = plan_budget(spec, solver=solver)
+    strategies = []
+    for name, allowed in PURE_STRATEGIES.items():
+        note = "on-demand until the first delivery" if name == "all owned" else ""
+        try:
+            pure = plan_budget(spec, allowed=allowed, strategy=name, solver=solver)
+            strategies.append(StrategyResult(name, pure.total_usd, note))
+        except InfeasibleError:
+            strategies.append(
+                StrategyResult(name, None, "not possible with the options in the file")
+            )
+    strategies.append(StrategyResult("optimal mix", plan.total_usd))
+    rows = []
+    if sensitivity:
+        for parameter, value, varied in sensitivity_cases(spec):
+            p = plan_budget(varied, solver=solver)
+            rows.append(
+                SensitivityRow(
+                    parameter,
+                    value,
+                    p.total_usd,
+                    p.machines_bought,
+                    p.peak_committed_gpus,
+                    p.on_demand_gpu_hours,
+                    p.spot_gpu_hours,
+                )
+            )
+    return BudgetReport(plan, tuple(strategies), tuple(rows), spec.source)
+
+
+def check_time_limit(time_limit_s: float) -> None:
+    if time_limit_s <= 0:
+        raise ConfigError(
+            f"time limit must be positive, got {time_limit_s}", key_path="--time-limit"
+        )

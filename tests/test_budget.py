@@ -1,0 +1,241 @@
+"""The budget MILP: brute force on a small case, the mix never loses to a pure strategy, file errors."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pulp
+import pytest
+import yaml
+
+from planner.errors import ConfigError, InfeasibleError, UnknownNameError
+from planner.onprem import BudgetSpec, HardwareSpec, budget_from_mapping, load_budget
+from planner.optimize.budget import (
+    BUY,
+    ON_DEMAND,
+    RESERVED,
+    budget_report,
+    build_budget_model,
+    plan_budget,
+)
+from planner.schema import Interconnect
+
+H = 730.0  # hours in a month
+
+# One-GPU box: capex 6,000, 1-year life, 1 kW at $0.10: running = 1 x 730 x 0.10 = $73/month.
+BOX = HardwareSpec(
+    name="box",
+    gpu="A10",
+    gpus_per_machine=1,
+    machines=1,
+    interconnect=Interconnect.NONE,
+    capex_usd=6_000,
+    lifetime_years=1,
+    power_kw_avg=1.0,
+    electricity_usd_per_kwh=0.10,
+)
+DEMAND = [1_000.0, 3_000.0, 500.0]
+OD, SPOT, SHARE, COMMIT, TERM, LEAD = 3.0, 1.0, 0.25, 2.0, 2, 1
+
+
+def small_spec() -> BudgetSpec:
+    raw = {
+        "horizon_months": 3,
+        "classes": [
+            {
+                "gpu": "A10",
+                "demand_gpu_hours": DEMAND,
+                "on_demand_usd_per_gpu_hour": OD,
+                "spot": {"usd_per_gpu_hour": SPOT, "max_share": SHARE},
+                "commitments": [{"term_months": TERM, "usd_per_gpu_hour": COMMIT}],
+                "buy": [{"hardware": "box", "lead_time_months": LEAD, "utilization": 1.0}],
+            }
+        ],
+    }
+    return budget_from_mapping(raw, hardware_loader={"box": BOX}.__getitem__)
+
+
+def brute_force() -> float:
+    """Enumerate commitments and purchases; on-demand and spot fill the rest, spot first."""
+    best = float("inf")
+    starts = range(3)
+    orders = range(3 - LEAD)
+    for ys in itertools.product(range(6), repeat=len(starts)):
+        for xs in itertools.product(range(5), repeat=len(orders)):
+            cost = sum(y * COMMIT * H * TERM for y in ys)  # the whole term is owed
+            for s, x in zip(orders, xs, strict=True):
+                months_in_service = 3 - (s + LEAD)
+                residual = 6_000 * (1 - months_in_service / 12)
+                cost += x * (6_000 - residual + 73.0 * months_in_service)
+            for t, d in enumerate(DEMAND):
+                cap = sum(y * H for s, y in zip(starts, ys, strict=True) if s <= t < s + TERM)
+                cap += sum(x * H for s, x in zip(orders, xs, strict=True) if t >= s + LEAD)
+                rest = max(0.0, d - cap)
+                spot = min(rest, SHARE * d)
+                cost += spot * SPOT + (rest - spot) * OD
+            best = min(best, cost)
+    return best
+
+
+def test_milp_matches_brute_force() -> None:
+    plan = plan_budget(small_spec())
+    assert plan.status == "optimal"
+    assert plan.total_usd == pytest.approx(brute_force(), rel=1e-6)
+
+
+@pytest.mark.parametrize("solver", [pulp.HiGHS, pulp.PULP_CBC_CMD])
+def test_both_solvers_agree_with_brute_force(solver: type) -> None:
+    plan = plan_budget(small_spec(), solver=lambda: solver(msg=False))
+    assert plan.total_usd == pytest.approx(brute_force(), rel=1e-6)
+
+
+def test_read_back_total_equals_objective() -> None:
+    spec = small_spec()
+    model = build_budget_model(spec)
+    model.problem.solve(pulp.HiGHS(msg=False))
+    objective = pulp.value(model.problem.objective)
+    plan = plan_budget(spec)
+    assert plan.total_usd == pytest.approx(objective, rel=1e-6)
+    for month in plan.months:  # demand met every month
+        supplied = (
+            month.owned_gpu_hours
+            + month.reserved_gpu_hours
+            + month.on_demand_gpu_hours
+            + month.spot_gpu_hours
+        )
+        assert supplied >= month.demand_gpu_hours - 1e-6
+        assert month.spot_gpu_hours <= SHARE * month.demand_gpu_hours + 1e-6
+
+
+def test_pure_reserved_only_uses_commitments() -> None:
+    plan = plan_budget(small_spec(), allowed=frozenset({RESERVED}))
+    assert plan.on_demand_gpu_hours == 0 and plan.spot_gpu_hours == 0 and plan.machines_bought == 0
+    assert all(m.reserved_gpu_hours >= m.demand_gpu_hours for m in plan.months)
+
+
+def test_pure_owned_bridges_with_on_demand_until_delivery() -> None:
+    plan = plan_budget(small_spec(), allowed=frozenset({BUY}))
+    assert plan.months[0].on_demand_gpu_hours == pytest.approx(DEMAND[0])
+    assert all(m.on_demand_gpu_hours == 0 for m in plan.months[LEAD:])
+
+
+def test_shipped_example_mix_beats_every_pure_strategy() -> None:
+    report = budget_report(load_budget("2027-ml-platform"), sensitivity=False)
+    mix = report.plan.total_usd
+    assert report.plan.status == "optimal"
+    pure = {s.strategy: s.total_usd for s in report.strategies if s.strategy != "optimal mix"}
+    assert set(pure) == {"all on-demand", "all reserved", "all owned"}
+    for name, total in pure.items():
+        assert total is not None, name
+        assert mix <= total + 1e-6, name
+    assert mix < min(t for t in pure.values() if t is not None)  # mixing actually saves here
+
+
+def test_workload_runs_inside_its_window() -> None:
+    raw: dict[str, Any] = {
+        "horizon_months": 4,
+        "classes": [{"gpu": "A10", "demand_gpu_hours": 0, "on_demand_usd_per_gpu_hour": 1.0}],
+        "workloads": [
+            {"name": "job", "gpu": "A10", "gpu_hours": 900, "start_month": 2, "deadline_month": 3}
+        ],
+    }
+    plan = plan_budget(budget_from_mapping(raw))
+    hours = [m.demand_gpu_hours for m in plan.months]
+    assert hours[0] == 0 and hours[3] == 0
+    assert sum(hours[1:3]) == pytest.approx(900)
+    assert plan.total_usd == pytest.approx(900)
+
+
+def test_sensitivity_cheaper_electricity_never_costs_more() -> None:
+    report = budget_report(small_spec())
+    by_case = {(r.parameter, r.value): r.total_usd for r in report.sensitivity}
+    assert by_case["electricity price", "x0.5"] <= by_case["electricity price", "x2"] + 1e-6
+    assert by_case["cloud discount", "x1.5"] <= by_case["cloud discount", "x0.5"] + 1e-6
+
+
+def test_no_on_demand_and_too_little_else_is_infeasible() -> None:
+    raw = {
+        "horizon_months": 2,
+        "capex_limit_usd": 0,
+        "classes": [{"gpu": "A10", "demand_gpu_hours": 100, "buy": [{"hardware": "box"}]}],
+    }
+    spec = budget_from_mapping(raw, hardware_loader={"box": BOX}.__getitem__)
+    with pytest.raises(InfeasibleError, match="no plan meets demand") as err:
+        plan_budget(spec, allowed=frozenset({BUY, ON_DEMAND}))
+    assert err.value.hint and "on_demand_usd_per_gpu_hour" in err.value.hint
+
+
+# --- budget file errors -----------------------------------------------------------------------
+
+
+def write(tmp_path: Path, data: dict[str, Any]) -> str:
+    path = tmp_path / "plan.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return str(path)
+
+
+BASE: dict[str, Any] = {
+    "horizon_months": 2,
+    "classes": [{"gpu": "H100", "demand_gpu_hours": [10, 20], "on_demand_usd_per_gpu_hour": 3.0}],
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "fragment"),
+    [
+        ({"horizon_monthz": 3}, "horizon_monthz", "did you mean 'horizon_months'"),
+        (
+            {"classes": [{"gpu": "H100", "demand_gpu_hours": [1, 2, 3]}]},
+            "classes[0].demand_gpu_hours",
+            "3 monthly values",
+        ),
+        (
+            {"classes": [{"gpu": "H100", "on_demand_usd_per_gpu_hour": "-3 EUR"}]},
+            "classes[0].on_demand_usd_per_gpu_hour",
+            "negative",
+        ),
+        (
+            {"classes": [{"gpu": "H100", "spot": {"usd_per_gpu_hour": 1, "max_share": 2}}]},
+            "classes[0].spot.max_share",
+            "less than or equal to 1",
+        ),
+        (
+            {"classes": [{"gpu": "H100", "buy": [{"hardware": "8xa100-80gb"}]}]},
+            "classes[0].buy[0]",
+            "has A100-80GB GPUs, not H100",
+        ),
+        (
+            {"classes": [{"gpu": "H100", "buy": [{"hardware": "nope"}]}]},
+            "classes[0].buy[0].hardware",
+            "does not load",
+        ),
+        (
+            {"workloads": [{"name": "w", "gpu": "A10", "gpu_hours": 5, "deadline_month": 2}]},
+            "workloads[0].gpu",
+            "no class for GPU A10",
+        ),
+        (
+            {"workloads": [{"name": "w", "gpu": "H100", "gpu_hours": 5, "deadline_month": 9}]},
+            "workloads[0].deadline_month",
+            "between",
+        ),
+        ({"capex_limit_usd": "5 XYZ"}, "capex_limit_usd", "unknown currency"),
+    ],
+)
+def test_budget_file_errors_name_file_and_key(
+    tmp_path: Path, change: dict[str, Any], key: str, fragment: str
+) -> None:
+    path = write(tmp_path, BASE | change)
+    with pytest.raises(ConfigError) as err:
+        load_budget(path)
+    text = str(err.value)
+    assert text.startswith(f"{path}: {key}: "), text
+    assert fragment in text
+
+
+def test_unknown_gpu_class(tmp_path: Path) -> None:
+    path = write(tmp_path, BASE | {"classes": [{"gpu": "H1000"}]})
+    with pytest.raises(UnknownNameError, match="H100"):
+        load_budget(path)

@@ -1,0 +1,149 @@
+"""`planner tco` and `planner budget` through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from planner.cli import main
+from planner.cli.tco import budget_command, tco_command
+from tests.conftest import offer_row
+
+H100_FILE = "scenarios/hardware/8xh100-hgx.yaml"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def private_h100(tmp_path: Path, usd_per_gpu_hour: float) -> str:
+    path = tmp_path / "mine.csv"
+    row = offer_row(
+        provider="neocloud",
+        region="us-1",
+        instance_type="h100x8",
+        gpu_model="H100",
+        gpu_memory_gib=80.0,
+        price_on_demand_usd_per_hour=8 * usd_per_gpu_hour,
+        price_spot_usd_per_hour=None,
+        price_reserved_1y_usd_per_hour=None,
+        price_reserved_3y_usd_per_hour=None,
+        price_basis_reserved="none",
+    )
+    pd.DataFrame([row]).to_csv(path, index=False)
+    return str(path)
+
+
+def test_commands_have_docstring_examples() -> None:
+    for command in (tco_command, budget_command):
+        assert "Example: planner " in (command.help or "")
+
+
+def test_tco_table_reports_worked_example() -> None:
+    code, out, _ = run("tco", "--hardware", H100_FILE, "--utilization", "0.6", "--years", "4")
+    assert code == 0
+    assert "143,493" in out  # total per year
+    assert "2.048 USD" in out and "3.413 USD" in out
+    assert "breakeven" in out and "cloud prices as of" in out
+
+
+def test_tco_json_has_the_issue_keys() -> None:
+    code, out, _ = run(
+        "tco", "--hardware", "8xh100-hgx", "--utilization", "0.6", "--format", "json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert {
+        "capex_usd",
+        "annual_cost_usd",
+        "usd_per_gpu_hour",
+        "usd_per_useful_gpu_hour",
+        "comparisons",
+    } <= set(data)
+    assert data["capex_usd"] == 310000
+    assert data["annual_cost_usd"]["support"] == pytest.approx(31000)
+    assert data["usd_per_useful_gpu_hour"] == pytest.approx(data["usd_per_gpu_hour"] / 0.6)
+    assert data["comparisons"], "the bundled snapshot has H100 offers"
+    for c in data["comparisons"]:
+        assert {
+            "provider",
+            "instance_type",
+            "purchase_option",
+            "cloud_usd_per_gpu_hour",
+            "breakeven_utilization",
+            "breakeven_months",
+        } <= set(c)
+        assert c["breakeven_utilization"] == pytest.approx(
+            data["annual_cost_usd"]["total"] / (c["cloud_usd_per_gpu_hour"] * 8 * 8760)
+        )
+
+
+def test_tco_private_offers_file_sets_the_breakeven(tmp_path: Path) -> None:
+    # a $2.35/GPU-h 1-yr neocloud price (cost-facts.md s2.4): breakeven ~87%
+    code, out, _ = run(
+        "tco", "--hardware", H100_FILE, "--offers", private_h100(tmp_path, 2.35), "--format", "json"
+    )
+    assert code == 0
+    comparisons = json.loads(out)["comparisons"]
+    # $2.35 undercuts every on-demand H100 of the bundled snapshot, so it is the one compared
+    on_demand = next(c for c in comparisons if c["purchase_option"] == "on-demand")
+    assert on_demand["provider"] == "neocloud"
+    assert on_demand["breakeven_utilization"] == pytest.approx(0.87, abs=0.01)
+
+
+def test_tco_currency_renames_json_keys_and_converts() -> None:
+    code, out, _ = run(
+        "tco", "--hardware", H100_FILE, "--no-cloud", "--currency", "eur", "--format", "json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert "capex_usd" not in data
+    assert data["capex_eur"] == pytest.approx(310000 / 1.0411)
+    assert data["currency"]["code"] == "EUR" and data["currency"]["as_of"] == "2025-02-28"
+
+
+def test_tco_csv_is_the_comparison_table() -> None:
+    code, out, _ = run("tco", "--hardware", H100_FILE, "--format", "csv")
+    assert code == 0
+    assert out.splitlines()[0].startswith("provider,instance_type,region,purchase_option")
+
+
+def test_tco_without_comparable_offers_says_so() -> None:
+    code, out, _ = run("tco", "--hardware", "workstation-rtx3060", "--compare-gpu", "RTX3060")
+    assert code == 0
+    assert "no cloud offers with RTX3060" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("--utilization", "1.5"), "--utilization: utilization must be in (0, 1]"),
+        (("--utilization", "0"), "--utilization"),
+        (("--currency", "EUD"), "unknown currency 'EUD'"),
+        (("--compare-gpu", "H1000"), "unknown GPU 'H1000'"),
+        (("--years", "-1"), "--years"),
+    ],
+)
+def test_tco_bad_arguments_exit_nonzero_without_traceback(
+    args: tuple[str, ...], fragment: str
+) -> None:
+    code, _, err = run("tco", "--hardware", H100_FILE, *args)
+    assert code == 2
+    assert fragment in err
+    assert "Traceback" not in err
+
+
+def test_tco_bad_hardware_file_names_file_and_key(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "gpu: H100\ngpus_per_machine: 8\ncapex_usd: -1\nlifetime_years: 4\npower_kw_avg: 1\n"
+    )
+    code, _, err = run("tco", "--hardware", str(path), "--no-cloud")
+    assert code == 2
+    assert f"error: {path}: capex_usd:" in err
+    assert "Traceback" not in err
