@@ -22,6 +22,7 @@ from planner.catalog.query import (
 )
 from planner.hardware import GpuSpec, load_gpu_catalog, resolve_gpu
 from planner.onprem import HardwareSpec, load_budget, load_hardware
+from planner.quote import QuoteRequest, QuoteResult
 from planner.schema import Interconnect, PurchaseOption
 from planner.tco import TcoResult
 
@@ -35,12 +36,15 @@ __all__ = [
     "OfferFilter",
     "OffersResult",
     "PurchaseOption",
+    "QuoteRequest",
+    "QuoteResult",
     "budget",
     "gpus",
     "load_hardware",
     "load_offer_book",
     "load_offers",
     "offers",
+    "quote",
     "resolve_gpu",
     "tco",
 ]
@@ -158,3 +162,18 @@ def budget(
         solver=lambda: default_solver(time_limit_s),
         sensitivity=sensitivity,
     )
+
+
+# --- quote ---------------------------------------------------------------------------------
+
+
+def quote(request: QuoteRequest, *, solver: Any | None = None) -> QuoteResult:
+    """Cheapest distinct plans that finish ``request.workload`` by its deadline.
+
+    >>> from planner.api import QuoteRequest, quote
+    >>> result = quote(QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=24))  # doctest: +SKIP
+    >>> result.plans[0].total_cost_usd  # doctest: +SKIP
+    """
+    from planner.quote import quote as run_quote
+
+    return run_quote(request, solver=solver)

@@ -147,3 +147,51 @@ def test_tco_bad_hardware_file_names_file_and_key(tmp_path: Path) -> None:
     assert code == 2
     assert f"error: {path}: capex_usd:" in err
     assert "Traceback" not in err
+
+
+# --- planner budget -------------------------------------------------------------------------------
+
+BUDGET_FILE = "scenarios/budgets/2027-ml-platform.yaml"
+
+
+def test_budget_table_shows_strategies_and_months() -> None:
+    code, out, _ = run("budget", BUDGET_FILE, "--no-sensitivity")
+    assert code == 0
+    assert "optimal mix" in out and "all on-demand" in out and "all owned" in out
+    assert "2027-01" in out and "2029-12" in out  # 36 months
+    assert "sensitivity" not in out
+
+
+def test_budget_json_mix_is_cheapest() -> None:
+    code, out, _ = run("budget", "2027-ml-platform", "--no-sensitivity", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["status"] == "optimal"
+    totals = {s["strategy"]: s["total_usd"] for s in data["strategies"]}
+    assert all(data["total_usd"] <= t + 1e-6 for t in totals.values() if t is not None)
+    assert len(data["months"]) == 36 * 2  # two GPU classes
+
+
+def test_budget_currency_and_csv() -> None:
+    code, out, _ = run(
+        "budget", BUDGET_FILE, "--no-sensitivity", "--currency", "GBP", "--format", "csv"
+    )
+    assert code == 0
+    header = out.splitlines()[0]
+    assert "cost_gbp" in header and "usd" not in header
+
+
+def test_budget_bad_file_exits_nonzero_without_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "b.yaml"
+    path.write_text(
+        "horizon_months: 12\nclasses:\n  - gpu: H100\n    on_demand_usd_per_gpu_hour: -2\n"
+    )
+    code, _, err = run("budget", str(path))
+    assert code == 2
+    assert f"{path}: classes[0].on_demand_usd_per_gpu_hour:" in err
+    assert "Traceback" not in err
+
+
+def test_budget_bad_time_limit() -> None:
+    code, _, err = run("budget", BUDGET_FILE, "--time-limit", "0")
+    assert code == 2 and "--time-limit" in err

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from planner.currency import USD, FxTable, convert_money, load_fx_rates
@@ -81,8 +81,8 @@ def render_tco(
             "instance_type": c.instance_type,
             "region": c.region,
             "purchase_option": c.purchase_option.value,
-            "cloud_per_gpu_hour": c.cloud_usd_per_gpu_hour * k,
-            "equivalent_per_gpu_hour": c.cloud_usd_per_equivalent_gpu_hour * k,
+            f"cloud_{cur.lower()}_per_gpu_hour": c.cloud_usd_per_gpu_hour * k,
+            f"cloud_{cur.lower()}_per_owned_gpu_hour": c.cloud_usd_per_equivalent_gpu_hour * k,
             "breakeven_utilization": _pct(c.breakeven_utilization),
             "breakeven_months": _months(c.breakeven_months, lifetime_months),
         }
@@ -120,8 +120,8 @@ def render_tco(
                 comparisons,
                 fmt,
                 headers={
-                    "cloud_per_gpu_hour": f"{cur}/GPU-h",
-                    "equivalent_per_gpu_hour": f"{cur}/owned-GPU-h",
+                    f"cloud_{cur.lower()}_per_gpu_hour": f"{cur}/GPU-h",
+                    f"cloud_{cur.lower()}_per_owned_gpu_hour": f"{cur}/owned-GPU-h",
                     "breakeven_utilization": "breakeven util",
                     "breakeven_months": "breakeven month",
                 },
@@ -175,26 +175,26 @@ def render_budget(plan: Any, fmt: str, *, currency: str = USD, fx: FxTable | Non
         return dumps_json(record)
     k = _factor(currency, fx)
     cur = currency.upper()
-    months = [_scale_row(r, k) for r in record["months"]]
+    months = [_scale_row(r, k, cur) for r in record["months"]]
     if fmt == "csv":
         return render_records(months, "csv")
-    strategies = [_scale_row(r, k) for r in record["strategies"]]
+    strategies = [_scale_row(r, k, cur) for r in record["strategies"]]
     lines = [
         f"{record['name']}: {record['horizon_months']} months from {record['start']}, "
         f"optimal mix {record['total_usd'] * k:,.0f} {cur} ({record['status']}, {record['solve_seconds']:.2f} s, {record['solver']})",
         "",
         "strategies:",
-        render_records(strategies, fmt, headers=_money_headers(strategies, cur), floatfmt=",.0f"),
+        render_records(strategies, fmt, floatfmt=",.0f"),
         "",
         "plan by month:",
-        render_records(months, fmt, headers=_money_headers(months, cur), floatfmt=",.0f"),
+        render_records(months, fmt, floatfmt=",.0f"),
     ]
     if record.get("sensitivity"):
-        rows = [_scale_row(r, k) for r in record["sensitivity"]]
+        rows = [_scale_row(r, k, cur) for r in record["sensitivity"]]
         lines += [
             "",
             "sensitivity:",
-            render_records(rows, fmt, headers=_money_headers(rows, cur), floatfmt=",.4g"),
+            render_records(rows, fmt, floatfmt=",.4g"),
         ]
     note = _fx_note(currency, fx)
     if note:
@@ -202,21 +202,14 @@ def render_budget(plan: Any, fmt: str, *, currency: str = USD, fx: FxTable | Non
     return "\n".join(lines) + "\n"
 
 
-def _scale_row(row: Mapping[str, Any], k: float) -> dict[str, Any]:
-    return {
-        key: (
-            v * k
-            if "usd" in key.split("_") and isinstance(v, (int, float)) and not isinstance(v, bool)
-            else v
-        )
-        for key, v in row.items()
-    }
-
-
-def _money_headers(rows: Sequence[Mapping[str, Any]], cur: str) -> dict[str, str]:
-    keys = rows[0].keys() if rows else []
-    return {
-        key: "_".join(cur.lower() if p == "usd" else p for p in key.split("_"))
-        for key in keys
-        if "usd" in key.split("_")
-    }
+def _scale_row(row: Mapping[str, Any], k: float, cur: str = USD) -> dict[str, Any]:
+    """Money columns (``usd`` in the name) scaled by ``k`` and renamed to ``cur``."""
+    out: dict[str, Any] = {}
+    for key, v in row.items():
+        parts = key.split("_")
+        if "usd" not in parts:
+            out[key] = v
+            continue
+        name = "_".join(cur.lower() if p == "usd" else p for p in parts)
+        out[name] = v * k if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    return out
