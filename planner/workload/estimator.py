@@ -1,0 +1,635 @@
+"""From a workload and a GPU choice to memory, strategy, FLOPs, hours and interconnect (pure).
+
+:func:`estimate` is the one entry point.  It is called by the optimizer for thousands of
+(GPU, count, topology) combinations, so everything that depends only on the spec is computed once
+and cached on the spec (``_facts``).
+
+Conventions:
+
+- ``wall_hours`` covers the whole workload: every piece (``spec.pieces``), run on these GPUs.  With
+  several pieces the GPUs may be split into groups that each run a piece; the split with the
+  shortest total time wins (``Strategy.gpus_per_piece``, ``Strategy.concurrent_pieces``).
+- Training time includes interruptions and checkpoints (Young/Daly, :mod:`.efficiency`).
+- ``efficiency`` is MFU: model FLOPs (no recompute) / (GPUs x dense peak x wall time).
+- Inference serving (``tokens_per_s`` for ``hours``): ``wall_hours`` is the serving window; the
+  estimate fits only if the GPUs sustain the rate, otherwise ``fits`` is False and a suggestion says
+  how many GPUs would.  A batch inference job (``tokens``) takes as long as generating them takes.
+  Decode is memory-bandwidth bound (weights + KV cache read per step), prefill compute bound.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from planner.hardware import GpuSpec, load_gpu_catalog
+from planner.schema import Fabric, Interconnect
+from planner.workload import compute
+from planner.workload import efficiency as eff
+from planner.workload import memory as mem
+from planner.workload.spec import Kind, WorkloadSpec
+from planner.workload.strategy import (
+    Candidate,
+    Links,
+    Strategy,
+    TrainFacts,
+    explain,
+    search_training,
+)
+
+# Default global batch in tokens by model size for pre-training: GPT-3 paper Table 2.1
+# (125M-760M: 0.5M; 1.3B-2.7B: 1M; 6.7B-13B: 2M; 175B: 3.2M).
+_PRETRAIN_BATCH_TOKENS = ((1e9, 0.5e6), (5e9, 1e6), (50e9, 2e6), (math.inf, 4e6))
+# Fine-tuning default: 32 sequences per optimizer step (U: a common HF recipe, 8 per device x 4).
+FINETUNE_BATCH_SEQUENCES = 32.0
+# Non-transformers: 256 samples per step (Goyal et al. 2017 ResNet-50 reference batch).
+VISION_BATCH_SAMPLES = 256.0
+# Inference: vLLM's default max_num_seqs is 256 concurrent sequences.
+MAX_INFERENCE_BATCH = 256
+# A fabric is "enough" when exposed communication costs less than this share of the step.
+FABRIC_TOLERANCE = 0.10
+
+
+@dataclass(frozen=True)
+class Topology:
+    """How the GPUs are wired: per node, inside a node, and between nodes."""
+
+    gpus_per_node: int
+    interconnect: Interconnect
+    fabric: Fabric
+    network_gbps: float | None = None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The answer for one (workload, GPU, count, topology)."""
+
+    workload: str
+    gpu: str
+    gpu_count: int
+    fits: bool
+    memory_per_gpu_gib: float
+    memory_breakdown_gib: dict[str, float]
+    strategy: Strategy
+    total_flops: float
+    efficiency: float
+    efficiency_source: str
+    wall_hours: float
+    gpu_hours: float
+    interconnect_required: Interconnect
+    fabric_required: Fabric | None
+    checkpoint_gib: float
+    suggestions: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "workload": self.workload,
+            "gpu": self.gpu,
+            "gpu_count": self.gpu_count,
+            "fits": self.fits,
+            "memory_per_gpu_gib": self.memory_per_gpu_gib,
+            "memory_breakdown_gib": dict(self.memory_breakdown_gib),
+            "strategy": self.strategy.to_dict(),
+            "total_flops": self.total_flops,
+            "efficiency": self.efficiency,
+            "efficiency_source": self.efficiency_source,
+            "wall_hours": self.wall_hours,
+            "gpu_hours": self.gpu_hours,
+            "interconnect_required": self.interconnect_required.value,
+            "fabric_required": self.fabric_required.value if self.fabric_required else None,
+            "checkpoint_gib": self.checkpoint_gib,
+            "suggestions": list(self.suggestions),
+            "assumptions": list(self.assumptions),
+        }
+
+
+def default_topology(gpu: GpuSpec, gpu_count: int) -> Topology:
+    """Up to 8 GPUs per node on the GPU's own link, InfiniBand between nodes."""
+    gpn = max(1, min(gpu_count, 8))
+    if gpn == 1:
+        link = Interconnect.NONE
+    elif gpu.gpu_link == "nvlink":
+        link = Interconnect.NVSWITCH if gpn > 2 else Interconnect.NVLINK
+    elif gpu.gpu_link == "nvlink-bridge":
+        link = Interconnect.NVLINK
+    else:
+        link = Interconnect.PCIE
+    return Topology(gpus_per_node=gpn, interconnect=link, fabric=Fabric.INFINIBAND)
+
+
+def _links(gpu: GpuSpec, topo: Topology, count: int) -> Links:
+    gpn = max(1, min(topo.gpus_per_node, count))
+    intra, kind = eff.intra_node_link(gpu, topo.interconnect, gpn)
+    node = eff.node_network_bytes_per_s(gpu, topo.fabric, topo.network_gbps, gpn)
+    return Links(gpus_per_node=gpn, intra_bytes_per_s=intra, intra_kind=kind, node_bytes_per_s=node)
+
+
+# -- spec facts (cached per spec) -------------------------------------------------------------------
+
+
+def _global_batch(spec: WorkloadSpec) -> float:
+    t = spec.train
+    seq = spec.seq_len if spec.model.is_transformer else 1
+    if t.global_batch_samples is not None:
+        return t.global_batch_samples
+    if t.global_batch_tokens is not None:
+        return max(1.0, t.global_batch_tokens / seq)
+    if not spec.model.is_transformer:
+        return VISION_BATCH_SAMPLES
+    if spec.kind is Kind.FINETUNE:
+        return FINETUNE_BATCH_SEQUENCES
+    params = spec.model.params or 0.0
+    for limit, tokens in _PRETRAIN_BATCH_TOKENS:
+        if params < limit:
+            return max(1.0, tokens / seq)
+    return 1.0  # pragma: no cover
+
+
+def train_facts(
+    spec: WorkloadSpec, *, optimizer: str | None = None, method: str | None = None
+) -> TrainFacts:
+    """Precompute what the strategy search needs from ``spec`` (optionally with a changed optimizer
+    or method, for suggestions)."""
+    key = f"facts:{optimizer}:{method}"
+    cached = spec._cache.get(key)
+    if isinstance(cached, TrainFacts):
+        return cached
+    m = spec.model
+    t = spec.train
+    opt = optimizer or t.optimizer.value
+    meth = method or t.method.value
+    params = float(m.params or 0.0)
+    transformer = m.is_transformer
+    precision = t.precision.value
+    if transformer:
+        L, h, a, seq = int(m.layers or 1), int(m.hidden or 1), int(m.heads or 1), spec.seq_len
+        vocab = int(m.vocab or 0)
+        trainable = params if meth == "full" else mem.lora_params(L, h, t.lora_rank)
+        model_flops = seq * compute.train_model_flops_per_token(params, L, h, seq, method=meth)
+        rc = {
+            mode: seq * compute.recompute_flops_per_token(params, L, h, seq, mode)
+            for mode in ("none", "selective", "full")
+        }
+        act_base = 34.0 * seq * h
+        act_score = 5.0 * a * seq * seq
+        # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
+        logits = (
+            mem.logits_bytes(seq, 1, vocab)
+            if (m.arch == "decoder" or spec.kind is Kind.PRETRAIN)
+            else 0.0
+        )
+        largest = float(m.largest_layer_params or max(12.0 * h * h, vocab * h))
+        act_sample = 0.0
+    else:
+        L, h, a, seq, vocab = 1, 1, 1, 1, 0
+        trainable = params
+        fps = float(
+            (spec.data.flops_per_sample if spec.data else None) or m.flops_per_sample or 0.0
+        )
+        model_flops = fps
+        rc = {"none": 0.0}
+        act_base = act_score = logits = 0.0
+        largest = float(m.largest_layer_params or params)
+        act_sample = float(m.activation_gib_per_sample or 0.1) * mem.GIB
+    state = mem.state_bytes(precision, opt)
+    frozen_bytes = (
+        mem.QLORA_BYTES_PER_PARAM if meth == "qlora" else mem.BYTES_PER_VALUE.get(precision, 2.0)
+    )
+    if precision == "fp32" and meth != "full":
+        frozen_bytes = 4.0
+    finetune = spec.kind is Kind.FINETUNE
+    pin = {k: v for k, v in t.parallelism.model_dump().items() if v is not None}
+    modes = (
+        ("none", "selective", "full")
+        if t.activation_checkpointing.value == "auto"
+        else (t.activation_checkpointing.value,)
+    )
+    facts = TrainFacts(
+        transformer=transformer,
+        params=params,
+        trainable=trainable,
+        state=state,
+        frozen_bytes=frozen_bytes,
+        layers=L,
+        hidden=h,
+        heads=a,
+        seq=seq,
+        model_flops_per_seq=model_flops,
+        recompute_flops_per_seq=rc,
+        act_base_per_seq_layer=act_base,
+        act_score_per_seq_layer=act_score,
+        logits_per_seq=logits,
+        act_per_sample=act_sample,
+        samples_per_piece=spec.samples_per_piece,
+        global_batch=_global_batch(spec),
+        method=meth,
+        optimizer=opt,
+        finetune=finetune,
+        # torch.amp keeps fp32 parameters, so DDP all-reduces fp32 gradients in fine-tuning stacks;
+        # Megatron/FSDP pre-training reduces 16-bit gradients.
+        grad_comm_bytes=4.0 if (finetune or precision == "fp32") else 2.0,
+        opt_traffic=eff.OPTIMIZER_TRAFFIC_BYTES[opt],
+        largest_layer=largest,
+        pinned=pin,
+        recompute_modes=modes,
+    )
+    spec._cache[key] = facts
+    return facts
+
+
+def _checkpoint_bytes(f: TrainFacts) -> float:
+    """A restartable checkpoint: weights and optimizer states of the trainable parameters."""
+    return f.trainable * (f.state.weights + f.state.optimizer)
+
+
+# -- training ---------------------------------------------------------------------------------------
+
+
+def _interconnect_required(s: Strategy, gpus_per_node: int) -> Interconnect:
+    if s.tensor_parallel > 2:
+        return Interconnect.NVSWITCH
+    if s.tensor_parallel == 2:
+        return Interconnect.NVLINK
+    if s.gpus_per_piece > 1 and gpus_per_node > 1:
+        return Interconnect.PCIE
+    return Interconnect.NONE
+
+
+def _best_training(
+    f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, pieces: int, flash: bool
+) -> tuple[Candidate | None, Candidate, int, float]:
+    """Best (candidate, least-memory candidate, concurrent pieces, total seconds) over piece splits."""
+    best: tuple[Candidate | None, Candidate, int, float] | None = None
+    sizes = [count] if pieces == 1 else [d for d in range(1, count + 1) if count % d == 0]
+    for size in sizes:
+        concurrent = min(count // size, pieces)
+        sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
+        cand, least = search_training(f, gpu, size, _links(gpu, sub, size), flash=flash)
+        if cand is None:
+            if best is None:
+                best = (None, least, concurrent, math.inf)
+            continue
+        rounds = math.ceil(pieces / concurrent)
+        nodes = math.ceil(size / max(1, sub.gpus_per_node))
+        steady_h = cand.piece_seconds / 3600.0
+        overhead = eff.failure_overhead(size, steady_h, _checkpoint_bytes(f), nodes)
+        total = rounds * cand.piece_seconds * (1.0 + overhead)
+        if best is None or best[0] is None or total < best[3] * 0.99:
+            best = (cand, least, concurrent, total)
+    assert best is not None
+    return best
+
+
+def _fabric_required(
+    f: TrainFacts, gpu: GpuSpec, c: Candidate, topo: Topology, flash: bool
+) -> Fabric | None:
+    s = c.strategy
+    if s.gpus_per_piece <= topo.gpus_per_node:
+        return None
+    weak = replace(topo, fabric=Fabric.ETHERNET, network_gbps=None)
+    cand, _ = search_training(
+        _pinned(f, s), gpu, s.gpus_per_piece, _links(gpu, weak, s.gpus_per_piece), flash=flash
+    )
+    if cand is not None and cand.piece_seconds <= c.piece_seconds * (1.0 + FABRIC_TOLERANCE):
+        return Fabric.ETHERNET
+    return Fabric.INFINIBAND
+
+
+def _pinned(f: TrainFacts, s: Strategy) -> TrainFacts:
+    pin = {"tensor": s.tensor_parallel, "pipeline": s.pipeline_parallel, "zero": s.zero_stage}
+    return replace(f, pinned=pin, recompute_modes=(s.activation_checkpointing,))
+
+
+def _efficiency_source(gpu: GpuSpec, f: TrainFacts) -> str:
+    g = eff.gemm_fraction(gpu)
+    text = (
+        f"physics model: {gpu.name} matmuls at {g:.2f} of the {gpu.tensor_tflops_dense:g} TFLOPS dense peak "
+        f"(GPU-generation default calibrated on published runs, estimation.md s1.4/s3), plus activation "
+        f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
+        "optimizer step, pipeline bubble and failure/checkpoint goodput"
+    )
+    if f.finetune:
+        text += f"; x{eff.FINETUNE_STACK_FACTOR} for an eager-mode fine-tuning stack"
+    if f.method == "qlora":
+        text += f"; /{eff.QLORA_SLOWDOWN} for QLoRA dequantisation"
+    return text
+
+
+def _train_suggestions(
+    spec: WorkloadSpec, f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: bool
+) -> list[str]:
+    out: list[str] = []
+    needed = f"{_least_gib(f, gpu, count, topo, flash):.1f} GiB"
+    out.append(
+        f"does not fit: needs at least {needed} per GPU with every memory saving the spec allows; {gpu.name} has {gpu.memory_gib:g} GiB"
+    )
+    if f.optimizer == "adamw" and f.method == "full":
+        f8 = train_facts(spec, optimizer="adamw-8bit")
+        if _fits(f8, gpu, count, topo, flash):
+            out.append("8-bit AdamW (bitsandbytes) would fit: set training.optimizer: adamw-8bit")
+    for n in (2, 4, 8, 16, 32, 64, 128, 256, 512):
+        total = count * n
+        t2 = replace(topo, gpus_per_node=min(max(topo.gpus_per_node, min(total, 8)), total))
+        if _fits(f, gpu, total, t2, flash):
+            out.append(f"{total} x {gpu.name} with ZeRO-3/FSDP sharding would fit")
+            break
+    if f.method == "full" and f.transformer:
+        for meth in ("lora", "qlora"):
+            fl = train_facts(spec, method=meth)
+            if _fits(fl, gpu, count, topo, flash):
+                out.append(
+                    f"{'LoRA' if meth == 'lora' else 'QLoRA'} would fit: set training.method: {meth}"
+                )
+                break
+    bigger = sorted(
+        (g for g in load_gpu_catalog().gpus if g.memory_gib > gpu.memory_gib),
+        key=lambda g: (g.memory_gib, g.name),
+    )
+    for other in bigger:
+        if _fits(
+            f, other, count, default_topology(other, count), eff.supports_flash_attention(other)
+        ):
+            out.append(f"a bigger GPU would fit: {count} x {other.name} ({other.memory_gib:g} GiB)")
+            break
+    return out
+
+
+def _fits(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: bool) -> bool:
+    cand, _ = search_training(f, gpu, count, _links(gpu, topo, count), flash=flash)
+    return cand is not None
+
+
+def _least_gib(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: bool) -> float:
+    _, least = search_training(f, gpu, count, _links(gpu, topo, count), flash=flash)
+    return least.memory_bytes / mem.GIB
+
+
+def _estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> Estimate:
+    f = train_facts(spec)
+    flash = (
+        eff.supports_flash_attention(gpu)
+        if spec.train.flash_attention is None
+        else spec.train.flash_attention
+    )
+    cand, least, concurrent, total_s = _best_training(f, gpu, count, topo, spec.pieces, flash)
+    model_flops = f.model_flops_per_seq * f.samples_per_piece * spec.pieces
+    ckpt_gib = _checkpoint_bytes(f) / mem.GIB
+    assumptions = [
+        f"{f.samples_per_piece:.4g} {'sequences of ' + str(f.seq) + ' tokens' if f.transformer else 'samples'} per piece, "
+        f"{spec.pieces} piece(s); global batch {f.global_batch:.4g} per optimizer step",
+        f"{spec.train.precision.value} mixed precision, {f.optimizer}: {f.state.total:g} bytes per trainable parameter "
+        "(weights + gradients + optimizer states, ZeRO convention)",
+        f"FlashAttention {'on' if flash else 'off (GPU older than Ampere)'}; activations per Korthikanti et al. 2022",
+        "interruptions at the Llama 3 rate with Young/Daly checkpointing",
+    ]
+    if f.method != "full":
+        assumptions.append(
+            f"{f.method}: rank {spec.train.lora_rank} adapters on every linear layer, {f.trainable:.3g} trainable parameters"
+        )
+    if cand is None:
+        s = replace(least.strategy, reason="nothing fits; shown: the layout with the least memory")
+        return Estimate(
+            workload=spec.name,
+            gpu=gpu.name,
+            gpu_count=count,
+            fits=False,
+            memory_per_gpu_gib=least.memory_bytes / mem.GIB,
+            memory_breakdown_gib=least.breakdown,
+            strategy=s,
+            total_flops=model_flops,
+            efficiency=0.0,
+            efficiency_source=_efficiency_source(gpu, f),
+            wall_hours=math.inf,
+            gpu_hours=math.inf,
+            interconnect_required=_interconnect_required(s, topo.gpus_per_node),
+            fabric_required=None,
+            checkpoint_gib=ckpt_gib,
+            suggestions=tuple(_train_suggestions(spec, f, gpu, count, topo, flash)),
+            assumptions=tuple(assumptions),
+        )
+    size = cand.strategy.gpus_per_piece
+    s = replace(cand.strategy, concurrent_pieces=concurrent)
+    s = replace(s, reason=explain(cand, size))
+    wall_h = total_s / 3600.0
+    used = size * concurrent
+    efficiency = model_flops / (count * gpu.peak_flops * total_s) if total_s > 0 else 0.0
+    sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
+    suggestions: list[str] = []
+    if used < count:
+        suggestions.append(f"only {used} of {count} GPUs are busy with {spec.pieces} pieces")
+    if cand.comm_exposed_s > 0.25 * cand.step_s:
+        suggestions.append(
+            "communication takes over a quarter of each step: a faster interconnect or fabric would help"
+        )
+    return Estimate(
+        workload=spec.name,
+        gpu=gpu.name,
+        gpu_count=count,
+        fits=True,
+        memory_per_gpu_gib=cand.memory_bytes / mem.GIB,
+        memory_breakdown_gib=cand.breakdown,
+        strategy=s,
+        total_flops=model_flops,
+        efficiency=efficiency,
+        efficiency_source=_efficiency_source(gpu, f),
+        wall_hours=wall_h,
+        gpu_hours=wall_h * count,
+        interconnect_required=_interconnect_required(s, sub.gpus_per_node),
+        fabric_required=_fabric_required(f, gpu, cand, sub, flash),
+        checkpoint_gib=ckpt_gib,
+        suggestions=tuple(suggestions),
+        assumptions=tuple(assumptions),
+    )
+
+
+# -- inference --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Replica:
+    tp: int
+    batch: int
+    tokens_per_s: float
+    memory_bytes: float
+    breakdown: dict[str, float]
+
+
+def _inference_replica(spec: WorkloadSpec, gpu: GpuSpec, tp: int, links: Links) -> _Replica | None:
+    m = spec.model
+    inf = spec.inference
+    assert inf is not None
+    params = float(m.params or 0.0)
+    L, h, a = int(m.layers or 1), int(m.hidden or 1), int(m.heads or 1)
+    wbytes = params * mem.BYTES_PER_VALUE[inf.precision.value] / tp
+    kv_bytes = 2.0 if inf.precision.value in ("fp32", "fp16", "bf16", "int8", "int4") else 1.0
+    kv_tok = mem.kv_cache_bytes_per_token(L, h, a, m.kv_heads, kv_bytes) / tp
+    ctx_max = inf.prompt_tokens + inf.output_tokens
+    budget = gpu.memory_gib * mem.GIB
+    room = (budget - mem.FRAMEWORK_FIXED_GIB * mem.GIB) / (1.0 + mem.FRAGMENTATION) - wbytes
+    # prefill working set: one prompt's activations (~20·p·h bytes, no stored backward state)
+    prefill_act = 20.0 * inf.prompt_tokens * h / tp
+    room -= prefill_act
+    if room <= kv_tok * ctx_max:
+        return None
+    batch = int(min(inf.max_batch or MAX_INFERENCE_BATCH, room // (kv_tok * ctx_max)))
+    peak = gpu.peak_flops
+    g = eff.gemm_fraction(gpu)
+    bw = gpu.memory_bandwidth_gb_per_s * 1e9 * eff.MEMORY_BW_FRACTION
+    ctx_avg = inf.prompt_tokens + inf.output_tokens / 2.0
+    read = wbytes + batch * kv_tok * ctx_avg
+    flops = batch * compute.decode_flops_per_token(params, L, h, ctx_avg) / tp
+    t_step = max(read / bw, flops / (peak * g))
+    if tp > 1:
+        per_ar = 2.0 * (tp - 1) / tp * batch * h * 2.0
+        t_step += (
+            2 * L * (per_ar / links.intra_bytes_per_s + eff.COLLECTIVE_LATENCY_S[links.intra_kind])
+        )
+    t_prefill = (
+        inf.prompt_tokens
+        * compute.prefill_flops_per_token(params, L, h, inf.prompt_tokens)
+        / tp
+        / (peak * g)
+    )
+    per_token_s = t_step / batch + t_prefill / inf.output_tokens
+    kv = batch * kv_tok * ctx_max
+    other = wbytes + kv + prefill_act
+    breakdown = {
+        "weights": wbytes / mem.GIB,
+        "kv_cache": kv / mem.GIB,
+        "activations": prefill_act / mem.GIB,
+        "framework": (mem.FRAMEWORK_FIXED_GIB * mem.GIB + mem.FRAGMENTATION * other) / mem.GIB,
+    }
+    total = other + mem.FRAMEWORK_FIXED_GIB * mem.GIB + mem.FRAGMENTATION * other
+    return _Replica(tp, batch, 1.0 / per_token_s, total, breakdown)
+
+
+def _estimate_inference(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> Estimate:
+    inf = spec.inference
+    assert inf is not None
+    m = spec.model
+    params = float(m.params or 0.0)
+    L, h = int(m.layers or 1), int(m.hidden or 1)
+    gpn = max(1, min(topo.gpus_per_node, count))
+    best: tuple[float, _Replica] | None = None
+    for tp in (1, 2, 4, 8):
+        if tp > gpn or count % tp or int(m.heads or 1) % tp:
+            continue
+        r = _inference_replica(spec, gpu, tp, _links(gpu, topo, count))
+        if r is None:
+            continue
+        capacity = (count // tp) * r.tokens_per_s
+        if best is None or capacity > best[0] * 1.01:
+            best = (capacity, r)
+    per_req_flops = inf.prompt_tokens * compute.prefill_flops_per_token(
+        params, L, h, inf.prompt_tokens
+    ) + inf.output_tokens * compute.decode_flops_per_token(
+        params, L, h, inf.prompt_tokens + inf.output_tokens / 2.0
+    )
+    weights_gib = params * mem.BYTES_PER_VALUE[inf.precision.value] / mem.GIB
+    assumptions = (
+        f"{inf.precision.value} weights, 16-bit KV cache, {inf.prompt_tokens:g} prompt + {inf.output_tokens:g} output tokens per request",
+        "decode bound by reading weights + KV cache at 80% of memory bandwidth; prefill compute bound",
+        f"continuous batching up to {inf.max_batch or MAX_INFERENCE_BATCH} sequences (vLLM default 256)",
+    )
+    source = f"roofline: max(bytes / {gpu.memory_bandwidth_gb_per_s:g} GB/s, FLOPs / ({gpu.tensor_tflops_dense:g} TFLOPS x {eff.gemm_fraction(gpu):.2f}))"
+    if best is None:
+        s = Strategy(
+            data_parallel=0,
+            tensor_parallel=min(8, gpn),
+            method="inference",
+            gpus_per_piece=count,
+            reason="weights and one sequence of KV cache do not fit",
+        )
+        need = weights_gib * 1.1 + mem.FRAMEWORK_FIXED_GIB
+        sugg = [
+            f"weights alone are {weights_gib:.1f} GiB: use more GPUs per replica (tensor parallel, up to {gpn} here), a bigger GPU, or int8/int4 weights"
+        ]
+        return Estimate(
+            spec.name,
+            gpu.name,
+            count,
+            False,
+            need,
+            {"weights": weights_gib},
+            s,
+            0.0,
+            0.0,
+            source,
+            math.inf,
+            math.inf,
+            Interconnect.NVSWITCH if gpn > 2 else Interconnect.NVLINK,
+            None,
+            weights_gib,
+            tuple(sugg),
+            assumptions,
+        )
+    capacity, r = best
+    replicas = count // r.tp
+    s = Strategy(
+        data_parallel=replicas,
+        tensor_parallel=r.tp,
+        method="inference",
+        micro_batch_size=r.batch,
+        gpus_per_piece=r.tp,
+        concurrent_pieces=replicas,
+        reason=f"{replicas} replica(s) of {r.tp} GPU(s), {r.batch} concurrent sequences each, {r.tokens_per_s:,.0f} output tok/s per replica",
+    )
+    suggestions: list[str] = []
+    fits = True
+    if inf.serving:
+        need_rate = inf.output_tokens_per_s
+        wall_h = float(inf.hours or 0.0)
+        total_out = need_rate * wall_h * 3600.0
+        if capacity < need_rate:
+            fits = False
+            need_gpus = math.ceil(need_rate / r.tokens_per_s) * r.tp
+            suggestions.append(
+                f"sustains {capacity:,.0f} of the {need_rate:,.0f} output tokens/s needed: use {need_gpus} x {gpu.name}"
+            )
+    else:
+        total_out = inf.total_output_tokens * spec.pieces
+        wall_h = total_out / capacity / 3600.0
+    total_flops = per_req_flops * total_out / inf.output_tokens
+    efficiency = total_flops / (count * gpu.peak_flops * wall_h * 3600.0) if wall_h > 0 else 0.0
+    if inf.serving and not fits:
+        efficiency = capacity * per_req_flops / inf.output_tokens / (count * gpu.peak_flops)
+    link = (
+        Interconnect.NONE
+        if r.tp == 1
+        else (Interconnect.NVSWITCH if r.tp > 2 else Interconnect.NVLINK)
+    )
+    if r.tp == 1 and count > 1:
+        link = Interconnect.NONE
+    return Estimate(
+        workload=spec.name,
+        gpu=gpu.name,
+        gpu_count=count,
+        fits=fits,
+        memory_per_gpu_gib=r.memory_bytes / mem.GIB,
+        memory_breakdown_gib=r.breakdown,
+        strategy=s,
+        total_flops=total_flops,
+        efficiency=efficiency,
+        efficiency_source=source,
+        wall_hours=wall_h,
+        gpu_hours=wall_h * count,
+        interconnect_required=link,
+        fabric_required=None,
+        checkpoint_gib=weights_gib,
+        suggestions=tuple(suggestions),
+        assumptions=assumptions,
+    )
+
+
+def estimate(
+    spec: WorkloadSpec, gpu: GpuSpec, gpu_count: int, *, topology: Topology | None = None
+) -> Estimate:
+    """Memory, strategy, FLOPs, efficiency, hours and interconnect for ``spec`` on ``gpu_count`` x ``gpu``."""
+    if gpu_count < 1:
+        raise ValueError("gpu_count must be at least 1")
+    topo = topology or default_topology(gpu, gpu_count)
+    if spec.kind is Kind.INFERENCE:
+        return _estimate_inference(spec, gpu, gpu_count, topo)
+    return _estimate_training(spec, gpu, gpu_count, topo)

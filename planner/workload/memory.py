@@ -1,0 +1,193 @@
+"""GPU memory of a training or inference job, per GPU, in bytes (pure functions).
+
+Conventions (why these numbers):
+
+- **Mixed-precision AdamW = 16 bytes per parameter**: 2 (bf16/fp16 weights) + 2 (16-bit gradients)
+  + 12 (fp32 master copy 4 + Adam m 4 + v 4).  This is the ZeRO paper's (2 + 2 + K)·Ψ with K = 12
+  (Rajbhandari et al. 2020, s3.1), also the HF Ultrascale Playbook's figure.  Tools that keep fp32
+  gradients charge 18 (EleutherAI cookbook, HF "model memory anatomy"); we take 16 and put allocator
+  slack into the framework term instead.  Pure fp32 AdamW is 4 + 4 + 8 = 16 as well.
+- Optimizer state bytes per parameter beyond the master copy: AdamW 8 (m, v), 8-bit AdamW 2
+  (bitsandbytes block-wise quantised m, v; HF memory-anatomy doc), Lion 4 (one momentum; Chen et al.
+  2023), SGD with momentum 4, Adafactor ~0 (factored second moment, no momentum; Shazeer & Stern 2018).
+- ZeRO-1 shards optimizer states, ZeRO-2 also gradients, ZeRO-3 / FSDP full-shard also weights, each
+  over the data-parallel size; tensor and pipeline parallel divide all model states by tp·pp.
+- Activations per transformer layer follow Korthikanti et al. 2022 (arXiv 2205.05198) eq. 2:
+  ``s·b·h·(34 + 5·a·s/h)`` bytes with 16-bit activations; tensor parallel with sequence parallel
+  divides it by t; FlashAttention (and selective recompute) drops the ``5·a·s²·b`` score term; full
+  recompute stores only the layer input (2·s·b·h) plus one layer's working set.  With 1F1B pipeline
+  parallel the first stage holds about L layers' worth, so pipeline parallel does not divide it.
+- Output logits in fp32 plus their softmax: ``b·s·V·4·2`` bytes (vram.asmirnov.xyz), over t.
+- LoRA adapters on every linear layer: ``19·r·h`` parameters per layer (q, k, v, o: 4·2·r·h; a
+  gated MLP of width ~2.7h: 3·r·3.7h), trained with the optimizer's full state; base weights frozen
+  in 16 bits, or 4-bit NF4 with double quantisation for QLoRA (4.127 bits; Dettmers et al. 2023).
+- Framework: 1 GiB for the CUDA context, cuBLAS workspaces and NCCL buffers (vram.asmirnov.xyz counts
+  0.3-2 GiB) plus 5% of everything else for caching-allocator fragmentation.
+- KV cache: ``2·L·kv_heads·(h/heads)·bytes`` per token of context.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GIB = float(2**30)
+
+# Bytes per stored value by precision name.
+BYTES_PER_VALUE: dict[str, float] = {
+    "fp32": 4.0,
+    "fp16": 2.0,
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5,
+}
+
+# Optimizer state bytes per trainable parameter, excluding any fp32 master copy (see module doc).
+OPTIMIZER_STATE_BYTES: dict[str, float] = {
+    "adamw": 8.0,
+    "adamw-8bit": 2.0,
+    "lion": 4.0,
+    "sgd": 4.0,
+    "adafactor": 0.0,
+}
+
+# NF4 with double quantisation: 4 bits + 0.127 bits of constants per parameter (QLoRA paper, s3).
+QLORA_BYTES_PER_PARAM = 4.127 / 8
+# LoRA parameters per layer per unit of rank·hidden (see module doc).
+LORA_PARAMS_PER_RANK_HIDDEN = 19.0
+# Framework term (see module doc).
+FRAMEWORK_FIXED_GIB = 1.0
+FRAGMENTATION = 0.05
+
+
+@dataclass(frozen=True)
+class StateBytes:
+    """Bytes per trainable parameter held for weights, gradients and optimizer states."""
+
+    weights: float
+    grads: float
+    optimizer: float
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.grads + self.optimizer
+
+
+def state_bytes(precision: str, optimizer: str) -> StateBytes:
+    """Per-parameter model-state bytes for full training (16 for mixed-precision AdamW)."""
+    states = OPTIMIZER_STATE_BYTES[optimizer]
+    if precision == "fp32":
+        return StateBytes(4.0, 4.0, states)
+    # fp16 / bf16 / fp8 compute keep 16-bit weights and grads plus an fp32 master copy
+    # (FP8 training keeps higher-precision weights too: Transformer Engine docs).
+    return StateBytes(2.0, 2.0, 4.0 + states)
+
+
+def lora_params(layers: int, hidden: int, rank: int) -> float:
+    """Trainable LoRA parameters with adapters on every linear layer."""
+    return LORA_PARAMS_PER_RANK_HIDDEN * rank * hidden * layers
+
+
+def activation_bytes_per_layer(
+    seq: int,
+    micro_batch: float,
+    hidden: int,
+    heads: int,
+    *,
+    tp: int = 1,
+    recompute: str = "none",
+    flash: bool = True,
+) -> float:
+    """Stored activation bytes of one transformer layer (Korthikanti et al. 2022, eq. 2 and s4)."""
+    sbh = seq * micro_batch * hidden
+    if recompute == "full":
+        return 2.0 * sbh / tp
+    score = 0.0 if (flash or recompute == "selective") else 5.0 * heads * seq * seq * micro_batch
+    return (34.0 * sbh + score) / tp
+
+
+def full_recompute_working_bytes(
+    seq: int, micro_batch: float, hidden: int, heads: int, *, tp: int, flash: bool
+) -> float:
+    """One layer's activations, rebuilt during the backward pass under full recompute."""
+    return activation_bytes_per_layer(
+        seq, micro_batch, hidden, heads, tp=tp, recompute="none", flash=flash
+    )
+
+
+def logits_bytes(seq: int, micro_batch: float, vocab: int, *, tp: int = 1) -> float:
+    """fp32 logits and their softmax for one micro-batch (vocab-parallel over t)."""
+    return seq * micro_batch * vocab * 4.0 * 2.0 / tp
+
+
+def transformer_activation_bytes(
+    *,
+    layers: int,
+    seq: int,
+    micro_batch: float,
+    hidden: int,
+    heads: int,
+    vocab: int,
+    tp: int = 1,
+    recompute: str = "none",
+    flash: bool = True,
+    with_logits: bool = True,
+) -> float:
+    """Activation bytes per GPU for one micro-batch: L layers (1F1B keeps ~L under pipeline) + logits."""
+    per_layer = activation_bytes_per_layer(
+        seq, micro_batch, hidden, heads, tp=tp, recompute=recompute, flash=flash
+    )
+    total = layers * per_layer
+    if recompute == "full":
+        total += full_recompute_working_bytes(seq, micro_batch, hidden, heads, tp=tp, flash=flash)
+    if with_logits and vocab:
+        total += logits_bytes(seq, micro_batch, vocab, tp=tp)
+    return total
+
+
+def model_state_bytes_per_gpu(
+    *,
+    params: float,
+    trainable_params: float,
+    state: StateBytes,
+    frozen_bytes_per_param: float,
+    tp: int = 1,
+    pp: int = 1,
+    dp: int = 1,
+    zero: int = 0,
+) -> tuple[float, float, float]:
+    """(weights, gradients, optimizer) bytes per GPU after tensor/pipeline split and ZeRO sharding.
+
+    Full training: ``trainable_params == params`` and ``frozen_bytes_per_param`` is unused.
+    LoRA / QLoRA: the ``params - trainable`` frozen weights cost ``frozen_bytes_per_param`` each.
+    """
+    split = float(tp * pp)
+    frozen = max(params - trainable_params, 0.0)
+    weights = (frozen * frozen_bytes_per_param + trainable_params * state.weights) / split
+    grads = trainable_params * state.grads / split
+    optim = trainable_params * state.optimizer / split
+    if zero >= 1:
+        optim /= dp
+    if zero >= 2:
+        grads /= dp
+    if zero >= 3:
+        weights /= dp
+    return weights, grads, optim
+
+
+def framework_bytes(other_bytes: float) -> float:
+    """CUDA context + workspaces + allocator fragmentation (see module doc)."""
+    return FRAMEWORK_FIXED_GIB * GIB + FRAGMENTATION * other_bytes
+
+
+def kv_cache_bytes_per_token(
+    layers: int, hidden: int, heads: int, kv_heads: int | None, bytes_per_value: float
+) -> float:
+    """KV-cache bytes per token of context (keys and values, every layer)."""
+    head_dim = hidden / heads
+    return 2.0 * layers * (kv_heads or heads) * head_dim * bytes_per_value
+
+
+def accelerate_adam_rule_bytes(params: float, bytes_per_value: float) -> float:
+    """HF accelerate's ``estimate-memory`` "Training using Adam": 4 x the model size in that dtype."""
+    return 4.0 * params * bytes_per_value

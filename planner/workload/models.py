@@ -1,0 +1,302 @@
+"""Model presets: the shapes the estimator needs, with where each number comes from.
+
+A workload file may name a preset (``model: gpt2-xl``) instead of spelling out the fields.  Transformer
+presets carry parameters, layers, hidden size, heads (and KV heads for grouped-query attention),
+vocabulary and the trained context length.  Vision and diffusion presets carry parameters and
+``flops_per_sample`` -- the *training* FLOPs (forward + backward, about 3x forward) for one sample at
+the stated resolution -- because 6·N·D does not describe a convolution.
+
+Conventions: ``params`` counts every weight once (tied embeddings once).  Forward FLOPs for vision
+models are quoted in multiply-accumulates (MACs) by torchvision and most papers; one MAC is 2 FLOPs,
+and the training step is forward + backward = 3 x forward.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ModelPreset:
+    """One named model shape."""
+
+    name: str
+    arch: str  # "decoder", "encoder", "cnn", "unet", "diffusion"
+    params: float
+    source: str
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    vocab: int | None = None
+    seq_len: int | None = None
+    flops_per_sample: float | None = None  # training FLOPs per sample (fwd + bwd), non-transformers
+    activation_gib_per_sample: float | None = None  # stored activations per training sample, 16-bit
+    largest_layer_params: float | None = None
+
+
+def _cnn_train_flops(forward_gmacs: float) -> float:
+    """Training FLOPs per sample from forward GMACs: 2 FLOPs per MAC, backward = 2 x forward."""
+    return forward_gmacs * 1e9 * 2 * 3
+
+
+_PRESETS: tuple[ModelPreset, ...] = (
+    # GPT-2: Radford et al. 2019; sizes as counted by HF transformers (tied embeddings, n_ctx 1024,
+    # vocab 50257), e.g. huggingface.co/gpt2/config.json and llm.c's "124M".
+    ModelPreset(
+        "gpt2",
+        "decoder",
+        124.44e6,
+        "Radford et al. 2019; HF gpt2 config",
+        12,
+        768,
+        12,
+        None,
+        50257,
+        1024,
+    ),
+    ModelPreset(
+        "gpt2-medium", "decoder", 354.82e6, "HF gpt2-medium config", 24, 1024, 16, None, 50257, 1024
+    ),
+    ModelPreset(
+        "gpt2-large", "decoder", 774.03e6, "HF gpt2-large config", 36, 1280, 20, None, 50257, 1024
+    ),
+    ModelPreset(
+        "gpt2-xl", "decoder", 1557.6e6, "HF gpt2-xl config (1.5B)", 48, 1600, 25, None, 50257, 1024
+    ),
+    # BERT: Devlin et al. 2019; HF bert-base-uncased 109.5M (accelerate: 413 MB fp32), bert-large 335M.
+    ModelPreset(
+        "bert-base",
+        "encoder",
+        109.48e6,
+        "Devlin et al. 2019; HF bert-base-uncased",
+        12,
+        768,
+        12,
+        None,
+        30522,
+        512,
+    ),
+    ModelPreset(
+        "bert-large",
+        "encoder",
+        335.14e6,
+        "Devlin et al. 2019; HF bert-large-uncased",
+        24,
+        1024,
+        16,
+        None,
+        30522,
+        512,
+    ),
+    # DeBERTa-v2-xlarge: He et al. 2021; HF microsoft/deberta-v2-xlarge (900M incl. 128k vocab).
+    ModelPreset(
+        "deberta-v2-xlarge",
+        "encoder",
+        884e6,
+        "HF microsoft/deberta-v2-xlarge config",
+        24,
+        1536,
+        24,
+        None,
+        128100,
+        512,
+    ),
+    # Pythia: Biderman et al. 2023, Table 1 (1.0B: 16 layers, d_model 2048, 8 heads, ctx 2048).
+    ModelPreset(
+        "pythia-1b",
+        "decoder",
+        1.012e9,
+        "Biderman et al. 2023 (Pythia) Table 1",
+        16,
+        2048,
+        8,
+        None,
+        50304,
+        2048,
+    ),
+    # TinyLlama: Zhang et al. 2024; jzhang38/TinyLlama README (22 layers, 2048, 32 heads, 4 KV heads).
+    ModelPreset(
+        "tinyllama-1.1b",
+        "decoder",
+        1.1e9,
+        "jzhang38/TinyLlama README",
+        22,
+        2048,
+        32,
+        4,
+        32000,
+        2048,
+    ),
+    # MPT-7B: MosaicML model card (6.7B, 32 layers, d_model 4096, 32 heads, ctx 2048, vocab 50432).
+    ModelPreset(
+        "mpt-7b", "decoder", 6.7e9, "mosaicml/mpt-7b model card", 32, 4096, 32, None, 50432, 2048
+    ),
+    # Llama 2: Touvron et al. 2023, Table 1 and HF configs (70B uses GQA with 8 KV heads).
+    ModelPreset(
+        "llama-2-7b",
+        "decoder",
+        6.74e9,
+        "Touvron et al. 2023 (Llama 2); HF config",
+        32,
+        4096,
+        32,
+        None,
+        32000,
+        4096,
+    ),
+    ModelPreset(
+        "llama-2-13b",
+        "decoder",
+        13.02e9,
+        "Touvron et al. 2023 (Llama 2); HF config",
+        40,
+        5120,
+        40,
+        None,
+        32000,
+        4096,
+    ),
+    ModelPreset(
+        "llama-2-70b",
+        "decoder",
+        68.98e9,
+        "Touvron et al. 2023 (Llama 2); HF config",
+        80,
+        8192,
+        64,
+        8,
+        32000,
+        4096,
+    ),
+    # Llama 3: Meta Llama 3 model card / HF configs (128k vocab, GQA 8 KV heads, ctx 8192).
+    ModelPreset(
+        "llama-3-8b",
+        "decoder",
+        8.03e9,
+        "meta-llama/Meta-Llama-3-8B config",
+        32,
+        4096,
+        32,
+        8,
+        128256,
+        8192,
+    ),
+    ModelPreset(
+        "llama-3-70b",
+        "decoder",
+        70.55e9,
+        "meta-llama/Meta-Llama-3-70B config",
+        80,
+        8192,
+        64,
+        8,
+        128256,
+        8192,
+    ),
+    # Mistral 7B: Jiang et al. 2023 (32 layers, 4096, 32 heads, 8 KV heads).
+    ModelPreset(
+        "mistral-7b",
+        "decoder",
+        7.24e9,
+        "Jiang et al. 2023 (Mistral 7B)",
+        32,
+        4096,
+        32,
+        8,
+        32000,
+        8192,
+    ),
+    # GPT-3 175B as trained with Megatron in Korthikanti et al. 2022 (96 layers, 12288, 96 heads).
+    ModelPreset(
+        "gpt3-175b",
+        "decoder",
+        175e9,
+        "Brown et al. 2020; Korthikanti et al. 2022 Table 3",
+        96,
+        12288,
+        96,
+        None,
+        51200,
+        2048,
+    ),
+    # Stored activations per training sample (16-bit) for the non-transformers: (D) from the usual
+    # largest batch that fits -- ResNet-50 mixed precision ~256 images in 32 GB (~0.09 GiB/image),
+    # YOLOv5s batch 64 at 640 px in 16 GB, 3D U-Net (MLPerf) batch 2 per 80 GB GPU with 128^3 patches,
+    # Stable Diffusion fine-tune batch 1-2 per 24 GB at 512 px with memory-efficient attention.
+    # Vision: torchvision model docs (ResNet-18 1.81 GMACs, ResNet-50 4.09 GMACs at 224x224).
+    ModelPreset(
+        "resnet18",
+        "cnn",
+        11.69e6,
+        "torchvision ResNet18_Weights docs: 1.81 GFLOPS (MACs)",
+        flops_per_sample=_cnn_train_flops(1.81),
+        activation_gib_per_sample=0.04,
+    ),
+    ModelPreset(
+        "resnet50",
+        "cnn",
+        25.56e6,
+        "torchvision ResNet50_Weights docs: 4.09 GFLOPS (MACs)",
+        flops_per_sample=_cnn_train_flops(4.09),
+        activation_gib_per_sample=0.09,
+    ),
+    # YOLOv5s: ultralytics/yolov5 README, 7.2M params, 16.5 GFLOPs forward at 640 (already FLOPs = 2 MACs).
+    ModelPreset(
+        "yolov5s",
+        "cnn",
+        7.2e6,
+        "ultralytics/yolov5 README (16.5 GFLOPs @640)",
+        flops_per_sample=16.5e9 * 3,
+        activation_gib_per_sample=0.15,
+    ),
+    # 3D U-Net (MLPerf KiTS19 reference, Isensee et al.): ~19M params; forward ~0.5 TMACs per 128^3
+    # patch (D: encoder/decoder conv sums at 32..320 channels), so ~3 TFLOPs to train on one patch.
+    ModelPreset(
+        "unet3d",
+        "unet",
+        19.0e6,
+        "MLPerf 3D U-Net reference (KiTS19, 128^3 patches); FLOPs derived",
+        flops_per_sample=3.0e12,
+        activation_gib_per_sample=2.0,
+    ),
+    # Stable Diffusion v1.5: UNet 860M + CLIP text 123M + VAE 84M (Rombach et al. 2022; model card).
+    # Training one 512x512 sample: UNet fwd ~0.8 TFLOPs at 64x64 latents x3, plus frozen VAE encoder
+    # (~0.5 TFLOPs) and text encoder forward (D from the diffusers configs).
+    ModelPreset(
+        "stable-diffusion",
+        "diffusion",
+        1.07e9,
+        "Rombach et al. 2022; SD v1.5 model card; FLOPs derived",
+        flops_per_sample=2.9e12,
+        activation_gib_per_sample=3.0,
+        largest_layer_params=0.86e9,
+    ),
+)
+
+
+def presets() -> dict[str, ModelPreset]:
+    """All presets by name."""
+    return {p.name: p for p in _PRESETS}
+
+
+# Common spellings people use for the presets.
+ALIASES: dict[str, str] = {
+    "gpt2-small": "gpt2",
+    "gpt2-124m": "gpt2",
+    "bert-base-uncased": "bert-base",
+    "bert-large-uncased": "bert-large",
+    "llama2-7b": "llama-2-7b",
+    "llama2-13b": "llama-2-13b",
+    "llama2-70b": "llama-2-70b",
+    "sd-1.5": "stable-diffusion",
+    "resnet-50": "resnet50",
+    "resnet-18": "resnet18",
+}
+
+
+def get_preset(name: str) -> ModelPreset | None:
+    """The preset for ``name`` (or a known alias), case-insensitive; None when unknown."""
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    return presets().get(key)

@@ -1,0 +1,471 @@
+"""The workload file: a validated description of one job, and where the library of them lives.
+
+A workload YAML names the model (a preset from :mod:`planner.workload.models` or explicit fields), the
+data (tokens, or samples x epochs with tokens or FLOPs per sample), how it is trained (precision,
+optimizer, full / LoRA / QLoRA) or, for inference, the serving rate or the batch of tokens to
+process.  :func:`load_workload` turns the file into a frozen :class:`WorkloadSpec`; any mistake is a
+:class:`~planner.errors.ConfigError` that names the file, the key path, the expected type and, for
+misspelt keys or values, the nearest valid ones.
+
+Conventions:
+
+- ``data`` describes **one piece**.  ``pieces`` (alias ``trials``) repeats it: a hyper-parameter
+  sweep of 20 trials or 20 inference shards is ``pieces: 20``; the estimate covers all of them.
+- ``data.tokens`` counts every token processed, epochs included.  Otherwise
+  ``samples x epochs x tokens_per_sample`` (``tokens_per_sample`` defaults to the model's ``seq_len``).
+- Numbers may be written ``2.0e12``; YAML 1.1 reads that as text and the schema converts it.
+"""
+
+from __future__ import annotations
+
+import functools
+from enum import Enum
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+
+import planner
+from planner.errors import ConfigError, UnknownNameError, suggest
+from planner.workload.models import get_preset, presets
+
+
+class Kind(str, Enum):
+    PRETRAIN = "pretrain"
+    FINETUNE = "finetune"
+    INFERENCE = "inference"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Precision(str, Enum):
+    FP32 = "fp32"
+    FP16 = "fp16"
+    BF16 = "bf16"
+    FP8 = "fp8"
+    INT8 = "int8"  # inference weights only
+    INT4 = "int4"  # inference weights only
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Optimizer(str, Enum):
+    ADAMW = "adamw"
+    ADAMW_8BIT = "adamw-8bit"
+    SGD = "sgd"
+    LION = "lion"
+    ADAFACTOR = "adafactor"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Method(str, Enum):
+    FULL = "full"
+    LORA = "lora"
+    QLORA = "qlora"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Recompute(str, Enum):
+    """Activation checkpointing: ``auto`` lets the strategy search choose."""
+
+    AUTO = "auto"
+    NONE = "none"
+    SELECTIVE = "selective"
+    FULL = "full"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelSection(_Section):
+    """The model: a preset name and/or explicit shape fields (explicit fields win)."""
+
+    preset: str | None = None
+    arch: Literal["decoder", "encoder", "cnn", "unet", "diffusion"] = "decoder"
+    params: float | None = Field(default=None, gt=0)
+    layers: int | None = Field(default=None, ge=1)
+    hidden: int | None = Field(default=None, ge=1)
+    heads: int | None = Field(default=None, ge=1)
+    kv_heads: int | None = Field(default=None, ge=1)
+    seq_len: int | None = Field(default=None, ge=1)
+    vocab: int | None = Field(default=None, ge=0)
+    flops_per_sample: float | None = Field(default=None, gt=0)
+    activation_gib_per_sample: float | None = Field(default=None, ge=0)
+    largest_layer_params: float | None = Field(default=None, gt=0)
+
+    @property
+    def is_transformer(self) -> bool:
+        return self.arch in ("decoder", "encoder")
+
+
+class DataSection(_Section):
+    tokens: float | None = Field(default=None, gt=0)
+    samples: float | None = Field(default=None, gt=0)
+    epochs: float = Field(default=1.0, gt=0)
+    tokens_per_sample: float | None = Field(default=None, gt=0)
+    flops_per_sample: float | None = Field(default=None, gt=0)
+    dataset: str = ""
+
+
+class ParallelismSection(_Section):
+    """Pin parts of the strategy (benchmarks reproduce a published layout); unset = searched."""
+
+    tensor: int | None = Field(default=None, ge=1)
+    pipeline: int | None = Field(default=None, ge=1)
+    zero: int | None = Field(default=None, ge=0, le=3)
+    micro_batch: int | None = Field(default=None, ge=1)
+
+
+class TrainingSection(_Section):
+    precision: Precision = Precision.BF16
+    optimizer: Optimizer = Optimizer.ADAMW
+    method: Method = Method.FULL
+    lora_rank: int = Field(default=16, ge=1)
+    global_batch_tokens: float | None = Field(default=None, gt=0)
+    global_batch_samples: float | None = Field(default=None, gt=0)
+    activation_checkpointing: Recompute = Recompute.AUTO
+    flash_attention: bool | None = None  # None: where the GPU supports it (Ampere and newer)
+    parallelism: ParallelismSection = ParallelismSection()
+
+
+class InferenceSection(_Section):
+    precision: Precision = Precision.BF16
+    prompt_tokens: float = Field(default=512, gt=0)
+    output_tokens: float = Field(default=256, gt=0)
+    max_batch: int | None = Field(default=None, ge=1)
+    tokens_per_s: float | None = Field(default=None, gt=0)  # serving: output tokens/s to sustain
+    requests_per_s: float | None = Field(default=None, gt=0)  # serving, alternative to tokens_per_s
+    hours: float | None = Field(default=None, gt=0)  # serving duration
+    tokens: float | None = Field(default=None, gt=0)  # batch job: output tokens to generate
+    requests: float | None = Field(default=None, gt=0)  # batch job, alternative to tokens
+
+    @property
+    def serving(self) -> bool:
+        return self.tokens_per_s is not None or self.requests_per_s is not None
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        if self.tokens_per_s is not None:
+            return self.tokens_per_s
+        return (self.requests_per_s or 0.0) * self.output_tokens
+
+    @property
+    def total_output_tokens(self) -> float:
+        if self.tokens is not None:
+            return self.tokens
+        return (self.requests or 0.0) * self.output_tokens
+
+
+class WorkloadSpec(_Section):
+    """One workload, validated and with its model preset resolved."""
+
+    name: str
+    kind: Kind
+    description: str = ""
+    model: ModelSection
+    data: DataSection | None = None
+    training: TrainingSection | None = None
+    inference: InferenceSection | None = None
+    pieces: int = Field(default=1, ge=1)
+    sources: tuple[str, ...] = ()
+    _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand(cls, raw: Any) -> Any:
+        if not isinstance(raw, dict):
+            return raw
+        raw = dict(raw)
+        if "trials" in raw:
+            if "pieces" in raw:
+                raise ValueError("give either pieces or trials, not both")
+            raw["pieces"] = raw.pop("trials")
+        model = raw.get("model")
+        if isinstance(model, str):
+            model = {"preset": model}
+        if isinstance(model, dict) and model.get("preset") is not None:
+            preset = get_preset(str(model["preset"]))
+            if preset is None:
+                raise _PresetError(str(model["preset"]))
+            filled: dict[str, Any] = {
+                "arch": preset.arch,
+                "params": preset.params,
+                "layers": preset.layers,
+                "hidden": preset.hidden,
+                "heads": preset.heads,
+                "kv_heads": preset.kv_heads,
+                "seq_len": preset.seq_len,
+                "vocab": preset.vocab,
+                "flops_per_sample": preset.flops_per_sample,
+                "activation_gib_per_sample": preset.activation_gib_per_sample,
+                "largest_layer_params": preset.largest_layer_params,
+            }
+            filled = {k: v for k, v in filled.items() if v is not None}
+            filled.update({k: v for k, v in model.items() if v is not None})
+            filled["preset"] = preset.name
+            model = filled
+        if model is not None:
+            raw["model"] = model
+        if isinstance(raw.get("sources"), str):
+            raw["sources"] = [raw["sources"]]
+        return raw
+
+    @model_validator(mode="after")
+    def _check(self) -> WorkloadSpec:
+        m = self.model
+        if m.params is None:
+            raise _FieldError("model.params", "is required (or name a preset: model: gpt2-xl)")
+        if m.is_transformer:
+            for key in ("layers", "hidden", "heads", "seq_len"):
+                if getattr(m, key) is None:
+                    raise _FieldError(f"model.{key}", f"is required for a {m.arch} transformer")
+        if self.kind is Kind.INFERENCE:
+            if not m.is_transformer:
+                raise _FieldError("model.arch", "inference estimates cover transformer LLMs only")
+            inf = self.inference
+            if inf is None:
+                raise _FieldError("inference", "is required for kind: inference")
+            if not inf.serving and inf.total_output_tokens <= 0:
+                raise _FieldError(
+                    "inference",
+                    "needs tokens_per_s (or requests_per_s) and hours, or tokens (or requests)",
+                )
+            if inf.serving and inf.hours is None:
+                raise _FieldError(
+                    "inference.hours", "is required with tokens_per_s / requests_per_s"
+                )
+            return self
+        d = self.data
+        if d is None:
+            raise _FieldError("data", f"is required for kind: {self.kind}")
+        if m.is_transformer:
+            if d.tokens is None and d.samples is None:
+                raise _FieldError("data", "needs tokens, or samples (x epochs)")
+        else:
+            if d.samples is None:
+                raise _FieldError("data.samples", f"is required for a {m.arch} model")
+            if (d.flops_per_sample or m.flops_per_sample) is None:
+                raise _FieldError("data.flops_per_sample", f"is required for a {m.arch} model")
+        return self
+
+    # -- derived quantities used by the estimator -------------------------------------------------
+    @property
+    def train(self) -> TrainingSection:
+        return self.training or TrainingSection()
+
+    @property
+    def seq_len(self) -> int:
+        d = self.data
+        if d is not None and d.tokens_per_sample is not None:
+            return int(d.tokens_per_sample)
+        return int(self.model.seq_len or 1)
+
+    @property
+    def tokens_per_piece(self) -> float:
+        """Tokens processed by one piece (epochs included); 0 for non-transformers."""
+        d = self.data
+        if d is None or not self.model.is_transformer:
+            return 0.0
+        if d.tokens is not None:
+            return d.tokens
+        return (d.samples or 0.0) * d.epochs * self.seq_len
+
+    @property
+    def samples_per_piece(self) -> float:
+        """Samples processed by one piece (epochs included)."""
+        d = self.data
+        if d is None:
+            return 0.0
+        if d.samples is not None:
+            return d.samples * d.epochs
+        return self.tokens_per_piece / max(self.seq_len, 1)
+
+    def summary(self) -> dict[str, Any]:
+        """One row for ``planner workloads``."""
+        size = self.model.params or 0.0
+        if self.kind is Kind.INFERENCE and self.inference is not None:
+            inf = self.inference
+            amount = (
+                f"{inf.output_tokens_per_s:,.0f} tok/s x {inf.hours:g} h"
+                if inf.serving
+                else f"{inf.total_output_tokens:.3g} tokens"
+            )
+        elif self.model.is_transformer:
+            amount = f"{self.tokens_per_piece:.3g} tokens"
+        else:
+            amount = f"{self.samples_per_piece:.3g} samples"
+        if self.pieces > 1:
+            amount += f" x {self.pieces} pieces"
+        return {
+            "name": self.name,
+            "kind": self.kind.value,
+            "model": self.model.preset or self.model.arch,
+            "params": size,
+            "method": self.train.method.value if self.kind is not Kind.INFERENCE else "-",
+            "data": amount,
+            "description": self.description,
+        }
+
+
+class _FieldError(ValueError):
+    def __init__(self, key_path: str, message: str) -> None:
+        super().__init__(f"{key_path} {message}")
+        self.key_path = key_path
+        self.message = message
+
+
+class _PresetError(ValueError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"unknown model preset {name!r}")
+        self.name = name
+
+
+# -- locating and loading --------------------------------------------------------------------------
+
+
+def scenarios_dir() -> Path:
+    """The ``scenarios`` folder: the source checkout's, else the copy bundled into the wheel."""
+    root = Path(planner.__file__).resolve().parent
+    checkout = root.parent / "scenarios"
+    if (checkout / "workloads").is_dir():
+        return checkout
+    return root / "_bundled" / "scenarios"
+
+
+def workloads_dir() -> Path:
+    return scenarios_dir() / "workloads"
+
+
+def workload_names(directory: Path | None = None) -> list[str]:
+    """Names of the bundled workloads (file stems), sorted."""
+    folder = directory or workloads_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.yaml"))
+
+
+def _sections() -> dict[str, type[BaseModel]]:
+    return {
+        "": WorkloadSpec,
+        "model": ModelSection,
+        "data": DataSection,
+        "training": TrainingSection,
+        "training.parallelism": ParallelismSection,
+        "inference": InferenceSection,
+    }
+
+
+def _to_config_error(err: ValidationError, file: str) -> ConfigError:
+    first = err.errors()[0]
+    loc = [str(p) for p in first["loc"] if not str(p).startswith("function-")]
+    key_path = ".".join(loc) or None
+    etype = first["type"]
+    more = len(err.errors()) - 1
+    tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    ctx = first.get("ctx") or {}
+    hint: str | None = None
+    if etype == "extra_forbidden":
+        parent = ".".join(loc[:-1])
+        model = _sections().get(parent)
+        fields = sorted(model.model_fields) if model is not None else []
+        if parent == "":
+            fields.append("trials")
+        close = suggest(loc[-1], fields, 1)
+        hint = f"did you mean {close[0]!r}?" if close else f"valid keys: {', '.join(fields)}"
+        message = "unknown key"
+    elif etype in ("enum", "literal_error"):
+        expected = str(ctx.get("expected", ""))
+        options = [
+            o.strip().strip("'") for o in expected.replace(" or ", ",").split(",") if o.strip()
+        ]
+        close = suggest(str(first.get("input")), options, 1)
+        message = f"{first.get('input')!r} is not one of {', '.join(options)}"
+        hint = f"did you mean {close[0]!r}?" if close else None
+    elif etype == "value_error":
+        original = ctx.get("error")
+        if isinstance(original, _FieldError):
+            return ConfigError(original.message + tail, file=file, key_path=original.key_path)
+        if isinstance(original, _PresetError):
+            e = UnknownNameError(
+                "model preset", original.name, presets(), file=file, key_path="model"
+            )
+            return e
+        message = str(original or first["msg"])
+    elif etype == "missing":
+        message = "is required"
+    else:
+        expected_type = {
+            "float_parsing": "a number",
+            "float_type": "a number",
+            "int_parsing": "a whole number",
+            "int_type": "a whole number",
+            "int_from_float": "a whole number",
+            "bool_parsing": "true or false",
+            "bool_type": "true or false",
+            "string_type": "text",
+            "model_type": "a mapping of keys",
+            "model_attributes_type": "a mapping of keys",
+            "dict_type": "a mapping of keys",
+        }.get(etype)
+        got = first.get("input")
+        if expected_type:
+            message = f"expected {expected_type}, got {got!r}"
+        else:
+            message = f"{first['msg']} (got {got!r})"
+    return ConfigError(message + tail, file=file, key_path=key_path, hint=hint)
+
+
+def parse_workload(
+    raw: Any, *, file: str = "<workload>", default_name: str | None = None
+) -> WorkloadSpec:
+    """Validate an already-parsed YAML document (pure; no I/O)."""
+    if not isinstance(raw, dict):
+        raise ConfigError("a workload file must be a mapping of keys", file=file)
+    if "name" not in raw and default_name:
+        raw = {**raw, "name": default_name}
+    try:
+        return WorkloadSpec.model_validate(raw)
+    except ValidationError as e:
+        raise _to_config_error(e, file) from e
+
+
+@functools.lru_cache(maxsize=256)
+def _load_file(path: str, mtime_ns: int) -> WorkloadSpec:
+    p = Path(path)
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise ConfigError(f"not valid YAML: {e}", file=str(p)) from e
+    return parse_workload(raw, file=str(p), default_name=p.stem)
+
+
+def load_workload(name_or_path: str, *, directory: Path | None = None) -> WorkloadSpec:
+    """A workload by library name (``gpt2-xl-finetune``) or by path to a ``.yaml`` file."""
+    text = str(name_or_path)
+    path = Path(text).expanduser()
+    if text.endswith((".yaml", ".yml")) or path.parent != Path("."):
+        if not path.is_file():
+            raise ConfigError("workload file not found", file=text, hint="check the path")
+        return _load_file(str(path.resolve()), path.stat().st_mtime_ns)
+    folder = directory or workloads_dir()
+    candidate = folder / f"{text}.yaml"
+    if not candidate.is_file():
+        raise UnknownNameError("workload", text, workload_names(folder))
+    return _load_file(str(candidate.resolve()), candidate.stat().st_mtime_ns)
+
+
+def list_workloads(*, directory: Path | None = None) -> list[WorkloadSpec]:
+    """Every workload in the library, sorted by name."""
+    folder = directory or workloads_dir()
+    return [load_workload(n, directory=folder) for n in workload_names(folder)]

@@ -1,0 +1,354 @@
+"""Parallel strategy search: the fastest layout that fits, the simplest among equals (pure).
+
+For a training job on ``count`` GPUs the search walks tensor-parallel sizes (powers of two inside a
+node), pipeline sizes, ZeRO stages 0-3 (3 = FSDP full shard) and activation checkpointing (none,
+selective where FlashAttention is unavailable, full), sizes the largest micro-batch that fits, and
+times one optimizer step:
+
+``step = (m + pp - 1)·(t_mb + t_tp) + exposed data-parallel communication + optimizer step``
+
+with ``m`` micro-batches per step (gradient accumulation), ``t_mb`` the compute + memory-traffic time
+of one micro-batch (:mod:`planner.workload.efficiency`), ``t_tp`` the tensor-parallel all-reduces
+(4 per layer per micro-batch, 6 with full recompute; Megatron), the pipeline bubble ``pp - 1``
+(1F1B), the gradient all-reduce / reduce-scatter (2·G bytes) overlapped with the last backward pass,
+and ZeRO-3's per-micro-batch gathers (3·G) overlapped with that micro-batch.  Candidates within 1% of
+the fastest are ranked DP < ZeRO-1 < ZeRO-2 < ZeRO-3 < TP < PP and the simplest wins.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from planner.hardware import GpuSpec
+from planner.workload import efficiency as eff
+from planner.workload.memory import FRAGMENTATION, FRAMEWORK_FIXED_GIB, GIB, StateBytes
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """How the job is laid out on its GPUs."""
+
+    data_parallel: int = 1
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    zero_stage: int = 0  # 0 plain DDP, 1-2 ZeRO, 3 ZeRO-3 / FSDP full shard
+    activation_checkpointing: str = "none"  # none | selective | full
+    method: str = "full"  # full | lora | qlora | inference
+    optimizer: str = ""
+    micro_batch_size: int = (
+        1  # sequences (samples) per GPU per micro-step; inference: concurrent sequences
+    )
+    grad_accumulation: int = 1
+    gpus_per_piece: int = 1
+    concurrent_pieces: int = 1
+    reason: str = ""
+
+    @property
+    def name(self) -> str:
+        parts = []
+        if self.method == "inference":
+            parts.append(f"{self.data_parallel} replica{'s' if self.data_parallel != 1 else ''}")
+            if self.tensor_parallel > 1:
+                parts.append(f"TP{self.tensor_parallel}")
+            return " x ".join(parts)
+        if self.data_parallel > 1 or (self.tensor_parallel == 1 and self.pipeline_parallel == 1):
+            parts.append(f"DP{self.data_parallel}")
+        if self.zero_stage:
+            parts.append("ZeRO-3/FSDP" if self.zero_stage == 3 else f"ZeRO-{self.zero_stage}")
+        if self.tensor_parallel > 1:
+            parts.append(f"TP{self.tensor_parallel}")
+        if self.pipeline_parallel > 1:
+            parts.append(f"PP{self.pipeline_parallel}")
+        if self.activation_checkpointing != "none":
+            parts.append(f"{self.activation_checkpointing} recompute")
+        if self.method != "full":
+            parts.append(self.method.upper() if self.method == "qlora" else "LoRA")
+        text = " + ".join(parts)
+        if self.concurrent_pieces > 1:
+            text += f" ({self.concurrent_pieces} pieces at once)"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        record = asdict(self)
+        record["name"] = self.name
+        return record
+
+
+@dataclass(frozen=True)
+class TrainFacts:
+    """Everything about a training spec the search needs, precomputed once per spec."""
+
+    transformer: bool
+    params: float
+    trainable: float
+    state: StateBytes
+    frozen_bytes: float
+    layers: int
+    hidden: int
+    heads: int
+    seq: int  # tokens per sequence (1 for non-transformers)
+    model_flops_per_seq: float
+    recompute_flops_per_seq: dict[str, float]
+    act_base_per_seq_layer: float  # 34·s·h bytes
+    act_score_per_seq_layer: float  # 5·a·s² bytes
+    logits_per_seq: float
+    act_per_sample: float  # non-transformers, bytes
+    samples_per_piece: float
+    global_batch: float  # sequences / samples per optimizer step
+    method: str
+    optimizer: str
+    finetune: bool
+    grad_comm_bytes: float
+    opt_traffic: float
+    largest_layer: float
+    pinned: dict[str, int] = field(default_factory=dict)
+    recompute_modes: tuple[str, ...] = ("none", "selective", "full")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    strategy: Strategy
+    fits: bool
+    memory_bytes: float
+    breakdown: dict[str, float]
+    piece_seconds: float
+    hardware_flops_per_piece: float
+    comm_exposed_s: float
+    step_s: float
+
+
+@dataclass(frozen=True)
+class Links:
+    """Link speeds of one topology, resolved once per estimate."""
+
+    gpus_per_node: int
+    intra_bytes_per_s: float
+    intra_kind: str
+    node_bytes_per_s: float
+
+
+def _divisors_pow2(n: int, limit: int) -> list[int]:
+    out, k = [], 1
+    while k <= min(n, limit):
+        if n % k == 0:
+            out.append(k)
+        k *= 2
+    return out
+
+
+def collective_seconds(
+    volume: float, shard_bytes: float, dp: int, d_in: int, links: Links
+) -> float:
+    """Time of a data-parallel collective moving ``volume x shard_bytes`` (2 = all-reduce).
+
+    Hierarchical: the ``d_in`` ranks inside a node exchange over the intra-node link; the node's NICs
+    carry ``gpus_per_node x volume x (G/d_in) x (n-1)/n`` across ``n`` nodes.
+    """
+    if dp <= 1:
+        return 0.0
+    d_in = max(1, min(d_in, dp))
+    n = math.ceil(dp / d_in)
+    t = 0.0
+    if d_in > 1:
+        t += volume * shard_bytes * (d_in - 1) / d_in / links.intra_bytes_per_s
+    if n > 1:
+        per_node = links.gpus_per_node * volume * (shard_bytes / d_in) * (n - 1) / n
+        t += per_node / links.node_bytes_per_s
+    return t
+
+
+def search_training(
+    f: TrainFacts,
+    gpu: GpuSpec,
+    count: int,
+    links: Links,
+    *,
+    flash: bool,
+) -> tuple[Candidate | None, Candidate]:
+    """(fastest fitting candidate or None, the least-memory candidate for reporting a miss)."""
+    peak = gpu.peak_flops
+    bw = gpu.memory_bandwidth_gb_per_s * 1e9
+    g = eff.gemm_fraction(gpu) * (eff.FINETUNE_STACK_FACTOR if f.finetune else 1.0)
+    if f.method == "qlora":
+        g /= eff.QLORA_SLOWDOWN
+    budget = gpu.memory_gib * GIB
+    gpn = max(1, min(links.gpus_per_node, count))
+    modes = f.recompute_modes if f.transformer else ("none",)
+    if flash:
+        modes = tuple(m for m in modes if m != "selective") or ("none",)
+    tps = _divisors_pow2(count, gpn) if f.transformer else [1]
+    tps = [t for t in tps if f.heads % t == 0]
+    pps = (
+        [p for p in _divisors_pow2(count, 64) if not f.transformer or p <= f.layers]
+        if f.transformer
+        else [1]
+    )
+    pin = f.pinned
+    if "tensor" in pin:
+        tps = [pin["tensor"]]
+    if "pipeline" in pin:
+        pps = [pin["pipeline"]]
+    zeros = [pin["zero"]] if "zero" in pin else [0, 1, 2, 3]
+    best: Candidate | None = None
+    best_rank = 0
+    least: Candidate | None = None
+    for pp in pps:
+        for tp in tps:
+            if count % (tp * pp):
+                continue
+            dp = count // (tp * pp)
+            pp_in = min(pp, max(1, gpn // tp))
+            d_in = max(1, gpn // (tp * pp_in))
+            split = float(tp * pp)
+            frozen = f.params - f.trainable
+            w0 = (frozen * f.frozen_bytes + f.trainable * f.state.weights) / split
+            g0 = f.trainable * f.state.grads / split
+            o0 = f.trainable * f.state.optimizer / split
+            for zero in zeros:
+                if zero and dp == 1 and "zero" not in pin:
+                    continue
+                w = w0 / dp if zero >= 3 else w0
+                gr = g0 / dp if zero >= 2 else g0
+                o = o0 / dp if zero >= 1 else o0
+                buffers = 0.0
+                if zero >= 3:
+                    # prefetching: the gathered current and next layer in 16 bits
+                    buffers = 2.0 * 2.0 * f.largest_layer / tp
+                states = w + gr + o + buffers
+                for mode in modes:
+                    if f.transformer:
+                        if mode == "full":
+                            act1 = (
+                                f.layers * 2.0 * f.seq * f.hidden / tp
+                                + (
+                                    f.act_base_per_seq_layer
+                                    + (0.0 if flash else f.act_score_per_seq_layer)
+                                )
+                                / tp
+                            )
+                        else:
+                            score = (
+                                0.0 if (flash or mode == "selective") else f.act_score_per_seq_layer
+                            )
+                            act1 = f.layers * (f.act_base_per_seq_layer + score) / tp
+                        act1 += f.logits_per_seq / tp
+                        # bytes this GPU's stage streams per sequence (the scores are materialised
+                        # in HBM whenever FlashAttention is off, recompute or not)
+                        traffic1 = (f.layers / pp) * (
+                            f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
+                        ) / tp + f.logits_per_seq / tp
+                    else:
+                        act1 = f.act_per_sample
+                        traffic1 = f.act_per_sample
+                    fixed = FRAMEWORK_FIXED_GIB * GIB
+                    room = (budget - fixed) / (1.0 + FRAGMENTATION) - states
+                    b_max = int(room // act1) if act1 > 0 else 10**9
+                    per_rank = max(1.0, f.global_batch / dp)
+                    if "micro_batch" in pin:
+                        b = pin["micro_batch"]
+                    elif pp > 1:
+                        b = 1
+                    else:
+                        b = max(1, min(b_max, math.ceil(per_rank)))
+                    fits = b_max >= b >= 1
+                    act = act1 * b
+                    other = states + act
+                    mem = other + fixed + FRAGMENTATION * other
+                    breakdown = {
+                        "weights": w / GIB,
+                        "gradients": gr / GIB,
+                        "optimizer_states": o / GIB,
+                        "activations": act / GIB,
+                        "framework": (fixed + FRAGMENTATION * other + buffers) / GIB,
+                    }
+                    m = max(1, math.ceil(per_rank / b))
+                    seqs_step = m * b * dp
+                    hw_per_seq = f.model_flops_per_seq + f.recompute_flops_per_seq.get(mode, 0.0)
+                    passes = eff.ACTIVATION_PASSES + (1.0 if mode == "full" else 0.0)
+                    t_mb = b * hw_per_seq / split / (peak * g) + passes * b * traffic1 / bw
+                    t_tp = 0.0
+                    if tp > 1:
+                        n_ar = 6 if mode == "full" else 4
+                        per_ar = 2.0 * (tp - 1) / tp * b * f.seq * f.hidden * 2.0
+                        layers_local = f.layers / pp
+                        t_tp = (
+                            n_ar
+                            * layers_local
+                            * (
+                                per_ar / links.intra_bytes_per_s
+                                + eff.COLLECTIVE_LATENCY_S[links.intra_kind]
+                            )
+                        )
+                    compute = (m + pp - 1) * (t_mb + t_tp)
+                    shard = f.trainable / split * f.grad_comm_bytes
+                    if zero >= 3:
+                        t_c = collective_seconds(3.0, f.trainable / split * 2.0, dp, d_in, links)
+                        exposed = m * max(0.0, t_c - t_mb)
+                    else:
+                        t_c = collective_seconds(2.0, shard, dp, d_in, links)
+                        exposed = max(0.0, t_c - t_mb * 2.0 / 3.0)
+                    opt_params = f.trainable / split / (dp if zero >= 1 else 1)
+                    t_opt = opt_params * f.opt_traffic / (bw * eff.MEMORY_BW_FRACTION)
+                    step = (compute + exposed + t_opt) * eff.straggler_factor(count)
+                    steps = f.samples_per_piece / seqs_step
+                    strategy = Strategy(
+                        data_parallel=dp,
+                        tensor_parallel=tp,
+                        pipeline_parallel=pp,
+                        zero_stage=zero,
+                        activation_checkpointing=mode,
+                        method=f.method,
+                        optimizer=f.optimizer,
+                        micro_batch_size=int(b),
+                        grad_accumulation=m,
+                        gpus_per_piece=count,
+                    )
+                    cand = Candidate(
+                        strategy=strategy,
+                        fits=fits,
+                        memory_bytes=mem,
+                        breakdown=breakdown,
+                        piece_seconds=steps * step,
+                        hardware_flops_per_piece=f.samples_per_piece * hw_per_seq,
+                        comm_exposed_s=exposed + (m + pp - 1) * t_tp,
+                        step_s=step,
+                    )
+                    if least is None or mem < least.memory_bytes:
+                        least = cand
+                    if not fits:
+                        continue
+                    rank = (pp > 1) * 1000 + (tp > 1) * 100 + zero * 10 + modes.index(mode)
+                    if best is None:
+                        best, best_rank = cand, rank
+                        continue
+                    faster = cand.piece_seconds < best.piece_seconds * 0.99
+                    tie = cand.piece_seconds <= best.piece_seconds * 1.01
+                    if faster or (tie and rank < best_rank):
+                        best, best_rank = cand, rank
+    assert least is not None  # at least one (tp=1, pp=1) candidate always exists
+    return best, least
+
+
+def explain(c: Candidate, count: int) -> str:
+    """Why this strategy: the one-line reason shown to users."""
+    s = c.strategy
+    bits = []
+    if s.tensor_parallel == 1 and s.pipeline_parallel == 1 and s.zero_stage == 0:
+        bits.append("model states fit on each GPU, so plain data parallel")
+    if s.zero_stage:
+        bits.append(
+            f"ZeRO-{s.zero_stage} shards {'optimizer states' if s.zero_stage == 1 else 'optimizer states and gradients' if s.zero_stage == 2 else 'weights, gradients and optimizer states'} over {s.data_parallel} GPUs"
+        )
+    if s.tensor_parallel > 1:
+        bits.append(f"tensor parallel {s.tensor_parallel} inside a node")
+    if s.pipeline_parallel > 1:
+        bits.append(f"pipeline parallel {s.pipeline_parallel}")
+    if s.activation_checkpointing != "none":
+        bits.append(
+            f"{s.activation_checkpointing} activation recompute to fit micro-batch {s.micro_batch_size}"
+        )
+    else:
+        bits.append(f"micro-batch {s.micro_batch_size} x {s.grad_accumulation} accumulation steps")
+    return "; ".join(bits) + "; fastest layout that fits, simplest among equals"
