@@ -95,7 +95,9 @@ class FakeHttpServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def route(self, prefix: str, handler: Route | list[Reply]) -> None:
         if isinstance(handler, list):
@@ -262,7 +264,7 @@ def gcp_fast_retry() -> Any:
         exceptions.TooManyRequests, exceptions.ServiceUnavailable, exceptions.InternalServerError
     )
     return retry.Retry(
-        predicate=predicate, initial=0.001, maximum=0.001, multiplier=1.0, timeout=5.0
+        predicate=predicate, initial=0.001, maximum=0.001, multiplier=1.0, timeout=0.3
     )
 
 
@@ -380,3 +382,13 @@ def azure_provider_at(url: str, *, retry_policy: Any = None) -> Any:
         base_url=url + AZURE_RETAIL, retry_policy=retry_policy or azure_retry_policy()
     )
     return AzureProvider(compute_client=compute, retail_client=retail, clock=frozen_clock)
+
+
+def after(replies: list[Reply], handler: Route) -> Route:
+    """Serve ``replies`` first (throttling, errors), then hand every request to ``handler``."""
+    queue = list(replies)
+
+    def serve(req: Seen) -> Reply:
+        return queue.pop(0) if queue else handler(req)
+
+    return serve

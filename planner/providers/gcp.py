@@ -191,6 +191,7 @@ def region_of(zone: str) -> str:
 def _translated(what: str, permission: str) -> Iterator[None]:
     exceptions = require("google.api_core.exceptions", "gcp")
     auth_exceptions = require("google.auth.exceptions", "gcp")
+    json_format = require("google.protobuf.json_format", "gcp")
     try:
         yield
     except (exceptions.PermissionDenied, exceptions.Forbidden, exceptions.Unauthorized) as e:
@@ -209,7 +210,7 @@ def _translated(what: str, permission: str) -> Iterator[None]:
         raise ProviderError(
             f"no GCP credentials for {what}", hint="run `gcloud auth application-default login`"
         ) from e
-    except ValueError as e:  # protobuf json_format.ParseError and friends: a malformed page
+    except (json_format.Error, ValueError) as e:  # ParseError and friends: a malformed page
         raise ProviderError(
             f"GCP {what} returned a malformed response ({type(e).__name__}: {e})",
             hint="the response was truncated or the API changed shape; retry the refresh",
