@@ -14,7 +14,7 @@ from planner.errors import InfeasibleError
 from planner.optimize.model import ModelInputs, build_model, solve
 from planner.optimize.plans import read_plan
 
-TAU, SIGMA = 0.5, 3.0  # switch time (h) and switch cost ($) used in these tests
+TAU, SIGMA, START = 0.5, 3.0, 0.2  # switch time (h), switch cost ($), billed start-up per phase (h)
 
 
 def cands_frame(rows: list[dict[str, float]]) -> pd.DataFrame:
@@ -30,18 +30,24 @@ def cands_frame(rows: list[dict[str, float]]) -> pd.DataFrame:
 
 def brute_sequential(df: pd.DataFrame, deadline: float, budget: float | None) -> float:
     """Cheapest cost over single configurations and two-phase mixes (an optimal LP vertex uses at
-    most two configurations: two constraints, work and deadline, without a budget)."""
+    most two configurations: two constraints, work and deadline, without a budget).  Every phase
+    pays a billed start-up START; a switch adds TAU hours and SIGMA dollars."""
     best = math.inf
     pts = [
-        (r.price_usd_per_hour * r.job_hours, r.wall_factor * r.job_hours) for r in df.itertuples()
+        (
+            r.price_usd_per_hour * r.job_hours,
+            r.wall_factor * r.job_hours,
+            r.price_usd_per_hour * START,
+        )
+        for r in df.itertuples()
     ]
-    for cost, wall in pts:
-        if wall <= deadline + 1e-9 and (budget is None or cost <= budget + 1e-9):
-            best = min(best, cost)
-    for (kc, wc), (kd, wd) in itertools.permutations(pts, 2):
-        # x = share of the work on the first; wall(x) = TAU + wd + x (wc - wd) <= deadline
+    for cost, wall, start in pts:
+        if wall + START <= deadline + 1e-9 and (budget is None or cost + start <= budget + 1e-9):
+            best = min(best, cost + start)
+    for (kc, wc, sc), (kd, wd, sd) in itertools.permutations(pts, 2):
+        # x = share of the work on the first; wall(x) = TAU + 2 START + wd + x (wc - wd) <= deadline
         lo, hi = 0.0, 1.0
-        slope, rest = wc - wd, deadline - TAU - wd
+        slope, rest = wc - wd, deadline - TAU - 2 * START - wd
         if abs(slope) < 1e-12:
             if rest < -1e-9:
                 continue
@@ -52,18 +58,23 @@ def brute_sequential(df: pd.DataFrame, deadline: float, budget: float | None) ->
         if lo > hi + 1e-12:
             continue
         for x in (lo, hi):
-            cost = SIGMA + kd + x * (kc - kd)
+            cost = SIGMA + sc + sd + kd + x * (kc - kd)
             if budget is None or cost <= budget + 1e-9:
                 best = min(best, cost)
     return best
 
 
 def milp_cost(
-    df: pd.DataFrame, deadline: float, budget: float | None = None, **kw: object
+    df: pd.DataFrame, deadline: float, budget: float | None = None, pieces: int = 1
 ) -> float:
     inputs = ModelInputs(
-        deadline_hours=deadline, budget_usd=budget, switch_hours=TAU, switch_usd=SIGMA, **kw
-    )  # type: ignore[arg-type]
+        deadline_hours=deadline,
+        budget_usd=budget,
+        pieces=pieces,
+        switch_hours=TAU,
+        switch_usd=SIGMA,
+        startup_hours=START,
+    )
     model = build_model(df, inputs)
     try:
         sol = solve(model)
@@ -147,9 +158,10 @@ def test_sequential_mix_beats_either_pure_plan() -> None:
     pure_cloud = 40.0 * 10.0
     assert cost < pure_cloud
     assert math.isinf(milp_cost(df.iloc[[0]], deadline))  # owned alone misses the deadline
-    # hand check: x on local, 40x + 10(1-x) + TAU = 25 -> x = 14.5/30
-    x = (deadline - TAU - 10.0) / 30.0
-    assert cost == pytest.approx(SIGMA + 2.0 * 40.0 * x + 40.0 * 10.0 * (1 - x))
+    # hand check: x of the work on owned, 40x + 10(1-x) + TAU + 2 START = 25 -> x = 14.1/30
+    x = (deadline - TAU - 2 * START - 10.0) / 30.0
+    expected = SIGMA + (2.0 + 40.0) * START + 2.0 * 40.0 * x + 40.0 * 10.0 * (1 - x)
+    assert cost == pytest.approx(expected)
 
 
 def brute_parallel(df: pd.DataFrame, pieces: int, deadline: float) -> float:
@@ -162,14 +174,20 @@ def brute_parallel(df: pd.DataFrame, pieces: int, deadline: float) -> float:
         for k, n in enumerate(split):
             if n == 0:
                 continue
-            # the fewest gangs that finish n pieces in time
-            per_gang = math.floor(deadline / (df.wall_factor.iloc[k] * q[k]) + 1e-9)
-            if per_gang == 0 or math.ceil(n / per_gang) > df.max_gangs.iloc[k]:
+            # the fewest gangs that finish n pieces in time, each gang paying one start-up
+            per_gang = math.floor((deadline - START) / (df.wall_factor.iloc[k] * q[k]) + 1e-9)
+            if per_gang <= 0 or math.ceil(n / per_gang) > df.max_gangs.iloc[k]:
                 ok = False
         if ok:
-            best = min(
-                best, sum(n * q[k] * df.price_usd_per_hour.iloc[k] for k, n in enumerate(split))
-            )
+            cost = 0.0
+            for k, n in enumerate(split):
+                if n:
+                    per_gang = math.floor(
+                        (deadline - START) / (df.wall_factor.iloc[k] * q[k]) + 1e-9
+                    )
+                    gangs = math.ceil(n / per_gang)
+                    cost += (n * q[k] + gangs * START) * df.price_usd_per_hour.iloc[k]
+            best = min(best, cost)
     return best
 
 

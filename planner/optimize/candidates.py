@@ -114,6 +114,18 @@ def _family(instance_type: str) -> str:
     return instance_type.split(".")[0] if "." in instance_type else instance_type.rsplit("-", 1)[0]
 
 
+def _shape_key(row: Mapping[Any, Any]) -> tuple[Any, ...]:
+    """What the workload model sees of an offer (NaN bandwidth -> None so keys compare equal)."""
+    gbps = row["network_gbps"]
+    return (
+        row["gpu_model"],
+        int(row["gpu_count"]),
+        row["interconnect"],
+        row["fabric"],
+        None if gbps is None or gbps != gbps else float(gbps),
+    )
+
+
 def quota_for(quotas: Mapping[str, int], provider: str, region: str, family: str) -> int:
     """Most specific quota: provider:region:family, provider:family, provider, else the default."""
     for key in (f"{provider}:{region}:{family}", f"{provider}:{family}", provider):
@@ -123,10 +135,7 @@ def quota_for(quotas: Mapping[str, int], provider: str, region: str, family: str
 
 
 def _strategy_text(est: Estimate) -> str:
-    describe = getattr(est.strategy, "describe", None)
-    if callable(describe):
-        return str(describe())
-    return str(est.strategy)
+    return est.strategy.name
 
 
 def build_candidates(
@@ -140,7 +149,10 @@ def build_candidates(
 ) -> CandidateSet:
     """All feasible gang configurations for ``spec`` over ``offers`` and owned ``hardware``."""
     if estimator is None:
-        from planner.workload import estimate as estimator
+        from planner.workload import estimate as default_estimator
+
+        estimator = default_estimator
+    estimate_fn: Estimator = estimator
     opts = options or CandidateOptions()
     cache: dict[tuple[Any, ...], Estimate] = {}
 
@@ -155,7 +167,7 @@ def build_candidates(
                 fabric=Fabric(fabric),
                 network_gbps=gbps,
             )
-            cache[key] = estimator(spec, gpu, count, topology=topo)
+            cache[key] = estimate_fn(spec, gpu, count, topology=topo)
         return cache[key]
 
     rows: list[dict[str, Any]] = []
@@ -173,13 +185,7 @@ def build_candidates(
         gpu = catalog.resolve(str(shape["gpu_model"]))
         gpi = int(shape["gpu_count"])
         gbps = None if pd.isna(shape["network_gbps"]) else float(shape["network_gbps"])
-        key = (
-            shape["gpu_model"],
-            gpi,
-            shape["interconnect"],
-            shape["fabric"],
-            shape["network_gbps"],
-        )
+        key = _shape_key(shape)
         fits: list[tuple[int, Estimate]] = []
         need = math.inf
         for n in INSTANCE_COUNTS:
@@ -192,13 +198,7 @@ def build_candidates(
         shape_fits[key] = fits
         shape_best_need[key] = need
     for offer in offers.to_dict("records"):
-        key = (
-            offer["gpu_model"],
-            offer["gpu_count"],
-            offer["interconnect"],
-            offer["fabric"],
-            offer["network_gbps"],
-        )
+        key = _shape_key(offer)
         fits = shape_fits[key]
         provider, region, itype = (
             str(offer["provider"]),

@@ -12,26 +12,28 @@ Sequential model (one training run, ``pieces == 1``).  For each candidate ``c``:
 ``H_c`` the running hours it can supply.
 Variables: ``h_c >= 0`` running hours, ``y_c`` in {0, 1} whether phase ``c`` is used::
 
-    minimise   sum_c p_c h_c + sigma (sum_c y_c - 1)
-    subject to sum_c h_c / t_c                         >= 1        (all work done)
-               sum_c a_c h_c + tau (sum_c y_c - 1)     <= D        (phases + switches fit the deadline)
-               h_c                                     <= min(H_c, D / a_c) y_c
+    minimise   sum_c p_c (h_c + S y_c) + sigma (sum_c y_c - 1)
+    subject to sum_c h_c / t_c                                  >= 1   (all work done)
+               sum_c (a_c h_c + S y_c) + tau (sum_c y_c - 1)    <= D   (phases + switches fit the deadline)
+               h_c                                     <= min(H_c, t_c, D / a_c) y_c
                1 <= sum_c y_c                          <= K        (at most K phases)
-               sum_c p_c h_c + sigma (sum_c y_c - 1)   <= B        (budget, optional)
+               cost                                    <= B        (budget, optional)
                sum_{c in L} y_c                        >= 1        (optional: must use owned hardware)
 
-``tau`` and ``sigma`` are the time and the data-transfer cost (checkpoint egress) of one switch.  The time objective replaces the cost
+``S`` is the billed start-up of every phase (provision, set up, stage data), ``tau`` and ``sigma``
+the time and the data-transfer cost (checkpoint egress) of one switch.  The time objective replaces the cost
 objective by the wall time ``sum_c a_c h_c + tau (sum_c y_c - 1)`` (and drops the deadline).
 
 Parallel model (``pieces = P > 1`` independent pieces: sweep trials, inference shards).  ``q_c`` is
 the running hours of one piece on gang ``c``.  Variables: ``n_c`` pieces and ``m_c`` gangs, integers::
 
-    minimise   sum_c p_c q_c n_c
+    minimise   sum_c p_c (q_c n_c + S m_c)
     subject to sum_c n_c                       = P
-               n_c                             <= floor(D / (a_c q_c)) m_c   (each gang's pieces fit D)
+               n_c                             <= floor((D - S) / (a_c q_c)) m_c   (each gang's pieces fit D)
+               m_c                             <= n_c    (no idle gangs)
                sum_{c in g} i_c m_c            <= Q_g    (quota: instances per provider/region/family,
                                                            machines per owned hardware group)
-               sum_c p_c q_c n_c               <= B
+               cost                            <= B
 
 The plan's wall time is ``max_c ceil(n_c / m_c) a_c q_c``.  That span is not linear in (n, m), so
 the fastest parallel plan is found by bisecting the deadline of this cost model.
@@ -56,8 +58,6 @@ from planner.errors import InfeasibleError, PlannerError
 
 log = logging.getLogger(__name__)
 
-INF_HOURS = 1e9
-
 
 @dataclass(frozen=True)
 class ModelInputs:
@@ -69,6 +69,7 @@ class ModelInputs:
     max_phases: int = 3
     switch_hours: float = 0.25
     switch_usd: float = 0.0
+    startup_hours: float = 0.0
     objective: str = "cost"  # cost | time
     must_use_local: bool = False
 
@@ -118,15 +119,17 @@ def _build_sequential(model: BuiltModel) -> None:
     work_terms = []
     for i, row in _rows(cands):
         a = float(row["wall_factor"])
-        cap = min(
-            float(row["capacity_hours"]), INF_HOURS if inp.objective == "time" else deadline / a
-        )
+        # Never more running hours than the whole job takes on this configuration (a tight big-M).
+        cap = min(float(row["capacity_hours"]), float(row["job_hours"]))
+        if inp.objective == "cost":
+            cap = min(cap, deadline / a)
         h = prob.add_variable(f"h_{i}", lowBound=0)
         y = prob.add_variable(f"y_{i}", lowBound=0, upBound=1, cat=pulp.LpBinary)
         model.hours[i], model.used[i] = h, y
         prob += h <= cap * y, f"link_{i}"
-        cost_terms.append(float(row["price_usd_per_hour"]) * h)
-        wall_terms.append(a * h)
+        price = float(row["price_usd_per_hour"])
+        cost_terms += [price * h, price * inp.startup_hours * y]
+        wall_terms += [a * h, inp.startup_hours * y]
         work_terms.append(h * (1.0 / float(row["job_hours"])))
     used = pulp.lpSum(model.used.values())
     cost = pulp.lpSum(cost_terms) + inp.switch_usd * (used - 1)
@@ -161,9 +164,11 @@ def _build_parallel(model: BuiltModel) -> None:
         n = prob.add_variable(f"n_{i}", lowBound=0, upBound=P, cat=pulp.LpInteger)
         m = prob.add_variable(f"m_{i}", lowBound=0, upBound=max_gangs, cat=pulp.LpInteger)
         model.pieces[i], model.gangs[i] = n, m
-        per_gang = math.floor(inp.deadline_hours / (a * q) + 1e-9)
+        per_gang = max(math.floor((inp.deadline_hours - inp.startup_hours) / (a * q) + 1e-9), 0)
         prob += n <= per_gang * m, f"fit_{i}"
-        cost_terms.append(float(row["price_usd_per_hour"]) * q * n)
+        prob += m <= n, f"no_idle_gang_{i}"
+        price = float(row["price_usd_per_hour"])
+        cost_terms += [price * q * n, price * inp.startup_hours * m]
     prob += pulp.lpSum(model.pieces.values()) == P, "all_pieces"
     for group, part in cands.groupby("quota_group"):
         cap = float(part["quota_instances"].iloc[0])

@@ -11,7 +11,7 @@ the best plan the budget buys, and says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -26,8 +26,10 @@ from planner.optimize.spot import DEFAULT_RESTART_HOURS, SpotModel, checkpoint_h
 # switch, which errs on the side of cost.
 EGRESS_USD_PER_GB = 0.09
 GIB_TO_GB = 1.073741824
-# One switch: save the checkpoint, start the next configuration, reload (minutes each).
-SWITCH_HOURS = 0.25
+# Every phase (and every parallel gang) pays a billed start-up: provision the instances, set up the
+# environment, stage the data.  GPU VMs take minutes to provision and boot; 10 minutes is a planning
+# figure (SkyPilot's recovery path: relaunch + setup, cost-facts.md s3.4).
+STARTUP_HOURS = 10 / 60
 FASTEST_BUDGET_FACTOR = 1.25
 
 
@@ -145,7 +147,8 @@ def _inputs(req: PlanRequest, cands: pd.DataFrame, **changes: Any) -> ModelInput
         budget_usd=req.budget_usd,
         pieces=req.pieces,
         max_phases=req.max_phases,
-        switch_hours=SWITCH_HOURS + 2 * checkpoint_hours(ckpt_gib),
+        switch_hours=2 * checkpoint_hours(ckpt_gib),  # save, then reload, the checkpoint
+        startup_hours=STARTUP_HOURS,
         switch_usd=ckpt_gib * GIB_TO_GB * EGRESS_USD_PER_GB,
     )
     return replace(base, **changes)
@@ -167,14 +170,15 @@ def solve_plan(
 def read_plan(cands: pd.DataFrame, inputs: ModelInputs, sol: Solution, label: str) -> Plan:
     """Turn variable values into a Plan with costs, wall time and risk."""
     items: list[PlanItem] = []
+    rows: dict[Any, dict[str, Any]] = cands.to_dict("index")  # type: ignore[assignment]
     if inputs.pieces <= 1:
         for cid, hours in sol.hours.items():
-            row = cands.loc[cid]
+            row = rows[cid]
             items.append(
                 _item(
                     row,
-                    hours=hours,
-                    wall=hours * float(row["wall_factor"]),
+                    hours=hours + inputs.startup_hours,  # billed: start-up, then the work
+                    wall=hours * float(row["wall_factor"]) + inputs.startup_hours,
                     work=hours / float(row["job_hours"]),
                 )
             )
@@ -183,12 +187,13 @@ def read_plan(cands: pd.DataFrame, inputs: ModelInputs, sol: Solution, label: st
         switch_cost = inputs.switch_usd * switches
     else:
         for cid, n in sol.pieces.items():
-            row = cands.loc[cid]
+            row = rows[cid]
             m = sol.gangs[cid]
             q = float(row["job_hours"]) / inputs.pieces
-            span = math.ceil(n / m) * q * float(row["wall_factor"])
+            span = math.ceil(n / m) * q * float(row["wall_factor"]) + inputs.startup_hours
+            billed = n * q + m * inputs.startup_hours
             items.append(
-                _item(row, hours=n * q, wall=span, work=n / inputs.pieces, gangs=m, pieces=n)
+                _item(row, hours=billed, wall=span, work=n / inputs.pieces, gangs=m, pieces=n)
             )
         switches, switch_cost = 0, 0.0
         wall = max((i.wall_hours for i in items), default=0.0)
@@ -208,7 +213,13 @@ def read_plan(cands: pd.DataFrame, inputs: ModelInputs, sol: Solution, label: st
 
 
 def _item(
-    row: pd.Series, *, hours: float, wall: float, work: float, gangs: int = 1, pieces: int = 0
+    row: Mapping[str, Any],
+    *,
+    hours: float,
+    wall: float,
+    work: float,
+    gangs: int = 1,
+    pieces: int = 0,
 ) -> PlanItem:
     price = float(row["price_usd_per_hour"])
     return PlanItem(
@@ -245,11 +256,12 @@ def _risk(items: list[PlanItem], inputs: ModelInputs, wall: float, *, sequential
     p_meet, expected = 1.0, 0.0
     notes: list[str] = []
     for item in spot:
-        useful = item.hours / item.spot_slowdown  # running hours without interruptions
+        # running hours of work without interruptions (start-up excluded)
+        useful = (item.hours - item.gangs * inputs.startup_hours) / item.spot_slowdown
         # Slack left to this item's interruptions: the deadline minus everything else in the plan
         # and minus the item's own uninterrupted span.
         others = (wall - item.wall_hours) if sequential else 0.0
-        own_slack = inputs.deadline_hours - others - item.wall_hours / item.spot_slowdown
+        own_slack = inputs.deadline_hours - others - inputs.startup_hours - useful
         model = SpotModel(
             item.interruption_pct,
             item.instances * item.gangs,

@@ -1,0 +1,134 @@
+"""`planner quote`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from planner import api
+from planner.cli.offers import format_option, max_age_option, offers_file_option, snapshot_option
+from planner.quote import QuoteRequest, parse_discounts, parse_duration_hours, parse_quotas
+from planner.reports.quote import render_quote
+
+
+@click.command("quote")
+@click.option(
+    "--workload", "-w", required=True, help="Workload name (planner workloads) or a YAML file."
+)
+@click.option("--deadline", required=True, help="Wall-clock limit: 90m, 24h, 3d, 2w.")
+@click.option("--budget", type=click.FloatRange(min=0), help="Spend at most this many USD.")
+@click.option("--provider", "providers", multiple=True, help="Only these providers (repeatable).")
+@click.option("--region", "regions", multiple=True, help="Only these regions (repeatable).")
+@click.option(
+    "--gpu", "gpus", multiple=True, help="Only these GPU models or families (repeatable)."
+)
+@click.option("--no-spot", is_flag=True, help="Never use spot capacity.")
+@click.option("--spot-only", is_flag=True, help="Only spot capacity (plus owned hardware).")
+@click.option(
+    "--max-interruption",
+    type=click.FloatRange(min=0, max=100),
+    help="Skip spot offers interrupted more than this %/month.",
+)
+@click.option(
+    "--reserved",
+    "include_reserved",
+    is_flag=True,
+    help="Also price held 1y/3y commitments at their effective hourly rate.",
+)
+@click.option(
+    "--hardware",
+    "hardware",
+    multiple=True,
+    help="Owned machines (scenarios/hardware YAML or name); repeatable.",
+)
+@click.option(
+    "--hardware-cost",
+    type=click.Choice(["amortised", "sunk"]),
+    default="amortised",
+    show_default=True,
+    help="Owned hardware at full TCO per hour, or power only (already paid for).",
+)
+@click.option(
+    "--discount",
+    "discounts",
+    multiple=True,
+    help="Negotiated discount, e.g. aws=0.12 (repeatable).",
+)
+@click.option(
+    "--quota",
+    "quotas",
+    multiple=True,
+    help="Max instances at once: aws=16, aws:p5=4, aws:us-east-1:p5=2.",
+)
+@click.option(
+    "--top", type=click.IntRange(min=1), default=5, show_default=True, help="How many plans."
+)
+@click.option("--pareto", is_flag=True, help="Add the cost-versus-deadline frontier.")
+@format_option
+@offers_file_option
+@snapshot_option
+@max_age_option
+def quote_command(
+    workload: str,
+    deadline: str,
+    budget: float | None,
+    providers: tuple[str, ...],
+    regions: tuple[str, ...],
+    gpus: tuple[str, ...],
+    no_spot: bool,
+    spot_only: bool,
+    max_interruption: float | None,
+    include_reserved: bool,
+    hardware: tuple[str, ...],
+    hardware_cost: str,
+    discounts: tuple[str, ...],
+    quotas: tuple[str, ...],
+    top: int,
+    pareto: bool,
+    fmt: str,
+    offers_files: tuple[Path, ...],
+    snapshot_dir: Path | None,
+    max_age_days: int,
+) -> None:
+    """Cheapest plans (cloud, spot, owned hardware, or a mix) that finish a workload by a deadline.
+
+    Example: planner quote --workload gpt2-xl-finetune --deadline 24h
+    """
+    if no_spot and spot_only:
+        raise click.UsageError("--no-spot and --spot-only exclude each other")
+    request = QuoteRequest(
+        workload=workload,
+        deadline_hours=parse_duration_hours(deadline),
+        budget_usd=budget,
+        providers=providers,
+        regions=regions,
+        gpus=gpus,
+        allow_spot=not no_spot,
+        spot_only=spot_only,
+        max_interruption_pct=max_interruption,
+        include_reserved=include_reserved,
+        hardware=hardware,
+        offers_files=offers_files,
+        snapshot_dir=snapshot_dir,
+        discounts=parse_discounts(discounts),
+        quotas=parse_quotas(quotas),
+        local_cost_basis=hardware_cost,
+        top=top,
+        pareto=pareto,
+    )
+    result = api.quote(request)
+    warnings = result.book.stale_warnings(max_age_days)
+    click.echo(
+        render_quote(result, fmt, warnings=warnings if fmt in ("table", "markdown") else []).rstrip(
+            "\n"
+        )
+    )
+    if fmt not in ("table", "markdown"):
+        for w in warnings:
+            click.echo(f"warning: {w}", err=True)
+
+
+def register(group: click.Group) -> None:
+    """Add this module's commands to ``group``."""
+    group.add_command(quote_command)

@@ -1,0 +1,4 @@
+"""Optimizers: the quote MILP (model, candidates, plans, spot) and the budget MILP.
+
+Only this package imports PuLP.
+"""
