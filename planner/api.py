@@ -25,11 +25,13 @@ from planner.onprem import HardwareSpec, load_budget, load_hardware
 from planner.quote import QuoteRequest, QuoteResult
 from planner.schema import Interconnect, PurchaseOption
 from planner.tco import TcoResult
+from planner.workload import Estimate, Topology, WorkloadSpec, default_topology
 
 if TYPE_CHECKING:
     from planner.optimize.budget import BudgetReport
 
 __all__ = [
+    "Estimate",
     "GpuSpec",
     "Interconnect",
     "OfferBook",
@@ -38,15 +40,22 @@ __all__ = [
     "PurchaseOption",
     "QuoteRequest",
     "QuoteResult",
+    "Topology",
+    "WorkloadSpec",
     "budget",
+    "default_topology",
+    "estimate",
     "gpus",
+    "list_workloads",
     "load_hardware",
     "load_offer_book",
     "load_offers",
+    "load_workload",
     "offers",
     "quote",
     "resolve_gpu",
     "tco",
+    "workload_requirements",
 ]
 
 
@@ -177,3 +186,130 @@ def quote(request: QuoteRequest, *, solver: Any | None = None) -> QuoteResult:
     from planner.quote import quote as run_quote
 
     return run_quote(request, solver=solver)
+
+
+# --- prices refresh (issue 5): the only path that talks to cloud APIs --------------------------
+
+
+def refresh_prices(
+    providers: Sequence[str] = (),
+    regions: Sequence[str] = (),
+    *,
+    allow_partial: bool = False,
+    force: bool = False,
+    on_progress: Any = None,
+) -> Any:
+    """Fetch live prices and publish a new snapshot in the user data dir (``planner prices refresh``).
+
+    Returns a :class:`planner.catalog.refresh.RefreshResult`.
+    """
+    from planner.catalog import default_roots, user_snapshot_root
+    from planner.catalog.refresh import plan_regions
+    from planner.catalog.refresh import refresh_prices as refresh
+    from planner.providers.base import get_provider
+
+    plan = plan_regions(providers, regions)
+    return refresh(
+        {name: get_provider(name) for name in plan},
+        plan,
+        root=user_snapshot_root(),
+        previous_roots=default_roots(),
+        allow_partial=allow_partial,
+        force=force,
+        on_progress=on_progress,
+    )
+
+
+def prices_status(*, max_age_days: int) -> list[dict[str, Any]]:
+    """Each provider's newest snapshot: as-of date, age, rows, source, stale or not."""
+    from planner.catalog import default_roots
+    from planner.catalog.refresh import prices_status as status
+
+    return status(default_roots(), max_age_days=max_age_days)
+
+
+def prices_diff(
+    old: str | Path, new: str | Path, *, threshold: float = 0.05
+) -> list[dict[str, Any]]:
+    """Offers added, removed or re-priced between two snapshots (ids or directories)."""
+    from planner.catalog import default_roots
+    from planner.catalog.refresh import diff_offers, find_snapshot
+    from planner.catalog.store import load_snapshot
+
+    roots = default_roots()
+    before = load_snapshot(find_snapshot(old, roots)).offers
+    after = load_snapshot(find_snapshot(new, roots)).offers
+    return diff_offers(before, after, threshold=threshold)
+
+
+def prices_history(instance_type: str, *, region: str | None = None) -> list[dict[str, Any]]:
+    """The prices of one instance type in every stored snapshot, oldest first."""
+    from planner.catalog import default_roots
+    from planner.catalog.refresh import price_history
+
+    return price_history(default_roots(), instance_type=instance_type, region=region)
+
+
+# --- workloads and estimates (issue 3) ---------------------------------------------------------
+
+
+def load_workload(name_or_path: str) -> WorkloadSpec:
+    """A workload from the library (``gpt2-xl-finetune``) or a YAML file path.
+
+    >>> from planner.api import load_workload
+    >>> load_workload("gpt2-xl-finetune").kind.value
+    'finetune'
+    """
+    from planner.workload import load_workload as _load
+
+    return _load(name_or_path)
+
+
+def list_workloads() -> list[WorkloadSpec]:
+    """Every workload in the library, sorted by name."""
+    from planner.workload import list_workloads as _list
+
+    return _list()
+
+
+def estimate(
+    workload: str | WorkloadSpec,
+    gpu: str | GpuSpec,
+    count: int = 1,
+    *,
+    topology: Topology | None = None,
+) -> Estimate:
+    """Memory, strategy, FLOPs, efficiency, hours and interconnect for a workload on ``count`` GPUs.
+
+    >>> from planner.api import estimate
+    >>> estimate("gpt2-xl-finetune", "RTX4090", 1).fits
+    False
+    """
+    from planner.errors import ConfigError
+    from planner.workload import estimate as _estimate
+
+    if count < 1:
+        raise ConfigError("GPU count must be at least 1", key_path="--count")
+    spec = load_workload(workload) if isinstance(workload, str) else workload
+    spec_gpu = resolve_gpu(gpu) if isinstance(gpu, str) else gpu
+    return _estimate(spec, spec_gpu, count, topology=topology)
+
+
+# Reference GPUs for ``planner workloads show``: a current flagship, the A100 and a consumer card.
+REFERENCE_GPUS = ("H100", "A100-80GB", "RTX4090")
+
+
+def workload_requirements(
+    workload: str | WorkloadSpec, gpus: Sequence[str] = REFERENCE_GPUS, max_count: int = 4096
+) -> list[Estimate]:
+    """For each reference GPU, the estimate at the smallest power-of-two count that fits."""
+    spec = load_workload(workload) if isinstance(workload, str) else workload
+    out = []
+    for name in gpus:
+        count = 1
+        est = estimate(spec, name, count)
+        while not est.fits and count < max_count:
+            count *= 2
+            est = estimate(spec, name, count)
+        out.append(est)
+    return out

@@ -323,7 +323,7 @@ def _train_suggestions(
     out: list[str] = []
     needed = f"{_least_gib(f, gpu, count, topo, flash):.1f} GiB"
     out.append(
-        f"does not fit: needs at least {needed} per GPU with every memory saving the spec allows; {gpu.name} has {gpu.memory_gib:g} GiB"
+        f"needs at least {needed} per GPU even with recompute and sharding; {gpu.name} has {gpu.memory_gib:g} GiB"
     )
     if f.optimizer == "adamw" and f.method == "full":
         f8 = train_facts(spec, optimizer="adamw-8bit")
@@ -348,6 +348,8 @@ def _train_suggestions(
         key=lambda g: (g.memory_gib, g.name),
     )
     for other in bigger:
+        if spec.train.precision.value == "bf16" and not other.bf16:
+            continue
         if _fits(
             f, other, count, default_topology(other, count), eff.supports_flash_attention(other)
         ):

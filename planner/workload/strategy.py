@@ -25,6 +25,8 @@ from planner.hardware import GpuSpec
 from planner.workload import efficiency as eff
 from planner.workload.memory import FRAGMENTATION, FRAMEWORK_FIXED_GIB, GIB, StateBytes
 
+MICRO_BATCH_TOKENS = 8192
+
 
 @dataclass(frozen=True)
 class Strategy:
@@ -191,10 +193,17 @@ def search_training(
     if "pipeline" in pin:
         pps = [pin["pipeline"]]
     zeros = [pin["zero"]] if "zero" in pin else [0, 1, 2, 3]
+    # Largest micro-batch considered: 8,192 tokens per GPU (typical FSDP/Megatron configs run 4-16k;
+    # larger ones only raise memory, not speed, once the matmuls are large).
+    cap = max(1, MICRO_BATCH_TOKENS // f.seq) if f.transformer else 10**9
     best: Candidate | None = None
     best_rank = 0
     least: Candidate | None = None
     for pp in pps:
+        # Pipeline parallel only when nothing fits without it (llm-analysis / MT-NLG placement rule:
+        # TP inside the node first, PP only if the model still does not fit).
+        if pp > 1 and best is not None and "pipeline" not in pin:
+            break
         for tp in tps:
             if count % (tp * pp):
                 continue
@@ -251,7 +260,7 @@ def search_training(
                     elif pp > 1:
                         b = 1
                     else:
-                        b = max(1, min(b_max, math.ceil(per_rank)))
+                        b = max(1, min(b_max, math.ceil(per_rank), cap))
                     fits = b_max >= b >= 1
                     act = act1 * b
                     other = states + act
@@ -282,11 +291,14 @@ def search_training(
                             )
                         )
                     compute = (m + pp - 1) * (t_mb + t_tp)
-                    shard = f.trainable / split * f.grad_comm_bytes
+                    # ZeRO/FSDP keep 16-bit parameters and gradients and communicate those; plain
+                    # DDP under torch.amp all-reduces the fp32 gradients (grad_comm_bytes).
+                    local = f.trainable / split
                     if zero >= 3:
-                        t_c = collective_seconds(3.0, f.trainable / split * 2.0, dp, d_in, links)
+                        t_c = collective_seconds(3.0, local * 2.0, dp, d_in, links)
                         exposed = m * max(0.0, t_c - t_mb)
                     else:
+                        shard = local * (2.0 if zero else f.grad_comm_bytes)
                         t_c = collective_seconds(2.0, shard, dp, d_in, links)
                         exposed = max(0.0, t_c - t_mb * 2.0 / 3.0)
                     opt_params = f.trainable / split / (dp if zero >= 1 else 1)
@@ -319,14 +331,17 @@ def search_training(
                         least = cand
                     if not fits:
                         continue
+                    full_batch = b >= math.ceil(per_rank)
                     rank = (pp > 1) * 1000 + (tp > 1) * 100 + zero * 10 + modes.index(mode)
                     if best is None:
                         best, best_rank = cand, rank
-                        continue
-                    faster = cand.piece_seconds < best.piece_seconds * 0.99
-                    tie = cand.piece_seconds <= best.piece_seconds * 1.01
-                    if faster or (tie and rank < best_rank):
-                        best, best_rank = cand, rank
+                    else:
+                        faster = cand.piece_seconds < best.piece_seconds * 0.99
+                        tie = cand.piece_seconds <= best.piece_seconds * 1.01
+                        if faster or (tie and rank < best_rank):
+                            best, best_rank = cand, rank
+                    if full_batch:
+                        break  # more recompute would only be slower
     assert least is not None  # at least one (tp=1, pp=1) candidate always exists
     return best, least
 

@@ -1,0 +1,154 @@
+"""Renderers for ``planner workloads``, ``planner workloads show`` and ``planner estimate``.
+
+Each returns a string; only the CLI prints.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+from planner.reports.tables import dumps_json, render_records, to_jsonable
+from planner.workload import Estimate, WorkloadSpec
+
+_LIST_COLUMNS = ("name", "kind", "model", "params", "method", "data", "description")
+
+
+def _params(n: float) -> str:
+    if n >= 1e9:
+        return f"{n / 1e9:.3g}B"
+    return f"{n / 1e6:.3g}M"
+
+
+def render_workloads(specs: Sequence[WorkloadSpec], fmt: str) -> str:
+    """The workload library, one row per workload."""
+    rows = [s.summary() for s in specs]
+    if fmt in ("table", "markdown"):
+        rows = [{**r, "params": _params(r["params"])} for r in rows]
+    return render_records(rows, fmt, columns=_LIST_COLUMNS)
+
+
+def _hours(h: float) -> str:
+    if math.isinf(h):
+        return "-"
+    if h < 1:
+        return f"{h * 60:.1f} min"
+    if h < 48:
+        return f"{h:.2f} h"
+    return f"{h:,.0f} h ({h / 24:.1f} days)"
+
+
+def estimate_summary_row(est: Estimate) -> dict[str, Any]:
+    """A flat row for tables of several estimates."""
+    return {
+        "gpu": est.gpu,
+        "gpu_count": est.gpu_count,
+        "fits": est.fits,
+        "memory_per_gpu_gib": round(est.memory_per_gpu_gib, 1),
+        "strategy": est.strategy.name,
+        "efficiency": round(est.efficiency, 3),
+        "wall_hours": est.wall_hours,
+        "gpu_hours": est.gpu_hours,
+        "interconnect_required": est.interconnect_required.value,
+    }
+
+
+def render_workload_show(spec: WorkloadSpec, estimates: Sequence[Estimate], fmt: str) -> str:
+    """The full spec and its derived requirements on reference GPUs."""
+    body = spec.model_dump(mode="json", exclude_none=True)
+    if fmt == "json":
+        return dumps_json({"spec": body, "requirements": [e.to_dict() for e in estimates]})
+    rows = [estimate_summary_row(e) for e in estimates]
+    if fmt == "csv":
+        return render_records(rows, "csv")
+    text = yaml.safe_dump(body, sort_keys=False, width=100).rstrip()
+    table_fmt = "markdown" if fmt == "markdown" else "table"
+    shown = [
+        {**r, "wall_hours": _hours(r["wall_hours"]), "gpu_hours": _gpu_hours(r["gpu_hours"])}
+        for r in rows
+    ]
+    reqs = render_records(shown, table_fmt)
+    head = "Derived requirements (smallest GPU count that fits, per reference GPU):"
+    if fmt == "markdown":
+        return f"```yaml\n{text}\n```\n\n{head}\n\n{reqs}"
+    return f"{text}\n\n{head}\n{reqs}"
+
+
+def _gpu_hours(h: float) -> str:
+    return "-" if math.isinf(h) else f"{h:,.1f}"
+
+
+def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
+    """One estimate: JSON object, one CSV row, or a readable report (table / markdown).
+
+    ``kind`` (pretrain, finetune, inference) words the headline: "full fine-tuning with adamw".
+    """
+    if fmt == "json":
+        return dumps_json(est.to_dict())
+    if fmt == "csv":
+        row = estimate_summary_row(est)
+        row.update({f"memory_{k}_gib": round(v, 2) for k, v in est.memory_breakdown_gib.items()})
+        row["total_flops"] = est.total_flops
+        return render_records([row], "csv")
+    s = est.strategy
+    activity = {"finetune": "fine-tuning", "pretrain": "pre-training"}.get(kind or "", "training")
+    if s.method == "inference":
+        job = "inference"
+    else:
+        method = {"full": "full", "lora": "LoRA", "qlora": "QLoRA"}.get(s.method, s.method)
+        job = f"{method} {activity} with {s.optimizer}"
+    lines = []
+    if est.fits:
+        lines.append(f"{est.workload} on {est.gpu_count} x {est.gpu}: fits ({job})")
+    else:
+        lines.append(
+            f"{est.workload} on {est.gpu_count} x {est.gpu}: DOES NOT FIT -- {job} needs "
+            f"{est.memory_per_gpu_gib:.1f} GiB per GPU"
+        )
+    lines.append("")
+    mem_rows = [
+        {"memory per GPU": k.replace("_", " "), "GiB": round(v, 2)}
+        for k, v in est.memory_breakdown_gib.items()
+    ]
+    mem_rows.append({"memory per GPU": "total", "GiB": round(est.memory_per_gpu_gib, 2)})
+    lines.append(render_records(mem_rows, "markdown" if fmt == "markdown" else "table"))
+    lines.append("")
+    facts = [
+        ("strategy", s.name),
+        ("why", s.reason),
+        ("total FLOPs", f"{est.total_flops:.3g}"),
+        ("efficiency (MFU)", f"{est.efficiency:.1%}" if est.fits or est.efficiency else "-"),
+        ("efficiency source", est.efficiency_source),
+        ("wall-clock", _hours(est.wall_hours)),
+        ("GPU-hours", _gpu_hours(est.gpu_hours)),
+        ("interconnect needed", est.interconnect_required.value),
+        (
+            "fabric needed",
+            est.fabric_required.value if est.fabric_required else "none (single node)",
+        ),
+        ("checkpoint size", f"{est.checkpoint_gib:.1f} GiB"),
+    ]
+    width = max(len(k) for k, _ in facts)
+    for key, value in facts:
+        lines.append(f"{key:<{width}}  {value}")
+    if est.suggestions:
+        lines.append("")
+        lines.append("What would help:" if est.fits else "What would fit:")
+        lines.extend(f"  - {x}" for x in est.suggestions)
+    if est.assumptions:
+        lines.append("")
+        lines.append("Assumptions:")
+        lines.extend(f"  - {x}" for x in est.assumptions)
+    return "\n".join(lines)
+
+
+__all__ = [
+    "estimate_summary_row",
+    "render_estimate",
+    "render_workload_show",
+    "render_workloads",
+    "to_jsonable",
+]
