@@ -188,6 +188,68 @@ def quote(request: QuoteRequest, *, solver: Any | None = None) -> QuoteResult:
     return run_quote(request, solver=solver)
 
 
+# --- prices refresh (issue 5): the only path that talks to cloud APIs --------------------------
+
+
+def refresh_prices(
+    providers: Sequence[str] = (),
+    regions: Sequence[str] = (),
+    *,
+    allow_partial: bool = False,
+    force: bool = False,
+    on_progress: Any = None,
+) -> Any:
+    """Fetch live prices and publish a new snapshot in the user data dir (``planner prices refresh``).
+
+    Returns a :class:`planner.catalog.refresh.RefreshResult`.
+    """
+    from planner.catalog import default_roots, user_snapshot_root
+    from planner.catalog.refresh import plan_regions
+    from planner.catalog.refresh import refresh_prices as refresh
+    from planner.providers.base import get_provider
+
+    plan = plan_regions(providers, regions)
+    return refresh(
+        {name: get_provider(name) for name in plan},
+        plan,
+        root=user_snapshot_root(),
+        previous_roots=default_roots(),
+        allow_partial=allow_partial,
+        force=force,
+        on_progress=on_progress,
+    )
+
+
+def prices_status(*, max_age_days: int) -> list[dict[str, Any]]:
+    """Each provider's newest snapshot: as-of date, age, rows, source, stale or not."""
+    from planner.catalog import default_roots
+    from planner.catalog.refresh import prices_status as status
+
+    return status(default_roots(), max_age_days=max_age_days)
+
+
+def prices_diff(
+    old: str | Path, new: str | Path, *, threshold: float = 0.05
+) -> list[dict[str, Any]]:
+    """Offers added, removed or re-priced between two snapshots (ids or directories)."""
+    from planner.catalog import default_roots
+    from planner.catalog.refresh import diff_offers, find_snapshot
+    from planner.catalog.store import load_snapshot
+
+    roots = default_roots()
+    before = load_snapshot(find_snapshot(old, roots)).offers
+    after = load_snapshot(find_snapshot(new, roots)).offers
+    return diff_offers(before, after, threshold=threshold)
+
+
+def prices_history(instance_type: str, *, region: str | None = None) -> list[dict[str, Any]]:
+    """The prices of one instance type in every stored snapshot, oldest first."""
+    from planner.catalog import default_roots
+    from planner.catalog.refresh import price_history
+
+    return price_history(default_roots(), instance_type=instance_type, region=region)
+
+
 # --- workloads and estimates (issue 3) ---------------------------------------------------------
 
 

@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import pandas as pd
+
+from planner.errors import ProviderError
+from planner.providers.base import FetchResult, Provider
+from planner.schema import empty_offers, validate_offers
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FROZEN = datetime(2025, 6, 2, 12, 0, tzinfo=timezone.utc)
@@ -392,3 +398,58 @@ def after(replies: list[Reply], handler: Route) -> Route:
         return queue.pop(0) if queue else handler(req)
 
     return serve
+
+
+# ---------------------------------------------------------------- a table-backed provider
+
+
+def offer_row(region: str, instance_type: str, price: float, **kw: Any) -> dict[str, Any]:
+    """One offer in the common schema (an A100-80GB x8 unless overridden)."""
+    row: dict[str, Any] = {
+        "provider": "aws",
+        "region": region,
+        "instance_type": instance_type,
+        "gpu_model": "A100-80GB",
+        "gpu_count": 8,
+        "gpu_memory_gib": 80.0,
+        "interconnect": "nvswitch",
+        "fabric": "efa",
+        "price_on_demand_usd_per_hour": price,
+        "price_basis_reserved": "none",
+        "source": "test",
+        "as_of": "2025-06-02",
+    }
+    return {**row, **kw}
+
+
+class TableProvider(Provider):
+    """A Provider serving prepared rows per region; ``fail`` regions raise ProviderError.
+
+    ``before_fetch`` runs at the start of every fetch (a barrier for the concurrency tests).
+    """
+
+    source = "test:table"
+
+    def __init__(
+        self,
+        rows: dict[str, list[dict[str, Any]]],
+        *,
+        name: str = "aws",
+        fail: dict[str, str] | None = None,
+        before_fetch: Callable[[], Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.rows = rows
+        self.fail = fail or {}
+        self.before_fetch = before_fetch
+
+    def fetch(self, regions: Sequence[str]) -> FetchResult:
+        if self.before_fetch is not None:
+            self.before_fetch()
+        for region in regions:
+            if region in self.fail:
+                raise ProviderError(self.fail[region])
+        records = [r for region in regions for r in self.rows.get(region, [])]
+        if not records:
+            return FetchResult(empty_offers())
+        return FetchResult(validate_offers(pd.DataFrame.from_records(records)))

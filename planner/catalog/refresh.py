@@ -1,0 +1,415 @@
+"""Refreshing prices: fetch from the provider adapters, check, publish a new user snapshot.
+
+The only path that talks to cloud APIs (STYLE.md "fetch online, plan offline").  A refresh
+
+1. fetches every (provider, region) through its adapter (:mod:`planner.providers`), collecting
+   failures instead of stopping at the first;
+2. refuses to publish a partial result unless ``allow_partial`` (failed regions then keep their
+   previous rows, and the manifest notes say so);
+3. merges the fetched regions into the provider's previous offers (regions not refreshed are
+   carried over), so refreshing one region never hides the others;
+4. runs the sanity gates against the previous snapshot (row count, price moves; unknown GPU models
+   cannot get this far because the adapters and ``validate_offers`` reject them) unless ``force``;
+5. publishes through :func:`planner.catalog.store.write_snapshot` (temporary directory, fsync,
+   atomic rename).  Steps 3-5 run under an exclusive refresh lock, so concurrent refreshes
+   serialise and each one gates against the snapshot the other just published.
+
+Pure helpers (:func:`check_gates`, :func:`diff_offers`, :func:`price_history`) take DataFrames.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from planner.catalog.store import (
+    list_snapshots,
+    load_snapshot,
+    newest_per_provider,
+    read_manifest,
+    snapshot_age_days,
+    write_snapshot,
+)
+from planner.errors import ConfigError, ProviderError, SnapshotError, UnknownNameError
+from planner.providers.base import DEFAULT_REGIONS, PROVIDERS, Clock, Provider, Unmapped, utc_now
+from planner.schema import KEY_COLUMNS, PRICE_COLUMNS
+
+log = logging.getLogger(__name__)
+
+REFRESH_LOCK = ".refresh.lock"
+Progress = Callable[[str, str, int, int], None]  # (provider, region) just finished, done, total
+
+
+@dataclass(frozen=True)
+class Gates:
+    """Sanity limits a refreshed provider must pass before it is published (``--force`` skips)."""
+
+    # A real catalog shrinks by a few retired types, not by half: a larger drop means a broken
+    # fetch (a filter that matched too little, a page that came back empty).
+    max_row_drop_share: float = 0.5
+    # List prices move by tens of percent (AWS's June 2025 P5 cut was about 45%); a factor of 3
+    # either way is a unit or parsing slip (per GPU vs per VM, term total vs hourly).
+    max_price_factor: float = 3.0
+
+
+@dataclass(frozen=True)
+class RegionFailure:
+    provider: str
+    region: str
+    error: str
+
+
+@dataclass(frozen=True)
+class RefreshResult:
+    """What a refresh published (``snapshot``) and everything a user should hear about."""
+
+    snapshot: Path
+    rows: dict[str, int]
+    fetched_regions: dict[str, tuple[str, ...]]
+    failures: tuple[RegionFailure, ...] = field(default=())
+    unmapped: tuple[Unmapped, ...] = field(default=())
+    forced: tuple[str, ...] = field(default=())  # gate findings published anyway under --force
+
+
+@contextlib.contextmanager
+def refresh_lock(root: Path) -> Iterator[None]:
+    """Serialise refreshes publishing into ``root`` (a different file from the store's own lock)."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / REFRESH_LOCK, "a+") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def plan_regions(
+    provider_args: Sequence[str], region_args: Sequence[str]
+) -> dict[str, tuple[str, ...]]:
+    """Which regions to refresh per provider, from ``--provider`` and ``--region`` values.
+
+    ``--provider all`` (or none) means every registered provider.  A region is ``provider:region``
+    or, when exactly one provider is chosen, a plain region name; a provider with no region named
+    gets its :data:`DEFAULT_REGIONS`.
+    """
+    names: list[str] = []
+    for arg in provider_args or ("all",):
+        key = arg.strip().lower()
+        if key == "all":
+            names += [n for n in PROVIDERS if n not in names]
+        elif key not in PROVIDERS:
+            raise UnknownNameError("provider", arg, [*PROVIDERS, "all"], key_path="--provider")
+        elif key not in names:
+            names.append(key)
+    chosen: dict[str, list[str]] = {n: [] for n in names}
+    for arg in region_args:
+        provider, sep, region = arg.partition(":")
+        if not sep:
+            if len(names) != 1:
+                raise ConfigError(
+                    f"region {arg!r} is ambiguous with {len(names)} providers",
+                    key_path="--region",
+                    hint="write it as provider:region, e.g. aws:us-east-1",
+                )
+            provider, region = names[0], arg
+        if provider not in chosen:
+            raise UnknownNameError("provider", provider, names, key_path="--region")
+        if region not in chosen[provider]:
+            chosen[provider].append(region.strip())
+    return {n: tuple(r) if r else DEFAULT_REGIONS[n] for n, r in chosen.items()}
+
+
+def check_gates(
+    previous: pd.DataFrame, new: pd.DataFrame, regions: Sequence[str], gates: Gates
+) -> list[str]:
+    """Findings that should stop publishing ``new`` over ``previous`` (both one provider's offers).
+
+    Compares only the refreshed ``regions``: rows elsewhere are carried over unchanged.
+    """
+    findings: list[str] = []
+    if new.empty:
+        return ["the refresh produced no offers"]
+    before = previous[previous["region"].isin(regions)]
+    after = new[new["region"].isin(regions)]
+    if len(before) and len(after) < (1 - gates.max_row_drop_share) * len(before):
+        findings.append(
+            f"row count fell from {len(before)} to {len(after)} in {', '.join(regions)}"
+            f" (more than {gates.max_row_drop_share:.0%})"
+        )
+    joined = before.merge(after, on=list(KEY_COLUMNS), suffixes=("_old", "_new"))
+    for column in PRICE_COLUMNS.values():
+        old, new_price = joined[f"{column}_old"], joined[f"{column}_new"]
+        ratio = new_price / old
+        moved = joined[
+            (old > 0)
+            & (new_price > 0)
+            & ((ratio > gates.max_price_factor) | (ratio < 1 / gates.max_price_factor))
+        ]
+        for row in moved.head(5).itertuples(index=False):
+            findings.append(
+                f"{row.region}/{row.instance_type} {column} moved from {getattr(row, column + '_old'):g}"
+                f" to {getattr(row, column + '_new'):g} (more than x{gates.max_price_factor:g})"
+            )
+    return findings
+
+
+def _merge(previous: pd.DataFrame, fetched: pd.DataFrame, regions: Sequence[str]) -> pd.DataFrame:
+    """The provider's offers after the refresh: fetched regions replaced, the rest carried over."""
+    kept = previous[~previous["region"].isin(regions)]
+    frames = [f for f in (kept, fetched) if len(f)]
+    if not frames:
+        return fetched
+    return (
+        pd.concat(frames, ignore_index=True)
+        .sort_values(list(KEY_COLUMNS), kind="stable")
+        .reset_index(drop=True)
+    )
+
+
+def _previous_offers(
+    provider: str, roots: Sequence[Path]
+) -> tuple[pd.DataFrame | None, str | None]:
+    chosen = newest_per_provider(roots).get(provider)
+    if chosen is None:
+        return None, None
+    try:
+        return load_snapshot(chosen.path, providers=[provider]).offers, chosen.path.name
+    except SnapshotError as e:  # a corrupt previous snapshot must not block a repair
+        log.warning("previous %s snapshot %s is unreadable: %s", provider, chosen.path, e)
+        return None, None
+
+
+def _unique_id(root: Path, base: str) -> str:
+    candidate, n = base, 1
+    while (root / candidate).exists():
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
+def refresh_prices(
+    providers: Mapping[str, Provider],
+    regions: Mapping[str, Sequence[str]],
+    *,
+    root: Path,
+    previous_roots: Sequence[Path] | None = None,
+    allow_partial: bool = False,
+    force: bool = False,
+    gates: Gates = Gates(),
+    clock: Clock = utc_now,
+    on_progress: Progress | None = None,
+) -> RefreshResult:
+    """Fetch, check and publish a new snapshot of ``providers`` into ``root``.
+
+    ``previous_roots`` are searched for each provider's previous offers (default: ``root`` only;
+    the CLI passes the user root and the bundled snapshot).  Raises ProviderError when a region
+    failed and ``allow_partial`` is off, SnapshotError when a gate fails and ``force`` is off; in
+    both cases nothing is published.
+    """
+    fetched: dict[str, list[pd.DataFrame]] = {}
+    ok_regions: dict[str, list[str]] = {}
+    failures: list[RegionFailure] = []
+    unmapped: list[Unmapped] = []
+    total = sum(len(regions[name]) for name in providers)
+    done = 0
+    for name, provider in providers.items():
+        for region in regions[name]:
+            try:
+                result = provider.fetch([region])
+            except ProviderError as e:
+                failures.append(RegionFailure(name, region, e.message))
+                log.warning("%s %s failed: %s", name, region, e.message)
+            else:
+                fetched.setdefault(name, []).append(result.offers)
+                ok_regions.setdefault(name, []).append(region)
+                unmapped += result.unmapped
+            done += 1
+            if on_progress is not None:
+                on_progress(name, region, done, total)
+    if failures and not allow_partial:
+        detail = "; ".join(f"{f.provider} {f.region}: {f.error}" for f in failures)
+        raise ProviderError(
+            f"refresh incomplete, nothing published ({detail})",
+            hint="retry later, or pass --allow-partial to publish the regions that succeeded",
+        )
+    if not fetched:
+        raise ProviderError(
+            "every region failed; nothing published", hint="check credentials and retry"
+        )
+    search = list(previous_roots) if previous_roots is not None else [root]
+    with refresh_lock(root):
+        frames: dict[str, pd.DataFrame] = {}
+        notes: dict[str, str] = {}
+        findings: list[str] = []
+        for name, parts in fetched.items():
+            new = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+            previous, previous_id = _previous_offers(name, search)
+            refreshed = ok_regions[name]
+            if previous is not None:
+                findings += [f"{name}: {f}" for f in check_gates(previous, new, refreshed, gates)]
+                new = _merge(previous, new, refreshed)
+            elif new.empty:
+                findings.append(f"{name}: the refresh produced no offers")
+            note = f"fetched {', '.join(refreshed)} on {clock().date().isoformat()}"
+            missing = [f.region for f in failures if f.provider == name]
+            if missing:
+                note += f"; FAILED {', '.join(missing)} (previous rows kept)"
+            if previous_id:
+                note += f"; other regions carried over from {previous_id}"
+            frames[name] = new
+            notes[name] = note
+        if findings and not force:
+            raise SnapshotError(
+                "sanity gates failed, nothing published: " + "; ".join(findings),
+                hint="check the provider's API output, or pass --force if the change is real",
+            )
+        now = clock()
+        snapshot_id = _unique_id(root, f"{now:%Y-%m-%dT%H%M%SZ}-{'-'.join(sorted(frames))}")
+        path = write_snapshot(
+            root,
+            frames,
+            snapshot_id=snapshot_id,
+            provider_notes=notes,
+            notes="planner prices refresh" + (" --force" if force and findings else ""),
+            now=now,
+        )
+    return RefreshResult(
+        snapshot=path,
+        rows={name: len(df) for name, df in frames.items()},
+        fetched_regions={name: tuple(r) for name, r in ok_regions.items()},
+        failures=tuple(failures),
+        unmapped=tuple(unmapped),
+        forced=tuple(findings),
+    )
+
+
+# ---------------------------------------------------------------- status, diff, history
+
+
+def prices_status(
+    roots: Sequence[Path], *, max_age_days: int, today: date | None = None
+) -> list[dict[str, Any]]:
+    """One record per provider: its newest snapshot, as-of date, age, rows, source, stale or not."""
+    records = []
+    for provider, snap in sorted(newest_per_provider(roots).items()):
+        age = snapshot_age_days(snap.entry.as_of, today)
+        records.append(
+            {
+                "provider": provider,
+                "snapshot": snap.path.name,
+                "location": "user" if snap.path.parent == roots[0] else "bundled",
+                "as_of": snap.entry.as_of,
+                "age_days": age,
+                "stale": age > max_age_days,
+                "rows": snap.entry.rows,
+                "source": snap.entry.source,
+            }
+        )
+    return records
+
+
+def find_snapshot(ref: str | Path, roots: Sequence[Path]) -> Path:
+    """A snapshot by directory path or by id in any of ``roots``."""
+    path = Path(ref)
+    if path.is_dir():
+        return path
+    known = {p.name: p for root in roots for p in list_snapshots(root)}
+    if str(ref) in known:
+        return known[str(ref)]
+    raise UnknownNameError("snapshot", str(ref), known)
+
+
+def diff_offers(
+    old: pd.DataFrame, new: pd.DataFrame, *, threshold: float = 0.05
+) -> list[dict[str, Any]]:
+    """Offers added, removed, or whose price moved by more than ``threshold`` (a share, 0.05 = 5%)."""
+    keys = list(KEY_COLUMNS)
+    merged = old.merge(new, on=keys, how="outer", suffixes=("_old", "_new"), indicator=True)
+    changes: list[dict[str, Any]] = []
+    for row in merged.to_dict("records"):
+        key = {k: row[k] for k in keys}
+        if row["_merge"] == "left_only":
+            changes.append(
+                {
+                    **key,
+                    "change": "removed",
+                    "price": None,
+                    "old": None,
+                    "new": None,
+                    "change_pct": None,
+                }
+            )
+            continue
+        if row["_merge"] == "right_only":
+            changes.append(
+                {
+                    **key,
+                    "change": "added",
+                    "price": None,
+                    "old": None,
+                    "new": None,
+                    "change_pct": None,
+                }
+            )
+            continue
+        for option, column in PRICE_COLUMNS.items():
+            before, after = row[f"{column}_old"], row[f"{column}_new"]
+            if pd.isna(before) or pd.isna(after) or before <= 0:
+                continue
+            share = after / before - 1
+            if abs(share) > threshold:
+                changes.append(
+                    {
+                        **key,
+                        "change": "price",
+                        "price": option.value,
+                        "old": float(before),
+                        "new": float(after),
+                        "change_pct": round(float(share) * 100, 2),
+                    }
+                )
+    order = {"removed": 0, "added": 1, "price": 2}
+    return sorted(
+        changes, key=lambda c: (order[c["change"]], c["provider"], c["region"], c["instance_type"])
+    )
+
+
+def price_history(
+    roots: Sequence[Path], *, instance_type: str, region: str | None = None
+) -> list[dict[str, Any]]:
+    """Every snapshot's prices for ``instance_type`` (optionally in one region), oldest first."""
+    records = []
+    for root in roots:
+        for path in list_snapshots(root):
+            try:
+                manifest = read_manifest(path)
+                offers = load_snapshot(path).offers
+            except SnapshotError as e:
+                log.warning("skipping %s: %s", path, e)
+                continue
+            rows = offers[offers["instance_type"] == instance_type]
+            if region is not None:
+                rows = rows[rows["region"] == region]
+            for row in rows.to_dict("records"):
+                records.append(
+                    {
+                        "snapshot": path.name,
+                        "created_at": manifest.created_at,
+                        "provider": row["provider"],
+                        "region": row["region"],
+                        "as_of": row["as_of"],
+                        **{
+                            c: (None if pd.isna(row[c]) else float(row[c]))
+                            for c in PRICE_COLUMNS.values()
+                        },
+                    }
+                )
+    return sorted(records, key=lambda r: (r["as_of"], r["created_at"], r["provider"], r["region"]))
