@@ -394,3 +394,19 @@ def test_cli_diff_unknown_snapshot_suggests(user_dir: Path) -> None:
     )
     assert out.exit_code == 2
     assert "did you mean reference-2026-11-21" in out.stderr
+
+
+def test_cli_diff_of_a_snapshot_with_itself_says_nothing_changed(user_dir: Path) -> None:
+    out = CliRunner().invoke(
+        main, ["prices", "diff", "reference-2026-11-21", "reference-2026-11-21"]
+    )
+    assert out.exit_code == 0, out.output
+    assert out.output.strip() == "no offers added or removed and no price moved more than 5%"
+
+
+def test_cli_status_marks_the_bundled_snapshot_stale(user_dir: Path) -> None:
+    out = CliRunner().invoke(main, ["prices", "status", "--max-age-days", "30", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.stdout)
+    assert {r["provider"] for r in rows} >= {"aws", "gcp", "azure"}
+    assert all(r["location"] == "bundled" and r["stale"] for r in rows)  # captured 2024-2025
