@@ -247,14 +247,23 @@ def _checkpoint_bytes(f: TrainFacts) -> float:
 # -- training ---------------------------------------------------------------------------------------
 
 
-def _interconnect_required(s: Strategy, gpus_per_node: int) -> Interconnect:
+def _interconnect_required(s: Strategy, topo: Topology) -> Interconnect:
+    """The link the strategy wants: NVSwitch for TP > 2, NVLink for TP 2, else PCIe between GPUs.
+
+    The time was computed on ``topo``'s link, so a weaker link there is, by construction, enough for
+    the reported hours (tensor parallel over PCIe is slow, and priced in).
+    """
     if s.tensor_parallel > 2:
-        return Interconnect.NVSWITCH
-    if s.tensor_parallel == 2:
-        return Interconnect.NVLINK
-    if s.gpus_per_piece > 1 and gpus_per_node > 1:
-        return Interconnect.PCIE
-    return Interconnect.NONE
+        wanted = Interconnect.NVSWITCH
+    elif s.tensor_parallel == 2:
+        wanted = Interconnect.NVLINK
+    elif s.gpus_per_piece > 1 and topo.gpus_per_node > 1:
+        wanted = Interconnect.PCIE
+    else:
+        return Interconnect.NONE
+    if topo.interconnect.rank < wanted.rank and topo.interconnect is not Interconnect.NONE:
+        return topo.interconnect
+    return wanted
 
 
 def _best_training(
@@ -405,7 +414,7 @@ def _estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
             efficiency_source=_efficiency_source(gpu, f),
             wall_hours=math.inf,
             gpu_hours=math.inf,
-            interconnect_required=_interconnect_required(s, topo.gpus_per_node),
+            interconnect_required=_interconnect_required(s, topo),
             fabric_required=None,
             checkpoint_gib=ckpt_gib,
             suggestions=tuple(_train_suggestions(spec, f, gpu, count, topo, flash)),
@@ -438,7 +447,7 @@ def _estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
         efficiency_source=_efficiency_source(gpu, f),
         wall_hours=wall_h,
         gpu_hours=wall_h * count,
-        interconnect_required=_interconnect_required(s, sub.gpus_per_node),
+        interconnect_required=_interconnect_required(s, sub),
         fabric_required=_fabric_required(f, gpu, cand, sub, flash),
         checkpoint_gib=ckpt_gib,
         suggestions=tuple(suggestions),

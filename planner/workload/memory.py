@@ -97,12 +97,19 @@ def activation_bytes_per_layer(
     tp: int = 1,
     recompute: str = "none",
     flash: bool = True,
+    sequence_parallel: bool = True,
 ) -> float:
-    """Stored activation bytes of one transformer layer (Korthikanti et al. 2022, eq. 2 and s4)."""
+    """Stored activation bytes of one transformer layer (Korthikanti et al. 2022, eq. 2 and s4).
+
+    Without sequence parallelism the layer norms and dropouts stay replicated over the t ranks:
+    ``s·b·h·(10 + 24/t + 5·a·s/(h·t))`` (eq. 3).
+    """
     sbh = seq * micro_batch * hidden
     if recompute == "full":
         return 2.0 * sbh / tp
     score = 0.0 if (flash or recompute == "selective") else 5.0 * heads * seq * seq * micro_batch
+    if not sequence_parallel and tp > 1:
+        return 10.0 * sbh + 24.0 * sbh / tp + score / tp
     return (34.0 * sbh + score) / tp
 
 
