@@ -117,6 +117,17 @@ ROWS: tuple[Row, ...] = (
         note="2,048 GPUs assumed",
     ),
     Row(
+        "C13b",
+        "Llama 2 70B, 2T tokens (same model card as C12/C13)",
+        _pre("c13b", "llama-2-70b", 2e12, 4e6),
+        "A100-80GB",
+        2048,
+        "gpu_hours",
+        1720320,
+        "Llama 2 paper Table 2 / MODEL_CARD (1,720,320 GPU-h)",
+        note="2,048 GPUs assumed",
+    ),
+    Row(
         "C21s",
         "GPT-3 175B, 1 iteration, TP8 PP8, selective recompute",
         _pre(

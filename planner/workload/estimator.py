@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from planner.errors import ConfigError
 from planner.hardware import GpuSpec, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
 from planner.workload import compute
@@ -639,7 +640,7 @@ def estimate(
 ) -> Estimate:
     """Memory, strategy, FLOPs, efficiency, hours and interconnect for ``spec`` on ``gpu_count`` x ``gpu``."""
     if gpu_count < 1:
-        raise ValueError("gpu_count must be at least 1")
+        raise ConfigError("GPU count must be at least 1", key_path="gpu_count")
     topo = topology or default_topology(gpu, gpu_count)
     if spec.kind is Kind.INFERENCE:
         return _estimate_inference(spec, gpu, gpu_count, topo)
