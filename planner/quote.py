@@ -193,14 +193,18 @@ def quote(req: QuoteRequest, *, solver: Any | None = None) -> QuoteResult:
     plans = make_plans(pruned, plan_req, solver).plans
     curve = frontier(pruned, plan_req, solver) if req.pareto else ()
     reference = estimate(spec, catalog.resolve("H100"), 1)
+    states = sum(
+        v
+        for k, v in reference.memory_breakdown_gib.items()
+        if k in ("weights", "gradients", "optimizer_states")
+    )
     requirements = {
         "total_flops": reference.total_flops,
-        "memory_per_gpu_gib_unsharded": reference.memory_per_gpu_gib,
-        "memory_per_gpu_gib_cheapest_plan": plans[0].memory_per_gpu_gib,
-        "strategy_cheapest_plan": plans[0].items[0].strategy,
+        "model_states_gib": states,  # weights + gradients + optimizer, unsharded
+        "memory_per_gpu_gib": plans[0].memory_per_gpu_gib,  # with the cheapest plan's strategy
+        "strategy": plans[0].items[0].strategy,
         "interconnect_required": _interconnect_need(plans[0]),
         "pieces": spec.pieces,
-        "h100_hours_single_gpu": reference.wall_hours,
     }
     stats = {
         "offers_considered": len(offers),

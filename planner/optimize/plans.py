@@ -256,20 +256,27 @@ def _risk(items: list[PlanItem], inputs: ModelInputs, wall: float, *, sequential
     p_meet, expected = 1.0, 0.0
     notes: list[str] = []
     for item in spot:
-        # running hours of work without interruptions (start-up excluded)
-        useful = (item.hours - item.gangs * inputs.startup_hours) / item.spot_slowdown
-        # Slack left to this item's interruptions: the deadline minus everything else in the plan
-        # and minus the item's own uninterrupted span.
-        others = (wall - item.wall_hours) if sequential else 0.0
-        own_slack = inputs.deadline_hours - others - inputs.startup_hours - useful
         model = SpotModel(
             item.interruption_pct,
-            item.instances * item.gangs,
+            item.instances,
             checkpoint_hours(item.checkpoint_gib),
             DEFAULT_RESTART_HOURS,
         )
-        p_meet *= model.p_meet(useful, own_slack)
-        expected += model.expected_interruptions(useful)
+        if sequential:
+            # running hours of work without interruptions (start-up excluded); the slack left to
+            # this item's interruptions is the deadline minus everything else in the plan
+            useful = (item.hours - inputs.startup_hours) / item.spot_slowdown
+            own_slack = (
+                inputs.deadline_hours - (wall - item.wall_hours) - inputs.startup_hours - useful
+            )
+            p_meet *= model.p_meet(useful, own_slack)
+            expected += model.expected_interruptions(useful)
+        else:
+            # every gang must finish: each works its longest share, interrupted independently
+            useful = (item.wall_hours - inputs.startup_hours) / item.spot_slowdown
+            own_slack = inputs.deadline_hours - inputs.startup_hours - useful
+            p_meet *= model.p_meet(useful, own_slack) ** item.gangs
+            expected += model.expected_interruptions(useful) * item.gangs
         notes.append(
             f"{item.instance_type} spot: {item.interruption_pct:g}%/month interruption rate, "
             f"expected slowdown {item.spot_slowdown:.3f}x, checkpoint every "
@@ -348,7 +355,14 @@ def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Any | None = None)
         cands, replace(base, objective="time", budget_usd=budget), "fastest within budget"
     )
     if fastest is not None and fastest.wall_hours <= req.deadline_hours + 1e-6:
-        add(replace(fastest, label=f"fastest within ${budget:,.0f}"))
+        add(
+            replace(
+                fastest,
+                label=f"fastest within ${budget:,.2f}"
+                if budget < 1000
+                else f"fastest within ${budget:,.0f}",
+            )
+        )
     if (cands["kind"] == "local").any() and not any(i.kind == "local" for i in cheapest.items):
         add(attempt(cands, replace(base, must_use_local=True), "cheapest using owned hardware"))
     if any(i.kind == "local" for i in cheapest.items):

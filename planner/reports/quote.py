@@ -96,9 +96,9 @@ def render_quote(result: QuoteResult, fmt: str, *, warnings: list[str]) -> str:
     out.append(
         f"Requirements: {req['total_flops']:.3g} FLOPs in all"
         + (f" ({req['pieces']} independent pieces)" if req["pieces"] > 1 else "")
-        + f"; {req['memory_per_gpu_gib_unsharded']:.1f} GiB per GPU unsharded,"
-        f" {req['memory_per_gpu_gib_cheapest_plan']:.1f} GiB with the cheapest plan's strategy"
-        f" ({req['strategy_cheapest_plan']}); interconnect: {req['interconnect_required']}."
+        + f"; model states (weights, gradients, optimizer) {req['model_states_gib']:.1f} GiB unsharded;"
+        f" {req['memory_per_gpu_gib']:.1f} GiB per GPU with the cheapest plan's strategy"
+        f" ({req['strategy']}); interconnect: {req['interconnect_required']}."
     )
     if result.excluded:
         out.append("Excluded: " + "; ".join(result.excluded))
