@@ -25,7 +25,7 @@ from planner.catalog.store import (
     snapshot_age_days,
 )
 from planner.errors import SnapshotError
-from planner.schema import KEY_COLUMNS, validate_offers
+from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 
 DEFAULT_MAX_AGE_DAYS = 90
 
@@ -128,14 +128,14 @@ def load_offer_book(
                     "snapshot": None,
                 }
             )
+    parts = [f for f in frames if len(f)]
+    # every part was validated when it was read; the combination needs no second pass
     offers = (
-        pd.concat([f for f in frames if len(f)], ignore_index=True)
-        if any(len(f) for f in frames)
-        else frames[0]
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else validate_offers(pd.DataFrame(columns=list(COLUMN_NAMES)))
     )
-    return OfferBook(
-        offers=validate_offers(offers, source="combined offers"), sources=tuple(sources)
-    )
+    return OfferBook(offers=offers, sources=tuple(sources))
 
 
 def load_offers(

@@ -247,7 +247,9 @@ def read_offers_csv(src: str | Path | io.BytesIO, *, source: str | None = None) 
     """Read and validate an offers CSV (a snapshot file or a user's private price list)."""
     where = source or str(src)
     try:
-        raw = pd.read_csv(src, dtype=str, keep_default_na=False, na_values=[""])
+        # dtypes are inferred; a stray word in a number column leaves it as text, which
+        # validate_offers reports with its row and column
+        raw = pd.read_csv(src, keep_default_na=False, na_values=[""])
     except FileNotFoundError as e:
         raise SnapshotError(f"{where}: file not found") from e
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:

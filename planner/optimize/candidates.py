@@ -32,13 +32,17 @@ from planner.workload import Estimate, Topology, WorkloadSpec
 
 Estimator = Callable[..., Estimate]
 
-# Instance counts tried per offer (a gang of n identical instances).  Powers of two and their
-# 1.5x neighbours cover the batch-size-friendly shapes people actually launch.
-INSTANCE_COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+# Instance counts tried per offer (a gang of n identical instances): powers of two, the
+# batch-size-friendly shapes people launch.  Sequential mixes interpolate between them.
+INSTANCE_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 # Default cap on instances of one family per provider and region (EC2/GCE GPU quotas start far
 # lower on a fresh account; 64 is the AWS Capacity Block ceiling per block, cost-facts.md s3.2).
 DEFAULT_QUOTA_INSTANCES = 64
 DEFAULT_MAX_GPUS = 512
+# Once a gang finishes the whole job in less than a phase's billed start-up (10 minutes, see
+# planner.optimize.plans.STARTUP_HOURS), larger gangs of the same offer can only save minutes
+# while paying more start-up: they are not generated.
+MIN_USEFUL_JOB_HOURS = 10 / 60
 
 
 @dataclass(frozen=True)
@@ -170,7 +174,6 @@ def build_candidates(
             cache[key] = estimate_fn(spec, gpu, count, topology=topo)
         return cache[key]
 
-    rows: list[dict[str, Any]] = []
     exclusions: list[Exclusion] = []
     options_for_offer = [PurchaseOption.ON_DEMAND, PurchaseOption.SPOT]
     if opts.include_reserved:
@@ -195,103 +198,41 @@ def build_candidates(
             need = min(need, est.memory_per_gpu_gib)
             if est.fits:
                 fits.append((n, est))
+                if est.wall_hours < MIN_USEFUL_JOB_HOURS:
+                    break  # a bigger gang saves less time than its own start-up takes
         shape_fits[key] = fits
         shape_best_need[key] = need
-    for offer in offers.to_dict("records"):
-        key = _shape_key(offer)
-        fits = shape_fits[key]
-        provider, region, itype = (
-            str(offer["provider"]),
-            str(offer["region"]),
-            str(offer["instance_type"]),
-        )
-        if not fits:
-            exclusions.append(
-                Exclusion(
-                    "memory",
-                    provider,
-                    itype,
-                    str(offer["gpu_model"]),
-                    "does not fit at any size",
-                    gpu_memory_gib=float(offer["gpu_memory_gib"]),
-                    need_gib=shape_best_need[key],
-                )
+    fit_rows = [
+        {"_shape": key, "instances": n, "_est": est}
+        for key, fits in shape_fits.items()
+        for n, est in fits
+    ]
+    shaped = offers.copy()
+    shaped["_shape"] = pd.Series(
+        [_shape_key(r) for r in offers.to_dict("records")], index=offers.index, dtype=object
+    )
+    for offer in shaped[
+        ~shaped["_shape"].isin(list(k for k, f in shape_fits.items() if f))
+    ].to_dict("records"):
+        exclusions.append(
+            Exclusion(
+                "memory",
+                str(offer["provider"]),
+                str(offer["instance_type"]),
+                str(offer["gpu_model"]),
+                "does not fit at any size",
+                gpu_memory_gib=float(offer["gpu_memory_gib"]),
+                need_gib=shape_best_need[offer["_shape"]],
             )
-            continue
-        family = _family(itype)
-        quota = quota_for(opts.quotas, provider, region, family)
-        discount = float(opts.discounts.get(provider, 0.0))
-        for option in options_for_offer:
-            price = offer.get(PRICE_COLUMNS[option])
-            if price is None or (isinstance(price, float) and math.isnan(price)):
-                continue
-            is_spot = option is PurchaseOption.SPOT
-            if is_spot and not opts.allow_spot:
-                continue
-            if opts.spot_only and not is_spot:
-                continue
-            interruption = offer.get("spot_interruption_pct")
-            if interruption is None or (
-                isinstance(interruption, float) and math.isnan(interruption)
-            ):
-                interruption = opts.default_interruption_pct
-            if (
-                is_spot
-                and opts.max_interruption_pct is not None
-                and interruption > opts.max_interruption_pct
-            ):
-                exclusions.append(
-                    Exclusion(
-                        "spot-risk",
-                        provider,
-                        itype,
-                        str(offer["gpu_model"]),
-                        f"interruption {interruption:g}%/month > --max-interruption {opts.max_interruption_pct:g}%",
-                    )
-                )
-                continue
-            for n, est in fits:
-                if n > quota:
-                    break
-                slowdown = 1.0
-                if is_spot:
-                    slowdown = SpotModel(
-                        float(interruption),
-                        n,
-                        checkpoint_hours(est.checkpoint_gib),
-                        opts.restart_hours,
-                    ).slowdown
-                rows.append(
-                    {
-                        "kind": "cloud",
-                        "provider": provider,
-                        "region": region,
-                        "instance_type": itype,
-                        "gpu_model": offer["gpu_model"],
-                        "gpus_per_instance": int(offer["gpu_count"]),
-                        "instances": n,
-                        "gpus": n * int(offer["gpu_count"]),
-                        "purchase_option": option.value,
-                        "price_usd_per_hour": n * float(price) * (1.0 - discount),
-                        "job_hours": est.wall_hours * slowdown,
-                        "base_job_hours": est.wall_hours,
-                        "wall_factor": 1.0,
-                        "capacity_hours": math.inf,
-                        "quota_group": f"{provider}:{region}:{family}",
-                        "quota_instances": quota,
-                        "max_gangs": max(quota // n, 1),
-                        "memory_per_gpu_gib": est.memory_per_gpu_gib,
-                        "gpu_memory_gib": float(offer["gpu_memory_gib"]),
-                        "strategy": _strategy_text(est),
-                        "interconnect": offer["interconnect"],
-                        "fabric": offer["fabric"],
-                        "spot_slowdown": slowdown,
-                        "interruption_pct": float(interruption) if is_spot else 0.0,
-                        "checkpoint_gib": est.checkpoint_gib,
-                        "source": offer["source"],
-                        "as_of": offer["as_of"],
-                    }
-                )
+        )
+    fit_table = pd.DataFrame(fit_rows, columns=["_shape", "instances", "_est"])
+    frames = [
+        _priced_rows(shaped, fit_table, option, opts, exclusions, collapse_regions=spec.pieces <= 1)
+        for option in options_for_offer
+        if not (option is PurchaseOption.SPOT and not opts.allow_spot)
+        and not (opts.spot_only and option is not PurchaseOption.SPOT)
+    ]
+    rows: list[dict[str, Any]] = []
     for hw in hardware:
         gpu = catalog.resolve(hw.gpu)
         per_machine = machine_cost_usd_per_hour(hw, opts.local_cost_basis)
@@ -348,8 +289,107 @@ def build_candidates(
                     "memory", "owned", hw.name, gpu.name, "does not fit", gpu.memory_gib, need
                 )
             )
-    table = pd.DataFrame(rows, columns=list(CANDIDATE_COLUMNS))
+    parts = [f for f in [*frames, pd.DataFrame(rows, columns=list(CANDIDATE_COLUMNS))] if len(f)]
+    table = (
+        pd.concat(parts, ignore_index=True)[list(CANDIDATE_COLUMNS)]
+        if parts
+        else pd.DataFrame(columns=list(CANDIDATE_COLUMNS))
+    )
     return CandidateSet(table=table, exclusions=tuple(exclusions), estimates_evaluated=len(cache))
+
+
+def _priced_rows(
+    offers: pd.DataFrame,
+    fits: pd.DataFrame,
+    option: PurchaseOption,
+    opts: CandidateOptions,
+    exclusions: list[Exclusion],
+    *,
+    collapse_regions: bool,
+) -> pd.DataFrame:
+    """Candidate rows for one purchase option: offers x fitting gang sizes, vectorised."""
+    col = PRICE_COLUMNS[option]
+    priced = offers[offers[col].notna()].copy()
+    discount = priced["provider"].map(lambda p: float(opts.discounts.get(p, 0.0)))
+    priced["_unit_price"] = priced[col] * (1.0 - discount)
+    is_spot = option is PurchaseOption.SPOT
+    pct = priced["spot_interruption_pct"].fillna(opts.default_interruption_pct)
+    if is_spot and opts.max_interruption_pct is not None:
+        risky = pct > opts.max_interruption_pct
+        for offer in priced[risky].to_dict("records"):
+            exclusions.append(
+                Exclusion(
+                    "spot-risk",
+                    str(offer["provider"]),
+                    str(offer["instance_type"]),
+                    str(offer["gpu_model"]),
+                    f"interruption above --max-interruption {opts.max_interruption_pct:g}%",
+                )
+            )
+        priced, pct = priced[~risky], pct[~risky]
+    priced["_pct"] = pct
+    if collapse_regions:
+        # Same instance type, same job hours: only the cheapest region can be in a cheapest plan
+        # (regions matter again for parallel jobs, whose quotas are per region).
+        priced = priced.sort_values("_unit_price", kind="stable").drop_duplicates(
+            ["provider", "instance_type"]
+        )
+    rows = priced.merge(fits, on="_shape", how="inner")
+    if rows.empty:
+        return pd.DataFrame(columns=list(CANDIDATE_COLUMNS))
+    family = rows["instance_type"].map(_family)
+    quota = [
+        quota_for(opts.quotas, p, r, f)
+        for p, r, f in zip(rows["provider"], rows["region"], family, strict=True)
+    ]
+    rows["quota_instances"] = quota
+    rows = rows[rows["instances"] <= rows["quota_instances"]]
+    family = family[rows.index]
+    ests = rows["_est"].tolist()
+    job = np.array([e.wall_hours for e in ests], dtype=float)
+    ckpt = np.array([e.checkpoint_gib for e in ests], dtype=float)
+    n = rows["instances"].to_numpy(dtype=int)
+    if is_spot:
+        slowdown = np.array(
+            [
+                SpotModel(float(p), int(k), checkpoint_hours(float(c)), opts.restart_hours).slowdown
+                for p, k, c in zip(rows["_pct"], n, ckpt, strict=True)
+            ]
+        )
+    else:
+        slowdown = np.ones(len(rows))
+    gpi = rows["gpu_count"].to_numpy(dtype=int)
+    return pd.DataFrame(
+        {
+            "kind": "cloud",
+            "provider": rows["provider"].to_numpy(),
+            "region": rows["region"].to_numpy(),
+            "instance_type": rows["instance_type"].to_numpy(),
+            "gpu_model": rows["gpu_model"].to_numpy(),
+            "gpus_per_instance": gpi,
+            "instances": n,
+            "gpus": n * gpi,
+            "purchase_option": option.value,
+            "price_usd_per_hour": n * rows["_unit_price"].to_numpy(dtype=float),
+            "job_hours": job * slowdown,
+            "base_job_hours": job,
+            "wall_factor": 1.0,
+            "capacity_hours": math.inf,
+            "quota_group": (rows["provider"] + ":" + rows["region"] + ":" + family).to_numpy(),
+            "quota_instances": rows["quota_instances"].to_numpy(),
+            "max_gangs": np.maximum(rows["quota_instances"].to_numpy() // n, 1),
+            "memory_per_gpu_gib": [e.memory_per_gpu_gib for e in ests],
+            "gpu_memory_gib": rows["gpu_memory_gib"].to_numpy(dtype=float),
+            "strategy": [_strategy_text(e) for e in ests],
+            "interconnect": rows["interconnect"].to_numpy(),
+            "fabric": rows["fabric"].to_numpy(),
+            "spot_slowdown": slowdown,
+            "interruption_pct": rows["_pct"].to_numpy(dtype=float) if is_spot else 0.0,
+            "checkpoint_gib": ckpt,
+            "source": rows["source"].to_numpy(),
+            "as_of": rows["as_of"].to_numpy(),
+        }
+    )
 
 
 def prune_dominated(

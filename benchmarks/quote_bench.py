@@ -1,0 +1,125 @@
+"""Speed of `planner quote` and of the MILP against problem size.
+
+    python benchmarks/quote_bench.py [--runs 5] [--sizes 1000,10000,100000] [--raw-max 20000]
+
+Prints:
+1. whole-process time of `planner quote --workload gpt2-xl-finetune --deadline 24h` on the
+   bundled snapshot (median of --runs), next to `python -c "import pandas, pulp"` (the floor any
+   such tool pays) and `planner offers` for reference;
+2. for synthetic candidate tables of growing size: pruning time, model build + solve time, the
+   candidates left after pruning, and the solve time of the unpruned MILP up to --raw-max;
+3. the growth exponent of total time in the candidate count (log-log slope) and peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+from planner.optimize.candidates import prune_dominated
+from planner.optimize.model import ModelInputs, build_model, solve
+
+
+def wall(cmd: list[str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def synthetic(n: int, seed: int = 0) -> pd.DataFrame:
+    """n candidate configurations shaped like real ones: 40 GPU-model x provider groups, gang sizes
+    1-64, hours falling with size (with scaling losses), prices rising linearly."""
+    rng = np.random.default_rng(seed)
+    group = rng.integers(0, 40, n)
+    instances = rng.choice([1, 2, 4, 8, 16, 32, 64], n)
+    base_hours = 50 * (1 + group % 7) * rng.uniform(0.8, 1.25, n)
+    job_hours = base_hours / instances ** rng.uniform(0.8, 0.98, n)
+    price = instances * (2 + group % 11) * rng.uniform(0.7, 1.3, n)
+    spot = rng.random(n) < 0.4
+    return pd.DataFrame(
+        {
+            "kind": "cloud",
+            "provider": [f"p{g % 4}" for g in group],
+            "region": [f"r{k}" for k in rng.integers(0, 20, n)],
+            "instance_type": [f"i{k}" for k in range(n)],
+            "gpu_model": [f"gpu{g % 10}" for g in group],
+            "gpus_per_instance": 8,
+            "instances": instances,
+            "purchase_option": np.where(spot, "spot", "on-demand"),
+            "price_usd_per_hour": np.where(spot, price * 0.4, price),
+            "job_hours": job_hours,
+            "wall_factor": 1.0,
+            "capacity_hours": math.inf,
+            "quota_group": "g",
+            "quota_instances": math.inf,
+            "max_gangs": 1,
+            "checkpoint_gib": 20.0,
+        }
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sizes", default="100,1000,10000,100000")
+    parser.add_argument("--raw-max", type=int, default=10000, help="largest unpruned MILP to time")
+    args = parser.parse_args(argv)
+
+    exe = [str(__import__("shutil").which("planner") or "planner")]
+    floor = wall([sys.executable, "-c", "import pandas, pulp"], args.runs)
+    offers = wall([*exe, "offers", "--gpu", "A100-80GB", "--max-price", "40"], args.runs)
+    quote = wall([*exe, "quote", "--workload", "gpt2-xl-finetune", "--deadline", "24h"], args.runs)
+    print("whole-process times (median of", args.runs, "runs)")
+    print(f"  python -c 'import pandas, pulp'                       {floor:6.3f} s  (floor)")
+    print(
+        f"  planner offers --gpu A100-80GB --max-price 40         {offers:6.3f} s  ({offers / floor:.2f}x floor)"
+    )
+    print(
+        f"  planner quote --workload gpt2-xl-finetune --deadline 24h {quote:6.3f} s  ({quote / floor:.2f}x floor)"
+    )
+    print()
+    print(
+        f"{'candidates':>10} {'after prune':>11} {'prune s':>8} {'solve s':>8} {'total s':>8} {'raw MILP s':>10}"
+    )
+    sizes, totals = [], []
+    for n in (int(s) for s in args.sizes.split(",")):
+        cands = synthetic(n)
+        inputs = ModelInputs(
+            deadline_hours=24.0, switch_hours=0.05, switch_usd=2.0, startup_hours=1 / 6
+        )
+        t0 = time.perf_counter()
+        pruned = prune_dominated(cands)
+        t1 = time.perf_counter()
+        solve(build_model(pruned, inputs))
+        t2 = time.perf_counter()
+        raw = "-"
+        if n <= args.raw_max:
+            t3 = time.perf_counter()
+            solve(build_model(cands, inputs))
+            raw = f"{time.perf_counter() - t3:.3f}"
+        print(
+            f"{n:>10} {len(pruned):>11} {t1 - t0:>8.3f} {t2 - t1:>8.3f} {t2 - t0:>8.3f} {raw:>10}"
+        )
+        sizes.append(n)
+        totals.append(t2 - t0)
+    if len(sizes) > 1:
+        slope = np.polyfit(np.log(sizes), np.log(totals), 1)[0]
+        print(f"growth: total time ~ n^{slope:.2f}")
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of this process: {peak_mib:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
