@@ -229,8 +229,8 @@ def quote(req: QuoteRequest, *, solver: Any | None = None) -> QuoteResult:
 def _interconnect_need(plan: Plan) -> str:
     multi_node = any(i.instances > 1 for i in plan.items)
     within = any(i.gpus_per_instance > 1 for i in plan.items)
-    strategy = " ".join(i.strategy.lower() for i in plan.items)
-    if "tensor" in strategy or "tp" in strategy.split():
+    # Strategy names read like "DP2 + TP8 + full recompute" (planner.workload.strategy.Strategy.name)
+    if any(re.search(r"\bTP\d", i.strategy) for i in plan.items):
         need = "NVLink/NVSwitch inside each instance (tensor parallel)"
     elif within:
         need = "PCIe or better inside each instance (data parallel)"

@@ -206,3 +206,31 @@ def test_hardware_file_with_wrong_key(tmp_path: Path) -> None:
 def test_infeasible_error_is_raised_from_the_api() -> None:
     with pytest.raises(InfeasibleError):
         quote(QuoteRequest(workload="llama-2-70b-pretrain", deadline_hours=24))
+
+
+def test_interconnect_need_reads_the_strategy() -> None:
+    from planner.optimize.plans import Plan, PlanItem, Risk
+    from planner.quote import _interconnect_need
+
+    def plan(strategy: str, gpi: int, instances: int) -> Plan:
+        item = PlanItem(
+            "cloud",
+            "aws",
+            "r",
+            "p5",
+            "H100",
+            gpi,
+            instances,
+            "on-demand",
+            1,
+            1,
+            1,
+            1,
+            strategy=strategy,
+        )
+        return Plan("x", (item,), 0, 0, 1, 1, 2, Risk(0, 0, 1, 1))
+
+    assert "tensor parallel" in _interconnect_need(plan("DP16 + ZeRO-3/FSDP + TP4", 8, 8))
+    assert "EFA/InfiniBand" in _interconnect_need(plan("DP16 + ZeRO-3/FSDP + TP4", 8, 8))
+    assert _interconnect_need(plan("DP8 + ZeRO-1", 8, 1)).startswith("PCIe or better")
+    assert _interconnect_need(plan("DP1", 1, 1)) == "none (single GPU)"

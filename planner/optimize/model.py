@@ -47,7 +47,6 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -201,9 +200,6 @@ def default_solver(time_limit_s: float | None = 60.0) -> Any:
     return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit_s)
 
 
-SolverFactory = Callable[[], Any]
-
-
 def solve(model: BuiltModel, solver: Any | None = None) -> Solution:
     """Solve ``model``; only an optimal answer is a success.
 
@@ -215,11 +211,9 @@ def solve(model: BuiltModel, solver: Any | None = None) -> Solution:
     status_code = model.problem.solve(solver)
     elapsed = time.perf_counter() - started
     status = pulp.LpStatus[status_code]
-    if status == "Infeasible" or (status == "Not Solved" and not model.hours and not model.pieces):
+    if status == "Infeasible":
         raise InfeasibleError("no plan satisfies the constraints")
     if status != "Optimal":
-        if status == "Infeasible":
-            raise InfeasibleError("no plan satisfies the constraints")
         raise PlannerError(
             f"the solver stopped with status {status!r}", hint="loosen the constraints or retry"
         )

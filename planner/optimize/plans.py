@@ -11,7 +11,7 @@ the best plan the budget buys, and says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -135,9 +135,6 @@ class PlanRequest:
     pieces: int = 1
     top: int = 5
     max_phases: int = 3
-
-
-Solver = Callable[[], Any] | None
 
 
 def _inputs(req: PlanRequest, cands: pd.DataFrame, **changes: Any) -> ModelInputs:
