@@ -306,7 +306,12 @@ class MonthPlan:
     machines_ordered: int
     machines_in_service: int  # bought ones
     committed_gpus: int  # active
-    cost_usd: float  # cash this month: capex of orders, commitment fees, running costs, cloud hours
+    cost_usd: float  # cash this month: the sum of the five parts below
+    capex_usd: float  # purchase price of machines ordered this month
+    owned_running_usd: float  # power, colocation, support, staff (and financing) of owned machines
+    committed_usd: float  # fees of active commitments, used or not
+    on_demand_usd: float
+    spot_usd: float
 
 
 @dataclass(frozen=True)
@@ -390,25 +395,23 @@ def read_plan(
                 * machine_gpu_hours_per_month(c.buy[b.option].hardware, c.buy[b.option].utilization)
                 for b in in_service
             )
-            cost = od * (c.on_demand_usd_per_gpu_hour or 0.0) + sp * (
-                c.spot_usd_per_gpu_hour or 0.0
-            )
-            cost += sum(
+            on_demand_usd = od * (c.on_demand_usd_per_gpu_hour or 0.0)
+            spot_usd = sp * (c.spot_usd_per_gpu_hour or 0.0)
+            capex_usd = sum(
                 round(_value(b.var)) * c.buy[b.option].hardware.capex_usd
                 for b in model.buys
                 if b.cls == ci and b.month == t
             )
-            cost += sum(
+            owned_running_usd = sum(
                 round(_value(b.var)) * machine_running_usd_per_month(c.buy[b.option].hardware)
                 for b in in_service
-            )
-            cost += sum(
-                round(_value(k.var)) * c.commitments[k.option].usd_per_gpu_hour * H for k in active
-            )
-            cost += sum(
+            ) + sum(
                 machine_running_usd_per_month(o.hardware, with_financing=False)
                 * o.hardware.machines
                 for o in c.owned
+            )
+            committed_usd = sum(
+                round(_value(k.var)) * c.commitments[k.option].usd_per_gpu_hour * H for k in active
             )
             rows.append(
                 MonthPlan(
@@ -422,7 +425,12 @@ def read_plan(
                     machines_ordered=ordered,
                     machines_in_service=n_service,
                     committed_gpus=committed,
-                    cost_usd=cost,
+                    cost_usd=capex_usd + owned_running_usd + committed_usd + on_demand_usd + spot_usd,
+                    capex_usd=capex_usd,
+                    owned_running_usd=owned_running_usd,
+                    committed_usd=committed_usd,
+                    on_demand_usd=on_demand_usd,
+                    spot_usd=spot_usd,
                 )
             )
     total = sum(r.cost_usd for r in rows) + after - residual
