@@ -31,16 +31,20 @@ from planner.errors import ConfigError, UnknownNameError, suggest
 from planner.workload.models import get_preset, presets
 
 
-class Kind(str, Enum):
-    PRETRAIN = "pretrain"
-    FINETUNE = "finetune"
-    INFERENCE = "inference"
+class _StrEnum(str, Enum):
+    """A str-Enum that prints as its YAML value (``bf16``, not ``Precision.BF16``)."""
 
     def __str__(self) -> str:
         return self.value
 
 
-class Precision(str, Enum):
+class Kind(_StrEnum):
+    PRETRAIN = "pretrain"
+    FINETUNE = "finetune"
+    INFERENCE = "inference"
+
+
+class Precision(_StrEnum):
     FP32 = "fp32"
     FP16 = "fp16"
     BF16 = "bf16"
@@ -48,40 +52,28 @@ class Precision(str, Enum):
     INT8 = "int8"  # inference weights only
     INT4 = "int4"  # inference weights only
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Optimizer(str, Enum):
+class Optimizer(_StrEnum):
     ADAMW = "adamw"
     ADAMW_8BIT = "adamw-8bit"
     SGD = "sgd"
     LION = "lion"
     ADAFACTOR = "adafactor"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Method(str, Enum):
+class Method(_StrEnum):
     FULL = "full"
     LORA = "lora"
     QLORA = "qlora"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Recompute(str, Enum):
+class Recompute(_StrEnum):
     """Activation checkpointing: ``auto`` lets the strategy search choose."""
 
     AUTO = "auto"
     NONE = "none"
     SELECTIVE = "selective"
     FULL = "full"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class _Section(BaseModel):
