@@ -26,16 +26,13 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from planner.errors import ProviderError
-from planner.hardware import GpuCatalog, GpuSpec, load_gpu_catalog
+from planner.hardware import GpuCatalog, GpuSpec
 from planner.providers.base import (
     HOURS_PER_YEAR,
     Clock,
-    FetchResult,
+    DraftingProvider,
     OfferDraft,
-    Provider,
     Unmapped,
-    build_offers,
-    median,
     require,
     utc_now,
 )
@@ -249,7 +246,7 @@ def network_gbps(network: Mapping[str, Any]) -> float | None:
     return float(match.group(1) or 1) * float(match.group(2))
 
 
-class AwsProvider(Provider):
+class AwsProvider(DraftingProvider):
     """EC2 GPU instances with on-demand, spot and reserved prices."""
 
     name = "aws"
@@ -265,9 +262,8 @@ class AwsProvider(Provider):
         reserved_purchase_option: str = "No Upfront",
         max_attempts: int = 8,
     ) -> None:
+        super().__init__(clock=clock, catalog=catalog)
         self._client_factory = client_factory
-        self._clock = clock
-        self._catalog = catalog
         self._max_attempts = max_attempts
         # Which of the twelve reserved terms fills the table's reserved columns (all are parsed).
         self.reserved_offering_class = reserved_offering_class
@@ -278,18 +274,16 @@ class AwsProvider(Provider):
             self._client_factory = _default_client_factory(self._max_attempts)
         return self._client_factory(service, region)
 
-    def fetch(self, regions: Sequence[str]) -> FetchResult:
-        catalog = self._catalog or load_gpu_catalog()
+    def drafts(
+        self, regions: Sequence[str], catalog: GpuCatalog
+    ) -> tuple[list[OfferDraft], list[Unmapped]]:
         drafts: list[OfferDraft] = []
         unmapped: list[Unmapped] = []
         for region in regions:
             d, u = self._fetch_region(region, catalog)
             drafts += d
             unmapped += u
-        offers = build_offers(
-            drafts, provider=self.name, source=self.source, clock=self._clock, catalog=catalog
-        )
-        return FetchResult(offers, tuple(unmapped))
+        return drafts, unmapped
 
     def _fetch_region(
         self, region: str, catalog: GpuCatalog
@@ -351,7 +345,6 @@ class AwsProvider(Provider):
                     Unmapped(self.name, f"{region}/{name}", "no Linux on-demand price listed")
                 )
                 continue
-            spot_by_zone = spot.get(name, {})
             network = info.get("NetworkInfo") or {}
             drafts.append(
                 OfferDraft(
@@ -365,8 +358,7 @@ class AwsProvider(Provider):
                     or None,
                     network_gbps=network_gbps(network),
                     fabric=Fabric.EFA if network.get("EfaSupported") else Fabric.ETHERNET,
-                    spot_min=min(spot_by_zone.values()) if spot_by_zone else None,
-                    spot_median=median(list(spot_by_zone.values())) if spot_by_zone else None,
+                    spot=tuple(spot.get(name, {}).values()),
                     reserved_1y=price.reserved_hourly(
                         1, self.reserved_offering_class, self.reserved_purchase_option
                     ),

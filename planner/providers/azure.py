@@ -22,16 +22,13 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from planner.errors import ProviderError
-from planner.hardware import GpuCatalog, load_gpu_catalog
+from planner.hardware import GpuCatalog
 from planner.providers.base import (
     HOURS_PER_YEAR,
     Clock,
-    FetchResult,
+    DraftingProvider,
     OfferDraft,
-    Provider,
     Unmapped,
-    build_offers,
-    median,
     require,
     utc_now,
 )
@@ -276,7 +273,7 @@ def _translated(what: str) -> Iterator[None]:
         raise ProviderError(f"Azure {what} failed: {e}") from e
 
 
-class AzureProvider(Provider):
+class AzureProvider(DraftingProvider):
     """GPU VM sizes (NC, ND, NV families in FAMILY_GPUS) with consumption, spot and reserved prices."""
 
     name = "azure"
@@ -292,12 +289,11 @@ class AzureProvider(Provider):
         clock: Clock = utc_now,
         catalog: GpuCatalog | None = None,
     ) -> None:
+        super().__init__(clock=clock, catalog=catalog)
         self._subscription_id = subscription_id
         self._credential = credential
         self._compute = compute_client
         self._retail = retail_client
-        self._clock = clock
-        self._catalog = catalog
 
     def _clients(self) -> tuple[Any, RetailPricesClient]:
         if self._compute is None:
@@ -313,9 +309,10 @@ class AzureProvider(Provider):
             self._retail = RetailPricesClient()
         return self._compute, self._retail
 
-    def fetch(self, regions: Sequence[str]) -> FetchResult:
+    def drafts(
+        self, regions: Sequence[str], catalog: GpuCatalog
+    ) -> tuple[list[OfferDraft], list[Unmapped]]:
         compute, retail = self._clients()
-        catalog = self._catalog or load_gpu_catalog()
         drafts: list[OfferDraft] = []
         unmapped: list[Unmapped] = []
         for region in (r.lower() for r in regions):
@@ -346,7 +343,6 @@ class AzureProvider(Provider):
                         Unmapped(self.name, f"{region}/{size.name}", "no Linux consumption price")
                     )
                     continue
-                spot = [prices.spot] if prices.spot is not None else []
                 drafts.append(
                     OfferDraft(
                         region=region,
@@ -358,14 +354,10 @@ class AzureProvider(Provider):
                         host_memory_gib=size.memory_gib,
                         fabric=Fabric.INFINIBAND if size.rdma else Fabric.ETHERNET,
                         interconnect=family.interconnect if count > 1 else Interconnect.NONE,
-                        spot_min=spot[0] if spot else None,
-                        spot_median=median(spot) if spot else None,
+                        spot=() if prices.spot is None else (prices.spot,),
                         reserved_1y=prices.reserved_1y,
                         reserved_3y=prices.reserved_3y,
                         zones=size.zones or None,
                     )
                 )
-        offers = build_offers(
-            drafts, provider=self.name, source=self.source, clock=self._clock, catalog=catalog
-        )
-        return FetchResult(offers, tuple(unmapped))
+        return drafts, unmapped

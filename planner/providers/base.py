@@ -158,8 +158,7 @@ class OfferDraft:
     network_gbps: float | None = None
     fabric: Fabric = Fabric.ETHERNET
     interconnect: Interconnect | None = None  # None: derived from the GPU model and count
-    spot_min: Decimal | None = None
-    spot_median: Decimal | None = None
+    spot: tuple[Decimal, ...] = ()  # the spot prices seen: one per zone, or one regional price
     reserved_1y: Decimal | None = None
     reserved_3y: Decimal | None = None
     zones: int | None = None
@@ -181,8 +180,8 @@ class OfferDraft:
             "network_gbps": self.network_gbps,
             "fabric": self.fabric.value,
             "price_on_demand_usd_per_hour": hourly(self.on_demand),
-            "price_spot_usd_per_hour": _opt(self.spot_min),
-            "price_spot_median_usd_per_hour": _opt(self.spot_median),
+            "price_spot_usd_per_hour": _opt(min(self.spot, default=None)),
+            "price_spot_median_usd_per_hour": _opt(median(self.spot) if self.spot else None),
             "price_reserved_1y_usd_per_hour": _opt(self.reserved_1y),
             "price_reserved_3y_usd_per_hour": _opt(self.reserved_3y),
             # Reserved prices here are read from the provider's own price API, not derived.
@@ -214,6 +213,32 @@ def build_offers(
     df = pd.DataFrame.from_records(records, columns=list(COLUMN_NAMES))
     df = df.sort_values(["region", "instance_type"], kind="stable")
     return validate_offers(df, source=f"{provider} API", catalog=catalog or load_gpu_catalog())
+
+
+class DraftingProvider(Provider):
+    """A provider that assembles :class:`OfferDraft` objects; this class turns them into the table.
+
+    Subclasses implement :meth:`drafts`.  The part every adapter shares lives here once: load the
+    GPU catalog, stamp the rows with :attr:`source` and the clock's date, validate them.
+    """
+
+    def __init__(self, *, clock: Clock = utc_now, catalog: GpuCatalog | None = None) -> None:
+        self._clock = clock
+        self._catalog = catalog
+
+    def fetch(self, regions: Sequence[str]) -> FetchResult:
+        catalog = self._catalog or load_gpu_catalog()
+        drafts, unmapped = self.drafts(regions, catalog)
+        offers = build_offers(
+            drafts, provider=self.name, source=self.source, clock=self._clock, catalog=catalog
+        )
+        return FetchResult(offers, tuple(unmapped))
+
+    @abc.abstractmethod
+    def drafts(
+        self, regions: Sequence[str], catalog: GpuCatalog
+    ) -> tuple[list[OfferDraft], list[Unmapped]]:
+        """The offers found in ``regions`` and what could not be mapped; raises ProviderError."""
 
 
 def median(values: Sequence[Decimal]) -> Decimal:

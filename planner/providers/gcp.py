@@ -26,14 +26,12 @@ from decimal import Decimal
 from typing import Any
 
 from planner.errors import ProviderError
-from planner.hardware import GpuCatalog, load_gpu_catalog
+from planner.hardware import GpuCatalog
 from planner.providers.base import (
     Clock,
-    FetchResult,
+    DraftingProvider,
     OfferDraft,
-    Provider,
     Unmapped,
-    build_offers,
     require,
     utc_now,
 )
@@ -233,7 +231,7 @@ def default_retry() -> Any:
     )
 
 
-class GcpProvider(Provider):
+class GcpProvider(DraftingProvider):
     """A2/A3/A4/G2 machine types with on-demand, spot and committed-use prices."""
 
     name = "gcp"
@@ -249,12 +247,11 @@ class GcpProvider(Provider):
         clock: Clock = utc_now,
         catalog: GpuCatalog | None = None,
     ) -> None:
+        super().__init__(clock=clock, catalog=catalog)
         self._project = project
         self._machine_types = machine_types_client
         self._skus = catalog_client
         self._retry = retry
-        self._clock = clock
-        self._catalog = catalog
 
     def _clients(self) -> tuple[Any, Any, Any, str]:
         if self._machine_types is None:
@@ -274,9 +271,10 @@ class GcpProvider(Provider):
             self._project = str(project)
         return self._machine_types, self._skus, self._retry, self._project
 
-    def fetch(self, regions: Sequence[str]) -> FetchResult:
+    def drafts(
+        self, regions: Sequence[str], catalog: GpuCatalog
+    ) -> tuple[list[OfferDraft], list[Unmapped]]:
         machine_types, skus_client, retry, project = self._clients()
-        catalog = self._catalog or load_gpu_catalog()
         wanted = set(regions)
         request = {"project": project, "filter": "name eq (" + "|".join(SERIES) + ")-.*"}
         shapes: dict[tuple[str, str], Any] = {}
@@ -297,7 +295,7 @@ class GcpProvider(Provider):
             skus = list(skus_client.list_skus(request={"parent": COMPUTE_SERVICE}, retry=retry))
         prices = index_skus(skus, regions)
         unmapped = list(prices.unmapped)
-        drafts = []
+        drafts: list[OfferDraft] = []
         for (region, name), mt in sorted(shapes.items()):
             accelerators = list(mt.accelerators)
             if not accelerators:
@@ -339,17 +337,14 @@ class GcpProvider(Provider):
                     fabric=Fabric.GPUDIRECT_TCP
                     if _GPUDIRECT_TYPES.match(name)
                     else Fabric.ETHERNET,
-                    spot_min=by_usage["spot"],
-                    spot_median=by_usage["spot"],  # one regional spot price, no per-zone spread
+                    # one regional spot price, no per-zone spread
+                    spot=() if by_usage["spot"] is None else (by_usage["spot"],),
                     reserved_1y=by_usage["reserved_1y"],
                     reserved_3y=by_usage["reserved_3y"],
                     zones=len(zones[(region, name)]),
                 )
             )
-        offers = build_offers(
-            drafts, provider=self.name, source=self.source, clock=self._clock, catalog=catalog
-        )
-        return FetchResult(offers, tuple(unmapped))
+        return drafts, unmapped
 
     @staticmethod
     def _vm_price(
