@@ -231,8 +231,13 @@ def _gpu_from_info(
     return (gpu.name if gpu else None), mem_gib
 
 
-def _collapse(zonal: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """One row per key from per-zone rows: median on-demand, min and median spot, zone count."""
+def _collapse(zonal: pd.DataFrame) -> pd.DataFrame:
+    """One row per offer from per-zone rows: median on-demand, min and median spot, zone count.
+
+    ``zonal`` has the ``price``, ``spot`` and ``zone`` of each zone; every other column describes
+    the offer and is a grouping key.
+    """
+    keys = [c for c in zonal.columns if c not in ("price", "spot", "zone")]
     agg = zonal.groupby(keys, dropna=False, sort=True).agg(
         price_on_demand_usd_per_hour=("price", "median"),
         price_spot_usd_per_hour=("spot", "min"),
@@ -295,16 +300,7 @@ def normalise_aws(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> p
             "zone": raw["AvailabilityZone"],
         }
     )
-    keys = [
-        "region",
-        "instance_type",
-        "gpu_model",
-        "gpu_count",
-        "gpu_memory_gib",
-        "vcpus",
-        "host_memory_gib",
-    ]
-    df = _collapse(zonal, keys)
+    df = _collapse(zonal)
     fam = df["instance_type"].str.split(".").str[0]
     df["interconnect"] = [
         "none" if n == 1 else AWS_FAMILY_LINK.get(f, "pcie")
@@ -344,8 +340,7 @@ def normalise_gcp(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> p
             "zone": vm["AvailabilityZone"],
         }
     )
-    keys = ["region", "instance_type", "gpu_model", "gpu_count", "vcpus", "host_memory_gib"]
-    df = _collapse(zonal, keys)
+    df = _collapse(zonal)
     df["gpu_memory_gib"] = (
         df["gpu_model"].map(lambda g: catalog.resolve(g).memory_gib).astype(float)
     )
@@ -372,9 +367,7 @@ def normalise_azure(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) ->
             "zone": raw["Region"],
         }
     )
-    df = _collapse(
-        zonal, ["region", "instance_type", "gpu_model", "gpu_count", "vcpus", "host_memory_gib"]
-    )
+    df = _collapse(zonal)
     df["gpu_memory_gib"] = (
         df["gpu_model"].map(lambda g: catalog.resolve(g).memory_gib).astype(float)
     )
@@ -412,16 +405,7 @@ def normalise_lambda(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -
             "zone": raw["Region"],
         }
     )
-    keys = [
-        "region",
-        "instance_type",
-        "gpu_model",
-        "gpu_count",
-        "gpu_memory_gib",
-        "vcpus",
-        "host_memory_gib",
-    ]
-    df = _collapse(zonal, keys)
+    df = _collapse(zonal)
 
     def link(t: str, n: int) -> str:
         if n == 1:
