@@ -19,10 +19,8 @@ Pure helpers (:func:`check_gates`, :func:`diff_offers`, :func:`price_history`) t
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -33,6 +31,7 @@ import pandas as pd
 from planner.catalog.store import (
     list_snapshots,
     load_snapshot,
+    locked,
     newest_per_provider,
     read_manifest,
     snapshot_age_days,
@@ -44,6 +43,8 @@ from planner.schema import KEY_COLUMNS, PRICE_COLUMNS
 
 log = logging.getLogger(__name__)
 
+# Serialises whole refreshes (gate, merge, publish); a different file from the store's own write
+# lock, which write_snapshot takes inside it.
 REFRESH_LOCK = ".refresh.lock"
 Progress = Callable[[str, str, int, int], None]  # (provider, region) just finished, done, total
 
@@ -77,18 +78,6 @@ class RefreshResult:
     failures: tuple[RegionFailure, ...] = field(default=())
     unmapped: tuple[Unmapped, ...] = field(default=())
     forced: tuple[str, ...] = field(default=())  # gate findings published anyway under --force
-
-
-@contextlib.contextmanager
-def refresh_lock(root: Path) -> Iterator[None]:
-    """Serialise refreshes publishing into ``root`` (a different file from the store's own lock)."""
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / REFRESH_LOCK, "a+") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def plan_regions(
@@ -245,7 +234,7 @@ def refresh_prices(
             "every region failed; nothing published", hint="check credentials and retry"
         )
     search = list(previous_roots) if previous_roots is not None else [root]
-    with refresh_lock(root):
+    with locked(root, REFRESH_LOCK):
         frames: dict[str, pd.DataFrame] = {}
         notes: dict[str, str] = {}
         findings: list[str] = []

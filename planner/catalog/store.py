@@ -113,10 +113,10 @@ def offers_to_csv(df: pd.DataFrame) -> bytes:
 
 
 @contextlib.contextmanager
-def locked(root: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``root`` (blocks while another writer holds it)."""
+def locked(root: Path, name: str = LOCK) -> Iterator[None]:
+    """Hold the exclusive lock file ``name`` in ``root`` (blocks while another process holds it)."""
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / LOCK, "a+") as fh:
+    with open(root / name, "a+") as fh:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         try:
             yield
