@@ -5,23 +5,14 @@ from __future__ import annotations
 import click
 
 from planner import api
+from planner.cli.offers import format_option
 from planner.reports.estimate import render_estimate, render_workload_show, render_workloads
-from planner.reports.tables import FORMATS
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology
 
-_format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-
 
 @click.group("workloads", invoke_without_command=True)
-@_format_option
+@format_option
 @click.pass_context
 def workloads(ctx: click.Context, fmt: str) -> None:
     """The workload library: name, kind, model size, data and a one-line description.
@@ -34,7 +25,7 @@ def workloads(ctx: click.Context, fmt: str) -> None:
 
 @workloads.command("show")
 @click.argument("name")
-@_format_option
+@format_option
 def show(name: str, fmt: str) -> None:
     """The full spec of one workload and what it needs on reference GPUs.
 
@@ -70,7 +61,7 @@ def show(name: str, fmt: str) -> None:
     type=click.FloatRange(min=0, min_open=True),
     help="Node network bandwidth, Gbit/s.",
 )
-@_format_option
+@format_option
 def estimate(
     workload: str,
     gpu: str,
