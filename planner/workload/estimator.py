@@ -83,6 +83,8 @@ class Estimate:
     checkpoint_gib: float
     suggestions: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = field(default=())
+    # share of the wall-clock spent on training steps (the rest: checkpoints, interruptions)
+    goodput: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,9 +103,53 @@ class Estimate:
             "interconnect_required": self.interconnect_required.value,
             "fabric_required": self.fabric_required.value if self.fabric_required else None,
             "checkpoint_gib": self.checkpoint_gib,
+            "goodput": self.goodput,
             "suggestions": list(self.suggestions),
             "assumptions": list(self.assumptions),
         }
+
+
+def _result(
+    spec: WorkloadSpec,
+    gpu: GpuSpec,
+    count: int,
+    *,
+    fits: bool,
+    memory_bytes: float,
+    breakdown: dict[str, float],
+    strategy: Strategy,
+    total_flops: float,
+    efficiency: float,
+    source: str,
+    wall_hours: float,
+    interconnect: Interconnect,
+    fabric: Fabric | None,
+    checkpoint_gib: float,
+    suggestions: list[str] | tuple[str, ...],
+    assumptions: list[str] | tuple[str, ...],
+    goodput: float = 1.0,
+) -> Estimate:
+    """One :class:`Estimate`: per-GPU memory in GiB, GPU-hours = wall-clock x GPUs."""
+    return Estimate(
+        workload=spec.name,
+        gpu=gpu.name,
+        gpu_count=count,
+        fits=fits,
+        memory_per_gpu_gib=memory_bytes / mem.GIB,
+        memory_breakdown_gib=breakdown,
+        strategy=strategy,
+        total_flops=total_flops,
+        efficiency=efficiency,
+        efficiency_source=source,
+        wall_hours=wall_hours,
+        gpu_hours=wall_hours * count,
+        interconnect_required=interconnect,
+        fabric_required=fabric,
+        checkpoint_gib=checkpoint_gib,
+        suggestions=tuple(suggestions),
+        assumptions=tuple(assumptions),
+        goodput=goodput,
+    )
 
 
 def default_topology(gpu: GpuSpec, gpu_count: int) -> Topology:
@@ -402,24 +448,23 @@ def _estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
         )
     if cand is None:
         s = replace(least.strategy, reason="nothing fits; shown: the layout with the least memory")
-        return Estimate(
-            workload=spec.name,
-            gpu=gpu.name,
-            gpu_count=count,
+        return _result(
+            spec,
+            gpu,
+            count,
             fits=False,
-            memory_per_gpu_gib=least.memory_bytes / mem.GIB,
-            memory_breakdown_gib=least.breakdown,
+            memory_bytes=least.memory_bytes,
+            breakdown=least.breakdown,
             strategy=s,
             total_flops=model_flops,
             efficiency=0.0,
-            efficiency_source=_efficiency_source(gpu, f),
+            source=_efficiency_source(gpu, f),
             wall_hours=math.inf,
-            gpu_hours=math.inf,
-            interconnect_required=_interconnect_required(s, topo),
-            fabric_required=None,
+            interconnect=_interconnect_required(s, topo),
+            fabric=None,
             checkpoint_gib=ckpt_gib,
-            suggestions=tuple(_train_suggestions(spec, f, gpu, count, topo, flash)),
-            assumptions=tuple(assumptions),
+            suggestions=_train_suggestions(spec, f, gpu, count, topo, flash),
+            assumptions=assumptions,
         )
     size = cand.strategy.gpus_per_piece
     s = replace(cand.strategy, concurrent_pieces=concurrent)
@@ -435,24 +480,25 @@ def _estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
         suggestions.append(
             "communication takes over a quarter of each step: a faster interconnect or fabric would help"
         )
-    return Estimate(
-        workload=spec.name,
-        gpu=gpu.name,
-        gpu_count=count,
+    steady_s = math.ceil(spec.pieces / concurrent) * cand.piece_seconds
+    return _result(
+        spec,
+        gpu,
+        count,
         fits=True,
-        memory_per_gpu_gib=cand.memory_bytes / mem.GIB,
-        memory_breakdown_gib=cand.breakdown,
+        memory_bytes=cand.memory_bytes,
+        breakdown=cand.breakdown,
         strategy=s,
         total_flops=model_flops,
         efficiency=efficiency,
-        efficiency_source=_efficiency_source(gpu, f),
+        source=_efficiency_source(gpu, f),
         wall_hours=wall_h,
-        gpu_hours=wall_h * count,
-        interconnect_required=_interconnect_required(s, sub),
-        fabric_required=_fabric_required(f, gpu, cand, sub, flash),
+        interconnect=_interconnect_required(s, sub),
+        fabric=_fabric_required(f, gpu, cand, sub, flash),
         checkpoint_gib=ckpt_gib,
-        suggestions=tuple(suggestions),
-        assumptions=tuple(assumptions),
+        suggestions=suggestions,
+        assumptions=assumptions,
+        goodput=steady_s / total_s if total_s > 0 else 1.0,
     )
 
 
@@ -558,24 +604,23 @@ def _estimate_inference(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topo
         sugg = [
             f"weights alone are {weights_gib:.1f} GiB: use more GPUs per replica (tensor parallel, up to {gpn} here), a bigger GPU, or int8/int4 weights"
         ]
-        return Estimate(
-            spec.name,
-            gpu.name,
+        return _result(
+            spec,
+            gpu,
             count,
-            False,
-            need,
-            {"weights": weights_gib},
-            s,
-            0.0,
-            0.0,
-            source,
-            math.inf,
-            math.inf,
-            Interconnect.NVSWITCH if gpn > 2 else Interconnect.NVLINK,
-            None,
-            weights_gib,
-            tuple(sugg),
-            assumptions,
+            fits=False,
+            memory_bytes=need * mem.GIB,
+            breakdown={"weights": weights_gib},
+            strategy=s,
+            total_flops=0.0,
+            efficiency=0.0,
+            source=source,
+            wall_hours=math.inf,
+            interconnect=Interconnect.NVSWITCH if gpn > 2 else Interconnect.NVLINK,
+            fabric=None,
+            checkpoint_gib=weights_gib,
+            suggestions=sugg,
+            assumptions=assumptions,
         )
     capacity, r = best
     replicas = count // r.tp
@@ -614,23 +659,22 @@ def _estimate_inference(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topo
     )
     if r.tp == 1 and count > 1:
         link = Interconnect.NONE
-    return Estimate(
-        workload=spec.name,
-        gpu=gpu.name,
-        gpu_count=count,
+    return _result(
+        spec,
+        gpu,
+        count,
         fits=fits,
-        memory_per_gpu_gib=r.memory_bytes / mem.GIB,
-        memory_breakdown_gib=r.breakdown,
+        memory_bytes=r.memory_bytes,
+        breakdown=r.breakdown,
         strategy=s,
         total_flops=total_flops,
         efficiency=efficiency,
-        efficiency_source=source,
+        source=source,
         wall_hours=wall_h,
-        gpu_hours=wall_h * count,
-        interconnect_required=link,
-        fabric_required=None,
+        interconnect=link,
+        fabric=None,
         checkpoint_gib=weights_gib,
-        suggestions=tuple(suggestions),
+        suggestions=suggestions,
         assumptions=assumptions,
     )
 
