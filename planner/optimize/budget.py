@@ -425,7 +425,11 @@ def read_plan(
                     machines_ordered=ordered,
                     machines_in_service=n_service,
                     committed_gpus=committed,
-                    cost_usd=capex_usd + owned_running_usd + committed_usd + on_demand_usd + spot_usd,
+                    cost_usd=capex_usd
+                    + owned_running_usd
+                    + committed_usd
+                    + on_demand_usd
+                    + spot_usd,
                     capex_usd=capex_usd,
                     owned_running_usd=owned_running_usd,
                     committed_usd=committed_usd,
