@@ -18,6 +18,16 @@ from planner.providers.aws import AwsProvider, gpu_model, network_gbps, parse_pr
 from planner.providers.base import require
 from tests.provider_fakes import FakeHttpServer, Reply, aws_stubs, boto_client, frozen_clock, load
 
+# The GPU types the us-east-1 recordings describe, offer and price (both pages of describe_instance_types).
+PRICED_TYPES = {
+    "g4dn.xlarge",
+    "g5.12xlarge",
+    "g5.xlarge",
+    "p3dn.24xlarge",
+    "p4d.24xlarge",
+    "p5.48xlarge",
+}
+
 
 def _row(df: Any, instance_type: str) -> dict[str, Any]:
     rows = df[df["instance_type"] == instance_type].to_dict("records")
@@ -39,14 +49,7 @@ def test_stubbed_fetch_walks_every_page_and_builds_offers() -> None:
     result = AwsProvider(client_factory=stubs.factory, clock=frozen_clock).fetch(["us-east-1"])
     stubs.assert_all_used()  # both pages of types, spot and prices were requested with NextToken
     df = result.offers
-    assert sorted(df["instance_type"]) == [
-        "g4dn.xlarge",
-        "g5.12xlarge",
-        "g5.xlarge",
-        "p3dn.24xlarge",
-        "p4d.24xlarge",
-        "p5.48xlarge",
-    ]
+    assert sorted(df["instance_type"]) == sorted(PRICED_TYPES)  # one row each
     p4d = _row(df, "p4d.24xlarge")
     # GPU name + memory: A100 with 40960 MiB is the 40 GB part; 8 on an HGX board -> NVSwitch.
     assert (p4d["gpu_model"], p4d["gpu_count"], p4d["interconnect"]) == ("A100-40GB", 8, "nvswitch")
@@ -236,14 +239,7 @@ def test_moto_specs_and_offerings_with_stubbed_prices() -> None:
 
         result = AwsProvider(client_factory=factory, clock=frozen_clock).fetch(["us-east-1"])
     df = result.offers
-    assert set(df["instance_type"]) == {
-        "g4dn.xlarge",
-        "g5.12xlarge",
-        "g5.xlarge",
-        "p3dn.24xlarge",
-        "p4d.24xlarge",
-        "p5.48xlarge",
-    }
+    assert set(df["instance_type"]) == PRICED_TYPES
     p5 = _row(df, "p5.48xlarge")
     assert (p5["gpu_model"], p5["gpu_count"], p5["network_gbps"]) == ("H100", 8, 3200.0)
     # moto's spot history is a constant stub of $0.00001 per zone: good only for wiring.
