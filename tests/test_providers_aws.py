@@ -18,7 +18,7 @@ from planner.providers.aws import AwsProvider, gpu_model, network_gbps, parse_pr
 from planner.providers.base import require
 from tests.provider_fakes import FakeHttpServer, Reply, aws_stubs, boto_client, frozen_clock, load
 
-# The GPU types the us-east-1 recordings describe, offer and price (both pages of describe_instance_types).
+# The instance types that become offers from the us-east-1 recordings (with a price and a zone).
 PRICED_TYPES = {
     "g4dn.xlarge",
     "g5.12xlarge",
