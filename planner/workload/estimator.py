@@ -229,6 +229,9 @@ def train_facts(
         )
         largest = float(m.largest_layer_params or max(12.0 * h * h, vocab * h))
         act_sample = 0.0
+        # the output projection: 2·V·h FLOPs per token forward, twice that backward (4 with frozen
+        # weights), the same accounting as 6·N
+        head = seq * (6.0 if meth == "full" else 4.0) * vocab * h if logits else 0.0
     else:
         L, h, a, seq, vocab = 1, 1, 1, 1, 0
         trainable = params
@@ -237,7 +240,7 @@ def train_facts(
         )
         model_flops = fps
         rc = {"none": 0.0}
-        act_base = act_score = logits = 0.0
+        act_base = act_score = logits = head = 0.0
         largest = float(m.largest_layer_params or params)
         act_sample = float(m.activation_gib_per_sample or 0.1) * mem.GIB
     state = mem.state_bytes(precision, opt)
@@ -279,6 +282,7 @@ def train_facts(
         grad_comm_bytes=4.0 if (finetune or precision == "fp32") else 2.0,
         opt_traffic=eff.OPTIMIZER_TRAFFIC_BYTES[opt],
         largest_layer=largest,
+        head_flops_per_seq=head,
         pinned=pin,
         recompute_modes=modes,
     )

@@ -5,12 +5,14 @@ node), pipeline sizes, ZeRO stages 0-3 (3 = FSDP full shard) and activation chec
 selective where FlashAttention is unavailable, full), sizes the largest micro-batch that fits, and
 times one optimizer step:
 
-``step = (m + pp - 1)·(t_mb + t_tp) + exposed data-parallel communication + optimizer step``
+``step = (m + (pp - 1)/v)·(t_mb + t_tp + v·t_p2p) + exposed data-parallel communication + optimizer step``
 
 with ``m`` micro-batches per step (gradient accumulation), ``t_mb`` the compute + memory-traffic time
 of one micro-batch (:mod:`planner.workload.efficiency`), ``t_tp`` the tensor-parallel all-reduces
 (4 per layer per micro-batch, 6 with full recompute; Megatron), the pipeline bubble ``pp - 1``
-(1F1B), the gradient all-reduce / reduce-scatter (2·G bytes) overlapped with the last backward pass,
+(1F1B) or ``(pp - 1)/v`` with ``v`` interleaved chunks per rank (:func:`pipeline_schedule`), the
+stage-to-stage sends ``t_p2p``, the slowest stage's share of the FLOPs (whole layers plus the LM
+head on the last stage), the gradient all-reduce / reduce-scatter (2·G bytes) overlapped with the last backward pass,
 and ZeRO-3's per-micro-batch gathers (3·G) overlapped with that micro-batch.  Candidates within 1% of
 the fastest are ranked DP < ZeRO-1 < ZeRO-2 < ZeRO-3 < TP < PP and the simplest wins.
 """
@@ -43,6 +45,7 @@ class Strategy:
         1  # sequences (samples) per GPU per micro-step; inference: concurrent sequences
     )
     grad_accumulation: int = 1
+    virtual_stages: int = 1  # interleaved 1F1B: model chunks per pipeline rank (1 = plain 1F1B)
     gpus_per_piece: int = 1
     concurrent_pieces: int = 1
     reason: str = ""
@@ -106,6 +109,9 @@ class TrainFacts:
     opt_traffic: float
     largest_layer: float
     pinned: dict[str, int] = field(default_factory=dict)
+    # output-layer (LM head) FLOPs per sequence, forward + backward: they all land on the last
+    # pipeline stage
+    head_flops_per_seq: float = 0.0
     recompute_modes: tuple[str, ...] = ("none", "selective", "full")
 
 
@@ -159,6 +165,45 @@ def collective_seconds(
         per_node = links.gpus_per_node * volume * (shard_bytes / d_in) * (n - 1) / n
         t += per_node / links.node_bytes_per_s
     return t
+
+
+# Model chunks per pipeline rank tried for the interleaved 1F1B schedule (Narayanan et al. 2021
+# s2.2.2; Megatron-LM --num-layers-per-virtual-pipeline-stage; Llama 3 trains 405B with it, Dubey et
+# al. 2024 s3.3.2).
+INTERLEAVE_CHOICES = (2, 4, 8)
+
+
+def pipeline_schedule(
+    pp: int,
+    m: int,
+    layers: int,
+    t_mb: float,
+    t_p2p: float,
+    act_layers_bytes: float,
+    headroom_bytes: float,
+) -> tuple[int, float, float]:
+    """(chunks per rank v, seconds for the m micro-batches of one step, extra activation bytes).
+
+    1F1B with ``pp`` stages takes ``(m + pp - 1)`` micro-batch slots: ``pp - 1`` of them are the
+    fill-and-drain bubble (GPipe/PipeDream-Flush; Narayanan et al. 2021 eq. 1).  Interleaving ``v``
+    chunks per rank cuts the bubble to ``(pp - 1) / v`` slots (eq. 2) but sends ``v`` times as many
+    point-to-point messages (``t_p2p`` per chunk per micro-batch) and holds activations for
+    ``L·(1 + (pp - 1)/(pp·v))`` layers instead of ``L`` (Korthikanti et al. 2022 s4.2.3).  Megatron
+    needs at least ``pp`` micro-batches for it; each chunk needs at least one layer.
+    """
+    best = (1, (m + pp - 1) * (t_mb + t_p2p), 0.0)
+    if pp <= 1 or m < pp:
+        return best
+    for v in INTERLEAVE_CHOICES:
+        if v * pp > layers:
+            break
+        extra = act_layers_bytes * (pp - 1) / (pp * v)
+        if extra > headroom_bytes:
+            continue
+        t = (m + (pp - 1) / v) * (t_mb + v * t_p2p)
+        if t < best[1] * 0.99:
+            best = (v, t, extra)
+    return best
 
 
 def search_training(
@@ -276,7 +321,16 @@ def search_training(
                     seqs_step = m * b * dp
                     hw_per_seq = f.model_flops_per_seq + f.recompute_flops_per_seq.get(mode, 0.0)
                     passes = eff.ACTIVATION_PASSES + (1.0 if mode == "full" else 0.0)
-                    t_mb = b * hw_per_seq / split / (peak * g) + passes * b * traffic1 / bw
+                    if pp > 1:
+                        # the slowest stage sets the pace: ceil(L/pp) whole layers, plus the LM head
+                        # on the last stage (BLOOM's 250k vocabulary: +18% on that stage)
+                        body = hw_per_seq - f.head_flops_per_seq
+                        stage_flops = (
+                            body * math.ceil(f.layers / pp) / f.layers + f.head_flops_per_seq
+                        ) / tp
+                    else:
+                        stage_flops = hw_per_seq / split
+                    t_mb = b * stage_flops / (peak * g) + passes * b * traffic1 / bw
                     t_tp = 0.0
                     if tp > 1:
                         n_ar = 6 if mode == "full" else 4
@@ -290,7 +344,30 @@ def search_training(
                                 + eff.COLLECTIVE_LATENCY_S[links.intra_kind]
                             )
                         )
-                    compute = (m + pp - 1) * (t_mb + t_tp)
+                    v = 1
+                    if pp > 1:
+                        # activations (fwd) and their gradients (bwd) cross each stage boundary,
+                        # scattered over the tp ranks (Narayanan et al. 2021 s4.1); between nodes
+                        # when the pipeline spans nodes
+                        p2p_bw = (
+                            links.intra_bytes_per_s
+                            if pp <= pp_in
+                            else links.node_bytes_per_s / links.gpus_per_node
+                        )
+                        t_p2p = 2.0 * b * f.seq * f.hidden * 2.0 / tp / p2p_bw
+                        headroom = (room - act) * (1.0 + FRAGMENTATION)
+                        act_layers = (act1 - f.logits_per_seq / tp) * b
+                        v, compute, extra = pipeline_schedule(
+                            pp, m, f.layers, t_mb + t_tp, t_p2p, act_layers, headroom
+                        )
+                        if extra:
+                            act += extra
+                            other = states + act
+                            mem = other + fixed + FRAGMENTATION * other
+                            breakdown["activations"] = act / GIB
+                            breakdown["framework"] = (fixed + FRAGMENTATION * other + buffers) / GIB
+                    else:
+                        compute = m * (t_mb + t_tp)
                     # ZeRO/FSDP keep 16-bit parameters and gradients and communicate those; plain
                     # DDP under torch.amp all-reduces the fp32 gradients (grad_comm_bytes).
                     local = f.trainable / split
@@ -315,6 +392,7 @@ def search_training(
                         optimizer=f.optimizer,
                         micro_batch_size=int(b),
                         grad_accumulation=m,
+                        virtual_stages=v,
                         gpus_per_piece=count,
                     )
                     cand = Candidate(
@@ -359,7 +437,10 @@ def explain(c: Candidate, count: int) -> str:
     if s.tensor_parallel > 1:
         bits.append(f"tensor parallel {s.tensor_parallel} inside a node")
     if s.pipeline_parallel > 1:
-        bits.append(f"pipeline parallel {s.pipeline_parallel}")
+        bits.append(
+            f"pipeline parallel {s.pipeline_parallel}"
+            + (f", interleaved {s.virtual_stages} chunks per GPU" if s.virtual_stages > 1 else "")
+        )
     if s.activation_checkpointing != "none":
         bits.append(
             f"{s.activation_checkpointing} activation recompute to fit micro-batch {s.micro_batch_size}"
