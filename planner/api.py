@@ -5,7 +5,7 @@ providers -> snapshot -> offers table -> requirements filter -> optimizer -> pla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,7 @@ __all__ = [
     "PurchaseOption",
     "QuoteRequest",
     "QuoteResult",
+    "TcoResult",
     "Topology",
     "WorkloadSpec",
     "budget",
@@ -53,6 +54,7 @@ __all__ = [
     "load_workload",
     "offers",
     "quote",
+    "report",
     "resolve_gpu",
     "tco",
     "workload_requirements",
@@ -176,7 +178,12 @@ def budget(
 # --- quote ---------------------------------------------------------------------------------
 
 
-def quote(request: QuoteRequest, *, solver: Any | None = None) -> QuoteResult:
+def quote(
+    request: QuoteRequest,
+    *,
+    solver: Any | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> QuoteResult:
     """Cheapest distinct plans that finish ``request.workload`` by its deadline.
 
     >>> from planner.api import QuoteRequest, quote
@@ -185,7 +192,61 @@ def quote(request: QuoteRequest, *, solver: Any | None = None) -> QuoteResult:
     """
     from planner.quote import quote as run_quote
 
-    return run_quote(request, solver=solver)
+    return run_quote(request, solver=solver, on_progress=on_progress)
+
+
+# --- reports (issue 7): documents for people who approve the spending ---------------------------
+
+
+def report(
+    result: QuoteResult | TcoResult | BudgetReport,
+    fmt: str = "html",
+    *,
+    currency: str = "USD",
+    max_age_days: int | None = None,
+    generated_by: str | None = None,
+) -> str:
+    """A quote, TCO or budget result as a report: ``html`` (one self-contained file with inline
+    SVG charts), ``markdown`` or ``csv``.
+
+    Numbers are formatted for people and agree with the JSON output of the same result; the price
+    snapshot date and sources are printed, with a warning when older than ``max_age_days``
+    (default 90).
+
+    >>> from planner import api
+    >>> html = api.report(api.tco("8xh100-hgx", utilization=0.6))  # doctest: +SKIP
+    >>> open("tco.html", "w").write(html)  # doctest: +SKIP
+    """
+    from datetime import date
+
+    from planner import __version__
+    from planner.catalog import DEFAULT_MAX_AGE_DAYS
+    from planner.catalog.store import snapshot_age_days
+    from planner.currency import USD, load_fx_rates
+    from planner.reports.formatting import Money
+    from planner.reports.render import document_for, render_document
+
+    limit = DEFAULT_MAX_AGE_DAYS if max_age_days is None else max_age_days
+    warnings: list[str] = []
+    if isinstance(result, QuoteResult):
+        warnings = result.book.stale_warnings(limit)
+    elif isinstance(result, TcoResult) and result.offers_as_of:
+        age = snapshot_age_days(result.offers_as_of, date.today())
+        if age > limit:
+            warnings = [
+                f"cloud prices are {age} days old (as of {result.offers_as_of}); refresh with "
+                "`planner prices refresh` before relying on the comparison"
+            ]
+    money = Money()
+    if currency.upper() != USD:
+        money = Money(currency.upper(), 1.0 / load_fx_rates().rate(currency, key_path="--currency"))
+    doc = document_for(
+        result,
+        money=money,
+        warnings=warnings,
+        generated_by=generated_by or f"planner {__version__} on {date.today().isoformat()}",
+    )
+    return render_document(doc, fmt)
 
 
 # --- prices refresh (issue 5): the only path that talks to cloud APIs --------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,15 @@ from planner.optimize.candidates import (
     group_exclusions,
     prune_dominated,
 )
-from planner.optimize.plans import Plan, PlanRequest, frontier, make_plans
+from planner.optimize.plans import (
+    EGRESS_USD_PER_GB,
+    STARTUP_HOURS,
+    Plan,
+    PlanRequest,
+    frontier,
+    make_plans,
+)
+from planner.optimize.spot import DEFAULT_RESTART_HOURS
 from planner.workload import WorkloadSpec, estimate, load_workload
 
 _DURATION = re.compile(
@@ -145,6 +153,17 @@ class QuoteResult:
                 "parts": list(self.book.sources),
             },
             "plans": [p.to_dict() for p in self.plans],
+            "assumptions": {
+                "startup_hours": STARTUP_HOURS,
+                "checkpoint_egress_usd_per_gb": EGRESS_USD_PER_GB,
+                "spot_restart_hours": DEFAULT_RESTART_HOURS,
+                "discounts": dict(self.request.discounts),
+                "quotas": dict(self.request.quotas),
+                "owned_hardware": list(self.request.hardware),
+                "owned_cost_basis": self.request.local_cost_basis,
+                "spot_allowed": self.request.allow_spot,
+                "reserved_included": self.request.include_reserved,
+            },
             "stats": self.stats,
         }
         if self.request.pareto:
@@ -152,8 +171,16 @@ class QuoteResult:
         return out
 
 
-def quote(req: QuoteRequest, *, solver: Any | None = None) -> QuoteResult:
-    """Cheapest distinct plans for ``req`` (raises InfeasibleError with the nearest alternative)."""
+def quote(
+    req: QuoteRequest,
+    *,
+    solver: Any | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> QuoteResult:
+    """Cheapest distinct plans for ``req`` (raises InfeasibleError with the nearest alternative).
+
+    ``on_progress(done, total)`` follows the cost-versus-deadline sweep when ``req.pareto``.
+    """
     started = time.perf_counter()
     spec = load_workload(req.workload)
     hardware = tuple(load_hardware(h) for h in req.hardware)
@@ -191,7 +218,7 @@ def quote(req: QuoteRequest, *, solver: Any | None = None) -> QuoteResult:
         top=req.top,
     )
     plans = make_plans(pruned, plan_req, solver).plans
-    curve = frontier(pruned, plan_req, solver) if req.pareto else ()
+    curve = frontier(pruned, plan_req, solver, on_progress=on_progress) if req.pareto else ()
     reference = estimate(spec, catalog.resolve("H100"), 1)
     states = sum(
         v
@@ -204,6 +231,7 @@ def quote(req: QuoteRequest, *, solver: Any | None = None) -> QuoteResult:
         "memory_per_gpu_gib": plans[0].memory_per_gpu_gib,  # with the cheapest plan's strategy
         "strategy": plans[0].items[0].strategy,
         "interconnect_required": _interconnect_need(plans[0]),
+        "efficiency": plans[0].items[0].efficiency,  # expected MFU of the cheapest plan
         "pieces": spec.pieces,
     }
     stats = {

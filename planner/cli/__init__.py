@@ -43,13 +43,14 @@ def main(verbose: int) -> None:
 
 def _register() -> None:
     # Explicit registry of command modules (no string-based discovery).
-    from planner.cli import offers, prices, quote
+    from planner.cli import offers, prices, quote, report
     from planner.cli import tco as tco_commands
 
     offers.register(main)
     prices.register(main)
     quote.register(main)
     tco_commands.register(main)
+    report.register(main)
     from planner.cli import workloads
 
     workloads.register(main)

@@ -1,8 +1,11 @@
-"""`planner quote`."""
+"""`planner quote` (and `planner report quote`, which shares its options)."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -11,65 +14,79 @@ from planner.cli.offers import format_option, max_age_option, offers_file_option
 from planner.quote import QuoteRequest, parse_discounts, parse_duration_hours, parse_quotas
 from planner.reports.quote import render_quote
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-@click.command("quote")
-@click.option(
-    "--workload", "-w", required=True, help="Workload name (planner workloads) or a YAML file."
+
+def quote_options(func: F) -> F:
+    """The options that describe a quote request, shared by `quote` and `report quote`."""
+    for option in reversed(_QUOTE_OPTIONS):
+        func = option(func)
+    return func
+
+
+_QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
+    click.option(
+        "--workload", "-w", required=True, help="Workload name (planner workloads) or a YAML file."
+    ),
+    click.option("--deadline", required=True, help="Wall-clock limit: 90m, 24h, 3d, 2w."),
+    click.option("--budget", type=click.FloatRange(min=0), help="Spend at most this many USD."),
+    click.option(
+        "--provider", "providers", multiple=True, help="Only these providers (repeatable)."
+    ),
+    click.option("--region", "regions", multiple=True, help="Only these regions (repeatable)."),
+    click.option(
+        "--gpu", "gpus", multiple=True, help="Only these GPU models or families (repeatable)."
+    ),
+    click.option("--no-spot", is_flag=True, help="Never use spot capacity."),
+    click.option("--spot-only", is_flag=True, help="Only spot capacity (plus owned hardware)."),
+    click.option(
+        "--max-interruption",
+        type=click.FloatRange(min=0, max=100),
+        help="Skip spot offers interrupted more than this %/month.",
+    ),
+    click.option(
+        "--reserved",
+        "include_reserved",
+        is_flag=True,
+        help="Also price held 1y/3y commitments at their effective hourly rate.",
+    ),
+    click.option(
+        "--hardware",
+        "hardware",
+        multiple=True,
+        help="Owned machines (scenarios/hardware YAML or name); repeatable.",
+    ),
+    click.option(
+        "--hardware-cost",
+        type=click.Choice(["amortised", "sunk"]),
+        default="amortised",
+        show_default=True,
+        help="Owned hardware at full TCO per hour, or power only (already paid for).",
+    ),
+    click.option(
+        "--discount",
+        "discounts",
+        multiple=True,
+        help="Negotiated discount, e.g. aws=0.12 (repeatable).",
+    ),
+    click.option(
+        "--quota",
+        "quotas",
+        multiple=True,
+        help="Max instances at once: aws=16, aws:p5=4, aws:us-east-1:p5=2.",
+    ),
+    click.option(
+        "--top", type=click.IntRange(min=1), default=5, show_default=True, help="How many plans."
+    ),
+    click.option("--pareto", is_flag=True, help="Add the cost-versus-deadline frontier."),
+    offers_file_option,
+    snapshot_option,
+    max_age_option,
 )
-@click.option("--deadline", required=True, help="Wall-clock limit: 90m, 24h, 3d, 2w.")
-@click.option("--budget", type=click.FloatRange(min=0), help="Spend at most this many USD.")
-@click.option("--provider", "providers", multiple=True, help="Only these providers (repeatable).")
-@click.option("--region", "regions", multiple=True, help="Only these regions (repeatable).")
-@click.option(
-    "--gpu", "gpus", multiple=True, help="Only these GPU models or families (repeatable)."
-)
-@click.option("--no-spot", is_flag=True, help="Never use spot capacity.")
-@click.option("--spot-only", is_flag=True, help="Only spot capacity (plus owned hardware).")
-@click.option(
-    "--max-interruption",
-    type=click.FloatRange(min=0, max=100),
-    help="Skip spot offers interrupted more than this %/month.",
-)
-@click.option(
-    "--reserved",
-    "include_reserved",
-    is_flag=True,
-    help="Also price held 1y/3y commitments at their effective hourly rate.",
-)
-@click.option(
-    "--hardware",
-    "hardware",
-    multiple=True,
-    help="Owned machines (scenarios/hardware YAML or name); repeatable.",
-)
-@click.option(
-    "--hardware-cost",
-    type=click.Choice(["amortised", "sunk"]),
-    default="amortised",
-    show_default=True,
-    help="Owned hardware at full TCO per hour, or power only (already paid for).",
-)
-@click.option(
-    "--discount",
-    "discounts",
-    multiple=True,
-    help="Negotiated discount, e.g. aws=0.12 (repeatable).",
-)
-@click.option(
-    "--quota",
-    "quotas",
-    multiple=True,
-    help="Max instances at once: aws=16, aws:p5=4, aws:us-east-1:p5=2.",
-)
-@click.option(
-    "--top", type=click.IntRange(min=1), default=5, show_default=True, help="How many plans."
-)
-@click.option("--pareto", is_flag=True, help="Add the cost-versus-deadline frontier.")
-@format_option
-@offers_file_option
-@snapshot_option
-@max_age_option
-def quote_command(
+
+
+def request_from_options(
+    *,
     workload: str,
     deadline: str,
     budget: float | None,
@@ -86,18 +103,13 @@ def quote_command(
     quotas: tuple[str, ...],
     top: int,
     pareto: bool,
-    fmt: str,
     offers_files: tuple[Path, ...],
     snapshot_dir: Path | None,
-    max_age_days: int,
-) -> None:
-    """Cheapest plans (cloud, spot, owned hardware, or a mix) that finish a workload by a deadline.
-
-    Example: planner quote --workload gpt2-xl-finetune --deadline 24h
-    """
+) -> QuoteRequest:
+    """The options of `quote_options` as a :class:`QuoteRequest`."""
     if no_spot and spot_only:
         raise click.UsageError("--no-spot and --spot-only exclude each other")
-    request = QuoteRequest(
+    return QuoteRequest(
         workload=workload,
         deadline_hours=parse_duration_hours(deadline),
         budget_usd=budget,
@@ -117,7 +129,47 @@ def quote_command(
         top=top,
         pareto=pareto,
     )
-    result = api.quote(request)
+
+
+def run_quote(request: QuoteRequest) -> api.QuoteResult:
+    """`api.quote` with a progress bar on stderr while the cost-versus-deadline sweep runs."""
+    if not request.pareto:
+        return api.quote(request)
+    with click.progressbar(
+        length=1, label="sweeping deadlines", file=sys.stderr, show_eta=False
+    ) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.length = total
+            bar.update(done - bar.pos)
+
+        return api.quote(request, on_progress=progress)
+
+
+@click.command("quote")
+@quote_options
+@format_option
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Also write a report for people: quote.html (charts), quote.md or quote.csv.",
+)
+def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **options: Any) -> None:
+    """Cheapest plans (cloud, spot, owned hardware, or a mix) that finish a workload by a deadline.
+
+    With --report, also sweeps the cost-versus-deadline frontier and writes a self-contained
+    HTML (or Markdown, CSV) report with the recommendation, charts and every assumption.
+
+    Example: planner quote --workload gpt2-xl-finetune --deadline 24h --report quote.html
+    """
+    from planner.cli.report import write_report
+    from planner.reports.render import format_for_path
+
+    report_fmt = format_for_path(report_path) if report_path else None
+    if report_fmt:
+        options["pareto"] = True
+    result = run_quote(request_from_options(**options))
     warnings = result.book.stale_warnings(max_age_days)
     click.echo(
         render_quote(result, fmt, warnings=warnings if fmt in ("table", "markdown") else []).rstrip(
@@ -127,6 +179,8 @@ def quote_command(
     if fmt not in ("table", "markdown"):
         for w in warnings:
             click.echo(f"warning: {w}", err=True)
+    if report_path and report_fmt:
+        write_report(api.report(result, report_fmt, max_age_days=max_age_days), report_path)
 
 
 def register(group: click.Group) -> None:

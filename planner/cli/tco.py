@@ -1,6 +1,10 @@
-"""`planner tco` and `planner budget`."""
+"""`planner tco` and `planner budget` (and `planner report tco|budget`, which share their options)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -24,43 +28,95 @@ _currency_option = click.option(
 )
 
 
-@click.command("tco")
-@click.option(
-    "--hardware", required=True, help="Hardware file (YAML path) or bundled name, e.g. 8xh100-hgx."
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _apply(options: tuple[Callable[[Any], Any], ...]) -> Callable[[F], F]:
+    def decorate(func: F) -> F:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+tco_options = _apply(
+    (
+        click.option(
+            "--hardware",
+            required=True,
+            help="Hardware file (YAML path) or bundled name, e.g. 8xh100-hgx.",
+        ),
+        click.option(
+            "--utilization",
+            type=float,
+            default=1.0,
+            show_default=True,
+            help="Share of available GPU-hours doing useful work, in (0, 1].",
+        ),
+        click.option(
+            "--years",
+            type=float,
+            default=None,
+            help="Horizon in years [default: the hardware lifetime].",
+        ),
+        click.option(
+            "--compare-gpu",
+            default=None,
+            help="Cloud GPU to compare with [default: the same model].",
+        ),
+        click.option(
+            "--offers",
+            "offers_files",
+            multiple=True,
+            type=click.Path(dir_okay=False),
+            help="Private price CSV in the common offer schema (repeatable).",
+        ),
+        click.option(
+            "--snapshot-dir",
+            type=click.Path(file_okay=False),
+            default=None,
+            help="Use exactly this snapshot.",
+        ),
+        click.option("--no-cloud", is_flag=True, help="Skip the cloud comparison."),
+        click.option(
+            "--any-interconnect",
+            is_flag=True,
+            help="Compare with cloud instances of any GPU link.",
+        ),
+        _currency_option,
+    )
 )
-@click.option(
-    "--utilization",
-    type=float,
-    default=1.0,
-    show_default=True,
-    help="Share of available GPU-hours doing useful work, in (0, 1].",
+
+budget_options = _apply(
+    (
+        click.argument("budget_file"),
+        click.option(
+            "--no-sensitivity",
+            is_flag=True,
+            help="Skip the sensitivity table (one solve instead of many).",
+        ),
+        click.option(
+            "--time-limit",
+            type=float,
+            default=60.0,
+            show_default=True,
+            help="Seconds per MILP solve.",
+        ),
+        _currency_option,
+    )
 )
-@click.option(
-    "--years", type=float, default=None, help="Horizon in years [default: the hardware lifetime]."
+
+report_path_option = click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Also write a report for people: .html (charts), .md or .csv.",
 )
-@click.option(
-    "--compare-gpu", default=None, help="Cloud GPU to compare with [default: the same model]."
-)
-@click.option(
-    "--offers",
-    "offers_files",
-    multiple=True,
-    type=click.Path(dir_okay=False),
-    help="Private price CSV in the common offer schema (repeatable).",
-)
-@click.option(
-    "--snapshot-dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Use exactly this snapshot.",
-)
-@click.option("--no-cloud", is_flag=True, help="Skip the cloud comparison.")
-@click.option(
-    "--any-interconnect", is_flag=True, help="Compare with cloud instances of any GPU link."
-)
-@_currency_option
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def tco_command(
+
+
+def run_tco(
+    *,
     hardware: str,
     utilization: float,
     years: float | None,
@@ -69,18 +125,8 @@ def tco_command(
     snapshot_dir: str | None,
     no_cloud: bool,
     any_interconnect: bool,
-    currency: str,
-    fmt: str,
-) -> None:
-    """Total cost of owning GPU hardware, and when it beats renting.
-
-    Yearly cost by category (depreciation, financing, power, colocation, support, staff), cost per
-    GPU-hour and per useful GPU-hour, and the breakeven utilization and month against the cheapest
-    cloud capacity (on-demand, spot, 1- and 3-year reserved) in the price snapshot.
-
-    Example: planner tco --hardware scenarios/hardware/8xh100-hgx.yaml --utilization 0.6 --years 4
-    """
-    result = api.tco(
+) -> api.TcoResult:
+    return api.tco(
         hardware,
         utilization=utilization,
         years=years,
@@ -90,32 +136,56 @@ def tco_command(
         with_cloud=not no_cloud,
         any_interconnect=any_interconnect,
     )
+
+
+def run_budget(*, budget_file: str, no_sensitivity: bool, time_limit: float) -> Any:
+    return api.budget(budget_file, sensitivity=not no_sensitivity, time_limit_s=time_limit)
+
+
+@click.command("tco")
+@tco_options
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@report_path_option
+def tco_command(currency: str, fmt: str, report_path: Path | None, **options: Any) -> None:
+    """Total cost of owning GPU hardware, and when it beats renting.
+
+    Yearly cost by category (depreciation, financing, power, colocation, support, staff), cost per
+    GPU-hour and per useful GPU-hour, and the breakeven utilization and month against the cheapest
+    cloud capacity (on-demand, spot, 1- and 3-year reserved) in the price snapshot.
+
+    Example: planner tco --hardware scenarios/hardware/8xh100-hgx.yaml --utilization 0.6 --report tco.html
+    """
+    from planner.cli.report import write_report
+    from planner.reports.render import format_for_path
+
+    report_fmt = format_for_path(report_path) if report_path else None
+    result = run_tco(**options)
     click.echo(render_tco(result, fmt, currency=currency), nl=False)
+    if report_path and report_fmt:
+        write_report(api.report(result, report_fmt, currency=currency), report_path)
 
 
 @click.command("budget")
-@click.argument("budget_file")
-@click.option(
-    "--no-sensitivity", is_flag=True, help="Skip the sensitivity table (one solve instead of many)."
-)
-@click.option(
-    "--time-limit", type=float, default=60.0, show_default=True, help="Seconds per MILP solve."
-)
-@_currency_option
+@budget_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def budget_command(
-    budget_file: str, no_sensitivity: bool, time_limit: float, currency: str, fmt: str
-) -> None:
+@report_path_option
+def budget_command(currency: str, fmt: str, report_path: Path | None, **options: Any) -> None:
     """Cheapest mix of owned servers, commitments, on-demand and spot over a planning horizon.
 
     Solves a MILP over the months of the budget file and shows the plan month by month, the pure
     strategies (all on-demand, all reserved, all owned) next to the optimal mix, and how the
     choice moves with utilization, electricity price and the cloud discount.
 
-    Example: planner budget scenarios/budgets/2027-ml-platform.yaml
+    Example: planner budget scenarios/budgets/2027-ml-platform.yaml --report budget.html
     """
-    report = api.budget(budget_file, sensitivity=not no_sensitivity, time_limit_s=time_limit)
+    from planner.cli.report import write_report
+    from planner.reports.render import format_for_path
+
+    report_fmt = format_for_path(report_path) if report_path else None
+    report = run_budget(**options)
     click.echo(render_budget(report, fmt, currency=currency), nl=False)
+    if report_path and report_fmt:
+        write_report(api.report(report, report_fmt, currency=currency), report_path)
 
 
 def register(group: click.Group) -> None:

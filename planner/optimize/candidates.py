@@ -109,6 +109,7 @@ CANDIDATE_COLUMNS = (
     "spot_slowdown",
     "interruption_pct",
     "checkpoint_gib",
+    "efficiency",  # model FLOPs utilisation the workload model expects on this gang
     "source",
     "as_of",
 )
@@ -279,6 +280,7 @@ def build_candidates(
                     "spot_slowdown": 1.0,
                     "interruption_pct": 0.0,
                     "checkpoint_gib": est.checkpoint_gib,
+                    "efficiency": est.efficiency,
                     "source": hw.source,
                     "as_of": "",
                 }
@@ -386,6 +388,7 @@ def _priced_rows(
             "spot_slowdown": slowdown,
             "interruption_pct": rows["_pct"].to_numpy(dtype=float) if is_spot else 0.0,
             "checkpoint_gib": ckpt,
+            "efficiency": [e.efficiency for e in ests],
             "source": rows["source"].to_numpy(),
             "as_of": rows["as_of"].to_numpy(),
         }

@@ -11,7 +11,7 @@ the best plan the budget buys, and says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -58,6 +58,9 @@ class PlanItem:
     spot_slowdown: float = 1.0
     interruption_pct: float = 0.0
     checkpoint_gib: float = 0.0
+    efficiency: float = 0.0  # expected model FLOPs utilisation
+    price_source: str = ""  # where the price came from (snapshot row source, or hardware file)
+    price_as_of: str = ""  # date of the price ("" for owned hardware)
 
     @property
     def gpus(self) -> int:
@@ -241,6 +244,9 @@ def _item(
         spot_slowdown=float(row["spot_slowdown"]),
         interruption_pct=float(row["interruption_pct"]),
         checkpoint_gib=float(row["checkpoint_gib"]),
+        efficiency=float(row.get("efficiency", 0.0)),
+        price_source=str(row.get("source", "")),
+        price_as_of=str(row.get("as_of", "")),
     )
 
 
@@ -427,9 +433,17 @@ def _summary(plan: Plan) -> str:
 
 
 def frontier(
-    cands: pd.DataFrame, req: PlanRequest, solver: Any | None = None, points: int = 12
+    cands: pd.DataFrame,
+    req: PlanRequest,
+    solver: Any | None = None,
+    points: int = 12,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> tuple[tuple[float, float], ...]:
-    """(deadline_hours, cheapest total cost) pairs from the fastest plan to well past the deadline."""
+    """(deadline_hours, cheapest total cost) pairs from the fastest plan to well past the deadline.
+
+    ``on_progress(done, total)`` is called after each of the ``points`` solves of the sweep.
+    """
     base = _inputs(req, cands)
     try:
         fastest = solve_plan(
@@ -454,6 +468,9 @@ def frontier(
             )
         except InfeasibleError:
             continue
+        finally:
+            if on_progress is not None:
+                on_progress(k + 1, points)
         if out and plan.total_cost_usd >= out[-1][1] - 1e-6:
             continue  # a later deadline that saves nothing adds no point to the frontier
         out.append((deadline, plan.total_cost_usd))

@@ -1,0 +1,117 @@
+"""`planner report quote|tco|budget`: the same results as documents for people.
+
+Each subcommand takes the options of its command (`planner quote`, `tco`, `budget`) and writes
+the report to stdout, or to ``--output``: HTML (one self-contained file with inline SVG charts),
+Markdown for wikis, or CSV for spreadsheets.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from planner import api
+from planner.cli.quote import quote_options, request_from_options, run_quote
+from planner.cli.tco import budget_options, run_budget, run_tco, tco_options
+from planner.errors import PlannerError
+from planner.reports.render import REPORT_FORMATS
+
+
+def write_report(text: str, path: Path) -> None:
+    """Write ``text`` to ``path`` atomically (a reader never sees half a report)."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    except OSError as e:
+        raise PlannerError(f"cannot write the report to {path}: {e.strerror}") from e
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a report is for sharing
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    click.echo(f"report written to {path}", err=True)
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        click.echo(text, nl=not text.endswith("\n"))
+    else:
+        write_report(text, output)
+
+
+_format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(REPORT_FORMATS),
+    default="html",
+    show_default=True,
+    help="html: one file with charts; markdown: for wikis; csv: the tables for spreadsheets.",
+)
+_output_option = click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Write here instead of stdout.",
+)
+
+
+@click.group("report")
+def report_group() -> None:
+    """Reports for people who approve the spending: HTML with charts, Markdown, CSV.
+
+    Example: planner report budget scenarios/budgets/2027-ml-platform.yaml --format markdown > budget.md
+    """
+
+
+@report_group.command("quote")
+@quote_options
+@_format_option
+@_output_option
+def report_quote(fmt: str, output: Path | None, max_age_days: int, **options: Any) -> None:
+    """The quote report: recommendation, plans, cost-versus-deadline frontier, assumptions.
+
+    Example: planner report quote --workload gpt2-xl-finetune --deadline 24h -o quote.html
+    """
+    options["pareto"] = True
+    result = run_quote(request_from_options(**options))
+    _emit(api.report(result, fmt, max_age_days=max_age_days), output)
+
+
+@report_group.command("tco")
+@tco_options
+@_format_option
+@_output_option
+def report_tco(currency: str, fmt: str, output: Path | None, **options: Any) -> None:
+    """The buy-versus-rent report: cost of ownership, breakeven, cumulative cost chart.
+
+    Example: planner report tco --hardware 8xh100-hgx --utilization 0.6 -o tco.html
+    """
+    _emit(api.report(run_tco(**options), fmt, currency=currency), output)
+
+
+@report_group.command("budget")
+@budget_options
+@_format_option
+@_output_option
+def report_budget(currency: str, fmt: str, output: Path | None, **options: Any) -> None:
+    """The budget review: optimal mix by month, pure strategies, sensitivity.
+
+    Example: planner report budget scenarios/budgets/2027-ml-platform.yaml --format markdown > budget.md
+    """
+    _emit(api.report(run_budget(**options), fmt, currency=currency), output)
+
+
+def register(group: click.Group) -> None:
+    """Add this module's commands to ``group``."""
+    group.add_command(report_group)

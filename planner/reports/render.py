@@ -1,0 +1,71 @@
+"""From a result (quote, TCO or budget) to a report string in HTML, Markdown or CSV."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from planner.errors import ConfigError
+from planner.reports.document import Document, to_csv, to_markdown
+from planner.reports.formatting import USD_MONEY, Money
+
+REPORT_FORMATS = ("html", "markdown", "csv")
+_SUFFIXES = {
+    ".html": "html",
+    ".htm": "html",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".csv": "csv",
+}
+
+
+def format_for_path(path: str | Path) -> str:
+    """``quote.html`` -> ``html``; ``budget.md`` -> ``markdown``; ``plans.csv`` -> ``csv``."""
+    suffix = Path(path).suffix.lower()
+    try:
+        return _SUFFIXES[suffix]
+    except KeyError:
+        raise ConfigError(
+            f"cannot tell the report format from {str(path)!r}",
+            key_path="--report",
+            hint="end the file name in .html, .md or .csv",
+        ) from None
+
+
+def document_for(
+    result: Any,
+    *,
+    money: Money = USD_MONEY,
+    warnings: Sequence[str] = (),
+    generated_by: str = "",
+) -> Document:
+    """The report document of a :class:`~planner.quote.QuoteResult`,
+    :class:`~planner.tco.TcoResult` or :class:`~planner.optimize.budget.BudgetReport`."""
+    from planner.quote import QuoteResult
+    from planner.reports.quote_doc import quote_document
+    from planner.reports.tco_doc import budget_document, tco_document
+    from planner.tco import TcoResult
+
+    if isinstance(result, QuoteResult):
+        return quote_document(result, warnings=warnings, generated_by=generated_by)
+    if isinstance(result, TcoResult):
+        return tco_document(result, money=money, warnings=warnings, generated_by=generated_by)
+    if hasattr(result, "plan") and hasattr(result, "strategies"):
+        return budget_document(result, money=money, warnings=warnings, generated_by=generated_by)
+    raise TypeError(f"no report for {type(result).__name__}")
+
+
+def render_document(doc: Document, fmt: str) -> str:
+    """``doc`` as ``fmt`` (html, markdown or csv)."""
+    if fmt == "html":
+        from planner.reports.html import to_html
+
+        return to_html(doc)
+    if fmt == "markdown":
+        return to_markdown(doc)
+    if fmt == "csv":
+        return to_csv(doc)
+    raise ConfigError(
+        f"unknown report format {fmt!r}", key_path="--format", hint="use html, markdown or csv"
+    )
