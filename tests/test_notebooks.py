@@ -94,6 +94,14 @@ def test_notebook_runs_top_to_bottom(name):
     assert [c.execution_count for c in cells] == list(range(1, len(cells) + 1))
     assert not [o for c in cells for o in c.outputs if o.output_type == "error"]
     assert _conclusion(name).strip(), f"{name}: the conclusion cell printed nothing"
+    charts = [
+        str(o["data"]["image/svg+xml"])
+        for c in cells
+        for o in c.outputs
+        if "data" in o and "image/svg+xml" in o["data"]
+    ]
+    assert charts, f"{name}: no chart was shown"
+    assert all("<svg" in svg and "</svg>" in svg for svg in charts)
 
 
 def test_buy_vs_rent_prints_breakevens_consistent_with_its_prices():
