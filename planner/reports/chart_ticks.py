@@ -147,12 +147,13 @@ def format_tick(value: float, fmt: ValueFormat) -> str:
     return _format(value, fmt)
 
 
-def axis_labels(ticks: Sequence[float], fmt: ValueFormat) -> list[str]:
+def axis_labels(ticks: Sequence[float], fmt: ValueFormat, log: bool = False) -> list[str]:
     """Labels for one axis: one unit for every hour tick, SI for every number tick when the axis
-    reaches 10,000, and enough digits that no two labels read the same."""
+    reaches 10,000 (on a log axis each tick picks its own), and enough digits that no two labels
+    read the same."""
     top = max((abs(t) for t in ticks), default=0.0)
-    hours_unit = _hours_unit(top) if fmt == "hours" else None
-    number_si = top >= 10_000 if fmt == "number" else None
+    hours_unit = _hours_unit(top) if fmt == "hours" and not log else None
+    number_si = top >= 10_000 if fmt == "number" and not log else None
     labels: list[str] = []
     for sig in range(3, 16):
         labels = [_format(t, fmt, sig, number_si=number_si, hours_unit=hours_unit) for t in ticks]
@@ -168,3 +169,31 @@ def axis_ticks(lo: float, hi: float, fmt: ValueFormat, max_ticks: int = 7) -> li
     unit = _hours_unit(max(abs(lo), abs(hi)))
     factor = {"min": 60.0, "h": 1.0, "d": 1 / 24}[unit]
     return [t / factor for t in nice_ticks(lo * factor, hi * factor, max_ticks)]
+
+
+# Durations people count in, in hours: minutes, hours, a day, a week, a month, a quarter, a year.
+_DURATIONS_HOURS = (
+    1 / 60, 2 / 60, 5 / 60, 10 / 60, 15 / 60, 0.5, 1.0, 2.0, 3.0, 6.0, 12.0, 24.0, 48.0, 72.0,
+    120.0, 168.0, 336.0, 720.0, 1440.0, 2160.0, 4320.0, 8760.0, 17520.0, 43800.0, 87600.0,
+)  # fmt: skip
+
+
+def log_axis_ticks(lo: float, hi: float, fmt: ValueFormat, max_ticks: int = 7) -> list[float]:
+    """Ticks for a log axis: for hours, round durations (6 h, 12 h, 24 h, 48 h, 5 d, 14 d, 30 d)
+    about evenly spaced on the log scale; otherwise ``log_ticks``."""
+    if fmt != "hours" or lo < _DURATIONS_HOURS[0] or hi > _DURATIONS_HOURS[-1]:
+        return log_ticks(lo, hi)
+    lo, hi = min(lo, hi), max(lo, hi)
+    start = max(d for d in _DURATIONS_HOURS if d <= lo * (1 + 1e-9))
+    end = min(d for d in _DURATIONS_HOURS if d >= hi * (1 - 1e-9))
+    if end <= start:
+        end = min(d for d in _DURATIONS_HOURS if d > start)
+    chosen = [d for d in _DURATIONS_HOURS if start <= d <= end]
+    if len(chosen) <= max_ticks:
+        return chosen
+    gap = math.log10(end / start) / (max_ticks - 1) * 0.8
+    kept = [start]
+    for d in chosen[1:-1]:
+        if math.log10(d / kept[-1]) >= gap and math.log10(end / d) >= gap * 0.5:
+            kept.append(d)
+    return [*kept, end]

@@ -30,6 +30,7 @@ import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Literal
 
 from planner.reports.chart_svg import (
@@ -80,6 +81,7 @@ from planner.reports.chart_ticks import (
     axis_labels,
     axis_ticks,
     format_tick,
+    log_axis_ticks,
     log_ticks,
     nice_ticks,
 )
@@ -184,35 +186,66 @@ def _line_desc(chart: LineChart) -> str:
     return text + (f"; lines: {names}." if names else ".")
 
 
+Segment = tuple[float, float, float, float]
+
+
+def _hits(box: Box, seg: Segment) -> bool:
+    """Whether the line segment crosses the box (Liang-Barsky clipping)."""
+    x0, y0, x1, y1 = seg
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in (
+        (-dx, x0 - box.left),
+        (dx, box.right - x0),
+        (-dy, y0 - box.top),
+        (dy, box.bottom - y0),
+    ):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
 def _place_label(
     candidates: Sequence[tuple[float, float, str]],
     text: str,
     placed: list[Box],
+    lines: Sequence[Segment],
     bounds: Box,
 ) -> tuple[float, float, str]:
-    """The first candidate (x, baseline y, anchor) whose box overlaps no placed label and stays in
-    ``bounds``; the first in-bounds one when every candidate collides."""
+    """The candidate (x, baseline y, anchor) whose label box stays inside ``bounds``, overlaps the
+    fewest labels already placed and crosses the fewest drawn lines; earlier candidates win ties.
+    The chosen box is added to ``placed``."""
     width = text_width(text, ANNOTATION_FONT_PX, bold=True)
-    fallback: tuple[float, float, str] | None = None
-    fallback_box: Box | None = None
-    for x, y, anchor in candidates:
+    best: tuple[float, int, Box, tuple[float, float, str]] | None = None
+    for order, (x, y, anchor) in enumerate(candidates):
         left = x - width if anchor == "end" else x
-        box = Box(left, y - ANNOTATION_FONT_PX, left + width, y + ANNOTATION_FONT_PX * 0.3)
-        inside = (
+        box = Box(left - 2, y - ANNOTATION_FONT_PX, left + width + 2, y + ANNOTATION_FONT_PX * 0.3)
+        outside = not (
             box.left >= bounds.left
             and box.right <= bounds.right
             and box.top >= bounds.top
             and box.bottom <= bounds.bottom
         )
-        if inside and fallback is None:
-            fallback, fallback_box = (x, y, anchor), box
-        if inside and not any(box.overlaps(other) for other in placed):
-            placed.append(box)
-            return x, y, anchor
-    if fallback is not None and fallback_box is not None:
-        placed.append(fallback_box)
-        return fallback
-    return candidates[0]
+        cost = 10_000.0 * outside
+        cost += 100.0 * sum(box.overlaps(other) for other in placed)
+        cost += sum(_hits(box, seg) for seg in lines)
+        if best is None or (cost, order) < (best[0], best[1]):
+            best = (cost, order, box, (x, y, anchor))
+        if cost == 0:
+            break
+    if best is None:
+        raise ValueError("no candidate positions for a label")
+    placed.append(best[2])
+    return best[3]
 
 
 def _render_line(
@@ -250,12 +283,16 @@ def _render_line(
     xs += [r.value for r in refs if r.axis == "x"]
     ys += [r.value for r in refs if r.axis == "y"]
     x_lo, x_hi = min(xs), max(xs)
-    x_ticks = log_ticks(x_lo, x_hi) if chart.x_log else axis_ticks(x_lo, x_hi, chart.x_format)
+    x_ticks = (
+        log_axis_ticks(x_lo, x_hi, chart.x_format)
+        if chart.x_log
+        else axis_ticks(x_lo, x_hi, chart.x_format)
+    )
     y_lo, y_hi = min(ys), max(ys)
     if chart.y_zero:
         y_lo, y_hi = min(y_lo, 0.0), max(y_hi, 0.0)
     y_ticks = axis_ticks(y_lo, y_hi, chart.y_format)
-    x_labels = axis_labels(x_ticks, chart.x_format)
+    x_labels = axis_labels(x_ticks, chart.x_format, log=chart.x_log)
     y_labels = axis_labels(y_ticks, chart.y_format)
 
     box = Box(
@@ -282,39 +319,64 @@ def _render_line(
     parts.append(y_axis_label(chart.y_label, box))
     parts.append(x_axis_label(chart.x_label, box, width))
 
-    placed: list[Box] = []
+    # Series first (as pixel segments, so that labels can keep clear of them), then reference
+    # lines and markers on top.
+    lines: list[Segment] = []
+    series_svg = ['<g class="series" fill="none">']
+    for index, (series, pts) in enumerate(zip(chart.series, series_points, strict=True)):
+        if not pts:
+            continue
+        color = PALETTE[index % len(PALETTE)]
+        coords = [(sx(x), sy(y)) for x, y in pts]
+        d = [f"M{num(coords[0][0])} {num(coords[0][1])}"]
+        for (x0, y0), (x1, y1) in pairwise(coords):
+            if series.step:
+                d.append(f"H{num(x1)} V{num(y1)}")
+                lines += [(x0, y0, x1, y0), (x1, y0, x1, y1)]
+            else:
+                d.append(f"L{num(x1)} {num(y1)}")
+                lines.append((x0, y0, x1, y1))
+        dash = f' stroke-dasharray="{DASH}"' if series.dashed else ""
+        series_svg.append(
+            f'<path data-series="{esc(series.name)}" d="{" ".join(d)}" stroke="{color}"'
+            f' stroke-width="{SERIES_STROKE_PX}" stroke-linejoin="round" stroke-linecap="round"{dash}/>'
+        )
+        if len(coords) == 1:
+            series_svg.append(
+                f'<circle class="point" data-series="{esc(series.name)}" cx="{num(coords[0][0])}"'
+                f' cy="{num(coords[0][1])}" r="3.5" fill="{color}"/>'
+            )
+    series_svg.append("</g>")
+    parts.extend(series_svg)
+
+    placed = [Box(sx(m.x) - 6, sy(m.y) - 6, sx(m.x) + 6, sy(m.y) + 6) for m in markers]
     label_bounds = Box(box.left, box.top - 2, width - PAD_PX, box.bottom)
-    ref_parts: list[str] = []
-    for ref in refs:
-        ref_parts.append(
+    ref_lines: list[Segment] = [
+        (sx(r.value), box.top, sx(r.value), box.bottom)
+        if r.axis == "x"
+        else (box.left, sy(r.value), box.right, sy(r.value))
+        for r in refs
+    ]
+    for ref, (x0, y0, x1, y1) in zip(refs, ref_lines, strict=True):
+        parts.append(
             f'<g class="ref-line" data-axis="{ref.axis}" data-value="{float(ref.value)!r}">'
+            f'<line x1="{num(x0)}" y1="{num(y0)}" x2="{num(x1)}" y2="{num(y1)}"'
+            f' stroke="{MUTED_INK}" stroke-width="1.5" stroke-dasharray="{REF_DASH}"/>'
         )
         if ref.axis == "x":
-            x = sx(ref.value)
-            ref_parts.append(
-                f'<line x1="{num(x)}" y1="{num(box.top)}" x2="{num(x)}" y2="{num(box.bottom)}"'
-                f' stroke="{MUTED_INK}" stroke-width="1.5" stroke-dasharray="{REF_DASH}"/>'
-            )
-            base = box.top + ANNOTATION_FONT_PX + 2
             candidates = [
-                (x + 5 if side == "start" else x - 5, base + dy, side)
-                for dy in (0.0, 16.0, 32.0)
+                (x0 + 5 if side == "start" else x0 - 5, box.top + ANNOTATION_FONT_PX + dy, side)
+                for dy in (2.0, 18.0, 34.0, 50.0)
                 for side in ("start", "end")
             ]
         else:
-            y = sy(ref.value)
-            ref_parts.append(
-                f'<line x1="{num(box.left)}" y1="{num(y)}" x2="{num(box.right)}" y2="{num(y)}"'
-                f' stroke="{MUTED_INK}" stroke-width="1.5" stroke-dasharray="{REF_DASH}"/>'
-            )
             candidates = [
-                (box.right - 4, y - 5, "end"),
-                (box.right - 4, y + ANNOTATION_FONT_PX + 3, "end"),
-                (box.left + 4, y - 5, "start"),
-                (box.left + 4, y + ANNOTATION_FONT_PX + 3, "start"),
+                (x, y0 + dy, side)
+                for dy in (-5.0, ANNOTATION_FONT_PX + 4)
+                for x, side in ((box.right - 4, "end"), (box.left + 4, "start"))
             ]
-        lx, ly, anchor = _place_label(candidates, ref.label, placed, label_bounds)
-        ref_parts.append(
+        lx, ly, anchor = _place_label(candidates, ref.label, placed, lines, label_bounds)
+        parts.append(
             text_el(
                 lx,
                 ly,
@@ -325,43 +387,20 @@ def _render_line(
                 weight="600",
                 halo=True,
             )
+            + "</g>"
         )
-        ref_parts.append("</g>")
-    parts.extend(ref_parts)
-
-    parts.append('<g class="series" fill="none">')
-    for index, (series, pts) in enumerate(zip(chart.series, series_points, strict=True)):
-        if not pts:
-            continue
-        color = PALETTE[index % len(PALETTE)]
-        coords = [(sx(x), sy(y)) for x, y in pts]
-        d = [f"M{num(coords[0][0])} {num(coords[0][1])}"]
-        for px, py in coords[1:]:
-            d.append(f"H{num(px)} V{num(py)}" if series.step else f"L{num(px)} {num(py)}")
-        dash = f' stroke-dasharray="{DASH}"' if series.dashed else ""
-        parts.append(
-            f'<path data-series="{esc(series.name)}" d="{" ".join(d)}" stroke="{color}"'
-            f' stroke-width="{SERIES_STROKE_PX}" stroke-linejoin="round" stroke-linecap="round"{dash}/>'
-        )
-        if len(coords) == 1:
-            parts.append(
-                f'<circle class="point" data-series="{esc(series.name)}" cx="{num(coords[0][0])}"'
-                f' cy="{num(coords[0][1])}" r="3.5" fill="{color}"/>'
-            )
-    parts.append("</g>")
 
     for marker in markers:
         mx, my = sx(marker.x), sy(marker.y)
-        placed.append(Box(mx - 5, my - 5, mx + 5, my + 5))
-    for marker in markers:
-        mx, my = sx(marker.x), sy(marker.y)
-        right_half = mx > box.left + box.width * 0.6
-        sides = ("end", "start") if right_half else ("start", "end")
-        candidates = []
-        for dy in (-9.0, ANNOTATION_FONT_PX + 7, -9.0 - 16, ANNOTATION_FONT_PX + 7 + 16):
-            for side in sides:
-                candidates.append((mx - 9 if side == "end" else mx + 9, my + dy, side))
-        lx, ly, anchor = _place_label(candidates, marker.label, placed, label_bounds)
+        sides = ("end", "start") if mx > box.left + box.width * 0.6 else ("start", "end")
+        candidates = [
+            (mx - 9 if side == "end" else mx + 9, my + dy, side)
+            for dy in (-9.0, ANNOTATION_FONT_PX + 7, -25.0, ANNOTATION_FONT_PX + 23, -41.0, -57.0)
+            for side in sides
+        ]
+        lx, ly, anchor = _place_label(
+            candidates, marker.label, placed, lines + ref_lines, label_bounds
+        )
         parts.append(
             f'<g class="marker" data-x="{float(marker.x)!r}" data-y="{float(marker.y)!r}">'
             f'<circle cx="{num(mx)}" cy="{num(my)}" r="5" fill="{INK}" stroke="#ffffff" stroke-width="1.5"/>'
