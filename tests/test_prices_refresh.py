@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 import threading
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from planner.catalog.refresh import (
     diff_offers,
     plan_regions,
     price_history,
+    prices_status,
     refresh_prices,
 )
 from planner.catalog.store import list_snapshots, load_snapshot, read_manifest, write_snapshot
@@ -86,6 +87,19 @@ def test_refresh_publishes_and_carries_other_regions_over(root: Path) -> None:
     assert result.rows == {"aws": 3}
     (entry,) = read_manifest(result.snapshot).providers
     assert "fetched us-east-1" in entry.notes and "carried over from previous" in entry.notes
+
+
+def test_refresh_of_one_region_records_oldest_and_newest_as_of(root: Path) -> None:
+    result = _refresh(root, TableProvider(FRESH), ["us-east-1"])
+    (entry,) = read_manifest(result.snapshot).providers
+    # us-east-1 fetched on 2025-06-02; us-west-2 carried over from the 2025-06-01 snapshot
+    assert (entry.as_of, entry.as_of_newest) == ("2025-06-01", "2025-06-02")
+    (status,) = prices_status([root], max_age_days=90, today=date(2025, 6, 3))
+    assert (status["as_of"], status["as_of_newest"], status["age_days"]) == (
+        "2025-06-01",
+        "2025-06-02",
+        2,
+    )
 
 
 def test_failed_region_publishes_nothing_without_allow_partial(root: Path) -> None:
@@ -154,7 +168,7 @@ def test_check_gates(new_prices: list[float], findings: int) -> None:
 _CRASH = textwrap.dedent(
     """
     import os, sys
-    from datetime import datetime, timezone
+    from datetime import date, datetime, timezone
     from pathlib import Path
     import planner.catalog.store as store
     from planner.catalog.refresh import refresh_prices
@@ -327,6 +341,21 @@ def test_cli_refresh_then_offers_and_quote_use_the_new_snapshot(user_dir: Path) 
     assert status.exit_code == 0
     aws = next(r for r in json.loads(status.stdout) if r["provider"] == "aws")
     assert (aws["snapshot"], aws["location"]) == (snapshot, "user")
+    # us-east-1 as fetched (the fixtures' clock), the other regions carried over from the bundle
+    assert (aws["as_of"], aws["as_of_newest"]) == ("2024-12-02", "2025-06-02")
+    published_rows = pd.read_csv(user_dir / snapshot / "offers-aws.csv")
+    carried = int((published_rows["as_of"] == "2024-12-02").sum())
+    assert 0 < carried < len(published_rows)
+    # A limit between the two dates' ages: only the carried-over rows are too old.
+    max_age = (datetime.now(timezone.utc).date() - date(2024, 12, 2)).days - 1
+    listing = runner.invoke(
+        main, ["offers", "--provider", "aws", "--max-age-days", str(max_age), "--format", "csv"]
+    )
+    assert listing.exit_code == 0, listing.output
+    assert (
+        f"warning: aws prices as of 2024-12-02 to 2025-06-02; {carried} of"
+        f" {len(published_rows)} rows older than {max_age} days" in listing.stderr
+    )
 
     quote = runner.invoke(
         main,

@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import statistics
+from datetime import date
 from pathlib import Path
 
 import pandas as pd
@@ -17,9 +18,11 @@ from planner.catalog.store import (
     list_snapshots,
     load_snapshot,
     newest_per_provider,
+    read_manifest,
     write_snapshot,
 )
 from planner.errors import OfferValidationError, SnapshotError
+from planner.reports.offers import provenance_lines
 from tests.conftest import offer_row
 
 REFERENCE = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "prices"
@@ -258,3 +261,81 @@ def test_stale_warning(tmp_path: Path) -> None:
     assert book.stale_warnings(30) and "aws prices are" in book.stale_warnings(30)[0]
     fresh = load_offer_book(roots=[tmp_path], today=pd.Timestamp("2020-01-15").date())
     assert fresh.stale_warnings(30) == []
+
+
+# ---------------------------------------------------------------- as-of ranges (mixed-date parts)
+
+
+def _mixed_aws() -> pd.DataFrame:
+    """One row priced on 2020-01-01 and two on 2020-03-01 (a refresh of us-west-2 only)."""
+    return pd.DataFrame(
+        [
+            offer_row(region="us-east-1", as_of="2020-01-01"),
+            offer_row(region="us-west-2", as_of="2020-03-01"),
+            offer_row(region="us-west-2", instance_type="p4de.24xlarge", as_of="2020-03-01"),
+        ]
+    )
+
+
+def test_manifest_records_oldest_and_newest_as_of(tmp_path: Path) -> None:
+    path = write_snapshot(tmp_path, {"aws": _mixed_aws()}, snapshot_id="s1")
+    (entry,) = read_manifest(path).providers
+    assert (entry.as_of, entry.as_of_newest) == ("2020-01-01", "2020-03-01")
+    raw = json.loads((path / "manifest.json").read_text())["providers"][0]
+    assert (raw["as_of"], raw["as_of_newest"]) == ("2020-01-01", "2020-03-01")
+
+
+def test_mixed_date_snapshot_warns_with_the_count_of_old_rows(tmp_path: Path) -> None:
+    write_snapshot(tmp_path, {"aws": _mixed_aws()}, snapshot_id="s1")
+    # 2020-03-15: the 2020-01-01 row is 74 days old, the 2020-03-01 rows 14 days.
+    book = load_offer_book(roots=[tmp_path], today=date(2020, 3, 15))
+    assert (book.as_of, book.as_of_newest) == ("2020-01-01", "2020-03-01")
+    (part,) = book.sources
+    assert part["rows_by_as_of"] == {"2020-01-01": 1, "2020-03-01": 2}
+    assert book.stale_warnings(30) == [
+        "aws prices as of 2020-01-01 to 2020-03-01; 1 of 3 rows older than 30 days;"
+        " refresh with `planner prices refresh --provider aws` before relying on them"
+    ]
+    assert book.stale_warnings(10)[0].startswith(
+        "aws prices as of 2020-01-01 to 2020-03-01; 3 of 3 rows older than 10 days;"
+    )
+    assert book.stale_warnings(74) == []  # the oldest row is exactly 74 days old: not stale yet
+    assert provenance_lines(book, 90) == ["prices: aws as of 2020-01-01 to 2020-03-01 from test"]
+
+
+def test_manifest_without_as_of_newest_reads_as_a_single_date(tmp_path: Path) -> None:
+    # A manifest written before as_of_newest existed (the bundled one is such a manifest).
+    path = write_snapshot(
+        tmp_path, {"aws": pd.DataFrame([offer_row(as_of="2020-01-01")])}, snapshot_id="s1"
+    )
+    manifest = path / "manifest.json"
+    data = json.loads(manifest.read_text())
+    del data["providers"][0]["as_of_newest"]
+    manifest.write_text(json.dumps(data))
+    (entry,) = read_manifest(path).providers
+    assert entry.as_of_newest == entry.as_of == "2020-01-01"
+    book = load_offer_book(roots=[tmp_path], today=date(2020, 3, 15))
+    assert book.as_of_newest == "2020-01-01"
+    assert book.stale_warnings(30) == [
+        "aws prices are 74 days old (as of 2020-01-01); refresh with"
+        " `planner prices refresh --provider aws` before relying on them"
+    ]
+    assert provenance_lines(book, 90)[0] == "prices: aws as of 2020-01-01 from test"
+
+
+def test_bundled_manifest_predates_as_of_newest_and_still_loads() -> None:
+    (path,) = list_snapshots(bundled_snapshot_root())
+    raw = json.loads((path / "manifest.json").read_text())
+    assert all("as_of_newest" not in p for p in raw["providers"])
+    for entry in read_manifest(path).providers:
+        assert entry.as_of_newest == entry.as_of
+
+
+def test_manifest_keys_from_a_newer_writer_are_ignored(tmp_path: Path) -> None:
+    path = write_snapshot(tmp_path, {"aws": pd.DataFrame([offer_row()])}, snapshot_id="s1")
+    manifest = path / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["providers"][0]["spot_as_of"] = "2030-01-01"
+    manifest.write_text(json.dumps(data))
+    (entry,) = read_manifest(path).providers
+    assert entry.provider == "aws" and entry.rows == 1

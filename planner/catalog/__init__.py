@@ -3,23 +3,29 @@
 ``load_offer_book`` picks, per provider, the newest good snapshot among the user's refreshed
 snapshots and the bundled one, then adds private price lists (``--offers FILE``), whose rows
 replace snapshot rows with the same (provider, region, instance_type) key.
+
+Each part of the book (a provider's snapshot rows, or one provider's rows of a private file) spans
+a range of as-of dates: a refresh of one region carries the others over with their older dates.
+A part's ``as_of`` is its oldest date, so it is stale as soon as any of its rows is; the warning
+then says how many rows are that old.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from planner.catalog.store import (
+    ProviderEntry,
+    Snapshot,
     bundled_snapshot_root,
     load_snapshot,
-    manifest_summary,
     newest_per_provider,
     read_offers_csv,
     snapshot_age_days,
@@ -45,12 +51,28 @@ def default_roots() -> tuple[Path, ...]:
     return (user_snapshot_root(), bundled_snapshot_root())
 
 
+def _utc_today() -> date:
+    return datetime.now(timezone.utc).date()
+
+
+def as_of_range(part: Mapping[str, Any]) -> str:
+    """A part's as-of dates for display: ``2025-06-01``, or ``2024-12-02 to 2026-11-21``."""
+    newest = part.get("as_of_newest") or part["as_of"]
+    return part["as_of"] if newest == part["as_of"] else f"{part['as_of']} to {newest}"
+
+
 @dataclass(frozen=True)
 class OfferBook:
-    """The offers table plus where every part of it came from."""
+    """The offers table plus where every part of it came from (``sources``, one record a part).
+
+    A part records ``as_of`` (its oldest row's date), ``as_of_newest``, ``age_days`` (of the
+    oldest), ``rows`` and ``rows_by_as_of`` (date -> rows), ``as_of_basis``, ``source`` and
+    ``snapshot``.  ``today`` is the date the ages were computed against.
+    """
 
     offers: pd.DataFrame = field(repr=False)
     sources: tuple[dict[str, Any], ...]
+    today: date = field(default_factory=_utc_today)
 
     @property
     def as_of(self) -> str:
@@ -59,18 +81,84 @@ class OfferBook:
         return min(dates) if dates else ""
 
     @property
+    def as_of_newest(self) -> str:
+        """The newest as-of date of any part."""
+        dates = [s.get("as_of_newest") or s["as_of"] for s in self.sources if s.get("as_of")]
+        return max(dates) if dates else ""
+
+    @property
     def source_text(self) -> str:
         return "; ".join(f"{s['provider']}: {s['source']}" for s in self.sources)
 
     def stale_warnings(self, max_age_days: int = DEFAULT_MAX_AGE_DAYS) -> list[str]:
-        """A warning per part older than ``max_age_days``."""
+        """A warning per part whose oldest row is older than ``max_age_days``."""
         return [
-            f"{s['provider']} prices are {s['age_days']} days old (as of {s['as_of']}"
-            + (", estimated" if s.get("as_of_basis") == "estimated" else "")
-            + f"); refresh with `planner prices refresh --provider {s['provider']}` before relying on them"
+            self._stale_warning(s, max_age_days)
             for s in self.sources
             if s.get("age_days") is not None and s["age_days"] > max_age_days
         ]
+
+    def _stale_warning(self, part: Mapping[str, Any], max_age_days: int) -> str:
+        provider, estimated = part["provider"], part.get("as_of_basis") == "estimated"
+        refresh = (
+            f"; refresh with `planner prices refresh --provider {provider}` before relying on them"
+        )
+        if (part.get("as_of_newest") or part["as_of"]) == part["as_of"]:
+            basis = ", estimated" if estimated else ""
+            return (
+                f"{provider} prices are {part['age_days']} days old (as of {part['as_of']}{basis})"
+                + refresh
+            )
+        by_date: Mapping[str, int] = part.get("rows_by_as_of") or {}
+        old = sum(n for d, n in by_date.items() if snapshot_age_days(d, self.today) > max_age_days)
+        total = sum(by_date.values()) or part.get("rows", 0)
+        basis = " (estimated)" if estimated else ""
+        return (
+            f"{provider} prices as of {as_of_range(part)}{basis}; {old} of {total} rows older"
+            f" than {max_age_days} days" + refresh
+        )
+
+
+def _part(
+    provider: str,
+    row_dates: pd.Series,
+    *,
+    as_of: str,
+    as_of_newest: str,
+    basis: str,
+    rows: int,
+    source: str,
+    snapshot: str | None,
+    today: date,
+) -> dict[str, Any]:
+    """The provenance record of one part of a book (see :class:`OfferBook`)."""
+    counts = row_dates.astype(str).value_counts()
+    return {
+        "provider": provider,
+        "as_of": as_of,
+        "as_of_newest": as_of_newest,
+        "as_of_basis": basis,
+        "age_days": snapshot_age_days(as_of, today),
+        "rows": rows,
+        "rows_by_as_of": {str(d): int(n) for d, n in sorted(counts.items())},
+        "source": source,
+        "snapshot": snapshot,
+    }
+
+
+def _snapshot_part(snap: Snapshot, entry: ProviderEntry, today: date) -> dict[str, Any]:
+    offers = snap.offers
+    return _part(
+        entry.provider,
+        offers.loc[offers["provider"] == entry.provider, "as_of"],
+        as_of=entry.as_of,
+        as_of_newest=entry.as_of_newest,
+        basis=entry.as_of_basis,
+        rows=entry.rows,
+        source=entry.source,
+        snapshot=snap.path.name,
+        today=today,
+    )
 
 
 def load_offer_book(
@@ -81,21 +169,11 @@ def load_offer_book(
     today: date | None = None,
 ) -> OfferBook:
     """Load offers: newest snapshot per provider (or exactly ``snapshot_dir``) plus private CSVs."""
+    today = today or _utc_today()
     if snapshot_dir is not None:
         snap = load_snapshot(Path(snapshot_dir))
         frames = [snap.offers]
-        sources = [
-            {
-                "provider": e.provider,
-                "as_of": e.as_of,
-                "as_of_basis": e.as_of_basis,
-                "age_days": snapshot_age_days(e.as_of, today),
-                "rows": e.rows,
-                "source": e.source,
-                "snapshot": snap.path.name,
-            }
-            for e in snap.manifest.providers
-        ]
+        loaded = [(snap, e) for e in snap.manifest.providers]
     else:
         chosen = newest_per_provider(roots if roots is not None else default_roots())
         if not chosen and not offers_files:
@@ -103,30 +181,31 @@ def load_offer_book(
                 "no price snapshot found",
                 hint="reinstall planner (the bundled snapshot is missing) or run `planner prices refresh`",
             )
-        frames = []
         by_path: dict[Path, list[str]] = {}
         for provider, ps in chosen.items():
             by_path.setdefault(ps.path, []).append(provider)
-        for path, providers in by_path.items():
-            frames.append(load_snapshot(path, providers=providers).offers)
-        sources = manifest_summary(chosen, today)
+        snaps = {path: load_snapshot(path, providers=names) for path, names in by_path.items()}
+        frames = [s.offers for s in snaps.values()]
+        loaded = [(snaps[ps.path], ps.entry) for _, ps in sorted(chosen.items())]
+    sources = [_snapshot_part(snap, entry, today) for snap, entry in loaded]
     for file in offers_files:
         private = read_offers_csv(Path(file))
         keys = pd.MultiIndex.from_frame(private[list(KEY_COLUMNS)])
         frames = [f[~pd.MultiIndex.from_frame(f[list(KEY_COLUMNS)]).isin(keys)] for f in frames]
         frames.append(private)
-        for name, part in private.groupby("provider"):
-            as_of = str(part["as_of"].min())
+        for name, rows in private.groupby("provider"):
             sources.append(
-                {
-                    "provider": str(name),
-                    "as_of": as_of,
-                    "as_of_basis": "private",
-                    "age_days": snapshot_age_days(as_of, today),
-                    "rows": len(part),
-                    "source": f"{file}",
-                    "snapshot": None,
-                }
+                _part(
+                    str(name),
+                    rows["as_of"],
+                    as_of=str(rows["as_of"].min()),
+                    as_of_newest=str(rows["as_of"].max()),
+                    basis="private",
+                    rows=len(rows),
+                    source=f"{file}",
+                    snapshot=None,
+                    today=today,
+                )
             )
     parts = [f for f in frames if len(f)]
     # every part was validated when it was read; the combination needs no second pass
@@ -135,7 +214,7 @@ def load_offer_book(
         if parts
         else validate_offers(pd.DataFrame(columns=list(COLUMN_NAMES)))
     )
-    return OfferBook(offers=offers, sources=tuple(sources))
+    return OfferBook(offers=offers, sources=tuple(sources), today=today)
 
 
 def load_offers(

@@ -286,7 +286,11 @@ def refresh_prices(
 def prices_status(
     roots: Sequence[Path], *, max_age_days: int, today: date | None = None
 ) -> list[dict[str, Any]]:
-    """One record per provider: its newest snapshot, as-of date, age, rows, source, stale or not."""
+    """One record per provider: its newest snapshot, as-of dates, age, rows, source, stale or not.
+
+    ``as_of`` is the oldest row's date (the age and staleness follow it), ``as_of_newest`` the
+    newest: they differ after a refresh of some regions carried the others over.
+    """
     records = []
     for provider, snap in sorted(newest_per_provider(roots).items()):
         age = snapshot_age_days(snap.entry.as_of, today)
@@ -296,6 +300,7 @@ def prices_status(
                 "snapshot": snap.path.name,
                 "location": "user" if snap.path.parent == roots[0] else "bundled",
                 "as_of": snap.entry.as_of,
+                "as_of_newest": snap.entry.as_of_newest,
                 "age_days": age,
                 "stale": age > max_age_days,
                 "rows": snap.entry.rows,

@@ -3,7 +3,8 @@
 Layout of one snapshot (``pricing_cache/<snapshot_id>/``)::
 
     manifest.json          schema version, snapshot id, created_at, and per provider:
-                           file, rows, sha256, as_of, as_of_basis, source, notes
+                           file, rows, sha256, as_of (oldest row), as_of_newest (newest row),
+                           as_of_basis, source, notes
     offers-aws.csv         the common offer table (planner.schema), one file per provider
     offers-gcp.csv ...
 
@@ -24,7 +25,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,13 @@ LOCK = ".lock"
 
 @dataclass(frozen=True)
 class ProviderEntry:
-    """One provider's part of a snapshot."""
+    """One provider's part of a snapshot.
+
+    A refresh of some regions carries the other regions' rows over with their own dates, so a part
+    spans a range of as-of dates: ``as_of`` is the oldest (staleness warnings stay conservative),
+    ``as_of_newest`` the newest.  Manifests written before ``as_of_newest`` existed read as a
+    single date (``as_of_newest == as_of``).
+    """
 
     provider: str
     file: str
@@ -53,6 +60,11 @@ class ProviderEntry:
     source: str
     as_of_basis: str = "fetched"  # fetched | estimated (see notes)
     notes: str = ""
+    as_of_newest: str = ""  # "" (an older manifest): the same as as_of
+
+    def __post_init__(self) -> None:
+        if not self.as_of_newest:
+            object.__setattr__(self, "as_of_newest", self.as_of)
 
 
 @dataclass(frozen=True)
@@ -76,11 +88,17 @@ class Manifest:
                 snapshot_id=str(data["snapshot_id"]),
                 created_at=str(data["created_at"]),
                 schema_version=int(data["schema_version"]),
-                providers=tuple(ProviderEntry(**p) for p in data["providers"]),
+                providers=tuple(_entry(p) for p in data["providers"]),
                 notes=str(data.get("notes", "")),
             )
         except (ValueError, KeyError, TypeError) as e:
             raise SnapshotError(f"{where}: unreadable manifest ({e})") from e
+
+
+def _entry(data: Mapping[str, Any]) -> ProviderEntry:
+    """A manifest's provider entry; keys this version does not know (a newer writer's) are ignored."""
+    known = {f.name for f in fields(ProviderEntry)}
+    return ProviderEntry(**{k: v for k, v in data.items() if k in known})
 
 
 @dataclass(frozen=True)
@@ -167,6 +185,7 @@ def write_snapshot(
                 rows=len(clean),
                 sha256=_sha256(data),
                 as_of=as_ofs[0] if as_ofs else now.date().isoformat(),
+                as_of_newest=as_ofs[-1] if as_ofs else now.date().isoformat(),
                 source=(sources or {}).get(provider, "; ".join(sorted(clean["source"].unique()))),
                 as_of_basis=(as_of_basis or {}).get(provider, "fetched"),
                 notes=(provider_notes or {}).get(provider, ""),
@@ -300,21 +319,3 @@ def newest_per_provider(roots: Sequence[Path]) -> dict[str, ProviderSnapshot]:
 def snapshot_age_days(as_of: str, today: date | None = None) -> int:
     today = today or datetime.now(timezone.utc).date()
     return (today - date.fromisoformat(as_of)).days
-
-
-def manifest_summary(
-    snapshots: Mapping[str, ProviderSnapshot], today: date | None = None
-) -> list[dict[str, Any]]:
-    """One record per provider: as-of date, age, rows, source, snapshot path."""
-    return [
-        {
-            "provider": p,
-            "as_of": s.entry.as_of,
-            "as_of_basis": s.entry.as_of_basis,
-            "age_days": snapshot_age_days(s.entry.as_of, today),
-            "rows": s.entry.rows,
-            "source": s.entry.source,
-            "snapshot": s.path.name,
-        }
-        for p, s in sorted(snapshots.items())
-    ]

@@ -25,7 +25,7 @@ def prices_group() -> None:
 @max_age_option
 @format_option
 def status_command(max_age_days: int, fmt: str) -> None:
-    """Each provider's snapshot in use: as-of date, age, rows, source, stale or not.
+    """Each provider's snapshot in use: as-of dates (oldest, newest), age, rows, source, stale or not.
 
     Example: planner prices status --format json
     """
