@@ -678,3 +678,31 @@ def test_any_bar_chart_renders_clean_xml(data, n, n_segments, horizontal, fmt):
         highlight=highlight,
     )
     assert_clean(render_svg(chart))
+
+
+def test_many_narrow_bars_label_every_nth_category_in_full():
+    months = tuple(f"2027-{m:02d}" for m in range(1, 13)) + tuple(
+        f"2028-{m:02d}" for m in range(1, 13)
+    )
+    chart = bar_chart(categories=months, stacks=(("spend", tuple(float(i) for i in range(24))),))
+    root = parse(render_svg(chart))
+    shown = [all_text(t) for t in by_class(root, "category-label")]
+    assert 4 <= len(shown) < 24
+    assert all(label in months for label in shown)  # whole names, no ellipsis
+    assert shown[0] == "2027-01"
+    assert {r.get("data-category") for r in by_class(root, "bar")} == set(months)
+
+
+def test_crowded_marker_labels_get_a_leader_line_to_their_dot():
+    chart = line_chart(
+        markers=tuple(Marker(50.0 + i, 50.0 + i, f"label number {i}") for i in range(3)),
+    )
+    root = parse(render_svg(chart))
+    markers = by_class(root, "marker")
+    assert len(markers) == 3
+    leaders = [m for m in markers if by_class(m, "leader")]
+    assert leaders  # three labels cannot all sit next to dots one pixel apart
+    for m in leaders:
+        (line,) = by_class(m, "leader")
+        circle = m.find("s:circle", NS)
+        assert (line.get("x1"), line.get("y1")) == (circle.get("cx"), circle.get("cy"))

@@ -401,9 +401,18 @@ def _render_line(
         lx, ly, anchor = _place_label(
             candidates, marker.label, placed, lines + ref_lines, label_bounds
         )
+        # A label pushed away from its dot by others gets a thin leader line back to the dot.
+        leader = ""
+        if abs(ly - my) > 20:
+            end_y = ly + 3 if ly < my else ly - ANNOTATION_FONT_PX
+            leader = (
+                f'<line class="leader" x1="{num(mx)}" y1="{num(my)}" x2="{num(lx)}"'
+                f' y2="{num(end_y)}" stroke="{INK}" stroke-width="1"/>'
+            )
         parts.append(
             f'<g class="marker" data-x="{float(marker.x)!r}" data-y="{float(marker.y)!r}">'
-            f'<circle cx="{num(mx)}" cy="{num(my)}" r="5" fill="{INK}" stroke="#ffffff" stroke-width="1.5"/>'
+            + leader
+            + f'<circle cx="{num(mx)}" cy="{num(my)}" r="5" fill="{INK}" stroke="#ffffff" stroke-width="1.5"/>'
             + text_el(
                 lx,
                 ly,
@@ -604,10 +613,19 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
             )
     else:
         band_guess = (width - left_band(tick_labels) - PAD_PX) / n
-        wrapped = [
-            wrap(c, max(band_guess - 6, TICK_FONT_PX), TICK_FONT_PX, 2, bold=True) or [""]
-            for c in chart.categories
-        ]
+        # Many narrow bars (the months of a budget): label every stride-th bar in full rather
+        # than cut every label down to an ellipsis. Each bar keeps its name in its tooltip.
+        stride, max_stride = 1, max(1, n // 4)  # at least four labels stay
+        while True:
+            room = max(band_guess * stride - 6, TICK_FONT_PX)
+            wrapped = [wrap(c, room, TICK_FONT_PX, 2, bold=True) or [""] for c in chart.categories]
+            if stride >= max_stride or not any(line.endswith("…") for w in wrapped for line in w):
+                break
+            stride += 1
+        labelled = {j for j in range(n) if j % stride == 0}
+        if chart.highlight is not None:
+            labelled = {j for j in labelled if abs(j - chart.highlight) >= stride}
+            labelled.add(chart.highlight)
         cat_lines = max(len(w) for w in wrapped)
         band_below = bottom_band() + (cat_lines - 1) * TICK_FONT_PX * LINE_HEIGHT
         box = Box(
@@ -632,7 +650,7 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
         for j, category in enumerate(chart.categories):
             mid = box.left + band * (j + 0.5)
             bold = j == chart.highlight
-            for line_no, line in enumerate(wrapped[j]):
+            for line_no, line in enumerate(wrapped[j] if j in labelled else []):
                 cat_axis.append(
                     text_el(
                         mid,
