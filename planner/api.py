@@ -22,9 +22,9 @@ from planner.catalog.query import (
 )
 from planner.hardware import GpuSpec, load_gpu_catalog, resolve_gpu
 from planner.onprem import HardwareSpec, load_budget, load_hardware
-from planner.quote import QuoteRequest, QuoteResult
+from planner.quoting import QuoteRequest, QuoteResult
 from planner.schema import Interconnect, PurchaseOption
-from planner.tco import TcoResult
+from planner.ownership import TcoResult
 from planner.workload import Estimate, Topology, WorkloadSpec, default_topology
 
 if TYPE_CHECKING:
@@ -53,7 +53,11 @@ __all__ = [
     "load_offers",
     "load_workload",
     "offers",
+    "prices_diff",
+    "prices_history",
+    "prices_status",
     "quote",
+    "refresh_prices",
     "report",
     "resolve_gpu",
     "tco",
@@ -136,7 +140,7 @@ def tco(
     """
     from dataclasses import replace
 
-    from planner.tco import tco as compute_tco
+    from planner.ownership import tco as compute_tco
 
     hw = hardware if isinstance(hardware, HardwareSpec) else load_hardware(hardware)
     book = load_offer_book(offers_files, snapshot_dir=snapshot_dir) if with_cloud else None
@@ -190,7 +194,7 @@ def quote(
     >>> result = quote(QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=24))  # doctest: +SKIP
     >>> result.plans[0].total_cost_usd  # doctest: +SKIP
     """
-    from planner.quote import quote as run_quote
+    from planner.quoting import quote as run_quote
 
     return run_quote(request, solver=solver, on_progress=on_progress)
 

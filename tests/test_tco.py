@@ -10,7 +10,7 @@ import pytest
 from planner.errors import ConfigError
 from planner.onprem import HardwareSpec, load_hardware, machine_cost_usd_per_hour
 from planner.schema import Interconnect, PurchaseOption
-from planner.tco import annual_cost, breakeven_months, capital_recovery_factor, compare_cloud, tco
+from planner.ownership import annual_cost, breakeven_months, capital_recovery_factor, compare_cloud, tco
 
 # cost-facts.md s2.4, by hand:
 #   depreciation 310,000 / 4                   = 77,500

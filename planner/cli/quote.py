@@ -11,7 +11,7 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option, max_age_option, offers_file_option, snapshot_option
-from planner.quote import QuoteRequest, parse_discounts, parse_duration_hours, parse_quotas
+from planner.quoting import QuoteRequest, parse_discounts, parse_duration_hours, parse_quotas
 from planner.reports.quote import render_quote
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -26,7 +26,7 @@ The MILP, for GPU classes ``c``, months ``t = 0..T-1`` and ``H = 730`` hours a m
     sum x * capex <= capex_limit                                         (when given)
 
 ``g_b`` GPUs per machine, ``a_b`` share of the day available, ``u_b`` utilization; ``run_b`` the
-monthly running cost (power, colocation, support, staff, financing) from :mod:`planner.tco`;
+monthly running cost (power, colocation, support, staff, financing) from :mod:`planner.ownership`;
 ``residual_b(s)`` the straight-line book value at the end of the horizon.
 """
 
@@ -47,7 +47,7 @@ from planner.onprem import (
     GpuClassPlan,
     HardwareSpec,
 )
-from planner.tco import annual_cost
+from planner.ownership import annual_cost
 
 ON_DEMAND = "on-demand"
 SPOT = "spot"

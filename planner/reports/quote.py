@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.quote import QuoteResult
+from planner.quoting import QuoteResult
 from planner.reports.tables import dumps_json, render_records
 
 ITEM_COLUMNS = (

@@ -26,7 +26,7 @@ from planner.reports.document import (
 )
 
 if TYPE_CHECKING:
-    from planner.quote import QuoteResult
+    from planner.quoting import QuoteResult
 
 
 def plain(value: Any) -> str:

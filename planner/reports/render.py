@@ -40,12 +40,12 @@ def document_for(
     warnings: Sequence[str] = (),
     generated_by: str = "",
 ) -> Document:
-    """The report document of a :class:`~planner.quote.QuoteResult`,
-    :class:`~planner.tco.TcoResult` or :class:`~planner.optimize.budget.BudgetReport`."""
-    from planner.quote import QuoteResult
+    """The report document of a :class:`~planner.quoting.QuoteResult`,
+    :class:`~planner.ownership.TcoResult` or :class:`~planner.optimize.budget.BudgetReport`."""
+    from planner.quoting import QuoteResult
     from planner.reports.quote_doc import quote_document
     from planner.reports.tco_doc import budget_document, tco_document
-    from planner.tco import TcoResult
+    from planner.ownership import TcoResult
 
     if isinstance(result, QuoteResult):
         return quote_document(result, warnings=warnings, generated_by=generated_by)

@@ -7,7 +7,7 @@ from typing import Any
 
 from planner.currency import USD, FxTable, convert_money, load_fx_rates
 from planner.reports.tables import dumps_json, render_records
-from planner.tco import TcoResult
+from planner.ownership import TcoResult
 
 _CATEGORY_NOTES = {
     "depreciation": "capex less resale, straight line",

@@ -26,7 +26,7 @@ from planner.reports.document import (
     text,
 )
 from planner.reports.formatting import USD_MONEY, Money
-from planner.tco import TcoResult
+from planner.ownership import TcoResult
 
 # Utilization levels for the cost-per-useful-GPU-hour curve (10 % to 100 %, 5-point steps).
 _UTILIZATION_GRID = tuple(u / 100 for u in range(10, 101, 5))
