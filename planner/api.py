@@ -22,9 +22,9 @@ from planner.catalog.query import (
 )
 from planner.hardware import GpuSpec, load_gpu_catalog, resolve_gpu
 from planner.onprem import HardwareSpec, load_budget, load_hardware
+from planner.ownership import TcoResult
 from planner.quoting import QuoteRequest, QuoteResult
 from planner.schema import Interconnect, PurchaseOption
-from planner.ownership import TcoResult
 from planner.workload import Estimate, Topology, WorkloadSpec, default_topology
 
 if TYPE_CHECKING:
@@ -130,9 +130,11 @@ def tco(
     snapshot_dir: str | Path | None = None,
     with_cloud: bool = True,
     any_interconnect: bool = False,
+    providers: Sequence[str] = (),
 ) -> TcoResult:
     """Total cost of owning ``hardware`` (a hardware file path or bundled name) and its breakeven
-    against the cheapest cloud capacity in the newest snapshot (plus private CSVs).
+    against the cheapest cloud capacity in the newest snapshot (plus private CSVs), optionally
+    only from ``providers`` (e.g. ``("aws",)``).
 
     >>> from planner.api import tco
     >>> round(tco("8xh100-hgx", with_cloud=False).usd_per_gpu_hour, 2)  # doctest: +SKIP
@@ -148,7 +150,11 @@ def tco(
         hw,
         utilization=utilization,
         years=years,
-        offers=book.offers if book is not None else None,
+        offers=None
+        if book is None
+        else filter_offers(
+            book.offers, OfferFilter(providers=tuple(providers)), load_gpu_catalog()
+        ),
         compare_gpu=compare_gpu,
         any_interconnect=any_interconnect,
     )

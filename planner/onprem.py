@@ -24,8 +24,8 @@ import planner
 from planner.currency import USD, FxTable, load_fx_rates, parse_money
 from planner.errors import ConfigError, UnknownNameError, suggest
 from planner.hardware import GpuCatalog, load_gpu_catalog
-from planner.schema import Fabric, Interconnect
 from planner.ownership import annual_cost
+from planner.schema import Fabric, Interconnect
 
 HOURS_PER_YEAR = 8760.0  # 365 d x 24 h; the worked example in cost-facts.md s2.4 uses 8,760 h
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730 h, the convention cloud bills use for a month

@@ -107,9 +107,13 @@ def parse_quotas(items: Sequence[str]) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class QuoteRequest:
-    """Everything a quote depends on (the CLI's options, as values)."""
+    """Everything a quote depends on (the CLI's options, as values).
 
-    workload: str
+    ``workload`` is a library name, a YAML path or a :class:`WorkloadSpec` (e.g. a variant made
+    with ``spec.model_copy(update=...)``).
+    """
+
+    workload: str | WorkloadSpec
     deadline_hours: float
     budget_usd: float | None = None
     providers: tuple[str, ...] = ()
@@ -182,7 +186,7 @@ def quote(
     ``on_progress(done, total)`` follows the cost-versus-deadline sweep when ``req.pareto``.
     """
     started = time.perf_counter()
-    spec = load_workload(req.workload)
+    spec = req.workload if isinstance(req.workload, WorkloadSpec) else load_workload(req.workload)
     hardware = tuple(load_hardware(h) for h in req.hardware)
     catalog = load_gpu_catalog()
     book = load_offer_book(req.offers_files, snapshot_dir=req.snapshot_dir)

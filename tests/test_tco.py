@@ -9,8 +9,14 @@ import pytest
 
 from planner.errors import ConfigError
 from planner.onprem import HardwareSpec, load_hardware, machine_cost_usd_per_hour
+from planner.ownership import (
+    annual_cost,
+    breakeven_months,
+    capital_recovery_factor,
+    compare_cloud,
+    tco,
+)
 from planner.schema import Interconnect, PurchaseOption
-from planner.ownership import annual_cost, breakeven_months, capital_recovery_factor, compare_cloud, tco
 
 # cost-facts.md s2.4, by hand:
 #   depreciation 310,000 / 4                   = 77,500

@@ -78,6 +78,12 @@ tco_options = _apply(
             default=None,
             help="Use exactly this snapshot.",
         ),
+        click.option(
+            "--provider",
+            "providers",
+            multiple=True,
+            help="Compare only with these providers (repeatable) [default: all].",
+        ),
         click.option("--no-cloud", is_flag=True, help="Skip the cloud comparison."),
         click.option(
             "--any-interconnect",
@@ -123,6 +129,7 @@ def run_tco(
     compare_gpu: str | None,
     offers_files: tuple[str, ...],
     snapshot_dir: str | None,
+    providers: tuple[str, ...],
     no_cloud: bool,
     any_interconnect: bool,
 ) -> api.TcoResult:
@@ -135,6 +142,7 @@ def run_tco(
         snapshot_dir=snapshot_dir,
         with_cloud=not no_cloud,
         any_interconnect=any_interconnect,
+        providers=providers,
     )
 
 

@@ -42,10 +42,10 @@ def document_for(
 ) -> Document:
     """The report document of a :class:`~planner.quoting.QuoteResult`,
     :class:`~planner.ownership.TcoResult` or :class:`~planner.optimize.budget.BudgetReport`."""
+    from planner.ownership import TcoResult
     from planner.quoting import QuoteResult
     from planner.reports.quote_doc import quote_document
     from planner.reports.tco_doc import budget_document, tco_document
-    from planner.ownership import TcoResult
 
     if isinstance(result, QuoteResult):
         return quote_document(result, warnings=warnings, generated_by=generated_by)

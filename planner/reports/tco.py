@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from planner.currency import USD, FxTable, convert_money, load_fx_rates
-from planner.reports.tables import dumps_json, render_records
 from planner.ownership import TcoResult
+from planner.reports.tables import dumps_json, render_records
 
 _CATEGORY_NOTES = {
     "depreciation": "capex less resale, straight line",

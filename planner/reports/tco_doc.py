@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
+from planner.ownership import TcoResult
 from planner.reports import formatting as f
 from planner.reports.charts import BarChart, LineChart, Marker, RefLine, Series, ValueFormat
 from planner.reports.document import (
@@ -26,7 +27,6 @@ from planner.reports.document import (
     text,
 )
 from planner.reports.formatting import USD_MONEY, Money
-from planner.ownership import TcoResult
 
 # Utilization levels for the cost-per-useful-GPU-hour curve (10 % to 100 %, 5-point steps).
 _UTILIZATION_GRID = tuple(u / 100 for u in range(10, 101, 5))

@@ -19,6 +19,7 @@ Conventions:
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
@@ -172,6 +173,15 @@ class WorkloadSpec(_Section):
     pieces: int = Field(default=1, ge=1)
     sources: tuple[str, ...] = ()
     _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def model_copy(
+        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> WorkloadSpec:
+        """A copy with ``update`` applied and its own, empty estimate cache (pydantic copies
+        private attributes, and a shared cache would answer for the original workload)."""
+        copy = super().model_copy(update=update, deep=deep)
+        copy._cache = {}
+        return copy
 
     @model_validator(mode="before")
     @classmethod
