@@ -1,0 +1,63 @@
+"""The Python API: ``import planner`` offers what the CLI does, cheaply and with values, not text."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import planner
+from planner.workload.spec import Method
+
+
+def test_import_planner_is_cheap_and_has_no_side_effects() -> None:
+    # The API loads on first use: importing the package must not pull in pandas or PuLP.
+    code = "import sys, planner; print('pandas' in sys.modules, 'pulp' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_package_exposes_the_api_functions() -> None:
+    from planner import api
+
+    for name in ("offers", "estimate", "quote", "tco", "budget", "report", "load_workload"):
+        assert getattr(planner, name) is getattr(api, name)
+    assert callable(planner.quote)  # not shadowed by a submodule of the same name
+    with pytest.raises(AttributeError, match="no attribute 'quotes'"):
+        _ = planner.quotes  # type: ignore[attr-defined]
+
+
+def test_offers_come_back_as_a_dataframe() -> None:
+    table = planner.offers(planner.OfferFilter(gpus=("H100",))).offers
+    assert len(table) > 0
+    assert set(table["gpu_model"]) == {"H100"}
+    assert {"price_on_demand_usd_per_hour", "source", "as_of"} <= set(table.columns)
+
+
+def test_a_workload_variant_quotes_without_a_file() -> None:
+    """Regression (issue 7 notebooks): a copy made with model_copy must not answer from the
+    original's estimate cache, and quote must accept the spec itself."""
+    full = planner.load_workload("gpt2-xl-finetune")
+    assert full.train.method is Method.FULL
+    gpu = planner.resolve_gpu("H100")
+    before = planner.estimate(full, gpu, 1)  # fills the original's cache
+    lora = full.model_copy(
+        update={"training": full.train.model_copy(update={"method": Method.LORA})}
+    )
+    after = planner.estimate(lora, gpu, 1)
+    assert after.memory_per_gpu_gib < before.memory_per_gpu_gib - 10  # no frozen gradients/Adam
+    result_full = planner.quote(planner.QuoteRequest(workload=full, deadline_hours=24))
+    result_lora = planner.quote(planner.QuoteRequest(workload=lora, deadline_hours=24))
+    assert result_lora.plans[0].total_cost_usd < result_full.plans[0].total_cost_usd
+
+
+def test_tco_compares_with_the_chosen_providers_only() -> None:
+    everyone = planner.tco("8xh100-hgx", utilization=0.6)
+    aws_only = planner.tco("8xh100-hgx", utilization=0.6, providers=("aws",))
+    assert {c.provider for c in aws_only.comparisons} == {"aws"}
+    assert len({c.provider for c in everyone.comparisons}) > 1
+    # Fewer offers can only make the cheapest cloud option dearer or equal.
+    best = {c.purchase_option: c.cloud_usd_per_gpu_hour for c in everyone.comparisons}
+    for c in aws_only.comparisons:
+        assert c.cloud_usd_per_gpu_hour >= best[c.purchase_option]
