@@ -25,7 +25,7 @@ def test_package_exposes_the_api_functions() -> None:
         assert getattr(planner, name) is getattr(api, name)
     assert callable(planner.quote)  # not shadowed by a submodule of the same name
     with pytest.raises(AttributeError, match="no attribute 'quotes'"):
-        _ = planner.quotes  # type: ignore[attr-defined]
+        _ = planner.quotes
 
 
 def test_offers_come_back_as_a_dataframe() -> None:
