@@ -40,6 +40,7 @@ dl.figures { display: flex; flex-wrap: wrap; gap: 8px 32px; margin: 0; }
 dl.figures div { min-width: 140px; }
 dl.figures dt { color: var(--muted); font-size: 13px; }
 dl.figures dd { margin: 0; font-size: 20px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.warning ul { margin: 4px 0 0; padding-left: 20px; }
 .warning { background: #fff4e5; border-left: 5px solid var(--warn); padding: 8px 14px;
   margin: 8px 0; color: #4d2a00; }
 nav.toc { font-size: 14px; color: var(--muted); margin: 0 0 8px; }
@@ -172,8 +173,15 @@ def to_html(doc: Document) -> str:
             )
         out.append("</dl>")
     out.append("</section>")
-    for w in doc.warnings:
-        out.append(f'<p class="warning" role="note"><strong>Warning:</strong> {escape(w)}</p>')
+    if len(doc.warnings) == 1:
+        out.append(
+            f'<p class="warning" role="note"><strong>Warning:</strong> {escape(doc.warnings[0])}</p>'
+        )
+    elif doc.warnings:
+        items = "".join(f"<li>{escape(w)}</li>" for w in doc.warnings)
+        out.append(
+            f'<div class="warning" role="note"><strong>Warnings:</strong><ul>{items}</ul></div>'
+        )
     if len(doc.sections) > 2:
         links = "".join(f'<a href="#{s.anchor}">{escape(s.title)}</a>' for s in doc.sections)
         out.append(f'<nav class="toc">Contents: {links}</nav>')

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from planner.catalog import as_of_range
 from planner.reports import formatting as f
 from planner.reports.charts import BarChart, LineChart, Marker, RefLine, Series
 from planner.reports.document import (
@@ -188,9 +189,19 @@ def _frontier_chart(record: dict[str, Any]) -> Figure | None:
         return None
     best = record["plans"][0]
     cap = best["total_cost_usd"] * _FRONTIER_CLIP_FACTOR
-    points = tuple(
-        (p["deadline_hours"], p["total_cost_usd"]) for p in curve if p["total_cost_usd"] <= cap
+    # The sweep samples deadlines; the recommended plan is itself a point of the frontier (it is the
+    # cheapest plan finishing by its own wall time), so the step line goes through its dot.
+    sampled = sorted(
+        [(p["deadline_hours"], p["total_cost_usd"]) for p in curve]
+        + [(best["wall_hours"], best["total_cost_usd"])]
     )
+    points: list[tuple[float, float]] = []
+    for x, y in sampled:
+        if y > cap or (points and y >= points[-1][1]):
+            continue  # off the chart, or no cheaper than an earlier deadline
+        points.append((x, y))
+    end = max(record["deadline_hours"], points[-1][0]) * 1.25
+    points.append((end, points[-1][1]))  # the cheapest cost holds for any later deadline
     clipped = [p for p in curve if p["total_cost_usd"] > cap]
     note = (
         f" Faster deadlines cost more than {_FRONTIER_CLIP_FACTOR:g}x the recommendation (up to "
@@ -210,7 +221,7 @@ def _frontier_chart(record: dict[str, Any]) -> Figure | None:
             title="Cheapest cost for each deadline",
             x_label="deadline (hours, log scale)",
             y_label="cheapest total cost (USD)",
-            series=(Series("cheapest plan that meets the deadline", points, step=True),),
+            series=(Series("cheapest plan that meets the deadline", tuple(points), step=True),),
             markers=(marker,),
             ref_lines=(RefLine(record["deadline_hours"], "your deadline", "x"),),
             x_format="hours",
@@ -329,7 +340,7 @@ def _assumptions(record: dict[str, Any]) -> Facts:
 def provenance_lines(parts: Sequence[dict[str, Any]]) -> tuple[str, ...]:
     """One line per provider part of the price snapshot: date, how the date is known, source."""
     return tuple(
-        f"{p['provider']}: prices as of {p['as_of']}"
+        f"{p['provider']}: prices as of {as_of_range(p)}"
         + (" (estimated)" if p.get("as_of_basis") == "estimated" else "")
         + (f", {p['rows']:,} offers" if p.get("rows") is not None else "")
         + f"; source {p['source']}"

@@ -395,6 +395,10 @@ def _monthly_spend(months: Sequence[dict[str, Any]]) -> tuple[list[str], dict[st
     return labels, {key: [totals[m][key] for m in labels] for key, _ in _SOURCES}
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def budget_document(
     report: Any,
     *,
@@ -414,8 +418,8 @@ def budget_document(
     best_pure = min(pure, key=lambda s: s["total_usd"]) if pure else None
     headline = (
         f"The optimal mix for {record['name']} costs {f.money(record['total_usd'], money)} over "
-        f"{record['horizon_months']} months: buy {record['machines_bought']} machine(s), commit "
-        f"up to {record['peak_committed_gpus']} GPUs"
+        f"{record['horizon_months']} months: buy {_count(record['machines_bought'], 'machine')}, "
+        f"commit up to {_count(record['peak_committed_gpus'], 'GPU')}"
         + (
             f", and saves {f.money(best_pure['mix_saves_usd'], money)} "
             f"({f.pct(best_pure['mix_saves_pct'] / 100)}) against the best single strategy "
@@ -460,7 +464,7 @@ def budget_document(
             category_label="strategy",
             value_label=f"total over the horizon ({unit})",
             categories=tuple(s["strategy"] for s in order),
-            stacks=(("total", tuple(s["total_usd"] * k for s in order)),),
+            stacks=(("", tuple(s["total_usd"] * k for s in order)),),  # one segment: no legend
             value_format=fmt,
             horizontal=True,
             highlight=next(
