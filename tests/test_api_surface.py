@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import planner
+from planner.errors import ConfigError
 from planner.workload.spec import Method
 
 
@@ -52,6 +55,17 @@ def test_a_workload_variant_quotes_without_a_file() -> None:
     assert result_lora.plans[0].total_cost_usd < result_full.plans[0].total_cost_usd
 
 
+def test_variant_merges_nested_changes_and_validates() -> None:
+    spec = planner.load_workload("gpt2-xl-finetune")
+    lora = spec.variant(name="gpt2-xl-lora", training={"method": "lora", "lora_rank": 8})
+    assert lora.name == "gpt2-xl-lora"
+    assert lora.train.method is Method.LORA and lora.train.lora_rank == 8
+    assert lora.train.optimizer == spec.train.optimizer  # untouched keys of the section stay
+    assert spec.train.method is Method.FULL  # the original is unchanged
+    with pytest.raises(ConfigError, match="method"):
+        spec.variant(training={"method": "lorra"})
+
+
 def test_tco_compares_with_the_chosen_providers_only() -> None:
     everyone = planner.tco("8xh100-hgx", utilization=0.6)
     aws_only = planner.tco("8xh100-hgx", utilization=0.6, providers=("aws",))
@@ -61,3 +75,14 @@ def test_tco_compares_with_the_chosen_providers_only() -> None:
     best = {c.purchase_option: c.cloud_usd_per_gpu_hour for c in everyone.comparisons}
     for c in aws_only.comparisons:
         assert c.cloud_usd_per_gpu_hour >= best[c.purchase_option]
+
+
+def test_readme_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"## Python API.*?```python\n(.*?)```", readme, flags=re.S)
+    assert match, "README lost its Python API example"
+    monkeypatch.chdir(tmp_path)
+    scope: dict[str, object] = {}
+    exec(compile(match.group(1), "README.md", "exec"), scope)
+    assert (tmp_path / "tco.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert str(scope["markdown"]).startswith("# Budget review")

@@ -174,6 +174,16 @@ class WorkloadSpec(_Section):
     sources: tuple[str, ...] = ()
     _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
 
+    def variant(self, **changes: Any) -> WorkloadSpec:
+        """A validated copy with ``changes`` merged in, nested sections key by key::
+
+            spec.variant(name="gpt2-xl-lora", training={"method": "lora", "lora_rank": 8})
+
+        Bad values raise :class:`ConfigError` naming the field, as a workload file would.
+        """
+        raw = _deep_merge(self.model_dump(mode="json", exclude_none=True), changes)
+        return parse_workload(raw, file=f"<variant of {self.name}>")
+
     def model_copy(
         self, *, update: Mapping[str, Any] | None = None, deep: bool = False
     ) -> WorkloadSpec:
@@ -426,6 +436,16 @@ def _to_config_error(err: ValidationError, file: str) -> ConfigError:
         else:
             message = f"{first['msg']} (got {got!r})"
     return ConfigError(message + tail, file=file, key_path=key_path, hint=hint)
+
+
+def _deep_merge(base: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in changes.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def parse_workload(
