@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--raw-max", type=int, default=10000, help="largest unpruned MILP to time")
     args = parser.parse_args(argv)
 
-    exe = [str(__import__("shutil").which("planner") or "planner")]
+    exe = [sys.executable, "-m", "planner"]
     floor = wall([sys.executable, "-c", "import pandas, pulp"], args.runs)
     offers = wall([*exe, "offers", "--gpu", "A100-80GB", "--max-price", "40"], args.runs)
     quote = wall([*exe, "quote", "--workload", "gpt2-xl-finetune", "--deadline", "24h"], args.runs)

@@ -16,9 +16,10 @@ import io
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planner.reports.charts import Chart
+if TYPE_CHECKING:
+    from planner.reports.charts import Chart
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import ConfigError
-from planner.reports.document import Document, to_csv, to_markdown
 from planner.reports.formatting import USD_MONEY, Money
+
+if TYPE_CHECKING:
+    from planner.reports.document import Document
 
 REPORT_FORMATS = ("html", "markdown", "csv")
 _SUFFIXES = {
@@ -62,6 +64,8 @@ def render_document(doc: Document, fmt: str) -> str:
         from planner.reports.html import to_html
 
         return to_html(doc)
+    from planner.reports.document import to_csv, to_markdown
+
     if fmt == "markdown":
         return to_markdown(doc)
     if fmt == "csv":
