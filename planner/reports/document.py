@@ -15,7 +15,7 @@ import csv
 import io
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -106,7 +106,6 @@ class Document:
     provenance: tuple[str, ...] = ()  # price snapshot dates and sources, one line each
     warnings: tuple[str, ...] = ()
     generated_by: str = ""  # "planner 0.1.0, 2026-11-21"
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def tables(self) -> list[Table]:
         return [b for s in self.sections for b in s.blocks if isinstance(b, Table)]
@@ -123,7 +122,7 @@ def _md_escape(value: str) -> str:
 
 
 def _md_table(table: Table) -> list[str]:
-    numeric = _numeric_columns(table)
+    numeric = numeric_columns(table)
     out = ["| " + " | ".join(_md_escape(h) for h in table.headers) + " |"]
     out.append("|" + "|".join("---:" if n else "---" for n in numeric) + "|")
     for row in table.rows:
@@ -131,7 +130,8 @@ def _md_table(table: Table) -> list[str]:
     return out
 
 
-def _numeric_columns(table: Table) -> tuple[bool, ...]:
+def numeric_columns(table: Table) -> tuple[bool, ...]:
+    """Which columns to right-align: as the table says, else those whose cells all hold numbers."""
     if table.numeric:
         return table.numeric
     return tuple(

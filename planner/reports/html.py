@@ -19,7 +19,7 @@ from planner.reports.document import (
     Paragraph,
     Section,
     Table,
-    _numeric_columns,
+    numeric_columns,
 )
 
 _CSS = """
@@ -85,7 +85,7 @@ def _cell_attrs(cell: Cell, numeric: bool) -> str:
 
 
 def _table(table: Table) -> list[str]:
-    numeric = _numeric_columns(table)
+    numeric = numeric_columns(table)
     out = []
     if table.title:
         out.append(f"<h3>{escape(table.title)}</h3>")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.catalog import as_of_range
 from planner.quoting import QuoteResult
 from planner.reports.tables import dumps_json, render_records
 
@@ -136,7 +137,7 @@ def render_quote(result: QuoteResult, fmt: str, *, warnings: list[str]) -> str:
     out.append("")
     for s in result.book.sources:
         out.append(
-            f"prices: {s['provider']} as of {s['as_of']}"
+            f"prices: {s['provider']} as of {as_of_range(s)}"
             + (" (estimated)" if s.get("as_of_basis") == "estimated" else "")
             + f" from {s['source']}"
         )
