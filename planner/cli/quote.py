@@ -11,6 +11,7 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option, max_age_option, offers_file_option, snapshot_option
+from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.quoting import QuoteRequest, parse_discounts, parse_duration_hours, parse_quotas
 from planner.reports.quote import render_quote
 
@@ -149,12 +150,7 @@ def run_quote(request: QuoteRequest) -> api.QuoteResult:
 @click.command("quote")
 @quote_options
 @format_option
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
-    help="Also write a report for people: quote.html (charts), quote.md or quote.csv.",
-)
+@report_path_option
 def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **options: Any) -> None:
     """Cheapest plans (cloud, spot, owned hardware, or a mix) that finish a workload by a deadline.
 
@@ -163,12 +159,9 @@ def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **optio
 
     Example: planner quote --workload gpt2-xl-finetune --deadline 24h --report quote.html
     """
-    from planner.cli.report import write_report
-    from planner.reports.render import format_for_path
-
-    report_fmt = format_for_path(report_path) if report_path else None
-    if report_fmt:
-        options["pareto"] = True
+    target = report_target(report_path)
+    if target is not None:
+        options["pareto"] = True  # the report charts the cost-versus-deadline frontier
     result = run_quote(request_from_options(**options))
     warnings = result.book.stale_warnings(max_age_days)
     click.echo(
@@ -179,8 +172,7 @@ def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **optio
     if fmt not in ("table", "markdown"):
         for w in warnings:
             click.echo(f"warning: {w}", err=True)
-    if report_path and report_fmt:
-        write_report(api.report(result, report_fmt, max_age_days=max_age_days), report_path)
+    save_report(result, target, max_age_days=max_age_days)
 
 
 def register(group: click.Group) -> None:

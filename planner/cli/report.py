@@ -7,8 +7,6 @@ Markdown for wikis, or CSV for spreadsheets.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -16,30 +14,9 @@ import click
 
 from planner import api
 from planner.cli.quote import quote_options, request_from_options, run_quote
+from planner.cli.report_file import write_report
 from planner.cli.tco import budget_options, run_budget, run_tco, tco_options
-from planner.errors import PlannerError
 from planner.reports.render import REPORT_FORMATS
-
-
-def write_report(text: str, path: Path) -> None:
-    """Write ``text`` to ``path`` atomically (a reader never sees half a report)."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    except OSError as e:
-        raise PlannerError(f"cannot write the report to {path}: {e.strerror}") from e
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a report is for sharing
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    click.echo(f"report written to {path}", err=True)
 
 
 def _emit(text: str, output: Path | None) -> None:

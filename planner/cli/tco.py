@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from planner import api
+from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.currency import USD, load_fx_rates
 from planner.reports.tables import FORMATS
 from planner.reports.tco import render_budget, render_tco
@@ -113,13 +114,6 @@ budget_options = _apply(
     )
 )
 
-report_path_option = click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
-    help="Also write a report for people: .html (charts), .md or .csv.",
-)
-
 
 def run_tco(
     *,
@@ -163,14 +157,10 @@ def tco_command(currency: str, fmt: str, report_path: Path | None, **options: An
 
     Example: planner tco --hardware scenarios/hardware/8xh100-hgx.yaml --utilization 0.6 --report tco.html
     """
-    from planner.cli.report import write_report
-    from planner.reports.render import format_for_path
-
-    report_fmt = format_for_path(report_path) if report_path else None
+    target = report_target(report_path)
     result = run_tco(**options)
     click.echo(render_tco(result, fmt, currency=currency), nl=False)
-    if report_path and report_fmt:
-        write_report(api.report(result, report_fmt, currency=currency), report_path)
+    save_report(result, target, currency=currency)
 
 
 @click.command("budget")
@@ -186,14 +176,10 @@ def budget_command(currency: str, fmt: str, report_path: Path | None, **options:
 
     Example: planner budget scenarios/budgets/2027-ml-platform.yaml --report budget.html
     """
-    from planner.cli.report import write_report
-    from planner.reports.render import format_for_path
-
-    report_fmt = format_for_path(report_path) if report_path else None
+    target = report_target(report_path)
     report = run_budget(**options)
     click.echo(render_budget(report, fmt, currency=currency), nl=False)
-    if report_path and report_fmt:
-        write_report(api.report(report, report_fmt, currency=currency), report_path)
+    save_report(report, target, currency=currency)
 
 
 def register(group: click.Group) -> None:

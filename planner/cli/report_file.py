@@ -1,0 +1,55 @@
+"""Writing a report file: the ``--report`` option of `quote`, `tco` and `budget`, and ``-o`` of
+`planner report`."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from planner import api
+from planner.errors import PlannerError
+from planner.reports.render import format_for_path
+
+report_path_option = click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Also write a report for people: .html (charts), .md (wikis) or .csv (spreadsheets).",
+)
+
+
+def report_target(path: Path | None) -> tuple[Path, str] | None:
+    """A ``--report`` path and its format from the suffix, checked before any work is done."""
+    return (path, format_for_path(path)) if path is not None else None
+
+
+def save_report(result: Any, target: tuple[Path, str] | None, **options: Any) -> None:
+    """Render ``result`` (quote, tco or budget) as the target's format and write it there."""
+    if target is not None:
+        path, fmt = target
+        write_report(api.report(result, fmt, **options), path)
+
+
+def write_report(text: str, path: Path) -> None:
+    """Write ``text`` to ``path`` atomically (a reader never sees half a report)."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    except OSError as e:
+        raise PlannerError(f"cannot write the report to {path}: {e.strerror}") from e
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a report is for sharing
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    click.echo(f"report written to {path}", err=True)
