@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run ("ci", the default), so CI results never
+# depend on the luck of the draw. HYPOTHESIS_PROFILE=explore draws fresh random examples: use it
+# to hunt for new failures, then pin each one found as an ordinary regression test.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(autouse=True)

@@ -197,6 +197,12 @@ def test_log_hour_axis_ticks_at_round_durations():
     ]
 
 
+def test_log_hour_axis_at_the_last_round_duration_widens_downwards():
+    # A single point at the largest duration (10 years) once found no duration above it.
+    assert log_axis_ticks(87600.0, 87600.0, "hours") == [43800.0, 87600.0]
+    assert log_axis_ticks(6.0, 6.0, "hours") == [6.0, 12.0]
+
+
 def test_axis_labels_are_never_duplicated():
     ticks = [1000.0, 1000.5, 1001.0]  # all "$1k" at three significant digits
     labels = axis_labels(ticks, "usd")
@@ -348,6 +354,15 @@ def test_log_axis_drops_non_positive_points():
     pts = ((0.0, 5.0), (-1.0, 5.0), (10.0, 1.0), (100.0, 2.0))
     svg = render_svg(line_chart(series=(Series("s", pts),), x_log=True))
     assert len(path_numbers(series_path(parse(svg), "s").get("d"))) == 2
+
+
+def test_log_axis_drops_values_whose_decades_cannot_be_represented():
+    # 10.0**-324 underflows to 0.0 and 10.0**309 overflows: such points cannot sit on a log axis.
+    pts = ((5e-324, 1.0), (1e308, 2.0), (10.0, 1.0), (100.0, 2.0))
+    chart = line_chart(series=(Series("s", pts),), markers=(Marker(5e-324, 0.0, "m"),), x_log=True)
+    root = parse(render_svg(chart))
+    assert len(path_numbers(series_path(root, "s").get("d"))) == 2
+    assert by_class(root, "marker") == []
 
 
 def test_markers_and_reference_lines_are_drawn_with_their_labels():

@@ -186,8 +186,12 @@ def log_axis_ticks(lo: float, hi: float, fmt: ValueFormat, max_ticks: int = 7) -
     lo, hi = min(lo, hi), max(lo, hi)
     start = max(d for d in _DURATIONS_HOURS if d <= lo * (1 + 1e-9))
     end = min(d for d in _DURATIONS_HOURS if d >= hi * (1 - 1e-9))
-    if end <= start:
-        end = min(d for d in _DURATIONS_HOURS if d > start)
+    if end <= start:  # one value: widen to the neighbouring duration (below it at the very top)
+        above = [d for d in _DURATIONS_HOURS if d > start]
+        if above:
+            end = above[0]
+        else:
+            start = max(d for d in _DURATIONS_HOURS if d < end)
     chosen = [d for d in _DURATIONS_HOURS if start <= d <= end]
     if len(chosen) <= max_ticks:
         return chosen

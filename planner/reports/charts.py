@@ -171,12 +171,19 @@ def _chart_id(chart: Chart, width: int, height: int) -> str:
 # --- Line charts -------------------------------------------------------------------------------
 
 
+# A log axis draws values between these bounds; outside them the decade ticks would underflow to
+# zero or overflow (10.0**-324 == 0.0), so such points are dropped like zero and negative ones.
+_LOG_AXIS_MIN = 1e-300
+_LOG_AXIS_MAX = 1e300
+
+
+def _on_x_axis(x: float, x_log: bool) -> bool:
+    """Whether ``x`` can be placed on the x axis: finite, and inside the log range on a log axis."""
+    return _finite(x) and (not x_log or _LOG_AXIS_MIN <= x <= _LOG_AXIS_MAX)
+
+
 def _clean_points(series: Series, x_log: bool) -> list[tuple[float, float]]:
-    points = [
-        (float(x), float(y))
-        for x, y in series.points
-        if _finite(x) and _finite(y) and (x > 0 or not x_log)
-    ]
+    points = [(float(x), float(y)) for x, y in series.points if _on_x_axis(x, x_log) and _finite(y)]
     return sorted(points, key=lambda p: p[0])
 
 
@@ -252,14 +259,8 @@ def _render_line(
     chart: LineChart, width: int, height: int, chart_id: str, show_caption: bool
 ) -> str:
     series_points = [_clean_points(s, chart.x_log) for s in chart.series]
-    markers = [
-        m for m in chart.markers if _finite(m.x) and _finite(m.y) and (m.x > 0 or not chart.x_log)
-    ]
-    refs = [
-        r
-        for r in chart.ref_lines
-        if _finite(r.value) and (r.value > 0 or not (chart.x_log and r.axis == "x"))
-    ]
+    markers = [m for m in chart.markers if _on_x_axis(m.x, chart.x_log) and _finite(m.y)]
+    refs = [r for r in chart.ref_lines if _on_x_axis(r.value, chart.x_log and r.axis == "x")]
     xs = [x for pts in series_points for x, _ in pts] + [m.x for m in markers]
     ys = [y for pts in series_points for _, y in pts] + [m.y for m in markers]
     legend = [
