@@ -563,50 +563,7 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
         parts.extend(cat_axis)
         parts.append(y_axis_label(chart.category_label, box))
         parts.append(x_axis_label(chart.value_label, box, width))
-        thickness = min(band * BAR_FILL, MAX_BAR_PX)
-        parts.append('<g class="bars">')
-        for j, category in enumerate(chart.categories):
-            y0 = box.top + band * (j + 0.5) - thickness / 2
-            y_top, y_bot = round(y0, 1), round(y0 + thickness, 1)
-            for name, s, value, start, end in segments[j]:
-                a, b = round(sv(start), 1), round(sv(end), 1)
-                parts.append(
-                    _bar_rect(
-                        min(a, b),
-                        y_top,
-                        abs(b - a),
-                        y_bot - y_top,
-                        category,
-                        name,
-                        value,
-                        s,
-                        chart.value_format,
-                    )
-                )
-            lo, hi = extents[j]
-            if j == chart.highlight:
-                a, b = sv(lo), sv(hi)
-                parts.append(
-                    _highlight_rect(
-                        min(a, b) - 3, y_top - 3, abs(b - a) + 6, y_bot - y_top + 6, category
-                    )
-                )
-            if chart.show_totals:
-                total = totals[j]
-                end_px = sv(hi) if total >= 0 else sv(lo)
-                pad = TOTAL_LABEL_GAP_PX + (3 if j == chart.highlight else 0)
-                parts.append(
-                    text_el(
-                        end_px + pad if total >= 0 else end_px - pad,
-                        (y_top + y_bot) / 2 + TICK_FONT_PX * 0.35,
-                        total_labels[j],
-                        size=TICK_FONT_PX,
-                        anchor="start" if total >= 0 else "end",
-                        weight="bold",
-                        attrs=f'class="bar-total" data-category="{esc(category)}" data-value="{total!r}"',
-                    )
-                )
-        parts.append("</g>")
+        parts.extend(_bars(chart, segments, extents, totals, total_labels, sv, box.top, band))
         if ticks[0] < 0:
             x0 = sv(0.0)
             parts.append(
@@ -675,50 +632,7 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
             box.left, box.top, box.right, label_top + (cat_lines - 1) * TICK_FONT_PX * LINE_HEIGHT
         )
         parts.append(x_axis_label(chart.category_label, x_label_box, width))
-        thickness = min(band * BAR_FILL, MAX_BAR_PX)
-        parts.append('<g class="bars">')
-        for j, category in enumerate(chart.categories):
-            x0 = box.left + band * (j + 0.5) - thickness / 2
-            x_left, x_right = round(x0, 1), round(x0 + thickness, 1)
-            for name, s, value, start, end in segments[j]:
-                a, b = round(sv(start), 1), round(sv(end), 1)
-                parts.append(
-                    _bar_rect(
-                        x_left,
-                        min(a, b),
-                        x_right - x_left,
-                        abs(b - a),
-                        category,
-                        name,
-                        value,
-                        s,
-                        chart.value_format,
-                    )
-                )
-            lo, hi = extents[j]
-            if j == chart.highlight:
-                a, b = sv(lo), sv(hi)
-                parts.append(
-                    _highlight_rect(
-                        x_left - 3, min(a, b) - 3, x_right - x_left + 6, abs(b - a) + 6, category
-                    )
-                )
-            if chart.show_totals:
-                total = totals[j]
-                pad = TOTAL_LABEL_GAP_PX + (3 if j == chart.highlight else 0)
-                y = sv(hi) - pad if total >= 0 else sv(lo) + pad + TICK_FONT_PX
-                parts.append(
-                    text_el(
-                        (x_left + x_right) / 2,
-                        y,
-                        total_labels[j],
-                        size=TICK_FONT_PX,
-                        anchor="middle",
-                        weight="bold",
-                        attrs=f'class="bar-total" data-category="{esc(category)}" data-value="{total!r}"',
-                    )
-                )
-        parts.append("</g>")
+        parts.extend(_bars(chart, segments, extents, totals, total_labels, sv, box.left, band))
         if ticks[0] < 0:
             y0 = sv(0.0)
             parts.append(
@@ -727,6 +641,68 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
     parts.append(caption_svg(caption, height))
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _bars(
+    chart: BarChart,
+    segments: list[list[tuple[str, int, float, float, float]]],
+    extents: list[tuple[float, float]],
+    totals: list[float],
+    total_labels: list[str],
+    sv: Scale,
+    band_origin_px: float,
+    band_px: float,
+) -> list[str]:
+    """The bars, highlight outline and totals, for either orientation.
+
+    Positions are worked out along two axes -- across the category band (``c``) and along the value
+    scale ``sv`` (``v``) -- and mapped to x/y at the end: horizontal bars run along x.
+    """
+    horizontal = chart.horizontal
+
+    def xywh(c0: float, c1: float, v0: float, v1: float) -> tuple[float, float, float, float]:
+        v_min, v_len = min(v0, v1), abs(v1 - v0)
+        return (v_min, c0, v_len, c1 - c0) if horizontal else (c0, v_min, c1 - c0, v_len)
+
+    thickness = min(band_px * BAR_FILL, MAX_BAR_PX)
+    parts = ['<g class="bars">']
+    for j, category in enumerate(chart.categories):
+        c_start = band_origin_px + band_px * (j + 0.5) - thickness / 2
+        c0, c1 = round(c_start, 1), round(c_start + thickness, 1)
+        for name, s, value, start, end in segments[j]:
+            x, y, w, h = xywh(c0, c1, round(sv(start), 1), round(sv(end), 1))
+            parts.append(_bar_rect(x, y, w, h, category, name, value, s, chart.value_format))
+        lo, hi = extents[j]
+        if j == chart.highlight:
+            x, y, w, h = xywh(c0, c1, sv(lo), sv(hi))
+            parts.append(_highlight_rect(x - 3, y - 3, w + 6, h + 6, category))
+        if not chart.show_totals:
+            continue
+        total = totals[j]
+        pad = TOTAL_LABEL_GAP_PX + (3 if j == chart.highlight else 0)
+        attrs = f'class="bar-total" data-category="{esc(category)}" data-value="{total!r}"'
+        if horizontal:  # the total sits beyond the bar's end, on its centre line
+            end_px = sv(hi) if total >= 0 else sv(lo)
+            x = end_px + pad if total >= 0 else end_px - pad
+            y = (c0 + c1) / 2 + TICK_FONT_PX * 0.35
+            anchor = "start" if total >= 0 else "end"
+        else:  # above a positive bar, below a negative one
+            x = (c0 + c1) / 2
+            y = sv(hi) - pad if total >= 0 else sv(lo) + pad + TICK_FONT_PX
+            anchor = "middle"
+        parts.append(
+            text_el(
+                x,
+                y,
+                total_labels[j],
+                size=TICK_FONT_PX,
+                anchor=anchor,
+                weight="bold",
+                attrs=attrs,
+            )
+        )
+    parts.append("</g>")
+    return parts
 
 
 def _bar_rect(
