@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from planner.errors import ProviderError
-from planner.providers.azure import classify
+from planner.providers.azure import classify, family_key
 from tests.provider_fakes import (
     AZURE_RETAIL,
     AZURE_SKUS,
@@ -55,7 +55,8 @@ def test_specs_and_prices(server: FakeHttpServer) -> None:
     # Reservation rows are the total for the term: 19000 / 8760 h and 38000 / 26280 h.
     assert nc["price_reserved_1y_usd_per_hour"] == pytest.approx(19000 / 8760, abs=1e-6)
     assert nc["price_reserved_3y_usd_per_hour"] == pytest.approx(38000 / 26280, abs=1e-6)
-    assert nc["zones"] == 3
+    # A Zone restriction (restrictionInfo.zones ["3"]) takes zone 3 away from this subscription.
+    assert nc["zones"] == 2
     nd = _row(df, "Standard_ND96asr_v4")
     assert (nd["fabric"], nd["interconnect"]) == ("infiniband", "nvswitch")  # RdmaEnabled=True
     h100 = _row(df, "Standard_ND96isr_H100_v5")
@@ -73,6 +74,27 @@ def test_what_is_left_out(server: FakeHttpServer) -> None:
     # Restricted for the subscription in this location: not offered, not an error.
     assert "Standard_NC4as_T4_v3" not in names | set(reasons)
     assert not {"Standard_D8_v4", "Premium_LRS"} & (names | set(reasons))  # no GPUs / not a VM
+    # ND GB200 v6 has no GPUs capability at all (SkyPilot fetch_azure.py AZURE_MISSING_GPU_COUNT):
+    # reported, not mistaken for a CPU size and dropped.
+    assert reasons["Standard_ND128isr_NDR_GB200_v6"] == "GPU size without a GPUs capability"
+
+
+def test_non_primary_meter_rows_are_ignored(server: FakeHttpServer) -> None:
+    nv = _row(azure_provider_at(server.url).fetch_offers(["eastus"]), "Standard_NV36ads_A10_v5")
+    # The fixture's newer isPrimaryMeterRegion=false row says 2.0; the primary meter says 3.2.
+    assert nv["price_on_demand_usd_per_hour"] == pytest.approx(3.2)
+
+
+@pytest.mark.parametrize(
+    ("family", "key"),
+    [
+        ("StandardNCADSA100v4Family", "standardncadsa100v4family"),
+        ("standardNCADSA100v4Family", "standardncadsa100v4family"),  # casing varies by answer
+        ("Standard NCASv3_T4 Family", "standardncasv3_t4family"),  # so do spaces
+    ],
+)
+def test_family_key(family: str, key: str) -> None:
+    assert family_key(family) == key
 
 
 def test_next_links_are_followed_through_empty_pages(server: FakeHttpServer) -> None:
@@ -149,6 +171,11 @@ def _item(**kw: Any) -> dict[str, Any]:
             None,
         ),
         ([_item(productName="Virtual Machines NCadsA100v4 Series Windows")], "on_demand", None),
+        ([_item(productName="Virtual Machines NC Series Cloud Services")], "on_demand", None),
+        ([_item(productName="Virtual Machines NC Series CloudServices")], "on_demand", None),
+        ([_item(isPrimaryMeterRegion=False)], "on_demand", None),  # non-primary meter
+        # "Win" only as a word: a series name that merely contains the letters still counts
+        ([_item(productName="Virtual Machines NCWinterv9 Series")], "on_demand", Decimal(1)),
         ([_item(type="DevTestConsumption")], "on_demand", None),
         ([_item(retailPrice=0.0)], "on_demand", None),  # a $0 row is no price
         (

@@ -8,7 +8,13 @@ Calls (see ``shared/reference/provider-apis.md`` §3):
 - ``GET https://prices.azure.com/api/retail/prices`` (no auth) per region and VM size, following
   ``NextPageLink``: Linux consumption (on-demand), ``... Spot`` rows (spot) and reservations.
   Reservation rows say ``unitOfMeasure: 1 Hour`` but carry the total for the whole term, so they are
-  divided by the hours in the term.  Low-priority (Batch) and Windows rows are skipped.
+  divided by the hours in the term.  Low-priority (Batch), Windows (" Windows" or, for some H100
+  series, " Win"), Cloud Services and non-primary-meter rows are skipped.
+
+Real-world quirks handled here (sources in ``tests/fixtures/README.md``): a ``Zone`` restriction
+takes those zones away from the subscription although the size stays offered in the region; some
+GPU sizes (ND GB200 v6, ND MI300X v5) carry no ``GPUs`` capability at all, so they are reported
+rather than dropped as CPU sizes; family names vary in casing and sometimes contain spaces.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -64,7 +71,21 @@ FAMILY_GPUS: dict[str, FamilyGpu] = {
     "standardnvadsa10v5family": FamilyGpu("A10", Interconnect.PCIE, vcpus_per_gpu=36),
     "standardncsv3family": FamilyGpu("V100-16GB"),
     "standardndsv2family": FamilyGpu("V100-32GB"),
+    "standardndisrh200v5family": FamilyGpu("H200", Interconnect.NVSWITCH),
 }
+
+# Azure's GPU sizes are the N families (NC, ND, NG, NV; NP is FPGA): Azure "GPU - accelerated
+# compute" size docs.  A size named so but without a ``GPUs`` capability is reported, not dropped.
+_GPU_SIZE_NAME = re.compile(r"^Standard_N[CDGV]", re.IGNORECASE)
+
+# Retail rows that are not Linux pay-as-you-go VM meters: Windows licences (SkyPilot fetch_azure.py
+# matches " Win" because some H100 series say "... Srs Win") and Cloud Services.
+_NOT_LINUX_VM = re.compile(r" Win(dows)?\b| Cloud ?Services\b")
+
+
+def family_key(family: str) -> str:
+    """The FAMILY_GPUS key of a SKU family: casing and spaces vary between API answers."""
+    return family.replace(" ", "").lower()
 
 
 @dataclass(frozen=True)
@@ -75,7 +96,7 @@ class VmSize:
     family: str
     vcpus: int
     memory_gib: float
-    gpus: int
+    gpus: int | None  # None: the SKU has no GPUs capability
     rdma: bool
     zones: int
 
@@ -89,38 +110,60 @@ def _restricted_locations(restriction: Any) -> list[str]:
     values = getattr(restriction, "values_property", None)
     if values is None and isinstance(getattr(restriction, "values", None), list):
         values = restriction.values
-    return [str(v).lower() for v in values or []]
+    # ``values`` names the location for both types; ``restrictionInfo.locations`` repeats it.
+    info = getattr(restriction, "restriction_info", None)
+    located = list(values or []) + list(getattr(info, "locations", None) or [])
+    return [str(v).lower() for v in located]
+
+
+def _restriction_type(restriction: Any) -> str:
+    return str(getattr(restriction.type, "value", restriction.type))
+
+
+def _restricted_zones(restriction: Any) -> set[str]:
+    info = getattr(restriction, "restriction_info", None)
+    return {str(z) for z in (getattr(info, "zones", None) or [])}
 
 
 def vm_sizes(skus: Sequence[Any], region: str) -> list[VmSize]:
-    """GPU VM sizes available to the subscription in ``region`` from resource SKU objects."""
+    """GPU VM sizes available to the subscription in ``region`` from resource SKU objects.
+
+    A ``Location`` restriction removes the size; a ``Zone`` restriction (``restrictionInfo.zones``)
+    removes only those zones.  Sizes of a GPU family or with an N-series name but no ``GPUs``
+    capability are kept with ``gpus=None`` so the caller can report them.
+    """
     sizes = []
     for sku in skus:
         if str(sku.resource_type) != "virtualMachines":
             continue
         caps = _caps(sku)
-        if int(float(caps.get("GPUs", "0"))) <= 0:
+        name, family = str(sku.name), str(sku.family or "")
+        gpus: int | None = None
+        if "GPUs" in caps:
+            gpus = int(float(caps["GPUs"]))
+            if gpus <= 0:
+                continue
+        elif not (family_key(family) in FAMILY_GPUS or _GPU_SIZE_NAME.match(name)):
+            continue  # a CPU size
+        restrictions = [r for r in (sku.restrictions or []) if region in _restricted_locations(r)]
+        if any(_restriction_type(r) == "Location" for r in restrictions):
             continue
-        restricted = any(
-            str(getattr(r.type, "value", r.type)) == "Location"
-            and region in _restricted_locations(r)
-            for r in (sku.restrictions or [])
+        lost = set().union(
+            *(_restricted_zones(r) for r in restrictions if _restriction_type(r) == "Zone")
         )
-        if restricted:
-            continue
-        zones = 0
+        zones: set[str] = set()
         for info in sku.location_info or []:
             if str(info.location).lower() == region:
-                zones = len(info.zones or [])
+                zones = {str(z) for z in info.zones or []}
         sizes.append(
             VmSize(
-                name=str(sku.name),
-                family=str(sku.family or ""),
+                name=name,
+                family=family,
                 vcpus=int(float(caps.get("vCPUs", "0"))),
                 memory_gib=float(caps.get("MemoryGB", "0")),
-                gpus=int(float(caps["GPUs"])),
+                gpus=gpus,
                 rdma=caps.get("RdmaEnabled", "False").lower() == "true",
-                zones=zones,
+                zones=len(zones - lost),
             )
         )
     return sizes
@@ -158,8 +201,10 @@ def classify(items: Sequence[dict[str, Any]]) -> RetailPrices:
     for item in items:
         product = str(item.get("productName", ""))
         sku_name = str(item.get("skuName", ""))
-        if " Windows" in product or product.endswith(" Win") or " Cloud Services" in product:
+        if _NOT_LINUX_VM.search(product):
             continue
+        if item.get("isPrimaryMeterRegion") is False:
+            continue  # the preview API version also returns non-primary meters
         row_type = item.get("type")
         if row_type == "Consumption":
             if sku_name.endswith(" Low Priority"):
@@ -319,7 +364,12 @@ class AzureProvider(DraftingProvider):
             with _translated(f"resourceSkus.list in {region}"):
                 skus = list(compute.resource_skus.list(filter=f"location eq '{region}'"))
             for size in vm_sizes(skus, region):
-                family = FAMILY_GPUS.get(size.family.lower())
+                family = FAMILY_GPUS.get(family_key(size.family))
+                if size.gpus is None:
+                    unmapped.append(
+                        Unmapped(self.name, size.name, "GPU size without a GPUs capability")
+                    )
+                    continue
                 if family is None:
                     unmapped.append(
                         Unmapped(self.name, size.name, f"family {size.family!r} not in FAMILY_GPUS")
