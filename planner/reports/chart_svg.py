@@ -371,66 +371,58 @@ def left_band(tick_labels: Iterable[str]) -> float:
     )
 
 
-def value_ticks_vertical(
-    scale: Scale, ticks: Sequence[float], labels: Sequence[str], box: Box, cls: str
+def svg_line(
+    x1: float, y1: float, x2: float, y2: float, stroke: str, cls: str | None = None
 ) -> str:
-    """Grid lines plus a left axis with ticks and labels (``cls`` names the group)."""
-    out = ['<g class="grid">']
-    for t in ticks:
-        y = scale(t)
-        out.append(
-            f'<line x1="{num(box.left)}" y1="{num(y)}" x2="{num(box.right)}" y2="{num(y)}" stroke="{GRID}"/>'
-        )
-    out.append(f'</g><g class="{cls}">')
-    out.append(
-        f'<line x1="{num(box.left)}" y1="{num(box.top)}" x2="{num(box.left)}" y2="{num(box.bottom)}" stroke="{AXIS}"/>'
+    """A ``<line>`` element, with a class when ``cls`` is given."""
+    class_attr = f'class="{cls}" ' if cls else ""
+    return (
+        f'<line {class_attr}x1="{num(x1)}" y1="{num(y1)}" x2="{num(x2)}" y2="{num(y2)}"'
+        f' stroke="{stroke}"/>'
     )
-    for t, label in zip(ticks, labels, strict=True):
-        y = scale(t)
-        out.append(
-            f'<line x1="{num(box.left - TICK_LEN_PX)}" y1="{num(y)}" x2="{num(box.left)}" y2="{num(y)}" stroke="{AXIS}"/>'
-        )
-        out.append(
-            text_el(
-                box.left - TICK_LEN_PX - TICK_GAP_PX,
-                y + TICK_FONT_PX * 0.35,
-                label,
-                size=TICK_FONT_PX,
-                anchor="end",
-                fill=MUTED_INK,
-                attrs=f'data-value="{t!r}"',
-            )
-        )
-    out.append("</g>")
-    return "".join(out)
 
 
-def value_ticks_horizontal(
-    scale: Scale, ticks: Sequence[float], labels: Sequence[str], box: Box, cls: str
+def value_ticks(
+    scale: Scale,
+    ticks: Sequence[float],
+    labels: Sequence[str],
+    box: Box,
+    cls: str,
+    side: Literal["left", "bottom"],
 ) -> str:
-    """Grid lines plus a bottom axis with ticks and labels (``cls`` names the group)."""
+    """Grid lines plus a value axis on the ``side`` of ``box``, with ticks and labels (``cls``
+    names the group). A left axis maps values to y, a bottom axis to x."""
+    left = side == "left"
+
+    def across(at_px: float, start_px: float, end_px: float, stroke: str) -> str:
+        """A line across the value direction at ``at_px``, from ``start_px`` to ``end_px``."""
+        if left:
+            return svg_line(start_px, at_px, end_px, at_px, stroke)
+        return svg_line(at_px, start_px, at_px, end_px, stroke)
+
+    grid_px = (box.left, box.right) if left else (box.top, box.bottom)
+    tick_px = (box.left - TICK_LEN_PX, box.left) if left else (box.bottom, box.bottom + TICK_LEN_PX)
     out = ['<g class="grid">']
-    for t in ticks:
-        x = scale(t)
-        out.append(
-            f'<line x1="{num(x)}" y1="{num(box.top)}" x2="{num(x)}" y2="{num(box.bottom)}" stroke="{GRID}"/>'
-        )
+    out.extend(across(scale(t), *grid_px, GRID) for t in ticks)
     out.append(f'</g><g class="{cls}">')
-    out.append(
-        f'<line x1="{num(box.left)}" y1="{num(box.bottom)}" x2="{num(box.right)}" y2="{num(box.bottom)}" stroke="{AXIS}"/>'
-    )
+    if left:
+        out.append(svg_line(box.left, box.top, box.left, box.bottom, AXIS))
+    else:
+        out.append(svg_line(box.left, box.bottom, box.right, box.bottom, AXIS))
     for t, label in zip(ticks, labels, strict=True):
-        x = scale(t)
-        out.append(
-            f'<line x1="{num(x)}" y1="{num(box.bottom)}" x2="{num(x)}" y2="{num(box.bottom + TICK_LEN_PX)}" stroke="{AXIS}"/>'
-        )
+        at = scale(t)
+        out.append(across(at, *tick_px, AXIS))
+        if left:
+            x, y, anchor = box.left - TICK_LEN_PX - TICK_GAP_PX, at + TICK_FONT_PX * 0.35, "end"
+        else:
+            x, y, anchor = at, box.bottom + TICK_LEN_PX + TICK_GAP_PX + TICK_FONT_PX, "middle"
         out.append(
             text_el(
                 x,
-                box.bottom + TICK_LEN_PX + TICK_GAP_PX + TICK_FONT_PX,
+                y,
                 label,
                 size=TICK_FONT_PX,
-                anchor="middle",
+                anchor=anchor,
                 fill=MUTED_INK,
                 attrs=f'data-value="{t!r}"',
             )

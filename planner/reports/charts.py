@@ -67,11 +67,11 @@ from planner.reports.chart_svg import (
     left_band,
     no_data,
     num,
+    svg_line,
     svg_open,
     text_el,
     text_width,
-    value_ticks_horizontal,
-    value_ticks_vertical,
+    value_ticks,
     wrap,
     x_axis_label,
     y_axis_label,
@@ -310,13 +310,11 @@ def _render_line(
         f'<rect class="plot-area" x="{num(box.left)}" y="{num(box.top)}" width="{num(box.width)}"'
         f' height="{num(box.height)}" fill="none"/>'
     )
-    parts.append(value_ticks_vertical(sy, y_ticks, y_labels, box, "y-axis"))
-    parts.append(value_ticks_horizontal(sx, x_ticks, x_labels, box, "x-axis"))
+    parts.append(value_ticks(sy, y_ticks, y_labels, box, "y-axis", "left"))
+    parts.append(value_ticks(sx, x_ticks, x_labels, box, "x-axis", "bottom"))
     if y_ticks[0] < 0 < y_ticks[-1]:
         y0 = sy(0.0)
-        parts.append(
-            f'<line class="zero-line" x1="{num(box.left)}" y1="{num(y0)}" x2="{num(box.right)}" y2="{num(y0)}" stroke="{AXIS}"/>'
-        )
+        parts.append(svg_line(box.left, y0, box.right, y0, AXIS, "zero-line"))
     parts.append(y_axis_label(chart.y_label, box))
     parts.append(x_axis_label(chart.x_label, box, width))
 
@@ -538,11 +536,9 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
             f'<rect class="plot-area" x="{num(box.left)}" y="{num(box.top)}" width="{num(box.width)}"'
             f' height="{num(box.height)}" fill="none"/>'
         )
-        parts.append(value_ticks_horizontal(sv, ticks, tick_labels, box, "x-axis"))
+        parts.append(value_ticks(sv, ticks, tick_labels, box, "x-axis", "bottom"))
         cat_axis = ['<g class="y-axis">']
-        cat_axis.append(
-            f'<line x1="{num(box.left)}" y1="{num(box.top)}" x2="{num(box.left)}" y2="{num(box.bottom)}" stroke="{AXIS}"/>'
-        )
+        cat_axis.append(svg_line(box.left, box.top, box.left, box.bottom, AXIS))
         for j, category in enumerate(chart.categories):
             mid = box.top + band * (j + 0.5)
             bold = j == chart.highlight
@@ -566,9 +562,7 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
         parts.extend(_bars(chart, segments, extents, totals, total_labels, sv, box.top, band))
         if ticks[0] < 0:
             x0 = sv(0.0)
-            parts.append(
-                f'<line class="zero-line" x1="{num(x0)}" y1="{num(box.top)}" x2="{num(x0)}" y2="{num(box.bottom)}" stroke="{INK}"/>'
-            )
+            parts.append(svg_line(x0, box.top, x0, box.bottom, INK, "zero-line"))
     else:
         band_guess = (width - left_band(tick_labels) - PAD_PX) / n
         # Many narrow bars (the months of a budget): label every stride-th bar in full rather
@@ -599,12 +593,10 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
             f'<rect class="plot-area" x="{num(box.left)}" y="{num(box.top)}" width="{num(box.width)}"'
             f' height="{num(box.height)}" fill="none"/>'
         )
-        parts.append(value_ticks_vertical(sv, ticks, tick_labels, box, "y-axis"))
+        parts.append(value_ticks(sv, ticks, tick_labels, box, "y-axis", "left"))
         label_top = box.bottom + (total_room if any_negative_total else 0.0)
         cat_axis = ['<g class="x-axis">']
-        cat_axis.append(
-            f'<line x1="{num(box.left)}" y1="{num(box.bottom)}" x2="{num(box.right)}" y2="{num(box.bottom)}" stroke="{AXIS}"/>'
-        )
+        cat_axis.append(svg_line(box.left, box.bottom, box.right, box.bottom, AXIS))
         for j, category in enumerate(chart.categories):
             mid = box.left + band * (j + 0.5)
             bold = j == chart.highlight
@@ -635,9 +627,7 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
         parts.extend(_bars(chart, segments, extents, totals, total_labels, sv, box.left, band))
         if ticks[0] < 0:
             y0 = sv(0.0)
-            parts.append(
-                f'<line class="zero-line" x1="{num(box.left)}" y1="{num(y0)}" x2="{num(box.right)}" y2="{num(y0)}" stroke="{INK}"/>'
-            )
+            parts.append(svg_line(box.left, y0, box.right, y0, INK, "zero-line"))
     parts.append(caption_svg(caption, height))
     parts.append("</svg>")
     return "".join(parts)
