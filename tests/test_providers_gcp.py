@@ -174,3 +174,92 @@ def test_permission_denied_names_what_to_grant(server: FakeHttpServer) -> None:
     with pytest.raises(ProviderError) as info:
         _fetch(server, ["us-central1"])
     assert re.search(r"grant compute\.machineTypes\.list", str(info.value))
+
+
+def _serve_skus(server: FakeHttpServer, description: str, change: Any) -> None:
+    """Serve the recorded SKU pages with ``change(sku)`` applied to the SKU called ``description``."""
+    pages = load("gcp", "skus_compute_engine.json")
+    for page in pages:
+        for sku in page["skus"]:
+            if sku["description"] == description:
+                change(sku)
+    server.route(GCP_SKUS, paged(pages))
+
+
+_A100 = "Nvidia Tesla A100 GPU running in Americas"
+_A2_ON_DEMAND = 0.379332 + 0.360145 + 2.933908  # 12 vCPU, 85 GiB, 1 A100 (OpenCost recording)
+
+
+def _tiers(sku: dict[str, Any]) -> list[dict[str, Any]]:
+    rates: list[dict[str, Any]] = sku["pricingInfo"][0]["pricingExpression"]["tieredRates"]
+    return rates
+
+
+def test_prices_are_requested_in_usd(server: FakeHttpServer) -> None:
+    _fetch(server, ["us-central1"])
+    assert all(s.query.get("currencyCode") == ["USD"] for s in server.hits(GCP_SKUS))
+
+
+def test_a_zero_first_tier_is_a_free_allowance_not_the_price(server: FakeHttpServer) -> None:
+    # "[start 20: $10] ... the first 20GB is free" (billing_v1 PricingExpression docs): a $0 tier
+    # from 0 is an allowance; sustained use pays the next tier.
+    def free_first_hour(sku: dict[str, Any]) -> None:
+        paid = _tiers(sku)[0]
+        free = {
+            "startUsageAmount": 0,
+            "unitPrice": {"currencyCode": "USD", "units": "0", "nanos": 0},
+        }
+        _tiers(sku)[:] = [free, {**paid, "startUsageAmount": 1}]
+
+    _serve_skus(server, _A100, free_first_hour)
+    a2 = _row(_fetch(server, ["us-central1"]).offers, "us-central1", "a2-highgpu-1g")
+    assert a2["price_on_demand_usd_per_hour"] == pytest.approx(_A2_ON_DEMAND)
+
+
+def test_a_sku_whose_every_tier_is_free_prices_nothing(server: FakeHttpServer) -> None:
+    def all_free(sku: dict[str, Any]) -> None:
+        _tiers(sku)[0]["unitPrice"] = {"currencyCode": "USD", "units": "0", "nanos": 0}
+
+    _serve_skus(server, _A100, all_free)
+    result = _fetch(server, ["us-central1"])
+    reasons = {u.item: u.reason for u in result.unmapped}
+    assert reasons[_A100] == "every price tier is $0"
+    assert "us-central1/a2-highgpu-1g" in reasons  # not priced at $0 for its GPU
+    assert "a2-highgpu-1g" not in set(result.offers["instance_type"])
+
+
+def test_a_price_in_another_currency_is_rejected(server: FakeHttpServer) -> None:
+    # OpenCost's recording of a billing account in IDR: units "508", nanos 934997455 per core-hour.
+    def rupiah(sku: dict[str, Any]) -> None:
+        _tiers(sku)[0]["unitPrice"] = {"currencyCode": "IDR", "units": "508", "nanos": 934997455}
+
+    _serve_skus(server, "A2 Instance Core running in Americas", rupiah)
+    with pytest.raises(ProviderError, match="priced in IDR, not USD"):
+        _fetch(server, ["us-central1"])
+
+
+def test_a_sku_in_an_unexpected_unit_is_reported_not_mixed_in(server: FakeHttpServer) -> None:
+    # Cores and GPUs are per "h", RAM per "GiBy.h"; a per-month RAM price must not be summed in.
+    def per_month(sku: dict[str, Any]) -> None:
+        sku["pricingInfo"][0]["pricingExpression"]["usageUnit"] = "GiBy.mo"
+
+    _serve_skus(server, "A2 Instance Ram running in Americas", per_month)
+    result = _fetch(server, ["us-central1"])
+    reasons = {u.item: u.reason for u in result.unmapped}
+    assert (
+        reasons["A2 Instance Ram running in Americas"] == "priced per 'GiBy.mo', expected 'GiBy.h'"
+    )
+    assert "us-central1/a2-highgpu-1g" in reasons
+
+
+@pytest.mark.parametrize(
+    ("units", "nanos", "expected"),
+    [
+        ("2", 933908000, "2.933908"),  # OpenCost A100: float arithmetic gives 2.9339079999999997
+        ("508", 934997455, "508.934997455"),  # all nine nanos digits kept (OpenCost IDR row)
+        ("0", 4237000, "0.004237"),
+        ("-1", -750000000, "-1.75"),  # google.type.Money: nanos carry the sign of units
+    ],
+)
+def test_money_units_plus_nanos(units: str, nanos: int, expected: str) -> None:
+    assert money(units, nanos) == Decimal(expected)

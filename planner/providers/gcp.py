@@ -11,6 +11,12 @@ Calls (see ``shared/reference/provider-apis.md`` §2):
   GPU SKUs are matched to accelerator types by :data:`GPU_SKU_PATTERNS`, an explicit table; SKUs it
   does not match are reported, never guessed.  Money stays Decimal until the table row.
 
+Billing Catalog facts the code relies on (google-cloud-billing ``PricingExpression`` docs and the
+OpenCost recording cited in ``tests/fixtures/README.md``): money is ``units`` (a string in JSON) plus
+``nanos``; ``tieredRates`` are sorted by ``startUsageAmount`` and a $0 first tier is a free allowance,
+not the price; cores and GPUs are priced per ``h``, RAM per ``GiBy.h``; prices come in the
+requested ``currencyCode`` (billing-account currencies such as IDR are rejected, not summed as USD).
+
 N1 VMs with attachable GPUs (T4, V100, P100, P4 via ``AcceleratorTypesClient``) are not covered:
 every N1 shape x card count would be an offer, and the bundled snapshot covers them.
 """
@@ -124,14 +130,45 @@ def usage_of(sku: Any) -> str | None:
     return USAGE.get(str(sku.category.usage_type))
 
 
-def unit_price(sku: Any) -> Decimal:
-    """The first-tier price of a SKU in its usage unit (hour, or GiB-hour for RAM)."""
+# The unit each kind of SKU is priced in: per hour for a core or a GPU, per GiB-hour for RAM.
+USAGE_UNITS = {"core": "h", "gpu": "h", "ram": "GiBy.h"}
+CURRENCY = "USD"
+
+
+def unit_price(sku: Any) -> Decimal | None:
+    """The price of a SKU per usage unit: the first tier with a non-zero price.
+
+    Tiers are ordered by ``start_usage_amount`` and a tier applies only after that much usage, so a
+    $0 tier starting at 0 is a free allowance; sustained use pays the next tier.  None when every
+    tier is $0 (nothing to price a VM with).  Raises ProviderError for a non-USD price.
+    """
     try:
-        rates = sku.pricing_info[0].pricing_expression.tiered_rates
-        rate = min(rates, key=lambda r: r.start_usage_amount)
-    except (IndexError, ValueError) as e:
+        rates = sorted(
+            sku.pricing_info[0].pricing_expression.tiered_rates,
+            key=lambda r: r.start_usage_amount,
+        )
+    except IndexError as e:
         raise ProviderError(f"GCP SKU {sku.sku_id} ({sku.description!r}) has no price tier") from e
-    return money(rate.unit_price.units, rate.unit_price.nanos)
+    if not rates:
+        raise ProviderError(f"GCP SKU {sku.sku_id} ({sku.description!r}) has no price tier")
+    for rate in rates:
+        currency = str(rate.unit_price.currency_code or CURRENCY)
+        if currency != CURRENCY:
+            raise ProviderError(
+                f"GCP SKU {sku.sku_id} ({sku.description!r}) is priced in {currency}, not {CURRENCY}",
+                hint="the catalog answered in the billing account's currency; request currency_code=USD",
+            )
+        price = money(rate.unit_price.units, rate.unit_price.nanos)
+        if price > 0:
+            return price
+    return None
+
+
+def _usage_unit(sku: Any) -> str:
+    try:
+        return str(sku.pricing_info[0].pricing_expression.usage_unit)
+    except IndexError:
+        return ""
 
 
 @dataclass(frozen=True)
@@ -168,15 +205,28 @@ def index_skus(skus: Sequence[Any], regions: Sequence[str]) -> SkuPrices:
                     "gcp", description, "GPU SKU not in GPU_SKU_PATTERNS"
                 )
                 continue
-            for region in here:
-                gpus[(region, usage, accelerator)] = unit_price(sku)
+            kind, target = "gpu", accelerator
+        else:
+            match = _COMPONENT.match(text)
+            if match is None or match.group("series") not in SERIES:
+                continue
+            kind = "ram" if match.group("part") == "ram" else "core"
+            target = match.group("series")
+        unit = _usage_unit(sku)
+        if unit != USAGE_UNITS[kind]:
+            unmapped[description] = Unmapped(
+                "gcp", description, f"priced per {unit!r}, expected {USAGE_UNITS[kind]!r}"
+            )
             continue
-        match = _COMPONENT.match(text)
-        if match is None or match.group("series") not in SERIES:
+        price = unit_price(sku)
+        if price is None:
+            unmapped[description] = Unmapped("gcp", description, "every price tier is $0")
             continue
-        part = "ram" if match.group("part") == "ram" else "core"
         for region in here:
-            components[(region, usage, match.group("series"), part)] = unit_price(sku)
+            if kind == "gpu":
+                gpus[(region, usage, target)] = price
+            else:
+                components[(region, usage, target, kind)] = price
     return SkuPrices(components, gpus, tuple(unmapped.values()))
 
 
@@ -292,7 +342,11 @@ class GcpProvider(DraftingProvider):
         with _translated(
             "cloudbilling skus.list", "the Cloud Billing API enabled (billing.services.skus.list)"
         ):
-            skus = list(skus_client.list_skus(request={"parent": COMPUTE_SERVICE}, retry=retry))
+            skus = list(
+                skus_client.list_skus(
+                    request={"parent": COMPUTE_SERVICE, "currency_code": CURRENCY}, retry=retry
+                )
+            )
         prices = index_skus(skus, regions)
         unmapped = list(prices.unmapped)
         drafts: list[OfferDraft] = []
