@@ -16,7 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.reports.chart_ticks import axis_labels, axis_ticks, log_axis_ticks
+from planner.reports.chart_ticks import (
+    axis_labels,
+    axis_ticks,
+    format_value,
+    log_axis_ticks,
+)
 from planner.reports.charts import (
     BarChart,
     LineChart,
@@ -195,6 +200,16 @@ def test_log_hour_axis_ticks_at_round_durations():
         "14 d",
         "30 d",
     ]
+
+
+def test_data_values_keep_cents_under_a_thousand_dollars_as_the_tables_do():
+    assert format_value(3.8, "usd") == "$3.80"
+    assert format_value(999.994, "usd") == "$999.99"
+    assert format_value(-10.0, "usd") == "-$10.00"
+    assert format_value(-0.001, "usd") == "$0.00"  # no negative zero
+    assert format_value(999.996, "usd") == format_tick(999.996, "usd") == "$1k"
+    assert format_value(75_800.0, "usd") == "$75.8k"
+    assert format_value(0.5, "pct") == format_tick(0.5, "pct") == "50%"
 
 
 def test_log_hour_axis_at_the_last_round_duration_widens_downwards():
@@ -465,7 +480,7 @@ def test_stacked_segments_tile_the_bar_up_to_its_total():
                 float(lower.get("y")), abs=0.01
             )
     totals = {t.get("data-category"): all_text(t) for t in by_class(root, "bar-total")}
-    assert totals == {"A": "$15.3", "B": "$32.5"}
+    assert totals == {"A": "$15.30", "B": "$32.50"}
 
 
 def test_horizontal_bars_are_proportional_and_labelled():
@@ -502,13 +517,13 @@ def test_negative_bars_hang_below_the_zero_line():
     assert float(neg.get("y")) == pytest.approx(y0, abs=0.1)
     assert float(pos.get("height")) == pytest.approx(2 * float(neg.get("height")), abs=0.2)
     totals = {t.get("data-category"): all_text(t) for t in by_class(root, "bar-total")}
-    assert totals["B"] == "-$10"
+    assert totals["B"] == "-$10.00"
 
 
 def test_all_zero_bars_render():
     root = parse(render_svg(bar_chart(stacks=(("x", (0.0, 0.0)),))))
     assert [float(r.get("height")) for r in by_class(root, "bar")] == [0.0, 0.0]
-    assert [all_text(t) for t in by_class(root, "bar-total")] == ["$0", "$0"]
+    assert [all_text(t) for t in by_class(root, "bar-total")] == ["$0.00", "$0.00"]
 
 
 def test_long_category_labels_are_cut_with_the_full_text_in_a_tooltip():

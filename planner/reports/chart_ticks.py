@@ -147,6 +147,15 @@ def format_tick(value: float, fmt: ValueFormat) -> str:
     return _format(value, fmt)
 
 
+def format_value(value: float, fmt: ValueFormat) -> str:
+    """A data value (a bar's total, a tooltip) rather than a tick: like :func:`format_tick`, but
+    money under $1,000 keeps its cents as the report's tables write it ($3.80, not $3.8)."""
+    if fmt == "usd" and math.isfinite(value) and round(abs(value), 2) < 1000:
+        body = f"${abs(value):.2f}"
+        return "-" + body if round(value, 2) < 0 else body
+    return _format(value, fmt)
+
+
 def axis_labels(ticks: Sequence[float], fmt: ValueFormat, log: bool = False) -> list[str]:
     """Labels for one axis: one unit for every hour tick, SI for every number tick when the axis
     reaches 10,000 (on a log axis each tick picks its own), and enough digits that no two labels

@@ -81,6 +81,7 @@ from planner.reports.chart_ticks import (
     axis_labels,
     axis_ticks,
     format_tick,
+    format_value,
     log_axis_ticks,
     log_ticks,
     nice_ticks,
@@ -95,6 +96,7 @@ __all__ = [
     "Series",
     "ValueFormat",
     "format_tick",
+    "format_value",
     "log_ticks",
     "nice_ticks",
     "render_svg",
@@ -498,7 +500,7 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
     v_hi = max(0.0, *(hi for _, hi in extents))
     ticks = axis_ticks(v_lo, v_hi, chart.value_format)
     tick_labels = axis_labels(ticks, chart.value_format)
-    total_labels = [format_tick(t, chart.value_format) for t in totals]
+    total_labels = [format_value(t, chart.value_format) for t in totals]
     total_room = TICK_FONT_PX * LINE_HEIGHT if chart.show_totals else 0.0
     any_negative_total = chart.show_totals and any(t < 0 for t in totals)
     any_positive_total = chart.show_totals and any(t >= 0 for t in totals)
@@ -708,9 +710,9 @@ def _bar_rect(
 ) -> str:
     color = PALETTE[index % len(PALETTE)]
     tooltip = (
-        f"{category} — {segment}: {format_tick(value, fmt)}"
+        f"{category} — {segment}: {format_value(value, fmt)}"
         if segment
-        else f"{category}: {format_tick(value, fmt)}"
+        else f"{category}: {format_value(value, fmt)}"
     )
     return (
         f'<rect class="bar" data-category="{esc(category)}" data-segment="{esc(segment)}"'
