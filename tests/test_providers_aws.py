@@ -260,3 +260,67 @@ def test_decimal_effective_hourly() -> None:
 
     term = ReservedTerm(1, "standard", "Partial Upfront", Decimal("1.5"), Decimal("8760"))
     assert term.effective_hourly_usd == Decimal("2.5")
+
+
+def _trimmed_from(recorded: Any, real: Any, path: str = "") -> list[str]:
+    """Where ``recorded`` is not a trimmed copy of ``real`` (same values, keys only dropped)."""
+    if isinstance(recorded, dict) and isinstance(real, dict):
+        return [
+            p
+            for key, value in recorded.items()
+            for p in (
+                _trimmed_from(value, real[key], f"{path}.{key}")
+                if key in real
+                else [f"{path}.{key} (not in the real record)"]
+            )
+        ]
+    if isinstance(recorded, list) and isinstance(real, list):
+        if len(recorded) != len(real):
+            return [f"{path} ({len(recorded)} items, real {len(real)})"]
+        return [
+            p
+            for i, (a, b) in enumerate(zip(recorded, real, strict=True))
+            for p in _trimmed_from(a, b, f"{path}[{i}]")
+        ]
+    return [] if recorded == real else [f"{path}: {recorded!r} != {real!r}"]
+
+
+def test_instance_type_recordings_are_trimmed_copies_of_the_real_records() -> None:
+    # moto's instance-type data is generated from the live DescribeInstanceTypes API; every field the
+    # fixture keeps must carry the real value (GpuInfo, NetworkCards, NeuronInfo, fractional L4 ...).
+    recorded = [
+        t
+        for page in load("aws", "describe_instance_types_us-east-1.json")
+        for t in page["InstanceTypes"]
+    ]
+    with mock_aws():
+        ec2 = boto_client("ec2", "us-east-1")
+        names = [t["InstanceType"] for t in recorded]
+        real = {
+            t["InstanceType"]: t
+            for t in ec2.describe_instance_types(InstanceTypes=names)["InstanceTypes"]
+        }
+    assert set(real) == set(names)
+    problems = [
+        p for t in recorded for p in _trimmed_from(t, real[t["InstanceType"]], t["InstanceType"])
+    ]
+    assert problems == []
+
+
+def test_offering_recordings_match_the_real_zones() -> None:
+    recorded = [
+        o
+        for page in load("aws", "describe_instance_type_offerings_us-east-1.json")
+        for o in page["InstanceTypeOfferings"]
+    ]
+    names = sorted({o["InstanceType"] for o in recorded})
+    with mock_aws():
+        ec2 = boto_client("ec2", "us-east-1")
+        real = ec2.describe_instance_type_offerings(
+            LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": names}]
+        )["InstanceTypeOfferings"]
+
+    def pairs(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        return sorted((o["InstanceType"], o["Location"]) for o in rows)
+
+    assert pairs(recorded) == pairs(real)
