@@ -274,6 +274,26 @@ def test_tco_report_numbers_match_the_json(tco_pair: tuple[dict[str, Any], str])
     assert _agree(html, record) > 20
 
 
+def test_payback_after_the_hardware_life_is_called_out() -> None:
+    args = ("--hardware", "8xh100-hgx", "--utilization", "1.0")
+    code, out, err = run("tco", *args, "--format", "json")
+    assert code == 0, err
+    record = json.loads(out)
+    code, markdown, err = run("report", "tco", *args, "--format", "markdown")
+    assert code == 0, err
+    life_months = record["years"] * 12
+    late = [c for c in record["comparisons"] if (c["breakeven_months"] or 0) > life_months]
+    on_time = [c for c in record["comparisons"] if 0 < (c["breakeven_months"] or 0) <= life_months]
+    assert late and on_time  # at full use the bundled prices give both kinds
+    for c in late:
+        assert (
+            f"| {c['breakeven_months']:,.1f} months (after its {life_months:.0f}-month life) |"
+            in (markdown)
+        )
+    for c in on_time:
+        assert f"| {c['breakeven_months']:,.1f} months |" in markdown
+
+
 def test_budget_report_numbers_match_the_json(budget_pair: tuple[dict[str, Any], str]) -> None:
     record, html = budget_pair
     assert _agree(html, record) > 100

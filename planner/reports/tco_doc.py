@@ -7,7 +7,7 @@ every cell keeps its USD value.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -280,7 +280,7 @@ def tco_document(
                 ("cloud_usd_per_gpu_hour", "per GPU-hour", money.per_hour),
                 ("cloud_usd_per_equivalent_gpu_hour", "per owned-GPU-hour of work", money.per_hour),
                 ("breakeven_utilization", "owning wins above", _breakeven_pct),
-                ("breakeven_months", "pays for itself after", f.months),
+                ("breakeven_months", "pays for itself after", _payback(record["years"])),
             ),
             json_path="comparisons",
         )
@@ -365,6 +365,18 @@ def tco_document(
         warnings=tuple(warnings),
         generated_by=generated_by,
     )
+
+
+def _payback(life_years: float) -> Callable[[float | None], str]:
+    """Payback months, saying so when they fall after the hardware's life (it never pays back)."""
+    life_months = life_years * 12
+
+    def text(months: float | None) -> str:
+        if months is not None and months > life_months:
+            return f"{f.months(months)} (after its {life_months:.0f}-month life)"
+        return f.months(months)
+
+    return text
 
 
 def _breakeven_pct(value: float | None) -> str:
