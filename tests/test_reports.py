@@ -294,6 +294,24 @@ def test_payback_after_the_hardware_life_is_called_out() -> None:
         assert f"| {c['breakeven_months']:,.1f} months |" in markdown
 
 
+def test_budget_headline_reconciles_cash_and_book_value(
+    budget_pair: tuple[dict[str, Any], str],
+) -> None:
+    record, html = budget_pair
+    cash = sum(m["cost_usd"] for m in record["months"])
+    residual = record["residual_value_usd"]
+    assert residual > 0  # the mix buys a machine that outlives the horizon
+    # The headline total is the cash paid out, plus fees due later, less what the machines are
+    # still worth: a reader can reconcile the monthly table with the headline.
+    assert cash + record["commitments_after_horizon_usd"] - residual == pytest.approx(
+        record["total_usd"], abs=0.01
+    )
+    assert (
+        f"({f.money(cash, f.USD_MONEY)} paid out in the horizon, less "
+        f"{f.money(residual, f.USD_MONEY)} book value of the machines kept)"
+    ) in html
+
+
 def test_budget_report_numbers_match_the_json(budget_pair: tuple[dict[str, Any], str]) -> None:
     record, html = budget_pair
     assert _agree(html, record) > 100

@@ -428,9 +428,27 @@ def budget_document(
     strategies = record["strategies"]
     pure = [s for s in strategies if s["strategy"] != "optimal mix" and s["total_usd"] is not None]
     best_pure = min(pure, key=lambda s: s["total_usd"]) if pure else None
+    cash_usd = sum(m["cost_usd"] for m in record["months"])
+    net_of = [
+        f"{f.money(cash_usd, money)} paid out in the horizon",
+        *(
+            [
+                f"plus {f.money(record['commitments_after_horizon_usd'], money)} of commitments due after it"
+            ]
+            if record["commitments_after_horizon_usd"] > 0
+            else []
+        ),
+        *(
+            [f"less {f.money(record['residual_value_usd'], money)} book value of the machines kept"]
+            if record["residual_value_usd"] > 0
+            else []
+        ),
+    ]
     headline = (
         f"The optimal mix for {record['name']} costs {f.money(record['total_usd'], money)} over "
-        f"{record['horizon_months']} months: buy {_count(record['machines_bought'], 'machine')}, "
+        f"{record['horizon_months']} months"
+        + (f" ({', '.join(net_of)})" if len(net_of) > 1 else "")
+        + f": buy {_count(record['machines_bought'], 'machine')}, "
         f"commit up to {_count(record['peak_committed_gpus'], 'GPU')}"
         + (
             f", and saves {f.money(best_pure['mix_saves_usd'], money)} "
@@ -442,6 +460,7 @@ def budget_document(
     )
     figures = [
         ("Total over the horizon", Cell.of(record["total_usd"], money)),
+        ("Paid out in the horizon", Cell.of(cash_usd, money)),
         ("Machines bought", Cell.of(record["machines_bought"], f.number)),
         ("Peak committed GPUs", Cell.of(record["peak_committed_gpus"], f.number)),
     ]
