@@ -12,12 +12,14 @@ table of :mod:`planner.currency`.
 
 from __future__ import annotations
 
+import difflib
+import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import planner
@@ -26,9 +28,17 @@ from planner.errors import ConfigError, UnknownNameError, suggest
 from planner.hardware import GpuCatalog, load_gpu_catalog
 from planner.ownership import annual_cost
 from planner.schema import Fabric, Interconnect
+from planner.yamlfile import read_yaml
 
 HOURS_PER_YEAR = 8760.0  # 365 d x 24 h; the worked example in cost-facts.md s2.4 uses 8,760 h
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730 h, the convention cloud bills use for a month
+# Largest GPU-hours a budget may ask for in one month or one workload: 1e12 GPU-hours a month is
+# over a billion GPUs busy all month, far past any fleet, and keeps the MILP's coefficients well
+# inside what HiGHS solves reliably (it treats 1e20 as infinite: HiGHS options, infinite_bound).
+MAX_GPU_HOURS = 1e12
+# Largest amount of money one file entry may hold (a machine's capex, a price, a capex limit):
+# a trillion USD is past any server or fleet budget, so a bigger number is a units mistake.
+MAX_USD = 1e12
 
 
 # ----------------------------------------------------------------------------- locations
@@ -41,30 +51,33 @@ def scenarios_dir() -> Path:
     return checkout if checkout.is_dir() else root / "_bundled" / "scenarios"
 
 
-def resolve_scenario(path_or_name: str, kind: str) -> Path:
+def resolve_scenario(path_or_name: str | os.PathLike[str], kind: str) -> Path:
     """A YAML path, or a bare name looked up as ``scenarios/<kind>/<name>.yaml``."""
+    singular = kind.rstrip("s")
+    if not isinstance(path_or_name, (str, os.PathLike)):
+        raise ConfigError(
+            f"a {singular} file is a YAML path or a bundled name, not"
+            f" {type(path_or_name).__name__} {path_or_name!r}"
+        )
+    path_or_name = os.fspath(path_or_name)
     path = Path(path_or_name).expanduser()
     if path.suffix in (".yaml", ".yml") or path.exists() or "/" in path_or_name:
-        if not path.is_file():
+        if not path.exists():
             raise ConfigError(
-                f"no such file {path_or_name!r}", hint=f"pass a YAML path or a bundled {kind} name"
+                f"no such file {path_or_name!r}",
+                hint=f"pass a YAML path or a bundled {singular} name",
             )
-        return path
+        return path  # a directory or an unreadable file: _read_yaml says what is wrong
     folder = scenarios_dir() / kind
     candidate = folder / f"{path_or_name}.yaml"
     if candidate.is_file():
         return candidate
     names = sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
-    raise UnknownNameError(kind.rstrip("s") + " file", path_or_name, names)
+    raise UnknownNameError(singular + " file", path_or_name, names)
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"cannot read file ({e.strerror})", file=str(path)) from e
-    except yaml.YAMLError as e:
-        raise ConfigError(f"not valid YAML ({e})", file=str(path)) from e
+def _read_yaml(path: Path, kind: str = "scenario") -> dict[str, Any]:
+    raw = read_yaml(path, what=f"{kind} file")
     if not isinstance(raw, dict):
         raise ConfigError("expected a mapping of keys to values at the top level", file=str(path))
     return raw
@@ -104,19 +117,116 @@ def _inner_model(annotation: Any) -> Any:
     return None
 
 
+def _field_loc(model: type[BaseModel], loc: Sequence[int | str]) -> tuple[int | str, ...]:
+    """``loc`` without pydantic's union tags (``demand_gpu_hours._Growth.start`` ->
+    ``demand_gpu_hours.start``): a part that names no field right after a union-typed field."""
+    out: list[int | str] = []
+    current: Any = model
+    after_union = False
+    for part in loc:
+        if isinstance(part, int):
+            out.append(part)
+            continue
+        fields = (
+            current.model_fields
+            if isinstance(current, type) and issubclass(current, BaseModel)
+            else {}
+        )
+        if after_union and part not in fields:
+            after_union = False
+            continue  # a tag such as 'list[float]', '_Growth', 'str'
+        out.append(part)
+        info = fields.get(part)
+        annotation = info.annotation if info is not None else None
+        after_union = len(getattr(annotation, "__args__", ())) > 1
+        current = _inner_model(annotation) if annotation is not None else None
+    return tuple(out)
+
+
+# pydantic error types that only say "the input is not of this union branch's type"
+_TYPE_MISMATCH = {
+    "list_type",
+    "dict_type",
+    "model_type",
+    "model_attributes_type",
+    "float_type",
+    "int_type",
+    "string_type",
+    "bool_type",
+    "is_instance_of",
+}
+
+_EXPECTED = {
+    "finite_number": "a finite number",
+    "float_parsing": "a number",
+    "float_type": "a number",
+    "int_parsing": "a whole number",
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "bool_parsing": "true or false",
+    "bool_type": "true or false",
+    "string_type": "text",
+    "list_type": "a list",
+    "dict_type": "a mapping of keys",
+    "model_type": "a mapping of keys",
+    "model_attributes_type": "a mapping of keys",
+}
+
+
+def _best_error(errors: Sequence[Any]) -> Any:
+    """The error to show: a misspelt key before its missing twin, and within a union the branch
+    whose type matched the input (its error says what is wrong inside it)."""
+    for err in errors:
+        if err["type"] == "extra_forbidden":
+            return err
+    for err in errors:
+        if err["type"] not in _TYPE_MISMATCH and err["type"] != "missing":
+            return err
+    return errors[0]
+
+
+def _describe(err: Any) -> str:
+    """A pydantic error in the words of the YAML file."""
+    etype, got = err["type"], err.get("input")
+    if etype in _EXPECTED:
+        return f"expected {_EXPECTED[etype]}, got {got!r}"
+    if etype == "string_pattern_mismatch":
+        return f"expected a month like '2027-01', got {got!r}"
+    return f"{err['msg']} (got {got!r})"
+
+
 def _config_error(e: ValidationError, model: type[BaseModel], file: str) -> ConfigError:
-    """The first pydantic error as a ConfigError with file, key path and a hint."""
-    err = e.errors()[0]
-    loc = tuple(err["loc"])
+    """The most useful pydantic error as a ConfigError with file, key path and a hint."""
+    errors = e.errors()
+    err = _best_error(errors)
+    loc = _field_loc(model, tuple(err["loc"]))
     key = _key_path(loc)
     if err["type"] == "extra_forbidden":
         allowed = _allowed_keys(model, loc[:-1])
-        close = suggest(str(loc[-1]), allowed, 1)
+        missing = [
+            str(f[-1])
+            for f in (_field_loc(model, tuple(x["loc"])) for x in errors if x["type"] == "missing")
+            if f and f[:-1] == loc[:-1]
+        ]
+        typed = str(loc[-1])
+        close = difflib.get_close_matches(typed, missing, 1, 0.3) or suggest(typed, allowed, 1)
         hint = f"did you mean {close[0]!r}?" if close else "known keys: " + ", ".join(allowed)
         return ConfigError("unknown key", file=file, key_path=key, hint=hint)
     if err["type"] == "missing":
         return ConfigError("required key is missing", file=file, key_path=key)
-    return ConfigError(f"{err['msg']} (got {err.get('input')!r})", file=file, key_path=key)
+    if err["type"] == "enum":
+        expected = str((err.get("ctx") or {}).get("expected", ""))
+        options = [o.strip(" '") for o in expected.replace(" or ", ",").split(",") if o.strip()]
+        close = suggest(str(err.get("input")), options, 1)
+        return ConfigError(
+            f"{err.get('input')!r} is not one of {', '.join(options)}",
+            file=file,
+            key_path=key,
+            hint=f"did you mean {close[0]!r}?" if close else None,
+        )
+    date_hint = 'YAML read a date; quote it, e.g. start: "2027-01"'
+    is_date = err["type"] == "string_type" and hasattr(err.get("input"), "isoformat")
+    return ConfigError(_describe(err), file=file, key_path=key, hint=date_hint if is_date else None)
 
 
 # ----------------------------------------------------------------------------- hardware
@@ -170,7 +280,7 @@ class HardwareSpec:
 
 
 class _HardwareFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str | None = None
     description: str = ""
@@ -260,6 +370,14 @@ def hardware_from_mapping(
             )
         else:
             money[usd_key] = 0.0
+    for usd_key, amount in money.items():
+        if amount > MAX_USD:
+            raise ConfigError(
+                f"{amount:.3g} USD is more than any machine costs ({MAX_USD:.0e})",
+                file=file,
+                key_path=usd_key,
+                hint="check the units: amounts are per machine, in USD unless tagged",
+            )
     if money["colocation_usd_per_kw_month"] > 0 and money["rack_usd_per_month"] > 0:
         raise ConfigError(
             "both colocation (per kW-month) and rack rent are given",
@@ -307,7 +425,9 @@ def hardware_from_mapping(
 def load_hardware(path_or_name: str) -> HardwareSpec:
     """A hardware file by path, or by name from ``scenarios/hardware/<name>.yaml``."""
     path = resolve_scenario(path_or_name, "hardware")
-    return hardware_from_mapping(_read_yaml(path), file=str(path), default_name=path.stem)
+    return hardware_from_mapping(
+        _read_yaml(path, "hardware"), file=str(path), default_name=path.stem
+    )
 
 
 def machine_cost_usd_per_hour(hw: HardwareSpec, basis: str) -> float:
@@ -396,26 +516,26 @@ _Money = float | str
 
 
 class _Growth(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     start: float = Field(ge=0)
     growth_per_month: float = Field(default=0.0, ge=-1, le=10)
 
 
 class _Spot(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     usd_per_gpu_hour: _Money
     max_share: float = Field(ge=0, le=1)
 
 
 class _Commitment(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     name: str | None = None
     term_months: int = Field(ge=1, le=120)
     usd_per_gpu_hour: _Money
 
 
 class _Buy(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     hardware: str
     lead_time_months: int = Field(default=0, ge=0, le=60)
     utilization: float = Field(default=1.0, gt=0, le=1)
@@ -423,14 +543,14 @@ class _Buy(BaseModel):
 
 
 class _Owned(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     hardware: str
     machines: int | None = Field(default=None, ge=0)
     utilization: float = Field(default=1.0, gt=0, le=1)
 
 
 class _Class(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     gpu: str
     demand_gpu_hours: list[float] | _Growth | float = 0.0
     on_demand_usd_per_gpu_hour: _Money | None = None
@@ -441,7 +561,7 @@ class _Class(BaseModel):
 
 
 class _Workload(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     name: str
     gpu: str
     gpu_hours: float = Field(gt=0)
@@ -450,11 +570,11 @@ class _Workload(BaseModel):
 
 
 class _BudgetFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     name: str | None = None
     description: str = ""
     source: str | list[str] = ""
-    start: str = Field(default="2027-01", pattern=r"^\d{4}-\d{2}$")
+    start: str = Field(default="2027-01", pattern=r"^\d{4}-(0[1-9]|1[0-2])$")
     horizon_months: int = Field(ge=1, le=120)
     capex_limit_usd: _Money | None = None
     classes: list[_Class] = Field(min_length=1)
@@ -483,9 +603,27 @@ def budget_from_mapping(
 
     def money(value: _Money, key: str) -> float:
         usd = parse_money(value, table=fx, file=file, key_path=key)
+        if not math.isfinite(usd):
+            raise ConfigError(f"expected a finite amount, got {value!r}", file=file, key_path=key)
         if usd < 0:
             raise ConfigError("a price must not be negative", file=file, key_path=key)
+        if usd > MAX_USD:
+            raise ConfigError(
+                f"{usd:.3g} USD is more than any budget covers ({MAX_USD:.0e})",
+                file=file,
+                key_path=key,
+                hint="check the units: prices are USD per GPU-hour unless tagged",
+            )
         return usd
+
+    def gpu_hours(values: Sequence[float], key: str) -> None:
+        if any(v > MAX_GPU_HOURS for v in values):
+            raise ConfigError(
+                f"{max(values):.3g} GPU-hours is more than the {MAX_GPU_HOURS:.0e} a budget covers",
+                file=file,
+                key_path=key,
+                hint="give GPU-hours per month (check the units and growth_per_month)",
+            )
 
     def hardware(name: str, key: str) -> HardwareSpec:
         try:
@@ -526,6 +664,7 @@ def budget_from_mapping(
                     "demand must not be negative", file=file, key_path=f"{at}.demand_gpu_hours"
                 )
             demand = (float(c.demand_gpu_hours),) * months
+        gpu_hours(demand, f"{at}.demand_gpu_hours")
         commitments = tuple(
             Commitment(
                 name=k.name or f"reserved-{k.term_months}m",
@@ -596,6 +735,7 @@ def budget_from_mapping(
                 file=file,
                 key_path=f"{at}.deadline_month",
             )
+        gpu_hours([w.gpu_hours], f"{at}.gpu_hours")
         workloads.append(
             WorkloadDemand(w.name, gpu, w.gpu_hours, w.start_month - 1, w.deadline_month - 1)
         )
@@ -619,4 +759,4 @@ def _with_machines(hw: HardwareSpec, machines: int) -> HardwareSpec:
 def load_budget(path_or_name: str) -> BudgetSpec:
     """A budget file by path, or by name from ``scenarios/budgets/<name>.yaml``."""
     path = resolve_scenario(path_or_name, "budgets")
-    return budget_from_mapping(_read_yaml(path), file=str(path), default_name=path.stem)
+    return budget_from_mapping(_read_yaml(path, "budget"), file=str(path), default_name=path.stem)

@@ -18,18 +18,21 @@ Conventions:
 
 from __future__ import annotations
 
+import difflib
 import functools
+import types
+import typing
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 import planner
 from planner.errors import ConfigError, UnknownNameError, suggest
 from planner.workload.models import get_preset, presets
+from planner.yamlfile import read_yaml
 
 
 class _StrEnum(str, Enum):
@@ -78,7 +81,20 @@ class Recompute(_StrEnum):
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # NaN and infinity are never a size, a count or a rate (``tokens: .inf`` used to reach the
+    # estimator and come back as NaN hours)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, raw: Any) -> Any:
+        """``tokens: true`` is a mistake, not 1 token (pydantic reads a bool as a number)."""
+        if isinstance(raw, dict):
+            for key, value in raw.items():
+                info = cls.model_fields.get(str(key))
+                if isinstance(value, bool) and info is not None and _is_number(info.annotation):
+                    raise _FieldError(str(key), f"expected a number, got {str(value).lower()}")
+        return raw
 
 
 class ModelSection(_Section):
@@ -242,6 +258,7 @@ class WorkloadSpec(_Section):
             for key in ("layers", "hidden", "heads", "seq_len"):
                 if getattr(m, key) is None:
                     raise _FieldError(f"model.{key}", f"is required for a {m.arch} transformer")
+            _check_shape(m, self.training)
         if self.kind is Kind.INFERENCE:
             if not m.is_transformer:
                 raise _FieldError("model.arch", "inference estimates cover transformer LLMs only")
@@ -330,6 +347,44 @@ class WorkloadSpec(_Section):
         }
 
 
+def _is_number(annotation: Any) -> bool:
+    """Whether a field holds a number (``float``, ``int``, optionally ``None``), not a bool."""
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        args = set(typing.get_args(annotation)) - {type(None)}
+    else:
+        args = {annotation}
+    return bool(args) and args <= {int, float}
+
+
+def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
+    """Attention heads split the hidden size evenly, and key/value heads are shared by equal
+    groups of query heads (grouped-query attention, Ainslie et al. 2023); tensor parallelism splits
+    the heads and pipeline parallelism the layers, so neither can exceed their number."""
+    heads, hidden, layers = m.heads or 1, m.hidden or 1, m.layers or 1
+    if hidden % heads:
+        raise _FieldError("model.heads", f"{heads} heads do not divide hidden size {hidden}")
+    if m.kv_heads is not None and (m.kv_heads > heads or heads % m.kv_heads):
+        raise _FieldError(
+            "model.kv_heads", f"{m.kv_heads} key/value heads do not divide {heads} heads"
+        )
+    if training is not None and training.method is not Method.FULL and training.lora_rank > hidden:
+        raise _FieldError(
+            "training.lora_rank",
+            f"rank {training.lora_rank} is more than the hidden size {hidden} it factors",
+        )
+    pinned = training.parallelism if training is not None else None
+    if pinned is not None and pinned.tensor is not None and pinned.tensor > heads:
+        raise _FieldError(
+            "training.parallelism.tensor",
+            f"tensor parallel {pinned.tensor} is more than the {heads} attention heads it splits",
+        )
+    if pinned is not None and pinned.pipeline is not None and pinned.pipeline > layers:
+        raise _FieldError(
+            "training.parallelism.pipeline",
+            f"pipeline parallel {pinned.pipeline} is more than the {layers} layers it splits",
+        )
+
+
 class _FieldError(ValueError):
     def __init__(self, key_path: str, message: str) -> None:
         super().__init__(f"{key_path} {message}")
@@ -378,12 +433,19 @@ def _sections() -> dict[str, type[BaseModel]]:
     }
 
 
+def _loc(error: Any) -> list[str]:
+    return [str(p) for p in error["loc"] if not str(p).startswith("function-")]
+
+
 def _to_config_error(err: ValidationError, file: str) -> ConfigError:
-    first = err.errors()[0]
-    loc = [str(p) for p in first["loc"] if not str(p).startswith("function-")]
+    errors = err.errors()
+    # A misspelt key shows up twice: as an unknown key and as its missing twin.  Report the unknown
+    # key (the line to fix), suggesting the missing twin.
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    loc = _loc(first)
     key_path = ".".join(loc) or None
     etype = first["type"]
-    more = len(err.errors()) - 1
+    more = len(errors) - 1
     tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
     ctx = first.get("ctx") or {}
     hint: str | None = None
@@ -393,8 +455,16 @@ def _to_config_error(err: ValidationError, file: str) -> ConfigError:
         fields = sorted(model.model_fields) if model is not None else []
         if parent == "":
             fields.append("trials")
-        close = suggest(loc[-1], fields, 1)
+        missing = [
+            _loc(e)[-1]
+            for e in errors
+            if e["type"] == "missing" and _loc(e)[:-1] == loc[:-1] and _loc(e)
+        ]
+        close = difflib.get_close_matches(loc[-1], missing, 1, 0.3) or suggest(loc[-1], fields, 1)
+        close = close if close and _similar(loc[-1], close[0]) else []
         hint = f"did you mean {close[0]!r}?" if close else f"valid keys: {', '.join(fields)}"
+        if not close and _similar(loc[-1], "deadline"):
+            hint = "a workload file has no deadline; pass it to planner quote: --deadline 24h"
         message = "unknown key"
     elif etype in ("enum", "literal_error"):
         expected = str(ctx.get("expected", ""))
@@ -407,7 +477,9 @@ def _to_config_error(err: ValidationError, file: str) -> ConfigError:
     elif etype == "value_error":
         original = ctx.get("error")
         if isinstance(original, _FieldError):
-            return ConfigError(original.message + tail, file=file, key_path=original.key_path)
+            # raised inside a section: its key path is relative to that section
+            inner = ".".join([*loc, original.key_path])
+            return ConfigError(original.message + tail, file=file, key_path=inner)
         if isinstance(original, _PresetError):
             e = UnknownNameError(
                 "model preset", original.name, presets(), file=file, key_path="model"
@@ -416,6 +488,18 @@ def _to_config_error(err: ValidationError, file: str) -> ConfigError:
         message = str(original or first["msg"])
     elif etype == "missing":
         message = "is required"
+    elif etype == "finite_number":
+        message = f"expected a finite number, got {first.get('input')!r}"
+    elif etype in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        bound = {
+            "greater_than": ("more than", "gt"),
+            "greater_than_equal": ("at least", "ge"),
+            "less_than": ("less than", "lt"),
+            "less_than_equal": ("at most", "le"),
+        }[etype]
+        limit = ctx.get(bound[1])
+        shown = f"{limit:g}" if isinstance(limit, (int, float)) else str(limit)
+        message = f"must be {bound[0]} {shown}, got {first.get('input')!r}"
     else:
         expected_type = {
             "float_parsing": "a number",
@@ -429,6 +513,8 @@ def _to_config_error(err: ValidationError, file: str) -> ConfigError:
             "model_type": "a mapping of keys",
             "model_attributes_type": "a mapping of keys",
             "dict_type": "a mapping of keys",
+            "tuple_type": "a list",
+            "list_type": "a list",
         }.get(etype)
         got = first.get("input")
         if expected_type:
@@ -436,6 +522,12 @@ def _to_config_error(err: ValidationError, file: str) -> ConfigError:
         else:
             message = f"{first['msg']} (got {got!r})"
     return ConfigError(message + tail, file=file, key_path=key_path, hint=hint)
+
+
+def _similar(key: str, candidate: str) -> bool:
+    """A suggestion worth making: close as a whole, or the typed key is a fragment of it."""
+    ratio = difflib.SequenceMatcher(None, key.lower(), candidate.lower()).ratio()
+    return ratio >= 0.6 or (ratio >= 0.3 and key.lower().split("_")[0] in candidate.lower())
 
 
 def _deep_merge(base: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
@@ -465,20 +557,23 @@ def parse_workload(
 @functools.lru_cache(maxsize=256)
 def _load_file(path: str, mtime_ns: int) -> WorkloadSpec:
     p = Path(path)
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as e:
-        raise ConfigError(f"not valid YAML: {e}", file=str(p)) from e
+    raw = read_yaml(p, what="workload file")
     return parse_workload(raw, file=str(p), default_name=p.stem)
 
 
 def load_workload(name_or_path: str, *, directory: Path | None = None) -> WorkloadSpec:
     """A workload by library name (``gpt2-xl-finetune``) or by path to a ``.yaml`` file."""
+    if not isinstance(name_or_path, (str, Path)):
+        raise ConfigError(
+            f"a workload is a library name or a YAML path, not {type(name_or_path).__name__}"
+        )
     text = str(name_or_path)
     path = Path(text).expanduser()
-    if text.endswith((".yaml", ".yml")) or path.parent != Path("."):
-        if not path.is_file():
+    if text.endswith((".yaml", ".yml")) or path.parent != Path(".") or path.is_dir():
+        if not path.exists():
             raise ConfigError("workload file not found", file=text, hint="check the path")
+        if not path.is_file():  # a directory, a FIFO: read_yaml says what it is
+            return _load_file(str(path.resolve()), 0)
         return _load_file(str(path.resolve()), path.stat().st_mtime_ns)
     folder = directory or workloads_dir()
     candidate = folder / f"{text}.yaml"

@@ -1,0 +1,233 @@
+"""A hostile user: broken files, odd options and corrupt snapshots through every command.
+
+The product rule each test pins: bad input gets a clear error naming the file, the field and a
+fix, a non-zero exit code and no traceback; a corrupt snapshot never loses the last good prices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from planner.cli import main
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+WORKLOAD = (SCENARIOS / "workloads" / "gpt2-xl-finetune.yaml").read_text(encoding="utf-8")
+HARDWARE = (SCENARIOS / "hardware" / "8xh100-hgx.yaml").read_text(encoding="utf-8")
+BUDGET = (SCENARIOS / "budgets" / "2027-ml-platform.yaml").read_text(encoding="utf-8")
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def assert_clean_error(result: Result, *needles: str, exit_code: int | None = None) -> None:
+    """Non-zero exit, no traceback, and every needle in the message (case-insensitive)."""
+    text = result.output
+    assert result.exit_code != 0, text
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        f"escaped {type(result.exception).__name__}: {result.exception}"
+    )
+    assert "Traceback" not in text
+    for needle in needles:
+        assert needle.lower() in text.lower(), f"{needle!r} not in:\n{text}"
+    if exit_code is not None:
+        assert result.exit_code == exit_code, text
+
+
+def edit(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+# --- broken files: the same mistakes in a workload, a hardware and a budget file ----------------
+
+Run = Callable[[str], Result]
+COMMANDS: dict[str, tuple[str, Run]] = {
+    "workload": (WORKLOAD, lambda path: invoke("estimate", path, "--gpu", "H100")),
+    "hardware": (HARDWARE, lambda path: invoke("tco", "--hardware", path, "--no-cloud")),
+    "budget": (BUDGET, lambda path: invoke("budget", path, "--no-sensitivity")),
+}
+
+# (file content from the good file's text, words the message must contain)
+BROKEN_FILES: list[tuple[str, Callable[[str], str | bytes], tuple[str, ...]]] = [
+    # an empty file and a comment-only file are YAML null, not a mapping
+    ("empty", lambda good: "", ("mapping",)),
+    ("comment only", lambda good: "# nothing yet\n", ("mapping",)),
+    ("a list", lambda good: "- a\n- b\n", ("mapping",)),
+    ("a scalar", lambda good: "42\n", ("mapping",)),
+    # an unclosed flow list: the message says where
+    ("syntax", lambda good: good + "\nfoo: [unclosed\n", ("not valid yaml", "line")),
+    # a tab in the indentation: the fix is spelt out
+    ("tab", lambda good: "a:\n\tb: 1\n" + good, ("line 2", "indent with spaces")),
+    # PyYAML keeps the last of two equal keys silently; that hides a mistake
+    ("duplicate key", lambda good: good + "\nname: again\n", ("'name' appears twice",)),
+    # binary and Latin-1 bytes used to escape as UnicodeDecodeError tracebacks
+    ("binary", lambda good: bytes(range(256)) * 4, ("binary file",)),
+    (
+        "latin-1",
+        lambda good: good.encode() + "description2: caf\u00e9\n".encode("latin-1"),
+        ("not utf-8", "save the file as utf-8"),
+    ),
+    # tens of MB of YAML took 25 s to parse before it failed or, worse, loaded
+    ("huge", lambda good: good + "# " + "x" * (2 * 1024 * 1024) + "\n", ("MiB", "right file")),
+]
+
+
+@pytest.mark.parametrize("kind", sorted(COMMANDS))
+@pytest.mark.parametrize(
+    ("case", "content", "needles"), BROKEN_FILES, ids=[c[0] for c in BROKEN_FILES]
+)
+def test_broken_file_is_a_clean_error_naming_it(
+    tmp_path: Path,
+    kind: str,
+    case: str,
+    content: Callable[[str], str | bytes],
+    needles: tuple[str, ...],
+) -> None:
+    good, run = COMMANDS[kind]
+    path = tmp_path / f"{kind}.yaml"
+    data = content(good)
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data, encoding="utf-8")
+    assert_clean_error(run(str(path)), str(path), *needles, exit_code=2)
+
+
+@pytest.mark.parametrize("kind", sorted(COMMANDS))
+def test_a_directory_given_as_the_file_says_so(tmp_path: Path, kind: str) -> None:
+    _, run = COMMANDS[kind]
+    folder = tmp_path / f"{kind}.yaml"
+    folder.mkdir()
+    assert_clean_error(run(str(folder)), str(folder), "is a directory", exit_code=2)
+
+
+@pytest.mark.parametrize("kind", sorted(COMMANDS))
+def test_a_missing_path_says_so(tmp_path: Path, kind: str) -> None:
+    _, run = COMMANDS[kind]
+    assert_clean_error(run(str(tmp_path / "nope.yaml")), "nope.yaml", exit_code=2)
+
+
+# --- a workload file with bad values ------------------------------------------------------------
+
+BAD_WORKLOADS = [
+    # a misspelt key is reported as itself, with its missing twin suggested (not "kind is required")
+    ("kind: finetune", "knd: finetune", ("knd", "unknown key", "did you mean 'kind'")),
+    # a deadline belongs on the command line, not in the workload
+    ("kind: finetune", "kind: finetune\ndedline: 24h", ("dedline", "--deadline")),
+    ("tokens: 3.1e8 ", "tokens: lots ", ("data.tokens", "expected a number", "'lots'")),
+    ("tokens: 3.1e8 ", "tokens: -5 ", ("data.tokens", "more than 0")),
+    # NaN and infinity used to reach the estimator: inf tokens -> "no configuration can run",
+    # inf params -> ValueError traceback
+    ("tokens: 3.1e8 ", "tokens: .nan ", ("data.tokens", "finite")),
+    ("tokens: 3.1e8 ", "tokens: .inf ", ("data.tokens", "finite")),
+    ("model: gpt2-xl ", "model: {preset: gpt2-xl, params: .inf} ", ("model.params", "finite")),
+    # a bool is not a number (pydantic read `true` as 1 token)
+    ("tokens: 3.1e8 ", "tokens: true ", ("data.tokens", "expected a number, got true")),
+    ("model: gpt2-xl ", "model: gpt2-xxl ", ("model", "did you mean gpt2-xl")),
+    ("precision: bf16", "precision: bf61", ("training.precision", "did you mean 'bf16'")),
+    ("kind: finetune", "kind: finetune\npieces: 1.5", ("pieces", "whole number")),
+    # shapes that cannot exist: heads that do not split the hidden size, more KV heads than heads
+    ("model: gpt2-xl ", "model: {preset: gpt2-xl, heads: 7} ", ("model.heads", "1600")),
+    ("model: gpt2-xl ", "model: {preset: gpt2-xl, kv_heads: 50} ", ("model.kv_heads",)),
+    # a pinned tensor degree beyond the head count hit an AssertionError in the strategy search
+    (
+        "method: full",
+        "method: full\n  parallelism: {tensor: 1000000}",
+        ("training.parallelism.tensor", "25 attention heads"),
+    ),
+    ("method: full", "method: lora\n  lora_rank: 100000000", ("training.lora_rank", "1600")),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "needles"), BAD_WORKLOADS)
+def test_bad_workload_value(tmp_path: Path, old: str, new: str, needles: tuple[str, ...]) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(edit(WORKLOAD, old, new), encoding="utf-8")
+    for result in (
+        invoke("estimate", str(path), "--gpu", "H100"),
+        invoke("workloads", "show", str(path)),
+    ):
+        assert_clean_error(result, str(path), *needles, exit_code=2)
+
+
+# --- a hardware file with bad values ------------------------------------------------------------
+
+BAD_HARDWARE = [
+    # the misspelt key is the line to fix; "gpu: required key is missing" pointed elsewhere
+    ("gpu: H100", "gpu_modle: H100", ("gpu_modle", "did you mean 'gpu'")),
+    ("gpu: H100", "gpu: H100-SMX", ("gpu", "did you mean H100")),
+    ("fabric: infiniband", "fabric: infinband", ("fabric", "did you mean 'infiniband'")),
+    ("interconnect: nvswitch", "interconnect: nvlnk", ("interconnect", "did you mean 'nvlink'")),
+    ("capex_usd: 310000", "capex_usd: .inf", ("capex_usd", "finite")),
+    ("lifetime_years: 4", "lifetime_years: .nan", ("lifetime_years", "finite")),
+    ("capex_usd: 310000", "capex_usd: 1e308", ("capex_usd", "check the units")),
+    ("gpus_per_machine: 8", "gpus_per_machine: eight", ("gpus_per_machine", "whole number")),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "needles"), BAD_HARDWARE)
+def test_bad_hardware_value(tmp_path: Path, old: str, new: str, needles: tuple[str, ...]) -> None:
+    path = tmp_path / "hw.yaml"
+    path.write_text(edit(HARDWARE, old, new), encoding="utf-8")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, str(path), *needles, exit_code=2)
+
+
+# --- a budget file with bad values --------------------------------------------------------------
+
+BAD_BUDGETS = [
+    # NaN reached the MILP as PulpError / ValueError tracebacks
+    ("capex_limit_usd: 1500000", "capex_limit_usd: .nan", ("capex_limit_usd", "finite")),
+    ("demand_gpu_hours: 6000", "demand_gpu_hours: .nan", ("classes[1].demand_gpu_hours",)),
+    ("demand_gpu_hours: 6000", "demand_gpu_hours: .inf", ("classes[1].demand_gpu_hours",)),
+    (
+        "on_demand_usd_per_gpu_hour: 2.99",
+        "on_demand_usd_per_gpu_hour: .nan",
+        ("classes[0].on_demand_usd_per_gpu_hour", "finite"),
+    ),
+    # 1e300 GPU-hours crashed HiGHS with an IndexError
+    (
+        "demand_gpu_hours: 6000",
+        "demand_gpu_hours: 1e300",
+        ("classes[1].demand_gpu_hours", "GPU-hours"),
+    ),
+    # month 13 was accepted and printed as "2027-13"
+    ('start: "2027-01"', 'start: "2027-13"', ("start", "2027-01")),
+    ('start: "2027-01"', "start: 2027-01-05", ("start", "quote it")),
+    # inside `{start, growth_per_month}` the error used to read "demand_gpu_hours.list[float]:
+    # Input should be a valid list"
+    (
+        "growth_per_month: 0.04",
+        "growht_per_month: 0.04",
+        ("classes[0].demand_gpu_hours.growht_per_month", "did you mean 'growth_per_month'"),
+    ),
+    (
+        "demand_gpu_hours: 6000",
+        "demand_gpu_hours: lots",
+        ("classes[1].demand_gpu_hours", "expected a number"),
+    ),
+    (
+        "deadline_month: 10",
+        "dedline: 10",
+        ("workloads[0].dedline", "did you mean 'deadline_month'"),
+    ),
+    ("- gpu: H100\n", "- gpu_modle: H100\n", ("classes[0].gpu_modle", "did you mean 'gpu'")),
+    (
+        "spot: {usd_per_gpu_hour: 1.47, max_share: 0.3}",
+        "spot: cheap",
+        ("classes[0].spot", "mapping"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "needles"), BAD_BUDGETS)
+def test_bad_budget_value(tmp_path: Path, old: str, new: str, needles: tuple[str, ...]) -> None:
+    path = tmp_path / "b.yaml"
+    path.write_text(edit(BUDGET, old, new), encoding="utf-8")
+    result = invoke("budget", str(path), "--no-sensitivity")
+    assert_clean_error(result, str(path), *needles, exit_code=2)
