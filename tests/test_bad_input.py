@@ -6,13 +6,20 @@ fix, a non-zero exit code and no traceback; a corrupt snapshot never loses the l
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner, Result
 
+from planner.catalog.store import write_snapshot
 from planner.cli import main
+from tests.conftest import offer_row
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 WORKLOAD = (SCENARIOS / "workloads" / "gpt2-xl-finetune.yaml").read_text(encoding="utf-8")
@@ -231,3 +238,89 @@ def test_bad_budget_value(tmp_path: Path, old: str, new: str, needles: tuple[str
     path.write_text(edit(BUDGET, old, new), encoding="utf-8")
     result = invoke("budget", str(path), "--no-sensitivity")
     assert_clean_error(result, str(path), *needles, exit_code=2)
+
+
+# --- a corrupt snapshot in the user's data directory ----------------------------------------------
+
+# A made-up instance only the user's snapshot lists: seeing it proves that snapshot was used.
+MARKER = "x9.marker"
+
+
+def user_snapshot(data_dir: Path) -> Path:
+    """A valid refreshed AWS snapshot, newer than the bundled one, listing MARKER."""
+    frame = pd.DataFrame([offer_row(instance_type=MARKER, as_of="2026-11-20")])
+    return write_snapshot(
+        data_dir / "snapshots",
+        {"aws": frame},
+        snapshot_id="2099-01-01T000000Z",
+        now=datetime(2099, 1, 1, tzinfo=timezone.utc),
+    )
+
+
+def _manifest(path: Path, change: Callable[[dict[str, Any]], object]) -> None:
+    data = json.loads((path / "manifest.json").read_text())
+    change(data)
+    (path / "manifest.json").write_text(json.dumps(data))
+
+
+CORRUPTIONS: list[tuple[str, Callable[[Path], object]]] = [
+    # a torn write or a disk error: the checksum no longer matches
+    ("truncated csv", lambda p: (p / "offers-aws.csv").write_bytes(b"provider,reg")),
+    ("deleted csv", lambda p: (p / "offers-aws.csv").unlink()),
+    ("broken manifest json", lambda p: (p / "manifest.json").write_text("{not json")),
+    ("binary manifest", lambda p: (p / "manifest.json").write_bytes(bytes(range(256)))),
+    # these escaped as AttributeError / ValueError / TypeError tracebacks
+    ("providers not a list", lambda p: _manifest(p, lambda m: m.update(providers="aws"))),
+    ("provider entry not an object", lambda p: _manifest(p, lambda m: m.update(providers=[5]))),
+    (
+        "as_of not a date",
+        lambda p: _manifest(p, lambda m: m["providers"][0].update(as_of="yesterday")),
+    ),
+    ("as_of a number", lambda p: _manifest(p, lambda m: m["providers"][0].update(as_of=5))),
+    (
+        "file outside the snapshot",
+        lambda p: _manifest(p, lambda m: m["providers"][0].update(file="../../x.csv")),
+    ),
+    (
+        "manifest names a missing file",
+        lambda p: _manifest(p, lambda m: m["providers"][0].update(file="gone.csv")),
+    ),
+]
+
+
+def test_a_good_user_snapshot_is_used(_isolated_user_data: Path) -> None:
+    """The control for the corruption cases: without damage the user's snapshot wins."""
+    user_snapshot(_isolated_user_data)
+    result = invoke("offers", "--provider", "aws", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert MARKER in result.output
+
+
+@pytest.mark.parametrize(("case", "corrupt"), CORRUPTIONS, ids=[c[0] for c in CORRUPTIONS])
+def test_a_corrupt_user_snapshot_falls_back_to_the_bundled_one(
+    _isolated_user_data: Path,
+    caplog: pytest.LogCaptureFixture,
+    case: str,
+    corrupt: Callable[[Path], object],
+) -> None:
+    snapshot = user_snapshot(_isolated_user_data)
+    corrupt(snapshot)
+    with caplog.at_level(logging.WARNING):
+        offers = invoke("offers", "--provider", "aws", "--format", "csv")
+        status = invoke("prices", "status", "--format", "json")
+        quote = invoke("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--format", "json")
+    for result in (offers, status, quote):
+        assert result.exit_code == 0, result.output
+        assert result.exception is None
+    # the bundled AWS prices answer, not the corrupt ones, and the user is told why
+    assert MARKER not in offers.output and "p4d.24xlarge" in offers.output
+    aws = next(r for r in json.loads(status.stdout) if r["provider"] == "aws")
+    assert aws["location"] == "bundled"
+    assert snapshot.name in caplog.text and "skipping" in caplog.text
+
+
+def test_a_corrupt_snapshot_given_explicitly_is_a_clean_error(_isolated_user_data: Path) -> None:
+    snapshot = user_snapshot(_isolated_user_data)
+    (snapshot / "offers-aws.csv").write_bytes(b"provider,reg")
+    result = invoke("offers", "--snapshot", str(snapshot))
+    assert_clean_error(result, "offers-aws.csv", "checksum", "refresh prices")

@@ -12,6 +12,7 @@ then says how many rows are that old.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ import pandas as pd
 
 from planner.catalog.store import (
     ProviderEntry,
+    ProviderSnapshot,
     Snapshot,
     bundled_snapshot_root,
     load_snapshot,
@@ -30,10 +32,12 @@ from planner.catalog.store import (
     read_offers_csv,
     snapshot_age_days,
 )
-from planner.errors import SnapshotError
+from planner.errors import OfferValidationError, SnapshotError
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 
 DEFAULT_MAX_AGE_DAYS = 90
+
+log = logging.getLogger(__name__)
 
 
 def user_snapshot_root() -> Path:
@@ -161,6 +165,30 @@ def _snapshot_part(snap: Snapshot, entry: ProviderEntry, today: date) -> dict[st
     )
 
 
+def load_newest(
+    roots: Sequence[Path],
+) -> tuple[dict[str, ProviderSnapshot], dict[Path, Snapshot]]:
+    """The newest snapshot per provider, loaded.  A snapshot that fails to load (a truncated or
+    deleted offers file, a checksum mismatch) is skipped with a warning and the next newest one
+    of its providers is used, down to the bundled snapshot: a corrupt refresh loses no prices."""
+    skip: set[Path] = set()
+    while True:
+        chosen = newest_per_provider(roots, skip=skip)
+        by_path: dict[Path, list[str]] = {}
+        for provider, ps in chosen.items():
+            by_path.setdefault(ps.path, []).append(provider)
+        snaps: dict[Path, Snapshot] = {}
+        try:
+            for path, names in by_path.items():
+                snaps[path] = load_snapshot(path, providers=names)
+        except (SnapshotError, OfferValidationError) as e:
+            # ends: each pass skips one more of finitely many snapshots
+            log.warning("skipping snapshot %s, using an older one: %s", path, e)
+            skip.add(path)
+            continue
+        return chosen, snaps
+
+
 def load_offer_book(
     offers_files: Sequence[str | Path] = (),
     *,
@@ -175,16 +203,12 @@ def load_offer_book(
         frames = [snap.offers]
         loaded = [(snap, e) for e in snap.manifest.providers]
     else:
-        chosen = newest_per_provider(roots if roots is not None else default_roots())
+        chosen, snaps = load_newest(roots if roots is not None else default_roots())
         if not chosen and not offers_files:
             raise SnapshotError(
                 "no price snapshot found",
                 hint="reinstall planner (the bundled snapshot is missing) or run `planner prices refresh`",
             )
-        by_path: dict[Path, list[str]] = {}
-        for provider, ps in chosen.items():
-            by_path.setdefault(ps.path, []).append(provider)
-        snaps = {path: load_snapshot(path, providers=names) for path, names in by_path.items()}
         frames = [s.offers for s in snaps.values()]
         loaded = [(snaps[ps.path], ps.entry) for _, ps in sorted(chosen.items())]
     sources = [_snapshot_part(snap, entry, today) for snap, entry in loaded]

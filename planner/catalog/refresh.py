@@ -32,12 +32,17 @@ from planner.catalog.store import (
     list_snapshots,
     load_snapshot,
     locked,
-    newest_per_provider,
     read_manifest,
     snapshot_age_days,
     write_snapshot,
 )
-from planner.errors import ConfigError, ProviderError, SnapshotError, UnknownNameError
+from planner.errors import (
+    ConfigError,
+    OfferValidationError,
+    ProviderError,
+    SnapshotError,
+    UnknownNameError,
+)
 from planner.providers.base import DEFAULT_REGIONS, PROVIDERS, Clock, Provider, Unmapped, utc_now
 from planner.schema import KEY_COLUMNS, PRICE_COLUMNS
 
@@ -166,14 +171,16 @@ def _merge(previous: pd.DataFrame, fetched: pd.DataFrame, regions: Sequence[str]
 def _previous_offers(
     provider: str, roots: Sequence[Path]
 ) -> tuple[pd.DataFrame | None, str | None]:
-    chosen = newest_per_provider(roots).get(provider)
+    from planner.catalog import load_newest  # the package imports this module
+
+    # the newest snapshot that loads: a corrupt one is skipped (with a warning) for the one before
+    # it, so its rows are still carried over and the sanity gates still compare against them
+    chosen_all, snaps = load_newest(roots)
+    chosen = chosen_all.get(provider)
     if chosen is None:
         return None, None
-    try:
-        return load_snapshot(chosen.path, providers=[provider]).offers, chosen.path.name
-    except SnapshotError as e:  # a corrupt previous snapshot must not block a repair
-        log.warning("previous %s snapshot %s is unreadable: %s", provider, chosen.path, e)
-        return None, None
+    offers = snaps[chosen.path].offers
+    return offers[offers["provider"] == provider].reset_index(drop=True), chosen.path.name
 
 
 def _unique_id(root: Path, base: str) -> str:
@@ -291,8 +298,11 @@ def prices_status(
     ``as_of`` is the oldest row's date (the age and staleness follow it), ``as_of_newest`` the
     newest: they differ after a refresh of some regions carried the others over.
     """
+    from planner.catalog import load_newest  # the package imports this module
+
     records = []
-    for provider, snap in sorted(newest_per_provider(roots).items()):
+    chosen, _ = load_newest(roots)  # what planning will use: corrupt snapshots are skipped
+    for provider, snap in sorted(chosen.items()):
         age = snapshot_age_days(snap.entry.as_of, today)
         records.append(
             {
@@ -386,7 +396,7 @@ def price_history(
             try:
                 manifest = read_manifest(path)
                 offers = load_snapshot(path).offers
-            except SnapshotError as e:
+            except (SnapshotError, OfferValidationError) as e:
                 log.warning("skipping %s: %s", path, e)
                 continue
             rows = offers[offers["instance_type"] == instance_type]

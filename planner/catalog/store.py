@@ -24,7 +24,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -84,6 +84,10 @@ class Manifest:
     def from_json(cls, text: str, where: str) -> Manifest:
         try:
             data = json.loads(text)
+            if not isinstance(data, dict):
+                raise TypeError(f"expected a JSON object, got {type(data).__name__}")
+            if not isinstance(data["providers"], list):
+                raise TypeError("'providers' is not a list")
             return cls(
                 snapshot_id=str(data["snapshot_id"]),
                 created_at=str(data["created_at"]),
@@ -95,10 +99,24 @@ class Manifest:
             raise SnapshotError(f"{where}: unreadable manifest ({e})") from e
 
 
-def _entry(data: Mapping[str, Any]) -> ProviderEntry:
-    """A manifest's provider entry; keys this version does not know (a newer writer's) are ignored."""
+def _entry(data: Any) -> ProviderEntry:
+    """A manifest's provider entry; keys this version does not know (a newer writer's) are ignored.
+
+    Raises TypeError / ValueError / KeyError for an entry that is not one (a hand-edited or
+    corrupt manifest), which :meth:`Manifest.from_json` reports as an unreadable manifest.
+    """
+    if not isinstance(data, Mapping):
+        raise TypeError(f"a provider entry is {type(data).__name__}, not an object")
     known = {f.name for f in fields(ProviderEntry)}
-    return ProviderEntry(**{k: v for k, v in data.items() if k in known})
+    entry = ProviderEntry(**{k: v for k, v in data.items() if k in known})
+    for key in ("provider", "file", "sha256", "as_of", "as_of_newest", "source"):
+        if not isinstance(getattr(entry, key), str):
+            raise TypeError(f"{entry.provider!r}: {key} is not text")
+    date.fromisoformat(entry.as_of)  # ValueError names the bad date
+    date.fromisoformat(entry.as_of_newest)
+    if Path(entry.file).name != entry.file or entry.file in ("", ".", ".."):
+        raise ValueError(f"{entry.provider!r}: file {entry.file!r} is not a file name")
+    return entry
 
 
 @dataclass(frozen=True)
@@ -227,6 +245,8 @@ def read_manifest(path: Path) -> Manifest:
         text = (path / MANIFEST).read_text(encoding="utf-8")
     except OSError as e:
         raise SnapshotError(f"{path}: no readable {MANIFEST} ({e.strerror})") from e
+    except UnicodeDecodeError as e:
+        raise SnapshotError(f"{path / MANIFEST}: unreadable manifest (not UTF-8 text)") from e
     return Manifest.from_json(text, str(path / MANIFEST))
 
 
@@ -280,10 +300,13 @@ def list_snapshots(root: Path) -> list[Path]:
     """Complete snapshot directories under ``root``, oldest first (by id)."""
     if not root.is_dir():
         return []
+    try:
+        entries = list(root.iterdir())
+    except OSError as e:
+        log.warning("skipping snapshots in %s: %s", root, e.strerror)
+        return []
     return sorted(
-        p
-        for p in root.iterdir()
-        if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists()
+        p for p in entries if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists()
     )
 
 
@@ -297,11 +320,16 @@ class ProviderSnapshot:
     created_at: str
 
 
-def newest_per_provider(roots: Sequence[Path]) -> dict[str, ProviderSnapshot]:
-    """For each provider, the newest snapshot (by created_at) among ``roots`` that has it."""
+def newest_per_provider(
+    roots: Sequence[Path], *, skip: Collection[Path] = ()
+) -> dict[str, ProviderSnapshot]:
+    """For each provider, the newest snapshot (by created_at) among ``roots`` that has it,
+    leaving out the snapshot directories in ``skip`` (found corrupt)."""
     best: dict[str, ProviderSnapshot] = {}
     for root in roots:
         for path in list_snapshots(root):
+            if path in skip:
+                continue
             try:
                 manifest = read_manifest(path)
             except SnapshotError as e:
