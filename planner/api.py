@@ -97,7 +97,13 @@ def offers(
         descending=descending,
     )
     if limit is not None:
-        found = found.head(limit)
+        from planner.errors import ConfigError
+
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise ConfigError(
+                f"limit must be a whole number >= 0, got {limit!r}", key_path="--limit"
+            )
+        found = found.head(limit)  # head(-1) would drop the last row instead
     return OffersResult(offers=found, book=book)
 
 
@@ -359,10 +365,17 @@ def estimate(
     from planner.errors import ConfigError
     from planner.workload import estimate as _estimate
 
-    if count < 1:
-        raise ConfigError("GPU count must be at least 1", key_path="--count")
-    spec = load_workload(workload) if isinstance(workload, str) else workload
+    # checked here: a float or NaN count reached an assertion in the strategy search
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ConfigError(
+            f"GPU count must be a whole number >= 1, got {count!r}", key_path="--count"
+        )
+    spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
     spec_gpu = resolve_gpu(gpu) if isinstance(gpu, str) else gpu
+    if not isinstance(spec, WorkloadSpec):
+        raise ConfigError(f"expected a workload name, path or WorkloadSpec, got {workload!r}")
+    if not isinstance(spec_gpu, GpuSpec):
+        raise ConfigError(f"expected a GPU name or GpuSpec, got {gpu!r}", key_path="--gpu")
     return _estimate(spec, spec_gpu, count, topology=topology)
 
 

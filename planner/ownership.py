@@ -347,6 +347,9 @@ def tco(
 ) -> TcoResult:
     """Total cost of ownership of ``hw`` over ``years`` (default: its lifetime) at ``utilization``,
     compared with the cheapest cloud capacity in ``offers`` when given."""
+    for key, value in (("--utilization", utilization), ("--years", years)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ConfigError(f"expected a number, got {value!r}", key_path=key)
     if not 0 < utilization <= 1:
         raise ConfigError(
             f"utilization must be in (0, 1], got {utilization}",

@@ -17,8 +17,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner, Result
 
+import planner
 from planner.catalog.store import write_snapshot
 from planner.cli import main
+from planner.errors import PlannerError
 from tests.conftest import offer_row
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -324,3 +326,141 @@ def test_a_corrupt_snapshot_given_explicitly_is_a_clean_error(_isolated_user_dat
     (snapshot / "offers-aws.csv").write_bytes(b"provider,reg")
     result = invoke("offers", "--snapshot", str(snapshot))
     assert_clean_error(result, "offers-aws.csv", "checksum", "refresh prices")
+
+
+# --- command-line options ---------------------------------------------------------------------
+
+QUOTE = ("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h")
+
+BAD_OPTIONS = [
+    # NaN and infinity passed click's FloatRange and reached the MILP as a PulpError traceback
+    ((*QUOTE, "--budget", "nan"), ("--budget", "not a finite number")),
+    ((*QUOTE, "--budget", "inf"), ("--budget", "not a finite number")),
+    # NaN compares false with every bound, so it slipped through the 0..100 range
+    ((*QUOTE, "--max-interruption", "nan"), ("--max-interruption", "finite")),
+    # --max-price nan silently matched nothing ("0 offers")
+    (("offers", "--max-price", "nan"), ("--max-price", "finite")),
+    (("offers", "--min-gpu-memory", "inf"), ("--min-gpu-memory", "finite")),
+    (("estimate", "gpt2-xl-finetune", "--gpu", "H100", "--network-gbps", "nan"), ("finite",)),
+    # a NaN time limit was accepted and the solver ran without one
+    (("budget", "2027-ml-platform", "--time-limit", "nan"), ("--time-limit", "finite")),
+    (("tco", "--hardware", "8xh100-hgx", "--years", "1e999"), ("--years", "finite")),
+    # an empty name meant "every GPU" in offers and "no configuration can run" in quote
+    ((*QUOTE, "--gpu", ""), ("--gpu", "not a GPU name")),
+    (("offers", "--gpu", " "), ("--gpu", "not a GPU name")),
+    (("offers", "--provider", ""), ("--provider", "not a provider name")),
+    # unknown names get the nearest ones
+    ((*QUOTE, "--provider", "awz"), ("unknown provider 'awz'", "did you mean aws")),
+    ((*QUOTE, "--region", "us-est-1"), ("us-est-1", "us-east-1")),
+    ((*QUOTE, "--gpu", "H100-SMX"), ("H100-SMX", "did you mean H100")),
+    (("estimate", "gpt2-xl-finetun", "--gpu", "H100"), ("did you mean gpt2-xl-finetune",)),
+    (("tco", "--hardware", "8xh100-hxg"), ("did you mean 8xh100-hgx",)),
+    (("tco", "--hardware", "8xh100-hgx", "--currency", "EUX"), ("did you mean EUR",)),
+    (("budget", "2027-ml-platfrom"), ("did you mean 2027-ml-platform",)),
+    # deadlines
+    (("quote", "-w", "gpt2-xl-finetune", "--deadline", "0h"), ("--deadline", "positive")),
+    (("quote", "-w", "gpt2-xl-finetune", "--deadline", "abc"), ("--deadline", "24h")),
+    (("quote", "-w", "gpt2-xl-finetune", "--deadline", "1e309h"), ("--deadline",)),
+    ((*QUOTE, "--top", "0"), ("--top",)),
+    ((*QUOTE, "--no-spot", "--spot-only"), ("exclude each other",)),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"), BAD_OPTIONS, ids=[" ".join(a) for a, _ in BAD_OPTIONS]
+)
+def test_bad_option(args: tuple[str, ...], needles: tuple[str, ...]) -> None:
+    assert_clean_error(invoke(*args), *needles)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (*QUOTE, "--report"),
+        ("tco", "--hardware", "8xh100-hgx", "--report"),
+        ("report", "tco", "--hardware", "8xh100-hgx", "-o"),
+    ],
+    ids=["quote", "tco", "report tco"],
+)
+def test_a_report_into_a_missing_folder_fails_before_any_work(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    # used to run the whole quote (or solve), print it, and only then fail with exit code 1
+    target = tmp_path / "missing" / "out.html"
+    result = invoke(*args, str(target))
+    assert_clean_error(result, str(target), "does not exist", "create the folder", exit_code=2)
+    assert "plan" not in result.stdout.lower() and "report written" not in result.output
+
+
+def test_a_report_under_a_file_says_the_parent_is_a_file(tmp_path: Path) -> None:
+    parent = tmp_path / "a-file"
+    parent.write_text("x")
+    result = invoke("tco", "--hardware", "8xh100-hgx", "--report", str(parent / "t.html"))
+    assert_clean_error(result, "is a file, not a folder", exit_code=2)
+
+
+def test_report_output_name_picks_the_format_unless_format_contradicts_it(tmp_path: Path) -> None:
+    target = tmp_path / "tco.md"
+    # `-o tco.md` alone used to write HTML into the .md file
+    written = invoke("report", "tco", "--hardware", "8xh100-hgx", "--no-cloud", "-o", str(target))
+    assert written.exit_code == 0, written.output
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("#") and "<html" not in text.lower()
+    clash = invoke(
+        "report",
+        "tco",
+        "--hardware",
+        "8xh100-hgx",
+        "--no-cloud",
+        "--format",
+        "csv",
+        "-o",
+        str(target),
+    )
+    assert_clean_error(clash, "--format csv", "tco.md", "--format markdown", exit_code=2)
+
+
+# --- the library: bad arguments are PlannerErrors with a message, not deep KeyErrors ----------------
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        # AssertionError in the strategy search
+        (lambda: planner.estimate("gpt2-xl-finetune", "H100", 2.5), "whole number"),
+        (lambda: planner.estimate("gpt2-xl-finetune", "H100", float("nan")), "whole number"),
+        # AttributeError deep in the estimator
+        (lambda: planner.estimate({"name": "x"}, "H100"), "WorkloadSpec"),
+        (lambda: planner.estimate("gpt2-xl-finetune", 42), "GPU name"),
+        # TypeError from pathlib
+        (lambda: planner.tco(None), "not NoneType"),
+        (lambda: planner.load_hardware(42), "not int"),
+        (lambda: planner.budget(None), "not NoneType"),
+        (lambda: planner.load_workload(None), "not NoneType"),
+        # TypeError comparing a string with a number
+        (lambda: planner.tco("8xh100-hgx", utilization="0.5", with_cloud=False), "number"),
+        (lambda: planner.budget("2027-ml-platform", time_limit_s="5"), "seconds"),
+        (lambda: planner.budget("2027-ml-platform", time_limit_s=float("nan")), "positive"),
+        # AttributeError in the query; a bare string was split into letters ("unknown GPU 'H'")
+        (lambda: planner.offers("H100"), "OfferFilter"),
+        (lambda: planner.OfferFilter(max_price_usd_per_hour=float("nan")), "finite"),
+        (lambda: planner.OfferFilter(purchase_option="spto"), "did you mean spot"),
+        # head(-1) silently dropped the last row
+        (lambda: planner.offers(limit=-1), "limit"),
+        (
+            lambda: planner.load_workload("gpt2-xl-finetune").variant(model={"params": 1e999}),
+            "finite",
+        ),
+    ],
+)
+def test_library_calls_with_bad_arguments_raise_planner_errors(
+    call: Callable[[], object], needle: str
+) -> None:
+    with pytest.raises(PlannerError) as info:
+        call()
+    assert needle.lower() in str(info.value).lower()
+
+
+def test_a_bare_string_for_a_name_list_means_that_one_name() -> None:
+    flt = planner.OfferFilter(gpus="H100", providers="aws")
+    assert flt.gpus == ("H100",) and flt.providers == ("aws",)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,6 +36,51 @@ class OfferFilter:
     purchase_option: PurchaseOption = PurchaseOption.ON_DEMAND
     min_interconnect: Interconnect | None = None
 
+    def __post_init__(self) -> None:
+        # Checked here, where a filter is made, so that the CLI and the library give the same
+        # message; a plain string for a name list (gpus="H100") means that one name, not its
+        # letters (which answered "unknown GPU 'H'").
+        for key, option in (
+            ("providers", "--provider"),
+            ("regions", "--region"),
+            ("gpus", "--gpu"),
+        ):
+            names = getattr(self, key)
+            if isinstance(names, str):
+                names = (names,)
+            names = tuple(names)
+            for name in names:
+                if not isinstance(name, str) or not name.strip():
+                    kind = "GPU" if key == "gpus" else key[:-1]
+                    raise ConfigError(
+                        f"{name!r} is not a {kind} name",
+                        key_path=option,
+                        hint=f"leave {option} out to allow every {kind}",
+                    )
+            object.__setattr__(self, key, names)
+        for key in (
+            "min_gpu_memory_gib",
+            "min_total_gpu_memory_gib",
+            "max_price_usd_per_hour",
+            "min_gpu_count",
+        ):
+            value = getattr(self, key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"expected a number, got {value!r}", key_path=key)
+            if not math.isfinite(value) or value < 0:
+                raise ConfigError(f"expected a finite number >= 0, got {value!r}", key_path=key)
+        try:
+            object.__setattr__(self, "purchase_option", PurchaseOption(self.purchase_option))
+        except ValueError:
+            raise UnknownNameError(
+                "purchase option",
+                str(self.purchase_option),
+                [o.value for o in PurchaseOption],
+                key_path="purchase_option",
+            ) from None
+
 
 def _check_names(kind: str, asked: Sequence[str], known: Sequence[str]) -> tuple[str, ...]:
     lower = {k.lower(): k for k in known}
@@ -62,6 +108,11 @@ def with_price(offers: pd.DataFrame, option: PurchaseOption) -> pd.DataFrame:
 
 def filter_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -> pd.DataFrame:
     """Offers matching ``flt``, priced for its purchase option.  Unknown names get suggestions."""
+    if not isinstance(flt, OfferFilter):
+        raise ConfigError(
+            f"expected an OfferFilter, got {type(flt).__name__}",
+            hint="e.g. OfferFilter(gpus=('H100',), max_price_usd_per_hour=40)",
+        )
     df = offers
     if flt.providers:
         providers = _check_names("provider", flt.providers, sorted(offers["provider"].unique()))

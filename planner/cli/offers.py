@@ -9,6 +9,7 @@ import click
 from planner import api
 from planner.catalog import DEFAULT_MAX_AGE_DAYS
 from planner.catalog.query import SORT_KEYS, OfferFilter
+from planner.cli.params import FiniteFloat
 from planner.reports.offers import provenance_lines, render_gpus, render_offers
 from planner.reports.tables import FORMATS
 from planner.schema import Interconnect, PurchaseOption
@@ -70,15 +71,15 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
     "--min-gpus", type=click.IntRange(min=1), help="At least this many GPUs per instance."
 )
 @click.option(
-    "--min-gpu-memory", type=click.FloatRange(min=0), help="At least this much memory per GPU, GiB."
+    "--min-gpu-memory", type=FiniteFloat(min=0), help="At least this much memory per GPU, GiB."
 )
 @click.option(
     "--min-total-gpu-memory",
-    type=click.FloatRange(min=0),
+    type=FiniteFloat(min=0),
     help="At least this much GPU memory per instance, GiB.",
 )
 @click.option(
-    "--max-price", type=click.FloatRange(min=0), help="At most this many USD per instance-hour."
+    "--max-price", type=FiniteFloat(min=0), help="At most this many USD per instance-hour."
 )
 @click.option(
     "--purchase",

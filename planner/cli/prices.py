@@ -10,6 +10,7 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option, max_age_option
+from planner.cli.params import FiniteFloat
 from planner.reports.tables import render_records
 
 
@@ -103,7 +104,7 @@ def refresh_command(
 @click.argument("new")
 @click.option(
     "--threshold",
-    type=click.FloatRange(min=0),
+    type=FiniteFloat(min=0),
     default=5.0,
     show_default=True,
     help="Report price moves above this many percent.",

@@ -11,6 +11,7 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option, max_age_option, offers_file_option, snapshot_option
+from planner.cli.params import FiniteFloat
 from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.quoting import QuoteRequest, parse_discounts, parse_duration_hours, parse_quotas
 from planner.reports.quote import render_quote
@@ -30,7 +31,7 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
         "--workload", "-w", required=True, help="Workload name (planner workloads) or a YAML file."
     ),
     click.option("--deadline", required=True, help="Wall-clock limit: 90m, 24h, 3d, 2w."),
-    click.option("--budget", type=click.FloatRange(min=0), help="Spend at most this many USD."),
+    click.option("--budget", type=FiniteFloat(min=0), help="Spend at most this many USD."),
     click.option(
         "--provider", "providers", multiple=True, help="Only these providers (repeatable)."
     ),
@@ -42,7 +43,7 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     click.option("--spot-only", is_flag=True, help="Only spot capacity (plus owned hardware)."),
     click.option(
         "--max-interruption",
-        type=click.FloatRange(min=0, max=100),
+        type=FiniteFloat(min=0, max=100),
         help="Skip spot offers interrupted more than this %/month.",
     ),
     click.option(

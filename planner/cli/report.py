@@ -14,9 +14,36 @@ import click
 
 from planner import api
 from planner.cli.quote import quote_options, request_from_options, run_quote
-from planner.cli.report_file import write_report
+from planner.cli.report_file import check_writable, write_report
 from planner.cli.tco import budget_options, run_budget, run_tco, tco_options
-from planner.reports.render import REPORT_FORMATS
+from planner.errors import ConfigError
+from planner.reports.render import REPORT_FORMATS, format_for_path
+
+
+def _checked_format(fmt: str, output: Path | None) -> str:
+    """The format to write, checked before any work: ``-o budget.md`` alone means Markdown; an
+    explicit ``--format`` that contradicts the file name is refused (HTML in a .md file), and the
+    output folder must exist and be writable."""
+    if output is None:
+        return fmt
+    check_writable(output, "--output")
+    try:
+        named = format_for_path(output)
+    except ConfigError:  # any other name (report.txt): the --format given or its default
+        return fmt
+    if named == fmt:
+        return fmt
+    source = click.get_current_context().get_parameter_source("fmt")
+    if source is click.core.ParameterSource.DEFAULT:
+        return named
+    raise ConfigError(
+        f"--format {fmt} contradicts the file name {output.name!r} ({named})",
+        key_path="--output",
+        hint=f"pass --format {named}, or name the file {output.stem}{_SUFFIX[fmt]}",
+    )
+
+
+_SUFFIX = {"html": ".html", "markdown": ".md", "csv": ".csv"}
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -60,6 +87,7 @@ def report_quote(fmt: str, output: Path | None, max_age_days: int, **options: An
 
     Example: planner report quote --workload gpt2-xl-finetune --deadline 24h -o quote.html
     """
+    fmt = _checked_format(fmt, output)
     options["pareto"] = True
     result = run_quote(request_from_options(**options))
     _emit(api.report(result, fmt, max_age_days=max_age_days), output)
@@ -74,6 +102,7 @@ def report_tco(currency: str, fmt: str, output: Path | None, **options: Any) -> 
 
     Example: planner report tco --hardware 8xh100-hgx --utilization 0.6 -o tco.html
     """
+    fmt = _checked_format(fmt, output)
     _emit(api.report(run_tco(**options), fmt, currency=currency), output)
 
 
@@ -86,6 +115,7 @@ def report_budget(currency: str, fmt: str, output: Path | None, **options: Any) 
 
     Example: planner report budget scenarios/budgets/2027-ml-platform.yaml --format markdown > budget.md
     """
+    fmt = _checked_format(fmt, output)
     _emit(api.report(run_budget(**options), fmt, currency=currency), output)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from planner import api
-from planner.errors import PlannerError
+from planner.errors import ConfigError, PlannerError
 from planner.reports.render import format_for_path
 
 report_path_option = click.option(
@@ -24,7 +24,30 @@ report_path_option = click.option(
 
 def report_target(path: Path | None) -> tuple[Path, str] | None:
     """A ``--report`` path and its format from the suffix, checked before any work is done."""
-    return (path, format_for_path(path)) if path is not None else None
+    if path is None:
+        return None
+    fmt = format_for_path(path)
+    check_writable(path, "--report")
+    return path, fmt
+
+
+def check_writable(path: Path, option: str) -> None:
+    """Fail before any work (a quote sweep, a budget solve) when ``path``'s folder is missing or
+    read-only, instead of after it."""
+    directory = Path(path).parent if str(Path(path).parent) else Path(".")
+    if not directory.is_dir():
+        what = "is a file, not a folder" if directory.exists() else "does not exist"
+        raise ConfigError(
+            f"cannot write the report to {str(path)!r}: {str(directory)!r} {what}",
+            key_path=option,
+            hint="create the folder first, or choose another path",
+        )
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"cannot write the report to {str(path)!r}: no permission to write in {str(directory)!r}",
+            key_path=option,
+            hint="choose a folder you can write to",
+        )
 
 
 def save_report(result: Any, target: tuple[Path, str] | None, **options: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from planner import api
+from planner.cli.params import FiniteFloat
 from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.currency import USD, load_fx_rates
 from planner.reports.tables import FORMATS
@@ -50,14 +51,14 @@ tco_options = _apply(
         ),
         click.option(
             "--utilization",
-            type=float,
+            type=FiniteFloat(),
             default=1.0,
             show_default=True,
             help="Share of available GPU-hours doing useful work, in (0, 1].",
         ),
         click.option(
             "--years",
-            type=float,
+            type=FiniteFloat(),
             default=None,
             help="Horizon in years [default: the hardware lifetime].",
         ),
@@ -105,7 +106,7 @@ budget_options = _apply(
         ),
         click.option(
             "--time-limit",
-            type=float,
+            type=FiniteFloat(),
             default=60.0,
             show_default=True,
             help="Seconds per MILP solve.",

@@ -6,6 +6,7 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option
+from planner.cli.params import FiniteFloat
 from planner.reports.estimate import render_estimate, render_workload_show, render_workloads
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology
@@ -58,7 +59,7 @@ def show(name: str, fmt: str) -> None:
 )
 @click.option(
     "--network-gbps",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True),
     help="Node network bandwidth, Gbit/s.",
 )
 @format_option

@@ -628,7 +628,9 @@ def budget_report(
 
 
 def check_time_limit(time_limit_s: float) -> None:
-    if time_limit_s <= 0:
+    if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)):
+        raise ConfigError(f"expected seconds, got {time_limit_s!r}", key_path="--time-limit")
+    if not time_limit_s > 0 or math.isinf(time_limit_s):  # NaN fails `> 0`
         raise ConfigError(
             f"time limit must be positive, got {time_limit_s}", key_path="--time-limit"
         )
