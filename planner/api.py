@@ -20,6 +20,7 @@ from planner.catalog.query import (
     gpu_availability,
     sort_offers,
 )
+from planner.errors import ConfigError
 from planner.hardware import GpuSpec, load_gpu_catalog, resolve_gpu
 from planner.onprem import HardwareSpec, load_budget, load_hardware
 from planner.ownership import TcoResult
@@ -97,8 +98,6 @@ def offers(
         descending=descending,
     )
     if limit is not None:
-        from planner.errors import ConfigError
-
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
             raise ConfigError(
                 f"limit must be a whole number >= 0, got {limit!r}", key_path="--limit"
@@ -253,6 +252,10 @@ def report(
                 f"cloud prices are {age} days old (as of {result.offers_as_of}); refresh with "
                 "`planner prices refresh` before relying on the comparison"
             ]
+    if not isinstance(currency, str):
+        raise ConfigError(
+            f"currency must be a code such as 'EUR', got {currency!r}", key_path="currency"
+        )
     money = Money()
     if currency.upper() != USD:
         money = Money(currency.upper(), 1.0 / load_fx_rates().rate(currency, key_path="--currency"))
@@ -362,7 +365,6 @@ def estimate(
     >>> estimate("gpt2-xl-finetune", "RTX4090", 1).fits
     False
     """
-    from planner.errors import ConfigError
     from planner.workload import estimate as _estimate
 
     # checked here: a float or NaN count reached an assertion in the strategy search

@@ -82,6 +82,7 @@ class GpuCatalog:
         self, name: str, *, file: str | None = None, key_path: str | None = None
     ) -> GpuSpec:
         """The GPU for ``name``; raises :class:`UnknownNameError` with suggestions on a miss."""
+        _check_gpu_name(name, file=file, key_path=key_path)
         gpu = self.get(name)
         if gpu is not None:
             return gpu
@@ -109,6 +110,7 @@ class GpuCatalog:
 
     def match(self, name: str) -> tuple[GpuSpec, ...]:
         """GPUs a user filter means: an exact name or alias, else a whole family."""
+        _check_gpu_name(name)
         gpu = self.get(name)
         if gpu is not None:
             return (gpu,)
@@ -116,6 +118,17 @@ class GpuCatalog:
         if family:
             return family
         raise UnknownNameError("GPU", name, self.names)
+
+
+def _check_gpu_name(name: object, *, file: str | None = None, key_path: str | None = None) -> None:
+    """A GPU name must be a non-blank string (a blank one would prefix-match every GPU)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(
+            f"{name!r} is not a GPU name",
+            file=file,
+            key_path=key_path,
+            hint="name a GPU such as H100-SXM or A100-80GB; `planner gpus` lists them",
+        )
 
 
 def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:

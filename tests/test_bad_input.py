@@ -447,6 +447,14 @@ def test_report_output_name_picks_the_format_unless_format_contradicts_it(tmp_pa
         (lambda: planner.OfferFilter(purchase_option="spto"), "did you mean spot"),
         # head(-1) silently dropped the last row
         (lambda: planner.offers(limit=-1), "limit"),
+        # AttributeError on None; a blank name prefix-matched every GPU ("ambiguous")
+        (lambda: planner.resolve_gpu(None), "not a GPU name"),
+        (lambda: planner.resolve_gpu("  "), "not a GPU name"),
+        # AttributeError on currency.upper()
+        (
+            lambda: planner.report(planner.tco("8xh100-hgx", with_cloud=False), currency=None),
+            "currency",
+        ),
         (
             lambda: planner.load_workload("gpt2-xl-finetune").variant(model={"params": 1e999}),
             "finite",
