@@ -3,9 +3,11 @@
 The time model is physical rather than one fitted MFU:
 
 - **Compute**: matmul FLOPs run at ``peak x gemm_fraction`` where ``gemm_fraction`` is the share of
-  the dense tensor peak that large training matmuls sustain on that GPU generation
-  (:data:`GEMM_FRACTION`).  Hopper reaches a lower fraction than Ampere (llm-foundry measured MFU:
-  A100 44-64%, H100 BF16 27-46%; estimation.md s1.4).
+  the dense tensor peak that training matmuls of a reference shape sustain on that GPU generation
+  (:data:`GEMM_FRACTION`, :data:`REFERENCE_HIDDEN`).  Transformer training moves from it with the
+  matmuls' shape (:func:`matmul_fraction`): the result tiles each matmul writes, ``(1/M + 1/K +
+  1/N) / 3`` bytes per FLOP, are charged at the memory bandwidth, so thin matmuls (small hidden size, wide tensor-parallel splits, short
+  micro-batches) run further below peak and very large ones closer to it.
 - **Memory traffic**: element-wise work (norms, activations, residuals, softmax, dropout, the logits)
   is bandwidth-bound.  Every stored activation byte is written in the forward pass, read in the
   backward pass and its gradient written: ``3 x activation bytes / memory bandwidth`` (4x under full
@@ -33,7 +35,7 @@ from planner.schema import Fabric, Interconnect
 # A100 0.55: llm-foundry 44-64% MFU, TinyLlama 56% (59% with attention FLOPs), Korthikanti 175B
 #   51% incl. an 11% pipeline bubble; estimation.md s4 "A100 single node, well tuned 0.55-0.60".
 # H100/H200 0.52: llm-foundry H100 BF16 27-46% MFU, estimation.md s4 "0.40-0.50 steady"; with the
-#   memory-traffic term this gives llm.c GPT-2 124M's measured 41% (C2).
+#   memory-traffic and matmul-shape terms this gives llm.c GPT-2 124M's measured 41% within 1.25x (C2).
 # B200 0.45: newer generations reach a lower fraction at launch (U, by the Hopper precedent).
 # V100 0.42: NVIDIA DeepLearningExamples-era mixed precision; Megatron-LM 2019 sustained 30% with
 #   older kernels (Shoeybi et al. 2019), C25 BERT on SQuAD ~25% under a fine-tuning stack.
@@ -149,8 +151,110 @@ def node_network_bytes_per_s(
 
 
 def gemm_fraction(gpu: GpuSpec) -> float:
-    """Share of the dense peak that big training matmuls sustain on ``gpu``."""
+    """Share of the dense peak that matmuls of the family's reference shape sustain on ``gpu``."""
     return GEMM_FRACTION.get(gpu.family, GEMM_FRACTION.get(gpu.name, DEFAULT_GEMM_FRACTION))
+
+
+# -- matmul shape --------------------------------------------------------------------------------------
+# A tiled GEMM streams its operand tiles through a multi-stage pipeline that overlaps the tensor-core
+# math (CUTLASS "Efficient GEMM in CUDA": software pipelining), but each output tile is written in an
+# epilogue after its main loop, and that write is not hidden behind the same tile's math.  A 16-bit
+# (M x K)·(K x N) product does 2·M·N·K FLOPs and writes 2·M·N bytes: 1/K bytes per FLOP.  Training
+# runs every weight matmul three times with the same FLOPs -- forward (reduces over K, writes M x N),
+# input gradient (reduces over N, writes M x K) and weight gradient (reduces over the M tokens,
+# writes K x N) -- so on average ``(1/M + 1/K + 1/N) / 3`` bytes per FLOP, charged at the memory
+# bandwidth on top of the math, not overlapped (Calculon's "no_overlap" processing mode, Isaev et
+# al. SC'23, systems/h100_80g_nvl8.json).  Thin matmuls (small hidden size, wide tensor-parallel
+# splits, short micro-batches) therefore run further below peak than big ones: "larger GEMMs have
+# higher arithmetic intensity and are consequently more efficient to execute" (Megatron-LM README,
+# H100 weak scaling: 41% MFU at 2B to 47-48% at 462B); Anthony et al. 2024 ("The Case for
+# Co-Designing Model Architectures with Hardware") measure the same trend per GEMM on A100 and H100.
+#
+# GEMM_FRACTION is the share at one reference shape per GPU family -- the hidden size below, one GPU
+# per layer, REFERENCE_TOKENS tokens, a GPT layer of 12·h² parameters in four matmuls -- and other
+# shapes move from it by the difference in bytes per FLOP, so the calibration runs keep their
+# numbers and nothing is fitted to held-out runs.  4,096 (7B class) by default: the 1-13B runs
+# behind the A100 figure (llm-foundry, MPT-7B, Llama 2 7B; C10/C12) and the H100 figure (llm-foundry
+# H100 BF16 27-46% MFU; Megatron-LM README 41% at 2B; with the memory-traffic term 0.52 also
+# reproduces llm.c GPT-2 124M within 1.25x, C2, whose hand-fused kernels beat the stack modelled
+# here), and, unmeasured (U), the other families.  V100 1,024: BERT-large on SQuAD (C25).
+# GeForce/RTX-Pro 1,536: DeBERTa-v2-XL (C27).
+REFERENCE_HIDDEN: dict[str, int] = {
+    "V100": 1024,
+    "GeForce": 1536,
+    "RTX-Pro": 1536,
+}
+DEFAULT_REFERENCE_HIDDEN = 4096
+REFERENCE_TOKENS = 8192
+# Weight matrices per transformer layer that run as separate GEMMs: fused QKV, attention output,
+# MLP up (fused gate + up for SwiGLU), MLP down (Megatron-LM layer structure).
+MATMULS_PER_LAYER = 4.0
+# forward, input-gradient and weight-gradient matmuls, each writing a different one of the three
+# products of the dimensions
+_MATMULS_PER_WEIGHT = 3.0
+
+
+def layer_bytes_per_flop(tokens: float, hidden: int, tp: int, layer_params: float) -> float:
+    """Result bytes written per FLOP by one transformer layer's training matmuls.
+
+    ``M = tokens`` (the micro-batch's tokens; sequence parallel gathers them all), ``K`` or ``N`` is
+    ``hidden`` and the other the matrix's width over the ``tp`` ranks.  With widths ``w_i`` and
+    ``Σ w_i = layer_params / hidden``, the FLOP-weighted mean of ``tp / w_i`` is
+    ``MATMULS_PER_LAYER · tp · hidden / layer_params``.
+    """
+    inverse_dims = 1.0 / tokens + 1.0 / hidden + MATMULS_PER_LAYER * tp * hidden / layer_params
+    return inverse_dims / _MATMULS_PER_WEIGHT
+
+
+def head_bytes_per_flop(tokens: float, hidden: int, tp: int, vocab: int) -> float:
+    """The same for the output projection: ``M = tokens``, ``K = hidden``, ``N = vocab / tp``."""
+    return (1.0 / tokens + 1.0 / hidden + tp / vocab) / _MATMULS_PER_WEIGHT
+
+
+def reference_bytes_per_flop(gpu: GpuSpec) -> float:
+    """Bytes per FLOP of the shape :data:`GEMM_FRACTION` was calibrated on for ``gpu``'s family."""
+    h = REFERENCE_HIDDEN.get(gpu.family, DEFAULT_REFERENCE_HIDDEN)
+    return layer_bytes_per_flop(REFERENCE_TOKENS, h, 1, 12.0 * h * h)
+
+
+def matmul_fraction(gpu: GpuSpec, bytes_per_flop: float) -> float:
+    """Share of the dense peak that training matmuls writing ``bytes_per_flop`` sustain on ``gpu``.
+
+    ``1/e = 1/GEMM_FRACTION + (peak / bandwidth) · (x - x_ref)``: the calibrated time per FLOP at the
+    reference shape plus (or minus) the result traffic this shape adds (or saves).  Never above the
+    peak.
+    """
+    ops_per_byte = gpu.peak_flops / (gpu.memory_bandwidth_gb_per_s * 1e9)
+    inverse = 1.0 / gemm_fraction(gpu) + ops_per_byte * (
+        bytes_per_flop - reference_bytes_per_flop(gpu)
+    )
+    return 1.0 / max(inverse, 1.0)
+
+
+# Tensor-parallel communication overlap.  With sequence parallel the activation all-gathers and
+# reduce-scatters of a layer either have no data dependence on the neighbouring matmul (overlapped
+# in bulk, on by default) or are split into ring exchanges pipelined with chunks of the dependent
+# matmul (Transformer Engine userbuffers, ``tp_comm_overlap``), which "exposes one reduce-scatter
+# chunk" (NeMo docs, Communication Overlap).  Megatron-LM's H100 scaling runs use
+# ``--tp-comm-overlap`` (Megatron-LM README, Training Speed and Scalability) and NeMo's H100 recipes
+# turn it on; the Ampere-era runs we calibrate on (Korthikanti et al. 2022, C21) and older stacks
+# expose it, so only Hopper and newer overlap it here, and only over NVLink (the ring exchanges
+# are peer-to-peer copies between the GPUs of a node; over PCIe they would fight the matmuls for
+# a link that is already the bottleneck).
+
+
+def overlaps_tensor_parallel(gpu: GpuSpec) -> bool:
+    """Whether tensor-parallel collectives are overlapped with matmuls on ``gpu`` (Hopper and newer)."""
+    return gpu.family in _HOPPER_AND_NEWER
+
+
+def exposed_tensor_parallel_seconds(t_comm: float, tp: int, t_matmul: float) -> float:
+    """Tensor-parallel communication left visible when it is pipelined with the matmuls.
+
+    The collectives run as ``tp`` ring steps overlapped with chunks of the matmuls: one step shows,
+    and whatever the matmuls (``t_matmul``) are too short to cover.
+    """
+    return max(t_comm / tp, t_comm - t_matmul)
 
 
 def supports_flash_attention(gpu: GpuSpec) -> bool:

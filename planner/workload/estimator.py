@@ -232,6 +232,8 @@ def train_facts(
         # the output projection: 2·V·h FLOPs per token forward, twice that backward (4 with frozen
         # weights), the same accounting as 6·N
         head = seq * (6.0 if meth == "full" else 4.0) * vocab * h if logits else 0.0
+        # one layer's weights: all but the vocabulary matrix (GPT layer 12·h², never below 4·h²)
+        layer_params = max(params - vocab * h, 4.0 * h * h * L) / L
     else:
         L, h, a, seq, vocab = 1, 1, 1, 1, 0
         trainable = params
@@ -240,7 +242,7 @@ def train_facts(
         )
         model_flops = fps
         rc = {"none": 0.0}
-        act_base = act_score = logits = head = 0.0
+        act_base = act_score = logits = head = layer_params = 0.0
         largest = float(m.largest_layer_params or params)
         act_sample = float(m.activation_gib_per_sample or 0.1) * mem.GIB
     state = mem.state_bytes(precision, opt)
@@ -285,6 +287,8 @@ def train_facts(
         head_flops_per_seq=head,
         pinned=pin,
         recompute_modes=modes,
+        layer_params=layer_params,
+        vocab=vocab,
     )
     spec._cache[key] = facts
     return facts
@@ -366,7 +370,8 @@ def _efficiency_source(gpu: GpuSpec, f: TrainFacts) -> str:
     g = eff.gemm_fraction(gpu)
     text = (
         f"physics model: {gpu.name} matmuls at {g:.2f} of the {gpu.tensor_tflops_dense:g} TFLOPS dense peak "
-        f"(GPU-generation default calibrated on published runs, estimation.md s1.4/s3), plus activation "
+        f"(GPU-generation default calibrated on published runs, estimation.md s1.4/s3"
+        f"{', adjusted for the matmul shapes' if f.transformer else ''}), plus activation "
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
     )

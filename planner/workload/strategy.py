@@ -8,13 +8,18 @@ times one optimizer step:
 ``step = (m + (pp - 1)/v)·(t_mb + t_tp + v·t_p2p) + exposed data-parallel communication + optimizer step``
 
 with ``m`` micro-batches per step (gradient accumulation), ``t_mb`` the compute + memory-traffic time
-of one micro-batch (:mod:`planner.workload.efficiency`), ``t_tp`` the tensor-parallel all-reduces
-(4 per layer per micro-batch, 6 with full recompute; Megatron), the pipeline bubble ``pp - 1``
-(1F1B) or ``(pp - 1)/v`` with ``v`` interleaved chunks per rank (:func:`pipeline_schedule`), the
-stage-to-stage sends ``t_p2p``, the slowest stage's share of the FLOPs (whole layers plus the LM
-head on the last stage), the gradient all-reduce / reduce-scatter (2·G bytes) overlapped with the last backward pass,
-and ZeRO-3's per-micro-batch gathers (3·G) overlapped with that micro-batch.  Candidates within 1% of
-the fastest are ranked DP < ZeRO-1 < ZeRO-2 < ZeRO-3 < TP < PP and the simplest wins.
+of one micro-batch (:mod:`planner.workload.efficiency`; the matmul efficiency follows the
+micro-batch's matmul shapes, :func:`~planner.workload.efficiency.matmul_fraction`), ``t_tp`` the
+tensor-parallel all-reduces (4 per layer per micro-batch, 6 with full recompute; Megatron), pipelined
+with the matmuls on Hopper and newer over NVLink
+(:func:`~planner.workload.efficiency.exposed_tensor_parallel_seconds`), the pipeline bubble
+``pp - 1`` (1F1B) or ``(pp - 1)/v`` with ``v`` interleaved chunks per rank
+(:func:`pipeline_schedule`), the stage-to-stage sends ``t_p2p``, the slowest stage's share of the
+FLOPs (whole layers plus the LM head on the last stage), the gradient all-reduce / reduce-scatter
+(2·G bytes) overlapped with the last backward pass, chunk by chunk under interleaving
+(:func:`exposed_gradient_sync`), and ZeRO-3's per-micro-batch gathers (3·G) overlapped with that
+micro-batch.  Candidates within 1% of the fastest are ranked DP < ZeRO-1 < ZeRO-2 < ZeRO-3 < TP < PP
+and the simplest wins.
 """
 
 from __future__ import annotations
@@ -113,6 +118,10 @@ class TrainFacts:
     # pipeline stage
     head_flops_per_seq: float = 0.0
     recompute_modes: tuple[str, ...] = ("none", "selective", "full")
+    # parameters of one transformer layer (all weights but the vocabulary matrix, over the layers)
+    # and the vocabulary: the matmul shapes (efficiency.matmul_fraction)
+    layer_params: float = 0.0
+    vocab: int = 0
 
 
 @dataclass(frozen=True)
@@ -171,6 +180,11 @@ def collective_seconds(
 # s2.2.2; Megatron-LM --num-layers-per-virtual-pipeline-stage; Llama 3 trains 405B with it, Dubey et
 # al. 2024 s3.3.2).
 INTERLEAVE_CHOICES = (2, 4, 8)
+# Pipeline chunks that may hold no transformer layer: Llama 3 gives the embedding and the output
+# projection + loss a chunk each ("the first model chunk on the first stage has only the embedding,
+# and the last model chunk on the last stage has only output projection and loss"; Dubey et al.
+# 2024 s3.3.2), which is how 126 layers run as 16 stages x 8 chunks.
+NON_LAYER_CHUNKS = 2
 
 
 def pipeline_schedule(
@@ -189,13 +203,14 @@ def pipeline_schedule(
     chunks per rank cuts the bubble to ``(pp - 1) / v`` slots (eq. 2) but sends ``v`` times as many
     point-to-point messages (``t_p2p`` per chunk per micro-batch) and holds activations for
     ``L·(1 + (pp - 1)/(pp·v))`` layers instead of ``L`` (Korthikanti et al. 2022 s4.2.3).  Megatron
-    needs at least ``pp`` micro-batches for it; each chunk needs at least one layer.
+    needs at least ``pp`` micro-batches for it; each chunk needs at least one layer, or the embedding
+    or the head (:data:`NON_LAYER_CHUNKS`).
     """
     best = (1, (m + pp - 1) * (t_mb + t_p2p), 0.0)
     if pp <= 1 or m < pp:
         return best
     for v in INTERLEAVE_CHOICES:
-        if v * pp > layers:
+        if v * pp > layers + NON_LAYER_CHUNKS:
             break
         extra = act_layers_bytes * (pp - 1) / (pp * v)
         if extra > headroom_bytes:
@@ -204,6 +219,28 @@ def pipeline_schedule(
         if t < best[1] * 0.99:
             best = (v, t, extra)
     return best
+
+
+def exposed_gradient_sync(t_comm: float, t_backward: float, chunks: int, pp: int) -> float:
+    """Seconds of the data-parallel gradient reduction left after overlap with the backward pass.
+
+    Gradients are reduced in buckets as the last micro-batch's backward pass produces them, so the
+    reduction hides behind that backward pass (``t_backward`` per micro-batch on this stage); only
+    what is left over shows.  With ``chunks`` interleaved model chunks per pipeline rank the
+    gradients complete chunk by chunk: Megatron's schedule runs the last ``pp`` micro-batches
+    through chunk ``v-1`` first and chunk 0 last, so chunk ``j`` is done ``j·pp`` chunk-backwards
+    (``t_backward / v`` each) before the end and its reduction (``t_comm / v``) can run meanwhile
+    -- NeMo's data-parallel overlap "exposes only one DP communication chunk" whose granularity
+    "becomes the Transformer layers per virtual pipeline stage" (NeMo docs, Communication Overlap).
+    Reductions queue on the links in chunk order, so what shows is
+    ``max_j((j + 1)·t_comm/v - j·pp·t_backward/v) - t_backward/v``, largest at ``j = 0`` or
+    ``j = v - 1``.
+    """
+    if chunks <= 1:
+        return max(0.0, t_comm - t_backward)
+    per_chunk = t_comm / chunks
+    step = t_backward / chunks
+    return max(0.0, per_chunk - step, t_comm - ((chunks - 1) * pp + 1) * step)
 
 
 def search_training(
@@ -217,9 +254,19 @@ def search_training(
     """(fastest fitting candidate or None, the least-memory candidate for reporting a miss)."""
     peak = gpu.peak_flops
     bw = gpu.memory_bandwidth_gb_per_s * 1e9
-    g = eff.gemm_fraction(gpu) * (eff.FINETUNE_STACK_FACTOR if f.finetune else 1.0)
+    stack = eff.FINETUNE_STACK_FACTOR if f.finetune else 1.0
     if f.method == "qlora":
-        g /= eff.QLORA_SLOWDOWN
+        stack /= eff.QLORA_SLOWDOWN
+    g_flat = eff.gemm_fraction(gpu) * stack
+    shaped = f.transformer and f.layer_params > 0
+    # matmul_fraction split into its per-GPU and per-shape parts (hot loop)
+    ops_per_byte = peak / bw
+    inverse_at_zero = 1.0 / eff.gemm_fraction(gpu) - ops_per_byte * eff.reference_bytes_per_flop(
+        gpu
+    )
+    shape_cache: dict[tuple[int, int, int, str], float] = {}
+    straggler = eff.straggler_factor(count)
+    tp_overlap = eff.overlaps_tensor_parallel(gpu) and links.intra_kind == "nvlink"
     budget = gpu.memory_gib * GIB
     gpn = max(1, min(links.gpus_per_node, count))
     modes = f.recompute_modes if f.transformer else ("none",)
@@ -330,7 +377,24 @@ def search_training(
                         ) / tp
                     else:
                         stage_flops = hw_per_seq / split
-                    t_mb = b * stage_flops / (peak * g) + passes * b * traffic1 / bw
+                    g = g_flat
+                    if shaped:
+                        # matmul efficiency from this micro-batch's shapes: the layers' matmuls and
+                        # the LM head, weighted by their FLOPs on the slowest stage
+                        key = (pp, tp, b, mode)
+                        cached_g = shape_cache.get(key)
+                        if cached_g is None:
+                            tokens = b * f.seq
+                            x = eff.layer_bytes_per_flop(tokens, f.hidden, tp, f.layer_params)
+                            if f.head_flops_per_seq and f.vocab:
+                                share = f.head_flops_per_seq / tp / stage_flops
+                                x_head = eff.head_bytes_per_flop(tokens, f.hidden, tp, f.vocab)
+                                x += share * (x_head - x)
+                            cached_g = stack / max(inverse_at_zero + ops_per_byte * x, 1.0)
+                            shape_cache[key] = cached_g
+                        g = cached_g
+                    t_matmul = b * stage_flops / (peak * g)
+                    t_mb = t_matmul + passes * b * traffic1 / bw
                     t_tp = 0.0
                     if tp > 1:
                         n_ar = 6 if mode == "full" else 4
@@ -344,6 +408,8 @@ def search_training(
                                 + eff.COLLECTIVE_LATENCY_S[links.intra_kind]
                             )
                         )
+                        if tp_overlap:
+                            t_tp = eff.exposed_tensor_parallel_seconds(t_tp, tp, t_matmul)
                     v = 1
                     if pp > 1:
                         # activations (fwd) and their gradients (bwd) cross each stage boundary,
@@ -377,10 +443,14 @@ def search_training(
                     else:
                         shard = local * (2.0 if zero else f.grad_comm_bytes)
                         t_c = collective_seconds(2.0, shard, dp, d_in, links)
-                        exposed = max(0.0, t_c - t_mb * 2.0 / 3.0)
+                        exposed = (
+                            max(0.0, t_c - t_mb * 2.0 / 3.0)  # one chunk: exposed_gradient_sync
+                            if v == 1
+                            else exposed_gradient_sync(t_c, t_mb * 2.0 / 3.0, v, pp)
+                        )
                     opt_params = f.trainable / split / (dp if zero >= 1 else 1)
                     t_opt = opt_params * f.opt_traffic / (bw * eff.MEMORY_BW_FRACTION)
-                    step = (compute + exposed + t_opt) * eff.straggler_factor(count)
+                    step = (compute + exposed + t_opt) * straggler
                     steps = f.samples_per_piece / seqs_step
                     strategy = Strategy(
                         data_parallel=dp,
