@@ -22,14 +22,37 @@ from planner.catalog.query import (
 )
 from planner.errors import ConfigError
 from planner.hardware import GpuSpec, load_gpu_catalog, resolve_gpu
-from planner.onprem import HardwareSpec, load_budget, load_hardware
-from planner.ownership import TcoResult
-from planner.quoting import QuoteRequest, QuoteResult
 from planner.schema import Interconnect, PurchaseOption
-from planner.workload import Estimate, Topology, WorkloadSpec, default_topology
 
 if TYPE_CHECKING:
+    from planner.onprem import HardwareSpec, load_hardware
     from planner.optimize.budget import BudgetReport
+    from planner.ownership import TcoResult
+    from planner.quoting import QuoteRequest, QuoteResult
+    from planner.workload import Estimate, Topology, WorkloadSpec, default_topology
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: the workload model, the optimizer (PuLP) and the ownership maths load on first use,
+    # so `planner offers` and `planner prices` start without them.
+    if name in ("QuoteRequest", "QuoteResult"):
+        from planner import quoting
+
+        return getattr(quoting, name)
+    if name == "TcoResult":
+        from planner.ownership import TcoResult
+
+        return TcoResult
+    if name in ("HardwareSpec", "load_hardware"):
+        from planner import onprem
+
+        return getattr(onprem, name)
+    if name in ("Estimate", "Topology", "WorkloadSpec", "default_topology"):
+        from planner import workload
+
+        return getattr(workload, name)
+    raise AttributeError(f"module 'planner.api' has no attribute {name!r}")
+
 
 __all__ = [
     "Estimate",
@@ -147,6 +170,7 @@ def tco(
     """
     from dataclasses import replace
 
+    from planner.onprem import HardwareSpec, load_hardware
     from planner.ownership import tco as compute_tco
 
     hw = hardware if isinstance(hardware, HardwareSpec) else load_hardware(hardware)
@@ -180,6 +204,7 @@ def budget(
     >>> from planner.api import budget
     >>> budget("2027-ml-platform", sensitivity=False).plan.total_usd  # doctest: +SKIP
     """
+    from planner.onprem import load_budget
     from planner.optimize.budget import budget_report, check_time_limit, default_solver
 
     check_time_limit(time_limit_s)
@@ -238,6 +263,8 @@ def report(
     from planner.catalog import DEFAULT_MAX_AGE_DAYS
     from planner.catalog.store import snapshot_age_days
     from planner.currency import USD, load_fx_rates
+    from planner.ownership import TcoResult
+    from planner.quoting import QuoteResult
     from planner.reports.formatting import Money
     from planner.reports.render import document_for, render_document
 
@@ -365,6 +392,7 @@ def estimate(
     >>> estimate("gpt2-xl-finetune", "RTX4090", 1).fits
     False
     """
+    from planner.workload import WorkloadSpec
     from planner.workload import estimate as _estimate
 
     # checked here: a float or NaN count reached an assertion in the strategy search

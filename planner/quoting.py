@@ -17,13 +17,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
 from planner.errors import ConfigError
 from planner.hardware import load_gpu_catalog
-from planner.onprem import load_hardware
 from planner.optimize.candidates import (
     CandidateOptions,
     build_candidates,
@@ -40,6 +39,9 @@ from planner.optimize.plans import (
 )
 from planner.optimize.spot import DEFAULT_RESTART_HOURS
 from planner.workload import WorkloadSpec, estimate, load_workload
+
+if TYPE_CHECKING:
+    from planner.onprem import HardwareSpec
 
 _DURATION = re.compile(
     r"^\s*(\d+(?:\.\d+)?)\s*(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)?\s*$", re.I
@@ -187,7 +189,12 @@ def quote(
     """
     started = time.perf_counter()
     spec = req.workload if isinstance(req.workload, WorkloadSpec) else load_workload(req.workload)
-    hardware = tuple(load_hardware(h) for h in req.hardware)
+    hardware: tuple[HardwareSpec, ...] = ()
+    if req.hardware:
+        # owned hardware files only when asked for (planner.onprem builds its YAML models on import)
+        from planner.onprem import load_hardware
+
+        hardware = tuple(load_hardware(h) for h in req.hardware)
     catalog = load_gpu_catalog()
     book = load_offer_book(req.offers_files, snapshot_dir=req.snapshot_dir)
     offers = filter_offers(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import click
 
@@ -17,7 +19,31 @@ from planner.errors import PlannerError
 
 
 class PlannerGroup(click.Group):
-    """A click group that reports PlannerError as a one-paragraph message and an exit code."""
+    """A click group that reports PlannerError as a one-paragraph message and an exit code.
+
+    Its commands load on first use: ``lazy_commands`` maps a command name to the function that
+    imports the command's module and adds its commands to the group.  ``planner offers`` then never
+    imports the optimizer, PuLP or the workload model, and ``planner quote`` skips the TCO,
+    budget and report modules.
+    """
+
+    def __init__(
+        self,
+        *args: Any,
+        lazy_commands: Mapping[str, Callable[[click.Group], None]] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(lazy_commands or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        load = self.lazy_commands.get(cmd_name)
+        if cmd_name not in self.commands and load is not None:
+            load(self)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -27,7 +53,58 @@ class PlannerGroup(click.Group):
             sys.exit(e.exit_code)
 
 
-@click.group(cls=PlannerGroup)
+# Explicit registry (no string-based discovery): each loader imports one command module and adds
+# its commands; the CLI calls it when one of those commands is used (or listed in --help).
+def _offers(group: click.Group) -> None:
+    from planner.cli import offers
+
+    offers.register(group)
+
+
+def _prices(group: click.Group) -> None:
+    from planner.cli import prices
+
+    prices.register(group)
+
+
+def _quote(group: click.Group) -> None:
+    from planner.cli import quote
+
+    quote.register(group)
+
+
+def _tco(group: click.Group) -> None:
+    from planner.cli import tco
+
+    tco.register(group)
+
+
+def _report(group: click.Group) -> None:
+    from planner.cli import report
+
+    report.register(group)
+
+
+def _workloads(group: click.Group) -> None:
+    from planner.cli import workloads
+
+    workloads.register(group)
+
+
+_COMMANDS: dict[str, Callable[[click.Group], None]] = {
+    "offers": _offers,
+    "gpus": _offers,
+    "prices": _prices,
+    "quote": _quote,
+    "tco": _tco,
+    "budget": _tco,
+    "report": _report,
+    "workloads": _workloads,
+    "estimate": _workloads,
+}
+
+
+@click.group(cls=PlannerGroup, lazy_commands=_COMMANDS)
 @click.version_option(__version__, prog_name="planner")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 def main(verbose: int) -> None:
@@ -39,21 +116,3 @@ def main(verbose: int) -> None:
     logging.basicConfig(
         level=max(level, logging.DEBUG), format="%(levelname)s %(name)s: %(message)s"
     )
-
-
-def _register() -> None:
-    # Explicit registry of command modules (no string-based discovery).
-    from planner.cli import offers, prices, quote, report
-    from planner.cli import tco as tco_commands
-
-    offers.register(main)
-    prices.register(main)
-    quote.register(main)
-    tco_commands.register(main)
-    report.register(main)
-    from planner.cli import workloads
-
-    workloads.register(main)
-
-
-_register()

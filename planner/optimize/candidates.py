@@ -14,13 +14,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from planner.hardware import GpuCatalog, GpuSpec
-from planner.onprem import HardwareSpec, machine_cost_usd_per_hour
 from planner.optimize.spot import (
     DEFAULT_INTERRUPTION_PCT,
     DEFAULT_RESTART_HOURS,
@@ -29,6 +28,9 @@ from planner.optimize.spot import (
 )
 from planner.schema import PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.workload import Estimate, Topology, WorkloadSpec
+
+if TYPE_CHECKING:
+    from planner.onprem import HardwareSpec
 
 Estimator = Callable[..., Estimate]
 
@@ -234,6 +236,8 @@ def build_candidates(
         and not (opts.spot_only and option is not PurchaseOption.SPOT)
     ]
     rows: list[dict[str, Any]] = []
+    if hardware:
+        from planner.onprem import machine_cost_usd_per_hour  # loaded only for owned hardware
     for hw in hardware:
         gpu = catalog.resolve(hw.gpu)
         per_machine = machine_cost_usd_per_hour(hw, opts.local_cost_basis)
@@ -406,18 +410,23 @@ def prune_dominated(
     """
     if cands.empty:
         return cands
-    df = cands.assign(
-        _wall=cands["job_hours"] * cands["wall_factor"],
-        _cost=cands["job_hours"] * cands["price_usd_per_hour"],
-    )
+    wall = (cands["job_hours"] * cands["wall_factor"]).to_numpy(dtype=float)
+    cost = (cands["job_hours"] * cands["price_usd_per_hour"]).to_numpy(dtype=float)
+    group = cands.groupby(list(by), sort=False).ngroup().to_numpy(dtype=float)  # NaN: no group
+    # One stable sort by (group, wall, cost) replaces a sort per group; ties keep table order.
+    order = np.lexsort((cost, wall, group))
+    labels = cands.index.to_numpy()
     keep: list[Any] = []
-    for _, part in df.groupby(list(by), sort=False):
-        ordered = part.sort_values(["_wall", "_cost"], kind="stable")
-        best = np.inf
-        for idx, cost in zip(ordered.index, ordered["_cost"], strict=True):
-            if cost < best - 1e-9:
-                keep.append(idx)
-                best = cost
+    current, best = math.nan, math.inf
+    for pos in order.tolist():
+        g = group[pos]
+        if g != current:
+            if math.isnan(g):
+                break  # rows with a missing key sort last and belong to no group
+            current, best = g, math.inf
+        if cost[pos] < best - 1e-9:
+            keep.append(labels[pos])
+            best = cost[pos]
     return cands.loc[sorted(keep)]
 
 

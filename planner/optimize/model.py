@@ -110,42 +110,84 @@ def build_model(candidates: pd.DataFrame, inputs: ModelInputs) -> BuiltModel:
     return model
 
 
+class _Terms:
+    """A linear expression under construction: coefficients in first-use order and a constant.
+
+    PuLP's operator overloads (``price * h``, ``lpSum``) allocate a new expression per term, which
+    made building the model cost more than solving it.  Terms are gathered here and wrapped in one
+    ``LpAffineExpression`` per row.  Zero coefficients are skipped, as PuLP's ``0 * x`` does.
+    """
+
+    __slots__ = ("coefficients", "constant")
+
+    def __init__(self) -> None:
+        self.coefficients: dict[pulp.LpVariable, float] = {}
+        self.constant = 0.0
+
+    def add(self, var: pulp.LpVariable, coefficient: float) -> _Terms:
+        if coefficient != 0:
+            self.coefficients[var] = self.coefficients.get(var, 0) + coefficient
+        return self
+
+    def add_each(self, variables: list[pulp.LpVariable], coefficient: float) -> _Terms:
+        for var in variables:
+            self.add(var, coefficient)
+        return self
+
+    def expression(self) -> pulp.LpAffineExpression:
+        return pulp.LpAffineExpression(self.coefficients, constant=self.constant)
+
+
+def _add_row(prob: pulp.LpProblem, name: str, terms: _Terms, sense: int, rhs: float) -> None:
+    """Add ``terms (sense) rhs`` as the constraint ``name``."""
+    prob.addConstraint(pulp.LpConstraint(terms.expression(), sense, rhs=rhs), name)
+
+
 def _build_sequential(model: BuiltModel) -> None:
     prob, cands, inp = model.problem, model.candidates, model.inputs
-    deadline = inp.deadline_hours
-    cost_terms = []
-    wall_terms = []
-    work_terms = []
-    for i, row in _rows(cands):
-        a = float(row["wall_factor"])
+    deadline, start = inp.deadline_hours, inp.startup_hours
+    ids = [int(i) for i in cands.index]
+    cost, wall, work = _Terms(), _Terms(), _Terms()
+    columns = zip(
+        ids,
+        cands["wall_factor"].tolist(),
+        cands["capacity_hours"].tolist(),
+        cands["job_hours"].tolist(),
+        cands["price_usd_per_hour"].tolist(),
+        strict=True,
+    )
+    for i, wall_factor, capacity_hours, job_hours, price_per_hour in columns:
+        a, t, price = float(wall_factor), float(job_hours), float(price_per_hour)
         # Never more running hours than the whole job takes on this configuration (a tight big-M).
-        cap = min(float(row["capacity_hours"]), float(row["job_hours"]))
+        cap = min(float(capacity_hours), t)
         if inp.objective == "cost":
             cap = min(cap, deadline / a)
         h = prob.add_variable(f"h_{i}", lowBound=0)
         y = prob.add_variable(f"y_{i}", lowBound=0, upBound=1, cat=pulp.LpBinary)
         model.hours[i], model.used[i] = h, y
-        prob += h <= cap * y, f"link_{i}"
-        price = float(row["price_usd_per_hour"])
-        cost_terms += [price * h, price * inp.startup_hours * y]
-        wall_terms += [a * h, inp.startup_hours * y]
-        work_terms.append(h * (1.0 / float(row["job_hours"])))
-    used = pulp.lpSum(model.used.values())
-    cost = pulp.lpSum(cost_terms) + inp.switch_usd * (used - 1)
-    wall = pulp.lpSum(wall_terms) + inp.switch_hours * (used - 1)
-    prob += pulp.lpSum(work_terms) >= 1, "work"
-    prob += used >= 1, "at_least_one_phase"
-    prob += used <= inp.max_phases, "max_phases"
+        _add_row(prob, f"link_{i}", _Terms().add(h, 1).add(y, -cap), pulp.LpConstraintLE, 0)
+        cost.add(h, price).add(y, price * start)
+        wall.add(h, a).add(y, start)
+        work.add(h, 1.0 / t)
+    used = list(model.used.values())
+    # sum_c y_c - 1 switches, each costing switch_usd dollars and switch_hours hours
+    for terms, per_switch in ((cost, inp.switch_usd), (wall, inp.switch_hours)):
+        if per_switch != 0:
+            terms.add_each(used, per_switch)
+            terms.constant -= per_switch
+    _add_row(prob, "work", work, pulp.LpConstraintGE, 1)
+    _add_row(prob, "at_least_one_phase", _Terms().add_each(used, 1), pulp.LpConstraintGE, 1)
+    _add_row(prob, "max_phases", _Terms().add_each(used, 1), pulp.LpConstraintLE, inp.max_phases)
     if inp.budget_usd is not None:
-        prob += cost <= inp.budget_usd, "budget"
+        _add_row(prob, "budget", cost, pulp.LpConstraintLE, inp.budget_usd)
     if inp.must_use_local:
-        local = [model.used[i] for i, r in _rows(cands) if r["kind"] == "local"]
-        prob += pulp.lpSum(local) >= 1, "use_local"
+        local = [model.used[i] for i, k in zip(ids, cands["kind"], strict=True) if k == "local"]
+        _add_row(prob, "use_local", _Terms().add_each(local, 1), pulp.LpConstraintGE, 1)
     if inp.objective == "time":
-        prob += wall
+        prob.setObjective(wall.expression())
     else:
-        prob += wall <= deadline, "deadline"
-        prob += cost
+        _add_row(prob, "deadline", wall, pulp.LpConstraintLE, deadline)
+        prob.setObjective(cost.expression())
 
 
 def _build_parallel(model: BuiltModel) -> None:
@@ -155,46 +197,128 @@ def _build_parallel(model: BuiltModel) -> None:
         # The span of m gangs sharing n pieces, ceil(n / m) a q, is not linear; the fastest parallel
         # plan is found by bisection on the deadline instead (planner.optimize.plans).
         raise ValueError("the parallel model minimises cost; bisect the deadline for time")
-    cost_terms = []
-    for i, row in _rows(cands):
-        q = float(row["job_hours"]) / P  # running hours of one piece
-        a = float(row["wall_factor"])
-        max_gangs = int(row["max_gangs"])
+    ids = [int(i) for i in cands.index]
+    cost, all_pieces = _Terms(), _Terms()
+    quota_groups: dict[str, list[tuple[float, pulp.LpVariable]]] = {}
+    quota_caps: dict[str, float] = {}
+    columns = zip(
+        ids,
+        cands["job_hours"].tolist(),
+        cands["wall_factor"].tolist(),
+        cands["max_gangs"].tolist(),
+        cands["price_usd_per_hour"].tolist(),
+        cands["quota_group"].tolist(),
+        cands["quota_instances"].tolist(),
+        cands["instances"].tolist(),
+        strict=True,
+    )
+    for i, job_hours, wall_factor, max_gangs, price_per_hour, group, cap, instances in columns:
+        q = float(job_hours) / P  # running hours of one piece
+        a = float(wall_factor)
         n = prob.add_variable(f"n_{i}", lowBound=0, upBound=P, cat=pulp.LpInteger)
-        m = prob.add_variable(f"m_{i}", lowBound=0, upBound=max_gangs, cat=pulp.LpInteger)
+        m = prob.add_variable(f"m_{i}", lowBound=0, upBound=int(max_gangs), cat=pulp.LpInteger)
         model.pieces[i], model.gangs[i] = n, m
         per_gang = max(math.floor((inp.deadline_hours - inp.startup_hours) / (a * q) + 1e-9), 0)
-        prob += n <= per_gang * m, f"fit_{i}"
-        prob += m <= n, f"no_idle_gang_{i}"
-        price = float(row["price_usd_per_hour"])
-        cost_terms += [price * q * n, price * inp.startup_hours * m]
-    prob += pulp.lpSum(model.pieces.values()) == P, "all_pieces"
-    for group, part in cands.groupby("quota_group"):
-        cap = float(part["quota_instances"].iloc[0])
-        if math.isfinite(cap):
-            terms = [float(r["instances"]) * model.gangs[i] for i, r in _rows(part)]
-            prob += pulp.lpSum(terms) <= cap, f"quota_{_safe(str(group))}"
-    cost = pulp.lpSum(cost_terms)
+        _add_row(prob, f"fit_{i}", _Terms().add(n, 1).add(m, -per_gang), pulp.LpConstraintLE, 0)
+        _add_row(prob, f"no_idle_gang_{i}", _Terms().add(m, 1).add(n, -1), pulp.LpConstraintLE, 0)
+        price = float(price_per_hour)
+        cost.add(n, price * q).add(m, price * inp.startup_hours)
+        all_pieces.add(n, 1)
+        quota_groups.setdefault(group, []).append((float(instances), m))
+        quota_caps.setdefault(group, float(cap))  # the group's first row, as every row holds it
+    _add_row(prob, "all_pieces", all_pieces, pulp.LpConstraintEQ, P)
+    for group in sorted(quota_groups):
+        if math.isfinite(quota_caps[group]):
+            terms = _Terms()
+            for instances, m in quota_groups[group]:
+                terms.add(m, instances)
+            _add_row(
+                prob, f"quota_{_safe(str(group))}", terms, pulp.LpConstraintLE, quota_caps[group]
+            )
     if inp.budget_usd is not None:
-        prob += cost <= inp.budget_usd, "budget"
+        _add_row(prob, "budget", cost, pulp.LpConstraintLE, inp.budget_usd)
     if inp.must_use_local:
-        local = [model.pieces[i] for i, r in _rows(cands) if r["kind"] == "local"]
-        prob += pulp.lpSum(local) >= 1, "use_local"
-    prob += cost
-
-
-def _rows(df: pd.DataFrame) -> list[tuple[int, dict[str, Any]]]:
-    """(candidate id, row as a dict) pairs; much faster than iterrows."""
-    return list(zip((int(i) for i in df.index), df.to_dict("records"), strict=True))  # type: ignore[arg-type]
+        local = [model.pieces[i] for i, k in zip(ids, cands["kind"], strict=True) if k == "local"]
+        _add_row(prob, "use_local", _Terms().add_each(local, 1), pulp.LpConstraintGE, 1)
+    prob.setObjective(cost.expression())
 
 
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in name)
 
 
+class BulkHiGHS(pulp.HiGHS):
+    """PuLP's HiGHS interface, loading the model into HiGHS with one call per kind of data.
+
+    PuLP adds columns, integrality marks and rows one call at a time; on the parallel model's
+    thousands of integer variables those calls took longer than the solve itself.  HiGHS receives
+    the same model: columns in PuLP's order (sorted by name) with the same costs and bounds, rows
+    in insertion order with their non-zero coefficients.  Solving and reading back are PuLP's.
+    """
+
+    def buildSolverModel(self, lp: pulp.LpProblem) -> None:
+        import highspy
+        import numpy as np
+
+        inf = highspy.kHighsInf
+        sign = -1 if lp.sense == pulp.LpMaximize else 1
+        variables = lp.variables()
+        for index, var in enumerate(variables):
+            var.index = index
+        highs = lp.solverModel
+        if variables:
+            highs.addCols(
+                len(variables),
+                np.array([sign * lp.objective.get(v, 0.0) for v in variables], dtype=np.float64),
+                np.array(
+                    [-inf if v.lowBound is None else v.lowBound for v in variables],
+                    dtype=np.float64,
+                ),
+                np.array(
+                    [inf if v.upBound is None else v.upBound for v in variables], dtype=np.float64
+                ),
+                0,
+                np.zeros(len(variables), dtype=np.int32),
+                np.zeros(0, dtype=np.int32),
+                np.zeros(0, dtype=np.float64),
+            )
+            integers = [v.index for v in variables if v.cat == pulp.LpInteger] if self.mip else []
+            if integers:
+                highs.changeColsIntegrality(
+                    len(integers),
+                    np.array(integers, dtype=np.int32),
+                    np.full(len(integers), int(highspy.HighsVarType.kInteger), dtype=np.uint8),
+                )
+        starts: list[int] = []
+        columns: list[int] = []
+        values: list[float] = []
+        lower: list[float] = []
+        upper: list[float] = []
+        for index, row in enumerate(lp._constraints.values()):
+            row.index = index
+            starts.append(len(columns))
+            for var, coefficient in row.items():
+                if coefficient != 0:
+                    columns.append(var.index)
+                    values.append(coefficient)
+            lb, ub = row.getLb(), row.getUb()
+            lower.append(-inf if lb is None else lb)
+            upper.append(inf if ub is None else ub)
+        if starts:
+            highs.addRows(
+                len(starts),
+                np.array(lower, dtype=np.float64),
+                np.array(upper, dtype=np.float64),
+                len(columns),
+                np.array(starts, dtype=np.int32),
+                np.array(columns, dtype=np.int32),
+                np.array(values, dtype=np.float64),
+            )
+
+
 def default_solver(time_limit_s: float | None = 60.0) -> Any:
     """HiGHS when installed (pip highspy), CBC (bundled with PuLP) otherwise."""
-    highs = pulp.HiGHS(msg=False, timeLimit=time_limit_s)
+    highs = BulkHiGHS(msg=False, timeLimit=time_limit_s)
     if highs.available():
         return highs
     return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit_s)

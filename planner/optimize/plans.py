@@ -170,7 +170,9 @@ def solve_plan(
 def read_plan(cands: pd.DataFrame, inputs: ModelInputs, sol: Solution, label: str) -> Plan:
     """Turn variable values into a Plan with costs, wall time and risk."""
     items: list[PlanItem] = []
-    rows: dict[Any, dict[str, Any]] = cands.to_dict("index")  # type: ignore[assignment]
+    used = list(sol.hours) if inputs.pieces <= 1 else list(sol.pieces)
+    # only the rows the plan uses: converting the whole table cost more than the solve
+    rows: dict[Any, dict[str, Any]] = cands.loc[used].to_dict("index")  # type: ignore[assignment]
     if inputs.pieces <= 1:
         for cid, hours in sol.hours.items():
             row = rows[cid]
