@@ -394,6 +394,7 @@ def estimate(
     """
     from planner.workload import WorkloadSpec
     from planner.workload import estimate as _estimate
+    from planner.workload.estimator import layout_error
 
     # checked here: a float or NaN count reached an assertion in the strategy search
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
@@ -406,6 +407,11 @@ def estimate(
         raise ConfigError(f"expected a workload name, path or WorkloadSpec, got {workload!r}")
     if not isinstance(spec_gpu, GpuSpec):
         raise ConfigError(f"expected a GPU name or GpuSpec, got {gpu!r}", key_path="--gpu")
+    # a pinned tensor x pipeline layout this count cannot hold is a conflict in the request (the
+    # core estimator reports it as not fitting, so that quote skips such counts)
+    problem = layout_error(spec, count)
+    if problem is not None:
+        raise problem
     return _estimate(spec, spec_gpu, count, topology=topology)
 
 
@@ -416,11 +422,14 @@ REFERENCE_GPUS = ("H100", "A100-80GB", "RTX4090")
 def workload_requirements(
     workload: str | WorkloadSpec, gpus: Sequence[str] = REFERENCE_GPUS, max_count: int = 4096
 ) -> list[Estimate]:
-    """For each reference GPU, the estimate at the smallest power-of-two count that fits."""
+    """For each reference GPU, the estimate at the smallest power-of-two count that fits (power
+    of two times the pinned tensor x pipeline size, where the workload pins one)."""
+    from planner.workload.estimator import pinned_gpus
+
     spec = load_workload(workload) if isinstance(workload, str) else workload
     out = []
     for name in gpus:
-        count = 1
+        count = pinned_gpus(spec)  # a pinned tensor x pipeline layout needs a multiple of it
         est = estimate(spec, name, count)
         while not est.fits and count < max_count:
             count *= 2

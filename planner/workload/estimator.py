@@ -37,6 +37,7 @@ from planner.workload.strategy import (
     TrainFacts,
     explain,
     search_training,
+    unplaceable_layout,
 )
 
 # Default global batch in tokens by model size for pre-training: GPT-3 paper Table 2.1
@@ -324,13 +325,18 @@ def _interconnect_required(s: Strategy, topo: Topology) -> Interconnect:
 def _best_training(
     f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, pieces: int, flash: bool
 ) -> tuple[Candidate | None, Candidate, int, float]:
-    """Best (candidate, least-memory candidate, concurrent pieces, total seconds) over piece splits."""
+    """Best (candidate, least-memory candidate, concurrent pieces, total seconds) over piece splits.
+
+    Called only where the pinned layout divides ``count`` (so at least the whole count has one).
+    """
     best: tuple[Candidate | None, Candidate, int, float] | None = None
     sizes = [count] if pieces == 1 else [d for d in range(1, count + 1) if count % d == 0]
     for size in sizes:
         concurrent = min(count // size, pieces)
         sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
         cand, least = search_training(f, gpu, size, _links(gpu, sub, size), flash=flash)
+        if least is None:
+            continue  # the pinned layout does not divide this group size
         if cand is None:
             if best is None:
                 best = (None, least, concurrent, math.inf)
@@ -430,7 +436,85 @@ def _fits(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: bool) 
 
 def _least_gib(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: bool) -> float:
     _, least = search_training(f, gpu, count, _links(gpu, topo, count), flash=flash)
-    return least.memory_bytes / mem.GIB
+    return least.memory_bytes / mem.GIB if least is not None else math.inf
+
+
+def pinned_gpus(spec: WorkloadSpec) -> int:
+    """GPUs in one replica of the pinned layout (``training.parallelism`` tensor x pipeline; 1 when
+    neither is pinned or for inference): every training GPU count must be a multiple of it."""
+    if spec.kind is Kind.INFERENCE:
+        return 1
+    p = spec.train.parallelism
+    return (p.tensor or 1) * (p.pipeline or 1)
+
+
+def layout_error(spec: WorkloadSpec, gpu_count: int) -> ConfigError | None:
+    """The error for a pinned layout that ``gpu_count`` GPUs cannot hold, or None when they can.
+
+    :func:`estimate` reports such a count as not fitting (the quote skips it); a caller asking for
+    exactly that count (``planner estimate``) raises this instead.
+    """
+    unit = pinned_gpus(spec)
+    if gpu_count % unit == 0:
+        return None
+    p = spec.train.parallelism
+    pinned = {k: v for k, v in (("tensor", p.tensor), ("pipeline", p.pipeline)) if v is not None}
+    problem = unplaceable_layout(pinned, gpu_count)
+    key = "tensor" if p.tensor is not None and p.tensor > 1 else "pipeline"
+    nearest = math.ceil(gpu_count / unit) * unit
+    return ConfigError(
+        problem or f"the pinned layout needs a multiple of {unit} GPUs",
+        key_path=f"training.parallelism.{key}",
+        hint=f"use a GPU count that is a multiple of {unit} (such as {nearest}), or remove "
+        f"training.parallelism.{key} to let the search choose",
+    )
+
+
+def _unplaceable(
+    spec: WorkloadSpec,
+    f: TrainFacts,
+    gpu: GpuSpec,
+    count: int,
+    topo: Topology,
+    flash: bool,
+    problem: str,
+    assumptions: list[str],
+) -> Estimate:
+    """A count the pinned tensor x pipeline layout does not divide: not runnable here.
+
+    Memory shown: the least-memory layout the search finds on these GPUs without the tensor and
+    pipeline pins (the model states stay those of the workload).
+    """
+    free = replace(f, pinned={k: v for k, v in f.pinned.items() if k not in ("tensor", "pipeline")})
+    _, least = search_training(free, gpu, count, _links(gpu, topo, count), flash=flash)
+    unit = pinned_gpus(spec)
+    s = Strategy(
+        data_parallel=0,
+        tensor_parallel=f.pinned.get("tensor", 1),
+        pipeline_parallel=f.pinned.get("pipeline", 1),
+        method=f.method,
+        optimizer=f.optimizer,
+        gpus_per_piece=count,
+        reason=f"not runnable: {problem} (training.parallelism)",
+    )
+    return _result(
+        spec,
+        gpu,
+        count,
+        fits=False,
+        memory_bytes=least.memory_bytes if least is not None else 0.0,
+        breakdown=least.breakdown if least is not None else {},
+        strategy=s,
+        total_flops=f.model_flops_per_seq * f.samples_per_piece * spec.pieces,
+        efficiency=0.0,
+        source=_efficiency_source(gpu, f),
+        wall_hours=math.inf,
+        interconnect=_interconnect_required(s, topo),
+        fabric=None,
+        checkpoint_gib=_checkpoint_bytes(f) / mem.GIB,
+        suggestions=[f"use a multiple of {unit} GPUs for the pinned training.parallelism layout"],
+        assumptions=assumptions,
+    )
 
 
 def _estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> Estimate:
@@ -440,7 +524,6 @@ def _estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
         if spec.train.flash_attention is None
         else spec.train.flash_attention
     )
-    cand, least, concurrent, total_s = _best_training(f, gpu, count, topo, spec.pieces, flash)
     model_flops = f.model_flops_per_seq * f.samples_per_piece * spec.pieces
     ckpt_gib = _checkpoint_bytes(f) / mem.GIB
     assumptions = [
@@ -455,6 +538,10 @@ def _estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
         assumptions.append(
             f"{f.method}: rank {spec.train.lora_rank} adapters on every linear layer, {f.trainable:.3g} trainable parameters"
         )
+    problem = unplaceable_layout(f.pinned, count)
+    if problem is not None:
+        return _unplaceable(spec, f, gpu, count, topo, flash, problem, assumptions)
+    cand, least, concurrent, total_s = _best_training(f, gpu, count, topo, spec.pieces, flash)
     if cand is None:
         s = replace(least.strategy, reason="nothing fits; shown: the layout with the least memory")
         return _result(

@@ -378,6 +378,14 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
             "training.parallelism.tensor",
             f"tensor parallel {pinned.tensor} is more than the {heads} attention heads it splits",
         )
+    if pinned is not None and pinned.tensor is not None and heads % pinned.tensor:
+        # each tensor-parallel rank holds whole attention heads (Megatron-LM: heads divisible by
+        # the tensor model-parallel size)
+        raise _FieldError(
+            "training.parallelism.tensor",
+            f"tensor parallel {pinned.tensor} does not divide the {heads} attention heads; "
+            f"use a divisor of {heads}",
+        )
     if pinned is not None and pinned.pipeline is not None and pinned.pipeline > layers:
         raise _FieldError(
             "training.parallelism.pipeline",

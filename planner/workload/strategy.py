@@ -250,8 +250,12 @@ def search_training(
     links: Links,
     *,
     flash: bool,
-) -> tuple[Candidate | None, Candidate]:
-    """(fastest fitting candidate or None, the least-memory candidate for reporting a miss)."""
+) -> tuple[Candidate | None, Candidate | None]:
+    """(fastest fitting candidate or None, the least-memory candidate for reporting a miss).
+
+    Both are None when no layout exists at all: a pinned ``tensor x pipeline`` that does not divide
+    ``count`` (:func:`unplaceable_layout` says why).
+    """
     peak = gpu.peak_flops
     bw = gpu.memory_bandwidth_gb_per_s * 1e9
     stack = eff.FINETUNE_STACK_FACTOR if f.finetune else 1.0
@@ -490,8 +494,23 @@ def search_training(
                             best, best_rank = cand, rank
                     if full_batch:
                         break  # more recompute would only be slower
-    assert least is not None  # at least one (tp=1, pp=1) candidate always exists
     return best, least
+
+
+def unplaceable_layout(pinned: dict[str, int], count: int) -> str | None:
+    """Why a pinned tensor x pipeline layout cannot run on ``count`` GPUs, or None when it can.
+
+    Every data-parallel replica holds ``tensor x pipeline`` GPUs, so the count must be a multiple of
+    that product (Megatron-LM: world size divisible by tensor x pipeline model-parallel size).
+    """
+    tp, pp = pinned.get("tensor", 1), pinned.get("pipeline", 1)
+    if count % (tp * pp) == 0:
+        return None
+    parts = [f"tensor parallel {tp}"] if "tensor" in pinned else []
+    if "pipeline" in pinned:
+        parts.append(f"pipeline parallel {pp}")
+    gpus = "GPU" if count == 1 else "GPUs"
+    return f"{' x '.join(parts)} needs a multiple of {tp * pp} GPUs; {count} {gpus} cannot hold it"
 
 
 def explain(c: Candidate, count: int) -> str:
