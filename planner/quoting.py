@@ -220,6 +220,7 @@ def quote(
         by=("kind", "purchase_option", "gpu_model", "provider")
         if spec.pieces <= 1
         else ("kind", "purchase_option", "gpu_model", "provider", "quota_group"),
+        parallel=spec.pieces > 1,
     )
     t_candidates = time.perf_counter()
     plan_req = PlanRequest(

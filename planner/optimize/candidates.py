@@ -400,33 +400,65 @@ def _priced_rows(
 
 
 def prune_dominated(
-    cands: pd.DataFrame, *, by: Sequence[str] = ("kind", "purchase_option", "gpu_model", "provider")
+    cands: pd.DataFrame,
+    *,
+    by: Sequence[str] = ("kind", "purchase_option", "gpu_model", "provider"),
+    parallel: bool = False,
 ) -> pd.DataFrame:
-    """Keep, within each ``by`` group, the configurations no other beats on both time and cost.
+    """Keep, within each ``by`` group, the configurations no other one dominates.
 
-    A configuration is dominated when another in its group finishes the job no later (wall hours)
-    and for no more money; replacing it never worsens any plan of the sequential model, and the
-    groups keep the attributes the plan variants constrain on (spot, owned, GPU model, provider).
+    ``A`` dominates ``B`` when putting ``A`` in place of ``B`` (or giving ``A`` the share of the
+    work ``B`` had, where a plan already uses ``A``) keeps every plan of the quote model feasible
+    and no dearer or slower:
+
+    - ``A`` does the whole job in no more wall hours (``job_hours x wall_factor``),
+    - for no more running cost (``job_hours x price``),
+    - at no higher hourly price: every phase and every gang also pays a billed start-up at its
+      hourly price, so a faster configuration with a higher price is not always cheaper,
+    - and ``A``'s capacity hours cover its whole job, so extra work always fits on it.
+
+    For the parallel model (``parallel=True``, with the quota group in ``by``) ``A`` also needs no
+    more instances per gang, and a gang limit no tighter than its quota allows
+    (``max_gangs >= quota_instances // instances``), so ``B``'s gangs fit on ``A`` within the quota.
+
+    Exact ties keep the first in table order.  The groups keep the attributes that plan variants
+    constrain on (spot, owned, GPU model, provider).  Tests check on generated cases that pruning
+    never changes the optimum of either model.
     """
     if cands.empty:
         return cands
-    wall = (cands["job_hours"] * cands["wall_factor"]).to_numpy(dtype=float)
-    cost = (cands["job_hours"] * cands["price_usd_per_hour"]).to_numpy(dtype=float)
+    job = cands["job_hours"].to_numpy(dtype=float)
+    price = cands["price_usd_per_hour"].to_numpy(dtype=float)
+    wall = job * cands["wall_factor"].to_numpy(dtype=float)
+    cost = job * price
+    instances = cands["instances"].to_numpy(dtype=float)
+    can_absorb = cands["capacity_hours"].to_numpy(dtype=float) >= job
+    if parallel:
+        quota = cands["quota_instances"].to_numpy(dtype=float)
+        with np.errstate(invalid="ignore"):
+            gang_limit = np.floor(quota / instances)
+        can_absorb &= np.isfinite(quota) & (cands["max_gangs"].to_numpy(dtype=float) >= gang_limit)
+    else:
+        instances = np.zeros(len(cands))  # gang sizes do not matter to the sequential model
     group = cands.groupby(list(by), sort=False).ngroup().to_numpy(dtype=float)  # NaN: no group
-    # One stable sort by (group, wall, cost) replaces a sort per group; ties keep table order.
-    order = np.lexsort((cost, wall, group))
+    # One stable sort by (group, wall, cost, price): a configuration can only be dominated by one
+    # before it, and dominance is transitive, so one pass against the kept ones decides.
+    order = np.lexsort((price, cost, wall, group))
     labels = cands.index.to_numpy()
     keep: list[Any] = []
-    current, best = math.nan, math.inf
+    absorbers: list[tuple[float, float, float]] = []
+    current = math.nan
     for pos in order.tolist():
         g = group[pos]
         if g != current:
             if math.isnan(g):
                 break  # rows with a missing key sort last and belong to no group
-            current, best = g, math.inf
-        if cost[pos] < best - 1e-9:
+            current, absorbers = g, []
+        c, p, n = cost[pos], price[pos], instances[pos]
+        if not any(ac <= c and ap <= p and an <= n for ac, ap, an in absorbers):
             keep.append(labels[pos])
-            best = cost[pos]
+            if can_absorb[pos]:
+                absorbers.append((c, p, n))
     return cands.loc[sorted(keep)]
 
 

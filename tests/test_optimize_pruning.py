@@ -1,0 +1,221 @@
+"""Dominance pruning before the quote MILP never changes the optimum, and the model's coefficients
+are the ones its docstring writes down."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pulp
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner.optimize.candidates import prune_dominated
+from planner.optimize.model import ModelInputs, build_model
+from tests.test_optimize_model import SIGMA, START, TAU, cands_frame, milp_cost
+
+PARALLEL_BY = ("kind", "purchase_option", "gpu_model", "provider", "quota_group")
+
+sequential_row = st.fixed_dictionaries(
+    {
+        "price_usd_per_hour": st.sampled_from([2.0, 5.0, 10.0, 40.0, 100.0]),
+        "job_hours": st.sampled_from([0.5, 1.0, 2.0, 4.0, 10.0, 25.0]),
+        "wall_factor": st.sampled_from([1.0, 1.0, 2.0]),
+        "capacity_hours": st.sampled_from([math.inf, math.inf, math.inf, 3.0]),
+    }
+)  # few distinct values: ties and near-dominance are common, as in real candidate tables
+
+
+def _dominates(a: pd.Series, b: pd.Series) -> bool:
+    """The sequential model's dominance, written out: faster, cheaper to run, no dearer per hour,
+    and able to take the whole job within its capacity."""
+    return bool(
+        a["job_hours"] * a["wall_factor"] <= b["job_hours"] * b["wall_factor"]
+        and a["job_hours"] * a["price_usd_per_hour"] <= b["job_hours"] * b["price_usd_per_hour"]
+        and a["price_usd_per_hour"] <= b["price_usd_per_hour"]
+        and a["capacity_hours"] >= a["job_hours"]
+    )
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(sequential_row, min_size=1, max_size=6),
+    deadline=st.sampled_from([1.0, 3.0, 8.0, 30.0, 200.0]),
+    budget=st.sampled_from([None, 50.0, 300.0]),
+)
+def test_pruning_never_changes_the_sequential_optimum(
+    rows: list[dict[str, float]], deadline: float, budget: float | None
+) -> None:
+    df = cands_frame(rows)
+    pruned = prune_dominated(df)
+    assert milp_cost(pruned, deadline, budget) == pytest.approx(
+        milp_cost(df, deadline, budget), rel=1e-9, abs=1e-9
+    )
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries(
+            {
+                "price_usd_per_hour": st.sampled_from([4.0, 8.0, 16.0, 30.0]),
+                "job_hours": st.sampled_from([4.0, 8.0, 12.0, 40.0]),
+                "instances": st.sampled_from([1, 2, 4]),
+                "quota_group": st.sampled_from(["g0", "g1"]),
+            }
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    pieces=st.integers(2, 6),
+    deadline=st.sampled_from([6.0, 15.0, 50.0]),
+    g1_limited=st.booleans(),
+)
+def test_pruning_never_changes_the_parallel_optimum(
+    rows: list[dict[str, float]], pieces: int, deadline: float, g1_limited: bool
+) -> None:
+    df = cands_frame(rows)
+    # a quota group holds four instances at once (gangs limited by it), or has no quota and allows
+    # one gang per configuration
+    quota = df["quota_group"].map({"g0": 4.0, "g1": 4.0 if g1_limited else math.inf})
+    df["quota_instances"] = quota
+    df["max_gangs"] = [
+        int(q // n) if math.isfinite(q) else 1 for q, n in zip(quota, df["instances"], strict=True)
+    ]
+    pruned = prune_dominated(df, by=PARALLEL_BY, parallel=True)
+    assert milp_cost(pruned, deadline, pieces=pieces) == pytest.approx(
+        milp_cost(df, deadline, pieces=pieces), rel=1e-9, abs=1e-9
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(sequential_row, min_size=1, max_size=8))
+def test_every_dropped_configuration_has_a_kept_one_that_dominates_it(
+    rows: list[dict[str, float]],
+) -> None:
+    df = cands_frame(rows)
+    kept = prune_dominated(df)
+    assert len(kept) >= 1
+    for label, row in df.iterrows():
+        if label not in kept.index:
+            assert any(_dominates(k, row) for _, k in kept.iterrows())
+        elif (df["capacity_hours"] == math.inf).all():
+            # and nothing is kept that another kept configuration dominates
+            others = kept.drop(index=label)
+            assert not any(_dominates(o, row) for _, o in others.iterrows())
+
+
+def test_a_cheaper_hourly_price_survives_pruning() -> None:
+    # Same running cost ($100): A finishes in 1 h at $100/h, B in 10 h at $10/h.  A is faster and
+    # no dearer to run, but each phase bills START hours of start-up at its hourly price, so with
+    # a loose deadline B is cheaper: 10 x 10 + 10 x 0.2 = $102 against 100 x 1 + 100 x 0.2 = $120.
+    # (Before start-up costs were part of dominance, B was pruned and the quote said $120.)
+    df = cands_frame(
+        [
+            {"price_usd_per_hour": 100.0, "job_hours": 1.0},
+            {"price_usd_per_hour": 10.0, "job_hours": 10.0},
+        ]
+    )
+    assert len(prune_dominated(df)) == 2
+    assert milp_cost(prune_dominated(df), deadline=24.0) == pytest.approx(102.0)
+    # With the deadline at 2 h only A fits: 100 + 20.
+    assert milp_cost(prune_dominated(df), deadline=2.0) == pytest.approx(120.0)
+
+
+def test_exact_duplicates_keep_the_first() -> None:
+    df = cands_frame([{"price_usd_per_hour": 10.0, "job_hours": 5.0}] * 3)
+    assert prune_dominated(df).index.tolist() == [0]
+
+
+def test_groups_are_pruned_separately() -> None:
+    df = cands_frame(
+        [
+            {"price_usd_per_hour": 10.0, "job_hours": 5.0},
+            {"price_usd_per_hour": 20.0, "job_hours": 5.0, "purchase_option": "spot"},
+        ]
+    )
+    # the spot row is dominated on numbers, but "cheapest without spot" needs each option's best
+    assert prune_dominated(df).index.tolist() == [0, 1]
+    assert prune_dominated(df, by=("gpu_model",)).index.tolist() == [0]
+
+
+def _coefficients(expr: pulp.LpAffineExpression | pulp.LpConstraint) -> dict[str, float]:
+    terms = expr.expr if isinstance(expr, pulp.LpConstraint) else expr
+    return {v.name: float(c) for v, c in terms.items()}
+
+
+class _Rows:
+    """Constraints of a problem by name."""
+
+    def __init__(self, prob: pulp.LpProblem) -> None:
+        self.prob = prob
+
+    def __getitem__(self, name: str) -> pulp.LpConstraint:
+        row = self.prob.get_constraint_by_name(name)
+        assert row is not None, f"no constraint {name!r}"
+        return row
+
+
+def test_sequential_model_has_the_documented_coefficients() -> None:
+    # Two candidates: $8/h for 10 h, and $20/h for 4 h on a machine available half the day.
+    df = cands_frame(
+        [
+            {"price_usd_per_hour": 8.0, "job_hours": 10.0},
+            {"price_usd_per_hour": 20.0, "job_hours": 4.0, "wall_factor": 2.0},
+        ]
+    )
+    inputs = ModelInputs(
+        deadline_hours=30.0,
+        budget_usd=500.0,
+        switch_hours=TAU,
+        switch_usd=SIGMA,
+        startup_hours=START,
+    )
+    prob = build_model(df, inputs).problem
+    rows = _Rows(prob)
+    # objective: sum p (h + S y) + sigma (sum y - 1)
+    assert _coefficients(prob.objective) == pytest.approx(
+        {"h_0": 8.0, "y_0": 8.0 * START + SIGMA, "h_1": 20.0, "y_1": 20.0 * START + SIGMA}
+    )
+    assert prob.objective.constant == pytest.approx(-SIGMA)
+    # work: h_0 / 10 + h_1 / 4 >= 1
+    assert _coefficients(rows["work"]) == pytest.approx({"h_0": 0.1, "h_1": 0.25})
+    assert rows["work"].getLb() == pytest.approx(1.0)
+    # deadline: h_0 + 2 h_1 + S (y_0 + y_1) + tau (y_0 + y_1 - 1) <= 30
+    assert _coefficients(rows["deadline"]) == pytest.approx(
+        {"h_0": 1.0, "y_0": START + TAU, "h_1": 2.0, "y_1": START + TAU}
+    )
+    assert rows["deadline"].getUb() == pytest.approx(30.0 + TAU)
+    # link: h_c <= min(H_c, t_c, D / a_c) y_c, here t_c (10 h and 4 h)
+    assert _coefficients(rows["link_0"]) == pytest.approx({"h_0": 1.0, "y_0": -10.0})
+    assert _coefficients(rows["link_1"]) == pytest.approx({"h_1": 1.0, "y_1": -4.0})
+    assert rows["budget"].getUb() == pytest.approx(500.0 + SIGMA)
+    assert (rows["at_least_one_phase"].getLb(), rows["max_phases"].getUb()) == (1, 3)
+
+
+def test_parallel_model_has_the_documented_coefficients() -> None:
+    # Two gang types in one quota group of 4 instances; 3 pieces; deadline 10 h.
+    df = cands_frame(
+        [
+            {"price_usd_per_hour": 8.0, "job_hours": 12.0, "instances": 1, "max_gangs": 4},
+            {"price_usd_per_hour": 16.0, "job_hours": 6.0, "instances": 2, "max_gangs": 2},
+        ]
+    )
+    df["quota_instances"] = 4.0
+    inputs = ModelInputs(deadline_hours=10.0, pieces=3, startup_hours=START)
+    prob = build_model(df, inputs).problem
+    rows = _Rows(prob)
+    # q = t / P: 4 h and 2 h per piece; cost sum p (q n + S m)
+    assert _coefficients(prob.objective) == pytest.approx(
+        {"n_0": 32.0, "m_0": 8.0 * START, "n_1": 32.0, "m_1": 16.0 * START}
+    )
+    # pieces per gang within the deadline: floor((10 - 0.2) / 4) = 2, floor(9.8 / 2) = 4
+    assert _coefficients(rows["fit_0"]) == {"n_0": 1.0, "m_0": -2.0}
+    assert _coefficients(rows["fit_1"]) == {"n_1": 1.0, "m_1": -4.0}
+    assert _coefficients(rows["no_idle_gang_0"]) == {"m_0": 1.0, "n_0": -1.0}
+    assert _coefficients(rows["all_pieces"]) == {"n_0": 1.0, "n_1": 1.0}
+    assert rows["all_pieces"].getLb() == rows["all_pieces"].getUb() == 3
+    assert _coefficients(rows["quota_g"]) == {"m_0": 1.0, "m_1": 2.0}
+    assert rows["quota_g"].getUb() == pytest.approx(4.0)
+    assert math.isclose(prob.variablesDict()["m_1"].upBound, 2)
