@@ -284,9 +284,11 @@ def _decoder(
     tokens: float,
     batch_tokens: float,
     kv_heads: int | None = None,
+    dropout: float | None = None,
     **training: Any,
 ) -> dict[str, Any]:
-    """A pre-training run of a decoder given by its shape rather than a preset."""
+    """A pre-training run of a decoder given by its shape rather than a preset (``dropout`` None:
+    the estimator's default, dropout on)."""
     spec = _pre(name, "", tokens, batch_tokens, **training)
     spec["model"] = {
         "arch": "decoder",
@@ -298,7 +300,17 @@ def _decoder(
         "vocab": vocab,
         "seq_len": seq,
     }
+    if dropout is not None:
+        spec["model"]["dropout"] = dropout
     return spec
+
+
+# Trained without dropout, by their public configs: LLaMA (Meta's llama v1 model.py has no dropout
+# layer), BLOOM (bigscience/bloom config.json: attention_dropout = hidden_dropout = 0.0), Falcon
+# (tiiuae/falcon-40b and falcon-180B config.json: attention_dropout = hidden_dropout = 0.0), Llama 3
+# (meta-llama/Meta-Llama-3-* and Llama-3.1-405B config.json: attention_dropout 0.0).  The Megatron
+# GPT rows keep dropout (Megatron-LM's default --hidden-dropout / --attention-dropout 0.1).
+_NO_DROPOUT = 0.0
 
 
 def _megatron_row(
@@ -352,6 +364,7 @@ def _megatron_row(
 # Llama 3 405B (Dubey et al. 2024, Table 3): 126 layers, 16,384 hidden, 128 heads, 8 KV heads,
 # vocabulary 128,256; pre-trained at 8,192 tokens.
 _LLAMA3_405B = {
+    "dropout": _NO_DROPOUT,
     "params": 405e9,
     "layers": 126,
     "hidden": 16384,
@@ -364,14 +377,14 @@ _LLAMA3_405B = {
 _LLAMA3_FABRIC = Topology(8, Interconnect.NVSWITCH, Fabric.INFINIBAND, 3200.0)
 
 
-# Why the 405B rows are slow: Meta trained "without activation checkpointing" on an interleaved
-# schedule (Dubey et al. 2024 s3.3.2).  That layout needs ~87 GiB per GPU in the memory model
-# (Korthikanti activations for 1 + 15/128 of the 126 layers, plus 5% fragmentation) against 80, so
-# the search falls back to full recompute (+1/3 FLOPs); given Meta's layout the time model is
-# within 1.1x.
+# The 405B layout: Meta trained "without activation checkpointing" on an interleaved schedule
+# (Dubey et al. 2024 s3.3.2), and Llama 3 has no dropout.  Without dropout masks that layout (ZeRO-3
+# sharded states, activations for 1 + 15/128 of the 126 layers with 8 chunks per rank) needs ~78 GiB
+# per GPU in the memory model against 80, so the search picks it; counted with dropout masks it
+# needed ~87 GiB and the search fell back to full recompute (+1/3 FLOPs, 1.44x instead of 1.33x).
 _LLAMA3_405B_MEMORY_NOTE = (
-    "Meta's layout (no recompute, interleaved) needs ~87 GiB/GPU in the memory model, so the "
-    "estimate uses full recompute; with Meta's layout the time is within 1.1x"
+    "no dropout (Llama 3 config), so Meta's layout (no recompute, interleaved) fits at ~78 GiB/GPU "
+    "in the memory model; with dropout masks it would need ~87 GiB and full recompute"
 )
 
 
@@ -414,6 +427,7 @@ HOLDOUT: tuple[Row, ...] = (
         "LLaMA 7B, 1T tokens",
         _decoder(
             "h5",
+            dropout=_NO_DROPOUT,
             params=6.7e9,
             layers=32,
             hidden=4096,
@@ -435,6 +449,7 @@ HOLDOUT: tuple[Row, ...] = (
         "LLaMA 65B, 1.4T tokens",
         _decoder(
             "h6",
+            dropout=_NO_DROPOUT,
             params=65.2e9,
             layers=80,
             hidden=8192,
@@ -455,6 +470,7 @@ HOLDOUT: tuple[Row, ...] = (
         "BLOOM 176B, 366B tokens, TP4 PP12 DP8",
         _decoder(
             "h7",
+            dropout=_NO_DROPOUT,
             params=176.2e9,
             layers=70,
             hidden=14336,
@@ -478,6 +494,7 @@ HOLDOUT: tuple[Row, ...] = (
         "Falcon 40B, 1T tokens, TP8 PP4 DP12",
         _decoder(
             "h8",
+            dropout=_NO_DROPOUT,
             params=40e9,
             layers=60,
             hidden=8192,
@@ -502,6 +519,7 @@ HOLDOUT: tuple[Row, ...] = (
         "Falcon 180B, 3.5T tokens, TP8 PP8 DP64",
         _decoder(
             "h9",
+            dropout=_NO_DROPOUT,
             params=180e9,
             layers=80,
             hidden=14848,
@@ -526,6 +544,7 @@ HOLDOUT: tuple[Row, ...] = (
         "Llama 3 8B, 15T tokens",
         _decoder(
             "h10",
+            dropout=_NO_DROPOUT,
             params=8.03e9,
             layers=32,
             hidden=4096,
@@ -551,6 +570,7 @@ HOLDOUT: tuple[Row, ...] = (
         "Llama 3 70B, 15T tokens",
         _decoder(
             "h11",
+            dropout=_NO_DROPOUT,
             params=70.55e9,
             layers=80,
             hidden=8192,

@@ -211,6 +211,7 @@ def train_facts(
     params = float(m.params or 0.0)
     transformer = m.is_transformer
     precision = t.precision.value
+    dropout = dropout_on(spec)
     if transformer:
         L, h, a, seq = int(m.layers or 1), int(m.hidden or 1), int(m.heads or 1), spec.seq_len
         vocab = int(m.vocab or 0)
@@ -220,8 +221,9 @@ def train_facts(
             mode: seq * compute.recompute_flops_per_token(params, L, h, seq, mode)
             for mode in ("none", "selective", "full")
         }
-        act_base = 34.0 * seq * h
-        act_score = 5.0 * a * seq * seq
+        # Korthikanti et al. 2022 eq. 2, with or without the dropout masks (memory.py)
+        act_base = mem.layer_bytes_per_sbh(dropout=dropout) * seq * h
+        act_score = mem.score_bytes_per_as2b(dropout=dropout) * a * seq * seq
         # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
         logits = (
             mem.logits_bytes(seq, 1, vocab)
@@ -293,6 +295,32 @@ def train_facts(
     )
     spec._cache[key] = facts
     return facts
+
+
+def dropout_on(spec: WorkloadSpec) -> bool:
+    """Whether training stores dropout masks: ``model.dropout`` > 0, or unknown (a custom model
+    without ``model.dropout``, assumed on as in Korthikanti et al. 2022)."""
+    p = spec.model.dropout
+    return p is None or p > 0
+
+
+def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
+    """The assumptions line on stored activations: FlashAttention and dropout."""
+    p = spec.model.dropout
+    per_sbh = mem.layer_bytes_per_sbh(dropout=dropout_on(spec))
+    if p is None:
+        drop = (
+            "dropout assumed on (model.dropout not given; set model.dropout: 0 for a model "
+            "trained without it, as LLaMA, Falcon and MPT were)"
+        )
+    elif p > 0:
+        drop = f"dropout {p:g} (model.dropout)"
+    else:
+        drop = "no dropout (model.dropout: 0), so no dropout masks"
+    return (
+        f"FlashAttention {'on' if flash else 'off (GPU older than Ampere)'}; activations per "
+        f"Korthikanti et al. 2022, {per_sbh:g}·s·b·h bytes per layer with {drop}"
+    )
 
 
 def _checkpoint_bytes(f: TrainFacts) -> float:
@@ -531,7 +559,7 @@ def _estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
         f"{spec.pieces} piece(s); global batch {f.global_batch:.4g} per optimizer step",
         f"{spec.train.precision.value} mixed precision, {f.optimizer}: {f.state.total:g} bytes per trainable parameter "
         "(weights + gradients + optimizer states, ZeRO convention)",
-        f"FlashAttention {'on' if flash else 'off (GPU older than Ampere)'}; activations per Korthikanti et al. 2022",
+        _activation_assumption(spec, flash),
         "interruptions at the Llama 3 rate with Young/Daly checkpointing",
     ]
     if f.method != "full":

@@ -17,6 +17,12 @@ Conventions (why these numbers):
   divides it by t; FlashAttention (and selective recompute) drops the ``5·a·s²·b`` score term; full
   recompute stores only the layer input (2·s·b·h) plus one layer's working set.  With 1F1B pipeline
   parallel the first stage holds about L layers' worth, so pipeline parallel does not divide it.
+- Those 34 and 5 include dropout (Korthikanti s4.1): a 1-byte mask after the attention output
+  projection (s·b·h) and after the MLP (s·b·h), and on the attention probabilities a 1-byte mask
+  (a·s²·b) plus the dropped-out copy the value matmul reads (2·a·s²·b).  A model trained without
+  dropout stores ``s·b·h·(32 + 2·a·s/h)``: the softmax output is then the value matmul's input.
+  FlashAttention regenerates its dropout mask from the saved RNG state (Dao et al. 2022,
+  Algorithm 2), so with it only the two s·b·h masks differ.
 - Output logits in fp32 plus their softmax: ``b·s·V·4·2`` bytes (vram.asmirnov.xyz), over t.
 - LoRA adapters on every linear layer: ``19·r·h`` parameters per layer (q, k, v, o: 4·2·r·h; a
   gated MLP of width ~2.7h: 3·r·3.7h), trained with the optimizer's full state; base weights frozen
@@ -59,6 +65,18 @@ LORA_PARAMS_PER_RANK_HIDDEN = 19.0
 FRAMEWORK_FIXED_GIB = 1.0
 FRAGMENTATION = 0.05
 
+# Stored bytes per s·b·h of one transformer layer (Korthikanti et al. 2022 eq. 1-2, see module doc):
+# 34 with dropout; the attention-output and MLP dropout masks are 1 byte each.
+LAYER_BYTES_PER_SBH = 34.0
+DROPOUT_MASK_BYTES_PER_SBH = 2.0
+# Of those, replicated over the tensor-parallel ranks without sequence parallelism (eq. 3): the two
+# layer-norm inputs (4), the two linear-layer inputs that follow them (4) and the two dropout masks.
+REPLICATED_BYTES_PER_SBH = 10.0
+# Attention scores per a·s²·b without FlashAttention: softmax output 2, dropout mask 1, dropout
+# output 2 (eq. 1); without dropout only the softmax output stays.
+SCORE_BYTES_PER_AS2B = 5.0
+SCORE_DROPOUT_BYTES_PER_AS2B = 3.0
+
 
 @dataclass(frozen=True)
 class StateBytes:
@@ -88,6 +106,16 @@ def lora_params(layers: int, hidden: int, rank: int) -> float:
     return LORA_PARAMS_PER_RANK_HIDDEN * rank * hidden * layers
 
 
+def layer_bytes_per_sbh(*, dropout: bool) -> float:
+    """Stored bytes per s·b·h of one layer, score term aside: 34 with dropout, 32 without."""
+    return LAYER_BYTES_PER_SBH - (0.0 if dropout else DROPOUT_MASK_BYTES_PER_SBH)
+
+
+def score_bytes_per_as2b(*, dropout: bool) -> float:
+    """Stored attention-score bytes per a·s²·b without FlashAttention: 5 with dropout, 2 without."""
+    return SCORE_BYTES_PER_AS2B - (0.0 if dropout else SCORE_DROPOUT_BYTES_PER_AS2B)
+
+
 def activation_bytes_per_layer(
     seq: int,
     micro_batch: float,
@@ -98,27 +126,43 @@ def activation_bytes_per_layer(
     recompute: str = "none",
     flash: bool = True,
     sequence_parallel: bool = True,
+    dropout: bool = True,
 ) -> float:
     """Stored activation bytes of one transformer layer (Korthikanti et al. 2022, eq. 2 and s4).
 
-    Without sequence parallelism the layer norms and dropouts stay replicated over the t ranks:
-    ``s·b·h·(10 + 24/t + 5·a·s/(h·t))`` (eq. 3).
+    With sequence parallelism ``s·b·h·(34 + 5·a·s/h)/t`` (eq. 2 over t; ``32 + 2·a·s/h`` without
+    dropout).  Without it the layer norms, the linear inputs after them and the dropout masks stay
+    replicated over the t ranks: ``s·b·h·(10 + 24/t + 5·a·s/(h·t))`` (eq. 3; ``8 + 24/t + ...``
+    without dropout).
     """
     sbh = seq * micro_batch * hidden
     if recompute == "full":
         return 2.0 * sbh / tp
-    score = 0.0 if (flash or recompute == "selective") else 5.0 * heads * seq * seq * micro_batch
+    score = (
+        0.0
+        if (flash or recompute == "selective")
+        else score_bytes_per_as2b(dropout=dropout) * heads * seq * seq * micro_batch
+    )
+    per_sbh = layer_bytes_per_sbh(dropout=dropout)
     if not sequence_parallel and tp > 1:
-        return 10.0 * sbh + 24.0 * sbh / tp + score / tp
-    return (34.0 * sbh + score) / tp
+        replicated = REPLICATED_BYTES_PER_SBH - (LAYER_BYTES_PER_SBH - per_sbh)
+        return replicated * sbh + (per_sbh - replicated) * sbh / tp + score / tp
+    return (per_sbh * sbh + score) / tp
 
 
 def full_recompute_working_bytes(
-    seq: int, micro_batch: float, hidden: int, heads: int, *, tp: int, flash: bool
+    seq: int,
+    micro_batch: float,
+    hidden: int,
+    heads: int,
+    *,
+    tp: int,
+    flash: bool,
+    dropout: bool = True,
 ) -> float:
     """One layer's activations, rebuilt during the backward pass under full recompute."""
     return activation_bytes_per_layer(
-        seq, micro_batch, hidden, heads, tp=tp, recompute="none", flash=flash
+        seq, micro_batch, hidden, heads, tp=tp, recompute="none", flash=flash, dropout=dropout
     )
 
 
@@ -139,14 +183,17 @@ def transformer_activation_bytes(
     recompute: str = "none",
     flash: bool = True,
     with_logits: bool = True,
+    dropout: bool = True,
 ) -> float:
     """Activation bytes per GPU for one micro-batch: L layers (1F1B keeps ~L under pipeline) + logits."""
     per_layer = activation_bytes_per_layer(
-        seq, micro_batch, hidden, heads, tp=tp, recompute=recompute, flash=flash
+        seq, micro_batch, hidden, heads, tp=tp, recompute=recompute, flash=flash, dropout=dropout
     )
     total = layers * per_layer
     if recompute == "full":
-        total += full_recompute_working_bytes(seq, micro_batch, hidden, heads, tp=tp, flash=flash)
+        total += full_recompute_working_bytes(
+            seq, micro_batch, hidden, heads, tp=tp, flash=flash, dropout=dropout
+        )
     if with_logits and vocab:
         total += logits_bytes(seq, micro_batch, vocab, tp=tp)
     return total

@@ -33,6 +33,8 @@ class ModelPreset:
     flops_per_sample: float | None = None  # training FLOPs per sample (fwd + bwd), non-transformers
     activation_gib_per_sample: float | None = None  # stored activations per training sample, 16-bit
     largest_layer_params: float | None = None
+    # dropout probability the model was trained with (its public config); None: not a transformer
+    dropout: float | None = None
 
 
 def _cnn_train_flops(forward_gmacs: float) -> float:
@@ -40,6 +42,16 @@ def _cnn_train_flops(forward_gmacs: float) -> float:
     return forward_gmacs * 1e9 * 2 * 3
 
 
+# Dropout (``dropout``), from each model's public training config; it decides whether the stored
+# activations include dropout masks (memory.py):
+# - 0.1: GPT-2 (HF gpt2* config.json: resid_pdrop = embd_pdrop = attn_pdrop = 0.1), BERT (HF
+#   bert-*-uncased config.json: hidden_dropout_prob = attention_probs_dropout_prob = 0.1),
+#   DeBERTa-v2-xlarge (HF config.json: hidden_dropout_prob = attention_probs_dropout_prob = 0.1),
+#   GPT-3 175B as Korthikanti et al. 2022 ran it (their 34·s·b·h counts the dropout masks, s4.1).
+# - 0.0: Pythia (EleutherAI/pythia models/*.yml: hidden-dropout = attention-dropout = 0), TinyLlama
+#   and Llama 2 / 3 (HF LlamaConfig attention_dropout 0.0; Meta's reference model.py has no dropout
+#   layer), MPT-7B (mosaicml/mpt-7b config.json: attn_pdrop = resid_pdrop = emb_pdrop = 0), Mistral
+#   7B (HF MistralConfig attention_dropout 0.0; mistral-src has no dropout layer).
 _PRESETS: tuple[ModelPreset, ...] = (
     # GPT-2: Radford et al. 2019; sizes as counted by HF transformers (tied embeddings, n_ctx 1024,
     # vocab 50257), e.g. huggingface.co/gpt2/config.json and llm.c's "124M".
@@ -54,15 +66,46 @@ _PRESETS: tuple[ModelPreset, ...] = (
         None,
         50257,
         1024,
+        dropout=0.1,
     ),
     ModelPreset(
-        "gpt2-medium", "decoder", 354.82e6, "HF gpt2-medium config", 24, 1024, 16, None, 50257, 1024
+        "gpt2-medium",
+        "decoder",
+        354.82e6,
+        "HF gpt2-medium config",
+        24,
+        1024,
+        16,
+        None,
+        50257,
+        1024,
+        dropout=0.1,
     ),
     ModelPreset(
-        "gpt2-large", "decoder", 774.03e6, "HF gpt2-large config", 36, 1280, 20, None, 50257, 1024
+        "gpt2-large",
+        "decoder",
+        774.03e6,
+        "HF gpt2-large config",
+        36,
+        1280,
+        20,
+        None,
+        50257,
+        1024,
+        dropout=0.1,
     ),
     ModelPreset(
-        "gpt2-xl", "decoder", 1557.6e6, "HF gpt2-xl config (1.5B)", 48, 1600, 25, None, 50257, 1024
+        "gpt2-xl",
+        "decoder",
+        1557.6e6,
+        "HF gpt2-xl config (1.5B)",
+        48,
+        1600,
+        25,
+        None,
+        50257,
+        1024,
+        dropout=0.1,
     ),
     # BERT: Devlin et al. 2019; HF bert-base-uncased 109.5M (accelerate: 413 MB fp32), bert-large 335M.
     ModelPreset(
@@ -76,6 +119,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         None,
         30522,
         512,
+        dropout=0.1,
     ),
     ModelPreset(
         "bert-large",
@@ -88,6 +132,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         None,
         30522,
         512,
+        dropout=0.1,
     ),
     # DeBERTa-v2-xlarge: He et al. 2021; HF microsoft/deberta-v2-xlarge (900M incl. 128k vocab).
     ModelPreset(
@@ -101,6 +146,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         None,
         128100,
         512,
+        dropout=0.1,
     ),
     # Pythia: Biderman et al. 2023, Table 1 (1.0B: 16 layers, d_model 2048, 8 heads, ctx 2048).
     ModelPreset(
@@ -114,6 +160,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         None,
         50304,
         2048,
+        dropout=0.0,
     ),
     # TinyLlama: Zhang et al. 2024; jzhang38/TinyLlama README (22 layers, 2048, 32 heads, 4 KV heads).
     ModelPreset(
@@ -127,10 +174,21 @@ _PRESETS: tuple[ModelPreset, ...] = (
         4,
         32000,
         2048,
+        dropout=0.0,
     ),
     # MPT-7B: MosaicML model card (6.7B, 32 layers, d_model 4096, 32 heads, ctx 2048, vocab 50432).
     ModelPreset(
-        "mpt-7b", "decoder", 6.7e9, "mosaicml/mpt-7b model card", 32, 4096, 32, None, 50432, 2048
+        "mpt-7b",
+        "decoder",
+        6.7e9,
+        "mosaicml/mpt-7b model card",
+        32,
+        4096,
+        32,
+        None,
+        50432,
+        2048,
+        dropout=0.0,
     ),
     # Llama 2: Touvron et al. 2023, Table 1 and HF configs (70B uses GQA with 8 KV heads).
     ModelPreset(
@@ -144,6 +202,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         None,
         32000,
         4096,
+        dropout=0.0,
     ),
     ModelPreset(
         "llama-2-13b",
@@ -156,6 +215,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         None,
         32000,
         4096,
+        dropout=0.0,
     ),
     ModelPreset(
         "llama-2-70b",
@@ -168,6 +228,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         8,
         32000,
         4096,
+        dropout=0.0,
     ),
     # Llama 3: Meta Llama 3 model card / HF configs (128k vocab, GQA 8 KV heads, ctx 8192).
     ModelPreset(
@@ -181,6 +242,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         8,
         128256,
         8192,
+        dropout=0.0,
     ),
     ModelPreset(
         "llama-3-70b",
@@ -193,6 +255,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         8,
         128256,
         8192,
+        dropout=0.0,
     ),
     # Mistral 7B: Jiang et al. 2023 (32 layers, 4096, 32 heads, 8 KV heads).
     ModelPreset(
@@ -206,6 +269,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         8,
         32000,
         8192,
+        dropout=0.0,
     ),
     # GPT-3 175B as trained with Megatron in Korthikanti et al. 2022 (96 layers, 12288, 96 heads).
     ModelPreset(
@@ -219,6 +283,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         None,
         51200,
         2048,
+        dropout=0.1,
     ),
     # Stored activations per training sample (16-bit) for the non-transformers: (D) from the usual
     # largest batch that fits -- ResNet-50 mixed precision ~256 images in 32 GB (~0.09 GiB/image),

@@ -112,6 +112,9 @@ class ModelSection(_Section):
     flops_per_sample: float | None = Field(default=None, gt=0)
     activation_gib_per_sample: float | None = Field(default=None, ge=0)
     largest_layer_params: float | None = Field(default=None, gt=0)
+    # dropout probability during training; None (a custom model): assumed on, as in Korthikanti et
+    # al. 2022's activation count.  0 drops the dropout masks from the stored activations.
+    dropout: float | None = Field(default=None, ge=0, lt=1)
 
     @property
     def is_transformer(self) -> bool:
@@ -238,6 +241,7 @@ class WorkloadSpec(_Section):
                 "flops_per_sample": preset.flops_per_sample,
                 "activation_gib_per_sample": preset.activation_gib_per_sample,
                 "largest_layer_params": preset.largest_layer_params,
+                "dropout": preset.dropout,
             }
             filled = {k: v for k, v in filled.items() if v is not None}
             filled.update({k: v for k, v in model.items() if v is not None})

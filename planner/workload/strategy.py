@@ -101,8 +101,8 @@ class TrainFacts:
     seq: int  # tokens per sequence (1 for non-transformers)
     model_flops_per_seq: float
     recompute_flops_per_seq: dict[str, float]
-    act_base_per_seq_layer: float  # 34·s·h bytes
-    act_score_per_seq_layer: float  # 5·a·s² bytes
+    act_base_per_seq_layer: float  # 34·s·h bytes (32 without dropout)
+    act_score_per_seq_layer: float  # 5·a·s² bytes (2 without dropout)
     logits_per_seq: float
     act_per_sample: float  # non-transformers, bytes
     samples_per_piece: float
