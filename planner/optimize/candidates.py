@@ -133,6 +133,15 @@ def _shape_key(row: Mapping[Any, Any]) -> tuple[Any, ...]:
     )
 
 
+def _shape_keys(offers: pd.DataFrame) -> list[tuple[Any, ...]]:
+    """:func:`_shape_key` of every row, read column-wise (much faster than row dicts)."""
+    columns = ("gpu_model", "gpu_count", "interconnect", "fabric", "network_gbps")
+    return [
+        _shape_key(dict(zip(columns, values, strict=True)))
+        for values in zip(*(offers[c].tolist() for c in columns), strict=True)
+    ]
+
+
 def quota_for(quotas: Mapping[str, int], provider: str, region: str, family: str) -> int:
     """Most specific quota: provider:region:family, provider:family, provider, else the default."""
     for key in (f"{provider}:{region}:{family}", f"{provider}:{family}", provider):
@@ -211,9 +220,7 @@ def build_candidates(
         for n, est in fits
     ]
     shaped = offers.copy()
-    shaped["_shape"] = pd.Series(
-        [_shape_key(r) for r in offers.to_dict("records")], index=offers.index, dtype=object
-    )
+    shaped["_shape"] = pd.Series(_shape_keys(offers), index=offers.index, dtype=object)
     for offer in shaped[
         ~shaped["_shape"].isin(list(k for k, f in shape_fits.items() if f))
     ].to_dict("records"):
