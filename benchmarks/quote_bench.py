@@ -6,9 +6,12 @@ Prints:
 1. whole-process time of `planner quote --workload gpt2-xl-finetune --deadline 24h` on the
    bundled snapshot (median of --runs), next to `python -c "import pandas, pulp"` (the floor any
    such tool pays) and `planner offers` for reference;
-2. for synthetic candidate tables of growing size: pruning time, model build + solve time, the
+2. the same quote in-process: time per call (median of --runs after a warm-up call), workload
+   estimator calls, MILP solves, candidates before and after pruning;
+3. where the quote process spends its imports (``python -X importtime``, cumulative ms);
+4. for synthetic candidate tables of growing size: pruning time, model build + solve time, the
    candidates left after pruning, and the solve time of the unpruned MILP up to --raw-max;
-3. the growth exponent of total time in the candidate count (log-log slope) and peak RSS.
+5. the growth exponent of total time in the candidate count (log-log slope) and peak RSS.
 """
 
 from __future__ import annotations
@@ -25,7 +28,36 @@ import numpy as np
 import pandas as pd
 
 from planner.optimize.candidates import prune_dominated
-from planner.optimize.model import ModelInputs, build_model, solve
+from planner.optimize.model import BulkHiGHS, ModelInputs, build_model, solve
+from planner.quoting import QuoteRequest, quote
+
+QUOTE_ARGS = ["quote", "--workload", "gpt2-xl-finetune", "--deadline", "24h"]
+# Import-time rows shown: the floor's libraries, then the planner's own layers.
+IMPORT_ROWS = (
+    "pandas",
+    "pulp",
+    "click",
+    "pydantic",
+    "yaml",
+    "tabulate",
+    "planner.catalog",
+    "planner.workload",
+    "planner.optimize.candidates",
+    "planner.optimize.plans",
+    "planner.quoting",
+    "planner.api",
+    "planner.cli.quote",
+)
+
+
+class CountingHiGHS(BulkHiGHS):
+    """The default solver, counting its solves."""
+
+    solves = 0
+
+    def actualSolve(self, lp, **kwargs):
+        self.solves += 1
+        return super().actualSolve(lp, **kwargs)
 
 
 def wall(cmd: list[str], runs: int) -> float:
@@ -35,6 +67,42 @@ def wall(cmd: list[str], runs: int) -> float:
         subprocess.run(cmd, check=True, capture_output=True)
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+def in_process(runs: int) -> None:
+    req = QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=24.0)
+    quote(req)  # warm-up: YAML catalogs and caches load once per process
+    times = []
+    solver = CountingHiGHS(msg=False, timeLimit=60)
+    for _ in range(runs):
+        solver.solves = 0
+        t = time.perf_counter()
+        result = quote(req, solver=solver)
+        times.append(time.perf_counter() - t)
+    stats = result.stats
+    print(
+        f"in-process quote (median of {runs}, warm)             {statistics.median(times):6.3f} s"
+    )
+    print(
+        f"  workload estimates {stats['workload_estimates']}, MILP solves {solver.solves}, "
+        f"candidates {stats['candidates']} -> {stats['candidates_after_pruning']} after pruning"
+    )
+
+
+def import_breakdown() -> None:
+    cmd = [sys.executable, "-X", "importtime", "-m", "planner", *QUOTE_ARGS, "--format", "json"]
+    err = subprocess.run(cmd, check=True, capture_output=True, text=True).stderr
+    cumulative: dict[str, int] = {}
+    for line in err.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        _, cum, name = (part.strip() for part in line.split("|"))
+        if cum.isdigit():
+            cumulative.setdefault(name, int(cum))  # first (outermost) import of each module
+    print("imports of the quote process (cumulative ms, -X importtime; nested rows overlap)")
+    for name in IMPORT_ROWS:
+        if name in cumulative:
+            print(f"  {name:34s} {cumulative[name] / 1000:7.1f}")
 
 
 def synthetic(n: int, seed: int = 0) -> pd.DataFrame:
@@ -79,15 +147,19 @@ def main(argv: list[str] | None = None) -> int:
     exe = [sys.executable, "-m", "planner"]
     floor = wall([sys.executable, "-c", "import pandas, pulp"], args.runs)
     offers = wall([*exe, "offers", "--gpu", "A100-80GB", "--max-price", "40"], args.runs)
-    quote = wall([*exe, "quote", "--workload", "gpt2-xl-finetune", "--deadline", "24h"], args.runs)
+    quote_s = wall([*exe, *QUOTE_ARGS], args.runs)
     print("whole-process times (median of", args.runs, "runs)")
     print(f"  python -c 'import pandas, pulp'                       {floor:6.3f} s  (floor)")
     print(
         f"  planner offers --gpu A100-80GB --max-price 40         {offers:6.3f} s  ({offers / floor:.2f}x floor)"
     )
     print(
-        f"  planner quote --workload gpt2-xl-finetune --deadline 24h {quote:6.3f} s  ({quote / floor:.2f}x floor)"
+        f"  planner quote --workload gpt2-xl-finetune --deadline 24h {quote_s:6.3f} s  ({quote_s / floor:.2f}x floor)"
     )
+    print()
+    in_process(args.runs)
+    print()
+    import_breakdown()
     print()
     print(
         f"{'candidates':>10} {'after prune':>11} {'prune s':>8} {'solve s':>8} {'total s':>8} {'raw MILP s':>10}"
