@@ -223,15 +223,22 @@ def quote(
     *,
     solver: Any | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    **misused: object,
 ) -> QuoteResult:
     """Cheapest distinct plans that finish ``request.workload`` by its deadline.
+
+    Every choice goes in the :class:`QuoteRequest`; other keyword arguments (``deadline=24``) are
+    refused with a ConfigError that shows the request to build.
 
     >>> from planner.api import QuoteRequest, quote
     >>> result = quote(QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=24))  # doctest: +SKIP
     >>> result.plans[0].total_cost_usd  # doctest: +SKIP
     """
+    from planner.quoting import misuse_error
     from planner.quoting import quote as run_quote
 
+    if misused:
+        raise misuse_error(request, misused)
     return run_quote(request, solver=solver, on_progress=on_progress)
 
 

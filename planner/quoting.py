@@ -12,16 +12,21 @@ The data flow, step by step (each step is a pure function over the previous one'
 
 from __future__ import annotations
 
+import contextlib
+import math
+import numbers
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
-from planner.errors import ConfigError
+from planner.errors import ConfigError, UnknownNameError, suggest
 from planner.hardware import load_gpu_catalog
 from planner.optimize.candidates import (
     CandidateOptions,
@@ -29,6 +34,7 @@ from planner.optimize.candidates import (
     group_exclusions,
     prune_dominated,
 )
+from planner.optimize.candidates import _family as instance_family
 from planner.optimize.plans import (
     EGRESS_USD_PER_GB,
     STARTUP_HOURS,
@@ -49,6 +55,13 @@ _DURATION = re.compile(
 _UNIT_HOURS = {"m": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
 
 
+# How owned hardware is charged per hour (planner.onprem.machine_cost_usd_per_hour).
+LOCAL_COST_BASES = ("amortised", "sunk")
+QUOTA_FORMS = (
+    "aws=16 (provider), aws:p5=4 (provider:family), aws:us-east-1:p5=2 (provider:region:family)"
+)
+
+
 def parse_duration_hours(text: str, *, option: str = "--deadline") -> float:
     """``90m``, ``24h``, ``3d``, ``1w`` or a bare number of hours -> hours."""
     match = _DURATION.match(str(text))
@@ -63,6 +76,12 @@ def parse_duration_hours(text: str, *, option: str = "--deadline") -> float:
     hours = value * _UNIT_HOURS[unit]
     if hours <= 0:
         raise ConfigError(f"duration must be positive, got {text!r}", key_path=option)
+    if not math.isfinite(hours):  # a few hundred digits read as float('inf')
+        raise ConfigError(
+            f"duration {text!r} is too long to be a number",
+            key_path=option,
+            hint="write it like 90m, 24h, 3d or 2w",
+        )
     return hours
 
 
@@ -76,6 +95,12 @@ def parse_discounts(items: Sequence[str]) -> dict[str, float]:
                 f"cannot read discount {item!r}",
                 key_path="--discount",
                 hint="write it like aws=0.12 or aws=12%",
+            )
+        if ":" in name:
+            raise ConfigError(
+                f"cannot read discount {item!r}: a discount is per provider",
+                key_path="--discount",
+                hint="write it like aws=0.12 or aws=12% (no region or instance family)",
             )
         text = value.strip()
         try:
@@ -101,10 +126,24 @@ def parse_quotas(items: Sequence[str]) -> dict[str, int]:
         key, sep, value = item.partition("=")
         if not sep or not value.strip().isdigit():
             raise ConfigError(
-                f"cannot read quota {item!r}", key_path="--quota", hint="write it like aws:p5=4"
+                f"cannot read quota {item!r}",
+                key_path="--quota",
+                hint=f"write it like {QUOTA_FORMS}, with a whole number of instances >= 0",
             )
+        _quota_key_parts(key.strip(), "--quota")
         out[key.strip().lower()] = int(value)
     return out
+
+
+def _quota_key_parts(key: str, where: str) -> list[str]:
+    parts = key.split(":")
+    if not 1 <= len(parts) <= 3 or not all(p.strip() for p in parts):
+        raise ConfigError(
+            f"cannot read quota key {key!r}",
+            key_path=where,
+            hint=f"write it like {QUOTA_FORMS}",
+        )
+    return [p.strip() for p in parts]
 
 
 @dataclass(frozen=True)
@@ -133,6 +172,278 @@ class QuoteRequest:
     local_cost_basis: str = "amortised"
     top: int = 5
     pareto: bool = False
+
+    def __post_init__(self) -> None:
+        # Checked where a request is made, before any work, so that a library caller gets a
+        # ConfigError naming the field instead of a PulpError, TypeError or IndexError from deep
+        # inside the optimizer.  Names in discounts and quotas are checked against the loaded
+        # offers in quote().
+        _check_request(self)
+
+
+# The `planner quote` option behind each QuoteRequest field, named next to the field in errors.
+_OPTIONS = {
+    "workload": "--workload",
+    "deadline_hours": "--deadline",
+    "budget_usd": "--budget",
+    "providers": "--provider",
+    "regions": "--region",
+    "gpus": "--gpu",
+    "allow_spot": "--no-spot",
+    "spot_only": "--spot-only",
+    "max_interruption_pct": "--max-interruption",
+    "include_reserved": "--reserved",
+    "hardware": "--hardware",
+    "offers_files": "--offers",
+    "snapshot_dir": "--snapshot",
+    "discounts": "--discount",
+    "quotas": "--quota",
+    "local_cost_basis": "--hardware-cost",
+    "top": "--top",
+    "pareto": "--pareto",
+}
+
+
+def _where(name: str) -> str:
+    option = _OPTIONS.get(name)
+    return f"{name} ({option})" if option else name
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _is_whole(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _check_request(req: QuoteRequest) -> None:
+    """Raise ConfigError for the first field of ``req`` that cannot be quoted; tidy name lists."""
+    if isinstance(req.workload, str):
+        if not req.workload.strip():
+            raise ConfigError(
+                "workload name is blank",
+                key_path=_where("workload"),
+                hint="name a workload (planner workloads lists them) or a YAML file",
+            )
+    elif not isinstance(req.workload, (Path, WorkloadSpec)):
+        raise ConfigError(
+            f"expected a workload name, YAML path or WorkloadSpec, got {req.workload!r}",
+            key_path=_where("workload"),
+            hint="e.g. workload='gpt2-xl-finetune' or workload=planner.load_workload('file.yaml')",
+        )
+    deadline = req.deadline_hours
+    if not _is_real(deadline) or not math.isfinite(deadline) or deadline <= 0:
+        hint = "a number of hours, e.g. deadline_hours=24"
+        if isinstance(deadline, str):
+            try:
+                hours = parse_duration_hours(deadline)
+            except ConfigError:
+                pass
+            else:
+                hint = f"deadline_hours={hours:g} (parse_duration_hours reads {deadline!r})"
+        raise ConfigError(
+            f"deadline must be a finite number of hours > 0, got {deadline!r}",
+            key_path=_where("deadline_hours"),
+            hint=hint,
+        )
+    budget = req.budget_usd
+    if budget is not None and (not _is_real(budget) or not math.isfinite(budget) or budget < 0):
+        raise ConfigError(
+            f"budget must be a finite number of USD >= 0, got {budget!r}",
+            key_path=_where("budget_usd"),
+            hint="e.g. budget_usd=500, or leave it out (None) for no budget",
+        )
+    for name in ("allow_spot", "spot_only", "include_reserved", "pareto"):
+        value = getattr(req, name)
+        if not isinstance(value, bool):
+            raise ConfigError(
+                f"expected True or False, got {value!r}",
+                key_path=_where(name),
+                hint=f"{name}=True or {name}=False",
+            )
+    if req.spot_only and not req.allow_spot:
+        raise ConfigError(
+            "spot_only=True needs spot capacity, but allow_spot=False forbids it",
+            key_path=_where("spot_only"),
+            hint="drop one of them (--no-spot and --spot-only exclude each other)",
+        )
+    pct = req.max_interruption_pct
+    if pct is not None and (not _is_real(pct) or not math.isfinite(pct) or not 0 <= pct <= 100):
+        raise ConfigError(
+            f"expected a percentage between 0 and 100, got {pct!r}",
+            key_path=_where("max_interruption_pct"),
+            hint="e.g. max_interruption_pct=10 (at most 10% of spot hours interrupted per month)",
+        )
+    if req.local_cost_basis not in LOCAL_COST_BASES:
+        raise UnknownNameError(
+            "owned hardware cost basis",
+            str(req.local_cost_basis),
+            LOCAL_COST_BASES,
+            key_path=_where("local_cost_basis"),
+        )
+    if not _is_whole(req.top) or req.top < 1:
+        raise ConfigError(
+            f"expected a whole number of plans >= 1, got {req.top!r}",
+            key_path=_where("top"),
+            hint="e.g. top=5",
+        )
+    for name in ("providers", "regions", "gpus", "hardware", "offers_files"):
+        names = getattr(req, name)
+        if isinstance(names, (str, Path)):
+            names = (names,)  # one name, not its letters
+        if not isinstance(names, Iterable):
+            raise ConfigError(
+                f"expected a tuple of names, got {names!r}",
+                key_path=_where(name),
+                hint=f"e.g. {name}=('aws',)" if name == "providers" else f"e.g. {name}=()",
+            )
+        names = tuple(names)
+        for item in names:
+            if not isinstance(item, (str, Path)) or not str(item).strip():
+                raise ConfigError(
+                    f"{item!r} is not a name",
+                    key_path=_where(name),
+                    hint=f"leave {name} empty to allow every one",
+                )
+        object.__setattr__(req, name, names)
+    if req.snapshot_dir is not None and not isinstance(req.snapshot_dir, (str, Path)):
+        raise ConfigError(
+            f"expected a folder, got {req.snapshot_dir!r}", key_path=_where("snapshot_dir")
+        )
+    _check_discount_values(req.discounts)
+    _check_quota_values(req.quotas)
+
+
+def _check_discount_values(discounts: object) -> None:
+    where = _where("discounts")
+    if not isinstance(discounts, Mapping):
+        raise ConfigError(
+            f"expected a mapping of provider to fraction off, got {discounts!r}",
+            key_path=where,
+            hint="e.g. discounts={'aws': 0.12}",
+        )
+    for name, frac in discounts.items():
+        if not isinstance(name, str) or not name.strip() or ":" in name:
+            raise ConfigError(
+                f"discount key {name!r} is not a provider name",
+                key_path=where,
+                hint="a discount is per provider: e.g. discounts={'aws': 0.12}",
+            )
+        if not _is_real(frac) or not math.isfinite(frac) or not 0 <= frac < 1:
+            raise ConfigError(
+                f"discount for {name!r} must be a fraction between 0 and 1, got {frac!r}",
+                key_path=where,
+                hint=f"e.g. {{{name!r}: 0.12}} for 12% off",
+            )
+
+
+def _check_quota_values(quotas: object) -> None:
+    where = _where("quotas")
+    if not isinstance(quotas, Mapping):
+        raise ConfigError(
+            f"expected a mapping of quota key to instances, got {quotas!r}",
+            key_path=where,
+            hint="e.g. quotas={'aws:p5': 4}",
+        )
+    for key, count in quotas.items():
+        if not isinstance(key, str):
+            raise ConfigError(
+                f"quota key {key!r} is not text",
+                key_path=where,
+                hint=f"write it like {QUOTA_FORMS}",
+            )
+        _quota_key_parts(key, where)
+        if not _is_whole(count) or count < 0:
+            raise ConfigError(
+                f"quota for {key!r} must be a whole number of instances >= 0, got {count!r}",
+                key_path=where,
+                hint=f"e.g. {{{key!r}: 4}}",
+            )
+
+
+def _unknown(
+    kind: str, name: str, choices: Iterable[str], *, where: str, entry: str
+) -> ConfigError:
+    """An unknown name inside a discount or quota entry, with the nearest known names."""
+    options = sorted(set(choices))
+    close = suggest(name, options)
+    if close:
+        hint = "did you mean " + " or ".join(close) + "?"
+    else:
+        shown = ", ".join(options[:12]) + (" ..." if len(options) > 12 else "")
+        hint = f"known {kind} names: {shown}" if options else f"the offers have no {kind}"
+    return ConfigError(
+        f"unknown {kind} {name!r} in {entry}; it would match no offer", key_path=where, hint=hint
+    )
+
+
+def _canonical_discounts(discounts: Mapping[str, float], offers: pd.DataFrame) -> dict[str, float]:
+    """``discounts`` keyed by the providers' names as the offers spell them; unknown ones refused."""
+    known = {str(p).lower(): str(p) for p in offers["provider"].unique()}
+    out: dict[str, float] = {}
+    for name, frac in discounts.items():
+        provider = known.get(name.strip().lower())
+        if provider is None:
+            raise _unknown(
+                "provider",
+                name,
+                known.values(),
+                where=_where("discounts"),
+                entry=f"{name}={frac:g}",
+            )
+        out[provider] = frac
+    return out
+
+
+def _canonical_quotas(quotas: Mapping[str, int], offers: pd.DataFrame) -> dict[str, int]:
+    """``quotas`` keyed as planner.optimize.candidates.quota_for looks them up (the offers' own
+    spelling of provider, region and instance family); a key that names something absent from the
+    offers would silently do nothing, so it is refused with the nearest names."""
+    where = _where("quotas")
+    providers = offers["provider"].astype(str)
+    regions = offers["region"].astype(str)
+    types = offers["instance_type"].astype(str)
+    families = types.map(instance_family)
+    by_provider = {p.lower(): p for p in providers.unique()}
+    out: dict[str, int] = {}
+    for key, count in quotas.items():
+        entry = f"{key}={count}"
+        parts = _quota_key_parts(key, where)
+        provider = by_provider.get(parts[0].lower())
+        if provider is None:
+            raise _unknown("provider", parts[0], by_provider.values(), where=where, entry=entry)
+        rows = providers == provider
+        canonical = [provider]
+        if len(parts) == 3:
+            by_region = {r.lower(): r for r in regions[rows].unique()}
+            region = by_region.get(parts[1].lower())
+            if region is None:
+                raise _unknown(
+                    f"{provider} region", parts[1], by_region.values(), where=where, entry=entry
+                )
+            rows &= regions == region
+            canonical.append(region)
+        if len(parts) >= 2:
+            asked = parts[-1]
+            by_family = {f.lower(): f for f in families[rows].unique()}
+            family = by_family.get(asked.lower())
+            if family is None:
+                kind = f"{' '.join(canonical)} instance family"
+                types_here = {t.lower(): t for t in types[rows].unique()}
+                if asked.lower() in types_here:
+                    of = instance_family(types_here[asked.lower()])
+                    raise ConfigError(
+                        f"{asked!r} in {entry} is an instance type; quotas count instances per "
+                        "family",
+                        key_path=where,
+                        hint=f"write {':'.join([*canonical, of])}={count} ({asked} is in family "
+                        f"{of})",
+                    )
+                raise _unknown(kind, asked, by_family.values(), where=where, entry=entry)
+            canonical.append(family)
+        out[":".join(canonical)] = count
+    return out
 
 
 @dataclass(frozen=True)
@@ -187,6 +498,8 @@ def quote(
 
     ``on_progress(done, total)`` follows the cost-versus-deadline sweep when ``req.pareto``.
     """
+    if not isinstance(req, QuoteRequest):
+        raise misuse_error(req, {})
     started = time.perf_counter()
     spec = req.workload if isinstance(req.workload, WorkloadSpec) else load_workload(req.workload)
     hardware: tuple[HardwareSpec, ...] = ()
@@ -197,6 +510,13 @@ def quote(
         hardware = tuple(load_hardware(h) for h in req.hardware)
     catalog = load_gpu_catalog()
     book = load_offer_book(req.offers_files, snapshot_dir=req.snapshot_dir)
+    # Against every loaded offer (not only the filtered ones: a quota on a provider left out
+    # with --provider is harmless, a misspelt one is not).
+    req = replace(
+        req,
+        discounts=_canonical_discounts(req.discounts, book.offers),
+        quotas=_canonical_quotas(req.quotas, book.offers),
+    )
     offers = filter_offers(
         book.offers,
         OfferFilter(providers=req.providers, regions=req.regions, gpus=req.gpus),
@@ -263,6 +583,49 @@ def quote(
         book=book,
         frontier=curve,
         stats=stats,
+    )
+
+
+# Keyword arguments people pass to quote() meaning a QuoteRequest field (the CLI's option names).
+_FIELD_ALIASES = {
+    "deadline": "deadline_hours",
+    "budget": "budget_usd",
+    "provider": "providers",
+    "region": "regions",
+    "gpu": "gpus",
+    "no_spot": "allow_spot",
+    "max_interruption": "max_interruption_pct",
+    "reserved": "include_reserved",
+    "hardware_cost": "local_cost_basis",
+    "discount": "discounts",
+    "quota": "quotas",
+}
+
+
+def misuse_error(request: object, keywords: Mapping[str, object]) -> ConfigError:
+    """The error for ``quote("gpt2-xl-finetune", deadline="24h")``: the QuoteRequest to build."""
+    field_names = {f.name for f in fields(QuoteRequest)}
+    args: list[str] = []
+    if isinstance(request, (str, Path)):
+        args.append(f"workload={str(request)!r}")
+    for key, value in keywords.items():
+        name = _FIELD_ALIASES.get(key, key)
+        if name == "deadline_hours" and isinstance(value, str):
+            with contextlib.suppress(ConfigError):  # unreadable: shown as given
+                value = parse_duration_hours(value)
+        if name == "allow_spot" and key == "no_spot" and isinstance(value, bool):
+            value = not value
+        if name in field_names:
+            args.append(f"{name}={value!r}")
+    if not any(a.startswith("deadline_hours=") for a in args):
+        args.append("deadline_hours=24")
+    what = f"{type(request).__name__} {request!r}"
+    if keywords:
+        what += " and keyword arguments " + ", ".join(sorted(keywords))
+    return ConfigError(
+        f"quote() takes one QuoteRequest, got {what}",
+        key_path="request",
+        hint=f"planner.quote(planner.QuoteRequest({', '.join(args)}))",
     )
 
 
