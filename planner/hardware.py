@@ -156,7 +156,9 @@ def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:
 def load_gpu_catalog() -> GpuCatalog:
     """The bundled GPU catalog (read on first use, then cached)."""
     text = resources.files("planner.data").joinpath("gpus.yaml").read_text(encoding="utf-8")
-    rows = yaml.safe_load(text)
+    # libyaml's parser when PyYAML was built with it: the same safe constructor, ~8x faster
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    rows = yaml.load(text, Loader=loader)  # a safe loader either way: no object tags
     return GpuCatalog(tuple(_parse_gpu(r) for r in rows))
 
 

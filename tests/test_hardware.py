@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from importlib import resources
+
 import pytest
+import yaml
 
 from planner.errors import ConfigError, UnknownNameError
-from planner.hardware import load_gpu_catalog, resolve_gpu
+from planner.hardware import GpuCatalog, _parse_gpu, load_gpu_catalog, resolve_gpu
 
 CANONICAL = [
     "T4", "V100-16GB", "V100-32GB", "A10G", "A10", "L4", "L40S", "A100-40GB", "A100-80GB", "H100",
@@ -53,3 +56,12 @@ def test_dense_not_sparse_figures() -> None:
     # RTX 4090: FP32-accumulate dense 165.2, not the 330/660 FP16-accumulate figures.
     assert resolve_gpu("RTX4090").tensor_tflops_dense == pytest.approx(165.2)
     assert resolve_gpu("A100-80GB").peak_flops == pytest.approx(312e12)
+
+
+def test_catalog_is_read_once_and_matches_the_pure_python_parse() -> None:
+    # load_gpu_catalog parses with libyaml when available; the pure-Python SafeLoader must read the
+    # same figures, and the catalog is built once per process.
+    text = resources.files("planner.data").joinpath("gpus.yaml").read_text(encoding="utf-8")
+    rows = yaml.load(text, Loader=yaml.SafeLoader)
+    assert load_gpu_catalog() == GpuCatalog(tuple(_parse_gpu(r) for r in rows))
+    assert load_gpu_catalog() is load_gpu_catalog()

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from planner.errors import OfferValidationError
-from planner.schema import COLUMN_NAMES, validate_offers
+from planner.schema import COLUMN_NAMES, empty_offers, validate_offers
 from tests.conftest import offer_row
 
 
@@ -84,3 +84,61 @@ def test_optional_columns_get_defaults() -> None:
     assert out.loc[0, "fabric"] == "ethernet"
     assert out.loc[0, "price_basis_reserved"] == "none"
     assert out["price_spot_usd_per_hour"].isna().all()
+
+
+# The checks below pin behaviour of the column-wise validator (validate_offers works on whole
+# columns, parses each distinct date once and finds duplicate keys in one pass).
+
+
+def _rows(n: int, **overrides: object) -> pd.DataFrame:
+    """n valid offers with distinct instance types, as a CSV reader would hand them over."""
+    return pd.DataFrame([offer_row(instance_type=f"t{i}", **overrides) for i in range(n)])
+
+
+def test_blank_number_is_missing_not_text() -> None:
+    df = _rows(3).astype(object)
+    df.loc[1, "price_spot_usd_per_hour"] = "   "  # optional: blank means no spot price
+    out = validate_offers(df)
+    assert out["price_spot_usd_per_hour"].isna().tolist() == [False, True, False]
+    df.loc[2, "price_on_demand_usd_per_hour"] = " "  # required: blank is a missing value
+    with pytest.raises(OfferValidationError, match="required value is missing") as info:
+        validate_offers(df)
+    assert "row 4" in str(info.value)
+
+
+def test_text_among_numbers_is_reported_with_its_value_and_row() -> None:
+    df = _rows(4).astype(object)
+    df.loc[3, "vcpus"] = "96 vCPUs"
+    with pytest.raises(OfferValidationError, match=r"not a number \('96 vCPUs'\)") as info:
+        validate_offers(df)
+    assert "row 5" in str(info.value) and "'vcpus'" in str(info.value)
+
+
+def test_one_bad_date_among_many_shared_ones_names_its_row() -> None:
+    df = _rows(60)  # many rows share one date (each distinct date is parsed once)
+    df.loc[41, "as_of"] = "2026-02-30"  # no such day
+    with pytest.raises(OfferValidationError, match="as_of must be a date") as info:
+        validate_offers(df)
+    assert "row 43" in str(info.value)
+
+
+def test_duplicate_key_is_found_after_case_folding_and_strip() -> None:
+    df = _rows(3)
+    df.loc[2, ["provider", "instance_type"]] = ["AWS", " t0 "]  # the same key as row 2 of the file
+    with pytest.raises(OfferValidationError, match="duplicate offer key aws/us-east-1/t0") as info:
+        validate_offers(df)
+    assert "row 4" in str(info.value) and "row 2" not in str(info.value)
+
+
+def test_enum_error_shows_the_first_bad_value_in_lower_case() -> None:
+    df = _rows(4)
+    df.loc[[1, 3], "fabric"] = ["Carrier-Pigeon", "smoke"]
+    with pytest.raises(OfferValidationError, match="'carrier-pigeon' is not one of") as info:
+        validate_offers(df)
+    assert "row 3, 5" in str(info.value)
+
+
+def test_zero_rows_give_the_empty_table_dtypes() -> None:
+    out = validate_offers(pd.DataFrame(columns=list(COLUMN_NAMES)))
+    assert len(out) == 0
+    assert out.dtypes.to_dict() == empty_offers().dtypes.to_dict()

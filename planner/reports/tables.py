@@ -11,7 +11,6 @@ from enum import Enum
 from typing import Any
 
 import pandas as pd
-from tabulate import tabulate
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -67,6 +66,8 @@ def render_records(
     shown = [headers.get(c, c) if headers else c for c in cols]
     rows = [[_cell(r.get(c)) for c in cols] for r in records]
     tablefmt = "github" if fmt == "markdown" else "simple"
+    from tabulate import tabulate  # ~20 ms to import: only when a table is drawn, not for JSON/CSV
+
     return tabulate(rows, headers=shown, tablefmt=tablefmt, floatfmt=floatfmt, missingval="-")
 
 
