@@ -299,7 +299,8 @@ def _check_request(req: QuoteRequest) -> None:
                 hint=f"e.g. {name}=('aws',)" if name == "providers" else f"e.g. {name}=()",
             )
         names = tuple(names)
-        for item in names:
+        # provider, region and GPU names are checked by OfferFilter (the same message as offers)
+        for item in names if name in ("hardware", "offers_files") else ():
             if not isinstance(item, (str, Path)) or not str(item).strip():
                 raise ConfigError(
                     f"{item!r} is not a name",
