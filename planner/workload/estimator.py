@@ -380,17 +380,48 @@ def _best_training(
     return best
 
 
+# Seconds per piece of a pinned layout on plain Ethernet (None: it does not fit), by what the
+# search reads: GPU, layout, GPUs per piece, the Ethernet topology's links and FlashAttention.
+FabricMemo = dict[tuple[GpuSpec, int, int, int, str, int, Links, bool], float | None]
+
+
 def _fabric_required(
-    f: TrainFacts, gpu: GpuSpec, c: Candidate, topo: Topology, flash: bool
+    f: TrainFacts,
+    gpu: GpuSpec,
+    c: Candidate,
+    topo: Topology,
+    flash: bool,
+    memo: FabricMemo | None = None,
 ) -> Fabric | None:
+    """Ethernet when the chosen layout runs within FABRIC_TOLERANCE as fast on it, else InfiniBand.
+
+    The Ethernet search does not depend on the offer's own fabric or network speed, so a quote that
+    estimates one GPU shape under several fabrics runs it once when ``memo`` (kept per workload
+    spec, with the spec's facts ``f``) is passed.
+    """
     s = c.strategy
     if s.gpus_per_piece <= topo.gpus_per_node:
         return None
     weak = replace(topo, fabric=Fabric.ETHERNET, network_gbps=None)
-    cand, _ = search_training(
-        _pinned(f, s), gpu, s.gpus_per_piece, _links(gpu, weak, s.gpus_per_piece), flash=flash
+    links = _links(gpu, weak, s.gpus_per_piece)
+    key = (
+        gpu,
+        s.tensor_parallel,
+        s.pipeline_parallel,
+        s.zero_stage,
+        s.activation_checkpointing,
+        s.gpus_per_piece,
+        links,
+        flash,
     )
-    if cand is not None and cand.piece_seconds <= c.piece_seconds * (1.0 + FABRIC_TOLERANCE):
+    if memo is not None and key in memo:
+        ethernet_s = memo[key]
+    else:
+        cand, _ = search_training(_pinned(f, s), gpu, s.gpus_per_piece, links, flash=flash)
+        ethernet_s = None if cand is None else cand.piece_seconds
+        if memo is not None:
+            memo[key] = ethernet_s
+    if ethernet_s is not None and ethernet_s <= c.piece_seconds * (1.0 + FABRIC_TOLERANCE):
         return Fabric.ETHERNET
     return Fabric.INFINIBAND
 
@@ -618,7 +649,9 @@ def _estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
         source=_efficiency_source(gpu, f),
         wall_hours=wall_h,
         interconnect=_interconnect_required(s, sub),
-        fabric=_fabric_required(f, gpu, cand, sub, flash),
+        fabric=_fabric_required(
+            f, gpu, cand, sub, flash, spec._cache.setdefault("fabric-searches", {})
+        ),
         checkpoint_gib=ckpt_gib,
         suggestions=suggestions,
         assumptions=assumptions,
