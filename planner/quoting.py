@@ -401,6 +401,8 @@ def _canonical_quotas(quotas: Mapping[str, int], offers: pd.DataFrame) -> dict[s
     """``quotas`` keyed as planner.optimize.candidates.quota_for looks them up (the offers' own
     spelling of provider, region and instance family); a key that names something absent from the
     offers would silently do nothing, so it is refused with the nearest names."""
+    if not quotas:
+        return {}
     where = _where("quotas")
     providers = offers["provider"].astype(str)
     regions = offers["region"].astype(str)
