@@ -32,9 +32,9 @@ from planner.optimize.candidates import (
     CandidateOptions,
     build_candidates,
     group_exclusions,
+    instance_family,
     prune_dominated,
 )
-from planner.optimize.candidates import _family as instance_family
 from planner.optimize.plans import (
     EGRESS_USD_PER_GB,
     STARTUP_HOURS,

@@ -117,7 +117,9 @@ CANDIDATE_COLUMNS = (
 )
 
 
-def _family(instance_type: str) -> str:
+def instance_family(instance_type: str) -> str:
+    """The family a quota names: ``p4d.24xlarge`` -> ``p4d``, ``a2-highgpu-1g`` -> ``a2-highgpu``;
+    names with neither separator (Azure sizes) are their own family."""
     return instance_type.split(".")[0] if "." in instance_type else instance_type.rsplit("-", 1)[0]
 
 
@@ -350,7 +352,7 @@ def _priced_rows(
     rows = priced.merge(fits, on="_shape", how="inner")
     if rows.empty:
         return pd.DataFrame(columns=list(CANDIDATE_COLUMNS))
-    family = rows["instance_type"].map(_family)
+    family = rows["instance_type"].map(instance_family)
     quota = [
         quota_for(opts.quotas, p, r, f)
         for p, r, f in zip(rows["provider"], rows["region"], family, strict=True)
