@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,8 @@ import pandas as pd
 from planner.optimize.candidates import prune_dominated
 from planner.optimize.model import BulkHiGHS, ModelInputs, build_model, solve
 from planner.quoting import QuoteRequest, quote
+from planner.workload import estimator as estimator_module
+from planner.workload import load_workload
 
 QUOTE_ARGS = ["quote", "--workload", "gpt2-xl-finetune", "--deadline", "24h"]
 # Import-time rows shown: the floor's libraries, then the planner's own layers.
@@ -69,8 +72,33 @@ def wall(cmd: list[str], runs: int) -> float:
     return statistics.median(times)
 
 
+class CountingSearch:
+    """search_training, counting its calls (one strategy search each)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.inner = estimator_module.search_training
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return self.inner(*args, **kwargs)
+
+
+def first_quote_searches() -> int:
+    """Strategy searches of one quote on a fresh workload spec (nothing memoised yet)."""
+    counter = CountingSearch()
+    estimator_module.search_training = counter
+    try:
+        spec = load_workload("gpt2-xl-finetune").model_copy()  # an empty estimate cache
+        quote(QuoteRequest(workload=spec, deadline_hours=24.0))
+    finally:
+        estimator_module.search_training = counter.inner
+    return counter.calls
+
+
 def in_process(runs: int) -> None:
     req = QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=24.0)
+    searches = first_quote_searches()
     quote(req)  # warm-up: YAML catalogs and caches load once per process
     times = []
     solver = CountingHiGHS(msg=False, timeLimit=60)
@@ -87,6 +115,7 @@ def in_process(runs: int) -> None:
         f"  workload estimates {stats['workload_estimates']}, MILP solves {solver.solves}, "
         f"candidates {stats['candidates']} -> {stats['candidates_after_pruning']} after pruning"
     )
+    print(f"  strategy searches in the first quote of a process: {searches}")
 
 
 def import_breakdown() -> None:
