@@ -63,17 +63,12 @@ class UnknownNameError(ConfigError):
         file: str | None = None,
         key_path: str | None = None,
     ) -> None:
-        options = sorted(set(choices))
-        close = suggest(name, options)
-        if close:
-            hint = "did you mean " + " or ".join(close) + "?"
-        else:
-            shown = ", ".join(options[:12]) + (" ..." if len(options) > 12 else "")
-            hint = f"known {kind} names: {shown}"
+        options = sorted(set(choices))  # ``choices`` may be a one-shot iterator
+        hint = suggestion_hint(kind, name, options)
         super().__init__(f"unknown {kind} {name!r}", file=file, key_path=key_path, hint=hint)
         self.kind = kind
         self.name = name
-        self.suggestions = close
+        self.suggestions = suggest(name, options)
 
 
 class OfferValidationError(ConfigError):
@@ -96,6 +91,35 @@ class InfeasibleError(PlannerError):
     """No plan satisfies the constraints; the message names the nearest feasible alternative."""
 
     exit_code = 3
+
+
+def suggestion_hint(kind: str, name: str, choices: Iterable[str]) -> str:
+    """ "did you mean X or Y?" for the nearest ``choices``, else the known names (12 at most)."""
+    options = sorted(set(choices))
+    close = suggest(name, options)
+    if close:
+        return "did you mean " + " or ".join(close) + "?"
+    shown = ", ".join(options[:12]) + (" ..." if len(options) > 12 else "")
+    return f"known {kind} names: {shown}"
+
+
+# What each pydantic validation error type expected, in the words of a YAML file's reader.
+EXPECTED_BY_PYDANTIC_ERROR = {
+    "finite_number": "a finite number",
+    "float_parsing": "a number",
+    "float_type": "a number",
+    "int_parsing": "a whole number",
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "bool_parsing": "true or false",
+    "bool_type": "true or false",
+    "string_type": "text",
+    "list_type": "a list",
+    "tuple_type": "a list",
+    "dict_type": "a mapping of keys",
+    "model_type": "a mapping of keys",
+    "model_attributes_type": "a mapping of keys",
+}
 
 
 def suggest(name: str, choices: Iterable[str], n: int = 3) -> list[str]:

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import planner
 from planner.currency import USD, FxTable, load_fx_rates, parse_money
-from planner.errors import ConfigError, UnknownNameError, suggest
+from planner.errors import EXPECTED_BY_PYDANTIC_ERROR, ConfigError, UnknownNameError, suggest
 from planner.hardware import GpuCatalog, load_gpu_catalog
 from planner.ownership import annual_cost
 from planner.schema import Fabric, Interconnect
@@ -156,22 +156,6 @@ _TYPE_MISMATCH = {
     "is_instance_of",
 }
 
-_EXPECTED = {
-    "finite_number": "a finite number",
-    "float_parsing": "a number",
-    "float_type": "a number",
-    "int_parsing": "a whole number",
-    "int_type": "a whole number",
-    "int_from_float": "a whole number",
-    "bool_parsing": "true or false",
-    "bool_type": "true or false",
-    "string_type": "text",
-    "list_type": "a list",
-    "dict_type": "a mapping of keys",
-    "model_type": "a mapping of keys",
-    "model_attributes_type": "a mapping of keys",
-}
-
 
 def _best_error(errors: Sequence[Any]) -> Any:
     """The error to show: a misspelt key before its missing twin, and within a union the branch
@@ -188,8 +172,8 @@ def _best_error(errors: Sequence[Any]) -> Any:
 def _describe(err: Any) -> str:
     """A pydantic error in the words of the YAML file."""
     etype, got = err["type"], err.get("input")
-    if etype in _EXPECTED:
-        return f"expected {_EXPECTED[etype]}, got {got!r}"
+    if etype in EXPECTED_BY_PYDANTIC_ERROR:
+        return f"expected {EXPECTED_BY_PYDANTIC_ERROR[etype]}, got {got!r}"
     if etype == "string_pattern_mismatch":
         return f"expected a month like '2027-01', got {got!r}"
     return f"{err['msg']} (got {got!r})"

@@ -26,7 +26,7 @@ import pandas as pd
 
 from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
-from planner.errors import ConfigError, UnknownNameError, suggest
+from planner.errors import ConfigError, UnknownNameError, suggestion_hint
 from planner.hardware import load_gpu_catalog
 from planner.optimize.candidates import (
     CandidateOptions,
@@ -367,13 +367,8 @@ def _unknown(
     kind: str, name: str, choices: Iterable[str], *, where: str, entry: str
 ) -> ConfigError:
     """An unknown name inside a discount or quota entry, with the nearest known names."""
-    options = sorted(set(choices))
-    close = suggest(name, options)
-    if close:
-        hint = "did you mean " + " or ".join(close) + "?"
-    else:
-        shown = ", ".join(options[:12]) + (" ..." if len(options) > 12 else "")
-        hint = f"known {kind} names: {shown}" if options else f"the offers have no {kind}"
+    options = set(choices)
+    hint = suggestion_hint(kind, name, options) if options else f"the offers have no {kind}"
     return ConfigError(
         f"unknown {kind} {name!r} in {entry}; it would match no offer", key_path=where, hint=hint
     )

@@ -30,7 +30,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 import planner
-from planner.errors import ConfigError, UnknownNameError, suggest
+from planner.errors import EXPECTED_BY_PYDANTIC_ERROR, ConfigError, UnknownNameError, suggest
 from planner.workload.models import get_preset, presets
 from planner.yamlfile import read_yaml
 
@@ -513,21 +513,7 @@ def _to_config_error(err: ValidationError, file: str) -> ConfigError:
         shown = f"{limit:g}" if isinstance(limit, (int, float)) else str(limit)
         message = f"must be {bound[0]} {shown}, got {first.get('input')!r}"
     else:
-        expected_type = {
-            "float_parsing": "a number",
-            "float_type": "a number",
-            "int_parsing": "a whole number",
-            "int_type": "a whole number",
-            "int_from_float": "a whole number",
-            "bool_parsing": "true or false",
-            "bool_type": "true or false",
-            "string_type": "text",
-            "model_type": "a mapping of keys",
-            "model_attributes_type": "a mapping of keys",
-            "dict_type": "a mapping of keys",
-            "tuple_type": "a list",
-            "list_type": "a list",
-        }.get(etype)
+        expected_type = EXPECTED_BY_PYDANTIC_ERROR.get(etype)
         got = first.get("input")
         if expected_type:
             message = f"expected {expected_type}, got {got!r}"
