@@ -609,13 +609,21 @@ def budget_from_mapping(
                 hint="give GPU-hours per month (check the units and growth_per_month)",
             )
 
-    def hardware(name: str, key: str) -> HardwareSpec:
+    def hardware(name: str, key: str, gpu: str) -> HardwareSpec:
+        """The hardware file ``name`` (at ``key``), which must hold ``gpu`` GPUs."""
         try:
-            return loader(name)
+            hw = loader(name)
         except ConfigError as e:
             raise ConfigError(
                 f"hardware {name!r} does not load: {e}", file=file, key_path=key
             ) from e
+        if hw.gpu != gpu:
+            raise ConfigError(
+                f"hardware {name!r} has {hw.gpu} GPUs, not {gpu}",
+                file=file,
+                key_path=key.rsplit(".", 1)[0],
+            )
+        return hw
 
     hw_files: dict[str, HardwareSpec] = {}
     classes: list[GpuClassPlan] = []
@@ -661,24 +669,12 @@ def budget_from_mapping(
         )
         buys: list[BuyOption] = []
         for j, b in enumerate(c.buy):
-            hw = hardware(b.hardware, f"{at}.buy[{j}].hardware")
-            if hw.gpu != gpu:
-                raise ConfigError(
-                    f"hardware {b.hardware!r} has {hw.gpu} GPUs, not {gpu}",
-                    file=file,
-                    key_path=f"{at}.buy[{j}]",
-                )
+            hw = hardware(b.hardware, f"{at}.buy[{j}].hardware", gpu)
             hw_files[b.hardware] = hw
             buys.append(BuyOption(hw, b.lead_time_months, b.utilization, b.max_machines))
         owned: list[OwnedFleet] = []
         for j, o in enumerate(c.owned):
-            hw = hardware(o.hardware, f"{at}.owned[{j}].hardware")
-            if hw.gpu != gpu:
-                raise ConfigError(
-                    f"hardware {o.hardware!r} has {hw.gpu} GPUs, not {gpu}",
-                    file=file,
-                    key_path=f"{at}.owned[{j}]",
-                )
+            hw = hardware(o.hardware, f"{at}.owned[{j}].hardware", gpu)
             if o.machines is not None:
                 hw = _with_machines(hw, o.machines)
             hw_files[o.hardware] = hw
