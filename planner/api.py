@@ -20,7 +20,7 @@ from planner.catalog.query import (
     gpu_availability,
     sort_offers,
 )
-from planner.errors import ConfigError
+from planner.errors import ConfigError, is_whole_number
 from planner.hardware import GpuSpec, load_gpu_catalog, resolve_gpu
 from planner.schema import Interconnect, PurchaseOption
 
@@ -404,7 +404,7 @@ def estimate(
     from planner.workload.estimator import layout_error
 
     # checked here: a float or NaN count reached an assertion in the strategy search
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+    if not is_whole_number(count) or count < 1:
         raise ConfigError(
             f"GPU count must be a whole number >= 1, got {count!r}", key_path="--count"
         )

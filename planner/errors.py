@@ -7,6 +7,7 @@ non-zero exit code.  Anything else escaping the library is a bug and keeps its t
 from __future__ import annotations
 
 import difflib
+import numbers
 from collections.abc import Iterable
 
 
@@ -91,6 +92,16 @@ class InfeasibleError(PlannerError):
     """No plan satisfies the constraints; the message names the nearest feasible alternative."""
 
     exit_code = 3
+
+
+def is_number(value: object) -> bool:
+    """A real number given as one: ``True`` is not 1 and ``"5"`` is not 5 (NaN still passes)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def is_whole_number(value: object) -> bool:
+    """An integer given as one (not a bool, not 2.0)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def suggestion_hint(kind: str, name: str, choices: Iterable[str]) -> str:

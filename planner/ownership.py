@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from planner.errors import ConfigError
+from planner.errors import ConfigError, is_number
 from planner.hardware import GpuCatalog, load_gpu_catalog
 from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
 
@@ -348,7 +348,7 @@ def tco(
     """Total cost of ownership of ``hw`` over ``years`` (default: its lifetime) at ``utilization``,
     compared with the cheapest cloud capacity in ``offers`` when given."""
     for key, value in (("--utilization", utilization), ("--years", years)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        if value is not None and not is_number(value):
             raise ConfigError(f"expected a number, got {value!r}", key_path=key)
     if not 0 < utilization <= 1:
         raise ConfigError(

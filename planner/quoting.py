@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import numbers
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -26,7 +25,13 @@ import pandas as pd
 
 from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
-from planner.errors import ConfigError, UnknownNameError, suggestion_hint
+from planner.errors import (
+    ConfigError,
+    UnknownNameError,
+    is_number,
+    is_whole_number,
+    suggestion_hint,
+)
 from planner.hardware import load_gpu_catalog
 from planner.optimize.candidates import (
     CandidateOptions,
@@ -209,14 +214,6 @@ def _where(name: str) -> str:
     return f"{name} ({option})" if option else name
 
 
-def _is_real(value: object) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _is_whole(value: object) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
 def _check_request(req: QuoteRequest) -> None:
     """Raise ConfigError for the first field of ``req`` that cannot be quoted; tidy name lists."""
     if isinstance(req.workload, str):
@@ -233,7 +230,7 @@ def _check_request(req: QuoteRequest) -> None:
             hint="e.g. workload='gpt2-xl-finetune' or workload=planner.load_workload('file.yaml')",
         )
     deadline = req.deadline_hours
-    if not _is_real(deadline) or not math.isfinite(deadline) or deadline <= 0:
+    if not is_number(deadline) or not math.isfinite(deadline) or deadline <= 0:
         hint = "a number of hours, e.g. deadline_hours=24"
         if isinstance(deadline, str):
             try:
@@ -248,7 +245,7 @@ def _check_request(req: QuoteRequest) -> None:
             hint=hint,
         )
     budget = req.budget_usd
-    if budget is not None and (not _is_real(budget) or not math.isfinite(budget) or budget < 0):
+    if budget is not None and (not is_number(budget) or not math.isfinite(budget) or budget < 0):
         raise ConfigError(
             f"budget must be a finite number of USD >= 0, got {budget!r}",
             key_path=_where("budget_usd"),
@@ -269,7 +266,7 @@ def _check_request(req: QuoteRequest) -> None:
             hint="drop one of them (--no-spot and --spot-only exclude each other)",
         )
     pct = req.max_interruption_pct
-    if pct is not None and (not _is_real(pct) or not math.isfinite(pct) or not 0 <= pct <= 100):
+    if pct is not None and (not is_number(pct) or not math.isfinite(pct) or not 0 <= pct <= 100):
         raise ConfigError(
             f"expected a percentage between 0 and 100, got {pct!r}",
             key_path=_where("max_interruption_pct"),
@@ -282,7 +279,7 @@ def _check_request(req: QuoteRequest) -> None:
             LOCAL_COST_BASES,
             key_path=_where("local_cost_basis"),
         )
-    if not _is_whole(req.top) or req.top < 1:
+    if not is_whole_number(req.top) or req.top < 1:
         raise ConfigError(
             f"expected a whole number of plans >= 1, got {req.top!r}",
             key_path=_where("top"),
@@ -331,7 +328,7 @@ def _check_discount_values(discounts: object) -> None:
                 key_path=where,
                 hint="a discount is per provider: e.g. discounts={'aws': 0.12}",
             )
-        if not _is_real(frac) or not math.isfinite(frac) or not 0 <= frac < 1:
+        if not is_number(frac) or not math.isfinite(frac) or not 0 <= frac < 1:
             raise ConfigError(
                 f"discount for {name!r} must be a fraction between 0 and 1, got {frac!r}",
                 key_path=where,
@@ -355,7 +352,7 @@ def _check_quota_values(quotas: object) -> None:
                 hint=f"write it like {QUOTA_FORMS}",
             )
         _quota_key_parts(key, where)
-        if not _is_whole(count) or count < 0:
+        if not is_whole_number(count) or count < 0:
             raise ConfigError(
                 f"quota for {key!r} must be a whole number of instances >= 0, got {count!r}",
                 key_path=where,

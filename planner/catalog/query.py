@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from planner.errors import ConfigError, UnknownNameError
+from planner.errors import ConfigError, UnknownNameError, is_number
 from planner.hardware import GpuCatalog
 from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
 
@@ -67,7 +67,7 @@ class OfferFilter:
             value = getattr(self, key)
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not is_number(value):
                 raise ConfigError(f"expected a number, got {value!r}", key_path=key)
             if not math.isfinite(value) or value < 0:
                 raise ConfigError(f"expected a finite number >= 0, got {value!r}", key_path=key)

@@ -40,7 +40,7 @@ from typing import Any
 
 import pulp
 
-from planner.errors import ConfigError, InfeasibleError
+from planner.errors import ConfigError, InfeasibleError, is_number
 from planner.onprem import (
     HOURS_PER_MONTH,
     BudgetSpec,
@@ -628,7 +628,7 @@ def budget_report(
 
 
 def check_time_limit(time_limit_s: float) -> None:
-    if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)):
+    if not is_number(time_limit_s):
         raise ConfigError(f"expected seconds, got {time_limit_s!r}", key_path="--time-limit")
     if not time_limit_s > 0 or math.isinf(time_limit_s):  # NaN fails `> 0`
         raise ConfigError(
