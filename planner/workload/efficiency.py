@@ -185,6 +185,8 @@ REFERENCE_HIDDEN: dict[str, int] = {
     "RTX-Pro": 1536,
 }
 DEFAULT_REFERENCE_HIDDEN = 4096
+# Tokens per micro-batch at the reference shape: 4 sequences of 2,048, the sequence length of the
+# 7B-class runs behind GEMM_FRACTION (MPT-7B, Llama 2 7B); the micro-batch size is an assumption (U).
 REFERENCE_TOKENS = 8192
 # Weight matrices per transformer layer that run as separate GEMMs: fused QKV, attention output,
 # MLP up (fused gate + up for SwiGLU), MLP down (Megatron-LM layer structure).
