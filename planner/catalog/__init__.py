@@ -24,15 +24,14 @@ import pandas as pd
 
 from planner.catalog.store import (
     ProviderEntry,
-    ProviderSnapshot,
     Snapshot,
     bundled_snapshot_root,
+    load_newest,
     load_snapshot,
-    newest_per_provider,
     read_offers_csv,
     snapshot_age_days,
 )
-from planner.errors import OfferValidationError, SnapshotError
+from planner.errors import SnapshotError
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 
 DEFAULT_MAX_AGE_DAYS = 90
@@ -163,30 +162,6 @@ def _snapshot_part(snap: Snapshot, entry: ProviderEntry, today: date) -> dict[st
         snapshot=snap.path.name,
         today=today,
     )
-
-
-def load_newest(
-    roots: Sequence[Path],
-) -> tuple[dict[str, ProviderSnapshot], dict[Path, Snapshot]]:
-    """The newest snapshot per provider, loaded.  A snapshot that fails to load (a truncated or
-    deleted offers file, a checksum mismatch) is skipped with a warning and the next newest one
-    of its providers is used, down to the bundled snapshot: a corrupt refresh loses no prices."""
-    skip: set[Path] = set()
-    while True:
-        chosen = newest_per_provider(roots, skip=skip)
-        by_path: dict[Path, list[str]] = {}
-        for provider, ps in chosen.items():
-            by_path.setdefault(ps.path, []).append(provider)
-        snaps: dict[Path, Snapshot] = {}
-        try:
-            for path, names in by_path.items():
-                snaps[path] = load_snapshot(path, providers=names)
-        except (SnapshotError, OfferValidationError) as e:
-            # ends: each pass skips one more of finitely many snapshots
-            log.warning("skipping snapshot %s, using an older one: %s", path, e)
-            skip.add(path)
-            continue
-        return chosen, snaps
 
 
 def load_offer_book(

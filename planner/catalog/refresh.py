@@ -30,6 +30,7 @@ import pandas as pd
 
 from planner.catalog.store import (
     list_snapshots,
+    load_newest,
     load_snapshot,
     locked,
     read_manifest,
@@ -171,7 +172,6 @@ def _merge(previous: pd.DataFrame, fetched: pd.DataFrame, regions: Sequence[str]
 def _previous_offers(
     provider: str, roots: Sequence[Path]
 ) -> tuple[pd.DataFrame | None, str | None]:
-    from planner.catalog import load_newest  # the package imports this module
 
     # the newest snapshot that loads: a corrupt one is skipped (with a warning) for the one before
     # it, so its rows are still carried over and the sanity gates still compare against them
@@ -298,7 +298,6 @@ def prices_status(
     ``as_of`` is the oldest row's date (the age and staleness follow it), ``as_of_newest`` the
     newest: they differ after a refresh of some regions carried the others over.
     """
-    from planner.catalog import load_newest  # the package imports this module
 
     records = []
     chosen, _ = load_newest(roots)  # what planning will use: corrupt snapshots are skipped

@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 import planner
-from planner.errors import SnapshotError
+from planner.errors import OfferValidationError, SnapshotError
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
 
 log = logging.getLogger(__name__)
@@ -347,3 +347,27 @@ def newest_per_provider(
 def snapshot_age_days(as_of: str, today: date | None = None) -> int:
     today = today or datetime.now(timezone.utc).date()
     return (today - date.fromisoformat(as_of)).days
+
+
+def load_newest(
+    roots: Sequence[Path],
+) -> tuple[dict[str, ProviderSnapshot], dict[Path, Snapshot]]:
+    """The newest snapshot per provider, loaded.  A snapshot that fails to load (a truncated or
+    deleted offers file, a checksum mismatch) is skipped with a warning and the next newest one
+    of its providers is used, down to the bundled snapshot: a corrupt refresh loses no prices."""
+    skip: set[Path] = set()
+    while True:
+        chosen = newest_per_provider(roots, skip=skip)
+        by_path: dict[Path, list[str]] = {}
+        for provider, ps in chosen.items():
+            by_path.setdefault(ps.path, []).append(provider)
+        snaps: dict[Path, Snapshot] = {}
+        try:
+            for path, names in by_path.items():
+                snaps[path] = load_snapshot(path, providers=names)
+        except (SnapshotError, OfferValidationError) as e:
+            # ends: each pass skips one more of finitely many snapshots
+            log.warning("skipping snapshot %s, using an older one: %s", path, e)
+            skip.add(path)
+            continue
+        return chosen, snaps
