@@ -29,7 +29,9 @@ import numpy as np
 import pandas as pd
 
 from planner.optimize.candidates import prune_dominated
-from planner.optimize.model import BulkHiGHS, ModelInputs, build_model, solve
+from planner.optimize.model import ModelInputs, build_model, solve
+from planner.optimize.program import LinearProgram
+from planner.optimize.solvers import HighsSolver, SolveResult
 from planner.quoting import QuoteRequest, quote
 from planner.workload import estimator as estimator_module
 from planner.workload import load_workload
@@ -53,14 +55,14 @@ IMPORT_ROWS = (
 )
 
 
-class CountingHiGHS(BulkHiGHS):
+class CountingHiGHS(HighsSolver):
     """The default solver, counting its solves."""
 
     solves = 0
 
-    def actualSolve(self, lp, **kwargs):
+    def solve(self, program: LinearProgram) -> SolveResult:
         self.solves += 1
-        return super().actualSolve(lp, **kwargs)
+        return super().solve(program)
 
 
 def wall(cmd: list[str], runs: int) -> float:
@@ -101,7 +103,7 @@ def in_process(runs: int) -> None:
     searches = first_quote_searches()
     quote(req)  # warm-up: YAML catalogs and caches load once per process
     times = []
-    solver = CountingHiGHS(msg=False, timeLimit=60)
+    solver = CountingHiGHS(time_limit_s=60)
     for _ in range(runs):
         solver.solves = 0
         t = time.perf_counter()

@@ -27,13 +27,14 @@ from planner.schema import Interconnect, PurchaseOption
 if TYPE_CHECKING:
     from planner.onprem import HardwareSpec, load_hardware
     from planner.optimize.budget import BudgetReport
+    from planner.optimize.solvers import Solver
     from planner.ownership import TcoResult
     from planner.quoting import QuoteRequest, QuoteResult
     from planner.workload import Estimate, Topology, WorkloadSpec, default_topology
 
 
 def __getattr__(name: str) -> Any:
-    # PEP 562: the workload model, the optimizer (PuLP) and the ownership maths load on first use,
+    # PEP 562: the workload model, the optimizer (HiGHS) and the ownership maths load on first use,
     # so `planner offers` and `planner prices` start without them.
     if name in ("QuoteRequest", "QuoteResult"):
         from planner import quoting
@@ -221,7 +222,7 @@ def budget(
 def quote(
     request: QuoteRequest,
     *,
-    solver: Any | None = None,
+    solver: Solver | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     **misused: object,
 ) -> QuoteResult:

@@ -53,6 +53,7 @@ from planner.workload import WorkloadSpec, estimate, load_workload
 
 if TYPE_CHECKING:
     from planner.onprem import HardwareSpec
+    from planner.optimize.solvers import Solver
 
 _DURATION = re.compile(
     r"^\s*(\d+(?:\.\d+)?)\s*(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)?\s*$", re.I
@@ -486,7 +487,7 @@ class QuoteResult:
 def quote(
     req: QuoteRequest,
     *,
-    solver: Any | None = None,
+    solver: Solver | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> QuoteResult:
     """Cheapest distinct plans for ``req`` (raises InfeasibleError with the nearest alternative).

@@ -13,8 +13,25 @@ from hypothesis import strategies as st
 from planner.errors import InfeasibleError
 from planner.optimize.model import ModelInputs, build_model, solve
 from planner.optimize.plans import read_plan
+from planner.optimize.solvers import DEFAULT_MIP_REL_GAP, mip_tolerance
 
 TAU, SIGMA, START = 0.5, 3.0, 0.2  # switch time (h), switch cost ($), billed start-up per phase (h)
+
+
+def assert_same_cost(got: float, expected: float) -> None:
+    """A MILP cost against an exact one.  The solver stops once its answer is within the relative
+    MIP gap of the best bound (DEFAULT_MIP_REL_GAP, set on every registered solver), so the answer
+    may be up to that share dearer, and off by the feasibility tolerance times the cost scale."""
+    tolerance = mip_tolerance(expected, DEFAULT_MIP_REL_GAP)
+    assert expected - tolerance <= got <= expected + tolerance, (got, expected, tolerance)
+
+
+def assert_not_dearer(got: float, reference: float) -> None:
+    """``got`` comes from a problem whose optimum is at most ``reference``'s: with both answers
+    within the MIP gap of their optima, ``got`` may exceed ``reference`` by the gap on its scale."""
+    if math.isinf(reference):
+        return
+    assert got <= reference + mip_tolerance(reference, DEFAULT_MIP_REL_GAP), (got, reference)
 
 
 def cands_frame(rows: list[dict[str, float]]) -> pd.DataFrame:
@@ -101,7 +118,7 @@ def test_sequential_matches_brute_force(rows: list[dict[str, float]], deadline: 
     if math.isinf(expected):
         assert math.isinf(got)
     else:
-        assert got == pytest.approx(expected, rel=1e-5, abs=1e-4)
+        assert_same_cost(got, expected)
 
 
 @settings(max_examples=40, deadline=None)
@@ -114,7 +131,7 @@ def test_later_deadline_never_costs_more(
     rows: list[dict[str, float]], deadline: float, extra: float
 ) -> None:
     df = cands_frame(rows)
-    assert milp_cost(df, deadline + extra) <= milp_cost(df, deadline) + 1e-6
+    assert_not_dearer(milp_cost(df, deadline + extra), milp_cost(df, deadline))
 
 
 @settings(max_examples=40, deadline=None)
@@ -122,9 +139,8 @@ def test_later_deadline_never_costs_more(
 def test_adding_an_offer_never_raises_the_cheapest_cost(
     rows: list[dict[str, float]], new: dict[str, float], deadline: float
 ) -> None:
-    assert (
-        milp_cost(cands_frame([*rows, new]), deadline)
-        <= milp_cost(cands_frame(rows), deadline) + 1e-6
+    assert_not_dearer(
+        milp_cost(cands_frame([*rows, new]), deadline), milp_cost(cands_frame(rows), deadline)
     )
 
 
@@ -139,10 +155,12 @@ def test_budget_is_never_exceeded(
 ) -> None:
     df = cands_frame(rows)
     got = milp_cost(df, deadline, budget)
-    assert got <= budget + 1e-6 or math.isinf(got)
-    assert got == pytest.approx(brute_sequential(df, deadline, budget), rel=1e-5, abs=1e-4) or (
-        math.isinf(got) and math.isinf(brute_sequential(df, deadline, budget))
-    )
+    assert got <= budget + mip_tolerance(budget) or math.isinf(got)
+    expected = brute_sequential(df, deadline, budget)
+    if math.isinf(expected):
+        assert math.isinf(got)
+    else:
+        assert_same_cost(got, expected)
 
 
 def test_sequential_mix_beats_either_pure_plan() -> None:
@@ -217,4 +235,4 @@ def test_parallel_matches_brute_force(
     if math.isinf(expected):
         assert math.isinf(got)
     else:
-        assert got == pytest.approx(expected, rel=1e-6, abs=1e-6)
+        assert_same_cost(got, expected)

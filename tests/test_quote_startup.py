@@ -27,15 +27,28 @@ def _modules_after(args: list[str]) -> set[str]:
 def test_offers_starts_without_the_optimizer_or_the_workload_model() -> None:
     loaded = _modules_after(["offers", "--gpu", "H100", "--limit", "1", "--format", "json"])
     assert "planner.cli.offers" in loaded  # the command ran
-    for heavy in ("pulp", "planner.optimize.model", "planner.quoting", "planner.workload.spec"):
+    for heavy in (
+        "pulp",
+        "highspy",
+        "planner.optimize.model",
+        "planner.quoting",
+        "planner.workload.spec",
+    ):
         assert heavy not in loaded, heavy
     assert "planner.onprem" not in loaded and "planner.cli.tco" not in loaded
 
 
 def test_quote_starts_without_tco_budget_or_owned_hardware_modules() -> None:
     loaded = _modules_after(["quote", "--workload", "gpt2-finetune", "--deadline", "24h"])
-    assert {"pulp", "planner.quoting", "planner.cli.quote"} <= loaded
-    for unused in ("planner.onprem", "planner.ownership", "planner.cli.tco", "planner.cli.report"):
+    assert {"highspy", "planner.quoting", "planner.cli.quote"} <= loaded
+    # PuLP is the road to CBC only; the default HiGHS solve does not load it
+    for unused in (
+        "pulp",
+        "planner.onprem",
+        "planner.ownership",
+        "planner.cli.tco",
+        "planner.cli.report",
+    ):
         assert unused not in loaded, unused
 
 

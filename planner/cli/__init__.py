@@ -23,7 +23,7 @@ class PlannerGroup(click.Group):
 
     Its commands load on first use: ``lazy_commands`` maps a command name to the function that
     imports the command's module and adds its commands to the group.  ``planner offers`` then never
-    imports the optimizer, PuLP or the workload model, and ``planner quote`` skips the TCO,
+    imports the optimizer, its solvers or the workload model, and ``planner quote`` skips the TCO,
     budget and report modules.
     """
 

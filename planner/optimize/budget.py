@@ -33,12 +33,9 @@ monthly running cost (power, colocation, support, staff, financing) from :mod:`p
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
-
-import pulp
 
 from planner.errors import ConfigError, InfeasibleError, is_number
 from planner.onprem import (
@@ -46,6 +43,12 @@ from planner.onprem import (
     BudgetSpec,
     GpuClassPlan,
     HardwareSpec,
+)
+from planner.optimize.program import LinearProgram, Terms
+from planner.optimize.solvers import (
+    Solver,
+    SolveStatus,
+    default_solver,
 )
 from planner.ownership import annual_cost
 
@@ -68,13 +71,10 @@ PURE_STRATEGIES: dict[str, frozenset[str]] = {
 
 
 def _var(
-    prob: pulp.LpProblem, name: str, upper: float | None = None, *, integer: bool = False
-) -> pulp.LpVariable:
-    """A non-negative variable (``prob.add_variable`` on PuLP >= 3.3, which deprecates the old way)."""
-    cat = pulp.LpInteger if integer else pulp.LpContinuous
-    if hasattr(prob, "add_variable"):
-        return prob.add_variable(name, lowBound=0, upBound=upper, cat=cat)
-    return pulp.LpVariable(name, lowBound=0, upBound=upper, cat=cat)  # pragma: no cover
+    prob: LinearProgram, name: str, upper: float | None = None, *, integer: bool = False
+) -> int:
+    """A non-negative column (no upper bound when ``upper`` is None)."""
+    return prob.add_variable(name, 0.0, math.inf if upper is None else upper, integer=integer)
 
 
 def _month_label(start: str, t: int) -> str:
@@ -106,7 +106,7 @@ class _BuyVar:
     cls: int
     option: int
     month: int
-    var: pulp.LpVariable
+    var: int  # column of the program
     cost_usd: float  # per machine: capex - residual + running while in service
     first_month: int  # first month in service
     last_month: int  # last month in service (inclusive, within the horizon)
@@ -117,7 +117,7 @@ class _CommitVar:
     cls: int
     option: int
     month: int
-    var: pulp.LpVariable
+    var: int  # column of the program
     last_month: int  # inclusive, within the horizon
 
 
@@ -127,12 +127,12 @@ class BudgetModel:
 
     spec: BudgetSpec
     allowed: frozenset[str]
-    problem: pulp.LpProblem
-    on_demand: dict[tuple[int, int], pulp.LpVariable] = field(default_factory=dict)
-    spot: dict[tuple[int, int], pulp.LpVariable] = field(default_factory=dict)
+    problem: LinearProgram
+    on_demand: dict[tuple[int, int], int] = field(default_factory=dict)
+    spot: dict[tuple[int, int], int] = field(default_factory=dict)
     buys: list[_BuyVar] = field(default_factory=list)
     commitments: list[_CommitVar] = field(default_factory=list)
-    workload_hours: dict[tuple[int, int], pulp.LpVariable] = field(default_factory=dict)
+    workload_hours: dict[tuple[int, int], int] = field(default_factory=dict)
     fixed_cost_usd: float = 0.0  # running costs of fleets already owned
 
 
@@ -151,10 +151,10 @@ def build_budget_model(spec: BudgetSpec, allowed: frozenset[str] = ALL_OPTIONS) 
     """The MILP of the module docstring, restricted to the ``allowed`` options."""
     T = spec.horizon_months
     H = HOURS_PER_MONTH
-    prob = pulp.LpProblem(f"budget_{spec.name}".replace("-", "_"), pulp.LpMinimize)
+    prob = LinearProgram(f"budget_{spec.name}".replace("-", "_"))
     model = BudgetModel(spec=spec, allowed=allowed, problem=prob)
-    objective: list[Any] = []
-    capex_terms: list[Any] = []
+    objective = Terms()
+    capex = Terms()
     for ci, c in enumerate(spec.classes):
         peak = max(c.demand_gpu_hours, default=0.0) + sum(
             w.gpu_hours for w in spec.workloads if w.gpu == c.gpu
@@ -165,14 +165,14 @@ def build_budget_model(spec: BudgetSpec, allowed: frozenset[str] = ALL_OPTIONS) 
                 ON_DEMAND in allowed
                 or (BUY in allowed and first_delivery is not None and t < first_delivery)
             )
-            if od_ok:
+            if od_ok and c.on_demand_usd_per_gpu_hour is not None:
                 v = _var(prob, f"od_{ci}_{t}")
                 model.on_demand[ci, t] = v
-                objective.append(v * c.on_demand_usd_per_gpu_hour)
+                objective.add(v, c.on_demand_usd_per_gpu_hour)
             if SPOT in allowed and c.spot_usd_per_gpu_hour is not None and c.spot_max_share > 0:
                 v = _var(prob, f"sp_{ci}_{t}")
                 model.spot[ci, t] = v
-                objective.append(v * c.spot_usd_per_gpu_hour)
+                objective.add(v, c.spot_usd_per_gpu_hour)
         if RESERVED in allowed:
             for ki, k in enumerate(c.commitments):
                 bound = math.ceil(peak / H) + 1
@@ -181,7 +181,7 @@ def build_budget_model(spec: BudgetSpec, allowed: frozenset[str] = ALL_OPTIONS) 
                     model.commitments.append(
                         _CommitVar(ci, ki, s, v, min(T, s + k.term_months) - 1)
                     )
-                    objective.append(v * k.usd_per_gpu_hour * H * k.term_months)
+                    objective.add(v, k.usd_per_gpu_hour * H * k.term_months)
         if BUY in allowed:
             for bi, b in enumerate(c.buy):
                 hw = b.hardware
@@ -191,7 +191,7 @@ def build_budget_model(spec: BudgetSpec, allowed: frozenset[str] = ALL_OPTIONS) 
                     bound = min(bound, b.max_machines)
                 life_months = round(hw.lifetime_years * 12)
                 running = machine_running_usd_per_month(hw)
-                bought_here = []
+                bought_here = Terms()
                 for s in range(T - b.lead_time_months):
                     first = s + b.lead_time_months
                     last = min(T, first + life_months) - 1
@@ -199,11 +199,11 @@ def build_budget_model(spec: BudgetSpec, allowed: frozenset[str] = ALL_OPTIONS) 
                     cost = hw.capex_usd - residual_value_usd(hw, in_service) + running * in_service
                     v = _var(prob, f"x_{ci}_{bi}_{s}", bound, integer=True)
                     model.buys.append(_BuyVar(ci, bi, s, v, cost, first, last))
-                    objective.append(v * cost)
-                    capex_terms.append(v * hw.capex_usd)
-                    bought_here.append(v)
-                if b.max_machines is not None and bought_here:
-                    prob += pulp.lpSum(bought_here) <= b.max_machines, f"max_machines_{ci}_{bi}"
+                    objective.add(v, cost)
+                    capex.add(v, hw.capex_usd)
+                    bought_here.add(v, 1)
+                if b.max_machines is not None and bought_here.coefficients:
+                    prob.add_le(f"max_machines_{ci}_{bi}", bought_here, b.max_machines)
         model.fixed_cost_usd += sum(
             machine_running_usd_per_month(o.hardware, with_financing=False)
             * o.hardware.machines
@@ -211,50 +211,51 @@ def build_budget_model(spec: BudgetSpec, allowed: frozenset[str] = ALL_OPTIONS) 
             for o in c.owned
         )
     for wi, w in enumerate(spec.workloads):
-        hours = []
+        hours = Terms()
         for t in range(w.start_month, w.deadline_month + 1):
             v = _var(prob, f"z_{wi}_{t}")
             model.workload_hours[wi, t] = v
-            hours.append(v)
-        prob += pulp.lpSum(hours) == w.gpu_hours, f"workload_{wi}"
+            hours.add(v, 1)
+        prob.add_eq(f"workload_{wi}", hours, w.gpu_hours)
     for ci, c in enumerate(spec.classes):
         owned_cap = _owned_capacity(c)
         for t in range(T):
-            need = c.demand_gpu_hours[t] + pulp.lpSum(
-                model.workload_hours[wi, t]
-                for wi, w in enumerate(spec.workloads)
-                if w.gpu == c.gpu and (wi, t) in model.workload_hours
-            )
-            supply = [
-                b.var
-                * machine_gpu_hours_per_month(c.buy[b.option].hardware, c.buy[b.option].utilization)
-                for b in model.buys
-                if b.cls == ci and b.first_month <= t <= b.last_month
-            ]
-            supply += [
-                k.var * H for k in model.commitments if k.cls == ci and k.month <= t <= k.last_month
-            ]
+            # need = base demand + workload hours placed in month t
+            need = Terms(c.demand_gpu_hours[t])
+            for wi, w in enumerate(spec.workloads):
+                if w.gpu == c.gpu and (wi, t) in model.workload_hours:
+                    need.add(model.workload_hours[wi, t], 1)
+            # supply - need >= -owned capacity
+            balance = Terms(-need.constant)
+            for bv in model.buys:
+                if bv.cls == ci and bv.first_month <= t <= bv.last_month:
+                    option = c.buy[bv.option]
+                    balance.add(
+                        bv.var, machine_gpu_hours_per_month(option.hardware, option.utilization)
+                    )
+            for kv in model.commitments:
+                if kv.cls == ci and kv.month <= t <= kv.last_month:
+                    balance.add(kv.var, H)
             for table in (model.on_demand, model.spot):
                 if (ci, t) in table:
-                    supply.append(table[ci, t])
-            prob += pulp.lpSum(supply) + owned_cap >= need, f"demand_{ci}_{t}"
+                    balance.add(table[ci, t], 1)
+            for column, coefficient in need.coefficients.items():
+                balance.add(column, -coefficient)
+            prob.add_ge(f"demand_{ci}_{t}", balance, -owned_cap)
             if (ci, t) in model.spot:
-                prob += model.spot[ci, t] <= c.spot_max_share * need, f"spot_cap_{ci}_{t}"
-    if spec.capex_limit_usd is not None and capex_terms:
-        prob += pulp.lpSum(capex_terms) <= spec.capex_limit_usd, "capex_limit"
-    prob += pulp.lpSum(objective) + model.fixed_cost_usd
+                # spot <= share * need
+                cap = Terms(-c.spot_max_share * need.constant).add(model.spot[ci, t], 1)
+                for column, coefficient in need.coefficients.items():
+                    cap.add(column, -c.spot_max_share * coefficient)
+                prob.add_le(f"spot_cap_{ci}_{t}", cap, 0)
+    if spec.capex_limit_usd is not None and capex.coefficients:
+        prob.add_le("capex_limit", capex, spec.capex_limit_usd)
+    objective.constant += model.fixed_cost_usd
+    prob.set_objective(objective)
     return model
 
 
 # ----------------------------------------------------------------------------- solve
-
-
-def default_solver(time_limit_s: float = 60.0) -> pulp.LpSolver:
-    """HiGHS (through highspy) when available, else the CBC binary bundled with PuLP."""
-    highs = pulp.HiGHS(msg=False, timeLimit=time_limit_s)
-    if highs.available():
-        return highs
-    return pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit_s)
 
 
 @dataclass(frozen=True)
@@ -262,21 +263,23 @@ class SolveOutcome:
     status: str  # "optimal" or "feasible (time limit)"
     seconds: float
     solver: str
+    values: tuple[float, ...] = ()  # by column of the model's program
 
 
-def solve_model(model: BudgetModel, solver: pulp.LpSolver) -> SolveOutcome:
+def solve_model(model: BudgetModel, solver: Solver) -> SolveOutcome:
     """Solve ``model``; only an optimal or a time-limited integer-feasible answer is returned."""
-    started = time.perf_counter()
-    model.problem.solve(solver)
-    seconds = time.perf_counter() - started
-    status = pulp.LpStatus[model.problem.status]
-    if status == "Optimal" and model.problem.sol_status == pulp.LpSolutionOptimal:
-        return SolveOutcome("optimal", seconds, solver.name)
-    if model.problem.sol_status == pulp.LpSolutionIntegerFeasible:
-        return SolveOutcome("feasible (time limit)", seconds, solver.name)
+    result = solver.solve(model.problem)
+    if result.has_solution:
+        return SolveOutcome(result.status.value, result.seconds, result.solver, result.values)
+    if result.status in (SolveStatus.INFEASIBLE, SolveStatus.UNBOUNDED):
+        raise InfeasibleError(
+            f"no plan meets demand with the options {', '.join(sorted(model.allowed))}",
+            hint=_nearest_feasible(model.spec, model.allowed),
+        )
     raise InfeasibleError(
-        f"no plan meets demand with the options {', '.join(sorted(model.allowed))} (solver: {status})",
-        hint=_nearest_feasible(model.spec, model.allowed),
+        f"the {result.solver} solver found no plan within {solver.time_limit_s:g} s "
+        f"with the options {', '.join(sorted(model.allowed))} ({result.status.value})",
+        hint="raise --time-limit, or " + _nearest_feasible(model.spec, model.allowed),
     )
 
 
@@ -347,19 +350,23 @@ class BudgetPlan:
         return sum(m.spot_gpu_hours for m in self.months)
 
 
-def _value(v: pulp.LpVariable | None) -> float:
-    if v is None:
-        return 0.0
-    x = v.value()
-    if x is None or abs(x) < 1e-6:  # solver noise such as -1e-12 would print as -0
-        return 0.0
-    return float(x)
+def _reader(outcome: SolveOutcome) -> Callable[[int | None], float]:
+    """The value of a column in the solve, 0 for a missing one and for solver noise."""
+
+    def value(column: int | None) -> float:
+        if column is None:
+            return 0.0
+        x = outcome.values[column]
+        return 0.0 if abs(x) < 1e-6 else float(x)  # -1e-12 would print as -0
+
+    return value
 
 
 def read_plan(
     model: BudgetModel, outcome: SolveOutcome, strategy: str = "optimal mix"
 ) -> BudgetPlan:
     """The solved model as a month-by-month plan."""
+    _value = _reader(outcome)
     spec = model.spec
     T = spec.horizon_months
     H = HOURS_PER_MONTH
@@ -453,7 +460,7 @@ def read_plan(
     )
 
 
-SolverFactory = Callable[[], pulp.LpSolver]
+SolverFactory = Callable[[], Solver]
 
 
 def plan_budget(

@@ -19,6 +19,7 @@ import pandas as pd
 
 from planner.errors import InfeasibleError
 from planner.optimize.model import ModelInputs, Solution, build_model, solve
+from planner.optimize.solvers import Solver
 from planner.optimize.spot import DEFAULT_RESTART_HOURS, SpotModel, checkpoint_hours
 
 # Checkpoint egress when a plan switches configuration: AWS internet egress, first 10 TB/month
@@ -91,6 +92,9 @@ class Plan:
     deadline_hours: float
     risk: Risk
     solve_seconds: float = 0.0
+    # "optimal" (within the solver's relative MIP gap), or "feasible (time limit)": the solver
+    # stopped at its time limit holding this plan, which may not be the cheapest
+    solve_status: str = "optimal"
 
     @property
     def gpu_hours(self) -> float:
@@ -128,6 +132,7 @@ class Plan:
             "switch_cost_usd": self.switch_cost_usd,
             "items": [{**asdict(i), "gpus": i.gpus, "gpu_hours": i.gpu_hours} for i in self.items],
             "risk": asdict(self.risk),
+            "solve_status": self.solve_status,
         }
 
 
@@ -155,7 +160,7 @@ def _inputs(req: PlanRequest, cands: pd.DataFrame, **changes: Any) -> ModelInput
 
 
 def solve_plan(
-    cands: pd.DataFrame, inputs: ModelInputs, label: str, solver: Any | None = None
+    cands: pd.DataFrame, inputs: ModelInputs, label: str, solver: Solver | None = None
 ) -> Plan:
     """Build, solve and read back one plan (raises InfeasibleError)."""
     if cands.empty:
@@ -211,6 +216,7 @@ def read_plan(cands: pd.DataFrame, inputs: ModelInputs, sol: Solution, label: st
         deadline_hours=inputs.deadline_hours,
         risk=risk,
         solve_seconds=sol.solve_seconds,
+        solve_status=sol.status,
     )
 
 
@@ -291,7 +297,7 @@ def _risk(items: list[PlanItem], inputs: ModelInputs, wall: float, *, sequential
 
 
 def _fastest_parallel(
-    cands: pd.DataFrame, inputs: ModelInputs, label: str, solver: Any | None
+    cands: pd.DataFrame, inputs: ModelInputs, label: str, solver: Solver | None
 ) -> Plan:
     """Bisect the deadline of the parallel cost model to find its fastest feasible plan."""
     pieces = inputs.pieces
@@ -326,7 +332,7 @@ class PlanSet:
     notes: tuple[str, ...] = field(default=())
 
 
-def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Any | None = None) -> PlanSet:
+def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = None) -> PlanSet:
     """The ranked, distinct plans for ``cands`` (raises InfeasibleError with an explanation)."""
     base = _inputs(req, cands)
     try:
@@ -391,7 +397,7 @@ def _gpus_by_cheapest(cands: pd.DataFrame) -> list[str]:
 
 
 def explain_infeasible(
-    cands: pd.DataFrame, req: PlanRequest, solver: Any | None = None
+    cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = None
 ) -> InfeasibleError:
     """An InfeasibleError that names the fastest plan and what the budget would buy."""
     if cands.empty:
@@ -437,7 +443,7 @@ def _summary(plan: Plan) -> str:
 def frontier(
     cands: pd.DataFrame,
     req: PlanRequest,
-    solver: Any | None = None,
+    solver: Solver | None = None,
     points: int = 12,
     *,
     on_progress: Callable[[int, int], None] | None = None,

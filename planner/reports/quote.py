@@ -110,6 +110,8 @@ def render_quote(result: QuoteResult, fmt: str, *, warnings: list[str]) -> str:
             f"{rank}. {plan.label}: {fmt_usd(plan.total_cost_usd)}, {fmt_hours(plan.wall_hours)} wall"
             f" (slack {fmt_hours(max(risk.slack_hours, 0))}), {fmt_usd(plan.cost_per_gpu_hour)}/GPU-h"
         )
+        if plan.solve_status != "optimal":
+            title += f" [{plan.solve_status}: the solver's best plan when it stopped]"
         out.append(("### " if md else "") + title)
         items = [r for r in item_records(result) if r["plan"] == rank]
         out.append(

@@ -161,7 +161,7 @@ def _curve_rows(result: TcoResult, k: float) -> list[dict[str, Any]]:
 
 
 def render_budget(plan: Any, fmt: str, *, currency: str = USD, fx: FxTable | None = None) -> str:
-    """Render a :class:`planner.optimize.budget.BudgetReport` (typed loosely: reports must not import PuLP)."""
+    """Render a :class:`planner.optimize.budget.BudgetReport` (typed loosely: reports must not import the optimizer)."""
     record: dict[str, Any] = plan.to_record()
     if fmt == "json":
         if currency.upper() != USD:

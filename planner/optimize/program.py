@@ -1,0 +1,132 @@
+"""A mixed-integer linear program in the one form every solver adapter reads.
+
+The quote and budget models are built here, not in a modelling library's objects, so that the
+models do not depend on any one library's API (PuLP 3 and PuLP 4 differ in every constructor) and
+a solver receives whole arrays at once::
+
+    minimise    sum_j cost_j x_j + objective_constant
+    subject to  row_lower_i <= sum_j A_ij x_j <= row_upper_i     for every row i
+                lower_j <= x_j <= upper_j                        for every column j
+                x_j integer                                      for j with integer_j
+
+Columns are numbered in the order they are added; rows keep their insertion order and names.
+Building is pure: nothing is solved, nothing is imported beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+INF = math.inf
+
+
+class Terms:
+    """A linear expression under construction: column -> coefficient, plus a constant.
+
+    Coefficients keep first-use order; zero coefficients are skipped.
+    """
+
+    __slots__ = ("coefficients", "constant")
+
+    def __init__(self, constant: float = 0.0) -> None:
+        self.coefficients: dict[int, float] = {}
+        self.constant = constant
+
+    def add(self, column: int, coefficient: float) -> Terms:
+        if coefficient != 0:
+            self.coefficients[column] = self.coefficients.get(column, 0.0) + coefficient
+        return self
+
+    def add_each(self, columns: Iterable[int], coefficient: float) -> Terms:
+        for column in columns:
+            self.add(column, coefficient)
+        return self
+
+    def value(self, values: Mapping[int, float] | tuple[float, ...]) -> float:
+        """The expression at a solution (``values`` indexed by column)."""
+        return self.constant + sum(c * values[j] for j, c in self.coefficients.items())
+
+
+class LinearProgram:
+    """The program of the module docstring, built column by column and row by row."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.column_names: list[str] = []
+        self.cost: list[float] = []
+        self.lower: list[float] = []
+        self.upper: list[float] = []
+        self.integer: list[bool] = []
+        self.row_names: list[str] = []
+        self.row_lower: list[float] = []
+        self.row_upper: list[float] = []
+        self.row_starts: list[int] = []
+        self.row_columns: list[int] = []
+        self.row_values: list[float] = []
+        self.objective_constant = 0.0
+
+    @property
+    def num_columns(self) -> int:
+        return len(self.cost)
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.row_names)
+
+    @property
+    def is_mip(self) -> bool:
+        return any(self.integer)
+
+    def add_variable(
+        self, name: str, lower: float = 0.0, upper: float = INF, *, integer: bool = False
+    ) -> int:
+        """Add a column with zero cost; returns its index."""
+        if not lower <= upper:
+            raise ValueError(f"variable {name}: lower bound {lower} above upper bound {upper}")
+        self.column_names.append(name)
+        self.cost.append(0.0)
+        self.lower.append(float(lower))
+        self.upper.append(float(upper))
+        self.integer.append(integer)
+        return len(self.cost) - 1
+
+    def add_row(self, name: str, terms: Terms, *, lower: float = -INF, upper: float = INF) -> None:
+        """Add ``lower <= terms <= upper``; the constant of ``terms`` moves to the bounds."""
+        self.row_names.append(name)
+        self.row_starts.append(len(self.row_columns))
+        for column, coefficient in terms.coefficients.items():
+            if coefficient != 0:
+                self.row_columns.append(column)
+                self.row_values.append(coefficient)
+        self.row_lower.append(lower - terms.constant)
+        self.row_upper.append(upper - terms.constant)
+
+    def add_le(self, name: str, terms: Terms, rhs: float) -> None:
+        self.add_row(name, terms, upper=rhs)
+
+    def add_ge(self, name: str, terms: Terms, rhs: float) -> None:
+        self.add_row(name, terms, lower=rhs)
+
+    def add_eq(self, name: str, terms: Terms, rhs: float) -> None:
+        self.add_row(name, terms, lower=rhs, upper=rhs)
+
+    def set_objective(self, terms: Terms) -> None:
+        """Minimise ``terms`` (replaces any earlier objective)."""
+        self.cost = [0.0] * len(self.cost)
+        for column, coefficient in terms.coefficients.items():
+            self.cost[column] = coefficient
+        self.objective_constant = terms.constant
+
+    def rows(self) -> Iterable[tuple[str, list[tuple[int, float]], float, float]]:
+        """Each row as (name, [(column, coefficient)], lower, upper)."""
+        ends = [*self.row_starts[1:], len(self.row_columns)]
+        for i, name in enumerate(self.row_names):
+            start, end = self.row_starts[i], ends[i]
+            pairs = list(zip(self.row_columns[start:end], self.row_values[start:end], strict=True))
+            yield name, pairs, self.row_lower[i], self.row_upper[i]
+
+    def objective_value(self, values: tuple[float, ...]) -> float:
+        return self.objective_constant + sum(
+            c * values[j] for j, c in enumerate(self.cost) if c != 0
+        )

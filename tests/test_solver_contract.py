@@ -1,0 +1,205 @@
+"""One contract, every registered solver (as PuLP's own suite runs each test against each solver).
+
+Each solver must: be installed by the project's own dependencies (``highspy``, ``PuLP[cbc]``);
+solve LPs and MILPs with hand-computed optima; say "infeasible" in the shared status words; solve
+the quote MILP (sequential and parallel) and the budget MILP to the costs a brute force finds;
+and write nothing to stdout or stderr, not even from native code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.errors import InfeasibleError, MissingDependencyError, UnknownNameError
+from planner.optimize.budget import plan_budget
+from planner.optimize.model import ModelInputs, build_model, solve
+from planner.optimize.plans import read_plan
+from planner.optimize.program import LinearProgram, Terms
+from planner.optimize.solvers import (
+    SOLVERS,
+    CbcSolver,
+    SolveStatus,
+    check_result,
+    default_solver,
+    get_solver,
+)
+from tests.test_budget import brute_force, small_spec
+from tests.test_optimize_model import (
+    SIGMA,
+    START,
+    TAU,
+    assert_same_cost,
+    brute_parallel,
+    brute_sequential,
+    cands_frame,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+NAMES = sorted(SOLVERS)
+
+
+@pytest.fixture(params=NAMES)
+def solver_name(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_every_registered_solver_is_installed_by_the_project(solver_name: str) -> None:
+    # pyproject asks for highspy and PuLP[cbc] (the cbcbox wheel), so none may be missing
+    assert SOLVERS[solver_name].available(), solver_name
+
+
+def test_lp_with_a_ranged_row_an_equality_and_a_constant(solver_name: str) -> None:
+    # min 5 - x - 2y  s.t.  1 <= x + y <= 4,  x - y = 1,  x, y >= 0
+    # x = y + 1, so 2y + 1 <= 4 -> y = 1.5, x = 2.5, objective 5 - 2.5 - 3 = -0.5
+    p = LinearProgram("lp")
+    x, y = p.add_variable("x"), p.add_variable("y")
+    p.add_row("range", Terms().add(x, 1).add(y, 1), lower=1, upper=4)
+    p.add_eq("tie", Terms().add(x, 1).add(y, -1), 1)
+    p.set_objective(Terms(5.0).add(x, -1).add(y, -2))
+    result = get_solver(solver_name).solve(p)
+    assert result.status is SolveStatus.OPTIMAL
+    assert result.values == pytest.approx((2.5, 1.5), abs=1e-6)
+    assert result.objective == pytest.approx(-0.5, abs=1e-6)
+
+
+def test_milp_takes_the_integer_optimum_not_the_relaxation(solver_name: str) -> None:
+    # min 3a + 5b  s.t.  2a + 4b >= 7,  a, b in {0..10}
+    # relaxation: a = 3.5 (cost 10.5) or b = 1.75 (8.75); integers: b = 2 costs 10, a = 2, b = 1
+    # costs 11, a = 4 costs 12, so the optimum is b = 2 at 10.
+    p = LinearProgram("mip")
+    a = p.add_variable("a", 0, 10, integer=True)
+    b = p.add_variable("b", 0, 10, integer=True)
+    p.add_ge("cover", Terms().add(a, 2).add(b, 4), 7)
+    p.set_objective(Terms().add(a, 3).add(b, 5))
+    result = get_solver(solver_name).solve(p)
+    assert result.status is SolveStatus.OPTIMAL
+    assert result.values == pytest.approx((0.0, 2.0), abs=1e-6)
+    assert result.objective == pytest.approx(10.0, abs=1e-6)
+
+
+def test_infeasible_is_reported_in_the_shared_words(solver_name: str) -> None:
+    p = LinearProgram("infeasible")
+    x = p.add_variable("x", 0, 10, integer=True)
+    p.add_ge("at_least_2", Terms().add(x, 1), 2)
+    p.add_le("at_most_1", Terms().add(x, 1), 1)
+    result = get_solver(solver_name).solve(p)
+    assert result.status is SolveStatus.INFEASIBLE and not result.has_solution
+    with pytest.raises(InfeasibleError):
+        check_result(result)
+
+
+def test_quote_sequential_model_matches_brute_force(solver_name: str) -> None:
+    # owned GPUs cheap but slow, cloud fast but dear, a third offer in between
+    df = cands_frame(
+        [
+            {"kind": "local", "price_usd_per_hour": 2.0, "job_hours": 40.0},
+            {"price_usd_per_hour": 40.0, "job_hours": 10.0},
+            {"price_usd_per_hour": 25.0, "job_hours": 18.0, "wall_factor": 1.0},
+        ]
+    )
+    for deadline in (12.0, 19.0, 25.0, 60.0):
+        inputs = ModelInputs(
+            deadline_hours=deadline, switch_hours=TAU, switch_usd=SIGMA, startup_hours=START
+        )
+        solution = solve(build_model(df, inputs), get_solver(solver_name))
+        got = read_plan(df, inputs, solution, "t").total_cost_usd
+        assert_same_cost(got, brute_sequential(df, deadline, None))
+
+
+def test_quote_parallel_model_matches_brute_force(solver_name: str) -> None:
+    df = cands_frame(
+        [
+            {"price_usd_per_hour": 8.0, "job_hours": 40.0, "max_gangs": 3},
+            {"price_usd_per_hour": 30.0, "job_hours": 9.0, "max_gangs": 2},
+        ]
+    )
+    df["quota_group"] = ["g0", "g1"]
+    for deadline in (12.0, 30.0):
+        inputs = ModelInputs(deadline_hours=deadline, pieces=5, startup_hours=START)
+        solution = solve(build_model(df, inputs), get_solver(solver_name))
+        got = read_plan(df, inputs, solution, "t").total_cost_usd
+        expected = brute_parallel(df, 5, deadline)
+        assert math.isfinite(expected)
+        assert_same_cost(got, expected)
+
+
+def test_budget_model_matches_brute_force(solver_name: str) -> None:
+    plan = plan_budget(small_spec(), solver=lambda: get_solver(solver_name))
+    assert plan.status == "optimal"
+    assert plan.solver == SOLVERS[solver_name].label
+    assert_same_cost(plan.total_usd, brute_force())
+
+
+def test_a_solve_writes_nothing_to_stdout_or_stderr(solver_name: str) -> None:
+    # native code writes to file descriptors 1 and 2 directly, so only a subprocess can tell
+    code = (
+        "from planner.optimize.program import LinearProgram, Terms\n"
+        "from planner.optimize.solvers import get_solver\n"
+        "p = LinearProgram('q')\n"
+        "a = p.add_variable('a', 0, 10, integer=True)\n"
+        "p.add_ge('c', Terms().add(a, 2), 3)\n"
+        "p.set_objective(Terms().add(a, 1))\n"
+        f"for _ in range(2): r = get_solver({solver_name!r}).solve(p)\n"
+        "assert r.values == (2.0,), r\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert (out.stdout, out.stderr) == ("", "")
+
+
+def test_unknown_solver_name_suggests_the_registered_ones() -> None:
+    with pytest.raises(UnknownNameError) as e:
+        get_solver("hihgs")
+    assert "did you mean highs?" in str(e.value)
+
+
+def test_default_solver_prefers_highs() -> None:
+    assert default_solver().name == "highs"
+
+
+def test_a_missing_solver_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the installation check is the registry's class method; a class whose check fails stands in
+    class Absent(CbcSolver):
+        @classmethod
+        def available(cls) -> bool:
+            return False
+
+    monkeypatch.setitem(SOLVERS, "cbc", Absent)
+    with pytest.raises(MissingDependencyError) as e:
+        get_solver("cbc")
+    assert "PuLP[cbc]" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["quote", "--workload", "gpt2-xl-finetune", "--deadline", "24h", "--format", "json"],
+        ["budget", "scenarios/budgets/2027-ml-platform.yaml", "--format", "json"],
+    ],
+    ids=["quote", "budget"],
+)
+def test_cli_json_on_stdout_is_only_the_document(args: list[str]) -> None:
+    env = {**os.environ, "PYTHONWARNINGS": "default"}
+    out = subprocess.run(
+        [sys.executable, "-m", "planner", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    document = json.loads(out.stdout)  # fails on any banner or log line before or after
+    assert isinstance(document, dict) and document
+    assert "HiGHS" not in out.stderr and "Running" not in out.stderr
+    # stderr carries only the planner's own warnings (stale prices), one line each
+    assert all(line.startswith("warning: ") for line in out.stderr.splitlines()), out.stderr
