@@ -198,6 +198,7 @@ def budget(
     *,
     sensitivity: bool = True,
     time_limit_s: float = 60.0,
+    solver: str = "highs",
 ) -> BudgetReport:
     """The cheapest mix of owned servers, commitments, on-demand and spot for a budget file
     (path or bundled name), with the pure strategies and a sensitivity table.
@@ -206,12 +207,14 @@ def budget(
     >>> budget("2027-ml-platform", sensitivity=False).plan.total_usd  # doctest: +SKIP
     """
     from planner.onprem import load_budget
-    from planner.optimize.budget import budget_report, check_time_limit, default_solver
+    from planner.optimize.budget import budget_report, check_time_limit
+    from planner.optimize.solvers import get_solver
 
     check_time_limit(time_limit_s)
+    get_solver(solver, time_limit_s)  # an unknown or missing solver fails before any work
     return budget_report(
         load_budget(budget_file),
-        solver=lambda: default_solver(time_limit_s),
+        solver=lambda: get_solver(solver, time_limit_s),
         sensitivity=sensitivity,
     )
 
@@ -222,14 +225,15 @@ def budget(
 def quote(
     request: QuoteRequest,
     *,
-    solver: Solver | None = None,
+    solver: Solver | str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     **misused: object,
 ) -> QuoteResult:
     """Cheapest distinct plans that finish ``request.workload`` by its deadline.
 
     Every choice goes in the :class:`QuoteRequest`; other keyword arguments (``deadline=24``) are
-    refused with a ConfigError that shows the request to build.
+    refused with a ConfigError that shows the request to build.  ``solver`` is a registered
+    solver's name (``"highs"``, ``"cbc"``) or a :class:`~planner.optimize.solvers.Solver`.
 
     >>> from planner.api import QuoteRequest, quote
     >>> result = quote(QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=24))  # doctest: +SKIP
@@ -240,6 +244,10 @@ def quote(
 
     if misused:
         raise misuse_error(request, misused)
+    if isinstance(solver, str):
+        from planner.optimize.solvers import get_solver
+
+        solver = get_solver(solver)
     return run_quote(request, solver=solver, on_progress=on_progress)
 
 

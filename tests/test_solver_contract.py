@@ -203,3 +203,27 @@ def test_cli_json_on_stdout_is_only_the_document(args: list[str]) -> None:
     assert "HiGHS" not in out.stderr and "Running" not in out.stderr
     # stderr carries only the planner's own warnings (stale prices), one line each
     assert all(line.startswith("warning: ") for line in out.stderr.splitlines()), out.stderr
+
+
+def test_the_quote_on_cbc_matches_highs_plan_for_plan() -> None:
+    # the CBC fallback of the whole quote path, named as the CLI's --solver names it
+    from planner.api import QuoteRequest, quote
+
+    request = QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=24.0)
+    highs = quote(request, solver="highs").plans
+    cbc = quote(request, solver="cbc").plans
+    assert [p.label for p in cbc] == [p.label for p in highs]
+    for a, b in zip(cbc, highs, strict=True):
+        assert_same_cost(a.total_cost_usd, b.total_cost_usd)
+    assert all(p.solve_status == "optimal" for p in cbc)
+
+
+def test_budget_api_takes_a_solver_name() -> None:
+    from planner.api import budget
+
+    report = budget("2027-ml-platform", sensitivity=False, solver="cbc")
+    assert report.plan.solver == "CBC"
+    reference = budget("2027-ml-platform", sensitivity=False, solver="highs").plan.total_usd
+    assert_same_cost(report.plan.total_usd, reference)
+    with pytest.raises(UnknownNameError):
+        budget("2027-ml-platform", sensitivity=False, solver="gurobi")

@@ -27,3 +27,16 @@ class FiniteFloat(click.FloatRange):
         if self.min is None and self.max is None:
             return ""  # a plain finite float: nothing to add to the help text
         return super()._describe_range()
+
+
+def solver_option(func: Any) -> Any:
+    """``--solver``: a name from the solver registry (HiGHS by default, CBC as the fallback)."""
+    from planner.optimize.solvers import PREFERENCE
+
+    return click.option(
+        "--solver",
+        type=click.Choice(PREFERENCE),
+        default=PREFERENCE[0],
+        show_default=True,
+        help="MILP solver: HiGHS (highspy) or COIN-OR CBC (through PuLP).",
+    )(func)

@@ -11,7 +11,7 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option, max_age_option, offers_file_option, snapshot_option
-from planner.cli.params import FiniteFloat
+from planner.cli.params import FiniteFloat, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.quoting import QuoteRequest, parse_discounts, parse_duration_hours, parse_quotas
 from planner.reports.quote import render_quote
@@ -81,6 +81,7 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
         "--top", type=click.IntRange(min=1), default=5, show_default=True, help="How many plans."
     ),
     click.option("--pareto", is_flag=True, help="Add the cost-versus-deadline frontier."),
+    solver_option,
     offers_file_option,
     snapshot_option,
     max_age_option,
@@ -133,10 +134,10 @@ def request_from_options(
     )
 
 
-def run_quote(request: QuoteRequest) -> api.QuoteResult:
+def run_quote(request: QuoteRequest, solver: str = "highs") -> api.QuoteResult:
     """`api.quote` with a progress bar on stderr while the cost-versus-deadline sweep runs."""
     if not request.pareto:
-        return api.quote(request)
+        return api.quote(request, solver=solver)
     with click.progressbar(
         length=1, label="sweeping deadlines", file=sys.stderr, show_eta=False
     ) as bar:
@@ -145,7 +146,7 @@ def run_quote(request: QuoteRequest) -> api.QuoteResult:
             bar.length = total
             bar.update(done - bar.pos)
 
-        return api.quote(request, on_progress=progress)
+        return api.quote(request, solver=solver, on_progress=progress)
 
 
 @click.command("quote")
@@ -163,7 +164,8 @@ def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **optio
     target = report_target(report_path)
     if target is not None:
         options["pareto"] = True  # the report charts the cost-versus-deadline frontier
-    result = run_quote(request_from_options(**options))
+    solver = options.pop("solver")
+    result = run_quote(request_from_options(**options), solver)
     warnings = result.book.stale_warnings(max_age_days)
     click.echo(
         render_quote(result, fmt, warnings=warnings if fmt in ("table", "markdown") else []).rstrip(

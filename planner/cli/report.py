@@ -89,7 +89,8 @@ def report_quote(fmt: str, output: Path | None, max_age_days: int, **options: An
     """
     fmt = _checked_format(fmt, output)
     options["pareto"] = True
-    result = run_quote(request_from_options(**options))
+    solver = options.pop("solver")
+    result = run_quote(request_from_options(**options), solver)
     _emit(api.report(result, fmt, max_age_days=max_age_days), output)
 
 

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from planner import api
-from planner.cli.params import FiniteFloat
+from planner.cli.params import FiniteFloat, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.currency import USD, load_fx_rates
 from planner.reports.tables import FORMATS
@@ -111,6 +111,7 @@ budget_options = _apply(
             show_default=True,
             help="Seconds per MILP solve.",
         ),
+        solver_option,
         _currency_option,
     )
 )
@@ -141,8 +142,10 @@ def run_tco(
     )
 
 
-def run_budget(*, budget_file: str, no_sensitivity: bool, time_limit: float) -> Any:
-    return api.budget(budget_file, sensitivity=not no_sensitivity, time_limit_s=time_limit)
+def run_budget(*, budget_file: str, no_sensitivity: bool, time_limit: float, solver: str) -> Any:
+    return api.budget(
+        budget_file, sensitivity=not no_sensitivity, time_limit_s=time_limit, solver=solver
+    )
 
 
 @click.command("tco")
