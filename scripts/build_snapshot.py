@@ -19,6 +19,7 @@ import pandas as pd
 
 from planner.catalog.reference import NORMALISERS, Provenance
 from planner.catalog.store import write_snapshot
+from planner.errors import PlannerError
 from planner.hardware import load_gpu_catalog
 
 REPO = "skypilot-org/skypilot-catalog"
@@ -53,6 +54,16 @@ REFERENCE = {
 }
 
 
+def missing_reference(reference: Path) -> str | None:
+    """What is missing from the reference folder (the folder itself or one of its files), if any."""
+    if not reference.is_dir():
+        return f"reference price directory {reference} not found"
+    absent = [file for file, *_ in REFERENCE.values() if not (reference / file).is_file()]
+    if absent:
+        return f"reference price directory {reference} lacks {', '.join(absent)}"
+    return None
+
+
 def build(reference: Path) -> dict[str, pd.DataFrame]:
     catalog = load_gpu_catalog()
     frames = {}
@@ -66,27 +77,43 @@ def main(argv: list[str] | None = None) -> int:
     here = Path(__file__).resolve().parent.parent
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument(
-        "--reference", type=Path, default=here.parent / "shared" / "reference" / "prices"
+        "--reference",
+        type=Path,
+        metavar="DIR",
+        default=here.parent / "shared" / "reference" / "prices",
+        help="folder of the reference price CSVs (default: ../shared/reference/prices beside the repo)",
     )
     parser.add_argument("--out", type=Path, default=here / "pricing_cache")
     parser.add_argument("--id", default=None, help="snapshot id (default: reference-<today>)")
     args = parser.parse_args(argv)
+    problem = missing_reference(args.reference)
+    if problem:
+        files = ", ".join(file for file, *_ in REFERENCE.values())
+        print(
+            f"build_snapshot.py: error: {problem}; pass the folder of {files} with --reference DIR",
+            file=sys.stderr,
+        )
+        return 2
     now = datetime.now(timezone.utc)
-    frames = build(args.reference)
-    path = write_snapshot(
-        args.out,
-        frames,
-        snapshot_id=args.id or f"reference-{now.date().isoformat()}",
-        as_of_basis={p: "estimated" for p in frames},
-        provider_notes={p: REFERENCE[p][3] for p in frames},
-        notes=(
-            "Built by scripts/build_snapshot.py from ../shared/reference/prices (public list prices, "
-            "SkyPilot catalog extracts). On-demand and spot are listed prices; reserved 1y/3y are "
-            "derived from published discount levels (planner/catalog/reference.py). as_of dates are "
-            "lower-bound estimates: the catalog commits are undated."
-        ),
-        now=now,
-    )
+    try:
+        frames = build(args.reference)
+        path = write_snapshot(
+            args.out,
+            frames,
+            snapshot_id=args.id or f"reference-{now.date().isoformat()}",
+            as_of_basis={p: "estimated" for p in frames},
+            provider_notes={p: REFERENCE[p][3] for p in frames},
+            notes=(
+                "Built by scripts/build_snapshot.py from ../shared/reference/prices (public list "
+                "prices, SkyPilot catalog extracts). On-demand and spot are listed prices; reserved "
+                "1y/3y are derived from published discount levels (planner/catalog/reference.py). "
+                "as_of dates are lower-bound estimates: the catalog commits are undated."
+            ),
+            now=now,
+        )
+    except PlannerError as e:  # an existing snapshot id, a reference row that fails validation
+        print(f"build_snapshot.py: error: {e}", file=sys.stderr)
+        return e.exit_code
     for provider, df in frames.items():
         print(
             f"{provider:7s} {len(df):5d} offers  {df['region'].nunique():3d} regions  {df['gpu_model'].nunique()} GPU models"

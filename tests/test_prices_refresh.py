@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -415,6 +416,81 @@ def test_cli_refresh_failure_is_a_clean_error(
     assert "error: refresh incomplete, nothing published" in out.stderr
     assert "Traceback" not in out.output
     assert not list_snapshots(user_dir)
+
+
+def test_issue_11_gcp_key_file_that_does_not_exist_is_a_clean_error(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-key.json"
+    env = {
+        **os.environ,
+        "PLANNER_DATA_DIR": str(tmp_path / "data"),
+        "GOOGLE_APPLICATION_CREDENTIALS": str(missing),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner", "prices", "refresh", "--provider", "gcp"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr + proc.stdout
+    (error,) = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert error == (
+        "error: refresh incomplete, nothing published (gcp us-central1, us-east4:"
+        f" GOOGLE_APPLICATION_CREDENTIALS names {missing}, which does not exist)"
+    )
+    assert (
+        "hint: gcp: point GOOGLE_APPLICATION_CREDENTIALS at a service-account JSON key file,"
+        " or unset it and run `gcloud auth application-default login`" in proc.stderr
+    )
+    assert not list_snapshots(tmp_path / "data" / "snapshots")
+
+
+def test_issue_11_refresh_of_all_reports_gcp_credentials_beside_the_other_providers(
+    user_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-key.json"
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(missing))
+    monkeypatch.setitem(PROVIDERS, "aws", lambda: TableProvider(FRESH))
+    denied = {"eastus": "Azure denied eastus", "westus2": "Azure denied westus2"}
+    monkeypatch.setitem(PROVIDERS, "azure", lambda: TableProvider({}, name="azure", fail=denied))
+    last_good = write_snapshot(
+        user_dir, {"aws": _frame(*FRESH["us-east-1"])}, snapshot_id="last-good", now=T0
+    )
+    runner = CliRunner()
+
+    # all or nothing by default: every failure is named once per provider, nothing is published
+    out = runner.invoke(main, ["prices", "refresh"])
+    assert out.exit_code == 1
+    assert isinstance(out.exception, SystemExit)  # a clean exit, not an escaped exception
+    assert "Traceback" not in out.output
+    assert (
+        "error: refresh incomplete, nothing published (gcp us-central1, us-east4:"
+        f" GOOGLE_APPLICATION_CREDENTIALS names {missing}, which does not exist;"
+        " azure eastus: Azure denied eastus; azure westus2: Azure denied westus2)" in out.stderr
+    )
+    assert "hint: gcp: point GOOGLE_APPLICATION_CREDENTIALS at" in out.stderr
+    assert list_snapshots(user_dir) == [last_good]
+    load_snapshot(last_good)  # the last good snapshot is intact
+
+    # --allow-partial: aws is published, gcp and azure keep their previous prices
+    out = runner.invoke(
+        main, ["prices", "refresh", "--allow-partial", "--force", "--format", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    (published,) = json.loads(out.stdout)
+    assert (published["provider"], published["regions"]) == ("aws", "us-east-1, us-west-2")
+    assert (
+        f"warning: gcp us-central1 not refreshed (GOOGLE_APPLICATION_CREDENTIALS names {missing},"
+        " which does not exist); its previous rows were kept" in out.stderr
+    )
+    assert "  hint: point GOOGLE_APPLICATION_CREDENTIALS at" in out.stderr
+    new = user_dir / published["snapshot"]
+    assert [e.provider for e in read_manifest(new).providers] == ["aws"]
+    assert list_snapshots(user_dir) == sorted([last_good, new])
+    book = load_offer_book()
+    assert {"aws", "gcp", "azure"} <= set(book.offers["provider"])  # gcp, azure: bundled prices
 
 
 def test_cli_diff_unknown_snapshot_suggests(user_dir: Path) -> None:

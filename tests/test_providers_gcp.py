@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from planner.errors import ProviderError
-from planner.providers.gcp import accelerator_for_sku, money
+from planner.providers.gcp import GcpProvider, accelerator_for_sku, money
 from tests.provider_fakes import (
     GCP_MACHINE_TYPES,
     GCP_SKUS,
     FakeHttpServer,
     Reply,
     after,
+    frozen_clock,
     gcp_provider_at,
     gcp_routes,
     load,
@@ -174,6 +177,37 @@ def test_permission_denied_names_what_to_grant(server: FakeHttpServer) -> None:
     with pytest.raises(ProviderError) as info:
         _fetch(server, ["us-central1"])
     assert re.search(r"grant compute\.machineTypes\.list", str(info.value))
+
+
+SECRET = "-----BEGIN PRIVATE KEY-----not-a-real-key"
+
+
+@pytest.mark.parametrize(
+    ("key_file", "problem"),
+    [
+        # issue 11: a path left over from another machine: a traceback before
+        (None, "which does not exist"),
+        # a service-account file missing its fields: its contents must not be echoed
+        (
+            {"type": "service_account", "private_key": SECRET},
+            "which is not a usable credentials file",
+        ),
+    ],
+)
+def test_issue_11_a_bad_key_file_names_the_variable_and_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key_file: dict[str, str] | None, problem: str
+) -> None:
+    path = tmp_path / "key.json"
+    if key_file is not None:
+        path.write_text(json.dumps(key_file))
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(path))
+    provider = GcpProvider(project="demo-project", clock=frozen_clock)  # the SDK's own clients
+    with pytest.raises(ProviderError) as info:
+        provider.fetch(["us-central1"])
+    assert info.value.message == f"GOOGLE_APPLICATION_CREDENTIALS names {path}, {problem}"
+    assert info.value.hint is not None
+    assert "gcloud auth application-default login" in info.value.hint
+    assert "not-a-real-key" not in str(info.value)
 
 
 def _serve_skus(server: FakeHttpServer, description: str, change: Any) -> None:

@@ -6,17 +6,24 @@ import csv
 import json
 import os
 import statistics
+import subprocess
+import sys
+import textwrap
+import threading
 from datetime import date
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from filelock import FileLock, Timeout
 
 from planner.catalog import load_offer_book, user_snapshot_root
 from planner.catalog.store import (
+    LOCK,
     bundled_snapshot_root,
     list_snapshots,
     load_snapshot,
+    locked,
     newest_per_provider,
     read_manifest,
     write_snapshot,
@@ -25,7 +32,8 @@ from planner.errors import OfferValidationError, SnapshotError
 from planner.reports.offers import provenance_lines
 from tests.conftest import offer_row
 
-REFERENCE = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "prices"
+REPO = Path(__file__).resolve().parent.parent
+REFERENCE = REPO.parent / "shared" / "reference" / "prices"
 
 
 @pytest.fixture(scope="module")
@@ -339,3 +347,68 @@ def test_manifest_keys_from_a_newer_writer_are_ignored(tmp_path: Path) -> None:
     manifest.write_text(json.dumps(data))
     (entry,) = read_manifest(path).providers
     assert entry.provider == "aws" and entry.rows == 1
+
+
+def test_issue_11_a_second_writer_waits_for_the_snapshot_lock(tmp_path: Path) -> None:
+    published: list[Path] = []
+
+    def second_writer() -> None:
+        frames = {"aws": pd.DataFrame([offer_row()])}
+        published.append(write_snapshot(tmp_path, frames, snapshot_id="second"))
+
+    writer = threading.Thread(target=second_writer)
+    with locked(tmp_path):
+        # the lock file is exclusive: another lock on it, in this process or another, is refused
+        with pytest.raises(Timeout):
+            FileLock(tmp_path / LOCK).acquire(timeout=0)
+        other_process = subprocess.run(
+            [sys.executable, "-c", _TRY_LOCK, str(tmp_path / LOCK)], capture_output=True, text=True
+        )
+        assert other_process.returncode == 3, other_process.stderr
+        writer.start()
+        writer.join(timeout=0.5)
+        assert writer.is_alive()  # waiting for the lock, not writing
+        assert not published and not list_snapshots(tmp_path)
+    writer.join(timeout=30)
+    assert [p.name for p in published] == ["second"]
+    assert load_snapshot(published[0]).offers["price_on_demand_usd_per_hour"].tolist() == [32.7726]
+    free = FileLock(tmp_path / LOCK)
+    free.acquire(timeout=0)  # and the lock is free again
+    free.release()
+
+
+_TRY_LOCK = textwrap.dedent(
+    """
+    import sys
+    from filelock import FileLock, Timeout
+    try:
+        FileLock(sys.argv[1]).acquire(timeout=0)
+    except Timeout:
+        sys.exit(3)
+    """
+)
+
+# Windows has none of these modules; an entry of None makes ``import fcntl`` raise ImportError.
+_WITHOUT_POSIX_MODULES = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    for name in ("fcntl", "pwd", "grp", "termios", "resource"):
+        sys.modules[name] = None
+    import planner, planner.api, planner.cli, planner.catalog.refresh
+    from planner.catalog.store import list_snapshots, write_snapshot
+    write_snapshot(Path(sys.argv[1]), {}, snapshot_id="s1")  # the lock works without fcntl too
+    print([p.name for p in list_snapshots(Path(sys.argv[1]))])
+    """
+)
+
+
+def test_issue_11_planner_imports_and_writes_without_posix_only_modules(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_POSIX_MODULES, str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['s1']"

@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 # lock, which write_snapshot takes inside it.
 REFRESH_LOCK = ".refresh.lock"
 Progress = Callable[[str, str, int, int], None]  # (provider, region) just finished, done, total
+_PARTIAL_HINT = "retry later, or pass --allow-partial to publish the regions that succeeded"
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,23 @@ class RegionFailure:
     provider: str
     region: str
     error: str
+    hint: str | None = None  # the adapter's advice (credentials, permissions), if it gave one
+
+
+def describe_failures(failures: Sequence[RegionFailure]) -> tuple[str, list[str]]:
+    """The failures as one clause per provider and error, and the adapters' distinct hints.
+
+    A provider whose credentials are missing fails every region with the same error; that reads
+    once, with its regions listed: ``gcp us-central1, us-east4: <error>``.
+    """
+    regions: dict[tuple[str, str], list[str]] = {}
+    hints: dict[str, None] = {}  # insertion-ordered set
+    for f in failures:
+        regions.setdefault((f.provider, f.error), []).append(f.region)
+        if f.hint:
+            hints[f"{f.provider}: {f.hint}"] = None
+    detail = "; ".join(f"{p} {', '.join(r)}: {error}" for (p, error), r in regions.items())
+    return detail, list(hints)
 
 
 @dataclass(frozen=True)
@@ -221,7 +239,7 @@ def refresh_prices(
             try:
                 result = provider.fetch([region])
             except ProviderError as e:
-                failures.append(RegionFailure(name, region, e.message))
+                failures.append(RegionFailure(name, region, e.message, e.hint))
                 log.warning("%s %s failed: %s", name, region, e.message)
             else:
                 fetched.setdefault(name, []).append(result.offers)
@@ -231,14 +249,16 @@ def refresh_prices(
             if on_progress is not None:
                 on_progress(name, region, done, total)
     if failures and not allow_partial:
-        detail = "; ".join(f"{f.provider} {f.region}: {f.error}" for f in failures)
+        detail, hints = describe_failures(failures)
         raise ProviderError(
             f"refresh incomplete, nothing published ({detail})",
-            hint="retry later, or pass --allow-partial to publish the regions that succeeded",
+            hint="; ".join([*hints, _PARTIAL_HINT]),
         )
     if not fetched:
+        detail, hints = describe_failures(failures)
         raise ProviderError(
-            "every region failed; nothing published", hint="check credentials and retry"
+            f"every region failed; nothing published ({detail})",
+            hint="; ".join(hints) or "check credentials and retry",
         )
     search = list(previous_roots) if previous_roots is not None else [root]
     with locked(root, REFRESH_LOCK):

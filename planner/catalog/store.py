@@ -11,12 +11,14 @@ Layout of one snapshot (``pricing_cache/<snapshot_id>/``)::
 Writes are atomic: files go to a hidden temporary directory beside the target, are fsynced, and the
 directory is renamed into place (``os.replace``) under an exclusive file lock, so a crash mid-write
 leaves every earlier snapshot intact and a half-written one invisible.  Reads verify checksums.
+
+The lock is a :class:`filelock.FileLock` (``flock`` on POSIX, ``msvcrt.locking`` on Windows), so
+importing the planner needs no POSIX-only module.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import io
 import json
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from filelock import FileLock
 
 import planner
 from planner.errors import OfferValidationError, SnapshotError
@@ -150,17 +153,21 @@ def offers_to_csv(df: pd.DataFrame) -> bytes:
 
 @contextlib.contextmanager
 def locked(root: Path, name: str = LOCK) -> Iterator[None]:
-    """Hold the exclusive lock file ``name`` in ``root`` (blocks while another process holds it)."""
+    """Hold the exclusive lock file ``name`` in ``root`` (blocks while another holds it).
+
+    Each call takes its own lock object, so two threads of one process exclude each other just as
+    two processes do.
+    """
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / name, "a+") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    with FileLock(root / name):
+        yield
 
 
 def _fsync_dir(path: Path) -> None:
+    """Flush a directory's entries (a rename) to disk.  Windows cannot open a directory for this;
+    NTFS journals the rename itself."""
+    if os.name == "nt":
+        return
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

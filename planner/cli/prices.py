@@ -90,6 +90,8 @@ def refresh_command(
             " its previous rows were kept",
             err=True,
         )
+    for hint in dict.fromkeys(f.hint for f in result.failures if f.hint):
+        click.echo(f"  hint: {hint}", err=True)
     for finding in result.forced:
         click.echo(f"warning: published under --force: {finding}", err=True)
     if result.unmapped:

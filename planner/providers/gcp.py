@@ -24,11 +24,13 @@ every N1 shape x card count would be an offer, and the bundled snapshot covers t
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from planner.errors import ProviderError
@@ -235,13 +237,67 @@ def region_of(zone: str) -> str:
     return zone.rsplit("-", 1)[0]
 
 
+# The variable through which google.auth.default() is pointed at a key file (google-auth docs,
+# "How Application Default Credentials works": it is the first place ADC looks).
+CREDENTIALS_VARIABLE = "GOOGLE_APPLICATION_CREDENTIALS"
+_CREDENTIALS_FIX = (
+    f"point {CREDENTIALS_VARIABLE} at a service-account JSON key file,"
+    " or unset it and run `gcloud auth application-default login`"
+)
+
+
+def auth_error(error: Exception, what: str, environ: Mapping[str, str]) -> ProviderError:
+    """A google.auth failure during ``what`` as a ProviderError naming the credentials in play.
+
+    ``environ`` is what google.auth read (``os.environ``).  The message names the key file's path,
+    never its contents, and leaves the vendor's text out: a rejected token exchange can echo parts
+    of the request.
+    """
+    auth_exceptions = require("google.auth.exceptions", "gcp")
+    path = environ.get(CREDENTIALS_VARIABLE)
+    if isinstance(error, auth_exceptions.DefaultCredentialsError):
+        if path and not Path(path).exists():
+            return ProviderError(
+                f"{CREDENTIALS_VARIABLE} names {path}, which does not exist", hint=_CREDENTIALS_FIX
+            )
+        if path:
+            return ProviderError(
+                f"{CREDENTIALS_VARIABLE} names {path}, which is not a usable credentials file",
+                hint=_CREDENTIALS_FIX,
+            )
+        return ProviderError(
+            f"no GCP credentials for {what}",
+            hint="run `gcloud auth application-default login`, or set"
+            f" {CREDENTIALS_VARIABLE} to a service-account JSON key file",
+        )
+    used = (
+        f"the key file {path} ({CREDENTIALS_VARIABLE})"
+        if path
+        else "application-default credentials"
+    )
+    return ProviderError(
+        f"GCP sign-in with {used} failed during {what} ({type(error).__name__})",
+        hint="check network access and that the credentials are still valid; " + _CREDENTIALS_FIX,
+    )
+
+
+@contextlib.contextmanager
+def _signed_in(what: str) -> Iterator[None]:
+    """Turn google.auth failures (no credentials, a bad key file, a refused token) into ours."""
+    auth_exceptions = require("google.auth.exceptions", "gcp")
+    try:
+        yield
+    except auth_exceptions.GoogleAuthError as e:
+        raise auth_error(e, what, os.environ) from e
+
+
 @contextlib.contextmanager
 def _translated(what: str, permission: str) -> Iterator[None]:
     exceptions = require("google.api_core.exceptions", "gcp")
-    auth_exceptions = require("google.auth.exceptions", "gcp")
     json_format = require("google.protobuf.json_format", "gcp")
     try:
-        yield
+        with _signed_in(what):
+            yield
     except (exceptions.PermissionDenied, exceptions.Forbidden, exceptions.Unauthorized) as e:
         raise ProviderError(
             f"GCP denied {what}: {e.message}",
@@ -254,10 +310,6 @@ def _translated(what: str, permission: str) -> Iterator[None]:
         ) from e
     except exceptions.GoogleAPICallError as e:
         raise ProviderError(f"GCP {what} failed: {e.code} {e.message}") from e
-    except auth_exceptions.DefaultCredentialsError as e:
-        raise ProviderError(
-            f"no GCP credentials for {what}", hint="run `gcloud auth application-default login`"
-        ) from e
     except (json_format.Error, ValueError) as e:  # ParseError and friends: a malformed page
         raise ProviderError(
             f"GCP {what} returned a malformed response ({type(e).__name__}: {e})",
@@ -304,10 +356,13 @@ class GcpProvider(DraftingProvider):
         self._retry = retry
 
     def _clients(self) -> tuple[Any, Any, Any, str]:
-        if self._machine_types is None:
-            self._machine_types = require("google.cloud.compute_v1", "gcp").MachineTypesClient()
-        if self._skus is None:
-            self._skus = require("google.cloud.billing_v1", "gcp").CloudCatalogClient()
+        # building a client looks up the default credentials (google.auth.default())
+        with _signed_in("client setup"):
+            if self._machine_types is None:
+                compute_v1 = require("google.cloud.compute_v1", "gcp")
+                self._machine_types = compute_v1.MachineTypesClient()
+            if self._skus is None:
+                self._skus = require("google.cloud.billing_v1", "gcp").CloudCatalogClient()
         if self._retry is None:
             self._retry = default_retry()
         if self._project is None:
