@@ -41,6 +41,7 @@ from planner.optimize.candidates import (
     prune_dominated,
 )
 from planner.optimize.plans import (
+    DEFAULT_CONFIDENCE,
     EGRESS_USD_PER_GB,
     STARTUP_HOURS,
     Plan,
@@ -169,6 +170,8 @@ class QuoteRequest:
     allow_spot: bool = True
     spot_only: bool = False
     max_interruption_pct: float | None = None
+    # every recommended plan meets the deadline with at least this chance (percent; 0: any risk)
+    confidence_pct: float = DEFAULT_CONFIDENCE * 100
     include_reserved: bool = False
     hardware: tuple[str, ...] = ()
     offers_files: tuple[str | Path, ...] = ()
@@ -198,6 +201,7 @@ _OPTIONS = {
     "allow_spot": "--no-spot",
     "spot_only": "--spot-only",
     "max_interruption_pct": "--max-interruption",
+    "confidence_pct": "--confidence",
     "include_reserved": "--reserved",
     "hardware": "--hardware",
     "offers_files": "--offers",
@@ -272,6 +276,14 @@ def _check_request(req: QuoteRequest) -> None:
             f"expected a percentage between 0 and 100, got {pct!r}",
             key_path=_where("max_interruption_pct"),
             hint="e.g. max_interruption_pct=10 (at most 10% of spot hours interrupted per month)",
+        )
+    confidence = req.confidence_pct
+    if not is_number(confidence) or not math.isfinite(confidence) or not 0 <= confidence < 100:
+        raise ConfigError(
+            f"expected a percentage from 0 up to (not including) 100, got {confidence!r}",
+            key_path=_where("confidence_pct"),
+            hint="e.g. confidence_pct=95 (each plan meets the deadline with at least a 95% "
+            "chance under the spot model); 0 accepts any risk",
         )
     if req.local_cost_basis not in LOCAL_COST_BASES:
         raise UnknownNameError(
@@ -458,6 +470,7 @@ class QuoteResult:
             "workload": self.workload.name,
             "deadline_hours": self.request.deadline_hours,
             "budget_usd": self.request.budget_usd,
+            "confidence_pct": self.request.confidence_pct,
             "requirements": self.requirements,
             "excluded": list(self.excluded),
             "snapshot": {
@@ -537,6 +550,7 @@ def quote(
         if spec.pieces <= 1
         else ("kind", "purchase_option", "gpu_model", "provider", "quota_group"),
         parallel=spec.pieces > 1,
+        pieces=spec.pieces if spec.pieces > 1 else None,
     )
     t_candidates = time.perf_counter()
     plan_req = PlanRequest(
@@ -544,6 +558,7 @@ def quote(
         budget_usd=req.budget_usd,
         pieces=spec.pieces,
         top=req.top,
+        confidence=req.confidence_pct / 100 if req.confidence_pct > 0 else None,
     )
     plans = make_plans(pruned, plan_req, solver).plans
     curve = frontier(pruned, plan_req, solver, on_progress=on_progress) if req.pareto else ()
@@ -591,6 +606,7 @@ _FIELD_ALIASES = {
     "gpu": "gpus",
     "no_spot": "allow_spot",
     "max_interruption": "max_interruption_pct",
+    "confidence": "confidence_pct",
     "reserved": "include_reserved",
     "hardware_cost": "local_cost_basis",
     "discount": "discounts",

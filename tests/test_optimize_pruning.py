@@ -78,20 +78,28 @@ def test_pruning_never_changes_the_sequential_optimum(
     ),
     pieces=st.integers(2, 6),
     deadline=st.sampled_from([6.0, 15.0, 50.0]),
-    g1_limited=st.booleans(),
+    g1_quota=st.sampled_from([4.0, 64.0, math.inf]),
+    across_groups=st.booleans(),
 )
 def test_pruning_never_changes_the_parallel_optimum(
-    rows: list[dict[str, float]], pieces: int, deadline: float, g1_limited: bool
+    rows: list[dict[str, float]],
+    pieces: int,
+    deadline: float,
+    g1_quota: float,
+    across_groups: bool,
 ) -> None:
     df = cands_frame(rows)
-    # a quota group holds four instances at once (gangs limited by it), or has no quota and allows
-    # one gang per configuration
-    quota = df["quota_group"].map({"g0": 4.0, "g1": 4.0 if g1_limited else math.inf})
+    # g0 holds four instances at once (gangs limited by it); g1 the same, or 64 (a quota that
+    # never binds for these sizes and pieces, so its rows may absorb other groups' rows), or no
+    # quota and one gang per configuration
+    quota = df["quota_group"].map({"g0": 4.0, "g1": g1_quota})
     df["quota_instances"] = quota
     df["max_gangs"] = [
         int(q // n) if math.isfinite(q) else 1 for q, n in zip(quota, df["instances"], strict=True)
     ]
-    pruned = prune_dominated(df, by=PARALLEL_BY, parallel=True)
+    pruned = prune_dominated(
+        df, by=PARALLEL_BY, parallel=True, pieces=pieces if across_groups else None
+    )
     full, kept = milp_cost(df, deadline, pieces=pieces), milp_cost(pruned, deadline, pieces=pieces)
     assert math.isinf(full) == math.isinf(kept)
     if math.isfinite(full):

@@ -47,6 +47,14 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
         help="Skip spot offers interrupted more than this %/month.",
     ),
     click.option(
+        "--confidence",
+        type=FiniteFloat(min=0, max=100, max_open=True),
+        default=90.0,
+        show_default=True,
+        help="Every plan meets the deadline with at least this % chance under the spot model "
+        "(0: any risk); a cheaper, riskier plan is shown as a labelled alternative.",
+    ),
+    click.option(
         "--reserved",
         "include_reserved",
         is_flag=True,
@@ -99,6 +107,7 @@ def request_from_options(
     no_spot: bool,
     spot_only: bool,
     max_interruption: float | None,
+    confidence: float,
     include_reserved: bool,
     hardware: tuple[str, ...],
     hardware_cost: str,
@@ -122,6 +131,7 @@ def request_from_options(
         allow_spot=not no_spot,
         spot_only=spot_only,
         max_interruption_pct=max_interruption,
+        confidence_pct=confidence,
         include_reserved=include_reserved,
         hardware=hardware,
         offers_files=offers_files,

@@ -413,6 +413,7 @@ def prune_dominated(
     *,
     by: Sequence[str] = ("kind", "purchase_option", "gpu_model", "provider"),
     parallel: bool = False,
+    pieces: int | None = None,
 ) -> pd.DataFrame:
     """Keep, within each ``by`` group, the configurations no other one dominates.
 
@@ -433,16 +434,63 @@ def prune_dominated(
     Exact ties keep the first in table order.  The groups keep the attributes that plan variants
     constrain on (spot, owned, GPU model, provider).  Tests check on generated cases that pruning
     never changes the optimum of either model.
+
+    With ``pieces`` (the parallel model's ``P``) a first pass works across quota groups.  A group
+    whose quota holds ``P`` gangs of its largest configuration (``Q_g >= P x max instances``) can
+    never bind: the model has at most ``P`` gangs (``m_c <= n_c``, ``sum n_c = P``).  A row there
+    whose own gang limit allows ``P`` gangs and whose capacity covers its job is free.  A free
+    configuration takes any other's gangs, whatever their size and group, when it is no slower, no
+    dearer to run and no dearer per hour.  So equivalent regions of one instance type collapse to
+    the cheapest, and the model grows with distinct configurations, not rows.
     """
     if cands.empty:
         return cands
+    if parallel and pieces is not None and "quota_group" in by:
+        free = quota_never_binds(cands, pieces)
+        if free.any():
+            across = [c for c in by if c != "quota_group"]
+            cands = cands.loc[_undominated(cands, across, absorbers=free, sizes=False)]
+    return cands.loc[_undominated(cands, by, parallel=parallel)]
+
+
+def quota_never_binds(cands: pd.DataFrame, pieces: int) -> np.ndarray:
+    """Rows whose quota group can never bind with ``pieces`` pieces (see :func:`prune_dominated`)."""
+    quota = cands["quota_instances"].to_numpy(dtype=float)
+    largest = cands.groupby("quota_group", sort=False)["instances"].transform("max")
+    return (
+        np.asarray(quota >= pieces * largest.to_numpy(dtype=float))
+        & (cands["max_gangs"].to_numpy(dtype=float) >= pieces)  # its own gang limit too
+        & (
+            cands["capacity_hours"].to_numpy(dtype=float)
+            >= cands["job_hours"].to_numpy(dtype=float)
+        )
+    )
+
+
+def _undominated(
+    cands: pd.DataFrame,
+    by: Sequence[str],
+    *,
+    parallel: bool = False,
+    absorbers: np.ndarray | None = None,
+    sizes: bool = True,
+) -> list[Any]:
+    """Index labels of the rows no other row of their ``by`` group dominates.
+
+    ``absorbers`` overrides which rows may dominate others; ``sizes=False`` ignores the number of
+    instances per gang (for absorbers whose quota never binds).
+    """
     job = cands["job_hours"].to_numpy(dtype=float)
     price = cands["price_usd_per_hour"].to_numpy(dtype=float)
     wall = job * cands["wall_factor"].to_numpy(dtype=float)
     cost = job * price
     instances = cands["instances"].to_numpy(dtype=float)
     can_absorb = cands["capacity_hours"].to_numpy(dtype=float) >= job
-    if parallel:
+    if absorbers is not None:
+        can_absorb = absorbers
+        if not sizes:
+            instances = np.zeros(len(cands))
+    elif parallel:
         quota = cands["quota_instances"].to_numpy(dtype=float)
         with np.errstate(invalid="ignore"):
             gang_limit = np.floor(quota / instances)
@@ -455,20 +503,20 @@ def prune_dominated(
     order = np.lexsort((price, cost, wall, group))
     labels = cands.index.to_numpy()
     keep: list[Any] = []
-    absorbers: list[tuple[float, float, float]] = []
+    kept_absorbers: list[tuple[float, float, float]] = []
     current = math.nan
     for pos in order.tolist():
         g = group[pos]
         if g != current:
             if math.isnan(g):
                 break  # rows with a missing key sort last and belong to no group
-            current, absorbers = g, []
+            current, kept_absorbers = g, []
         c, p, n = cost[pos], price[pos], instances[pos]
-        if not any(ac <= c and ap <= p and an <= n for ac, ap, an in absorbers):
+        if not any(ac <= c and ap <= p and an <= n for ac, ap, an in kept_absorbers):
             keep.append(labels[pos])
             if can_absorb[pos]:
-                absorbers.append((c, p, n))
-    return cands.loc[sorted(keep)]
+                kept_absorbers.append((c, p, n))
+    return sorted(keep)
 
 
 def group_exclusions(exclusions: Sequence[Exclusion]) -> list[str]:

@@ -48,12 +48,19 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+import numpy as np
 import pandas as pd
 
 from planner.optimize.program import LinearProgram, Terms
 from planner.optimize.solvers import Solver, check_result, default_solver
+from planner.optimize.spot import (
+    DEFAULT_RESTART_HOURS,
+    SpotModel,
+    checkpoint_hours,
+    reserve_hours,
+)
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +78,11 @@ class ModelInputs:
     startup_hours: float = 0.0
     objective: str = "cost"  # cost | time
     must_use_local: bool = False
+    # The chance the whole plan must meet its deadline with under the spot model (None: any).
+    confidence: float | None = None
+    # What the model enforces for it: the chance each spot phase (sequential) or each spot gang
+    # (parallel) meets the deadline with; planner.optimize.plans.solve_plan picks it.
+    unit_confidence: float | None = None
 
 
 @dataclass
@@ -123,6 +135,11 @@ def _build_sequential(model: BuiltModel) -> None:
         cands["price_usd_per_hour"].tolist(),
         strict=True,
     )
+    reserve = _spot_reserves(cands, inp.unit_confidence)
+    slack = None
+    if reserve is not None and (reserve > 0).any():
+        # z >= R_c y_c: the plan keeps the largest reserve of the spot phases it uses as slack
+        slack = prob.add_variable("z", 0.0, float(reserve.max()))
     for i, wall_factor, capacity_hours, job_hours, price_per_hour in columns:
         a, t, price = float(wall_factor), float(job_hours), float(price_per_hour)
         # Never more running hours than the whole job takes on this configuration (a tight big-M).
@@ -136,6 +153,9 @@ def _build_sequential(model: BuiltModel) -> None:
         cost.add(h, price).add(y, price * start)
         wall.add(h, a).add(y, start)
         work.add(h, 1.0 / t)
+        if slack is not None and reserve is not None and reserve[len(model.used) - 1] > 0:
+            r = float(reserve[len(model.used) - 1])
+            prob.add_le(f"reserve_{i}", Terms().add(y, r).add(slack, -1), 0)
     used = list(model.used.values())
     # sum_c y_c - 1 switches, each costing switch_usd dollars and switch_hours hours
     for terms, per_switch in ((cost, inp.switch_usd), (wall, inp.switch_hours)):
@@ -150,11 +170,91 @@ def _build_sequential(model: BuiltModel) -> None:
     if inp.must_use_local:
         local = [model.used[i] for i, k in zip(ids, cands["kind"], strict=True) if k == "local"]
         prob.add_ge("use_local", Terms().add_each(local, 1), 1)
+    # the plan keeps the reserve as slack before the deadline
+    deadline_row = wall if slack is None else wall.copy().add(slack, 1)
     if inp.objective == "time":
+        if slack is not None:  # the fastest plan too must meet the deadline with confidence
+            prob.add_le("deadline", deadline_row, deadline)
         prob.set_objective(wall)
     else:
-        prob.add_le("deadline", wall, deadline)
+        prob.add_le("deadline", deadline_row, deadline)
         prob.set_objective(cost)
+
+
+def _spot_model(row_pct: float, instances: int, checkpoint_gib: float) -> SpotModel:
+    """The spot model the plan's risk is computed with (planner.optimize.plans)."""
+    return SpotModel(
+        float(row_pct),
+        int(instances),
+        checkpoint_hours(float(checkpoint_gib)),
+        DEFAULT_RESTART_HOURS,
+    )
+
+
+def _spot_reserves(cands: pd.DataFrame, confidence: float | None) -> np.ndarray | None:
+    """``R_c``: the slack a spot configuration needs, doing the whole job, to meet the deadline
+    with ``confidence`` (a share of the job needs no more: fewer interruptions are expected)."""
+    if confidence is None or cands.empty:
+        return None
+    spot = (cands["purchase_option"] == "spot").to_numpy()
+    if not spot.any():
+        return None
+    reserve = np.zeros(len(cands))
+    rows = zip(
+        cands["interruption_pct"].to_numpy(dtype=float)[spot],
+        cands["instances"].to_numpy(dtype=int)[spot],
+        cands["checkpoint_gib"].to_numpy(dtype=float)[spot],
+        cands["base_job_hours"].to_numpy(dtype=float)[spot],
+        strict=True,
+    )
+    reserve[spot] = [
+        reserve_hours(_spot_model(pct, n, ckpt), useful, confidence)
+        for pct, n, ckpt, useful in rows
+    ]
+    return reserve
+
+
+def _pieces_per_gang(
+    row: tuple[float, float, float, str, float, int, float], inp: ModelInputs
+) -> int:
+    """The most pieces one gang finishes by the deadline (with the per-gang confidence, on spot)."""
+    q, a, spot_slowdown, option, pct, instances, checkpoint_gib = row
+    available = inp.deadline_hours - inp.startup_hours
+    per_gang = max(math.floor(available / (a * q) + 1e-9), 0)
+    if inp.unit_confidence is None or option != "spot":
+        return per_gang
+    spot = _spot_model(pct, instances, checkpoint_gib)
+    while per_gang > 0:
+        useful = per_gang * q * a / spot_slowdown  # as the plan's risk reads a gang's share
+        if spot.p_meet(useful, available - useful) >= inp.unit_confidence:
+            break
+        per_gang -= 1
+    return per_gang
+
+
+def confidence_binds(candidates: pd.DataFrame, inputs: ModelInputs) -> bool:
+    """Whether ``inputs.unit_confidence`` changes the model at all (else it is the model at any
+    risk, and so is its answer)."""
+    if inputs.unit_confidence is None:
+        return False
+    spot = candidates[candidates["purchase_option"] == "spot"]
+    if spot.empty:
+        return False
+    if inputs.pieces <= 1:
+        reserve = _spot_reserves(spot, inputs.unit_confidence)
+        return reserve is not None and bool((reserve > 0).any())
+    free = replace(inputs, unit_confidence=None)
+    rows = zip(
+        (spot["job_hours"] / inputs.pieces).tolist(),
+        spot["wall_factor"].tolist(),
+        spot["spot_slowdown"].tolist(),
+        spot["purchase_option"].tolist(),
+        spot["interruption_pct"].tolist(),
+        spot["instances"].tolist(),
+        spot["checkpoint_gib"].tolist(),
+        strict=True,
+    )
+    return any(_pieces_per_gang(row, inputs) < _pieces_per_gang(row, free) for row in rows)
 
 
 def _build_parallel(model: BuiltModel) -> None:
@@ -177,15 +277,34 @@ def _build_parallel(model: BuiltModel) -> None:
         cands["quota_group"].tolist(),
         cands["quota_instances"].tolist(),
         cands["instances"].tolist(),
+        cands["spot_slowdown"].tolist(),
+        cands["purchase_option"].tolist(),
+        cands["interruption_pct"].tolist(),
+        cands["checkpoint_gib"].tolist(),
         strict=True,
     )
-    for i, job_hours, wall_factor, max_gangs, price_per_hour, group, cap, instances in columns:
+    for (
+        i,
+        job_hours,
+        wall_factor,
+        max_gangs,
+        price_per_hour,
+        group,
+        cap,
+        instances,
+        slowdown,
+        option,
+        pct,
+        ckpt,
+    ) in columns:
         q = float(job_hours) / P  # running hours of one piece
         a = float(wall_factor)
         n = prob.add_variable(f"n_{i}", 0, P, integer=True)
         m = prob.add_variable(f"m_{i}", 0, int(max_gangs), integer=True)
         model.pieces[i], model.gangs[i] = n, m
-        per_gang = max(math.floor((inp.deadline_hours - inp.startup_hours) / (a * q) + 1e-9), 0)
+        per_gang = _pieces_per_gang(
+            (q, a, float(slowdown), str(option), float(pct), int(instances), float(ckpt)), inp
+        )
         prob.add_le(f"fit_{i}", Terms().add(n, 1).add(m, -per_gang), 0)
         prob.add_le(f"no_idle_gang_{i}", Terms().add(m, 1).add(n, -1), 0)
         price = float(price_per_hour)

@@ -4,6 +4,13 @@ Variants, in order: the cheapest plan; the cheapest without spot risk; the faste
 budget (the user's, else 25% above the cheapest); the cheapest on owned hardware; then the
 cheapest on each GPU model not used so far.  Identical plans are shown once.
 
+Risk is a constraint: every plan meets its deadline with at least the request's confidence (90% by
+default) under the spot model of :mod:`planner.optimize.spot`.  The model reserves, as slack before
+the deadline, what each spot phase's interruptions may cost at that confidence (each spot gang of a
+parallel plan finishes its pieces with it); :func:`solve_plan` checks the plan's real chance and
+tightens the per-phase share until it holds.  The cheapest plan at any risk, when cheaper, follows
+the recommendations as a labelled risky alternative with its saving.
+
 Infeasibility is an answer: :func:`explain_infeasible` finds the fastest plan and, with a budget,
 the best plan the budget buys, and says so.
 """
@@ -18,8 +25,14 @@ from typing import Any
 import pandas as pd
 
 from planner.errors import InfeasibleError
-from planner.optimize.model import ModelInputs, Solution, build_model, solve
-from planner.optimize.solvers import Solver
+from planner.optimize.model import (
+    ModelInputs,
+    Solution,
+    build_model,
+    confidence_binds,
+    solve,
+)
+from planner.optimize.solvers import Solver, mip_tolerance
 from planner.optimize.spot import DEFAULT_RESTART_HOURS, SpotModel, checkpoint_hours
 
 # Checkpoint egress when a plan switches configuration: AWS internet egress, first 10 TB/month
@@ -32,6 +45,10 @@ GIB_TO_GB = 1.073741824
 # figure (SkyPilot's recovery path: relaunch + setup, cost-facts.md s3.4).
 STARTUP_HOURS = 10 / 60
 FASTEST_BUDGET_FACTOR = 1.25
+# Every recommended plan meets its deadline with at least this chance under the spot model (the
+# usual P90 of schedule risk in project planning); a cheaper plan below it is shown only as a
+# labelled risky alternative.
+DEFAULT_CONFIDENCE = 0.9
 
 
 @dataclass(frozen=True)
@@ -95,6 +112,8 @@ class Plan:
     # "optimal" (within the solver's relative MIP gap), or "feasible (time limit)": the solver
     # stopped at its time limit holding this plan, which may not be the cheapest
     solve_status: str = "optimal"
+    # shown only as a labelled alternative: its chance to meet the deadline is below the target
+    below_confidence: bool = False
 
     @property
     def gpu_hours(self) -> float:
@@ -133,6 +152,7 @@ class Plan:
             "items": [{**asdict(i), "gpus": i.gpus, "gpu_hours": i.gpu_hours} for i in self.items],
             "risk": asdict(self.risk),
             "solve_status": self.solve_status,
+            "below_confidence": self.below_confidence,
         }
 
 
@@ -143,6 +163,8 @@ class PlanRequest:
     pieces: int = 1
     top: int = 5
     max_phases: int = 3
+    # The chance every recommended plan meets the deadline with under the spot model; None: any.
+    confidence: float | None = DEFAULT_CONFIDENCE
 
 
 def _inputs(req: PlanRequest, cands: pd.DataFrame, **changes: Any) -> ModelInputs:
@@ -155,6 +177,7 @@ def _inputs(req: PlanRequest, cands: pd.DataFrame, **changes: Any) -> ModelInput
         switch_hours=2 * checkpoint_hours(ckpt_gib),  # save, then reload, the checkpoint
         startup_hours=STARTUP_HOURS,
         switch_usd=ckpt_gib * GIB_TO_GB * EGRESS_USD_PER_GB,
+        confidence=req.confidence,
     )
     return replace(base, **changes)
 
@@ -167,6 +190,27 @@ def solve_plan(
         raise InfeasibleError("no configuration can run this workload")
     if inputs.pieces > 1 and inputs.objective == "time":
         return _fastest_parallel(cands, inputs, label, solver)
+    target = inputs.confidence
+    if target is None or not (cands["purchase_option"] == "spot").any():
+        return _solve_once(cands, replace(inputs, unit_confidence=None), label, solver)
+    # Each spot phase (gang) meeting the deadline with ``c`` gives the plan at least ``c`` to the
+    # power of their number.  Ask each for the target first, then for the root that the last plan's
+    # count of spot phases (gangs) needs; the root for the most the model allows always holds.
+    most = inputs.max_phases if inputs.pieces <= 1 else inputs.pieces
+    units = 1
+    while True:
+        plan = _solve_once(
+            cands, replace(inputs, unit_confidence=target ** (1.0 / units)), label, solver
+        )
+        if plan.risk.p_meet_deadline >= target - 1e-12 or units >= most:
+            return plan
+        spot_units = sum(i.gangs for i in plan.items if i.purchase_option == "spot")
+        units = min(max(units + 1, spot_units), most)
+
+
+def _solve_once(
+    cands: pd.DataFrame, inputs: ModelInputs, label: str, solver: Solver | None
+) -> Plan:
     model = build_model(cands, inputs)
     solution = solve(model, solver)
     return read_plan(cands, inputs, solution, label)
@@ -338,7 +382,9 @@ def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = No
     try:
         cheapest = solve_plan(cands, base, "cheapest", solver)
     except InfeasibleError as e:
-        raise explain_infeasible(cands, req, solver) from e
+        raise _explain_no_confident_plan(cands, req, solver) or explain_infeasible(
+            cands, req, solver
+        ) from e
     plans = [cheapest]
     seen = {cheapest.signature()}
 
@@ -388,7 +434,60 @@ def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = No
         add(plan)
         used_gpus.add(gpu)
     ranked = sorted(plans[: req.top], key=lambda p: (p.total_cost_usd, p.wall_hours))
-    return PlanSet(plans=tuple(ranked))
+    risky = _risky_alternative(cands, req, cheapest, solver)
+    return PlanSet(plans=(*ranked, risky) if risky is not None else tuple(ranked))
+
+
+def _risky_alternative(
+    cands: pd.DataFrame, req: PlanRequest, cheapest: Plan, solver: Solver | None
+) -> Plan | None:
+    """The cheapest plan at any risk, when it saves money by falling below the confidence."""
+    if req.confidence is None or not (cands["purchase_option"] == "spot").any():
+        return None
+    most = req.max_phases if req.pieces <= 1 else req.pieces
+    strictest = _inputs(req, cands, unit_confidence=req.confidence ** (1.0 / most))
+    if not confidence_binds(cands, strictest):
+        return None  # the model at the strictest per-phase confidence is the model at any risk
+    try:
+        any_risk = solve_plan(cands, _inputs(req, cands, confidence=None), "cheapest", solver)
+    except InfeasibleError:
+        return None
+    saving = cheapest.total_cost_usd - any_risk.total_cost_usd
+    if any_risk.risk.p_meet_deadline >= req.confidence or saving <= mip_tolerance(
+        cheapest.total_cost_usd
+    ):
+        return None
+    return replace(
+        any_risk,
+        label=(
+            f"risky alternative (saves {_usd(saving)}, {saving / cheapest.total_cost_usd:.1%}; "
+            f"{any_risk.risk.p_meet_deadline:.1%} chance to meet the deadline, below "
+            f"{req.confidence:.0%})"
+        ),
+        below_confidence=True,
+    )
+
+
+def _explain_no_confident_plan(
+    cands: pd.DataFrame, req: PlanRequest, solver: Solver | None
+) -> InfeasibleError | None:
+    """When only the confidence rules every plan out: say so, with the best plan at any risk."""
+    if req.confidence is None or not (cands["purchase_option"] == "spot").any():
+        return None
+    try:
+        any_risk = solve_plan(cands, _inputs(req, cands, confidence=None), "cheapest", solver)
+    except InfeasibleError:
+        return None
+    return InfeasibleError(
+        f"no plan meets the {req.deadline_hours:g} h deadline with {req.confidence:.0%} "
+        f"confidence; the cheapest plan at any risk ({_summary(any_risk)}, "
+        f"{_usd(any_risk.total_cost_usd)}) has a {any_risk.risk.p_meet_deadline:.1%} chance",
+        hint="lower --confidence, relax --deadline or --budget, or allow on-demand capacity",
+    )
+
+
+def _usd(usd: float) -> str:
+    return f"${usd:,.2f}" if usd < 1000 else f"${usd:,.0f}"
 
 
 def _gpus_by_cheapest(cands: pd.DataFrame) -> list[str]:
@@ -405,7 +504,7 @@ def explain_infeasible(
             "no configuration can run this workload",
             hint="see the excluded offers above: a bigger GPU, LoRA/QLoRA or more GPUs may make it fit",
         )
-    base = _inputs(req, cands)
+    base = _inputs(req, cands, confidence=None)
     parts = [f"a {req.deadline_hours:g} h deadline cannot be met"]
     try:
         fastest = solve_plan(
@@ -455,7 +554,10 @@ def frontier(
     base = _inputs(req, cands)
     try:
         fastest = solve_plan(
-            cands, replace(base, objective="time", budget_usd=None), "fastest", solver
+            cands,
+            replace(base, objective="time", budget_usd=None, confidence=None),
+            "fastest",
+            solver,
         )
     except InfeasibleError:
         return ()

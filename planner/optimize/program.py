@@ -43,6 +43,11 @@ class Terms:
             self.add(column, coefficient)
         return self
 
+    def copy(self) -> Terms:
+        other = Terms(self.constant)
+        other.coefficients = dict(self.coefficients)
+        return other
+
     def value(self, values: Mapping[int, float] | tuple[float, ...]) -> float:
         """The expression at a solution (``values`` indexed by column)."""
         return self.constant + sum(c * values[j] for j, c in self.coefficients.items())

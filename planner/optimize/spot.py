@@ -102,3 +102,21 @@ def poisson_cdf(k: int, mu: float) -> float:
             log_term += math.log(mu) - math.log(i)
         total += math.exp(log_term)
     return min(total, 1.0)
+
+
+def interruptions_at(confidence: float, mu: float) -> int:
+    """The fewest interruptions ``k`` with ``P(X <= k) >= confidence`` for X ~ Poisson(mu)."""
+    if mu <= 0 or confidence <= 0:
+        return 0
+    k = 0
+    while poisson_cdf(k, mu) < confidence:
+        k += 1
+    return k
+
+
+def reserve_hours(model: SpotModel, useful_hours: float, confidence: float) -> float:
+    """Slack to keep beyond the uninterrupted time so that, with probability ``confidence``, the
+    interruptions over ``useful_hours`` fit in it (:meth:`SpotModel.p_meet` is then at least
+    ``confidence``).  A hair more than ``k`` losses, so rounding cannot drop one."""
+    k = interruptions_at(confidence, model.expected_interruptions(useful_hours))
+    return k * model.loss_per_interruption_hours * (1 + 1e-9) + (1e-9 if k else 0.0)

@@ -101,6 +101,11 @@ def render_quote(result: QuoteResult, fmt: str, *, warnings: list[str]) -> str:
         f" {req['memory_per_gpu_gib']:.1f} GiB per GPU with the cheapest plan's strategy"
         f" ({req['strategy']}); interconnect: {req['interconnect_required']}."
     )
+    if result.request.confidence_pct > 0:
+        out.append(
+            f"Confidence: each recommended plan meets the deadline with at least a "
+            f"{result.request.confidence_pct:g}% chance under the spot model (--confidence)."
+        )
     if result.excluded:
         out.append("Excluded: " + "; ".join(result.excluded))
     for rank, plan in enumerate(result.plans, 1):
