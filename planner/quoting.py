@@ -464,6 +464,7 @@ class QuoteResult:
     book: OfferBook
     frontier: tuple[tuple[float, float], ...] = ()
     stats: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # plan variants left out (the solver gave up on them)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -473,6 +474,7 @@ class QuoteResult:
             "confidence_pct": self.request.confidence_pct,
             "requirements": self.requirements,
             "excluded": list(self.excluded),
+            "notes": list(self.notes),
             "snapshot": {
                 "as_of": self.book.as_of,
                 "source": self.book.source_text,
@@ -560,7 +562,8 @@ def quote(
         top=req.top,
         confidence=req.confidence_pct / 100 if req.confidence_pct > 0 else None,
     )
-    plans = make_plans(pruned, plan_req, solver).plans
+    plan_set = make_plans(pruned, plan_req, solver)
+    plans = plan_set.plans
     curve = frontier(pruned, plan_req, solver, on_progress=on_progress) if req.pareto else ()
     reference = estimate(spec, catalog.resolve("H100"), 1)
     states = sum(
@@ -594,6 +597,7 @@ def quote(
         book=book,
         frontier=curve,
         stats=stats,
+        notes=plan_set.notes,
     )
 
 

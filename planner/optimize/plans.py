@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from planner.errors import InfeasibleError
+from planner.errors import InfeasibleError, PlannerError
 from planner.optimize.model import (
     ModelInputs,
     Solution,
@@ -348,6 +348,7 @@ def _fastest_parallel(
     spans = (cands["job_hours"] / pieces * cands["wall_factor"]).to_numpy()
     lo, hi = float(spans.min()) * 0.999, float(spans.max()) * pieces * 1.001
     best: Plan | None = None
+    gave_up: PlannerError | None = None
     for _ in range(40):
         mid = math.sqrt(lo * hi)
         try:
@@ -357,15 +358,22 @@ def _fastest_parallel(
         except InfeasibleError:
             lo = mid
             continue
+        except PlannerError as e:  # the solver stopped without a plan: treat as none, say so
+            gave_up, lo = e, mid
+            continue
         best, hi = plan, min(mid, plan.wall_hours * 1.0001)
         if hi / lo < 1.01:
             break
     if best is None:
+        if gave_up is not None:
+            raise gave_up
         raise InfeasibleError("no plan satisfies the constraints")
     return replace(
         best,
         deadline_hours=inputs.deadline_hours,
         risk=replace(best.risk, slack_hours=inputs.deadline_hours - best.wall_hours),
+        # a shorter deadline the solver gave up on may have had a faster plan
+        solve_status="feasible (time limit)" if gave_up is not None else best.solve_status,
     )
 
 
@@ -387,6 +395,7 @@ def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = No
         ) from e
     plans = [cheapest]
     seen = {cheapest.signature()}
+    notes: list[str] = []
 
     def add(plan: Plan | None) -> None:
         if plan is not None and plan.signature() not in seen:
@@ -394,11 +403,16 @@ def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = No
             plans.append(plan)
 
     def attempt(sub: pd.DataFrame, inputs: ModelInputs, label: str) -> Plan | None:
+        """A variant's plan; None when it has none.  Once the cheapest plan stands, a variant the
+        solver gives up on (time limit, no plan found) is noted and left out, never fatal."""
         if sub.empty:
             return None
         try:
             return solve_plan(sub, inputs, label, solver)
         except InfeasibleError:
+            return None
+        except PlannerError as e:
+            notes.append(f"{label}: left out, {e.message}")
             return None
 
     if cheapest.uses_spot:
@@ -434,8 +448,16 @@ def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = No
         add(plan)
         used_gpus.add(gpu)
     ranked = sorted(plans[: req.top], key=lambda p: (p.total_cost_usd, p.wall_hours))
-    risky = _risky_alternative(cands, req, cheapest, solver)
-    return PlanSet(plans=(*ranked, risky) if risky is not None else tuple(ranked))
+    try:
+        risky = _risky_alternative(cands, req, cheapest, solver)
+    except InfeasibleError:
+        risky = None
+    except PlannerError as e:
+        risky = None
+        notes.append(f"risky alternative: left out, {e.message}")
+    return PlanSet(
+        plans=(*ranked, risky) if risky is not None else tuple(ranked), notes=tuple(notes)
+    )
 
 
 def _risky_alternative(

@@ -108,6 +108,8 @@ def render_quote(result: QuoteResult, fmt: str, *, warnings: list[str]) -> str:
         )
     if result.excluded:
         out.append("Excluded: " + "; ".join(result.excluded))
+    for note in result.notes:
+        out.append(f"Note: {note}")
     for rank, plan in enumerate(result.plans, 1):
         risk = plan.risk
         out.append("")
