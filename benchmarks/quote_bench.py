@@ -6,12 +6,15 @@ Prints:
 1. whole-process time of `planner quote --workload gpt2-xl-finetune --deadline 24h` on the
    bundled snapshot (median of --runs), next to `python -c "import pandas, pulp"` (the floor any
    such tool pays) and `planner offers` for reference;
-2. the same quote in-process: time per call (median of --runs after a warm-up call), workload
+2. issue 15's scale cases: the 20-trial sweep (with and without spot), the llama-2-7b-pretrain
+   week, the 36-month budget (whole process: median time as a ratio to the floor, peak RSS) and
+   the sweep at 100 trials (in process);
+3. the same quote in-process: time per call (median of --runs after a warm-up call), workload
    estimator calls, MILP solves, candidates before and after pruning;
-3. where the quote process spends its imports (``python -X importtime``, cumulative ms);
-4. for synthetic candidate tables of growing size: pruning time, model build + solve time, the
+4. where the quote process spends its imports (``python -X importtime``, cumulative ms);
+5. for synthetic candidate tables of growing size: pruning time, model build + solve time, the
    candidates left after pruning, and the solve time of the unpruned MILP up to --raw-max;
-5. the growth exponent of total time in the candidate count (log-log slope) and peak RSS.
+6. the growth exponent of total time in the candidate count (log-log slope) and peak RSS.
 """
 
 from __future__ import annotations
@@ -120,6 +123,50 @@ def in_process(runs: int) -> None:
     print(f"  strategy searches in the first quote of a process: {searches}")
 
 
+# The rows of issue 15's table that a whole command measures: (label, planner arguments).
+SCALE_CASES = (
+    (
+        "sweep quote (20 trials)",
+        ["quote", "--workload", "gpt2-finetune-sweep", "--deadline", "24h"],
+    ),
+    (
+        "sweep quote --no-spot",
+        ["quote", "--workload", "gpt2-finetune-sweep", "--deadline", "24h", "--no-spot"],
+    ),
+    (
+        "llama-2-7b-pretrain 168h quote",
+        ["quote", "--workload", "llama-2-7b-pretrain", "--deadline", "168h"],
+    ),
+    ("budget 36 months", ["budget", "scenarios/budgets/2027-ml-platform.yaml"]),
+)
+
+
+def peak_rss_mib(cmd: list[str]) -> float:
+    """Peak resident memory of one run of ``cmd`` (its process alone)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run(cmd, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(after, before) / 1024  # ru_maxrss of children is the largest one so far
+
+
+def scale_cases(exe: list[str], floor: float, runs: int) -> None:
+    print(f"scale cases (median of {runs} runs; peak RSS of one run)")
+    for label, args in SCALE_CASES:
+        seconds = wall([*exe, *args], runs)
+        print(
+            f"  {label:34s} {seconds:7.3f} s  ({seconds / floor:5.2f}x floor)  "
+            f"{peak_rss_mib([*exe, *args]):6.0f} MiB"
+        )
+    spec = load_workload("gpt2-finetune-sweep").model_copy(update={"pieces": 100})
+    t = time.perf_counter()
+    quote(QuoteRequest(workload=spec, deadline_hours=24.0))
+    seconds = time.perf_counter() - t
+    print(
+        f"  {'sweep quote at 100 trials (in-process)':34s} {seconds:7.3f} s  "
+        f"({seconds / floor:5.2f}x floor)"
+    )
+
+
 def import_breakdown() -> None:
     cmd = [sys.executable, "-X", "importtime", "-m", "planner", *QUOTE_ARGS, "--format", "json"]
     err = subprocess.run(cmd, check=True, capture_output=True, text=True).stderr
@@ -187,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  planner quote --workload gpt2-xl-finetune --deadline 24h {quote_s:6.3f} s  ({quote_s / floor:.2f}x floor)"
     )
+    print()
+    scale_cases(exe, floor, args.runs)
     print()
     in_process(args.runs)
     print()

@@ -10,8 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from planner.errors import InfeasibleError
 from planner.optimize.candidates import prune_dominated
 from planner.optimize.model import ModelInputs, build_model
+from planner.optimize.plans import solve_plan
 from planner.optimize.program import LinearProgram
 from tests.test_optimize_model import (
     SIGMA,
@@ -241,3 +243,66 @@ def test_parallel_model_has_the_documented_coefficients() -> None:
     assert rows["quota_g"] == {"m_0": 1.0, "m_1": 2.0}
     assert rows.upper("quota_g") == pytest.approx(4.0)
     assert math.isclose(prob.upper[prob.column_names.index("m_1")], 2)
+
+
+def _parallel_inputs(deadline: float, pieces: int) -> ModelInputs:
+    # the inputs milp_cost gives the full model
+    return ModelInputs(
+        deadline_hours=deadline,
+        pieces=pieces,
+        switch_hours=TAU,
+        switch_usd=SIGMA,
+        startup_hours=START,
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries(
+            {
+                "price_usd_per_hour": st.sampled_from([4.0, 8.0, 16.0, 30.0]),
+                "job_hours": st.sampled_from([4.0, 8.0, 12.0, 40.0]),
+                "instances": st.sampled_from([1, 2, 4]),
+                "quota_group": st.sampled_from(["g0", "g1", "g2"]),
+            }
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    pieces=st.integers(2, 7),
+    deadline=st.sampled_from([6.0, 15.0, 50.0]),
+    quota=st.sampled_from([2.0, 4.0, 8.0, 64.0]),
+)
+def test_relaxing_the_quotas_never_changes_the_parallel_optimum(
+    rows: list[dict[str, float]], pieces: int, deadline: float, quota: float
+) -> None:
+    # solve_plan first solves the model without quotas and keeps that plan only when it fits them
+    df = cands_frame(rows)
+    df["quota_instances"] = quota
+    df["max_gangs"] = [max(int(quota // n), 1) for n in df["instances"]]
+    full = milp_cost(df, deadline, pieces=pieces)
+    try:
+        got = solve_plan(df, _parallel_inputs(deadline, pieces), "t").total_cost_usd
+    except InfeasibleError:
+        got = math.inf
+    assert math.isinf(full) == math.isinf(got)
+    if math.isfinite(full):
+        assert_same_cost(got, full)
+
+
+def test_when_a_quota_binds_the_full_model_spreads_the_gangs() -> None:
+    # One configuration in two regions, two instances of quota each; four pieces that each need
+    # their own gang by the deadline: the cheaper region takes two gangs, the dearer one two.
+    df = cands_frame(
+        [
+            {"price_usd_per_hour": 8.0, "job_hours": 32.0, "quota_group": "cheap", "region": "a"},
+            {"price_usd_per_hour": 9.0, "job_hours": 32.0, "quota_group": "dear", "region": "b"},
+        ]
+    )
+    df["quota_instances"], df["max_gangs"] = 2.0, 2
+    plan = solve_plan(df, _parallel_inputs(deadline=10.0, pieces=4), "t")
+    assert sorted((i.region, i.gangs) for i in plan.items) == [("a", 2), ("b", 2)]
+    # pieces of 8 h: 2 x (8 h x $8 + start-up) + 2 x (8 h x $9 + start-up)
+    expected = 2 * 8.0 * (8.0 + START) + 2 * 9.0 * (8.0 + START)
+    assert_same_cost(plan.total_cost_usd, expected)

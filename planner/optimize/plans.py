@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from planner.errors import InfeasibleError, PlannerError
+from planner.optimize.candidates import prune_dominated
 from planner.optimize.model import (
     ModelInputs,
     Solution,
@@ -211,8 +212,42 @@ def solve_plan(
 def _solve_once(
     cands: pd.DataFrame, inputs: ModelInputs, label: str, solver: Solver | None
 ) -> Plan:
+    if inputs.pieces > 1:
+        plan = _solve_without_quotas(cands, inputs, label, solver)
+        if plan is not None:
+            return plan
     model = build_model(cands, inputs)
     solution = solve(model, solver)
+    return read_plan(cands, inputs, solution, label)
+
+
+def _solve_without_quotas(
+    cands: pd.DataFrame, inputs: ModelInputs, label: str, solver: Solver | None
+) -> Plan | None:
+    """Relax and check: the parallel model without its quotas, exact when its answer fits them.
+
+    Dropping the quota rows (and the gang limits they imply) gives a relaxation: its optimum is
+    no dearer.  Without quotas every configuration is free in the sense of
+    :func:`~planner.optimize.candidates.prune_dominated`, so equivalent regions and dominated
+    gang sizes collapse and the model shrinks from one column pair per row to one per distinct
+    efficient configuration.  If the relaxation's plan respects every quota and gang limit of
+    the real model, it is optimal there too; if the relaxation has no plan, neither has the real
+    model.  Otherwise (a quota binds, or the solver stopped early) None: solve the full model.
+    """
+    relaxed = cands.assign(quota_instances=math.inf, max_gangs=inputs.pieces)
+    kept = prune_dominated(relaxed, by=("kind", "quota_group"), parallel=True, pieces=inputs.pieces)
+    solution = solve(build_model(kept, inputs), solver)  # InfeasibleError: none in the real one
+    if solution.status != "optimal":
+        return None
+    used = list(solution.pieces)
+    gangs = pd.Series({i: solution.gangs[i] for i in used}, dtype=float)
+    rows = cands.loc[used]
+    if (gangs > rows["max_gangs"].astype(float)).any():
+        return None
+    usage = (gangs * rows["instances"].astype(float)).groupby(rows["quota_group"]).sum()
+    caps = rows.groupby("quota_group")["quota_instances"].first().astype(float)
+    if (usage > caps[usage.index]).any():
+        return None
     return read_plan(cands, inputs, solution, label)
 
 
