@@ -18,6 +18,7 @@ from planner.optimize.spot import (
     SpotModel,
     checkpoint_hours,
     interruptions_at,
+    poisson_cdf,
     reserve_hours,
 )
 from planner.quoting import QuoteRequest, quote
@@ -37,6 +38,14 @@ def test_interruptions_at_a_confidence_are_the_poisson_quantile(
     confidence: float, mu: float, expected: int
 ) -> None:
     assert interruptions_at(confidence, mu) == expected
+
+
+@pytest.mark.parametrize("mu", [0.05, 0.7, 3.0, 25.0, 180.0, 900.0])
+@pytest.mark.parametrize("confidence", [0.5, 0.9, 0.999])
+def test_interruptions_at_is_the_least_k_poisson_cdf_accepts(mu: float, confidence: float) -> None:
+    k = interruptions_at(confidence, mu)
+    assert poisson_cdf(k, mu) >= confidence
+    assert k == 0 or poisson_cdf(k - 1, mu) < confidence
 
 
 def test_reserve_makes_p_meet_reach_the_confidence_and_no_less_would() -> None:

@@ -108,9 +108,14 @@ def interruptions_at(confidence: float, mu: float) -> int:
     """The fewest interruptions ``k`` with ``P(X <= k) >= confidence`` for X ~ Poisson(mu)."""
     if mu <= 0 or confidence <= 0:
         return 0
+    # One walk up the terms poisson_cdf sums, in the same order (so the same totals), O(k).
+    log_term = -mu
+    total = math.exp(log_term)
     k = 0
-    while poisson_cdf(k, mu) < confidence:
+    while total < confidence and k <= mu + 40 * math.sqrt(mu) + 40:  # poisson_cdf's 1.0 beyond
         k += 1
+        log_term += math.log(mu) - math.log(k)
+        total += math.exp(log_term)
     return k
 
 
