@@ -24,6 +24,12 @@ Variables: ``h_c >= 0`` running hours, ``y_c`` in {0, 1} whether phase ``c`` is 
 the time and the data-transfer cost (checkpoint egress) of one switch.  The time objective replaces the cost
 objective by the wall time ``sum_c a_c h_c + tau (sum_c y_c - 1)`` (and drops the deadline).
 
+Risk (``unit_confidence`` = u): a spot configuration ``c`` doing the whole job meets the deadline
+with chance ``u`` when ``R_c`` hours of slack absorb its interruptions (the Poisson quantile of
+:func:`planner.optimize.spot.reserve_hours`; a share of the job needs no more).  A variable
+``z >= R_c y_c`` for every spot ``c`` joins the deadline row (``... + z <= D``, kept under the time
+objective too), so every spot phase used keeps its reserve as slack.
+
 Parallel model (``pieces = P > 1`` independent pieces: sweep trials, inference shards).  ``q_c`` is
 the running hours of one piece on gang ``c``.  Variables: ``n_c`` pieces and ``m_c`` gangs, integers::
 
@@ -36,7 +42,9 @@ the running hours of one piece on gang ``c``.  Variables: ``n_c`` pieces and ``m
                cost                            <= B
 
 The plan's wall time is ``max_c ceil(n_c / m_c) a_c q_c``.  That span is not linear in (n, m), so
-the fastest parallel plan is found by bisecting the deadline of this cost model.
+the fastest parallel plan is found by bisecting the deadline of this cost model.  With a
+``unit_confidence`` u, a spot gang's pieces are capped further, to the most it finishes by ``D``
+with chance u (:func:`_pieces_per_gang`).
 
 Before building, :func:`planner.optimize.candidates.prune_dominated` keeps only configurations not
 dominated in (hours, cost) within their constraint group, so the model stays small.  The model is a
@@ -127,20 +135,21 @@ def _build_sequential(model: BuiltModel) -> None:
     deadline, start = inp.deadline_hours, inp.startup_hours
     ids = [int(i) for i in cands.index]
     cost, wall, work = Terms(), Terms(), Terms()
+    reserve = _spot_reserves(cands, inp.unit_confidence)
+    if reserve is None:
+        reserve = np.zeros(len(cands))
+    # z >= R_c y_c: the plan keeps the largest reserve of the spot phases it uses as slack
+    slack = prob.add_variable("z", 0.0, float(reserve.max())) if (reserve > 0).any() else None
     columns = zip(
         ids,
         cands["wall_factor"].tolist(),
         cands["capacity_hours"].tolist(),
         cands["job_hours"].tolist(),
         cands["price_usd_per_hour"].tolist(),
+        reserve.tolist(),
         strict=True,
     )
-    reserve = _spot_reserves(cands, inp.unit_confidence)
-    slack = None
-    if reserve is not None and (reserve > 0).any():
-        # z >= R_c y_c: the plan keeps the largest reserve of the spot phases it uses as slack
-        slack = prob.add_variable("z", 0.0, float(reserve.max()))
-    for i, wall_factor, capacity_hours, job_hours, price_per_hour in columns:
+    for i, wall_factor, capacity_hours, job_hours, price_per_hour, r in columns:
         a, t, price = float(wall_factor), float(job_hours), float(price_per_hour)
         # Never more running hours than the whole job takes on this configuration (a tight big-M).
         cap = min(float(capacity_hours), t)
@@ -153,8 +162,7 @@ def _build_sequential(model: BuiltModel) -> None:
         cost.add(h, price).add(y, price * start)
         wall.add(h, a).add(y, start)
         work.add(h, 1.0 / t)
-        if slack is not None and reserve is not None and reserve[len(model.used) - 1] > 0:
-            r = float(reserve[len(model.used) - 1])
+        if slack is not None and r > 0:
             prob.add_le(f"reserve_{i}", Terms().add(y, r).add(slack, -1), 0)
     used = list(model.used.values())
     # sum_c y_c - 1 switches, each costing switch_usd dollars and switch_hours hours
