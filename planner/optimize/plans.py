@@ -236,7 +236,12 @@ def _solve_without_quotas(
     """
     relaxed = cands.assign(quota_instances=math.inf, max_gangs=inputs.pieces)
     kept = prune_dominated(relaxed, by=("kind", "quota_group"), parallel=True, pieces=inputs.pieces)
-    solution = solve(build_model(kept, inputs), solver)  # InfeasibleError: none in the real one
+    try:
+        solution = solve(build_model(kept, inputs), solver)
+    except InfeasibleError:
+        raise  # no plan without quotas: none with them
+    except PlannerError:
+        return None  # the solver gave up on the relaxation: try the real model
     if solution.status != "optimal":
         return None
     used = list(solution.pieces)
@@ -485,8 +490,6 @@ def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = No
     ranked = sorted(plans[: req.top], key=lambda p: (p.total_cost_usd, p.wall_hours))
     try:
         risky = _risky_alternative(cands, req, cheapest, solver)
-    except InfeasibleError:
-        risky = None
     except PlannerError as e:
         risky = None
         notes.append(f"risky alternative: left out, {e.message}")
