@@ -141,12 +141,23 @@ SCALE_CASES = (
 )
 
 
-def peak_rss_mib(cmd: list[str]) -> float:
-    """Peak resident memory of one run of ``cmd`` (its process alone)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run(cmd, check=True, capture_output=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(after, before) / 1024  # ru_maxrss of children is the largest one so far
+# Runs ``planner`` with the given arguments, then reports that process's own peak RSS (KiB) on
+# the last line of stderr (RUSAGE_CHILDREN would give the largest child so far, not this one).
+_RSS_PROBE = (
+    "import resource, runpy, sys\n"
+    "sys.argv = ['planner', *sys.argv[1:]]\n"
+    "try:\n    runpy.run_module('planner', run_name='__main__')\n"
+    "except SystemExit:\n    pass\n"
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+)
+
+
+def peak_rss_mib(args: list[str]) -> float:
+    """Peak resident memory of one ``planner`` run with ``args`` (its process alone)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _RSS_PROBE, *args], check=True, capture_output=True, text=True
+    )
+    return int(out.stderr.strip().splitlines()[-1]) / 1024
 
 
 def scale_cases(exe: list[str], floor: float, runs: int) -> None:
@@ -155,7 +166,7 @@ def scale_cases(exe: list[str], floor: float, runs: int) -> None:
         seconds = wall([*exe, *args], runs)
         print(
             f"  {label:34s} {seconds:7.3f} s  ({seconds / floor:5.2f}x floor)  "
-            f"{peak_rss_mib([*exe, *args]):6.0f} MiB"
+            f"{peak_rss_mib(args):6.0f} MiB"
         )
     spec = load_workload("gpt2-finetune-sweep").model_copy(update={"pieces": 100})
     t = time.perf_counter()
