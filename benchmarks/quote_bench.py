@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -63,9 +64,9 @@ class CountingHiGHS(HighsSolver):
 
     solves = 0
 
-    def solve(self, program: LinearProgram) -> SolveResult:
+    def solve(self, program: LinearProgram, initial: Sequence[float] | None = None) -> SolveResult:
         self.solves += 1
-        return super().solve(program)
+        return super().solve(program, initial)
 
 
 def wall(cmd: list[str], runs: int) -> float:

@@ -3,6 +3,8 @@ out and named; the plans that were solved stand."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from planner.errors import InfeasibleError, PlannerError
@@ -19,11 +21,11 @@ class GivesUpAfter(HighsSolver):
         super().__init__()
         self.left = solves
 
-    def solve(self, program: LinearProgram) -> SolveResult:
+    def solve(self, program: LinearProgram, initial: Sequence[float] | None = None) -> SolveResult:
         if self.left <= 0:
             return SolveResult(SolveStatus.NOT_SOLVED, self.label, (), None, 60.0)
         self.left -= 1
-        return super().solve(program)
+        return super().solve(program, initial)
 
 
 def test_variants_the_solver_gives_up_on_are_left_out_and_named() -> None:

@@ -84,6 +84,36 @@ def test_milp_takes_the_integer_optimum_not_the_relaxation(solver_name: str) -> 
     assert result.objective == pytest.approx(10.0, abs=1e-6)
 
 
+@pytest.mark.parametrize(
+    "start",
+    [(4.0, 0.0), (0.0, 0.0), (0.5, 2.0), (1.0,)],
+    ids=["feasible", "breaks-a-row", "fractional", "wrong-length"],
+)
+def test_a_start_never_changes_the_optimum(solver_name: str, start: tuple[float, ...]) -> None:
+    # the MILP above from a feasible start (a = 4 costs 12) and from starts that must be ignored
+    p = LinearProgram("mip")
+    a = p.add_variable("a", 0, 10, integer=True)
+    b = p.add_variable("b", 0, 10, integer=True)
+    p.add_ge("cover", Terms().add(a, 2).add(b, 4), 7)
+    p.set_objective(Terms().add(a, 3).add(b, 5))
+    result = get_solver(solver_name).solve(p, start)
+    assert result.status is SolveStatus.OPTIMAL
+    assert result.values == pytest.approx((0.0, 2.0), abs=1e-6)
+
+
+def test_violation_measures_bounds_rows_and_integrality() -> None:
+    p = LinearProgram("v")
+    a = p.add_variable("a", 0, 10, integer=True)
+    b = p.add_variable("b", 0, 10, integer=True)
+    p.add_ge("cover", Terms().add(a, 2).add(b, 4), 7)
+    p.add_row("no_terms", Terms(), lower=-1, upper=1)
+    assert p.violation((0.0, 2.0)) == 0.0
+    assert p.violation((0.0, 0.0)) == pytest.approx(7.0)  # the cover row, short by 7
+    assert p.violation((0.5, 2.0)) == pytest.approx(0.5)  # a is not whole
+    assert p.violation((11.0, 0.0)) == pytest.approx(1.0)  # a above its bound
+    assert math.isinf(p.violation((1.0,)))
+
+
 def test_infeasible_is_reported_in_the_shared_words(solver_name: str) -> None:
     p = LinearProgram("infeasible")
     x = p.add_variable("x", 0, 10, integer=True)

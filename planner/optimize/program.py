@@ -16,7 +16,7 @@ Building is pure: nothing is solved, nothing is imported beyond the standard lib
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 INF = math.inf
 
@@ -130,6 +130,33 @@ class LinearProgram:
             start, end = self.row_starts[i], ends[i]
             pairs = list(zip(self.row_columns[start:end], self.row_values[start:end], strict=True))
             yield name, pairs, self.row_lower[i], self.row_upper[i]
+
+    def violation(self, values: Sequence[float]) -> float:
+        """The largest amount by which ``values`` break a bound, a row or integrality (0: feasible)."""
+        import numpy as np
+
+        x = np.asarray(values, dtype=float)
+        if x.shape != (self.num_columns,) or not np.isfinite(x).all():
+            return math.inf
+        worst = max(
+            float(np.max(np.asarray(self.lower) - x, initial=0.0)),
+            float(np.max(x - np.asarray(self.upper), initial=0.0)),
+        )
+        integer = np.asarray(self.integer, dtype=bool)
+        if integer.any():
+            worst = max(worst, float(np.max(np.abs(x[integer] - np.round(x[integer])))))
+        if self.num_rows:
+            products = np.asarray(self.row_values) * x[np.asarray(self.row_columns, dtype=int)]
+            starts = np.asarray(self.row_starts, dtype=int)
+            lengths = np.diff(np.append(starts, len(products)))
+            rows = np.repeat(np.arange(self.num_rows), lengths)
+            activity = np.bincount(rows, weights=products, minlength=self.num_rows)
+            worst = max(
+                worst,
+                float(np.max(np.asarray(self.row_lower) - activity, initial=0.0)),
+                float(np.max(activity - np.asarray(self.row_upper), initial=0.0)),
+            )
+        return worst
 
     def objective_value(self, values: tuple[float, ...]) -> float:
         return self.objective_constant + sum(

@@ -29,7 +29,7 @@ import sys
 import time
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar
@@ -137,8 +137,14 @@ class Solver(ABC):
         """Whether this solver can run here."""
 
     @abstractmethod
-    def solve(self, program: LinearProgram) -> SolveResult:
-        """Solve ``program``; never raises for a solver outcome, only reports it."""
+    def solve(self, program: LinearProgram, initial: Sequence[float] | None = None) -> SolveResult:
+        """Solve ``program``; never raises for a solver outcome, only reports it.
+
+        ``initial`` is a solution to start from (a warm start between related solves).  It is
+        used only when it is feasible for ``program`` (:meth:`LinearProgram.violation`): highspy
+        1.16, handed an infeasible start, can report a plan that breaks the rows as "optimal".
+        A solver may ignore it.
+        """
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(time_limit_s={self.time_limit_s}, mip_rel_gap={self.mip_rel_gap})"
@@ -183,7 +189,7 @@ class HighsSolver(Solver):
             return False
         return True
 
-    def solve(self, program: LinearProgram) -> SolveResult:
+    def solve(self, program: LinearProgram, initial: Sequence[float] | None = None) -> SolveResult:
         import highspy
         import numpy as np
 
@@ -229,6 +235,11 @@ class HighsSolver(Solver):
                 np.asarray(program.row_columns, dtype=np.int32),
                 np.asarray(program.row_values, dtype=np.float64),
             )
+        if initial is not None and program.violation(initial) <= FEASIBILITY_TOLERANCE:
+            start = highspy.HighsSolution()
+            start.col_value = [float(v) for v in initial]
+            start.value_valid = True
+            highs.setSolution(start)
         highs.run()
         seconds = time.perf_counter() - started
         model_status = highs.getModelStatus().name
@@ -263,7 +274,9 @@ class CbcSolver(Solver):
         except ImportError:
             return False
 
-    def solve(self, program: LinearProgram) -> SolveResult:
+    def solve(self, program: LinearProgram, initial: Sequence[float] | None = None) -> SolveResult:
+        # ``initial`` is ignored: PuLP's CBC warm start goes through a file per solve, and the
+        # CBC path is the fallback, not the fast one.
         import pulp
 
         solver = _pulp_cbc(self.time_limit_s, self.mip_rel_gap)
