@@ -260,3 +260,28 @@ def test_budget_api_takes_a_solver_name() -> None:
     assert_same_cost(report.plan.total_usd, reference)
     with pytest.raises(UnknownNameError):
         budget("2027-ml-platform", sensitivity=False, solver="gurobi")
+
+
+def test_concurrent_solves_silence_the_banner_and_leave_stdout_working() -> None:
+    # the budget solves its sensitivity cases on threads: every HiGHS construction redirects the
+    # process's descriptors 1 and 2, so two at once must not leave stdout pointing at /dev/null
+    code = (
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "from planner.optimize.program import LinearProgram, Terms\n"
+        "from planner.optimize.solvers import get_solver\n"
+        "def one(k):\n"
+        "    p = LinearProgram('q')\n"
+        "    a = p.add_variable('a', 0, 100, integer=True)\n"
+        "    p.add_ge('c', Terms().add(a, 2), k)\n"
+        "    p.set_objective(Terms().add(a, 1))\n"
+        "    return get_solver('highs').solve(p).values[0]\n"
+        "with ThreadPoolExecutor(4) as pool:\n"
+        "    got = list(pool.map(one, range(1, 161)))\n"
+        "assert got == [float(-(-k // 2)) for k in range(1, 161)], got\n"
+        "print('stdout still works')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert (out.stdout, out.stderr) == ("stdout still works\n", "")

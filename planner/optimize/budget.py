@@ -33,7 +33,9 @@ monthly running cost (power, colocation, support, staff, financing) from :mod:`p
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -642,8 +644,16 @@ def budget_report(
     strategies.append(StrategyResult("optimal mix", plan.total_usd))
     rows = []
     if sensitivity:
-        for parameter, value, varied in sensitivity_cases(spec):
-            p, _ = _plan_and_values(varied, solver=solver, initial=base_values)
+        cases = sensitivity_cases(spec)
+        # Independent solves: HiGHS releases the GIL while it runs, so the cases share the cores.
+        with ThreadPoolExecutor(max_workers=max(1, min(len(cases), os.cpu_count() or 1))) as pool:
+            plans = list(
+                pool.map(
+                    lambda case: _plan_and_values(case[2], solver=solver, initial=base_values)[0],
+                    cases,
+                )
+            )
+        for (parameter, value, _), p in zip(cases, plans, strict=True):
             rows.append(
                 SensitivityRow(
                     parameter,

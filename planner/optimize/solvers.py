@@ -26,6 +26,7 @@ import contextlib
 import math
 import os
 import sys
+import threading
 import time
 import warnings
 from abc import ABC, abstractmethod
@@ -79,6 +80,9 @@ def mip_tolerance(cost_usd: float, mip_rel_gap: float = DEFAULT_MIP_REL_GAP) -> 
     return mip_rel_gap * scale + FEASIBILITY_TOLERANCE * scale
 
 
+_NATIVE_OUTPUT = threading.Lock()
+
+
 @contextlib.contextmanager
 def quiet_native_output() -> Iterator[None]:
     """Point file descriptors 1 and 2 at the null device while native code runs.
@@ -86,6 +90,11 @@ def quiet_native_output() -> Iterator[None]:
     Python's own buffers are flushed first and C's ``stdio`` buffers before the descriptors are
     restored, so nothing written before or after is lost or reordered.
     """
+    with _NATIVE_OUTPUT:  # one redirection at a time: threads construct solvers concurrently
+        yield from _quiet()
+
+
+def _quiet() -> Iterator[None]:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
