@@ -4,6 +4,7 @@ are the ones its docstring writes down."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -64,17 +65,22 @@ def test_pruning_never_changes_the_sequential_optimum(
         assert_same_cost(kept, full)
 
 
+def gang_config(groups: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """A parallel configuration: hourly price, job hours, instances per gang, quota group."""
+    return st.fixed_dictionaries(
+        {
+            "price_usd_per_hour": st.sampled_from([4.0, 8.0, 16.0, 30.0]),
+            "job_hours": st.sampled_from([4.0, 8.0, 12.0, 40.0]),
+            "instances": st.sampled_from([1, 2, 4]),
+            "quota_group": st.sampled_from(groups),
+        }
+    )
+
+
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=st.lists(
-        st.fixed_dictionaries(
-            {
-                "price_usd_per_hour": st.sampled_from([4.0, 8.0, 16.0, 30.0]),
-                "job_hours": st.sampled_from([4.0, 8.0, 12.0, 40.0]),
-                "instances": st.sampled_from([1, 2, 4]),
-                "quota_group": st.sampled_from(["g0", "g1"]),
-            }
-        ),
+        gang_config(("g0", "g1")),
         min_size=1,
         max_size=5,
     ),
@@ -259,14 +265,7 @@ def _parallel_inputs(deadline: float, pieces: int) -> ModelInputs:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=st.lists(
-        st.fixed_dictionaries(
-            {
-                "price_usd_per_hour": st.sampled_from([4.0, 8.0, 16.0, 30.0]),
-                "job_hours": st.sampled_from([4.0, 8.0, 12.0, 40.0]),
-                "instances": st.sampled_from([1, 2, 4]),
-                "quota_group": st.sampled_from(["g0", "g1", "g2"]),
-            }
-        ),
+        gang_config(("g0", "g1", "g2")),
         min_size=1,
         max_size=6,
     ),

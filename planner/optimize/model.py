@@ -57,6 +57,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -189,10 +190,10 @@ def _build_sequential(model: BuiltModel) -> None:
         prob.set_objective(cost)
 
 
-def _spot_model(row_pct: float, instances: int, checkpoint_gib: float) -> SpotModel:
+def _spot_model(interruption_pct: float, instances: int, checkpoint_gib: float) -> SpotModel:
     """The spot model the plan's risk is computed with (planner.optimize.plans)."""
     return SpotModel(
-        float(row_pct),
+        float(interruption_pct),
         int(instances),
         checkpoint_hours(float(checkpoint_gib)),
         DEFAULT_RESTART_HOURS,
@@ -222,18 +223,45 @@ def _spot_reserves(cands: pd.DataFrame, confidence: float | None) -> np.ndarray 
     return reserve
 
 
-def _pieces_per_gang(
-    row: tuple[float, float, float, str, float, int, float], inp: ModelInputs
-) -> int:
+class _GangShape(NamedTuple):
+    """What decides how many pieces one gang of a configuration finishes by the deadline."""
+
+    piece_hours: float  # running hours of one piece (the expected spot slowdown included)
+    wall_factor: float
+    spot_slowdown: float
+    purchase_option: str
+    interruption_pct: float
+    instances: int
+    checkpoint_gib: float
+
+
+def _gang_shapes(cands: pd.DataFrame, pieces: int) -> list[_GangShape]:
+    columns = zip(
+        (cands["job_hours"] / pieces).tolist(),
+        cands["wall_factor"].tolist(),
+        cands["spot_slowdown"].tolist(),
+        cands["purchase_option"].tolist(),
+        cands["interruption_pct"].tolist(),
+        cands["instances"].tolist(),
+        cands["checkpoint_gib"].tolist(),
+        strict=True,
+    )
+    return [
+        _GangShape(float(q), float(a), float(sd), str(o), float(pct), int(n), float(ckpt))
+        for q, a, sd, o, pct, n, ckpt in columns
+    ]
+
+
+def _pieces_per_gang(shape: _GangShape, inp: ModelInputs) -> int:
     """The most pieces one gang finishes by the deadline (with the per-gang confidence, on spot)."""
-    q, a, spot_slowdown, option, pct, instances, checkpoint_gib = row
+    q, a = shape.piece_hours, shape.wall_factor
     available = inp.deadline_hours - inp.startup_hours
     per_gang = max(math.floor(available / (a * q) + 1e-9), 0)
-    if inp.unit_confidence is None or option != "spot":
+    if inp.unit_confidence is None or shape.purchase_option != "spot":
         return per_gang
-    spot = _spot_model(pct, instances, checkpoint_gib)
+    spot = _spot_model(shape.interruption_pct, shape.instances, shape.checkpoint_gib)
     while per_gang > 0:
-        useful = per_gang * q * a / spot_slowdown  # as the plan's risk reads a gang's share
+        useful = per_gang * q * a / shape.spot_slowdown  # as the plan's risk reads a gang's share
         if spot.p_meet(useful, available - useful) >= inp.unit_confidence:
             break
         per_gang -= 1
@@ -252,17 +280,10 @@ def confidence_binds(candidates: pd.DataFrame, inputs: ModelInputs) -> bool:
         reserve = _spot_reserves(spot, inputs.unit_confidence)
         return reserve is not None and bool((reserve > 0).any())
     free = replace(inputs, unit_confidence=None)
-    rows = zip(
-        (spot["job_hours"] / inputs.pieces).tolist(),
-        spot["wall_factor"].tolist(),
-        spot["spot_slowdown"].tolist(),
-        spot["purchase_option"].tolist(),
-        spot["interruption_pct"].tolist(),
-        spot["instances"].tolist(),
-        spot["checkpoint_gib"].tolist(),
-        strict=True,
+    return any(
+        _pieces_per_gang(shape, inputs) < _pieces_per_gang(shape, free)
+        for shape in _gang_shapes(spot, inputs.pieces)
     )
-    return any(_pieces_per_gang(row, inputs) < _pieces_per_gang(row, free) for row in rows)
 
 
 def _build_parallel(model: BuiltModel) -> None:
@@ -278,47 +299,25 @@ def _build_parallel(model: BuiltModel) -> None:
     quota_caps: dict[str, float] = {}
     columns = zip(
         ids,
-        cands["job_hours"].tolist(),
-        cands["wall_factor"].tolist(),
+        _gang_shapes(cands, P),
         cands["max_gangs"].tolist(),
         cands["price_usd_per_hour"].tolist(),
         cands["quota_group"].tolist(),
         cands["quota_instances"].tolist(),
-        cands["instances"].tolist(),
-        cands["spot_slowdown"].tolist(),
-        cands["purchase_option"].tolist(),
-        cands["interruption_pct"].tolist(),
-        cands["checkpoint_gib"].tolist(),
         strict=True,
     )
-    for (
-        i,
-        job_hours,
-        wall_factor,
-        max_gangs,
-        price_per_hour,
-        group,
-        cap,
-        instances,
-        slowdown,
-        option,
-        pct,
-        ckpt,
-    ) in columns:
-        q = float(job_hours) / P  # running hours of one piece
-        a = float(wall_factor)
+    for i, shape, max_gangs, price_per_hour, group, cap in columns:
+        q = shape.piece_hours  # running hours of one piece
         n = prob.add_variable(f"n_{i}", 0, P, integer=True)
         m = prob.add_variable(f"m_{i}", 0, int(max_gangs), integer=True)
         model.pieces[i], model.gangs[i] = n, m
-        per_gang = _pieces_per_gang(
-            (q, a, float(slowdown), str(option), float(pct), int(instances), float(ckpt)), inp
-        )
+        per_gang = _pieces_per_gang(shape, inp)
         prob.add_le(f"fit_{i}", Terms().add(n, 1).add(m, -per_gang), 0)
         prob.add_le(f"no_idle_gang_{i}", Terms().add(m, 1).add(n, -1), 0)
         price = float(price_per_hour)
         cost.add(n, price * q).add(m, price * inp.startup_hours)
         all_pieces.add(n, 1)
-        quota_groups.setdefault(group, []).append((float(instances), m))
+        quota_groups.setdefault(group, []).append((float(shape.instances), m))
         quota_caps.setdefault(group, float(cap))  # the group's first row, as every row holds it
     prob.add_eq("all_pieces", all_pieces, P)
     for group in sorted(quota_groups):
