@@ -46,8 +46,8 @@ GIB_TO_GB = 1.073741824
 # figure (SkyPilot's recovery path: relaunch + setup, cost-facts.md s3.4).
 STARTUP_HOURS = 10 / 60
 FASTEST_BUDGET_FACTOR = 1.25
-# Every recommended plan meets its deadline with at least this chance under the spot model (the
-# usual P90 of schedule risk in project planning); a cheaper plan below it is shown only as a
+# Every recommended plan meets its deadline with at least this chance under the spot model (a
+# planning default, changed with --confidence); a cheaper plan below it is shown only as a
 # labelled risky alternative.
 DEFAULT_CONFIDENCE = 0.9
 

@@ -10,13 +10,14 @@ a solver receives whole arrays at once::
                 x_j integer                                      for j with integer_j
 
 Columns are numbered in the order they are added; rows keep their insertion order and names.
-Building is pure: nothing is solved, nothing is imported beyond the standard library.
+Building is pure: nothing is solved, and only the standard library is used (numpy loads when
+:meth:`LinearProgram.violation` checks a solution).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 INF = math.inf
 
@@ -48,10 +49,6 @@ class Terms:
         other.coefficients = dict(self.coefficients)
         return other
 
-    def value(self, values: Mapping[int, float] | tuple[float, ...]) -> float:
-        """The expression at a solution (``values`` indexed by column)."""
-        return self.constant + sum(c * values[j] for j, c in self.coefficients.items())
-
 
 class LinearProgram:
     """The program of the module docstring, built column by column and row by row."""
@@ -78,10 +75,6 @@ class LinearProgram:
     @property
     def num_rows(self) -> int:
         return len(self.row_names)
-
-    @property
-    def is_mip(self) -> bool:
-        return any(self.integer)
 
     def add_variable(
         self, name: str, lower: float = 0.0, upper: float = INF, *, integer: bool = False
