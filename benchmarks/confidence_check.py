@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 from planner.errors import InfeasibleError
-from planner.quoting import QuoteRequest, quote
+from planner.quoting.request import QuoteRequest
+from planner.quoting.service import quote
 
 WORKLOADS = Path(__file__).resolve().parent.parent / "scenarios" / "workloads"
 

@@ -36,7 +36,8 @@ from planner.optimize.candidates import prune_dominated
 from planner.optimize.model import ModelInputs, build_model, solve
 from planner.optimize.program import LinearProgram
 from planner.optimize.solvers import HighsSolver, SolveResult
-from planner.quoting import QuoteRequest, quote
+from planner.quoting.request import QuoteRequest
+from planner.quoting.service import quote
 from planner.workload import estimator as estimator_module
 from planner.workload import load_workload
 
@@ -53,7 +54,7 @@ IMPORT_ROWS = (
     "planner.workload",
     "planner.optimize.candidates",
     "planner.optimize.plans",
-    "planner.quoting",
+    "planner.quoting.service",
     "planner.api",
     "planner.cli.quote",
 )

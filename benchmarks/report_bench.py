@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from planner import api
-from planner.quoting import QuoteRequest
+from planner.quoting.request import QuoteRequest
 from planner.reports.render import document_for, render_document
 
 

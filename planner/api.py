@@ -21,33 +21,38 @@ from planner.catalog.query import (
     sort_offers,
 )
 from planner.errors import ConfigError, is_whole_number
-from planner.hardware import GpuSpec, load_gpu_catalog, resolve_gpu
+from planner.gpu_specs import GpuSpec, load_gpu_catalog, resolve_gpu
 from planner.schema import Interconnect, PurchaseOption
 
 if TYPE_CHECKING:
-    from planner.onprem import HardwareSpec, load_hardware
     from planner.optimize.budget import BudgetReport
     from planner.optimize.solvers import Solver
-    from planner.ownership import TcoResult
-    from planner.quoting import QuoteRequest, QuoteResult
+    from planner.ownership.costs import TcoResult
+    from planner.ownership.hardware import HardwareSpec, load_hardware
+    from planner.quoting.request import QuoteRequest
+    from planner.quoting.result import QuoteResult
     from planner.workload import Estimate, Topology, WorkloadSpec, default_topology
 
 
 def __getattr__(name: str) -> Any:
     # PEP 562: the workload model, the optimizer (HiGHS) and the ownership maths load on first use,
     # so `planner offers` and `planner prices` start without them.
-    if name in ("QuoteRequest", "QuoteResult"):
-        from planner import quoting
+    if name == "QuoteRequest":
+        from planner.quoting.request import QuoteRequest
 
-        return getattr(quoting, name)
+        return QuoteRequest
+    if name == "QuoteResult":
+        from planner.quoting.result import QuoteResult
+
+        return QuoteResult
     if name == "TcoResult":
-        from planner.ownership import TcoResult
+        from planner.ownership.costs import TcoResult
 
         return TcoResult
     if name in ("HardwareSpec", "load_hardware"):
-        from planner import onprem
+        from planner.ownership import hardware
 
-        return getattr(onprem, name)
+        return getattr(hardware, name)
     if name in ("Estimate", "Topology", "WorkloadSpec", "default_topology"):
         from planner import workload
 
@@ -171,8 +176,8 @@ def tco(
     """
     from dataclasses import replace
 
-    from planner.onprem import HardwareSpec, load_hardware
-    from planner.ownership import tco as compute_tco
+    from planner.ownership.costs import tco as compute_tco
+    from planner.ownership.hardware import HardwareSpec, load_hardware
 
     hw = hardware if isinstance(hardware, HardwareSpec) else load_hardware(hardware)
     book = load_offer_book(offers_files, snapshot_dir=snapshot_dir) if with_cloud else None
@@ -206,9 +211,9 @@ def budget(
     >>> from planner.api import budget
     >>> budget("2027-ml-platform", sensitivity=False).plan.total_usd  # doctest: +SKIP
     """
-    from planner.onprem import load_budget
     from planner.optimize.budget import budget_report, check_time_limit
     from planner.optimize.solvers import get_solver
+    from planner.ownership.budget_spec import load_budget
 
     check_time_limit(time_limit_s)
     get_solver(solver, time_limit_s)  # an unknown or missing solver fails before any work
@@ -239,8 +244,8 @@ def quote(
     >>> result = quote(QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=24))  # doctest: +SKIP
     >>> result.plans[0].total_cost_usd  # doctest: +SKIP
     """
-    from planner.quoting import misuse_error
-    from planner.quoting import quote as run_quote
+    from planner.quoting.service import misuse_error
+    from planner.quoting.service import quote as run_quote
 
     if misused:
         raise misuse_error(request, misused)
@@ -278,9 +283,9 @@ def report(
     from planner import __version__
     from planner.catalog import DEFAULT_MAX_AGE_DAYS
     from planner.catalog.store import snapshot_age_days
-    from planner.currency import USD, load_fx_rates
-    from planner.ownership import TcoResult
-    from planner.quoting import QuoteResult
+    from planner.config.currency import USD, load_fx_rates
+    from planner.ownership.costs import TcoResult
+    from planner.quoting.result import QuoteResult
     from planner.reports.formatting import Money
     from planner.reports.render import document_for, render_document
 
@@ -327,13 +332,12 @@ def refresh_prices(
     Returns a :class:`planner.catalog.refresh.RefreshResult`.
     """
     from planner.catalog import default_roots, user_snapshot_root
-    from planner.catalog.refresh import plan_regions
+    from planner.catalog.refresh import live_providers, plan_regions
     from planner.catalog.refresh import refresh_prices as refresh
-    from planner.providers.base import get_provider
 
     plan = plan_regions(providers, regions)
     return refresh(
-        {name: get_provider(name) for name in plan},
+        live_providers(plan),
         plan,
         root=user_snapshot_root(),
         previous_roots=default_roots(),

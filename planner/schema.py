@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from planner.errors import OfferValidationError, UnknownNameError
-from planner.hardware import GpuCatalog, load_gpu_catalog
+from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 
 SCHEMA_VERSION = 1
 

@@ -20,7 +20,7 @@ import pandas as pd
 from planner.catalog.reference import NORMALISERS, Provenance
 from planner.catalog.store import write_snapshot
 from planner.errors import PlannerError
-from planner.hardware import load_gpu_catalog
+from planner.gpu_specs import load_gpu_catalog
 
 REPO = "skypilot-org/skypilot-catalog"
 

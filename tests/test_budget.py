@@ -10,7 +10,6 @@ import pytest
 import yaml
 
 from planner.errors import ConfigError, InfeasibleError, UnknownNameError
-from planner.onprem import BudgetSpec, HardwareSpec, budget_from_mapping, load_budget
 from planner.optimize.budget import (
     BUY,
     ON_DEMAND,
@@ -23,6 +22,8 @@ from planner.optimize.budget import (
     solve_model,
 )
 from planner.optimize.solvers import default_solver
+from planner.ownership.budget_spec import BudgetSpec, budget_from_mapping, load_budget
+from planner.ownership.hardware import HardwareSpec
 from planner.schema import Interconnect
 from tests.test_optimize_model import assert_not_dearer, assert_same_cost
 

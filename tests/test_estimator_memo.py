@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.hardware import resolve_gpu
+from planner.gpu_specs import resolve_gpu
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology, estimate, load_workload
 from planner.workload import estimator as est_module

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from planner.errors import ConfigError, UnknownNameError
-from planner.hardware import GpuCatalog, _parse_gpu, load_gpu_catalog, resolve_gpu
+from planner.gpu_specs import GpuCatalog, _parse_gpu, load_gpu_catalog, resolve_gpu
 
 CANONICAL = [
     "T4", "V100-16GB", "V100-32GB", "A10G", "A10", "L4", "L40S", "A100-40GB", "A100-80GB", "H100",

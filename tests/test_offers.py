@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from planner.catalog.query import OfferFilter, filter_offers, sort_offers
 from planner.cli import main
 from planner.errors import UnknownNameError
-from planner.hardware import load_gpu_catalog
+from planner.gpu_specs import load_gpu_catalog
 from planner.schema import Interconnect, PurchaseOption, validate_offers
 from tests.conftest import offer_row
 

@@ -29,7 +29,7 @@ from planner.catalog.refresh import (
 from planner.catalog.store import list_snapshots, load_snapshot, read_manifest, write_snapshot
 from planner.cli import main
 from planner.errors import ConfigError, ProviderError, SnapshotError, UnknownNameError
-from planner.providers.base import PROVIDERS
+from planner.providers import PROVIDERS
 from planner.schema import validate_offers
 from tests.provider_fakes import (
     AZURE_RETAIL,

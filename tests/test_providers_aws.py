@@ -13,7 +13,7 @@ from botocore.stub import Stubber
 from moto import mock_aws
 
 from planner.errors import MissingDependencyError, ProviderError
-from planner.hardware import load_gpu_catalog
+from planner.gpu_specs import load_gpu_catalog
 from planner.providers.aws import AwsProvider, gpu_model, network_gbps, parse_price_item
 from planner.providers.base import require
 from tests.provider_fakes import FakeHttpServer, Reply, aws_stubs, boto_client, frozen_clock, load

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from planner.errors import UnknownNameError
-from planner.hardware import load_gpu_catalog
-from planner.providers.base import PROVIDERS, FetchResult, Provider, get_provider
+from planner.gpu_specs import load_gpu_catalog
+from planner.providers import PROVIDERS, get_provider
+from planner.providers.base import FetchResult, Provider
 from planner.schema import COLUMN_NAMES, validate_offers
 from tests.provider_fakes import (
     FROZEN,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.providers.base import DEFAULT_REGIONS, get_provider
+from planner.providers import DEFAULT_REGIONS, get_provider
 from planner.schema import validate_offers
 
 

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from planner.cli import main
 from planner.errors import InfeasibleError
-from planner.quoting import QuoteRequest, quote
+from planner.quoting.request import QuoteRequest
+from planner.quoting.service import quote
 from tests.conftest import offer_row
 
 
@@ -210,7 +211,7 @@ def test_infeasible_error_is_raised_from_the_api() -> None:
 
 def test_interconnect_need_reads_the_strategy() -> None:
     from planner.optimize.plans import Plan, PlanItem, Risk
-    from planner.quoting import _interconnect_need
+    from planner.quoting.service import _interconnect_need
 
     def plan(strategy: str, gpi: int, instances: int) -> Plan:
         item = PlanItem(

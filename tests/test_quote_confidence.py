@@ -21,7 +21,8 @@ from planner.optimize.spot import (
     poisson_cdf,
     reserve_hours,
 )
-from planner.quoting import QuoteRequest, quote
+from planner.quoting.request import QuoteRequest
+from planner.quoting.service import quote
 from tests.test_optimize_model import START, cands_frame
 
 

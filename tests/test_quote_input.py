@@ -18,7 +18,7 @@ from click.testing import CliRunner, Result
 import planner
 from planner.cli import main
 from planner.errors import ConfigError, UnknownNameError
-from planner.quoting import QuoteRequest, parse_duration_hours, parse_quotas
+from planner.quoting.request import QuoteRequest, parse_duration_hours, parse_quotas
 
 WORKLOAD = "gpt2-xl-finetune"
 QUOTE = ("quote", "-w", WORKLOAD, "--deadline", "24h")

@@ -10,7 +10,8 @@ import pytest
 from planner.errors import InfeasibleError, PlannerError
 from planner.optimize.program import LinearProgram
 from planner.optimize.solvers import HighsSolver, SolveResult, SolveStatus
-from planner.quoting import QuoteRequest, quote
+from planner.quoting.request import QuoteRequest
+from planner.quoting.service import quote
 
 
 class GivesUpAfter(HighsSolver):

@@ -31,21 +31,21 @@ def test_offers_starts_without_the_optimizer_or_the_workload_model() -> None:
         "pulp",
         "highspy",
         "planner.optimize.model",
-        "planner.quoting",
+        "planner.quoting.service",
         "planner.workload.spec",
     ):
         assert heavy not in loaded, heavy
-    assert "planner.onprem" not in loaded and "planner.cli.tco" not in loaded
+    assert "planner.ownership.hardware" not in loaded and "planner.cli.tco" not in loaded
 
 
 def test_quote_starts_without_tco_budget_or_owned_hardware_modules() -> None:
     loaded = _modules_after(["quote", "--workload", "gpt2-finetune", "--deadline", "24h"])
-    assert {"highspy", "planner.quoting", "planner.cli.quote"} <= loaded
+    assert {"highspy", "planner.quoting.service", "planner.cli.quote"} <= loaded
     # PuLP is the road to CBC only; the default HiGHS solve does not load it
     for unused in (
         "pulp",
-        "planner.onprem",
-        "planner.ownership",
+        "planner.ownership.hardware",
+        "planner.ownership.costs",
         "planner.cli.tco",
         "planner.cli.report",
     ):

@@ -8,7 +8,7 @@ import pytest
 
 from planner.errors import ConfigError
 from planner.optimize.spot import SpotModel, checkpoint_hours, poisson_cdf
-from planner.quoting import parse_discounts, parse_duration_hours, parse_quotas
+from planner.quoting.request import parse_discounts, parse_duration_hours, parse_quotas
 
 
 def test_spot_slowdown_hand_computed() -> None:

@@ -8,14 +8,15 @@ import pandas as pd
 import pytest
 
 from planner.errors import ConfigError
-from planner.onprem import HardwareSpec, load_hardware, machine_cost_usd_per_hour
-from planner.ownership import (
+from planner.ownership.costs import (
     annual_cost,
     breakeven_months,
     capital_recovery_factor,
     compare_cloud,
+    machine_cost_usd_per_hour,
     tco,
 )
+from planner.ownership.hardware import HardwareSpec, load_hardware
 from planner.schema import Interconnect, PurchaseOption
 
 # cost-facts.md s2.4, by hand:

@@ -6,11 +6,13 @@ import statistics
 
 import pytest
 
-from benchmarks.accuracy import ROWS, Row, measure
-from planner.hardware import resolve_gpu
+from benchmarks.accuracy import Row, load_runs, measure
+from planner.gpu_specs import resolve_gpu
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology, estimate, load_workload, parse_workload
 from planner.workload import efficiency as eff
+
+ROWS, _ = load_runs()
 
 # The accuracy the project claims against published, measured runs: every C-row within 1.5x
 # (worst today ~1.28x), and a median absolute error under 20%.

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from planner.api import workload_requirements
 from planner.cli import main
 from planner.errors import ConfigError
-from planner.hardware import resolve_gpu
+from planner.gpu_specs import resolve_gpu
 from planner.workload import estimate, parse_workload
 from planner.workload.estimator import layout_error, pinned_gpus
 from planner.workload.strategy import unplaceable_layout

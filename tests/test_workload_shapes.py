@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.hardware import resolve_gpu
+from planner.gpu_specs import resolve_gpu
 from planner.workload import efficiency as eff
 from planner.workload import estimate, parse_workload
 from planner.workload.strategy import exposed_gradient_sync, pipeline_schedule

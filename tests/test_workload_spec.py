@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from planner.errors import ConfigError, UnknownNameError
-from planner.workload import list_workloads, load_workload, parse_workload, scenarios_dir
+from planner.config.scenarios import scenarios_dir
+from planner.workload import list_workloads, load_workload, parse_workload
 from planner.workload.spec import Kind, workload_names
 
 ISSUE_EXAMPLE = """

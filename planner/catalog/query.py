@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from planner.errors import ConfigError, UnknownNameError, is_number
-from planner.hardware import GpuCatalog
+from planner.gpu_specs import GpuCatalog
 from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
 
 SORT_KEYS = {

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from planner.hardware import GpuCatalog
+from planner.gpu_specs import GpuCatalog
 
 # --- Published commitment discounts (fraction off on-demand) -------------------------------------
 # Source: ../shared/reference/cost-facts.md section 3.1.

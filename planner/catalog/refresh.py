@@ -20,7 +20,7 @@ Pure helpers (:func:`check_gates`, :func:`diff_offers`, :func:`price_history`) t
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -44,7 +44,8 @@ from planner.errors import (
     SnapshotError,
     UnknownNameError,
 )
-from planner.providers.base import DEFAULT_REGIONS, PROVIDERS, Clock, Provider, Unmapped, utc_now
+from planner.providers import DEFAULT_REGIONS, PROVIDERS, get_provider
+from planner.providers.base import Clock, Provider, Unmapped, utc_now
 from planner.schema import KEY_COLUMNS, PRICE_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,11 @@ class RefreshResult:
     failures: tuple[RegionFailure, ...] = field(default=())
     unmapped: tuple[Unmapped, ...] = field(default=())
     forced: tuple[str, ...] = field(default=())  # gate findings published anyway under --force
+
+
+def live_providers(names: Iterable[str]) -> dict[str, Provider]:
+    """The registered adapters for ``names``, built with their live clients."""
+    return {name: get_provider(name) for name in names}
 
 
 def plan_regions(

@@ -13,7 +13,12 @@ from planner import api
 from planner.cli.offers import format_option, max_age_option, offers_file_option, snapshot_option
 from planner.cli.params import FiniteFloat, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
-from planner.quoting import QuoteRequest, parse_discounts, parse_duration_hours, parse_quotas
+from planner.quoting.request import (
+    QuoteRequest,
+    parse_discounts,
+    parse_duration_hours,
+    parse_quotas,
+)
 from planner.reports.quote import render_quote
 
 F = TypeVar("F", bound=Callable[..., Any])

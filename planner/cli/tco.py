@@ -11,7 +11,7 @@ import click
 from planner import api
 from planner.cli.params import FiniteFloat, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
-from planner.currency import USD, load_fx_rates
+from planner.config.currency import USD, load_fx_rates
 from planner.reports.tables import FORMATS
 from planner.reports.tco import render_budget, render_tco
 

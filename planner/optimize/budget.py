@@ -26,7 +26,7 @@ The MILP, for GPU classes ``c``, months ``t = 0..T-1`` and ``H = 730`` hours a m
     sum x * capex <= capex_limit                                         (when given)
 
 ``g_b`` GPUs per machine, ``a_b`` share of the day available, ``u_b`` utilization; ``run_b`` the
-monthly running cost (power, colocation, support, staff, financing) from :mod:`planner.ownership`;
+monthly running cost (power, colocation, support, staff, financing) from :mod:`planner.ownership.costs`;
 ``residual_b(s)`` the straight-line book value at the end of the horizon.
 """
 
@@ -40,19 +40,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.errors import ConfigError, InfeasibleError, is_number
-from planner.onprem import (
-    HOURS_PER_MONTH,
-    BudgetSpec,
-    GpuClassPlan,
-    HardwareSpec,
-)
 from planner.optimize.program import LinearProgram, Terms
 from planner.optimize.solvers import (
     Solver,
     SolveStatus,
     default_solver,
 )
-from planner.ownership import annual_cost
+from planner.ownership.budget_spec import BudgetSpec, GpuClassPlan
+from planner.ownership.costs import annual_cost
+from planner.ownership.hardware import HardwareSpec
+from planner.units import HOURS_PER_MONTH
 
 ON_DEMAND = "on-demand"
 SPOT = "spot"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from planner.hardware import GpuCatalog, GpuSpec
+from planner.gpu_specs import GpuCatalog, GpuSpec
 from planner.optimize.spot import (
     DEFAULT_INTERRUPTION_PCT,
     DEFAULT_RESTART_HOURS,
@@ -30,7 +30,7 @@ from planner.schema import PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.workload import Estimate, Topology, WorkloadSpec
 
 if TYPE_CHECKING:
-    from planner.onprem import HardwareSpec
+    from planner.ownership.hardware import HardwareSpec
 
 Estimator = Callable[..., Estimate]
 
@@ -246,7 +246,7 @@ def build_candidates(
     ]
     rows: list[dict[str, Any]] = []
     if hardware:
-        from planner.onprem import machine_cost_usd_per_hour  # loaded only for owned hardware
+        from planner.ownership.costs import machine_cost_usd_per_hour
     for hw in hardware:
         gpu = catalog.resolve(hw.gpu)
         per_machine = machine_cost_usd_per_hour(hw, opts.local_cost_basis)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-HOURS_PER_MONTH = 730.0  # 8,760 h / 12
+from planner.units import HOURS_PER_MONTH
 
 # Default interruption frequency when the snapshot has no Spot Advisor bucket for an offer: the
 # 10-15% bucket's upper bound.  GCP and Azure publish no per-SKU rates (cost-facts.md s3.3).

@@ -1,1 +1,54 @@
-"""Cloud provider adapters: live specs and prices into the common offer table (refresh path only)."""
+"""Cloud provider adapters: live specs and prices into the common offer table (refresh path only).
+
+Each adapter implements :class:`planner.providers.base.Provider` and is registered by name in
+:data:`PROVIDERS`, the one explicit registry; adapters (and their SDKs) load when first built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from planner.errors import UnknownNameError
+from planner.providers.base import Provider
+
+
+def _aws() -> Provider:
+    from planner.providers.aws import AwsProvider
+
+    return AwsProvider()
+
+
+def _gcp() -> Provider:
+    from planner.providers.gcp import GcpProvider
+
+    return GcpProvider()
+
+
+def _azure() -> Provider:
+    from planner.providers.azure import AzureProvider
+
+    return AzureProvider()
+
+
+# The explicit registry: name -> factory building the adapter with its default (live) clients.
+PROVIDERS: dict[str, Callable[[], Provider]] = {
+    "aws": _aws,
+    "gcp": _gcp,
+    "azure": _azure,
+}
+
+# Regions refreshed when the user names none: the regions of the bundled snapshot with most GPU types.
+DEFAULT_REGIONS: dict[str, tuple[str, ...]] = {
+    "aws": ("us-east-1", "us-west-2"),
+    "gcp": ("us-central1", "us-east4"),
+    "azure": ("eastus", "westus2"),
+}
+
+
+def get_provider(name: str) -> Provider:
+    """The adapter registered as ``name``; unknown names get "did you mean" suggestions."""
+    try:
+        factory = PROVIDERS[name.strip().lower()]
+    except KeyError:
+        raise UnknownNameError("provider", name, PROVIDERS) from None
+    return factory()

@@ -26,7 +26,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from planner.errors import ProviderError
-from planner.hardware import GpuCatalog, GpuSpec
+from planner.gpu_specs import GpuCatalog, GpuSpec
 from planner.providers.base import (
     HOURS_PER_YEAR,
     Clock,

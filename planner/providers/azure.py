@@ -29,7 +29,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from planner.errors import ProviderError
-from planner.hardware import GpuCatalog
+from planner.gpu_specs import GpuCatalog
 from planner.providers.base import (
     HOURS_PER_YEAR,
     Clock,

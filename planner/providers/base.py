@@ -21,17 +21,19 @@ from typing import Any
 
 import pandas as pd
 
-from planner.errors import MissingDependencyError, UnknownNameError
-from planner.hardware import GpuCatalog, GpuSpec, load_gpu_catalog
+from planner import units
+from planner.errors import MissingDependencyError
+from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.schema import COLUMN_NAMES, Fabric, Interconnect, empty_offers, validate_offers
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 
-# Hours in a commitment term: 365-day years, as AWS (lyft/awspricing HOURS_IN_YEAR = 24*365) and the
-# Azure Retail Prices reservation rows (total for the term) are amortised.
-HOURS_PER_YEAR = 24 * 365
+# Hours in a commitment term: 365-day years (planner.units.HOURS_PER_YEAR), as AWS
+# (lyft/awspricing HOURS_IN_YEAR = 24*365) and the Azure Retail Prices reservation rows (total for
+# the term) are amortised.  An int, so that Decimal prices divide exactly.
+HOURS_PER_YEAR = int(units.HOURS_PER_YEAR)
 
 # Families whose multi-GPU instances are HGX boards with all-to-all NVSwitch (NVIDIA HGX A100/H100/
 # H200/B200 platform briefs); V100 SXM2 boards are an NVLink hybrid cube mesh without NVSwitch.
@@ -73,48 +75,6 @@ class Provider(abc.ABC):
     def fetch_offers(self, regions: Sequence[str]) -> pd.DataFrame:
         """The offers for ``regions`` in the common schema (validated)."""
         return self.fetch(regions).offers
-
-
-def _aws() -> Provider:
-    from planner.providers.aws import AwsProvider
-
-    return AwsProvider()
-
-
-def _gcp() -> Provider:
-    from planner.providers.gcp import GcpProvider
-
-    return GcpProvider()
-
-
-def _azure() -> Provider:
-    from planner.providers.azure import AzureProvider
-
-    return AzureProvider()
-
-
-# The explicit registry: name -> factory building the adapter with its default (live) clients.
-PROVIDERS: dict[str, Callable[[], Provider]] = {
-    "aws": _aws,
-    "gcp": _gcp,
-    "azure": _azure,
-}
-
-# Regions refreshed when the user names none: the regions of the bundled snapshot with most GPU types.
-DEFAULT_REGIONS: dict[str, tuple[str, ...]] = {
-    "aws": ("us-east-1", "us-west-2"),
-    "gcp": ("us-central1", "us-east4"),
-    "azure": ("eastus", "westus2"),
-}
-
-
-def get_provider(name: str) -> Provider:
-    """The adapter registered as ``name``; unknown names get "did you mean" suggestions."""
-    try:
-        factory = PROVIDERS[name.strip().lower()]
-    except KeyError:
-        raise UnknownNameError("provider", name, PROVIDERS) from None
-    return factory()
 
 
 def require(module: str, extra: str) -> ModuleType:

@@ -4,7 +4,7 @@ Calls (see ``shared/reference/provider-apis.md`` §2):
 
 - ``compute_v1.MachineTypesClient.aggregated_list`` filtered to the accelerator-optimised series
   (A2, A3, A4, G2): vCPUs, memory and the attached ``accelerators`` per zone.  The API carries no GPU
-  memory and no network bandwidth; GPU memory comes from the catalog (planner.hardware).
+  memory and no network bandwidth; GPU memory comes from the catalog (planner.gpu_specs).
 - ``billing_v1.CloudCatalogClient.list_skus(parent="services/6F81-5844-456A")`` (Compute Engine)
   for on-demand, spot (``Preemptible``) and 1-/3-year commitment SKUs.  A VM's price is
   ``vCPUs x core SKU + GiB x RAM SKU + GPUs x GPU SKU`` for its series (A4: the GPU SKU covers the VM).
@@ -34,15 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import ProviderError
-from planner.hardware import GpuCatalog
-from planner.providers.base import (
-    Clock,
-    DraftingProvider,
-    OfferDraft,
-    Unmapped,
-    require,
-    utc_now,
-)
+from planner.gpu_specs import GpuCatalog
+from planner.providers.base import Clock, DraftingProvider, OfferDraft, Unmapped, require, utc_now
 from planner.schema import Fabric
 
 # The Cloud Billing service id of Compute Engine (services.list; cloud.google.com/billing/v1/how-tos/catalog-api).

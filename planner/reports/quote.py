@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.catalog import as_of_range
-from planner.quoting import QuoteResult
+from planner.quoting.result import QuoteResult
 from planner.reports.tables import dumps_json, render_records
 
 ITEM_COLUMNS = (

@@ -27,7 +27,7 @@ from planner.reports.document import (
 )
 
 if TYPE_CHECKING:
-    from planner.quoting import QuoteResult
+    from planner.quoting.result import QuoteResult
 
 
 def plain(value: Any) -> str:

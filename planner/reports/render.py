@@ -42,10 +42,10 @@ def document_for(
     warnings: Sequence[str] = (),
     generated_by: str = "",
 ) -> Document:
-    """The report document of a :class:`~planner.quoting.QuoteResult`,
-    :class:`~planner.ownership.TcoResult` or :class:`~planner.optimize.budget.BudgetReport`."""
-    from planner.ownership import TcoResult
-    from planner.quoting import QuoteResult
+    """The report document of a :class:`~planner.quoting.result.QuoteResult`,
+    :class:`~planner.ownership.costs.TcoResult` or :class:`~planner.optimize.budget.BudgetReport`."""
+    from planner.ownership.costs import TcoResult
+    from planner.quoting.result import QuoteResult
     from planner.reports.quote_doc import quote_document
     from planner.reports.tco_doc import budget_document, tco_document
 

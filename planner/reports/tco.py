@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from planner.currency import USD, FxTable, convert_money, load_fx_rates
-from planner.ownership import TcoResult
+from planner.config.currency import USD, FxTable, convert_money, load_fx_rates
+from planner.ownership.costs import TcoResult
 from planner.reports.tables import dumps_json, render_records
 
 _CATEGORY_NOTES = {

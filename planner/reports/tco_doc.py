@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import Any
 
-from planner.ownership import TcoResult
+from planner.ownership.costs import TcoResult
 from planner.reports import formatting as f
 from planner.reports.charts import BarChart, LineChart, Marker, RefLine, Series, ValueFormat
 from planner.reports.document import (

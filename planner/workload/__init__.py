@@ -12,7 +12,6 @@ from planner.workload.spec import (
     list_workloads,
     load_workload,
     parse_workload,
-    scenarios_dir,
 )
 from planner.workload.strategy import Strategy
 
@@ -26,5 +25,4 @@ __all__ = [
     "list_workloads",
     "load_workload",
     "parse_workload",
-    "scenarios_dir",
 ]

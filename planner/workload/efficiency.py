@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 
-from planner.hardware import GpuSpec
+from planner.gpu_specs import GpuSpec
 from planner.schema import Fabric, Interconnect
 
 # Share of the dense tensor peak that large training matmuls (incl. fused attention) sustain.

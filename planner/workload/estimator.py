@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.errors import ConfigError
-from planner.hardware import GpuSpec, load_gpu_catalog
+from planner.gpu_specs import GpuSpec, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
 from planner.workload import compute
 from planner.workload import efficiency as eff

@@ -29,10 +29,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-import planner
+from planner.config.scenarios import scenarios_dir
+from planner.config.yamlfile import read_yaml
 from planner.errors import EXPECTED_BY_PYDANTIC_ERROR, ConfigError, UnknownNameError, suggest
 from planner.workload.models import get_preset, presets
-from planner.yamlfile import read_yaml
 
 
 class _StrEnum(str, Enum):
@@ -411,15 +411,6 @@ class _PresetError(ValueError):
 
 
 # -- locating and loading --------------------------------------------------------------------------
-
-
-def scenarios_dir() -> Path:
-    """The ``scenarios`` folder: the source checkout's, else the copy bundled into the wheel."""
-    root = Path(planner.__file__).resolve().parent
-    checkout = root.parent / "scenarios"
-    if (checkout / "workloads").is_dir():
-        return checkout
-    return root / "_bundled" / "scenarios"
 
 
 def workloads_dir() -> Path:

@@ -28,7 +28,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from planner.hardware import GpuSpec
+from planner.gpu_specs import GpuSpec
 from planner.workload import efficiency as eff
 from planner.workload.memory import FRAGMENTATION, FRAMEWORK_FIXED_GIB, GIB, StateBytes
 

@@ -1,6 +1,6 @@
 """Total cost of ownership of owned GPU machines, and buy-vs-rent against cloud offers.
 
-Pure functions: a :class:`~planner.onprem.HardwareSpec` (and an offers table in the common
+Pure functions: a :class:`~planner.ownership.hardware.HardwareSpec` (and an offers table in the common
 schema) in, frozen dataclasses out.  No I/O.
 
 The model, per year, for the whole fleet (``n`` machines, ``h`` hours available per machine-year)::
@@ -32,16 +32,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from planner.errors import ConfigError, is_number
-from planner.hardware import GpuCatalog, load_gpu_catalog
+from planner.errors import ConfigError, UnknownNameError, is_number
+from planner.gpu_specs import GpuCatalog, load_gpu_catalog
+from planner.ownership.hardware import HardwareSpec
 from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
-
-if TYPE_CHECKING:
-    from planner.onprem import HardwareSpec
 
 CLOUD_OPTIONS: tuple[PurchaseOption, ...] = (
     PurchaseOption.ON_DEMAND,
@@ -395,3 +393,17 @@ def tco(
         if compare_gpu
         else hw.gpu,
     )
+
+
+def machine_cost_usd_per_hour(hw: HardwareSpec, basis: str) -> float:
+    """What one machine-hour of ``hw`` costs.
+
+    ``sunk``: the marginal running cost of a machine-hour used (power x PUE x electricity); the
+    machines are already paid for.  ``amortised``: the full TCO per machine-hour at 100% use
+    (capex less resale over the lifetime, financing, colocation, support, staff and power).
+    """
+    if basis == "sunk":
+        return hw.power_kw_avg * hw.pue * hw.electricity_usd_per_kwh
+    if basis == "amortised":
+        return annual_cost(hw).total_usd / hw.machines / hw.hours_per_year
+    raise UnknownNameError("cost basis", basis, ["sunk", "amortised"])

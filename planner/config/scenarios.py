@@ -1,0 +1,50 @@
+"""Where scenario files live and how a name or path becomes one: ``scenarios/<kind>/<name>.yaml``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import planner
+from planner.config.yamlfile import read_yaml
+from planner.errors import ConfigError, UnknownNameError
+
+
+def scenarios_dir() -> Path:
+    """``scenarios/`` of a source checkout, else the copy bundled into the wheel."""
+    root = Path(planner.__file__).resolve().parent
+    checkout = root.parent / "scenarios"
+    return checkout if checkout.is_dir() else root / "_bundled" / "scenarios"
+
+
+def resolve_scenario(path_or_name: str | os.PathLike[str], kind: str) -> Path:
+    """A YAML path, or a bare name looked up as ``scenarios/<kind>/<name>.yaml``."""
+    singular = kind.rstrip("s")
+    if not isinstance(path_or_name, (str, os.PathLike)):
+        raise ConfigError(
+            f"a {singular} file is a YAML path or a bundled name, not"
+            f" {type(path_or_name).__name__} {path_or_name!r}"
+        )
+    path_or_name = os.fspath(path_or_name)
+    path = Path(path_or_name).expanduser()
+    if path.suffix in (".yaml", ".yml") or path.exists() or "/" in path_or_name:
+        if not path.exists():
+            raise ConfigError(
+                f"no such file {path_or_name!r}",
+                hint=f"pass a YAML path or a bundled {singular} name",
+            )
+        return path  # a directory or an unreadable file: _read_yaml says what is wrong
+    folder = scenarios_dir() / kind
+    candidate = folder / f"{path_or_name}.yaml"
+    if candidate.is_file():
+        return candidate
+    names = sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
+    raise UnknownNameError(singular + " file", path_or_name, names)
+
+
+def read_mapping(path: Path, kind: str = "scenario") -> dict[str, Any]:
+    raw = read_yaml(path, what=f"{kind} file")
+    if not isinstance(raw, dict):
+        raise ConfigError("expected a mapping of keys to values at the top level", file=str(path))
+    return raw

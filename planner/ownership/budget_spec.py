@@ -1,0 +1,334 @@
+"""Budget files: demand over a planning horizon and the ways to meet it (buy, commit, rent).
+
+A budget file (``scenarios/budgets/*.yaml``) is validated with pydantic; every problem is raised as
+:class:`~planner.errors.ConfigError` naming the file, the key path and a fix.  All money is converted
+to USD on load.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from planner.config.currency import FxTable, load_fx_rates, parse_money
+from planner.config.scenarios import read_mapping, resolve_scenario
+from planner.config.validation import config_error
+from planner.errors import ConfigError
+from planner.gpu_specs import GpuCatalog, load_gpu_catalog
+from planner.ownership.hardware import HardwareSpec, load_hardware
+from planner.units import MAX_GPU_HOURS, MAX_USD
+
+
+@dataclass(frozen=True)
+class Commitment:
+    """A cloud commitment: ``term_months`` of one GPU, billed every hour whether used or not."""
+
+    name: str
+    term_months: int
+    usd_per_gpu_hour: float
+
+
+@dataclass(frozen=True)
+class BuyOption:
+    """Servers that may be bought: delivered ``lead_time_months`` after the order."""
+
+    hardware: HardwareSpec
+    lead_time_months: int
+    utilization: float  # share of the machines' hours that does useful work
+    max_machines: int | None = None
+
+
+@dataclass(frozen=True)
+class OwnedFleet:
+    """Machines already owned (capex sunk): they cost only their running costs."""
+
+    hardware: HardwareSpec
+    utilization: float
+
+
+@dataclass(frozen=True)
+class GpuClassPlan:
+    """Demand and options for one GPU class."""
+
+    gpu: str
+    demand_gpu_hours: tuple[float, ...]  # per month of the horizon
+    on_demand_usd_per_gpu_hour: float | None
+    spot_usd_per_gpu_hour: float | None = None
+    spot_max_share: float = 0.0
+    commitments: tuple[Commitment, ...] = ()
+    buy: tuple[BuyOption, ...] = ()
+    owned: tuple[OwnedFleet, ...] = ()
+
+
+@dataclass(frozen=True)
+class WorkloadDemand:
+    """A job of ``gpu_hours`` that may run in any month from ``start_month`` to ``deadline_month``
+    (0-based months of the horizon, both inclusive)."""
+
+    name: str
+    gpu: str
+    gpu_hours: float
+    start_month: int
+    deadline_month: int
+
+
+@dataclass(frozen=True)
+class BudgetSpec:
+    name: str
+    start: str  # YYYY-MM of month 0
+    horizon_months: int
+    classes: tuple[GpuClassPlan, ...]
+    workloads: tuple[WorkloadDemand, ...] = ()
+    capex_limit_usd: float | None = None
+    source: str = ""
+    hardware_files: Mapping[str, HardwareSpec] = field(default_factory=dict)
+
+
+_Money = float | str
+
+
+class _Growth(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    start: float = Field(ge=0)
+    growth_per_month: float = Field(default=0.0, ge=-1, le=10)
+
+
+class _Spot(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    usd_per_gpu_hour: _Money
+    max_share: float = Field(ge=0, le=1)
+
+
+class _Commitment(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    name: str | None = None
+    term_months: int = Field(ge=1, le=120)
+    usd_per_gpu_hour: _Money
+
+
+class _Buy(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    hardware: str
+    lead_time_months: int = Field(default=0, ge=0, le=60)
+    utilization: float = Field(default=1.0, gt=0, le=1)
+    max_machines: int | None = Field(default=None, ge=0)
+
+
+class _Owned(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    hardware: str
+    machines: int | None = Field(default=None, ge=0)
+    utilization: float = Field(default=1.0, gt=0, le=1)
+
+
+class _Class(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    gpu: str
+    demand_gpu_hours: list[float] | _Growth | float = 0.0
+    on_demand_usd_per_gpu_hour: _Money | None = None
+    spot: _Spot | None = None
+    commitments: list[_Commitment] = []
+    buy: list[_Buy] = []
+    owned: list[_Owned] = []
+
+
+class _Workload(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    name: str
+    gpu: str
+    gpu_hours: float = Field(gt=0)
+    start_month: int = Field(default=1, ge=1)  # 1-based in files
+    deadline_month: int = Field(ge=1)
+
+
+class _BudgetFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    name: str | None = None
+    description: str = ""
+    source: str | list[str] = ""
+    start: str = Field(default="2027-01", pattern=r"^\d{4}-(0[1-9]|1[0-2])$")
+    horizon_months: int = Field(ge=1, le=120)
+    capex_limit_usd: _Money | None = None
+    classes: list[_Class] = Field(min_length=1)
+    workloads: list[_Workload] = []
+
+
+def budget_from_mapping(
+    raw: Mapping[str, Any],
+    *,
+    file: str = "<budget>",
+    default_name: str = "budget",
+    hardware_loader: Callable[[str], HardwareSpec] | None = None,
+    catalog: GpuCatalog | None = None,
+    fx: FxTable | None = None,
+) -> BudgetSpec:
+    """Validate a parsed budget file.  ``hardware_loader(name) -> HardwareSpec`` resolves the
+    ``hardware:`` references (default :func:`load_hardware`); tests pass a dict's ``__getitem__``."""
+    catalog = catalog or load_gpu_catalog()
+    fx = fx or load_fx_rates()
+    loader = hardware_loader or load_hardware
+    try:
+        m = _BudgetFile.model_validate(dict(raw))
+    except ValidationError as e:
+        raise config_error(e, _BudgetFile, file) from None
+    months = m.horizon_months
+
+    def money(value: _Money, key: str) -> float:
+        usd = parse_money(value, table=fx, file=file, key_path=key)
+        if not math.isfinite(usd):
+            raise ConfigError(f"expected a finite amount, got {value!r}", file=file, key_path=key)
+        if usd < 0:
+            raise ConfigError("a price must not be negative", file=file, key_path=key)
+        if usd > MAX_USD:
+            raise ConfigError(
+                f"{usd:.3g} USD is more than any budget covers ({MAX_USD:.0e})",
+                file=file,
+                key_path=key,
+                hint="check the units: prices are USD per GPU-hour unless tagged",
+            )
+        return usd
+
+    def gpu_hours(values: Sequence[float], key: str) -> None:
+        if any(v > MAX_GPU_HOURS for v in values):
+            raise ConfigError(
+                f"{max(values):.3g} GPU-hours is more than the {MAX_GPU_HOURS:.0e} a budget covers",
+                file=file,
+                key_path=key,
+                hint="give GPU-hours per month (check the units and growth_per_month)",
+            )
+
+    def hardware(name: str, key: str, gpu: str) -> HardwareSpec:
+        """The hardware file ``name`` (at ``key``), which must hold ``gpu`` GPUs."""
+        try:
+            hw = loader(name)
+        except ConfigError as e:
+            raise ConfigError(
+                f"hardware {name!r} does not load: {e}", file=file, key_path=key
+            ) from e
+        if hw.gpu != gpu:
+            raise ConfigError(
+                f"hardware {name!r} has {hw.gpu} GPUs, not {gpu}",
+                file=file,
+                key_path=key.rsplit(".", 1)[0],
+            )
+        return hw
+
+    hw_files: dict[str, HardwareSpec] = {}
+    classes: list[GpuClassPlan] = []
+    seen: set[str] = set()
+    for i, c in enumerate(m.classes):
+        at = f"classes[{i}]"
+        gpu = catalog.resolve(c.gpu, file=file, key_path=f"{at}.gpu").name
+        if gpu in seen:
+            raise ConfigError(f"GPU class {gpu} appears twice", file=file, key_path=f"{at}.gpu")
+        seen.add(gpu)
+        if isinstance(c.demand_gpu_hours, list):
+            if len(c.demand_gpu_hours) != months:
+                raise ConfigError(
+                    f"{len(c.demand_gpu_hours)} monthly values for a {months}-month horizon",
+                    file=file,
+                    key_path=f"{at}.demand_gpu_hours",
+                    hint="give one value per month, or {start: N, growth_per_month: g}",
+                )
+            if any(d < 0 for d in c.demand_gpu_hours):
+                raise ConfigError(
+                    "demand must not be negative", file=file, key_path=f"{at}.demand_gpu_hours"
+                )
+            demand = tuple(float(d) for d in c.demand_gpu_hours)
+        elif isinstance(c.demand_gpu_hours, _Growth):
+            g = c.demand_gpu_hours
+            demand = tuple(g.start * (1 + g.growth_per_month) ** t for t in range(months))
+        else:
+            if c.demand_gpu_hours < 0:
+                raise ConfigError(
+                    "demand must not be negative", file=file, key_path=f"{at}.demand_gpu_hours"
+                )
+            demand = (float(c.demand_gpu_hours),) * months
+        gpu_hours(demand, f"{at}.demand_gpu_hours")
+        commitments = tuple(
+            Commitment(
+                name=k.name or f"reserved-{k.term_months}m",
+                term_months=k.term_months,
+                usd_per_gpu_hour=money(
+                    k.usd_per_gpu_hour, f"{at}.commitments[{j}].usd_per_gpu_hour"
+                ),
+            )
+            for j, k in enumerate(c.commitments)
+        )
+        buys: list[BuyOption] = []
+        for j, b in enumerate(c.buy):
+            hw = hardware(b.hardware, f"{at}.buy[{j}].hardware", gpu)
+            hw_files[b.hardware] = hw
+            buys.append(BuyOption(hw, b.lead_time_months, b.utilization, b.max_machines))
+        owned: list[OwnedFleet] = []
+        for j, o in enumerate(c.owned):
+            hw = hardware(o.hardware, f"{at}.owned[{j}].hardware", gpu)
+            if o.machines is not None:
+                hw = _with_machines(hw, o.machines)
+            hw_files[o.hardware] = hw
+            owned.append(OwnedFleet(hw, o.utilization))
+        on_demand = (
+            money(c.on_demand_usd_per_gpu_hour, f"{at}.on_demand_usd_per_gpu_hour")
+            if c.on_demand_usd_per_gpu_hour is not None
+            else None
+        )
+        classes.append(
+            GpuClassPlan(
+                gpu=gpu,
+                demand_gpu_hours=demand,
+                on_demand_usd_per_gpu_hour=on_demand,
+                spot_usd_per_gpu_hour=money(c.spot.usd_per_gpu_hour, f"{at}.spot.usd_per_gpu_hour")
+                if c.spot
+                else None,
+                spot_max_share=c.spot.max_share if c.spot else 0.0,
+                commitments=commitments,
+                buy=tuple(buys),
+                owned=tuple(owned),
+            )
+        )
+    workloads: list[WorkloadDemand] = []
+    for i, w in enumerate(m.workloads):
+        at = f"workloads[{i}]"
+        gpu = catalog.resolve(w.gpu, file=file, key_path=f"{at}.gpu").name
+        if gpu not in seen:
+            raise ConfigError(
+                f"no class for GPU {gpu}",
+                file=file,
+                key_path=f"{at}.gpu",
+                hint="add it under classes:",
+            )
+        if w.deadline_month > months or w.deadline_month < w.start_month:
+            raise ConfigError(
+                f"deadline_month must lie between start_month ({w.start_month}) and the horizon ({months})",
+                file=file,
+                key_path=f"{at}.deadline_month",
+            )
+        gpu_hours([w.gpu_hours], f"{at}.gpu_hours")
+        workloads.append(
+            WorkloadDemand(w.name, gpu, w.gpu_hours, w.start_month - 1, w.deadline_month - 1)
+        )
+    limit = money(m.capex_limit_usd, "capex_limit_usd") if m.capex_limit_usd is not None else None
+    return BudgetSpec(
+        name=m.name or default_name,
+        start=m.start,
+        horizon_months=months,
+        classes=tuple(classes),
+        workloads=tuple(workloads),
+        capex_limit_usd=limit,
+        source="; ".join(m.source) if isinstance(m.source, list) else m.source,
+        hardware_files=hw_files,
+    )
+
+
+def _with_machines(hw: HardwareSpec, machines: int) -> HardwareSpec:
+    return replace(hw, machines=machines)
+
+
+def load_budget(path_or_name: str) -> BudgetSpec:
+    """A budget file by path, or by name from ``scenarios/budgets/<name>.yaml``."""
+    path = resolve_scenario(path_or_name, "budgets")
+    return budget_from_mapping(read_mapping(path, "budget"), file=str(path), default_name=path.stem)

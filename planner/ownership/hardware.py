@@ -1,0 +1,223 @@
+"""Owned hardware files: one kind of owned machine, validated and converted to USD on load.
+
+A hardware file (``scenarios/hardware/*.yaml``) describes one kind of owned machine: its GPUs,
+what it cost, what it draws and what it costs to keep running.  It is validated with pydantic;
+every problem is raised as :class:`~planner.errors.ConfigError` naming the file, the key path and a
+fix ("did you mean" for misspelt keys, GPUs and currencies).  All money is converted to USD on load
+(``capex: 80000 CNY`` is accepted), using the bundled rate table of :mod:`planner.config.currency`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from planner.config.currency import USD, FxTable, load_fx_rates, parse_money
+from planner.config.scenarios import read_mapping, resolve_scenario
+from planner.config.validation import config_error
+from planner.errors import ConfigError
+from planner.gpu_specs import GpuCatalog, load_gpu_catalog
+from planner.schema import Fabric, Interconnect
+from planner.units import MAX_USD
+
+
+@dataclass(frozen=True)
+class HardwareSpec:
+    """One kind of owned machine, money in USD.  Per-machine unless the name says otherwise."""
+
+    name: str
+    gpu: str  # canonical name (planner.gpu_specs)
+    gpus_per_machine: int
+    machines: int
+    interconnect: Interconnect
+    capex_usd: float  # per machine, all-in (server, GPUs, network share, installation)
+    lifetime_years: float  # straight-line depreciation period
+    power_kw_avg: float  # per machine, average draw while switched on
+    electricity_usd_per_kwh: float
+    fabric: Fabric = Fabric.ETHERNET
+    hours_available_per_day: float = 24.0
+    resale_fraction: float = 0.0  # of capex, at the end of the lifetime
+    power_kw_max: float = 0.0  # per machine; colocation is charged on it (0 -> power_kw_avg)
+    pue: float = 1.0
+    colocation_usd_per_kw_month: float = 0.0
+    rack_usd_per_month: float = 0.0  # per machine: its share of rack rent
+    support_fraction_per_year: float = 0.0  # of capex
+    staff_fte: float = 0.0  # per machine
+    staff_usd_per_year: float = 0.0  # cost of one FTE
+    financing_rate_per_year: float = 0.0
+    source: str = ""
+
+    @property
+    def gpus(self) -> int:
+        return self.gpus_per_machine * self.machines
+
+    @property
+    def hours_per_year(self) -> float:
+        """Hours each machine is available in a year."""
+        return self.hours_available_per_day * 365.0
+
+    @property
+    def gpu_hours_per_year(self) -> float:
+        """GPU-hours the whole fleet can deliver in a year at 100% use."""
+        return self.gpus * self.hours_per_year
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            k: (v.value if isinstance(v, (Interconnect, Fabric)) else v)
+            for k, v in self.__dict__.items()
+        }
+
+
+class _HardwareFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    name: str | None = None
+    description: str = ""
+    source: str | list[str] = ""
+    currency: str = USD  # for untagged amounts under the currency-neutral keys (capex, ...)
+    gpu: str
+    gpus_per_machine: int = Field(ge=1)
+    machines: int = Field(default=1, ge=1)
+    interconnect: Interconnect | None = None
+    fabric: Fabric = Fabric.ETHERNET
+    hours_available_per_day: float = Field(default=24.0, gt=0, le=24)
+    capex_usd: float | None = Field(default=None, ge=0)
+    capex: float | str | None = None
+    lifetime_years: float = Field(gt=0, le=30)
+    resale_fraction: float = Field(default=0.0, ge=0, le=1)
+    power_kw_avg: float = Field(ge=0)
+    power_kw_max: float | None = Field(default=None, ge=0)
+    pue: float = Field(default=1.0, ge=1.0, le=3.0)
+    electricity_usd_per_kwh: float | None = Field(default=None, ge=0)
+    electricity_per_kwh: float | str | None = None
+    colocation_usd_per_kw_month: float | None = Field(default=None, ge=0)
+    colocation_per_kw_month: float | str | None = None
+    rack_usd_per_month: float | None = Field(default=None, ge=0)
+    rack_per_month: float | str | None = None
+    support_fraction_per_year: float = Field(default=0.0, ge=0, le=1)
+    staff_fte: float = Field(default=0.0, ge=0)
+    staff_usd_per_year: float | None = Field(default=None, ge=0)
+    staff_per_year: float | str | None = None
+    financing_rate_per_year: float = Field(default=0.0, ge=0, le=1)
+
+
+# (USD-named key, currency-neutral key that accepts "80000 CNY", required)
+_MONEY_KEYS = (
+    ("capex_usd", "capex", True),
+    ("electricity_usd_per_kwh", "electricity_per_kwh", True),
+    ("colocation_usd_per_kw_month", "colocation_per_kw_month", False),
+    ("rack_usd_per_month", "rack_per_month", False),
+    ("staff_usd_per_year", "staff_per_year", False),
+)
+
+
+def hardware_from_mapping(
+    raw: Mapping[str, Any],
+    *,
+    file: str = "<hardware>",
+    default_name: str = "hardware",
+    catalog: GpuCatalog | None = None,
+    fx: FxTable | None = None,
+) -> HardwareSpec:
+    """Validate a parsed hardware file and return a :class:`HardwareSpec` (money in USD)."""
+    catalog = catalog or load_gpu_catalog()
+    fx = fx or load_fx_rates()
+    try:
+        m = _HardwareFile.model_validate(dict(raw))
+    except ValidationError as e:
+        raise config_error(e, _HardwareFile, file) from None
+    fx.rate(m.currency, file=file, key_path="currency")
+    money: dict[str, float] = {}
+    for usd_key, neutral_key, required in _MONEY_KEYS:
+        usd_value, neutral_value = getattr(m, usd_key), getattr(m, neutral_key)
+        if usd_value is not None and neutral_value is not None:
+            raise ConfigError(
+                f"both {usd_key} and {neutral_key} are given",
+                file=file,
+                key_path=neutral_key,
+                hint=f"keep one: {usd_key} (a USD number) or {neutral_key} (e.g. '80000 CNY')",
+            )
+        if usd_value is not None:
+            money[usd_key] = float(usd_value)
+        elif neutral_value is not None:
+            value = parse_money(
+                neutral_value,
+                default_currency=m.currency,
+                table=fx,
+                file=file,
+                key_path=neutral_key,
+            )
+            if value < 0:
+                raise ConfigError("must not be negative", file=file, key_path=neutral_key)
+            money[usd_key] = value
+        elif required:
+            raise ConfigError(
+                "required key is missing",
+                file=file,
+                key_path=usd_key,
+                hint=f"give {usd_key} (USD) or {neutral_key} (any currency, e.g. '80000 CNY')",
+            )
+        else:
+            money[usd_key] = 0.0
+    for usd_key, amount in money.items():
+        if amount > MAX_USD:
+            raise ConfigError(
+                f"{amount:.3g} USD is more than any machine costs ({MAX_USD:.0e})",
+                file=file,
+                key_path=usd_key,
+                hint="check the units: amounts are per machine, in USD unless tagged",
+            )
+    if money["colocation_usd_per_kw_month"] > 0 and money["rack_usd_per_month"] > 0:
+        raise ConfigError(
+            "both colocation (per kW-month) and rack rent are given",
+            file=file,
+            key_path="rack_usd_per_month",
+            hint="colocation per kW usually includes the space; keep one of the two",
+        )
+    power_max = m.power_kw_max if m.power_kw_max is not None else m.power_kw_avg
+    if power_max < m.power_kw_avg:
+        raise ConfigError(
+            f"power_kw_max ({power_max}) is below power_kw_avg ({m.power_kw_avg})",
+            file=file,
+            key_path="power_kw_max",
+        )
+    gpu = catalog.resolve(m.gpu, file=file, key_path="gpu")
+    interconnect = m.interconnect or (
+        Interconnect.NONE if m.gpus_per_machine == 1 else Interconnect.PCIE
+    )
+    source = "; ".join(m.source) if isinstance(m.source, list) else m.source
+    return HardwareSpec(
+        name=m.name or default_name,
+        gpu=gpu.name,
+        gpus_per_machine=m.gpus_per_machine,
+        machines=m.machines,
+        interconnect=interconnect,
+        fabric=m.fabric,
+        hours_available_per_day=m.hours_available_per_day,
+        capex_usd=money["capex_usd"],
+        lifetime_years=m.lifetime_years,
+        resale_fraction=m.resale_fraction,
+        power_kw_avg=m.power_kw_avg,
+        power_kw_max=power_max,
+        pue=m.pue,
+        electricity_usd_per_kwh=money["electricity_usd_per_kwh"],
+        colocation_usd_per_kw_month=money["colocation_usd_per_kw_month"],
+        rack_usd_per_month=money["rack_usd_per_month"],
+        support_fraction_per_year=m.support_fraction_per_year,
+        staff_fte=m.staff_fte,
+        staff_usd_per_year=money["staff_usd_per_year"],
+        financing_rate_per_year=m.financing_rate_per_year,
+        source=source,
+    )
+
+
+def load_hardware(path_or_name: str) -> HardwareSpec:
+    """A hardware file by path, or by name from ``scenarios/hardware/<name>.yaml``."""
+    path = resolve_scenario(path_or_name, "hardware")
+    return hardware_from_mapping(
+        read_mapping(path, "hardware"), file=str(path), default_name=path.stem
+    )
+

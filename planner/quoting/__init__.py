@@ -1,0 +1,1 @@
+"""The quote use case: request (domain terms) -> service (orchestration) -> typed result."""
