@@ -1,28 +1,42 @@
-"""Accuracy of ``planner estimate`` against published, measured runs (the C-rows).
+"""Accuracy of ``planner estimate`` against published, measured runs.
 
-Each row rebuilds a published run as a workload (same model, tokens, GPU type and count, and the
-published batch or layout where it matters), estimates it, and compares the figure the source
-reports: wall-clock hours, GPU-hours, seconds per iteration or seconds per epoch.  Rows come from
-``../shared/reference/estimation.md`` section 3; the numbers we had to assume (GPU counts the
-sources omit, epochs to convergence) are named in ``note``.
-
-``HOLDOUT`` holds further published large-scale runs (Megatron-LM, LLaMA, BLOOM, Falcon, Llama 3)
-that no constant was set from; they are printed as a separate table.
+The runs are the rows of ``benchmarks/data/published_runs.yaml``: ``calibration`` holds the C-rows
+(from ``../shared/reference/estimation.md`` section 3), ``holdout`` further published large-scale
+runs (Megatron-LM, LLaMA, BLOOM, Falcon, Llama 3) that no constant was set from.  Each row rebuilds
+a published run as a workload (same model, tokens, GPU type and count, and the published batch or
+layout where it matters), estimates it, and compares the figure the source reports: wall-clock
+hours, GPU-hours, seconds per iteration or seconds per epoch.  The numbers we had to assume (GPU
+counts the sources omit, epochs to convergence) are named in ``note``; every row cites its source.
 
 Run: ``python benchmarks/accuracy.py`` (prints both tables, each with its median and worst error).
+A row it cannot use (an unknown, missing or mistyped key) stops it with a message naming the file,
+the row id and the field, and exit status 2.
 """
 
 from __future__ import annotations
 
+import copy
+import difflib
+import math
 import statistics
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from pathlib import Path
+from typing import Any, TypeVar
 
-from planner.hardware import resolve_gpu
+from planner.config.yamlfile import read_yaml
+from planner.errors import ConfigError, PlannerError
+from planner.gpu_specs import resolve_gpu
 from planner.schema import Fabric, Interconnect
-from planner.workload import Estimate, Topology, estimate, parse_workload
+from planner.workload import Estimate, Topology, WorkloadSpec, estimate, parse_workload
 from planner.workload.compute import megatron_flops_per_iteration
+
+DATA_FILE = Path(__file__).parent / "data" / "published_runs.yaml"
+# wall_hours | gpu_hours | seconds: the whole workload, interruptions included;
+# steady_seconds: training steps only (for rows measured as throughput over a healthy stretch)
+METRICS = ("wall_hours", "gpu_hours", "seconds", "steady_seconds")
 
 
 @dataclass(frozen=True)
@@ -32,9 +46,7 @@ class Row:
     workload: dict[str, Any]
     gpu: str
     count: int
-    # wall_hours | gpu_hours | seconds: the whole workload, interruptions included;
-    # steady_seconds: training steps only (for rows measured as throughput over a healthy stretch)
-    metric: str
+    metric: str  # one of METRICS
     published: float
     source: str
     topology: Topology | None = None
@@ -44,573 +56,267 @@ class Row:
     known_gap: str = ""
 
 
-def _pre(
-    name: str, model: str, tokens: float, batch_tokens: float, **training: Any
+# -- reading the data file ---------------------------------------------------------------------------
+# What each key's value must be.  A row has the required keys and either ``workload`` + ``published``
+# or ``megatron_sc21`` (a row of that table, turned into both here).
+
+_TEXT, _MAPPING, _ROWS = "non-empty text", "a mapping", "a non-empty list of rows"
+_INT, _NUMBER = "a positive integer", "a positive number"
+_PUBLISHED = "a positive number or a mapping such as {minutes: 45}"
+
+_TOP_KEYS = {"shared": _MAPPING, "calibration": _ROWS, "holdout": _ROWS}
+_ROW_REQUIRED = ("id", "label", "gpu", "count", "metric", "source")
+_ROW_KEYS = {
+    **dict.fromkeys(("id", "label", "gpu", "metric", "source", "note", "known_gap"), _TEXT),
+    "count": _INT,
+    "published": _PUBLISHED,
+    **dict.fromkeys(("workload", "topology", "megatron_sc21"), _MAPPING),
+}
+_TOPOLOGY_REQUIRED = ("gpus_per_node", "interconnect", "fabric")
+_TOPOLOGY_KEYS = {"gpus_per_node": _INT, "interconnect": _TEXT, "fabric": _TEXT}
+_TOPOLOGY_KEYS["network_gbps"] = _NUMBER
+_MEGATRON_KEYS = dict.fromkeys(("heads", "hidden", "layers", "tensor", "pipeline", "batch"), _INT)
+_MEGATRON_KEYS["tflops_per_gpu"] = _NUMBER
+# ``published`` in the source's own unit -> the metric it converts to
+_PUBLISHED_UNITS = {
+    "minutes": "wall_hours",
+    "days": "wall_hours",
+    "model_tflops_per_gpu": "steady_seconds",
+}
+
+_E = TypeVar("_E", bound=Enum)
+
+
+def _at(path: str, key: object) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def _is(value: Any, kind: str) -> bool:
+    """Whether ``value`` is of ``kind`` (one of the descriptions above)."""
+    if kind in (_INT, _NUMBER) or (kind == _PUBLISHED and not isinstance(value, dict)):
+        numeric = (int,) if kind == _INT else (int, float)
+        if not isinstance(value, numeric) or isinstance(value, bool):
+            return False
+        return math.isfinite(value) and value > 0
+    if kind == _TEXT:
+        return isinstance(value, str) and bool(value.strip())
+    if kind == _ROWS:
+        return isinstance(value, list) and bool(value)
+    return isinstance(value, dict)  # _MAPPING, or _PUBLISHED in a source's unit
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_value(value: Any, kind: str, file: str, at: str) -> None:
+    if _is(value, kind):
+        return
+    shown = "nothing" if value is None else f"{type(value).__name__} {value!r:.60}"
+    hint = None
+    if isinstance(value, str) and kind != _TEXT and _looks_numeric(value):
+        hint = "YAML reads 1e12 as text: write numbers with a point and a signed exponent, 1.0e+12"
+    raise ConfigError(f"expected {kind}, got {shown}", file=file, key_path=at, hint=hint)
+
+
+def _checked(
+    table: Any, kinds: Mapping[str, str], required: Sequence[str], file: str, at: str
 ) -> dict[str, Any]:
-    return {
-        "name": name,
-        "kind": "pretrain",
-        "model": model,
-        "data": {"tokens": tokens},
-        "training": {
-            "precision": "bf16",
-            "optimizer": "adamw",
-            "global_batch_tokens": batch_tokens,
-            **training,
-        },
-    }
+    """``table``, once every key is known, every required key present and every value of its kind."""
+    if not isinstance(table, dict):
+        _check_value(table, _MAPPING, file, at)  # raises
+    for key in table:
+        if key not in kinds:
+            close = difflib.get_close_matches(str(key), kinds, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(kinds)}"
+            raise ConfigError(f"unknown key {key!r}", file=file, key_path=at or None, hint=hint)
+    for key in required:
+        if key not in table:
+            raise ConfigError(f"missing key {key!r}", file=file, key_path=at or None)
+    for key, value in table.items():
+        _check_value(value, kinds[key], file, _at(at, key))
+    return table
 
 
-def _deberta_mrpc(name: str, *, zero: int, micro_batch: int) -> dict[str, Any]:
-    """DeBERTa-v2-XLarge on MRPC (3,668 pairs at 128 tokens), 2 GPUs, one epoch."""
-    return {
-        "name": name,
-        "kind": "finetune",
-        "model": "deberta-v2-xlarge",
-        "data": {"samples": 3668, "tokens_per_sample": 128},
-        "training": {
-            "precision": "fp16",
-            "optimizer": "adamw",
-            "global_batch_samples": 2 * micro_batch,
-            "parallelism": {"zero": zero, "micro_batch": micro_batch, "tensor": 1, "pipeline": 1},
-        },
-    }
+def _enum(kind: type[_E], value: str, file: str, at: str) -> _E:
+    try:
+        return kind(value)
+    except ValueError:
+        choices = ", ".join(str(member.value) for member in kind)
+        raise ConfigError(
+            f"unknown {kind.__name__.lower()} {value!r}", file=file, key_path=at, hint=choices
+        ) from None
 
 
-_TWO_TITANS = Topology(2, Interconnect.PCIE, Fabric.ETHERNET)
-
-ROWS: tuple[Row, ...] = (
-    Row(
-        "C2",
-        "GPT-2 124M llm.c, 10.26B tokens",
-        _pre("c2", "gpt2", 10.26e9, 524288),
-        "H100",
-        8,
-        "wall_hours",
-        45 / 60,
-        "KellerJordan/modded-nanogpt records/101324_llmc (45 min)",
-    ),
-    Row(
-        "C7",
-        "TinyLlama 1.1B, 300B tokens",
-        _pre("c7", "tinyllama-1.1b", 300e9, 2.0e6),
-        "A100-40GB",
-        16,
-        "gpu_hours",
-        3456,
-        "jzhang38/TinyLlama README (3,456 A100-h per 300B tokens)",
-    ),
-    Row(
-        "C8",
-        "Pythia-1.0B, 300B tokens",
-        _pre("c8", "pythia-1b", 300e9, 2.0e6, precision="fp16"),
-        "A100-40GB",
-        64,
-        "gpu_hours",
-        4830,
-        "Pythia paper via TinyLlama README (4,830 A100-h)",
-        note="64 GPUs assumed",
-    ),
-    Row(
-        "C10",
-        "MPT-7B, 1T tokens, LION",
-        _pre("c10", "mpt-7b", 1e12, 1760 * 2048, optimizer="lion"),
-        "A100-40GB",
-        440,
-        "wall_hours",
-        9.5 * 24,
-        "databricks.com/blog/mpt-7b (9.5 days on 440 A100-40GB)",
-    ),
-    Row(
-        "C12",
-        "Llama 2 7B, 2T tokens",
-        _pre("c12", "llama-2-7b", 2e12, 4e6),
-        "A100-80GB",
-        2048,
-        "gpu_hours",
-        184320,
-        "Llama 2 paper Table 2 / MODEL_CARD (184,320 GPU-h)",
-        note="2,048 GPUs assumed (LLaMA-1 65B used 2,048 A100-80GB)",
-    ),
-    Row(
-        "C13",
-        "Llama 2 13B, 2T tokens",
-        _pre("c13", "llama-2-13b", 2e12, 4e6),
-        "A100-80GB",
-        2048,
-        "gpu_hours",
-        368640,
-        "Llama 2 paper Table 2 / MODEL_CARD (368,640 GPU-h)",
-        note="2,048 GPUs assumed",
-    ),
-    Row(
-        "C13b",
-        "Llama 2 70B, 2T tokens (same model card as C12/C13)",
-        _pre("c13b", "llama-2-70b", 2e12, 4e6),
-        "A100-80GB",
-        2048,
-        "gpu_hours",
-        1720320,
-        "Llama 2 paper Table 2 / MODEL_CARD (1,720,320 GPU-h)",
-        note="2,048 GPUs assumed",
-    ),
-    Row(
-        "C21s",
-        "GPT-3 175B, 1 iteration, TP8 PP8, selective recompute",
-        _pre(
-            "c21s",
-            "gpt3-175b",
-            64 * 2048,
-            64 * 2048,
-            activation_checkpointing="selective",
-            flash_attention=False,
-            parallelism={"tensor": 8, "pipeline": 8, "zero": 0, "micro_batch": 1},
-        ),
-        "A100-80GB",
-        64,
-        "seconds",
-        13.75,
-        "Korthikanti et al. 2022 Table 5 (13.75 s/iter)",
-    ),
-    Row(
-        "C21f",
-        "GPT-3 175B, 1 iteration, TP8 PP8, full recompute",
-        _pre(
-            "c21f",
-            "gpt3-175b",
-            64 * 2048,
-            64 * 2048,
-            activation_checkpointing="full",
-            flash_attention=False,
-            parallelism={"tensor": 8, "pipeline": 8, "zero": 0, "micro_batch": 1},
-        ),
-        "A100-80GB",
-        64,
-        "seconds",
-        18.13,
-        "Korthikanti et al. 2022 Table 5 (18.13 s/iter)",
-    ),
-    Row(
-        "C25b",
-        "BERT-base SQuAD v1.1 fine-tune, 2 epochs",
-        {
-            "name": "c25b",
-            "kind": "finetune",
-            "model": "bert-base",
-            "data": {"samples": 88641, "epochs": 2, "tokens_per_sample": 384},
-            "training": {"precision": "fp16", "optimizer": "adamw", "global_batch_samples": 12},
-        },
-        "V100-16GB",
-        1,
-        "wall_hours",
-        24 / 60,
-        "HF transformers question-answering README (24 min)",
-        note="88,641 training features at seq 384 / stride 128",
-    ),
-    Row(
-        "C25l",
-        "BERT-large SQuAD v1.1 fine-tune, 2 epochs",
-        {
-            "name": "c25l",
-            "kind": "finetune",
-            "model": "bert-large",
-            "data": {"samples": 88641, "epochs": 2, "tokens_per_sample": 384},
-            "training": {"precision": "fp16", "optimizer": "adamw", "global_batch_samples": 12},
-        },
-        "V100-16GB",
-        1,
-        "wall_hours",
-        68 / 60,
-        "HF transformers question-answering README (68 min)",
-    ),
-    Row(
-        "C27d",
-        "DeBERTa-v2-XL MRPC, DDP batch 8, 1 epoch",
-        _deberta_mrpc("c27d", zero=0, micro_batch=8),
-        "Quadro-RTX6000",
-        2,
-        "seconds",
-        103.57,
-        "HF blog 'Fit More and Train Faster With ZeRO' Table 1",
-        topology=_TWO_TITANS,
-        note="Titan RTX modelled as Quadro RTX 6000 (same TU102, 130 TFLOPS FP16/FP32-acc); PCIe, no NVLink bridge",
-    ),
-    Row(
-        "C27z",
-        "DeBERTa-v2-XL MRPC, ZeRO-2 batch 40, 1 epoch",
-        _deberta_mrpc("c27z", zero=2, micro_batch=40),
-        "Quadro-RTX6000",
-        2,
-        "seconds",
-        28.98,
-        "same blog, Table 1",
-        topology=_TWO_TITANS,
-    ),
-    Row(
-        "C30",
-        "MLPerf v3.0 ResNet-50 (check), ~37 epochs ImageNet",
-        {
-            "name": "c30",
-            "kind": "pretrain",
-            "model": "resnet50",
-            "data": {"samples": 1281167, "epochs": 37},
-            "training": {"precision": "fp16", "optimizer": "sgd", "global_batch_samples": 3264},
-        },
-        "H100",
-        8,
-        "wall_hours",
-        13.466 / 60,
-        "NVIDIA MLPerf Training v3.0 results (13.466 min)",
-        note="37 epochs to the 75.9% target assumed (MLPerf LARS runs converge in ~35-41)",
-    ),
-)
+def _topology(raw: dict[str, Any] | None, file: str, at: str) -> Topology | None:
+    if raw is None:
+        return None
+    _checked(raw, _TOPOLOGY_KEYS, _TOPOLOGY_REQUIRED, file, at)
+    return Topology(
+        raw["gpus_per_node"],
+        _enum(Interconnect, raw["interconnect"], file, _at(at, "interconnect")),
+        _enum(Fabric, raw["fabric"], file, _at(at, "fabric")),
+        raw.get("network_gbps"),
+    )
 
 
-# -- held-out runs -----------------------------------------------------------------------------------
-# Published, measured large-scale runs that were NOT used to set any constant in the estimator.  (S):
-# the number is stated in the cited source; (D): derived from stated numbers as shown.  GPU counts,
-# batches or layouts a source does not give are named in ``note`` as assumptions.
-
-
-def _decoder(
-    name: str,
-    *,
-    params: float,
-    layers: int,
-    hidden: int,
-    heads: int,
-    vocab: int,
-    seq: int,
-    tokens: float,
-    batch_tokens: float,
-    kv_heads: int | None = None,
-    dropout: float | None = None,
-    **training: Any,
-) -> dict[str, Any]:
-    """A pre-training run of a decoder given by its shape rather than a preset (``dropout`` None:
-    the estimator's default, dropout on)."""
-    spec = _pre(name, "", tokens, batch_tokens, **training)
-    spec["model"] = {
-        "arch": "decoder",
-        "params": params,
-        "layers": layers,
-        "hidden": hidden,
-        "heads": heads,
-        "kv_heads": kv_heads,
-        "vocab": vocab,
-        "seq_len": seq,
-    }
-    if dropout is not None:
-        spec["model"]["dropout"] = dropout
-    return spec
-
-
-# Trained without dropout, by their public configs: LLaMA (Meta's llama v1 model.py has no dropout
-# layer), BLOOM (bigscience/bloom config.json: attention_dropout = hidden_dropout = 0.0), Falcon
-# (tiiuae/falcon-40b and falcon-180B config.json: attention_dropout = hidden_dropout = 0.0), Llama 3
-# (meta-llama/Meta-Llama-3-* and Llama-3.1-405B config.json: attention_dropout 0.0).  The Megatron
-# GPT rows keep dropout (Megatron-LM's default --hidden-dropout / --attention-dropout 0.1).
-_NO_DROPOUT = 0.0
-
-
-def _megatron_row(
-    rid: str,
-    heads: int,
-    hidden: int,
-    layers: int,
-    tp: int,
-    pp: int,
-    gpus: int,
-    batch: int,
-    tflops: float,
-) -> Row:
-    """One row of Narayanan et al. 2021 (SC21) Table 1: GPT models on Selene (DGX A100 80GB, 8x HDR
-    200 Gb/s InfiniBand per node), vocabulary 51,200, sequence 2,048, full activation recompute.
+def _megatron_sc21(stated: dict[str, Any], rid: str, count: int) -> tuple[dict[str, Any], float]:
+    """A row of Narayanan et al. 2021 (SC21) Table 1 as (workload, seconds per iteration): GPT
+    models on Selene (DGX A100 80GB, 8x HDR 200 Gb/s InfiniBand per node), vocabulary 51,200,
+    sequence 2,048, full activation recompute.
 
     The table states TFLOPS per GPU counted with the recompute formula 96·B·s·L·h²·(1 + s/6h +
     V/16Lh) (S); seconds per iteration = those FLOPs / (GPUs x TFLOPS) (D).  Parameters by the
     paper's own count 12·L·h²·(1 + 13/12h + (V + s)/12Lh).
     """
     seq, vocab = 2048, 51200
+    layers, hidden, batch = stated["layers"], stated["hidden"], stated["batch"]
     params = (
         12 * layers * hidden**2 * (1 + 13 / (12 * hidden) + (vocab + seq) / (12 * layers * hidden))
     )
     flops = megatron_flops_per_iteration(batch, seq, layers, hidden, vocab, full_recompute=True)
+    workload = {
+        "name": rid.lower(),
+        "kind": "pretrain",
+        "model": {
+            "arch": "decoder",
+            "params": params,
+            "layers": layers,
+            "hidden": hidden,
+            "heads": stated["heads"],
+            "kv_heads": None,
+            "vocab": vocab,
+            "seq_len": seq,
+        },
+        "data": {"tokens": batch * seq},
+        "training": {
+            "precision": "bf16",
+            "optimizer": "adamw",
+            "global_batch_tokens": batch * seq,
+            "activation_checkpointing": "full",
+            "flash_attention": False,
+            "parallelism": {"tensor": stated["tensor"], "pipeline": stated["pipeline"], "zero": 0},
+        },
+    }
+    return workload, flops / (count * stated["tflops_per_gpu"] * 1e12)
+
+
+def _model_flops_seconds(
+    spec: WorkloadSpec, count: int, tflops: float, file: str, at: str
+) -> float:
+    """Seconds per step from stated model TFLOPS per GPU: tokens x (6·N + 12·L·h·s) FLOPs."""
+    m, tokens = spec.model, spec.data.tokens if spec.data else None
+    params, layers, hidden, seq = m.params, m.layers, m.hidden, m.seq_len
+    if tokens is None or params is None or layers is None or hidden is None or seq is None:
+        raise ConfigError(
+            "model_tflops_per_gpu needs a decoder workload with data.tokens",
+            file=file,
+            key_path=at,
+        )
+    return tokens * (6 * params + 12 * layers * hidden * seq) / (count * tflops * 1e12)
+
+
+def _published(raw: dict[str, Any], spec: WorkloadSpec, file: str, at: str) -> float:
+    """The published figure in the row's metric (``published`` is checked to be a number or a map)."""
+    value, where = raw["published"], _at(at, "published")
+    if not isinstance(value, dict):
+        return value  # as written: 3456 stays an int
+    _checked(value, dict.fromkeys(_PUBLISHED_UNITS, _NUMBER), (), file, where)
+    if len(value) != 1:
+        units = ", ".join(_PUBLISHED_UNITS)
+        raise ConfigError(f"give exactly one of {units}", file=file, key_path=where)
+    ((unit, amount),) = value.items()
+    if raw["metric"] != _PUBLISHED_UNITS[unit]:
+        message = f"{unit} needs metric {_PUBLISHED_UNITS[unit]}, not {raw['metric']}"
+        raise ConfigError(message, file=file, key_path=_at(where, unit))
+    if unit == "minutes":
+        return amount / 60
+    if unit == "days":
+        return amount * 24
+    return _model_flops_seconds(spec, raw["count"], amount, file, _at(where, unit))
+
+
+def _workload_and_published(
+    raw: dict[str, Any], file: str, at: str
+) -> tuple[dict[str, Any], float]:
+    if "megatron_sc21" in raw:
+        if "workload" in raw or "published" in raw:
+            message = "give megatron_sc21 or workload + published, not both"
+            raise ConfigError(message, file=file, key_path=at)
+        where = _at(at, "megatron_sc21")
+        if raw["metric"] != "steady_seconds":
+            message = f"megatron_sc21 needs metric steady_seconds, not {raw['metric']}"
+            raise ConfigError(message, file=file, key_path=where)
+        stated = _checked(raw["megatron_sc21"], _MEGATRON_KEYS, tuple(_MEGATRON_KEYS), file, where)
+        workload, published = _megatron_sc21(stated, raw["id"], raw["count"])
+        parse_workload(workload, file=f"{file}: {where}")
+        return workload, published
+    for key in ("workload", "published"):
+        if key not in raw:
+            raise ConfigError(f"missing key {key!r}", file=file, key_path=at)
+    workload = copy.deepcopy(raw["workload"])  # YAML anchors share one dict between rows
+    spec = parse_workload(workload, file=f"{file}: {at}.workload")
+    return workload, _published(raw, spec, file, at)
+
+
+def _row(raw: Any, file: str, at: str) -> Row:
+    """One row, checked; errors name the row by its id once it has a usable one."""
+    if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
+        at = raw["id"]
+    _checked(raw, _ROW_KEYS, _ROW_REQUIRED, file, at)
+    if raw["metric"] not in METRICS:
+        hint = ", ".join(METRICS)
+        raise ConfigError(f"unknown metric {raw['metric']!r}", file=file, key_path=at, hint=hint)
+    try:
+        resolve_gpu(raw["gpu"])
+    except ConfigError as e:
+        raise ConfigError(e.message, file=file, key_path=_at(at, "gpu"), hint=e.hint) from None
+    workload, published = _workload_and_published(raw, file, at)
     return Row(
-        rid,
-        f"Megatron GPT {params / 1e9:.4g}B, TP{tp} PP{pp}, batch {batch}",
-        _decoder(
-            rid.lower(),
-            params=params,
-            layers=layers,
-            hidden=hidden,
-            heads=heads,
-            vocab=vocab,
-            seq=seq,
-            tokens=batch * seq,
-            batch_tokens=batch * seq,
-            activation_checkpointing="full",
-            flash_attention=False,
-            parallelism={"tensor": tp, "pipeline": pp, "zero": 0},
-        ),
-        "A100-80GB",
-        gpus,
-        "steady_seconds",
-        flops / (gpus * tflops * 1e12),
-        f"Narayanan et al. 2021 Table 1 ({tflops:g} TFLOPS/GPU (S); s/iter (D))",
+        raw["id"],
+        raw["label"],
+        workload,
+        raw["gpu"],
+        raw["count"],
+        raw["metric"],
+        published,
+        raw["source"],
+        topology=_topology(raw.get("topology"), file, _at(at, "topology")),
+        note=raw.get("note", ""),
+        known_gap=raw.get("known_gap", ""),
     )
 
 
-# Llama 3 405B (Dubey et al. 2024, Table 3): 126 layers, 16,384 hidden, 128 heads, 8 KV heads,
-# vocabulary 128,256; pre-trained at 8,192 tokens.
-_LLAMA3_405B = {
-    "dropout": _NO_DROPOUT,
-    "params": 405e9,
-    "layers": 126,
-    "hidden": 16384,
-    "heads": 128,
-    "kv_heads": 8,
-    "vocab": 128256,
-    "seq": 8192,
-}
-# Llama 3 on 400 Gb/s per GPU (RoCE for 405B, Quantum-2 InfiniBand for the smaller models; paper s3.3.1).
-_LLAMA3_FABRIC = Topology(8, Interconnect.NVSWITCH, Fabric.INFINIBAND, 3200.0)
+def _read(path: Path) -> Any:
+    # the planner's reader: size limit, duplicate keys rejected with their lines, clean errors
+    return read_yaml(path, what="published-runs file")
 
 
-# The 405B layout: Meta trained "without activation checkpointing" on an interleaved schedule
-# (Dubey et al. 2024 s3.3.2), and Llama 3 has no dropout.  Without dropout masks that layout (ZeRO-3
-# sharded states, activations for 1 + 15/128 of the 126 layers with 8 chunks per rank) needs ~78 GiB
-# per GPU in the memory model against 80, so the search picks it; counted with dropout masks it
-# needed ~87 GiB and the search fell back to full recompute (+1/3 FLOPs, 1.44x instead of 1.33x).
-_LLAMA3_405B_MEMORY_NOTE = (
-    "no dropout (Llama 3 config), so Meta's layout (no recompute, interleaved) fits at ~78 GiB/GPU "
-    "in the memory model; with dropout masks it would need ~87 GiB and full recompute"
-)
+def load_runs(path: Path = DATA_FILE) -> tuple[tuple[Row, ...], tuple[Row, ...]]:
+    """The calibration (C) rows and the held-out (H) rows of ``path``, every row checked.
 
-
-def _llama3_405b_table4(rid: str, gpus: int, dp: int, tflops: float) -> Row:
-    """Llama 3 paper Table 4: 405B at TP8 PP16, 16M-token batches of 8,192-token sequences (S).
-
-    Seconds per step (D) = 2,048 sequences x 8,192 tokens x (6·N + 12·L·h·s) / (GPUs x TFLOPS); the
-    paper states BF16 MFU 43% / 41% next to 430 / 400 TFLOPS, i.e. model FLOPs of this kind.
+    Raises :class:`ConfigError` naming the file, the row id and the field for a row it cannot use.
     """
-    shape = _LLAMA3_405B
-    per_token = 6 * shape["params"] + 12 * shape["layers"] * shape["hidden"] * shape["seq"]
-    tokens = 2048 * 8192
-    return Row(
-        rid,
-        f"Llama 3 405B, 1 step, {gpus} H100, TP8 PP16 DP{dp}",
-        _decoder(
-            rid.lower(),
-            **shape,
-            tokens=tokens,
-            batch_tokens=tokens,
-            parallelism={"tensor": 8, "pipeline": 16},
-        ),
-        "H100",
-        gpus,
-        "steady_seconds",
-        tokens * per_token / (gpus * tflops * 1e12),
-        f"Dubey et al. 2024 (Llama 3) Table 4 ({tflops:g} TFLOPS/GPU (S); s/step (D))",
-        topology=_LLAMA3_FABRIC,
-        note=_LLAMA3_405B_MEMORY_NOTE,
-    )
+    file = str(path)
+    doc = _checked(_read(path), _TOP_KEYS, ("calibration", "holdout"), file, "")
+    seen: dict[str, str] = {}
+    sections: list[tuple[Row, ...]] = []
+    for section in ("calibration", "holdout"):
+        rows = tuple(_row(raw, file, f"{section}[{i}]") for i, raw in enumerate(doc[section]))
+        for i, row in enumerate(rows):
+            if row.id in seen:
+                message = f"duplicate id {row.id!r} (also {seen[row.id]})"
+                raise ConfigError(message, file=file, key_path=f"{section}[{i}].id")
+            seen[row.id] = f"{section}[{i}]"
+        sections.append(rows)
+    return sections[0], sections[1]
 
 
-HOLDOUT: tuple[Row, ...] = (
-    _megatron_row("H1", 24, 2304, 24, 1, 1, 32, 512, 137),
-    _megatron_row("H2", 48, 6144, 40, 8, 1, 256, 1024, 135),
-    _megatron_row("H3", 96, 12288, 80, 8, 8, 1536, 2304, 148),
-    _megatron_row("H4", 160, 25600, 128, 8, 64, 3072, 3072, 163),
-    Row(
-        "H5",
-        "LLaMA 7B, 1T tokens",
-        _decoder(
-            "h5",
-            dropout=_NO_DROPOUT,
-            params=6.7e9,
-            layers=32,
-            hidden=4096,
-            heads=32,
-            vocab=32000,
-            seq=2048,
-            tokens=1e12,
-            batch_tokens=4e6,
-        ),
-        "A100-80GB",
-        2048,
-        "gpu_hours",
-        82432,
-        "Touvron et al. 2023 (LLaMA) Table 15 (82,432 GPU-h) and Table 2 (1T tokens, 4M batch)",
-        note="2,048 GPUs assumed (the count the paper gives for 65B)",
-    ),
-    Row(
-        "H6",
-        "LLaMA 65B, 1.4T tokens",
-        _decoder(
-            "h6",
-            dropout=_NO_DROPOUT,
-            params=65.2e9,
-            layers=80,
-            hidden=8192,
-            heads=64,
-            vocab=32000,
-            seq=2048,
-            tokens=1.4e12,
-            batch_tokens=4e6,
-        ),
-        "A100-80GB",
-        2048,
-        "gpu_hours",
-        1022362,
-        "Touvron et al. 2023 (LLaMA) Table 15 (1,022,362 GPU-h), s2.4 (2,048 A100-80GB, ~21 days)",
-    ),
-    Row(
-        "H7",
-        "BLOOM 176B, 366B tokens, TP4 PP12 DP8",
-        _decoder(
-            "h7",
-            dropout=_NO_DROPOUT,
-            params=176.2e9,
-            layers=70,
-            hidden=14336,
-            heads=112,
-            vocab=250880,
-            seq=2048,
-            tokens=366e9,
-            batch_tokens=2048 * 2048,
-            parallelism={"tensor": 4, "pipeline": 12, "zero": 1},
-        ),
-        "A100-80GB",
-        384,
-        "gpu_hours",
-        1082990,
-        "Luccioni et al. 2023 Table 1 (1,082,990 GPU-h); BLOOM model card (384 A100-80GB, 366B tokens, batch 2,048)",
-        topology=Topology(8, Interconnect.NVSWITCH, Fabric.INFINIBAND, 400.0),
-        note="Jean Zay: 4x 100 Gb/s Omni-Path per 8-GPU node (S), modelled as an RDMA fabric",
-    ),
-    Row(
-        "H8",
-        "Falcon 40B, 1T tokens, TP8 PP4 DP12",
-        _decoder(
-            "h8",
-            dropout=_NO_DROPOUT,
-            params=40e9,
-            layers=60,
-            hidden=8192,
-            heads=128,
-            kv_heads=8,
-            vocab=65024,
-            seq=2048,
-            tokens=1e12,
-            batch_tokens=1152 * 2048,
-            parallelism={"tensor": 8, "pipeline": 4},
-        ),
-        "A100-40GB",
-        384,
-        "wall_hours",
-        60 * 24,
-        "tiiuae/falcon-40b model card (384 A100-40GB on P4d, TP8 PP4 DP12, batch 1,152, 'two months')",
-        topology=Topology(8, Interconnect.NVSWITCH, Fabric.EFA, 400.0),
-        note="'two months' read as 60 days; p4d.24xlarge: 400 Gb/s EFA per node",
-    ),
-    Row(
-        "H9",
-        "Falcon 180B, 3.5T tokens, TP8 PP8 DP64",
-        _decoder(
-            "h9",
-            dropout=_NO_DROPOUT,
-            params=180e9,
-            layers=80,
-            hidden=14848,
-            heads=232,
-            kv_heads=8,
-            vocab=65024,
-            seq=2048,
-            tokens=3.5e12,
-            batch_tokens=2048 * 2048,
-            parallelism={"tensor": 8, "pipeline": 8},
-        ),
-        "A100-40GB",
-        4096,
-        "gpu_hours",
-        7.0e6,
-        "tiiuae/falcon-180B model card and HF blog (up to 4,096 A100-40GB, TP8 PP8 DP64, ~7,000,000 GPU-h)",
-        topology=Topology(8, Interconnect.NVSWITCH, Fabric.EFA, 400.0),
-        note="batch 2,048 sequences (model card); all 4,096 GPUs for the whole run",
-    ),
-    Row(
-        "H10",
-        "Llama 3 8B, 15T tokens",
-        _decoder(
-            "h10",
-            dropout=_NO_DROPOUT,
-            params=8.03e9,
-            layers=32,
-            hidden=4096,
-            heads=32,
-            kv_heads=8,
-            vocab=128256,
-            seq=8192,
-            tokens=15e12,
-            batch_tokens=2048 * 8192,
-        ),
-        "H100",
-        8192,
-        "gpu_hours",
-        1.3e6,
-        "meta-llama/Meta-Llama-3-8B MODEL_CARD (1.3M H100-80GB GPU-h, 15T+ tokens)",
-        topology=_LLAMA3_FABRIC,
-        note="8,192 GPUs and the 405B's 16M-token batch assumed (not published for 8B)",
-        known_gap="1.3M GPU-h means ~20% MFU (6ND + attention), half what the same clusters gave the "
-        "70B and 405B; the GPU count, batch and layout that would explain it are not published",
-    ),
-    Row(
-        "H11",
-        "Llama 3 70B, 15T tokens",
-        _decoder(
-            "h11",
-            dropout=_NO_DROPOUT,
-            params=70.55e9,
-            layers=80,
-            hidden=8192,
-            heads=64,
-            kv_heads=8,
-            vocab=128256,
-            seq=8192,
-            tokens=15e12,
-            batch_tokens=2048 * 8192,
-        ),
-        "H100",
-        8192,
-        "gpu_hours",
-        6.4e6,
-        "meta-llama/Meta-Llama-3-70B MODEL_CARD (6.4M H100-80GB GPU-h, 15T+ tokens)",
-        topology=_LLAMA3_FABRIC,
-        note="8,192 GPUs and the 405B's 16M-token batch assumed (not published for 70B)",
-    ),
-    _llama3_405b_table4("H12", 8192, 64, 430),
-    _llama3_405b_table4("H13", 16384, 128, 400),
-    Row(
-        "H14",
-        "Llama 3.1 405B, 15.6T tokens, 16k H100",
-        _decoder(
-            "h14",
-            **_LLAMA3_405B,
-            tokens=15.6e12,
-            batch_tokens=2048 * 8192,
-            parallelism={"tensor": 8, "pipeline": 16},
-        ),
-        "H100",
-        16384,
-        "gpu_hours",
-        30.84e6,
-        "meta-llama/Llama-3.1-405B MODEL_CARD (30.84M GPU-h); Dubey et al. 2024 (15.6T tokens, 16k H100)",
-        topology=_LLAMA3_FABRIC,
-        note="the 800B-token long-context stage (up to 128k, context parallel) is modelled at 8k; "
-        + _LLAMA3_405B_MEMORY_NOTE,
-    ),
-)
+# -- scoring ----------------------------------------------------------------------------------------
 
 
 def measure(row: Row) -> tuple[float, Estimate]:
@@ -626,7 +332,7 @@ def measure(row: Row) -> tuple[float, Estimate]:
     return value, est
 
 
-def table(rows: tuple[Row, ...] = ROWS) -> list[dict[str, Any]]:
+def table(rows: Sequence[Row]) -> list[dict[str, Any]]:
     """One record per row: estimate, published figure, their ratio, MFU and the chosen layout."""
     out = []
     for row in rows:
@@ -668,9 +374,15 @@ def _print(title: str, records: list[dict[str, Any]]) -> None:
     print(f"\nmedian |error| {median:.1%}; worst {worst} ratio {ratio:.2f}\n")
 
 
-def main() -> int:
-    _print("C-rows (estimation.md s3)", table(ROWS))
-    _print("Held-out runs", table(HOLDOUT))
+def main(path: Path = DATA_FILE) -> int:
+    try:
+        calibration, holdout = load_runs(path)
+        records = table(calibration), table(holdout)
+    except PlannerError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return e.exit_code
+    _print("C-rows (estimation.md s3)", records[0])
+    _print("Held-out runs", records[1])
     return 0
 
 

@@ -1,0 +1,116 @@
+"""The published-runs data file (benchmarks/data/published_runs.yaml) and its loader's errors."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from benchmarks.accuracy import DATA_FILE, load_runs, main
+from planner.errors import ConfigError
+
+_GOOD_ROW: dict[str, Any] = {
+    "id": "X1",
+    "label": "GPT-2 124M, 1B tokens",
+    "gpu": "H100",
+    "count": 8,
+    "metric": "wall_hours",
+    "published": {"minutes": 30},
+    "source": "a test",
+    "workload": {
+        "name": "x1",
+        "kind": "pretrain",
+        "model": "gpt2",
+        "data": {"tokens": 1.0e9},
+        "training": {"precision": "bf16", "optimizer": "adamw", "global_batch_tokens": 524288},
+    },
+}
+
+
+def _write(tmp_path: Path, calibration: list[Any], holdout: list[Any] | None = None) -> Path:
+    path = tmp_path / "runs.yaml"
+    doc = {"calibration": calibration, "holdout": holdout or [{**_GOOD_ROW, "id": "Y1"}]}
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    return path
+
+
+def _changed(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
+    row = copy.deepcopy(_GOOD_ROW)
+    change(row)
+    return row
+
+
+def _megatron_without_hidden(row: dict[str, Any]) -> None:
+    del row["workload"], row["published"]
+    stated = {"heads": 24, "layers": 24, "tensor": 1, "pipeline": 1, "batch": 512}
+    row.update(metric="steady_seconds", megatron_sc21={**stated, "tflops_per_gpu": 137})
+
+
+def test_data_file_rows_have_unique_ids_and_a_source() -> None:
+    calibration, holdout = load_runs(DATA_FILE)
+    rows = calibration + holdout
+    assert calibration and holdout
+    assert len({r.id for r in rows}) == len(rows)
+    for row in rows:
+        assert row.source.strip(), row.id
+        assert row.published > 0, row.id
+    assert all(r.id.startswith("C") for r in calibration)
+    assert all(r.id.startswith("H") for r in holdout)
+
+
+def test_good_row_loads(tmp_path: Path) -> None:
+    (row,), _ = load_runs(_write(tmp_path, [_GOOD_ROW]))
+    assert row.published == 0.5 and row.count == 8 and row.topology is None
+
+
+@pytest.mark.parametrize(
+    ("change", "names"),
+    [
+        (lambda r: r.update(coutn=8), ["X1", "unknown key 'coutn'", "did you mean 'count'"]),
+        (lambda r: r.pop("source"), ["X1", "missing key 'source'"]),
+        (lambda r: r.update(count="8x"), ["X1.count", "expected a positive integer", "'8x'"]),
+        (lambda r: r.update(count=True), ["X1.count", "expected a positive integer"]),
+        (lambda r: r.update(published="1e12"), ["X1.published", "YAML reads 1e12 as text"]),
+        (lambda r: r.update(published={"days": 1}, metric="gpu_hours"), ["X1.published.days"]),
+        (lambda r: r.update(metric="hours"), ["X1", "unknown metric 'hours'"]),
+        (lambda r: r.update(gpu="H1000"), ["X1.gpu"]),
+        (lambda r: r.update(topology={"gpus_per_node": 8}), ["X1.topology", "'interconnect'"]),
+        (lambda r: r["workload"]["training"].update(optimiser="sgd"), ["X1.workload", "optimiser"]),
+        (lambda r: r.update(megatron_sc21={}), ["X1", "not both"]),
+        (_megatron_without_hidden, ["X1.megatron_sc21", "missing key 'hidden'"]),
+    ],
+)
+def test_bad_row_names_the_file_row_and_field(
+    tmp_path: Path, change: Callable[[dict[str, Any]], object], names: list[str]
+) -> None:
+    path = _write(tmp_path, [_changed(change)])
+    with pytest.raises(ConfigError) as err:
+        load_runs(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: ")
+    for name in names:
+        assert name in message
+
+
+def test_duplicate_id_and_row_without_id(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"holdout\[0\]\.id: duplicate id 'X1'"):
+        load_runs(_write(tmp_path, [_GOOD_ROW], [_GOOD_ROW]))
+    with pytest.raises(ConfigError, match=r"calibration\[0\]: missing key 'id'"):
+        load_runs(_write(tmp_path, [_changed(lambda r: r.pop("id"))]))
+
+
+def test_main_reports_a_bad_file_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, [_changed(lambda r: r.update(count=0))])
+    assert main(path) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"error: {path}: X1.count: expected a positive integer, got int 0")
+    assert "Traceback" not in err
+    assert main(tmp_path / "missing.yaml") == 2
+    assert "cannot read the file" in capsys.readouterr().err
