@@ -113,4 +113,4 @@ def test_main_reports_a_bad_file_without_a_traceback(
     assert err.startswith(f"error: {path}: X1.count: expected a positive integer, got int 0")
     assert "Traceback" not in err
     assert main(tmp_path / "missing.yaml") == 2
-    assert "cannot read the file" in capsys.readouterr().err
+    assert "missing.yaml: file not found" in capsys.readouterr().err
