@@ -7,14 +7,15 @@ column names.  :func:`validate_offers` is called wherever data crosses a boundar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
 
-from planner.errors import OfferValidationError, UnknownNameError
+from planner.errors import OfferValidationError, UnknownNameError, suggest
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 
 SCHEMA_VERSION = 1
@@ -148,7 +149,7 @@ def empty_offers() -> pd.DataFrame:
 
 def _fail(
     msg: str, source: str | None, rows: Sequence[int] = (), column: str | None = None
-) -> None:
+) -> NoReturn:
     where = []
     if rows:
         shown = ", ".join(str(r) for r in list(rows)[:5]) + (" ..." if len(rows) > 5 else "")
@@ -163,6 +164,21 @@ def _rows(mask: pd.Series | np.ndarray | Sequence[bool], first_data_row: int) ->
     """1-based file row numbers (header is row 1) of the True entries of ``mask``."""
     flags = mask.to_numpy() if isinstance(mask, pd.Series) else np.asarray(mask, dtype=bool)
     return [int(i) + first_data_row for i in np.flatnonzero(flags)]
+
+
+@dataclass(frozen=True)
+class _Table:
+    """The table being validated, for the steps: its columns (input, derived and defaulted), the
+    row index, and where errors point (``source`` and the file row of the first data row)."""
+
+    data: Mapping[object, pd.Series]
+    index: pd.RangeIndex
+    source: str | None
+    first_data_row: int
+
+    def fail(self, msg: str, mask: Any = (), column: str | None = None) -> NoReturn:
+        """Raise for the rows of ``mask`` (booleans, one a row) in ``column``."""
+        _fail(msg, self.source, _rows(mask, self.first_data_row) if len(mask) else (), column)
 
 
 def validate_offers(
@@ -186,7 +202,32 @@ def validate_offers(
     catalog = catalog or load_gpu_catalog()
     df = df.reset_index(drop=True)
     index = pd.RangeIndex(len(df))
-    # the input's columns, then the derived and defaulted ones; df itself is never modified
+    table = _Table(_with_derived_columns(df, index), index, source, first_data_row)
+    _check_column_names(table)
+    out: dict[str, pd.Series] = {
+        col.name: _number_column(col, table) for col in COLUMNS if col.dtype in ("float", "int")
+    }
+    zero = out["gpu_count"] <= 0
+    if zero.any():
+        table.fail("must be at least 1", zero, "gpu_count")
+    text = {col.name: _text_column(col, table) for col in COLUMNS if col.dtype == "string"}
+    text["provider"] = [None if v is None else v.lower() for v in text["provider"]]
+    text["gpu_model"] = _canonical_gpus(text["gpu_model"], catalog, table)
+    for name, allowed in (
+        ("interconnect", [e.value for e in Interconnect]),
+        ("fabric", [e.value for e in Fabric]),
+        ("price_basis_reserved", list(PRICE_BASES)),
+    ):
+        text[name] = _enum_column(name, text[name], allowed, table)
+    _check_dates(text["as_of"], table)
+    _check_unique_keys(text, table)
+    for column, cells_out in text.items():
+        out[column] = pd.Series(cells_out, index=index)
+    return pd.DataFrame({name: out[name] for name in COLUMN_NAMES}, index=index)
+
+
+def _with_derived_columns(df: pd.DataFrame, index: pd.RangeIndex) -> dict[object, pd.Series]:
+    """The input's columns, then the derived and defaulted ones; ``df`` itself is never modified."""
     data: dict[object, pd.Series] = {name: df[name] for name in df.columns}
     if "gpu_memory_total_gib" not in data and {"gpu_memory_gib", "gpu_count"} <= data.keys():
         data["gpu_memory_total_gib"] = pd.to_numeric(
@@ -195,128 +236,114 @@ def validate_offers(
     for name, default in _DEFAULTS.items():
         if name not in data:
             data[name] = pd.Series([default] * len(index), index=index, dtype=object)
-    missing = [c for c in REQUIRED_COLUMNS if c not in data]
-    if missing:
-        _fail(
-            f"missing required column(s) {', '.join(missing)}",
-            source,
-            column=None,
-        )
-    unknown = [c for c in data if c not in COLUMN_NAMES]
-    if unknown:
-        from planner.errors import suggest
+    return data
 
+
+def _check_column_names(table: _Table) -> None:
+    """Every required column is there and no unknown one is (with "did you mean")."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in table.data]
+    if missing:
+        table.fail(f"missing required column(s) {', '.join(missing)}")
+    unknown = [c for c in table.data if c not in COLUMN_NAMES]
+    if unknown:
         hints = {c: suggest(str(c), COLUMN_NAMES, 1) for c in unknown}
         detail = ", ".join(
             f"{c!r}" + (f" (did you mean {h[0]!r}?)" if h else "") for c, h in hints.items()
         )
-        _fail(f"unknown column(s) {detail}", source)
-    out: dict[str, pd.Series] = {}
-    # numbers
-    for col in COLUMNS:
-        if col.dtype not in ("float", "int"):
-            continue
-        raw = data.get(col.name)
-        if raw is None:  # an optional column the table leaves out
-            raw = pd.Series(np.nan, index=index, dtype="float64")
-        num = pd.to_numeric(raw, errors="coerce")
-        absent = num.isna().to_numpy()
-        if absent.any():  # text that is not a number, or a missing value
-            # only entries present in ``raw`` but lost by to_numeric can be text; blank is missing
-            bad = absent & raw.notna().to_numpy()
-            if bad.any():
-                bad &= (raw.astype(str).str.strip() != "").to_numpy()
-            if bad.any():
-                _fail(
-                    f"not a number ({raw[bad].iloc[0]!r}); {col.name} is in {col.unit}",
-                    source,
-                    _rows(bad, first_data_row),
-                    col.name,
-                )
-            if col.required:
-                _fail("required value is missing", source, _rows(absent, first_data_row), col.name)
-        values = num.to_numpy(dtype="float64", na_value=np.nan)
-        negative = values < 0
-        if negative.any():
-            _fail(
-                f"negative value; {col.name} is in {col.unit}",
-                source,
-                _rows(negative, first_data_row),
-                col.name,
+        table.fail(f"unknown column(s) {detail}")
+
+
+def _number_column(col: Column, table: _Table) -> pd.Series:
+    """One numeric column, coerced: text and (when required) blanks, negatives and, for whole
+    numbers, fractions are refused; an optional column the table leaves out is all NaN."""
+    raw = table.data.get(col.name)
+    if raw is None:  # an optional column the table leaves out
+        raw = pd.Series(np.nan, index=table.index, dtype="float64")
+    num = pd.to_numeric(raw, errors="coerce")
+    absent = num.isna().to_numpy()
+    if absent.any():  # text that is not a number, or a missing value
+        # only entries present in ``raw`` but lost by to_numeric can be text; blank is missing
+        bad = absent & raw.notna().to_numpy()
+        if bad.any():
+            bad &= (raw.astype(str).str.strip() != "").to_numpy()
+        if bad.any():
+            table.fail(
+                f"not a number ({raw[bad].iloc[0]!r}); {col.name} is in {col.unit}", bad, col.name
             )
-        if col.dtype == "int":
-            frac = ~absent & (values != np.round(values))
-            if frac.any():
-                _fail("must be a whole number", source, _rows(frac, first_data_row), col.name)
-            out[col.name] = num.astype("int64") if not absent.any() else num
-        else:
-            out[col.name] = num.astype("float64")
-    for name in ("gpu_count",):
-        zero = out[name] <= 0
-        if zero.any():
-            _fail("must be at least 1", source, _rows(zero, first_data_row), name)
-    # strings: blank is missing; values are stripped
-    text: dict[str, list[str | None]] = {}
-    for col in COLUMNS:
-        if col.dtype != "string":
-            continue
-        s = data.get(col.name)
-        if s is None:  # pragma: no cover - every string column is required (checked above)
-            s = pd.Series([None] * len(index), index=index, dtype=object)
-        cells = s.to_numpy(dtype=object)
-        absent = pd.isna(cells)
-        stripped = [
-            None if gone else str(v).strip() for v, gone in zip(cells.tolist(), absent, strict=True)
-        ]
-        empty = [v is None or v == "" for v in stripped]
-        if col.required and any(empty):
-            _fail("required value is missing", source, _rows(empty, first_data_row), col.name)
-        text[col.name] = [None if e else v for v, e in zip(stripped, empty, strict=True)]
-    text["provider"] = [None if v is None else v.lower() for v in text["provider"]]
-    # GPU names -> canonical
+        if col.required:
+            table.fail("required value is missing", absent, col.name)
+    values = num.to_numpy(dtype="float64", na_value=np.nan)
+    negative = values < 0
+    if negative.any():
+        table.fail(f"negative value; {col.name} is in {col.unit}", negative, col.name)
+    if col.dtype != "int":
+        return num.astype("float64")
+    frac = ~absent & (values != np.round(values))
+    if frac.any():
+        table.fail("must be a whole number", frac, col.name)
+    return num.astype("int64") if not absent.any() else num
+
+
+def _text_column(col: Column, table: _Table) -> list[str | None]:
+    """One text column, stripped, blanks as None (refused when the column is required)."""
+    s = table.data.get(col.name)
+    if s is None:  # pragma: no cover - every string column is required (checked above)
+        s = pd.Series([None] * len(table.index), index=table.index, dtype=object)
+    cells = s.to_numpy(dtype=object)
+    absent = pd.isna(cells)
+    stripped = [
+        None if gone else str(v).strip() for v, gone in zip(cells.tolist(), absent, strict=True)
+    ]
+    empty = [v is None or v == "" for v in stripped]
+    if col.required and any(empty):
+        table.fail("required value is missing", empty, col.name)
+    return [None if e else v for v, e in zip(stripped, empty, strict=True)]
+
+
+def _canonical_gpus(
+    names: list[str | None], catalog: GpuCatalog, table: _Table
+) -> list[str | None]:
+    """GPU names (aliases accepted) as the catalog's canonical names; each distinct name is
+    looked up once."""
     canon: dict[str | None, str] = {}
-    for i, gpu_name in enumerate(text["gpu_model"]):
+    for i, gpu_name in enumerate(names):
         if gpu_name not in canon:
             gpu = catalog.get(str(gpu_name))
             if gpu is None:
                 err = UnknownNameError("GPU", str(gpu_name), catalog.names)
                 _fail(
                     f"unknown GPU model {gpu_name!r} ({err.hint})",
-                    source,
-                    [i + first_data_row],
+                    table.source,
+                    [i + table.first_data_row],
                     "gpu_model",
                 )
-                raise AssertionError("unreachable")  # pragma: no cover
             canon[gpu_name] = gpu.name
-    text["gpu_model"] = [canon[v] for v in text["gpu_model"]]
-    # enums
-    for name, allowed in (
-        ("interconnect", [e.value for e in Interconnect]),
-        ("fabric", [e.value for e in Fabric]),
-        ("price_basis_reserved", list(PRICE_BASES)),
-    ):
-        lowered = [None if v is None else v.lower() for v in text[name]]
-        bad_enum = [v not in allowed for v in lowered]
-        if any(bad_enum):
-            _fail(
-                f"{lowered[bad_enum.index(True)]!r} is not one of {', '.join(allowed)}",
-                source,
-                _rows(bad_enum, first_data_row),
-                name,
-            )
-        text[name] = lowered
-    # dates: each distinct value parsed once (a snapshot file carries one or two)
-    distinct = list(dict.fromkeys(text["as_of"]))
+    return [canon[v] for v in names]
+
+
+def _enum_column(
+    name: str, values: list[str | None], allowed: list[str], table: _Table
+) -> list[str | None]:
+    """A column of enum values, lower-cased; anything outside ``allowed`` is refused."""
+    lowered = [None if v is None else v.lower() for v in values]
+    bad = [v not in allowed for v in lowered]
+    if any(bad):
+        table.fail(f"{lowered[bad.index(True)]!r} is not one of {', '.join(allowed)}", bad, name)
+    return lowered
+
+
+def _check_dates(as_of: list[str | None], table: _Table) -> None:
+    """``as_of`` is a YYYY-MM-DD date; each distinct value is parsed once (a snapshot file
+    carries one or two)."""
+    distinct = list(dict.fromkeys(as_of))
     parsed = pd.to_datetime(pd.Series(distinct, dtype=object), format="%Y-%m-%d", errors="coerce")
     undated = {v for v, ok in zip(distinct, parsed.notna(), strict=True) if not ok}
     if undated:
-        _fail(
-            "as_of must be a date YYYY-MM-DD",
-            source,
-            _rows([v in undated for v in text["as_of"]], first_data_row),
-            "as_of",
-        )
-    # keys: a later row repeating an earlier row's (provider, region, instance_type)
+        table.fail("as_of must be a date YYYY-MM-DD", [v in undated for v in as_of], "as_of")
+
+
+def _check_unique_keys(text: Mapping[str, list[str | None]], table: _Table) -> None:
+    """No later row repeats an earlier row's (provider, region, instance_type)."""
     seen: set[tuple[str | None, ...]] = set()
     dup: list[bool] = []
     for key in zip(*(text[k] for k in KEY_COLUMNS), strict=True):
@@ -324,7 +351,4 @@ def validate_offers(
         seen.add(key)
     if any(dup):
         first = [str(text[k][dup.index(True)]) for k in KEY_COLUMNS]
-        _fail(f"duplicate offer key {'/'.join(first)}", source, _rows(dup, first_data_row))
-    for column, cells_out in text.items():
-        out[column] = pd.Series(cells_out, index=index)
-    return pd.DataFrame({name: out[name] for name in COLUMN_NAMES}, index=index)
+        table.fail(f"duplicate offer key {'/'.join(first)}", dup)

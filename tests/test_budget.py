@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +252,20 @@ def test_warm_started_sensitivity_cases_match_cold_solves() -> None:
     warm = {(r.parameter, r.value): r.total_usd for r in budget_report(spec).sensitivity}
     for parameter, value, varied in sensitivity_cases(spec):
         assert_same_cost(warm[parameter, value], plan_budget(varied).total_usd)
+
+
+def test_the_budget_model_reads_no_files() -> None:
+    # issue 12: optimize/ takes typed specs (BudgetSpec, HardwareSpec); reading budget and
+    # hardware files is the caller's job (planner.api.budget loads the file), so importing the
+    # model loads neither the file readers nor their validation library.
+    code = "import sys, planner.optimize.budget; print(' '.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split())
+    assert "planner.optimize.budget" in loaded
+    for reader in (
+        "planner.config",
+        "planner.ownership.budget_spec",
+        "planner.ownership.hardware",
+        "pydantic",
+    ):
+        assert reader not in loaded, reader

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pandas as pd
 import pytest
 from filelock import FileLock, Timeout
 
-from planner.catalog import load_offer_book, user_snapshot_root
+from planner.catalog import SnapshotSource, as_of_range, load_offer_book, user_snapshot_root
 from planner.catalog.store import (
     LOCK,
     bundled_snapshot_root,
@@ -257,7 +258,7 @@ def test_private_offers_replace_matching_rows(tmp_path: Path) -> None:
     ]
     assert p4d.price_on_demand_usd_per_hour.tolist() == [20.0]
     assert "coreweave" in set(book.offers.provider)
-    assert any(s["source"] == str(private) for s in book.sources)
+    assert any(s.source == str(private) for s in book.sources)
 
 
 def test_stale_warning(tmp_path: Path) -> None:
@@ -299,7 +300,8 @@ def test_mixed_date_snapshot_warns_with_the_count_of_old_rows(tmp_path: Path) ->
     book = load_offer_book(roots=[tmp_path], today=date(2020, 3, 15))
     assert (book.as_of, book.as_of_newest) == ("2020-01-01", "2020-03-01")
     (part,) = book.sources
-    assert part["rows_by_as_of"] == {"2020-01-01": 1, "2020-03-01": 2}
+    assert dict(part.rows_by_as_of) == {"2020-01-01": 1, "2020-03-01": 2}
+    assert part.as_of_range == "2020-01-01 to 2020-03-01" and not part.estimated
     assert book.stale_warnings(30) == [
         "aws prices as of 2020-01-01 to 2020-03-01; 1 of 3 rows older than 30 days;"
         " refresh with `planner prices refresh --provider aws` before relying on them"
@@ -309,6 +311,26 @@ def test_mixed_date_snapshot_warns_with_the_count_of_old_rows(tmp_path: Path) ->
     )
     assert book.stale_warnings(74) == []  # the oldest row is exactly 74 days old: not stale yet
     assert provenance_lines(book, 90) == ["prices: aws as of 2020-01-01 to 2020-03-01 from test"]
+
+
+def test_a_book_part_is_a_value_whose_record_is_the_quote_json_part(tmp_path: Path) -> None:
+    write_snapshot(tmp_path, {"aws": _mixed_aws()}, snapshot_id="s1")
+    (part,) = load_offer_book(roots=[tmp_path], today=date(2020, 3, 15)).sources
+    assert hash(part) == hash(replace(part))  # frozen: a book's provenance cannot drift
+    # the record a quote's JSON carries under snapshot.parts: these keys, in this order
+    assert part.to_dict() == {
+        "provider": "aws",
+        "as_of": "2020-01-01",
+        "as_of_newest": "2020-03-01",
+        "as_of_basis": "fetched",
+        "age_days": 74,
+        "rows": 3,
+        "rows_by_as_of": {"2020-01-01": 1, "2020-03-01": 2},
+        "source": part.source,
+        "snapshot": "s1",
+    }
+    assert list(part.to_dict()) == list(SnapshotSource.__dataclass_fields__)
+    assert as_of_range(part.to_dict()) == part.as_of_range
 
 
 def test_manifest_without_as_of_newest_reads_as_a_single_date(tmp_path: Path) -> None:

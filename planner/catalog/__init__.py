@@ -58,66 +58,112 @@ def _utc_today() -> date:
     return datetime.now(timezone.utc).date()
 
 
+def _date_range(as_of: str, as_of_newest: str) -> str:
+    return as_of if as_of_newest == as_of else f"{as_of} to {as_of_newest}"
+
+
 def as_of_range(part: Mapping[str, Any]) -> str:
-    """A part's as-of dates for display: ``2025-06-01``, or ``2024-12-02 to 2026-11-21``."""
-    newest = part.get("as_of_newest") or part["as_of"]
-    return part["as_of"] if newest == part["as_of"] else f"{part['as_of']} to {newest}"
+    """A part's as-of dates for display, from its record (:meth:`SnapshotSource.to_dict`, or a
+    quote's JSON): ``2025-06-01``, or ``2024-12-02 to 2026-11-21``."""
+    return _date_range(part["as_of"], part.get("as_of_newest") or part["as_of"])
+
+
+@dataclass(frozen=True)
+class SnapshotSource:
+    """Where one part of an offer book came from: a provider's rows of one snapshot, or one
+    provider's rows of a private price file (``snapshot`` None).
+
+    A refresh of some regions carries the others over with their older dates, so a part spans a
+    range: ``as_of`` is its oldest row's date (``age_days`` counts from it, so the part is stale as
+    soon as any row is), ``as_of_newest`` its newest, ``rows_by_as_of`` the rows per date.
+    ``as_of_basis`` says how the dates are known: ``fetched``, ``estimated`` or ``private``.
+    """
+
+    provider: str
+    as_of: str
+    as_of_newest: str
+    as_of_basis: str
+    age_days: int
+    rows: int
+    rows_by_as_of: tuple[tuple[str, int], ...]  # (date, rows), oldest first
+    source: str
+    snapshot: str | None
+
+    @property
+    def estimated(self) -> bool:
+        """The dates are estimates (a bundled catalog without capture dates), not fetch dates."""
+        return self.as_of_basis == "estimated"
+
+    @property
+    def as_of_range(self) -> str:
+        """The part's as-of dates for display: ``2025-06-01``, or ``2024-12-02 to 2026-11-21``."""
+        return _date_range(self.as_of, self.as_of_newest or self.as_of)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The part as a JSON record (a quote's ``snapshot.parts``), keys in this order."""
+        return {
+            "provider": self.provider,
+            "as_of": self.as_of,
+            "as_of_newest": self.as_of_newest,
+            "as_of_basis": self.as_of_basis,
+            "age_days": self.age_days,
+            "rows": self.rows,
+            "rows_by_as_of": dict(self.rows_by_as_of),
+            "source": self.source,
+            "snapshot": self.snapshot,
+        }
 
 
 @dataclass(frozen=True)
 class OfferBook:
-    """The offers table plus where every part of it came from (``sources``, one record a part).
+    """The offers table plus where every part of it came from (``sources``, one a part).
 
-    A part records ``as_of`` (its oldest row's date), ``as_of_newest``, ``age_days`` (of the
-    oldest), ``rows`` and ``rows_by_as_of`` (date -> rows), ``as_of_basis``, ``source`` and
-    ``snapshot``.  ``today`` is the date the ages were computed against.
+    ``today`` is the date the parts' ages were computed against.
     """
 
     offers: pd.DataFrame = field(repr=False)
-    sources: tuple[dict[str, Any], ...]
+    sources: tuple[SnapshotSource, ...]
     today: date = field(default_factory=_utc_today)
 
     @property
     def as_of(self) -> str:
         """The oldest as-of date of any part (what a report should print)."""
-        dates = [s["as_of"] for s in self.sources if s.get("as_of")]
+        dates = [s.as_of for s in self.sources if s.as_of]
         return min(dates) if dates else ""
 
     @property
     def as_of_newest(self) -> str:
         """The newest as-of date of any part."""
-        dates = [s.get("as_of_newest") or s["as_of"] for s in self.sources if s.get("as_of")]
+        dates = [s.as_of_newest or s.as_of for s in self.sources if s.as_of]
         return max(dates) if dates else ""
 
     @property
     def source_text(self) -> str:
-        return "; ".join(f"{s['provider']}: {s['source']}" for s in self.sources)
+        return "; ".join(f"{s.provider}: {s.source}" for s in self.sources)
 
     def stale_warnings(self, max_age_days: int = DEFAULT_MAX_AGE_DAYS) -> list[str]:
         """A warning per part whose oldest row is older than ``max_age_days``."""
         return [
-            self._stale_warning(s, max_age_days)
-            for s in self.sources
-            if s.get("age_days") is not None and s["age_days"] > max_age_days
+            self._stale_warning(s, max_age_days) for s in self.sources if s.age_days > max_age_days
         ]
 
-    def _stale_warning(self, part: Mapping[str, Any], max_age_days: int) -> str:
-        provider, estimated = part["provider"], part.get("as_of_basis") == "estimated"
+    def _stale_warning(self, part: SnapshotSource, max_age_days: int) -> str:
+        provider = part.provider
         refresh = (
             f"; refresh with `planner prices refresh --provider {provider}` before relying on them"
         )
-        if (part.get("as_of_newest") or part["as_of"]) == part["as_of"]:
-            basis = ", estimated" if estimated else ""
+        if (part.as_of_newest or part.as_of) == part.as_of:
+            basis = ", estimated" if part.estimated else ""
             return (
-                f"{provider} prices are {part['age_days']} days old (as of {part['as_of']}{basis})"
+                f"{provider} prices are {part.age_days} days old (as of {part.as_of}{basis})"
                 + refresh
             )
-        by_date: Mapping[str, int] = part.get("rows_by_as_of") or {}
+        by_date = dict(part.rows_by_as_of)
         old = sum(n for d, n in by_date.items() if snapshot_age_days(d, self.today) > max_age_days)
-        total = sum(by_date.values()) or part.get("rows", 0)
-        basis = " (estimated)" if estimated else ""
+        total = sum(by_date.values()) or part.rows
+        basis = " (estimated)" if part.estimated else ""
         return (
-            f"{provider} prices as of {as_of_range(part)}{basis}; {old} of {total} rows older"
+            f"{provider} prices as of {part.as_of_range}{basis}; {old} of {total} rows older"
             f" than {max_age_days} days" + refresh
         )
 
@@ -133,23 +179,23 @@ def _part(
     source: str,
     snapshot: str | None,
     today: date,
-) -> dict[str, Any]:
-    """The provenance record of one part of a book (see :class:`OfferBook`)."""
+) -> SnapshotSource:
+    """The provenance record of one part of a book (see :class:`SnapshotSource`)."""
     counts = row_dates.astype(str).value_counts()
-    return {
-        "provider": provider,
-        "as_of": as_of,
-        "as_of_newest": as_of_newest,
-        "as_of_basis": basis,
-        "age_days": snapshot_age_days(as_of, today),
-        "rows": rows,
-        "rows_by_as_of": {str(d): int(n) for d, n in sorted(counts.items())},
-        "source": source,
-        "snapshot": snapshot,
-    }
+    return SnapshotSource(
+        provider=provider,
+        as_of=as_of,
+        as_of_newest=as_of_newest,
+        as_of_basis=basis,
+        age_days=snapshot_age_days(as_of, today),
+        rows=rows,
+        rows_by_as_of=tuple((str(d), int(n)) for d, n in sorted(counts.items())),
+        source=source,
+        snapshot=snapshot,
+    )
 
 
-def _snapshot_part(snap: Snapshot, entry: ProviderEntry, today: date) -> dict[str, Any]:
+def _snapshot_part(snap: Snapshot, entry: ProviderEntry, today: date) -> SnapshotSource:
     offers = snap.offers
     return _part(
         entry.provider,

@@ -215,6 +215,25 @@ def _unique_id(root: Path, base: str) -> str:
     return candidate
 
 
+@dataclass(frozen=True)
+class _Fetched:
+    """What the adapters returned: offers and regions per provider that answered, the failures."""
+
+    offers: Mapping[str, list[pd.DataFrame]]
+    regions: Mapping[str, list[str]]
+    failures: tuple[RegionFailure, ...]
+    unmapped: tuple[Unmapped, ...]
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """Each provider's offers after the merge, with its manifest note, and the gate findings."""
+
+    frames: dict[str, pd.DataFrame]
+    notes: dict[str, str]
+    findings: list[str]
+
+
 def refresh_prices(
     providers: Mapping[str, Provider],
     regions: Mapping[str, Sequence[str]],
@@ -234,7 +253,43 @@ def refresh_prices(
     failed and ``allow_partial`` is off, SnapshotError when a gate fails and ``force`` is off; in
     both cases nothing is published.
     """
-    fetched: dict[str, list[pd.DataFrame]] = {}
+    fetched = _fetch_all(providers, regions, on_progress)
+    _refuse_incomplete(fetched, allow_partial)
+    search = list(previous_roots) if previous_roots is not None else [root]
+    with locked(root, REFRESH_LOCK):
+        checked = _merge_and_gate(fetched, search, gates, clock)
+        if checked.findings and not force:
+            raise SnapshotError(
+                "sanity gates failed, nothing published: " + "; ".join(checked.findings),
+                hint="check the provider's API output, or pass --force if the change is real",
+            )
+        now = clock()
+        snapshot_id = _unique_id(root, f"{now:%Y-%m-%dT%H%M%SZ}-{'-'.join(sorted(checked.frames))}")
+        path = write_snapshot(
+            root,
+            checked.frames,
+            snapshot_id=snapshot_id,
+            provider_notes=checked.notes,
+            notes="planner prices refresh" + (" --force" if force and checked.findings else ""),
+            now=now,
+        )
+    return RefreshResult(
+        snapshot=path,
+        rows={name: len(df) for name, df in checked.frames.items()},
+        fetched_regions={name: tuple(r) for name, r in fetched.regions.items()},
+        failures=fetched.failures,
+        unmapped=fetched.unmapped,
+        forced=tuple(checked.findings),
+    )
+
+
+def _fetch_all(
+    providers: Mapping[str, Provider],
+    regions: Mapping[str, Sequence[str]],
+    on_progress: Progress | None,
+) -> _Fetched:
+    """Every (provider, region), one at a time; a failed region is collected, not fatal."""
+    offers: dict[str, list[pd.DataFrame]] = {}
     ok_regions: dict[str, list[str]] = {}
     failures: list[RegionFailure] = []
     unmapped: list[Unmapped] = []
@@ -248,69 +303,57 @@ def refresh_prices(
                 failures.append(RegionFailure(name, region, e.message, e.hint))
                 log.warning("%s %s failed: %s", name, region, e.message)
             else:
-                fetched.setdefault(name, []).append(result.offers)
+                offers.setdefault(name, []).append(result.offers)
                 ok_regions.setdefault(name, []).append(region)
                 unmapped += result.unmapped
             done += 1
             if on_progress is not None:
                 on_progress(name, region, done, total)
-    if failures and not allow_partial:
-        detail, hints = describe_failures(failures)
+    return _Fetched(offers, ok_regions, tuple(failures), tuple(unmapped))
+
+
+def _refuse_incomplete(fetched: _Fetched, allow_partial: bool) -> None:
+    """Publish nothing when a region failed (unless ``allow_partial``) or when every one did."""
+    if fetched.failures and not allow_partial:
+        detail, hints = describe_failures(fetched.failures)
         raise ProviderError(
             f"refresh incomplete, nothing published ({detail})",
             hint="; ".join([*hints, _PARTIAL_HINT]),
         )
-    if not fetched:
-        detail, hints = describe_failures(failures)
+    if not fetched.offers:
+        detail, hints = describe_failures(fetched.failures)
         raise ProviderError(
             f"every region failed; nothing published ({detail})",
             hint="; ".join(hints) or "check credentials and retry",
         )
-    search = list(previous_roots) if previous_roots is not None else [root]
-    with locked(root, REFRESH_LOCK):
-        frames: dict[str, pd.DataFrame] = {}
-        notes: dict[str, str] = {}
-        findings: list[str] = []
-        for name, parts in fetched.items():
-            new = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-            previous, previous_id = _previous_offers(name, search)
-            refreshed = ok_regions[name]
-            if previous is not None:
-                findings += [f"{name}: {f}" for f in check_gates(previous, new, refreshed, gates)]
-                new = _merge(previous, new, refreshed)
-            elif new.empty:
-                findings.append(f"{name}: the refresh produced no offers")
-            note = f"fetched {', '.join(refreshed)} on {clock().date().isoformat()}"
-            missing = [f.region for f in failures if f.provider == name]
-            if missing:
-                note += f"; FAILED {', '.join(missing)} (previous rows kept)"
-            if previous_id:
-                note += f"; other regions carried over from {previous_id}"
-            frames[name] = new
-            notes[name] = note
-        if findings and not force:
-            raise SnapshotError(
-                "sanity gates failed, nothing published: " + "; ".join(findings),
-                hint="check the provider's API output, or pass --force if the change is real",
-            )
-        now = clock()
-        snapshot_id = _unique_id(root, f"{now:%Y-%m-%dT%H%M%SZ}-{'-'.join(sorted(frames))}")
-        path = write_snapshot(
-            root,
-            frames,
-            snapshot_id=snapshot_id,
-            provider_notes=notes,
-            notes="planner prices refresh" + (" --force" if force and findings else ""),
-            now=now,
-        )
-    return RefreshResult(
-        snapshot=path,
-        rows={name: len(df) for name, df in frames.items()},
-        fetched_regions={name: tuple(r) for name, r in ok_regions.items()},
-        failures=tuple(failures),
-        unmapped=tuple(unmapped),
-        forced=tuple(findings),
-    )
+
+
+def _merge_and_gate(
+    fetched: _Fetched, search: Sequence[Path], gates: Gates, clock: Clock
+) -> _Checked:
+    """Each provider's fetched regions merged into its previous offers (found in ``search``),
+    gated against them, with a note of what was fetched, what failed and what was carried over."""
+    frames: dict[str, pd.DataFrame] = {}
+    notes: dict[str, str] = {}
+    findings: list[str] = []
+    for name, parts in fetched.offers.items():
+        new = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        previous, previous_id = _previous_offers(name, search)
+        refreshed = fetched.regions[name]
+        if previous is not None:
+            findings += [f"{name}: {f}" for f in check_gates(previous, new, refreshed, gates)]
+            new = _merge(previous, new, refreshed)
+        elif new.empty:
+            findings.append(f"{name}: the refresh produced no offers")
+        note = f"fetched {', '.join(refreshed)} on {clock().date().isoformat()}"
+        missing = [f.region for f in fetched.failures if f.provider == name]
+        if missing:
+            note += f"; FAILED {', '.join(missing)} (previous rows kept)"
+        if previous_id:
+            note += f"; other regions carried over from {previous_id}"
+        frames[name] = new
+        notes[name] = note
+    return _Checked(frames, notes, findings)
 
 
 # ---------------------------------------------------------------- status, diff, history

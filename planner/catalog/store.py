@@ -200,22 +200,17 @@ def write_snapshot(
         if (clean["provider"] != provider).any():
             raise SnapshotError(f"offers for {provider!r} contain rows of other providers")
         data = offers_to_csv(clean)
-        name = f"offers-{provider}.csv"
-        payloads[name] = data
-        as_ofs = sorted(clean["as_of"].unique())
-        entries.append(
-            ProviderEntry(
-                provider=provider,
-                file=name,
-                rows=len(clean),
-                sha256=_sha256(data),
-                as_of=as_ofs[0] if as_ofs else now.date().isoformat(),
-                as_of_newest=as_ofs[-1] if as_ofs else now.date().isoformat(),
-                source=(sources or {}).get(provider, "; ".join(sorted(clean["source"].unique()))),
-                as_of_basis=(as_of_basis or {}).get(provider, "fetched"),
-                notes=(provider_notes or {}).get(provider, ""),
-            )
+        entry = _provider_entry(
+            provider,
+            clean,
+            data,
+            today=now.date().isoformat(),
+            source=(sources or {}).get(provider),
+            as_of_basis=(as_of_basis or {}).get(provider, "fetched"),
+            notes=(provider_notes or {}).get(provider, ""),
         )
+        payloads[entry.file] = data
+        entries.append(entry)
     manifest = Manifest(
         snapshot_id=snapshot_id,
         created_at=now.isoformat(timespec="seconds"),
@@ -223,6 +218,41 @@ def write_snapshot(
         providers=tuple(entries),
         notes=notes,
     )
+    target = _publish(root, snapshot_id, {**payloads, MANIFEST: manifest.to_json().encode()})
+    log.info("published snapshot %s (%d providers)", target, len(entries))
+    return target
+
+
+def _provider_entry(
+    provider: str,
+    clean: pd.DataFrame,
+    data: bytes,
+    *,
+    today: str,
+    source: str | None,
+    as_of_basis: str,
+    notes: str,
+) -> ProviderEntry:
+    """The manifest entry of one provider's validated offers ``clean`` (written as ``data``): its
+    as-of range (``today`` for an empty table) and, unless given, its rows' distinct sources."""
+    as_ofs = sorted(clean["as_of"].unique())
+    return ProviderEntry(
+        provider=provider,
+        file=f"offers-{provider}.csv",
+        rows=len(clean),
+        sha256=_sha256(data),
+        as_of=as_ofs[0] if as_ofs else today,
+        as_of_newest=as_ofs[-1] if as_ofs else today,
+        source=source if source is not None else "; ".join(sorted(clean["source"].unique())),
+        as_of_basis=as_of_basis,
+        notes=notes,
+    )
+
+
+def _publish(root: Path, snapshot_id: str, files: Mapping[str, bytes]) -> Path:
+    """Write ``files`` into a new snapshot directory atomically, under the store's lock: a hidden
+    temporary directory, every file fsynced, then one ``os.replace``.  A failure removes the
+    temporary directory and leaves ``root`` as it was."""
     with locked(root):
         target = root / snapshot_id
         if target.exists():
@@ -231,7 +261,7 @@ def write_snapshot(
             )
         tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{snapshot_id}-", dir=root))
         try:
-            for name, data in {**payloads, MANIFEST: manifest.to_json().encode()}.items():
+            for name, data in files.items():
                 with open(tmp / name, "wb") as fh:
                     fh.write(data)
                     fh.flush()
@@ -243,7 +273,6 @@ def write_snapshot(
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-    log.info("published snapshot %s (%d providers)", target, len(entries))
     return target
 
 

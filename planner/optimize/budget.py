@@ -37,7 +37,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import ConfigError, InfeasibleError, is_number
 from planner.optimize.program import LinearProgram, Terms
@@ -46,10 +46,14 @@ from planner.optimize.solvers import (
     SolveStatus,
     default_solver,
 )
-from planner.ownership.budget_spec import BudgetSpec, GpuClassPlan
 from planner.ownership.costs import annual_cost
-from planner.ownership.hardware import HardwareSpec
 from planner.units import HOURS_PER_MONTH
+
+if TYPE_CHECKING:
+    # Types only: the budget model takes specs already read; files are read by the caller
+    # (planner.api.budget loads the budget file), so importing this module reads no file format.
+    from planner.ownership.budget_spec import BudgetSpec, GpuClassPlan
+    from planner.ownership.hardware import HardwareSpec
 
 ON_DEMAND = "on-demand"
 SPOT = "spot"
@@ -147,111 +151,154 @@ def _first_delivery(c: GpuClassPlan) -> int | None:
 
 
 def build_budget_model(spec: BudgetSpec, allowed: frozenset[str] = ALL_OPTIONS) -> BudgetModel:
-    """The MILP of the module docstring, restricted to the ``allowed`` options."""
-    T = spec.horizon_months
-    H = HOURS_PER_MONTH
+    """The MILP of the module docstring, restricted to the ``allowed`` options.
+
+    Columns are made class by class (market hours, commitments, purchases), then per workload;
+    rows follow the columns they bound (a buy option's machine limit), then demand and the spot
+    cap per class and month, then the capex limit.  The order fixes column and row numbers, which
+    warm starts between related models rely on.
+    """
     prob = LinearProgram(f"budget_{spec.name}".replace("-", "_"))
     model = BudgetModel(spec=spec, allowed=allowed, problem=prob)
     objective = Terms()
     capex = Terms()
     for ci, c in enumerate(spec.classes):
+        _add_market_columns(model, ci, c, objective)
         peak = max(c.demand_gpu_hours, default=0.0) + sum(
             w.gpu_hours for w in spec.workloads if w.gpu == c.gpu
         )
-        first_delivery = _first_delivery(c)
-        for t in range(T):
-            od_ok = c.on_demand_usd_per_gpu_hour is not None and (
-                ON_DEMAND in allowed
-                or (BUY in allowed and first_delivery is not None and t < first_delivery)
-            )
-            if od_ok and c.on_demand_usd_per_gpu_hour is not None:
-                v = _var(prob, f"od_{ci}_{t}")
-                model.on_demand[ci, t] = v
-                objective.add(v, c.on_demand_usd_per_gpu_hour)
-            if SPOT in allowed and c.spot_usd_per_gpu_hour is not None and c.spot_max_share > 0:
-                v = _var(prob, f"sp_{ci}_{t}")
-                model.spot[ci, t] = v
-                objective.add(v, c.spot_usd_per_gpu_hour)
         if RESERVED in allowed:
-            for ki, k in enumerate(c.commitments):
-                bound = math.ceil(peak / H) + 1
-                for s in range(T):
-                    v = _var(prob, f"y_{ci}_{ki}_{s}", bound, integer=True)
-                    model.commitments.append(
-                        _CommitVar(ci, ki, s, v, min(T, s + k.term_months) - 1)
-                    )
-                    objective.add(v, k.usd_per_gpu_hour * H * k.term_months)
+            _add_commitment_columns(model, ci, c, peak, objective)
         if BUY in allowed:
-            for bi, b in enumerate(c.buy):
-                hw = b.hardware
-                per_machine = machine_gpu_hours_per_month(hw, b.utilization)
-                bound = math.ceil(peak / per_machine) + 1 if per_machine > 0 else 0
-                if b.max_machines is not None:
-                    bound = min(bound, b.max_machines)
-                life_months = round(hw.lifetime_years * 12)
-                running = machine_running_usd_per_month(hw)
-                bought_here = Terms()
-                for s in range(T - b.lead_time_months):
-                    first = s + b.lead_time_months
-                    last = min(T, first + life_months) - 1
-                    in_service = last - first + 1
-                    cost = hw.capex_usd - residual_value_usd(hw, in_service) + running * in_service
-                    v = _var(prob, f"x_{ci}_{bi}_{s}", bound, integer=True)
-                    model.buys.append(_BuyVar(ci, bi, s, v, cost, first, last))
-                    objective.add(v, cost)
-                    capex.add(v, hw.capex_usd)
-                    bought_here.add(v, 1)
-                if b.max_machines is not None and bought_here.coefficients:
-                    prob.add_le(f"max_machines_{ci}_{bi}", bought_here, b.max_machines)
+            _add_buy_columns(model, ci, c, peak, objective, capex)
         model.fixed_cost_usd += sum(
             machine_running_usd_per_month(o.hardware, with_financing=False)
             * o.hardware.machines
-            * T
+            * spec.horizon_months
             for o in c.owned
         )
-    for wi, w in enumerate(spec.workloads):
-        hours = Terms()
-        for t in range(w.start_month, w.deadline_month + 1):
-            v = _var(prob, f"z_{wi}_{t}")
-            model.workload_hours[wi, t] = v
-            hours.add(v, 1)
-        prob.add_eq(f"workload_{wi}", hours, w.gpu_hours)
+    _add_workload_columns(model)
     for ci, c in enumerate(spec.classes):
-        owned_cap = _owned_capacity(c)
-        for t in range(T):
-            # need = base demand + workload hours placed in month t
-            need = Terms(c.demand_gpu_hours[t])
-            for wi, w in enumerate(spec.workloads):
-                if w.gpu == c.gpu and (wi, t) in model.workload_hours:
-                    need.add(model.workload_hours[wi, t], 1)
-            # supply - need >= -owned capacity
-            balance = Terms(-need.constant)
-            for bv in model.buys:
-                if bv.cls == ci and bv.first_month <= t <= bv.last_month:
-                    option = c.buy[bv.option]
-                    balance.add(
-                        bv.var, machine_gpu_hours_per_month(option.hardware, option.utilization)
-                    )
-            for kv in model.commitments:
-                if kv.cls == ci and kv.month <= t <= kv.last_month:
-                    balance.add(kv.var, H)
-            for table in (model.on_demand, model.spot):
-                if (ci, t) in table:
-                    balance.add(table[ci, t], 1)
-            for column, coefficient in need.coefficients.items():
-                balance.add(column, -coefficient)
-            prob.add_ge(f"demand_{ci}_{t}", balance, -owned_cap)
-            if (ci, t) in model.spot:
-                # spot <= share * need
-                cap = Terms(-c.spot_max_share * need.constant).add(model.spot[ci, t], 1)
-                for column, coefficient in need.coefficients.items():
-                    cap.add(column, -c.spot_max_share * coefficient)
-                prob.add_le(f"spot_cap_{ci}_{t}", cap, 0)
+        _add_demand_rows(model, ci, c)
     if spec.capex_limit_usd is not None and capex.coefficients:
         prob.add_le("capex_limit", capex, spec.capex_limit_usd)
     objective.constant += model.fixed_cost_usd
     prob.set_objective(objective)
     return model
+
+
+def _add_market_columns(model: BudgetModel, ci: int, c: GpuClassPlan, objective: Terms) -> None:
+    """On-demand and spot GPU-hours of class ``ci`` per month.  On-demand is also open to "all
+    owned" before the first delivery, when nothing can be owned yet."""
+    allowed, prob = model.allowed, model.problem
+    first_delivery = _first_delivery(c)
+    for t in range(model.spec.horizon_months):
+        od_ok = c.on_demand_usd_per_gpu_hour is not None and (
+            ON_DEMAND in allowed
+            or (BUY in allowed and first_delivery is not None and t < first_delivery)
+        )
+        if od_ok and c.on_demand_usd_per_gpu_hour is not None:
+            v = _var(prob, f"od_{ci}_{t}")
+            model.on_demand[ci, t] = v
+            objective.add(v, c.on_demand_usd_per_gpu_hour)
+        if SPOT in allowed and c.spot_usd_per_gpu_hour is not None and c.spot_max_share > 0:
+            v = _var(prob, f"sp_{ci}_{t}")
+            model.spot[ci, t] = v
+            objective.add(v, c.spot_usd_per_gpu_hour)
+
+
+def _add_commitment_columns(
+    model: BudgetModel, ci: int, c: GpuClassPlan, peak: float, objective: Terms
+) -> None:
+    """GPUs committed per commitment and start month, paid for their full term (even past the
+    horizon); never more than the peak monthly need in GPUs, plus one."""
+    T, H = model.spec.horizon_months, HOURS_PER_MONTH
+    for ki, k in enumerate(c.commitments):
+        bound = math.ceil(peak / H) + 1
+        for s in range(T):
+            v = _var(model.problem, f"y_{ci}_{ki}_{s}", bound, integer=True)
+            model.commitments.append(_CommitVar(ci, ki, s, v, min(T, s + k.term_months) - 1))
+            objective.add(v, k.usd_per_gpu_hour * H * k.term_months)
+
+
+def _add_buy_columns(
+    model: BudgetModel, ci: int, c: GpuClassPlan, peak: float, objective: Terms, capex: Terms
+) -> None:
+    """Machines ordered per buy option and month (delivered within the horizon), each costing its
+    capex less its residual value plus its running costs while in service; with the option's
+    machine limit as a row."""
+    T, prob = model.spec.horizon_months, model.problem
+    for bi, b in enumerate(c.buy):
+        hw = b.hardware
+        per_machine = machine_gpu_hours_per_month(hw, b.utilization)
+        bound = math.ceil(peak / per_machine) + 1 if per_machine > 0 else 0
+        if b.max_machines is not None:
+            bound = min(bound, b.max_machines)
+        life_months = round(hw.lifetime_years * 12)
+        running = machine_running_usd_per_month(hw)
+        bought_here = Terms()
+        for s in range(T - b.lead_time_months):
+            first = s + b.lead_time_months
+            last = min(T, first + life_months) - 1
+            in_service = last - first + 1
+            cost = hw.capex_usd - residual_value_usd(hw, in_service) + running * in_service
+            v = _var(prob, f"x_{ci}_{bi}_{s}", bound, integer=True)
+            model.buys.append(_BuyVar(ci, bi, s, v, cost, first, last))
+            objective.add(v, cost)
+            capex.add(v, hw.capex_usd)
+            bought_here.add(v, 1)
+        if b.max_machines is not None and bought_here.coefficients:
+            prob.add_le(f"max_machines_{ci}_{bi}", bought_here, b.max_machines)
+
+
+def _add_workload_columns(model: BudgetModel) -> None:
+    """GPU-hours of each workload per month of its window, summing to its whole job."""
+    for wi, w in enumerate(model.spec.workloads):
+        hours = Terms()
+        for t in range(w.start_month, w.deadline_month + 1):
+            v = _var(model.problem, f"z_{wi}_{t}")
+            model.workload_hours[wi, t] = v
+            hours.add(v, 1)
+        model.problem.add_eq(f"workload_{wi}", hours, w.gpu_hours)
+
+
+def _add_demand_rows(model: BudgetModel, ci: int, c: GpuClassPlan) -> None:
+    """Per month of class ``ci``: supply meets need (base demand plus the workload hours placed
+    in the month), and spot stays within its share of the need."""
+    spec, prob = model.spec, model.problem
+    owned_cap = _owned_capacity(c)
+    for t in range(spec.horizon_months):
+        need = Terms(c.demand_gpu_hours[t])
+        for wi, w in enumerate(spec.workloads):
+            if w.gpu == c.gpu and (wi, t) in model.workload_hours:
+                need.add(model.workload_hours[wi, t], 1)
+        # supply - need >= -owned capacity
+        balance = _supply(model, ci, c, t, Terms(-need.constant))
+        for column, coefficient in need.coefficients.items():
+            balance.add(column, -coefficient)
+        prob.add_ge(f"demand_{ci}_{t}", balance, -owned_cap)
+        if (ci, t) in model.spot:
+            # spot <= share * need
+            cap = Terms(-c.spot_max_share * need.constant).add(model.spot[ci, t], 1)
+            for column, coefficient in need.coefficients.items():
+                cap.add(column, -c.spot_max_share * coefficient)
+            prob.add_le(f"spot_cap_{ci}_{t}", cap, 0)
+
+
+def _supply(model: BudgetModel, ci: int, c: GpuClassPlan, t: int, terms: Terms) -> Terms:
+    """``terms`` plus class ``ci``'s GPU-hours in month ``t`` from machines in service, active
+    commitments, on-demand and spot."""
+    for bv in model.buys:
+        if bv.cls == ci and bv.first_month <= t <= bv.last_month:
+            option = c.buy[bv.option]
+            terms.add(bv.var, machine_gpu_hours_per_month(option.hardware, option.utilization))
+    for kv in model.commitments:
+        if kv.cls == ci and kv.month <= t <= kv.last_month:
+            terms.add(kv.var, HOURS_PER_MONTH)
+    for table in (model.on_demand, model.spot):
+        if (ci, t) in table:
+            terms.add(table[ci, t], 1)
+    return terms
 
 
 # ----------------------------------------------------------------------------- solve
@@ -370,90 +417,24 @@ def _reader(outcome: SolveOutcome) -> Callable[[int | None], float]:
 def read_plan(
     model: BudgetModel, outcome: SolveOutcome, strategy: str = "optimal mix"
 ) -> BudgetPlan:
-    """The solved model as a month-by-month plan."""
-    _value = _reader(outcome)
+    """The solved model as a month-by-month plan.
+
+    The total is the cash paid within the horizon, plus commitment fees that fall past it, less
+    the book value of the machines bought (the objective of the module docstring).
+    """
+    value = _reader(outcome)
     spec = model.spec
-    T = spec.horizon_months
-    H = HOURS_PER_MONTH
-    rows: list[MonthPlan] = []
-    residual = 0.0
-    after = 0.0
-    for b in model.buys:
-        n = round(_value(b.var))
-        hw = spec.classes[b.cls].buy[b.option].hardware
-        residual += n * residual_value_usd(hw, b.last_month - b.first_month + 1)
-    for k in model.commitments:
-        n = round(_value(k.var))
-        term = spec.classes[k.cls].commitments[k.option]
-        after += n * term.usd_per_gpu_hour * H * max(0, k.month + term.term_months - T)
-    for ci, c in enumerate(spec.classes):
-        for t in range(T):
-            od = _value(model.on_demand.get((ci, t)))
-            sp = _value(model.spot.get((ci, t)))
-            workload = sum(
-                _value(model.workload_hours.get((wi, t)))
-                for wi, w in enumerate(spec.workloads)
-                if w.gpu == c.gpu
-            )
-            ordered = sum(round(_value(b.var)) for b in model.buys if b.cls == ci and b.month == t)
-            in_service = [
-                b for b in model.buys if b.cls == ci and b.first_month <= t <= b.last_month
-            ]
-            active = [k for k in model.commitments if k.cls == ci and k.month <= t <= k.last_month]
-            n_service = sum(round(_value(b.var)) for b in in_service)
-            committed = sum(round(_value(k.var)) for k in active)
-            owned_cap = _owned_capacity(c) + sum(
-                round(_value(b.var))
-                * machine_gpu_hours_per_month(c.buy[b.option].hardware, c.buy[b.option].utilization)
-                for b in in_service
-            )
-            on_demand_usd = od * (c.on_demand_usd_per_gpu_hour or 0.0)
-            spot_usd = sp * (c.spot_usd_per_gpu_hour or 0.0)
-            capex_usd = sum(
-                round(_value(b.var)) * c.buy[b.option].hardware.capex_usd
-                for b in model.buys
-                if b.cls == ci and b.month == t
-            )
-            owned_running_usd = sum(
-                round(_value(b.var)) * machine_running_usd_per_month(c.buy[b.option].hardware)
-                for b in in_service
-            ) + sum(
-                machine_running_usd_per_month(o.hardware, with_financing=False)
-                * o.hardware.machines
-                for o in c.owned
-            )
-            committed_usd = sum(
-                round(_value(k.var)) * c.commitments[k.option].usd_per_gpu_hour * H for k in active
-            )
-            rows.append(
-                MonthPlan(
-                    month=_month_label(spec.start, t),
-                    gpu=c.gpu,
-                    demand_gpu_hours=c.demand_gpu_hours[t] + workload,
-                    owned_gpu_hours=owned_cap,
-                    reserved_gpu_hours=committed * H,
-                    on_demand_gpu_hours=od,
-                    spot_gpu_hours=sp,
-                    machines_ordered=ordered,
-                    machines_in_service=n_service,
-                    committed_gpus=committed,
-                    cost_usd=capex_usd
-                    + owned_running_usd
-                    + committed_usd
-                    + on_demand_usd
-                    + spot_usd,
-                    capex_usd=capex_usd,
-                    owned_running_usd=owned_running_usd,
-                    committed_usd=committed_usd,
-                    on_demand_usd=on_demand_usd,
-                    spot_usd=spot_usd,
-                )
-            )
+    residual, after = _past_horizon(model, value)
+    rows = [
+        _month_plan(model, ci, c, t, value)
+        for ci, c in enumerate(spec.classes)
+        for t in range(spec.horizon_months)
+    ]
     total = sum(r.cost_usd for r in rows) + after - residual
     return BudgetPlan(
         name=spec.name,
         start=spec.start,
-        horizon_months=T,
+        horizon_months=spec.horizon_months,
         strategy=strategy,
         status=outcome.status,
         solver=outcome.solver,
@@ -462,6 +443,79 @@ def read_plan(
         months=tuple(rows),
         residual_value_usd=residual,
         commitments_after_horizon_usd=after,
+    )
+
+
+def _past_horizon(model: BudgetModel, value: Callable[[int | None], float]) -> tuple[float, float]:
+    """What the plan leaves behind at the end of the horizon: the book value of the machines
+    bought, and the commitment fees still to pay."""
+    spec, T = model.spec, model.spec.horizon_months
+    residual = 0.0
+    after = 0.0
+    for b in model.buys:
+        n = round(value(b.var))
+        hw = spec.classes[b.cls].buy[b.option].hardware
+        residual += n * residual_value_usd(hw, b.last_month - b.first_month + 1)
+    for k in model.commitments:
+        n = round(value(k.var))
+        term = spec.classes[k.cls].commitments[k.option]
+        after += (
+            n * term.usd_per_gpu_hour * HOURS_PER_MONTH * max(0, k.month + term.term_months - T)
+        )
+    return residual, after
+
+
+def _month_plan(
+    model: BudgetModel, ci: int, c: GpuClassPlan, t: int, value: Callable[[int | None], float]
+) -> MonthPlan:
+    """Class ``ci`` in month ``t``: where its GPU-hours come from and the cash it costs."""
+    H = HOURS_PER_MONTH
+    od = value(model.on_demand.get((ci, t)))
+    sp = value(model.spot.get((ci, t)))
+    workload = sum(
+        value(model.workload_hours.get((wi, t)))
+        for wi, w in enumerate(model.spec.workloads)
+        if w.gpu == c.gpu
+    )
+    ordered_here = [b for b in model.buys if b.cls == ci and b.month == t]
+    in_service = [b for b in model.buys if b.cls == ci and b.first_month <= t <= b.last_month]
+    active = [k for k in model.commitments if k.cls == ci and k.month <= t <= k.last_month]
+    committed = sum(round(value(k.var)) for k in active)
+    owned_cap = _owned_capacity(c) + sum(
+        round(value(b.var))
+        * machine_gpu_hours_per_month(c.buy[b.option].hardware, c.buy[b.option].utilization)
+        for b in in_service
+    )
+    on_demand_usd = od * (c.on_demand_usd_per_gpu_hour or 0.0)
+    spot_usd = sp * (c.spot_usd_per_gpu_hour or 0.0)
+    capex_usd = sum(round(value(b.var)) * c.buy[b.option].hardware.capex_usd for b in ordered_here)
+    owned_running_usd = sum(
+        round(value(b.var)) * machine_running_usd_per_month(c.buy[b.option].hardware)
+        for b in in_service
+    ) + sum(
+        machine_running_usd_per_month(o.hardware, with_financing=False) * o.hardware.machines
+        for o in c.owned
+    )
+    committed_usd = sum(
+        round(value(k.var)) * c.commitments[k.option].usd_per_gpu_hour * H for k in active
+    )
+    return MonthPlan(
+        month=_month_label(model.spec.start, t),
+        gpu=c.gpu,
+        demand_gpu_hours=c.demand_gpu_hours[t] + workload,
+        owned_gpu_hours=owned_cap,
+        reserved_gpu_hours=committed * H,
+        on_demand_gpu_hours=od,
+        spot_gpu_hours=sp,
+        machines_ordered=sum(round(value(b.var)) for b in ordered_here),
+        machines_in_service=sum(round(value(b.var)) for b in in_service),
+        committed_gpus=committed,
+        cost_usd=capex_usd + owned_running_usd + committed_usd + on_demand_usd + spot_usd,
+        capex_usd=capex_usd,
+        owned_running_usd=owned_running_usd,
+        committed_usd=committed_usd,
+        on_demand_usd=on_demand_usd,
+        spot_usd=spot_usd,
     )
 
 

@@ -156,6 +156,34 @@ def _strategy_text(est: Estimate) -> str:
     return est.strategy.name
 
 
+class _Estimates:
+    """The workload model's answers for ``spec``, each (GPU, count, topology) asked once: many
+    offers share a shape, and owned machines often repeat a cloud shape."""
+
+    def __init__(self, spec: WorkloadSpec, estimator: Estimator) -> None:
+        self._spec = spec
+        self._estimator = estimator
+        self._cache: dict[tuple[Any, ...], Estimate] = {}
+
+    def __len__(self) -> int:
+        """How many distinct estimates were made."""
+        return len(self._cache)
+
+    def __call__(
+        self, gpu: GpuSpec, count: int, per_node: int, link: str, fabric: str, gbps: float | None
+    ) -> Estimate:
+        key = (gpu.name, count, per_node, link, fabric, gbps)
+        if key not in self._cache:
+            topo = Topology(
+                gpus_per_node=per_node,
+                interconnect=Interconnect(link),
+                fabric=Fabric(fabric),
+                network_gbps=gbps,
+            )
+            self._cache[key] = self._estimator(self._spec, gpu, count, topology=topo)
+        return self._cache[key]
+
+
 def build_candidates(
     spec: WorkloadSpec,
     offers: pd.DataFrame,
@@ -165,37 +193,77 @@ def build_candidates(
     options: CandidateOptions | None = None,
     estimator: Estimator | None = None,
 ) -> CandidateSet:
-    """All feasible gang configurations for ``spec`` over ``offers`` and owned ``hardware``."""
+    """All feasible gang configurations for ``spec`` over ``offers`` and owned ``hardware``.
+
+    The workload model runs once per offer shape and gang size (:func:`_shape_fits`); the fitting
+    sizes then fan out to every region and price of that shape, per purchase option
+    (:func:`_priced_rows`).  Owned machines add one row per machine count that fits.
+    """
     if estimator is None:
         from planner.workload import estimate as default_estimator
 
         estimator = default_estimator
-    estimate_fn: Estimator = estimator
     opts = options or CandidateOptions()
-    cache: dict[tuple[Any, ...], Estimate] = {}
+    run = _Estimates(spec, estimator)
+    shape_fits, shape_best_need = _shape_fits(offers, catalog, opts, run)
+    shaped = offers.copy()
+    shaped["_shape"] = pd.Series(_shape_keys(offers), index=offers.index, dtype=object)
+    exclusions = _memory_exclusions(shaped, shape_fits, shape_best_need)
+    fit_table = pd.DataFrame(
+        [
+            {"_shape": key, "instances": n, "_est": est}
+            for key, fits in shape_fits.items()
+            for n, est in fits
+        ],
+        columns=["_shape", "instances", "_est"],
+    )
+    frames = []
+    for option in _purchase_options(opts):
+        frame, excluded = _priced_rows(
+            shaped, fit_table, option, opts, collapse_regions=spec.pieces <= 1
+        )
+        frames.append(frame)
+        exclusions += excluded
+    rows: list[dict[str, Any]] = []
+    if hardware:
+        from planner.ownership.costs import machine_cost_usd_per_hour
 
-    def run(
-        gpu: GpuSpec, count: int, per_node: int, link: str, fabric: str, gbps: float | None
-    ) -> Estimate:
-        key = (gpu.name, count, per_node, link, fabric, gbps)
-        if key not in cache:
-            topo = Topology(
-                gpus_per_node=per_node,
-                interconnect=Interconnect(link),
-                fabric=Fabric(fabric),
-                network_gbps=gbps,
-            )
-            cache[key] = estimate_fn(spec, gpu, count, topology=topo)
-        return cache[key]
+        for hw in hardware:
+            gpu = catalog.resolve(hw.gpu)
+            per_machine = machine_cost_usd_per_hour(hw, opts.local_cost_basis)
+            owned, excluded_hw = _owned_rows(hw, gpu, per_machine, opts, run)
+            rows += owned
+            exclusions += excluded_hw
+    parts = [f for f in [*frames, pd.DataFrame(rows, columns=list(CANDIDATE_COLUMNS))] if len(f)]
+    table = (
+        pd.concat(parts, ignore_index=True)[list(CANDIDATE_COLUMNS)]
+        if parts
+        else pd.DataFrame(columns=list(CANDIDATE_COLUMNS))
+    )
+    return CandidateSet(table=table, exclusions=tuple(exclusions), estimates_evaluated=len(run))
 
-    exclusions: list[Exclusion] = []
-    options_for_offer = [PurchaseOption.ON_DEMAND, PurchaseOption.SPOT]
+
+def _purchase_options(opts: CandidateOptions) -> list[PurchaseOption]:
+    """The purchase options priced: on-demand and spot (unless refused), reserved on request."""
+    options = [PurchaseOption.ON_DEMAND, PurchaseOption.SPOT]
     if opts.include_reserved:
-        options_for_offer += [PurchaseOption.RESERVED_1Y, PurchaseOption.RESERVED_3Y]
+        options += [PurchaseOption.RESERVED_1Y, PurchaseOption.RESERVED_3Y]
+    return [
+        option
+        for option in options
+        if not (option is PurchaseOption.SPOT and not opts.allow_spot)
+        and not (opts.spot_only and option is not PurchaseOption.SPOT)
+    ]
+
+
+def _shape_fits(
+    offers: pd.DataFrame, catalog: GpuCatalog, opts: CandidateOptions, run: _Estimates
+) -> tuple[dict[tuple[Any, ...], list[tuple[int, Estimate]]], dict[tuple[Any, ...], float]]:
+    """Per offer shape: the gang sizes that fit with their estimates, and the least memory per GPU
+    any size needs (for the report's "does not fit" line)."""
     shapes = offers.drop_duplicates(
         ["gpu_model", "gpu_count", "interconnect", "fabric", "network_gbps"]
     )
-    # Estimate once per shape and count, then fan out to every region/price of that shape.
     shape_fits: dict[tuple[Any, ...], list[tuple[int, Estimate]]] = {}
     shape_best_need: dict[tuple[Any, ...], float] = {}
     for shape in shapes.to_dict("records"):
@@ -216,101 +284,100 @@ def build_candidates(
                     break  # a bigger gang saves less time than its own start-up takes
         shape_fits[key] = fits
         shape_best_need[key] = need
-    fit_rows = [
-        {"_shape": key, "instances": n, "_est": est}
-        for key, fits in shape_fits.items()
-        for n, est in fits
-    ]
-    shaped = offers.copy()
-    shaped["_shape"] = pd.Series(_shape_keys(offers), index=offers.index, dtype=object)
-    for offer in shaped[
-        ~shaped["_shape"].isin(list(k for k, f in shape_fits.items() if f))
-    ].to_dict("records"):
-        exclusions.append(
-            Exclusion(
-                "memory",
-                str(offer["provider"]),
-                str(offer["instance_type"]),
-                str(offer["gpu_model"]),
-                "does not fit at any size",
-                gpu_memory_gib=float(offer["gpu_memory_gib"]),
-                need_gib=shape_best_need[offer["_shape"]],
-            )
+    return shape_fits, shape_best_need
+
+
+def _memory_exclusions(
+    shaped: pd.DataFrame,
+    shape_fits: Mapping[tuple[Any, ...], list[tuple[int, Estimate]]],
+    shape_best_need: Mapping[tuple[Any, ...], float],
+) -> list[Exclusion]:
+    """One exclusion per offer whose shape fits at no gang size."""
+    fitting = [k for k, f in shape_fits.items() if f]
+    return [
+        Exclusion(
+            "memory",
+            str(offer["provider"]),
+            str(offer["instance_type"]),
+            str(offer["gpu_model"]),
+            "does not fit at any size",
+            gpu_memory_gib=float(offer["gpu_memory_gib"]),
+            need_gib=shape_best_need[offer["_shape"]],
         )
-    fit_table = pd.DataFrame(fit_rows, columns=["_shape", "instances", "_est"])
-    frames = [
-        _priced_rows(shaped, fit_table, option, opts, exclusions, collapse_regions=spec.pieces <= 1)
-        for option in options_for_offer
-        if not (option is PurchaseOption.SPOT and not opts.allow_spot)
-        and not (opts.spot_only and option is not PurchaseOption.SPOT)
+        for offer in shaped[~shaped["_shape"].isin(fitting)].to_dict("records")
     ]
+
+
+def _owned_rows(
+    hw: HardwareSpec,
+    gpu: GpuSpec,
+    per_machine_usd_per_hour: float,
+    opts: CandidateOptions,
+    run: _Estimates,
+) -> tuple[list[dict[str, Any]], list[Exclusion]]:
+    """Candidate rows for owned machines ``hw``, one per machine count that fits, or the
+    exclusion saying it fits at none."""
     rows: list[dict[str, Any]] = []
-    if hardware:
-        from planner.ownership.costs import machine_cost_usd_per_hour
-    for hw in hardware:
-        gpu = catalog.resolve(hw.gpu)
-        per_machine = machine_cost_usd_per_hour(hw, opts.local_cost_basis)
-        wall_factor = 24.0 / hw.hours_available_per_day
-        fits_any = False
-        need = math.inf
-        for k in range(1, hw.machines + 1):
-            est = run(
-                gpu,
-                k * hw.gpus_per_machine,
-                hw.gpus_per_machine,
-                hw.interconnect.value,
-                hw.fabric.value,
-                None,
-            )
-            need = min(need, est.memory_per_gpu_gib)
-            if not est.fits:
-                continue
-            fits_any = True
-            rows.append(
-                {
-                    "kind": "local",
-                    "provider": "owned",
-                    "region": "on-prem",
-                    "instance_type": hw.name,
-                    "gpu_model": gpu.name,
-                    "gpus_per_instance": hw.gpus_per_machine,
-                    "instances": k,
-                    "gpus": k * hw.gpus_per_machine,
-                    "purchase_option": f"owned-{opts.local_cost_basis}",
-                    "price_usd_per_hour": k * per_machine,
-                    "job_hours": est.wall_hours,
-                    "base_job_hours": est.wall_hours,
-                    "wall_factor": wall_factor,
-                    "capacity_hours": math.inf,
-                    "quota_group": f"owned:{hw.name}",
-                    "quota_instances": hw.machines,
-                    "max_gangs": max(hw.machines // k, 1),
-                    "memory_per_gpu_gib": est.memory_per_gpu_gib,
-                    "gpu_memory_gib": gpu.memory_gib,
-                    "strategy": _strategy_text(est),
-                    "interconnect": hw.interconnect.value,
-                    "fabric": hw.fabric.value,
-                    "spot_slowdown": 1.0,
-                    "interruption_pct": 0.0,
-                    "checkpoint_gib": est.checkpoint_gib,
-                    "efficiency": est.efficiency,
-                    "source": hw.source,
-                    "as_of": "",
-                }
-            )
-        if not fits_any:
-            exclusions.append(
-                Exclusion(
-                    "memory", "owned", hw.name, gpu.name, "does not fit", gpu.memory_gib, need
-                )
-            )
-    parts = [f for f in [*frames, pd.DataFrame(rows, columns=list(CANDIDATE_COLUMNS))] if len(f)]
-    table = (
-        pd.concat(parts, ignore_index=True)[list(CANDIDATE_COLUMNS)]
-        if parts
-        else pd.DataFrame(columns=list(CANDIDATE_COLUMNS))
-    )
-    return CandidateSet(table=table, exclusions=tuple(exclusions), estimates_evaluated=len(cache))
+    need = math.inf
+    for k in range(1, hw.machines + 1):
+        est = run(
+            gpu,
+            k * hw.gpus_per_machine,
+            hw.gpus_per_machine,
+            hw.interconnect.value,
+            hw.fabric.value,
+            None,
+        )
+        need = min(need, est.memory_per_gpu_gib)
+        if est.fits:
+            rows.append(_owned_row(hw, gpu, k, est, per_machine_usd_per_hour, opts))
+    if rows:
+        return rows, []
+    return [], [
+        Exclusion("memory", "owned", hw.name, gpu.name, "does not fit", gpu.memory_gib, need)
+    ]
+
+
+def _owned_row(
+    hw: HardwareSpec,
+    gpu: GpuSpec,
+    k: int,
+    est: Estimate,
+    per_machine_usd_per_hour: float,
+    opts: CandidateOptions,
+) -> dict[str, Any]:
+    """The candidate row of a gang of ``k`` owned machines: no quota beyond the machines owned,
+    no spot risk, and wall-clock hours stretched by the hours a day the machines are available."""
+    return {
+        "kind": "local",
+        "provider": "owned",
+        "region": "on-prem",
+        "instance_type": hw.name,
+        "gpu_model": gpu.name,
+        "gpus_per_instance": hw.gpus_per_machine,
+        "instances": k,
+        "gpus": k * hw.gpus_per_machine,
+        "purchase_option": f"owned-{opts.local_cost_basis}",
+        "price_usd_per_hour": k * per_machine_usd_per_hour,
+        "job_hours": est.wall_hours,
+        "base_job_hours": est.wall_hours,
+        "wall_factor": 24.0 / hw.hours_available_per_day,
+        "capacity_hours": math.inf,
+        "quota_group": f"owned:{hw.name}",
+        "quota_instances": hw.machines,
+        "max_gangs": max(hw.machines // k, 1),
+        "memory_per_gpu_gib": est.memory_per_gpu_gib,
+        "gpu_memory_gib": gpu.memory_gib,
+        "strategy": _strategy_text(est),
+        "interconnect": hw.interconnect.value,
+        "fabric": hw.fabric.value,
+        "spot_slowdown": 1.0,
+        "interruption_pct": 0.0,
+        "checkpoint_gib": est.checkpoint_gib,
+        "efficiency": est.efficiency,
+        "source": hw.source,
+        "as_of": "",
+    }
 
 
 def _priced_rows(
@@ -318,29 +385,21 @@ def _priced_rows(
     fits: pd.DataFrame,
     option: PurchaseOption,
     opts: CandidateOptions,
-    exclusions: list[Exclusion],
     *,
     collapse_regions: bool,
-) -> pd.DataFrame:
-    """Candidate rows for one purchase option: offers x fitting gang sizes, vectorised."""
+) -> tuple[pd.DataFrame, list[Exclusion]]:
+    """Candidate rows for one purchase option: offers x fitting gang sizes, vectorised; and the
+    spot offers left out for their interruption rate."""
     col = PRICE_COLUMNS[option]
     priced = offers[offers[col].notna()].copy()
     discount = priced["provider"].map(lambda p: float(opts.discounts.get(p, 0.0)))
     priced["_unit_price"] = priced[col] * (1.0 - discount)
     is_spot = option is PurchaseOption.SPOT
     pct = priced["spot_interruption_pct"].fillna(opts.default_interruption_pct)
+    exclusions: list[Exclusion] = []
     if is_spot and opts.max_interruption_pct is not None:
         risky = pct > opts.max_interruption_pct
-        for offer in priced[risky].to_dict("records"):
-            exclusions.append(
-                Exclusion(
-                    "spot-risk",
-                    str(offer["provider"]),
-                    str(offer["instance_type"]),
-                    str(offer["gpu_model"]),
-                    f"interruption above --max-interruption {opts.max_interruption_pct:g}%",
-                )
-            )
+        exclusions = _spot_risk_exclusions(priced[risky], opts.max_interruption_pct)
         priced, pct = priced[~risky], pct[~risky]
     priced["_pct"] = pct
     if collapse_regions:
@@ -351,19 +410,40 @@ def _priced_rows(
         )
     rows = priced.merge(fits, on="_shape", how="inner")
     if rows.empty:
-        return pd.DataFrame(columns=list(CANDIDATE_COLUMNS))
+        return pd.DataFrame(columns=list(CANDIDATE_COLUMNS)), exclusions
     family = rows["instance_type"].map(instance_family)
-    quota = [
+    rows["quota_instances"] = [
         quota_for(opts.quotas, p, r, f)
         for p, r, f in zip(rows["provider"], rows["region"], family, strict=True)
     ]
-    rows["quota_instances"] = quota
     rows = rows[rows["instances"] <= rows["quota_instances"]]
-    family = family[rows.index]
+    return _cloud_frame(rows, family[rows.index], option, opts), exclusions
+
+
+def _spot_risk_exclusions(risky: pd.DataFrame, max_pct: float) -> list[Exclusion]:
+    """One exclusion per spot offer interrupted more often than ``--max-interruption`` allows."""
+    return [
+        Exclusion(
+            "spot-risk",
+            str(offer["provider"]),
+            str(offer["instance_type"]),
+            str(offer["gpu_model"]),
+            f"interruption above --max-interruption {max_pct:g}%",
+        )
+        for offer in risky.to_dict("records")
+    ]
+
+
+def _cloud_frame(
+    rows: pd.DataFrame, family: pd.Series, option: PurchaseOption, opts: CandidateOptions
+) -> pd.DataFrame:
+    """The candidate columns of priced cloud ``rows`` (offer x gang size, within quota); spot
+    gangs run slower by the restarts the spot model expects."""
     ests = rows["_est"].tolist()
     job = np.array([e.wall_hours for e in ests], dtype=float)
     ckpt = np.array([e.checkpoint_gib for e in ests], dtype=float)
     n = rows["instances"].to_numpy(dtype=int)
+    is_spot = option is PurchaseOption.SPOT
     if is_spot:
         slowdown = np.array(
             [

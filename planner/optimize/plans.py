@@ -424,8 +424,42 @@ class PlanSet:
     notes: tuple[str, ...] = field(default=())
 
 
+class _Variants:
+    """The plans found so far (each distinct plan once, in the order found) and notes on the
+    variants left out."""
+
+    def __init__(self, cheapest: Plan, solver: Solver | None) -> None:
+        self.plans = [cheapest]
+        self.notes: list[str] = []
+        self._seen = {cheapest.signature()}
+        self._solver = solver
+
+    def add(self, plan: Plan | None) -> None:
+        """Keep ``plan`` unless it is missing or repeats one already kept."""
+        if plan is not None and plan.signature() not in self._seen:
+            self._seen.add(plan.signature())
+            self.plans.append(plan)
+
+    def attempt(self, sub: pd.DataFrame, inputs: ModelInputs, label: str) -> Plan | None:
+        """A variant's plan; None when it has none.  Once the cheapest plan stands, a variant the
+        solver gives up on (time limit, no plan found) is noted and left out, never fatal."""
+        if sub.empty:
+            return None
+        try:
+            return solve_plan(sub, inputs, label, self._solver)
+        except InfeasibleError:
+            return None
+        except PlannerError as e:
+            self.notes.append(f"{label}: left out, {e.message}")
+            return None
+
+
 def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = None) -> PlanSet:
-    """The ranked, distinct plans for ``cands`` (raises InfeasibleError with an explanation)."""
+    """The ranked, distinct plans for ``cands`` (raises InfeasibleError with an explanation).
+
+    The variants run in the order of the module docstring; the first ``req.top`` distinct plans
+    are ranked by cost, then time, and the risky alternative (if any) follows them.
+    """
     base = _inputs(req, cands)
     try:
         cheapest = solve_plan(cands, base, "cheapest", solver)
@@ -433,40 +467,41 @@ def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = No
         raise _explain_no_confident_plan(cands, req, solver) or explain_infeasible(
             cands, req, solver
         ) from e
-    plans = [cheapest]
-    seen = {cheapest.signature()}
-    notes: list[str] = []
-
-    def add(plan: Plan | None) -> None:
-        if plan is not None and plan.signature() not in seen:
-            seen.add(plan.signature())
-            plans.append(plan)
-
-    def attempt(sub: pd.DataFrame, inputs: ModelInputs, label: str) -> Plan | None:
-        """A variant's plan; None when it has none.  Once the cheapest plan stands, a variant the
-        solver gives up on (time limit, no plan found) is noted and left out, never fatal."""
-        if sub.empty:
-            return None
-        try:
-            return solve_plan(sub, inputs, label, solver)
-        except InfeasibleError:
-            return None
-        except PlannerError as e:
-            notes.append(f"{label}: left out, {e.message}")
-            return None
-
+    found = _Variants(cheapest, solver)
     if cheapest.uses_spot:
-        add(attempt(cands[cands["purchase_option"] != "spot"], base, "cheapest without spot"))
+        found.add(
+            found.attempt(cands[cands["purchase_option"] != "spot"], base, "cheapest without spot")
+        )
+    _add_fastest(found, cands, base, req)
+    _add_owned_variants(found, cands, base)
+    _add_per_gpu(found, cands, base, req.top)
+    ranked = sorted(found.plans[: req.top], key=lambda p: (p.total_cost_usd, p.wall_hours))
+    try:
+        risky = _risky_alternative(cands, req, cheapest, solver)
+    except PlannerError as e:
+        risky = None
+        found.notes.append(f"risky alternative: left out, {e.message}")
+    return PlanSet(
+        plans=(*ranked, risky) if risky is not None else tuple(ranked), notes=tuple(found.notes)
+    )
+
+
+def _add_fastest(
+    found: _Variants, cands: pd.DataFrame, base: ModelInputs, req: PlanRequest
+) -> None:
+    """The fastest plan within the user's budget, else 25% above the cheapest plan's cost; kept
+    only when it meets the deadline."""
+    cheapest = found.plans[0]
     budget = (
         req.budget_usd
         if req.budget_usd is not None
         else cheapest.total_cost_usd * FASTEST_BUDGET_FACTOR
     )
-    fastest = attempt(
+    fastest = found.attempt(
         cands, replace(base, objective="time", budget_usd=budget), "fastest within budget"
     )
     if fastest is not None and fastest.wall_hours <= req.deadline_hours + 1e-6:
-        add(
+        found.add(
             replace(
                 fastest,
                 label=f"fastest within ${budget:,.2f}"
@@ -474,28 +509,33 @@ def make_plans(cands: pd.DataFrame, req: PlanRequest, solver: Solver | None = No
                 else f"fastest within ${budget:,.0f}",
             )
         )
-    if (cands["kind"] == "local").any() and not any(i.kind == "local" for i in cheapest.items):
-        add(attempt(cands, replace(base, must_use_local=True), "cheapest using owned hardware"))
-    if any(i.kind == "local" for i in cheapest.items):
-        add(attempt(cands[cands["kind"] != "local"], base, "cheapest cloud-only"))
-    used_gpus = {i.gpu_model for p in plans for i in p.items}
+
+
+def _add_owned_variants(found: _Variants, cands: pd.DataFrame, base: ModelInputs) -> None:
+    """The other side of owned hardware: the cheapest plan using it when the cheapest does not,
+    and the cheapest cloud-only plan when it does."""
+    cheapest_is_local = any(i.kind == "local" for i in found.plans[0].items)
+    if (cands["kind"] == "local").any() and not cheapest_is_local:
+        found.add(
+            found.attempt(
+                cands, replace(base, must_use_local=True), "cheapest using owned hardware"
+            )
+        )
+    if cheapest_is_local:
+        found.add(found.attempt(cands[cands["kind"] != "local"], base, "cheapest cloud-only"))
+
+
+def _add_per_gpu(found: _Variants, cands: pd.DataFrame, base: ModelInputs, top: int) -> None:
+    """The cheapest plan on each GPU model no plan uses yet, cheapest GPU first, until ``top``
+    plans are found."""
+    used_gpus = {i.gpu_model for p in found.plans for i in p.items}
     for gpu in _gpus_by_cheapest(cands):
-        if len(plans) >= req.top:
+        if len(found.plans) >= top:
             break
         if gpu in used_gpus:
             continue
-        plan = attempt(cands[cands["gpu_model"] == gpu], base, f"cheapest on {gpu}")
-        add(plan)
+        found.add(found.attempt(cands[cands["gpu_model"] == gpu], base, f"cheapest on {gpu}"))
         used_gpus.add(gpu)
-    ranked = sorted(plans[: req.top], key=lambda p: (p.total_cost_usd, p.wall_hours))
-    try:
-        risky = _risky_alternative(cands, req, cheapest, solver)
-    except PlannerError as e:
-        risky = None
-        notes.append(f"risky alternative: left out, {e.message}")
-    return PlanSet(
-        plans=(*ranked, risky) if risky is not None else tuple(ranked), notes=tuple(notes)
-    )
 
 
 def _risky_alternative(

@@ -200,9 +200,27 @@ class HighsSolver(Solver):
 
     def solve(self, program: LinearProgram, initial: Sequence[float] | None = None) -> SolveResult:
         import highspy
-        import numpy as np
 
         started = time.perf_counter()
+        highs = self._configured()
+        _load_into_highs(highs, program)
+        if initial is not None and program.violation(initial) <= FEASIBILITY_TOLERANCE:
+            start = highspy.HighsSolution()
+            start.col_value = [float(v) for v in initial]
+            start.value_valid = True
+            highs.setSolution(start)
+        highs.run()
+        seconds = time.perf_counter() - started
+        status = _highs_status(highs, program.num_columns)
+        values: tuple[float, ...] = ()
+        if status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE) and program.num_columns:
+            values = tuple(float(x) for x in highs.getSolution().col_value)
+        return _result(program, status, self.label, values, seconds)
+
+    def _configured(self) -> Any:
+        """A quiet HiGHS instance with this solver's limits."""
+        import highspy
+
         with quiet_native_output():
             highs = highspy.Highs()
         highs.setOptionValue("output_flag", False)
@@ -214,57 +232,61 @@ class HighsSolver(Solver):
         # the same optima, and quotes keep their times and plans (issue 15's note).
         highs.setOptionValue("mip_heuristic_run_rins", False)
         highs.setOptionValue("mip_heuristic_run_rens", False)
-        inf = highspy.kHighsInf
-        n = program.num_columns
-        if n:
-            highs.addCols(
-                n,
-                np.asarray(program.cost, dtype=np.float64),
-                np.nan_to_num(np.asarray(program.lower, dtype=np.float64), neginf=-inf),
-                np.nan_to_num(np.asarray(program.upper, dtype=np.float64), posinf=inf),
-                0,
-                np.zeros(n, dtype=np.int32),
-                np.zeros(0, dtype=np.int32),
-                np.zeros(0, dtype=np.float64),
-            )
-            integers = [j for j, is_int in enumerate(program.integer) if is_int]
-            if integers:
-                highs.changeColsIntegrality(
-                    len(integers),
-                    np.asarray(integers, dtype=np.int32),
-                    np.full(len(integers), int(highspy.HighsVarType.kInteger), dtype=np.uint8),
-                )
-        if program.num_rows:
-            highs.addRows(
-                program.num_rows,
-                np.nan_to_num(np.asarray(program.row_lower, dtype=np.float64), neginf=-inf),
-                np.nan_to_num(np.asarray(program.row_upper, dtype=np.float64), posinf=inf),
-                len(program.row_columns),
-                np.asarray(program.row_starts, dtype=np.int32),
-                np.asarray(program.row_columns, dtype=np.int32),
-                np.asarray(program.row_values, dtype=np.float64),
-            )
-        if initial is not None and program.violation(initial) <= FEASIBILITY_TOLERANCE:
-            start = highspy.HighsSolution()
-            start.col_value = [float(v) for v in initial]
-            start.value_valid = True
-            highs.setSolution(start)
-        highs.run()
-        seconds = time.perf_counter() - started
-        model_status = highs.getModelStatus().name
-        has_primal = (
-            highs.getInfo().primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
+        return highs
+
+
+def _load_into_highs(highs: Any, program: LinearProgram) -> None:
+    """``program``'s columns (bounds, costs, integrality) and rows, as arrays (infinite bounds
+    become HiGHS's infinity)."""
+    import highspy
+    import numpy as np
+
+    inf = highspy.kHighsInf
+    n = program.num_columns
+    if n:
+        highs.addCols(
+            n,
+            np.asarray(program.cost, dtype=np.float64),
+            np.nan_to_num(np.asarray(program.lower, dtype=np.float64), neginf=-inf),
+            np.nan_to_num(np.asarray(program.upper, dtype=np.float64), posinf=inf),
+            0,
+            np.zeros(n, dtype=np.int32),
+            np.zeros(0, dtype=np.int32),
+            np.zeros(0, dtype=np.float64),
         )
-        if model_status in _HIGHS_FINAL:
-            status = _HIGHS_FINAL[model_status]
-        elif model_status in _HIGHS_LIMITS and has_primal and n:
-            status = SolveStatus.FEASIBLE
-        else:
-            status = SolveStatus.NOT_SOLVED
-        values: tuple[float, ...] = ()
-        if status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
-            values = tuple(float(x) for x in highs.getSolution().col_value) if n else ()
-        return _result(program, status, self.label, values, seconds)
+        integers = [j for j, is_int in enumerate(program.integer) if is_int]
+        if integers:
+            highs.changeColsIntegrality(
+                len(integers),
+                np.asarray(integers, dtype=np.int32),
+                np.full(len(integers), int(highspy.HighsVarType.kInteger), dtype=np.uint8),
+            )
+    if program.num_rows:
+        highs.addRows(
+            program.num_rows,
+            np.nan_to_num(np.asarray(program.row_lower, dtype=np.float64), neginf=-inf),
+            np.nan_to_num(np.asarray(program.row_upper, dtype=np.float64), posinf=inf),
+            len(program.row_columns),
+            np.asarray(program.row_starts, dtype=np.int32),
+            np.asarray(program.row_columns, dtype=np.int32),
+            np.asarray(program.row_values, dtype=np.float64),
+        )
+
+
+def _highs_status(highs: Any, num_columns: int) -> SolveStatus:
+    """Our status for a finished run: a limit reached with a feasible answer in hand is
+    FEASIBLE (for a model with columns), a limit without one NOT_SOLVED."""
+    import highspy
+
+    model_status = highs.getModelStatus().name
+    has_primal = (
+        highs.getInfo().primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
+    )
+    if model_status in _HIGHS_FINAL:
+        return _HIGHS_FINAL[model_status]
+    if model_status in _HIGHS_LIMITS and has_primal and num_columns:
+        return SolveStatus.FEASIBLE
+    return SolveStatus.NOT_SOLVED
 
 
 # ----------------------------------------------------------------------------- CBC (PuLP)

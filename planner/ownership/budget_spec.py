@@ -157,6 +157,18 @@ class _BudgetFile(BaseModel):
     workloads: list[_Workload] = []
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """What every step of reading one budget file needs: the file (named in every error), the
+    horizon, and the tables that resolve GPU names, currencies and ``hardware:`` references."""
+
+    file: str
+    months: int
+    catalog: GpuCatalog
+    fx: FxTable
+    loader: Callable[[str], HardwareSpec]
+
+
 def budget_from_mapping(
     raw: Mapping[str, Any],
     *,
@@ -167,161 +179,198 @@ def budget_from_mapping(
     fx: FxTable | None = None,
 ) -> BudgetSpec:
     """Validate a parsed budget file.  ``hardware_loader(name) -> HardwareSpec`` resolves the
-    ``hardware:`` references (default :func:`load_hardware`); tests pass a dict's ``__getitem__``."""
+    ``hardware:`` references (default :func:`load_hardware`); tests pass a dict's ``__getitem__``.
+
+    The steps run in file order (classes, then workloads, then the capex limit), so the first
+    problem in the file is the one reported.
+    """
     catalog = catalog or load_gpu_catalog()
     fx = fx or load_fx_rates()
-    loader = hardware_loader or load_hardware
-    try:
-        m = _BudgetFile.model_validate(dict(raw))
-    except ValidationError as e:
-        raise config_error(e, _BudgetFile, file) from None
-    months = m.horizon_months
-
-    def money(value: _Money, key: str) -> float:
-        usd = parse_money(value, table=fx, file=file, key_path=key)
-        if not math.isfinite(usd):
-            raise ConfigError(f"expected a finite amount, got {value!r}", file=file, key_path=key)
-        if usd < 0:
-            raise ConfigError("a price must not be negative", file=file, key_path=key)
-        if usd > MAX_USD:
-            raise ConfigError(
-                f"{usd:.3g} USD is more than any budget covers ({MAX_USD:.0e})",
-                file=file,
-                key_path=key,
-                hint="check the units: prices are USD per GPU-hour unless tagged",
-            )
-        return usd
-
-    def gpu_hours(values: Sequence[float], key: str) -> None:
-        if any(v > MAX_GPU_HOURS for v in values):
-            raise ConfigError(
-                f"{max(values):.3g} GPU-hours is more than the {MAX_GPU_HOURS:.0e} a budget covers",
-                file=file,
-                key_path=key,
-                hint="give GPU-hours per month (check the units and growth_per_month)",
-            )
-
-    def hardware(name: str, key: str, gpu: str) -> HardwareSpec:
-        """The hardware file ``name`` (at ``key``), which must hold ``gpu`` GPUs."""
-        try:
-            hw = loader(name)
-        except ConfigError as e:
-            raise ConfigError(
-                f"hardware {name!r} does not load: {e}", file=file, key_path=key
-            ) from e
-        if hw.gpu != gpu:
-            raise ConfigError(
-                f"hardware {name!r} has {hw.gpu} GPUs, not {gpu}",
-                file=file,
-                key_path=key.rsplit(".", 1)[0],
-            )
-        return hw
-
-    hw_files: dict[str, HardwareSpec] = {}
-    classes: list[GpuClassPlan] = []
-    seen: set[str] = set()
-    for i, c in enumerate(m.classes):
-        at = f"classes[{i}]"
-        gpu = catalog.resolve(c.gpu, file=file, key_path=f"{at}.gpu").name
-        if gpu in seen:
-            raise ConfigError(f"GPU class {gpu} appears twice", file=file, key_path=f"{at}.gpu")
-        seen.add(gpu)
-        if isinstance(c.demand_gpu_hours, list):
-            if len(c.demand_gpu_hours) != months:
-                raise ConfigError(
-                    f"{len(c.demand_gpu_hours)} monthly values for a {months}-month horizon",
-                    file=file,
-                    key_path=f"{at}.demand_gpu_hours",
-                    hint="give one value per month, or {start: N, growth_per_month: g}",
-                )
-            if any(d < 0 for d in c.demand_gpu_hours):
-                raise ConfigError(
-                    "demand must not be negative", file=file, key_path=f"{at}.demand_gpu_hours"
-                )
-            demand = tuple(float(d) for d in c.demand_gpu_hours)
-        elif isinstance(c.demand_gpu_hours, _Growth):
-            g = c.demand_gpu_hours
-            demand = tuple(g.start * (1 + g.growth_per_month) ** t for t in range(months))
-        else:
-            if c.demand_gpu_hours < 0:
-                raise ConfigError(
-                    "demand must not be negative", file=file, key_path=f"{at}.demand_gpu_hours"
-                )
-            demand = (float(c.demand_gpu_hours),) * months
-        gpu_hours(demand, f"{at}.demand_gpu_hours")
-        commitments = tuple(
-            Commitment(
-                name=k.name or f"reserved-{k.term_months}m",
-                term_months=k.term_months,
-                usd_per_gpu_hour=money(
-                    k.usd_per_gpu_hour, f"{at}.commitments[{j}].usd_per_gpu_hour"
-                ),
-            )
-            for j, k in enumerate(c.commitments)
-        )
-        buys: list[BuyOption] = []
-        for j, b in enumerate(c.buy):
-            hw = hardware(b.hardware, f"{at}.buy[{j}].hardware", gpu)
-            hw_files[b.hardware] = hw
-            buys.append(BuyOption(hw, b.lead_time_months, b.utilization, b.max_machines))
-        owned: list[OwnedFleet] = []
-        for j, o in enumerate(c.owned):
-            hw = hardware(o.hardware, f"{at}.owned[{j}].hardware", gpu)
-            if o.machines is not None:
-                hw = _with_machines(hw, o.machines)
-            hw_files[o.hardware] = hw
-            owned.append(OwnedFleet(hw, o.utilization))
-        on_demand = (
-            money(c.on_demand_usd_per_gpu_hour, f"{at}.on_demand_usd_per_gpu_hour")
-            if c.on_demand_usd_per_gpu_hour is not None
-            else None
-        )
-        classes.append(
-            GpuClassPlan(
-                gpu=gpu,
-                demand_gpu_hours=demand,
-                on_demand_usd_per_gpu_hour=on_demand,
-                spot_usd_per_gpu_hour=money(c.spot.usd_per_gpu_hour, f"{at}.spot.usd_per_gpu_hour")
-                if c.spot
-                else None,
-                spot_max_share=c.spot.max_share if c.spot else 0.0,
-                commitments=commitments,
-                buy=tuple(buys),
-                owned=tuple(owned),
-            )
-        )
-    workloads: list[WorkloadDemand] = []
-    for i, w in enumerate(m.workloads):
-        at = f"workloads[{i}]"
-        gpu = catalog.resolve(w.gpu, file=file, key_path=f"{at}.gpu").name
-        if gpu not in seen:
-            raise ConfigError(
-                f"no class for GPU {gpu}",
-                file=file,
-                key_path=f"{at}.gpu",
-                hint="add it under classes:",
-            )
-        if w.deadline_month > months or w.deadline_month < w.start_month:
-            raise ConfigError(
-                f"deadline_month must lie between start_month ({w.start_month}) and the horizon ({months})",
-                file=file,
-                key_path=f"{at}.deadline_month",
-            )
-        gpu_hours([w.gpu_hours], f"{at}.gpu_hours")
-        workloads.append(
-            WorkloadDemand(w.name, gpu, w.gpu_hours, w.start_month - 1, w.deadline_month - 1)
-        )
-    limit = money(m.capex_limit_usd, "capex_limit_usd") if m.capex_limit_usd is not None else None
+    m = _validated(raw, file)
+    ctx = _Reading(file, m.horizon_months, catalog, fx, hardware_loader or load_hardware)
+    classes, hw_files = _classes(m.classes, ctx)
+    class_gpus = {c.gpu for c in classes}
+    workloads = tuple(
+        _workload(w, f"workloads[{i}]", class_gpus, ctx) for i, w in enumerate(m.workloads)
+    )
+    limit = (
+        _usd(m.capex_limit_usd, "capex_limit_usd", ctx) if m.capex_limit_usd is not None else None
+    )
     return BudgetSpec(
         name=m.name or default_name,
         start=m.start,
-        horizon_months=months,
-        classes=tuple(classes),
-        workloads=tuple(workloads),
+        horizon_months=m.horizon_months,
+        classes=classes,
+        workloads=workloads,
         capex_limit_usd=limit,
         source="; ".join(m.source) if isinstance(m.source, list) else m.source,
         hardware_files=hw_files,
     )
+
+
+def _validated(raw: Mapping[str, Any], file: str) -> _BudgetFile:
+    """The file's shape checked by pydantic, its errors in the file's words."""
+    try:
+        return _BudgetFile.model_validate(dict(raw))
+    except ValidationError as e:
+        raise config_error(e, _BudgetFile, file) from None
+
+
+def _usd(value: _Money, key: str, ctx: _Reading) -> float:
+    """An amount (``2.5`` or ``"2.3 EUR"``) in USD: finite, not negative, and of a size a budget
+    can hold (a larger one is a slip of units, not a plan)."""
+    usd = parse_money(value, table=ctx.fx, file=ctx.file, key_path=key)
+    if not math.isfinite(usd):
+        raise ConfigError(f"expected a finite amount, got {value!r}", file=ctx.file, key_path=key)
+    if usd < 0:
+        raise ConfigError("a price must not be negative", file=ctx.file, key_path=key)
+    if usd > MAX_USD:
+        raise ConfigError(
+            f"{usd:.3g} USD is more than any budget covers ({MAX_USD:.0e})",
+            file=ctx.file,
+            key_path=key,
+            hint="check the units: prices are USD per GPU-hour unless tagged",
+        )
+    return usd
+
+
+def _check_gpu_hours(values: Sequence[float], key: str, ctx: _Reading) -> None:
+    """Refuse GPU-hours beyond what any budget covers (a growth rate or unit slip)."""
+    if any(v > MAX_GPU_HOURS for v in values):
+        raise ConfigError(
+            f"{max(values):.3g} GPU-hours is more than the {MAX_GPU_HOURS:.0e} a budget covers",
+            file=ctx.file,
+            key_path=key,
+            hint="give GPU-hours per month (check the units and growth_per_month)",
+        )
+
+
+def _hardware(name: str, key: str, gpu: str, ctx: _Reading) -> HardwareSpec:
+    """The hardware file ``name`` (at ``key``), which must hold ``gpu`` GPUs."""
+    try:
+        hw = ctx.loader(name)
+    except ConfigError as e:
+        raise ConfigError(
+            f"hardware {name!r} does not load: {e}", file=ctx.file, key_path=key
+        ) from e
+    if hw.gpu != gpu:
+        raise ConfigError(
+            f"hardware {name!r} has {hw.gpu} GPUs, not {gpu}",
+            file=ctx.file,
+            key_path=key.rsplit(".", 1)[0],
+        )
+    return hw
+
+
+def _classes(
+    entries: Sequence[_Class], ctx: _Reading
+) -> tuple[tuple[GpuClassPlan, ...], dict[str, HardwareSpec]]:
+    """Every GPU class (each GPU once), and the hardware files they use, by the name given."""
+    hw_files: dict[str, HardwareSpec] = {}
+    classes: list[GpuClassPlan] = []
+    for i, c in enumerate(entries):
+        where = f"classes[{i}]"
+        gpu = ctx.catalog.resolve(c.gpu, file=ctx.file, key_path=f"{where}.gpu").name
+        if any(known.gpu == gpu for known in classes):
+            raise ConfigError(
+                f"GPU class {gpu} appears twice", file=ctx.file, key_path=f"{where}.gpu"
+            )
+        plan, used = _gpu_class(c, gpu, where, ctx)
+        classes.append(plan)
+        hw_files.update(used)
+    return tuple(classes), hw_files
+
+
+def _gpu_class(
+    c: _Class, gpu: str, where: str, ctx: _Reading
+) -> tuple[GpuClassPlan, list[tuple[str, HardwareSpec]]]:
+    """One class's demand and options, with the hardware files it names (in file order)."""
+    demand = _demand(c.demand_gpu_hours, f"{where}.demand_gpu_hours", ctx)
+    commitments = tuple(
+        Commitment(
+            name=k.name or f"reserved-{k.term_months}m",
+            term_months=k.term_months,
+            usd_per_gpu_hour=_usd(
+                k.usd_per_gpu_hour, f"{where}.commitments[{j}].usd_per_gpu_hour", ctx
+            ),
+        )
+        for j, k in enumerate(c.commitments)
+    )
+    used: list[tuple[str, HardwareSpec]] = []
+    buys: list[BuyOption] = []
+    for j, b in enumerate(c.buy):
+        hw = _hardware(b.hardware, f"{where}.buy[{j}].hardware", gpu, ctx)
+        used.append((b.hardware, hw))
+        buys.append(BuyOption(hw, b.lead_time_months, b.utilization, b.max_machines))
+    owned: list[OwnedFleet] = []
+    for j, o in enumerate(c.owned):
+        hw = _hardware(o.hardware, f"{where}.owned[{j}].hardware", gpu, ctx)
+        if o.machines is not None:
+            hw = _with_machines(hw, o.machines)
+        used.append((o.hardware, hw))
+        owned.append(OwnedFleet(hw, o.utilization))
+    on_demand = (
+        _usd(c.on_demand_usd_per_gpu_hour, f"{where}.on_demand_usd_per_gpu_hour", ctx)
+        if c.on_demand_usd_per_gpu_hour is not None
+        else None
+    )
+    plan = GpuClassPlan(
+        gpu=gpu,
+        demand_gpu_hours=demand,
+        on_demand_usd_per_gpu_hour=on_demand,
+        spot_usd_per_gpu_hour=_usd(c.spot.usd_per_gpu_hour, f"{where}.spot.usd_per_gpu_hour", ctx)
+        if c.spot
+        else None,
+        spot_max_share=c.spot.max_share if c.spot else 0.0,
+        commitments=commitments,
+        buy=tuple(buys),
+        owned=tuple(owned),
+    )
+    return plan, used
+
+
+def _demand(value: list[float] | _Growth | float, key: str, ctx: _Reading) -> tuple[float, ...]:
+    """Monthly GPU-hours over the horizon from a list (one a month), a growth curve or a constant."""
+    months = ctx.months
+    if isinstance(value, list):
+        if len(value) != months:
+            raise ConfigError(
+                f"{len(value)} monthly values for a {months}-month horizon",
+                file=ctx.file,
+                key_path=key,
+                hint="give one value per month, or {start: N, growth_per_month: g}",
+            )
+        if any(d < 0 for d in value):
+            raise ConfigError("demand must not be negative", file=ctx.file, key_path=key)
+        demand = tuple(float(d) for d in value)
+    elif isinstance(value, _Growth):
+        demand = tuple(value.start * (1 + value.growth_per_month) ** t for t in range(months))
+    else:
+        if value < 0:
+            raise ConfigError("demand must not be negative", file=ctx.file, key_path=key)
+        demand = (float(value),) * months
+    _check_gpu_hours(demand, key, ctx)
+    return demand
+
+
+def _workload(w: _Workload, where: str, class_gpus: set[str], ctx: _Reading) -> WorkloadDemand:
+    """A workload on a GPU that has a class, inside the horizon; months become 0-based."""
+    gpu = ctx.catalog.resolve(w.gpu, file=ctx.file, key_path=f"{where}.gpu").name
+    if gpu not in class_gpus:
+        raise ConfigError(
+            f"no class for GPU {gpu}",
+            file=ctx.file,
+            key_path=f"{where}.gpu",
+            hint="add it under classes:",
+        )
+    if w.deadline_month > ctx.months or w.deadline_month < w.start_month:
+        raise ConfigError(
+            f"deadline_month must lie between start_month ({w.start_month}) and the horizon ({ctx.months})",
+            file=ctx.file,
+            key_path=f"{where}.deadline_month",
+        )
+    _check_gpu_hours([w.gpu_hours], f"{where}.gpu_hours", ctx)
+    return WorkloadDemand(w.name, gpu, w.gpu_hours, w.start_month - 1, w.deadline_month - 1)
 
 
 def _with_machines(hw: HardwareSpec, machines: int) -> HardwareSpec:

@@ -32,14 +32,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from planner.errors import ConfigError, UnknownNameError, is_number
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
-from planner.ownership.hardware import HardwareSpec
 from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
+
+if TYPE_CHECKING:
+    # the type only: the maths takes a HardwareSpec already read (hardware.py reads the files)
+    from planner.ownership.hardware import HardwareSpec
 
 CLOUD_OPTIONS: tuple[PurchaseOption, ...] = (
     PurchaseOption.ON_DEMAND,

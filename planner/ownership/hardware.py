@@ -122,7 +122,11 @@ def hardware_from_mapping(
     catalog: GpuCatalog | None = None,
     fx: FxTable | None = None,
 ) -> HardwareSpec:
-    """Validate a parsed hardware file and return a :class:`HardwareSpec` (money in USD)."""
+    """Validate a parsed hardware file and return a :class:`HardwareSpec` (money in USD).
+
+    The checks run in a fixed order (shape, currency, amounts, power, GPU name); the first problem
+    is the one reported.
+    """
     catalog = catalog or load_gpu_catalog()
     fx = fx or load_fx_rates()
     try:
@@ -130,60 +134,12 @@ def hardware_from_mapping(
     except ValidationError as e:
         raise config_error(e, _HardwareFile, file) from None
     fx.rate(m.currency, file=file, key_path="currency")
-    money: dict[str, float] = {}
-    for usd_key, neutral_key, required in _MONEY_KEYS:
-        usd_value, neutral_value = getattr(m, usd_key), getattr(m, neutral_key)
-        if usd_value is not None and neutral_value is not None:
-            raise ConfigError(
-                f"both {usd_key} and {neutral_key} are given",
-                file=file,
-                key_path=neutral_key,
-                hint=f"keep one: {usd_key} (a USD number) or {neutral_key} (e.g. '80000 CNY')",
-            )
-        if usd_value is not None:
-            money[usd_key] = float(usd_value)
-        elif neutral_value is not None:
-            value = parse_money(
-                neutral_value,
-                default_currency=m.currency,
-                table=fx,
-                file=file,
-                key_path=neutral_key,
-            )
-            if value < 0:
-                raise ConfigError("must not be negative", file=file, key_path=neutral_key)
-            money[usd_key] = value
-        elif required:
-            raise ConfigError(
-                "required key is missing",
-                file=file,
-                key_path=usd_key,
-                hint=f"give {usd_key} (USD) or {neutral_key} (any currency, e.g. '80000 CNY')",
-            )
-        else:
-            money[usd_key] = 0.0
-    for usd_key, amount in money.items():
-        if amount > MAX_USD:
-            raise ConfigError(
-                f"{amount:.3g} USD is more than any machine costs ({MAX_USD:.0e})",
-                file=file,
-                key_path=usd_key,
-                hint="check the units: amounts are per machine, in USD unless tagged",
-            )
-    if money["colocation_usd_per_kw_month"] > 0 and money["rack_usd_per_month"] > 0:
-        raise ConfigError(
-            "both colocation (per kW-month) and rack rent are given",
-            file=file,
-            key_path="rack_usd_per_month",
-            hint="colocation per kW usually includes the space; keep one of the two",
-        )
-    power_max = m.power_kw_max if m.power_kw_max is not None else m.power_kw_avg
-    if power_max < m.power_kw_avg:
-        raise ConfigError(
-            f"power_kw_max ({power_max}) is below power_kw_avg ({m.power_kw_avg})",
-            file=file,
-            key_path="power_kw_max",
-        )
+    money = {
+        usd_key: _amount_usd(m, usd_key, neutral_key, required, fx, file)
+        for usd_key, neutral_key, required in _MONEY_KEYS
+    }
+    _check_amounts(money, file)
+    power_max = _power_kw_max(m, file)
     gpu = catalog.resolve(m.gpu, file=file, key_path="gpu")
     interconnect = m.interconnect or (
         Interconnect.NONE if m.gpus_per_machine == 1 else Interconnect.PCIE
@@ -214,10 +170,74 @@ def hardware_from_mapping(
     )
 
 
+def _amount_usd(
+    m: _HardwareFile, usd_key: str, neutral_key: str, required: bool, fx: FxTable, file: str
+) -> float:
+    """One amount in USD, from its USD-named key or its currency-neutral one (never both); a
+    missing optional amount is 0."""
+    usd_value, neutral_value = getattr(m, usd_key), getattr(m, neutral_key)
+    if usd_value is not None and neutral_value is not None:
+        raise ConfigError(
+            f"both {usd_key} and {neutral_key} are given",
+            file=file,
+            key_path=neutral_key,
+            hint=f"keep one: {usd_key} (a USD number) or {neutral_key} (e.g. '80000 CNY')",
+        )
+    if usd_value is not None:
+        return float(usd_value)
+    if neutral_value is not None:
+        value = parse_money(
+            neutral_value, default_currency=m.currency, table=fx, file=file, key_path=neutral_key
+        )
+        if value < 0:
+            raise ConfigError("must not be negative", file=file, key_path=neutral_key)
+        return value
+    if required:
+        raise ConfigError(
+            "required key is missing",
+            file=file,
+            key_path=usd_key,
+            hint=f"give {usd_key} (USD) or {neutral_key} (any currency, e.g. '80000 CNY')",
+        )
+    return 0.0
+
+
+def _check_amounts(money: Mapping[str, float], file: str) -> None:
+    """No amount beyond what any machine costs (a unit slip), and not both colocation per kW and
+    rack rent (colocation usually includes the space: both would count it twice)."""
+    for usd_key, amount in money.items():
+        if amount > MAX_USD:
+            raise ConfigError(
+                f"{amount:.3g} USD is more than any machine costs ({MAX_USD:.0e})",
+                file=file,
+                key_path=usd_key,
+                hint="check the units: amounts are per machine, in USD unless tagged",
+            )
+    if money["colocation_usd_per_kw_month"] > 0 and money["rack_usd_per_month"] > 0:
+        raise ConfigError(
+            "both colocation (per kW-month) and rack rent are given",
+            file=file,
+            key_path="rack_usd_per_month",
+            hint="colocation per kW usually includes the space; keep one of the two",
+        )
+
+
+def _power_kw_max(m: _HardwareFile, file: str) -> float:
+    """The peak draw colocation is charged on: ``power_kw_max``, else the average; never below
+    the average."""
+    power_max = m.power_kw_max if m.power_kw_max is not None else m.power_kw_avg
+    if power_max < m.power_kw_avg:
+        raise ConfigError(
+            f"power_kw_max ({power_max}) is below power_kw_avg ({m.power_kw_avg})",
+            file=file,
+            key_path="power_kw_max",
+        )
+    return power_max
+
+
 def load_hardware(path_or_name: str) -> HardwareSpec:
     """A hardware file by path, or by name from ``scenarios/hardware/<name>.yaml``."""
     path = resolve_scenario(path_or_name, "hardware")
     return hardware_from_mapping(
         read_mapping(path, "hardware"), file=str(path), default_name=path.stem
     )
-

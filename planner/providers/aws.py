@@ -246,6 +246,22 @@ def network_gbps(network: Mapping[str, Any]) -> float | None:
     return float(match.group(1) or 1) * float(match.group(2))
 
 
+def _zones(ec2: Any, region: str, instance_types: list[str]) -> dict[str, set[str]]:
+    """The availability zones of ``region`` that offer each instance type (absent: none)."""
+    offerings = _paginate(
+        ec2,
+        "describe_instance_type_offerings",
+        region,
+        "InstanceTypeOfferings",
+        LocationType="availability-zone",
+        Filters=[{"Name": "instance-type", "Values": instance_types}],
+    )
+    zones: dict[str, set[str]] = defaultdict(set)
+    for offering in offerings:
+        zones[str(offering["InstanceType"])].add(str(offering["Location"]))
+    return zones
+
+
 class AwsProvider(DraftingProvider):
     """EC2 GPU instances with on-demand, spot and reserved prices."""
 
@@ -288,6 +304,7 @@ class AwsProvider(DraftingProvider):
     def _fetch_region(
         self, region: str, catalog: GpuCatalog
     ) -> tuple[list[OfferDraft], list[Unmapped]]:
+        """One region's GPU types that are offered there and listed with an on-demand price."""
         ec2 = self._client("ec2", region)
         types = _paginate(
             ec2,
@@ -296,6 +313,34 @@ class AwsProvider(DraftingProvider):
             "InstanceTypes",
             PaginationConfig={"PageSize": 100},
         )
+        specs, unmapped = self._gpu_types(types, catalog)
+        if not specs:
+            return [], unmapped
+        wanted = sorted(specs)
+        zones = _zones(ec2, region, wanted)
+        spot = self._spot_prices(ec2, region, [t for t in wanted if zones.get(t)])
+        prices = self._list_prices(region, [t for t in wanted if zones.get(t)])
+        drafts = []
+        for name in wanted:
+            info, gpu, count = specs[name]
+            if not zones.get(name):
+                continue  # described but not offered in this region
+            price = prices.get(name)
+            if price is None:
+                unmapped.append(
+                    Unmapped(self.name, f"{region}/{name}", "no Linux on-demand price listed")
+                )
+                continue
+            drafts.append(
+                self._draft(region, info, gpu, count, price, spot.get(name, {}), len(zones[name]))
+            )
+        return drafts, unmapped
+
+    def _gpu_types(
+        self, types: Sequence[Mapping[str, Any]], catalog: GpuCatalog
+    ) -> tuple[dict[str, tuple[Mapping[str, Any], GpuSpec, int]], list[Unmapped]]:
+        """The described types with whole GPUs of a catalog model (info, GPU, count per type), and
+        the GPU types left out with the reason."""
         unmapped: list[Unmapped] = []
         specs: dict[str, tuple[Mapping[str, Any], GpuSpec, int]] = {}
         for info in types:
@@ -318,57 +363,39 @@ class AwsProvider(DraftingProvider):
                 )
                 continue
             specs[name] = (info, gpu, count)
-        if not specs:
-            return [], unmapped
-        wanted = sorted(specs)
-        offerings = _paginate(
-            ec2,
-            "describe_instance_type_offerings",
-            region,
-            "InstanceTypeOfferings",
-            LocationType="availability-zone",
-            Filters=[{"Name": "instance-type", "Values": wanted}],
+        return specs, unmapped
+
+    def _draft(
+        self,
+        region: str,
+        info: Mapping[str, Any],
+        gpu: GpuSpec,
+        count: int,
+        price: ListPrice,
+        spot_by_zone: Mapping[str, Decimal],
+        zones: int,
+    ) -> OfferDraft:
+        """The offer of one described, priced type; reserved prices of the configured term."""
+        network = info.get("NetworkInfo") or {}
+        return OfferDraft(
+            region=region,
+            instance_type=str(info["InstanceType"]),
+            gpu=gpu,
+            gpu_count=count,
+            on_demand=price.on_demand_usd,
+            vcpus=float(info.get("VCpuInfo", {}).get("DefaultVCpus") or 0) or None,
+            host_memory_gib=(info.get("MemoryInfo", {}).get("SizeInMiB") or 0) / 1024 or None,
+            network_gbps=network_gbps(network),
+            fabric=Fabric.EFA if network.get("EfaSupported") else Fabric.ETHERNET,
+            spot=tuple(spot_by_zone.values()),
+            reserved_1y=price.reserved_hourly(
+                1, self.reserved_offering_class, self.reserved_purchase_option
+            ),
+            reserved_3y=price.reserved_hourly(
+                3, self.reserved_offering_class, self.reserved_purchase_option
+            ),
+            zones=zones,
         )
-        zones: dict[str, set[str]] = defaultdict(set)
-        for offering in offerings:
-            zones[str(offering["InstanceType"])].add(str(offering["Location"]))
-        spot = self._spot_prices(ec2, region, [t for t in wanted if zones.get(t)])
-        prices = self._list_prices(region, [t for t in wanted if zones.get(t)])
-        drafts = []
-        for name in wanted:
-            info, gpu, count = specs[name]
-            if not zones.get(name):
-                continue  # described but not offered in this region
-            price = prices.get(name)
-            if price is None:
-                unmapped.append(
-                    Unmapped(self.name, f"{region}/{name}", "no Linux on-demand price listed")
-                )
-                continue
-            network = info.get("NetworkInfo") or {}
-            drafts.append(
-                OfferDraft(
-                    region=region,
-                    instance_type=name,
-                    gpu=gpu,
-                    gpu_count=count,
-                    on_demand=price.on_demand_usd,
-                    vcpus=float(info.get("VCpuInfo", {}).get("DefaultVCpus") or 0) or None,
-                    host_memory_gib=(info.get("MemoryInfo", {}).get("SizeInMiB") or 0) / 1024
-                    or None,
-                    network_gbps=network_gbps(network),
-                    fabric=Fabric.EFA if network.get("EfaSupported") else Fabric.ETHERNET,
-                    spot=tuple(spot.get(name, {}).values()),
-                    reserved_1y=price.reserved_hourly(
-                        1, self.reserved_offering_class, self.reserved_purchase_option
-                    ),
-                    reserved_3y=price.reserved_hourly(
-                        3, self.reserved_offering_class, self.reserved_purchase_option
-                    ),
-                    zones=len(zones[name]),
-                )
-            )
-        return drafts, unmapped
 
     def _spot_prices(
         self, ec2: Any, region: str, instance_types: list[str]

@@ -326,6 +326,27 @@ def default_retry() -> Any:
     )
 
 
+def _machine_shapes(
+    machine_types: Any, retry: Any, project: str, wanted: set[str]
+) -> tuple[dict[tuple[str, str], Any], dict[tuple[str, str], set[str]]]:
+    """The GPU series' machine types per (region, name) in the ``wanted`` regions, and the zones
+    that offer each."""
+    request = {"project": project, "filter": "name eq (" + "|".join(SERIES) + ")-.*"}
+    shapes: dict[tuple[str, str], Any] = {}
+    zones: dict[tuple[str, str], set[str]] = defaultdict(set)
+    with _translated(
+        "machineTypes.aggregatedList", "compute.machineTypes.list (roles/compute.viewer)"
+    ):
+        for scope, scoped in machine_types.aggregated_list(request=request, retry=retry):
+            for mt in scoped.machine_types:
+                zone = str(mt.zone).rsplit("/", 1)[-1] or scope.rsplit("/", 1)[-1]
+                region = region_of(zone)
+                if region in wanted and str(mt.name).split("-")[0] in SERIES:
+                    shapes[(region, str(mt.name))] = mt
+                    zones[(region, str(mt.name))].add(zone)
+    return shapes, zones
+
+
 class GcpProvider(DraftingProvider):
     """A2/A3/A4/G2 machine types with on-demand, spot and committed-use prices."""
 
@@ -373,20 +394,7 @@ class GcpProvider(DraftingProvider):
         self, regions: Sequence[str], catalog: GpuCatalog
     ) -> tuple[list[OfferDraft], list[Unmapped]]:
         machine_types, skus_client, retry, project = self._clients()
-        wanted = set(regions)
-        request = {"project": project, "filter": "name eq (" + "|".join(SERIES) + ")-.*"}
-        shapes: dict[tuple[str, str], Any] = {}
-        zones: dict[tuple[str, str], set[str]] = defaultdict(set)
-        with _translated(
-            "machineTypes.aggregatedList", "compute.machineTypes.list (roles/compute.viewer)"
-        ):
-            for scope, scoped in machine_types.aggregated_list(request=request, retry=retry):
-                for mt in scoped.machine_types:
-                    zone = str(mt.zone).rsplit("/", 1)[-1] or scope.rsplit("/", 1)[-1]
-                    region = region_of(zone)
-                    if region in wanted and str(mt.name).split("-")[0] in SERIES:
-                        shapes[(region, str(mt.name))] = mt
-                        zones[(region, str(mt.name))].add(zone)
+        shapes, zones = _machine_shapes(machine_types, retry, project, set(regions))
         with _translated(
             "cloudbilling skus.list", "the Cloud Billing API enabled (billing.services.skus.list)"
         ):
@@ -399,54 +407,55 @@ class GcpProvider(DraftingProvider):
         unmapped = list(prices.unmapped)
         drafts: list[OfferDraft] = []
         for (region, name), mt in sorted(shapes.items()):
-            accelerators = list(mt.accelerators)
-            if not accelerators:
-                continue  # a host-only shape of the series
-            accelerator = str(accelerators[0].guest_accelerator_type)
-            count = int(accelerators[0].guest_accelerator_count)
-            gpu_name = ACCELERATOR_GPUS.get(accelerator)
-            gpu = catalog.get(gpu_name) if gpu_name else None
-            if gpu is None:
-                unmapped.append(
-                    Unmapped(
-                        self.name, name, f"accelerator {accelerator!r} not mapped to a catalog GPU"
-                    )
-                )
-                continue
-            vcpus = Decimal(int(mt.guest_cpus))
-            memory_gib = Decimal(int(mt.memory_mb)) / 1024
-            by_usage = {
-                usage: self._vm_price(
-                    prices, region, usage, name, accelerator, count, vcpus, memory_gib
-                )
-                for usage in USAGE.values()
-            }
-            on_demand = by_usage["on_demand"]
-            if on_demand is None:
-                unmapped.append(
-                    Unmapped(self.name, f"{region}/{name}", "no on-demand SKUs for its parts")
-                )
-                continue
-            drafts.append(
-                OfferDraft(
-                    region=region,
-                    instance_type=name,
-                    gpu=gpu,
-                    gpu_count=count,
-                    on_demand=on_demand,
-                    vcpus=float(vcpus),
-                    host_memory_gib=float(memory_gib),
-                    fabric=Fabric.GPUDIRECT_TCP
-                    if _GPUDIRECT_TYPES.match(name)
-                    else Fabric.ETHERNET,
-                    # one regional spot price, no per-zone spread
-                    spot=() if by_usage["spot"] is None else (by_usage["spot"],),
-                    reserved_1y=by_usage["reserved_1y"],
-                    reserved_3y=by_usage["reserved_3y"],
-                    zones=len(zones[(region, name)]),
-                )
-            )
+            draft = self._draft(region, name, mt, prices, catalog, len(zones[(region, name)]))
+            if isinstance(draft, Unmapped):
+                unmapped.append(draft)
+            elif draft is not None:
+                drafts.append(draft)
         return drafts, unmapped
+
+    def _draft(
+        self, region: str, name: str, mt: Any, prices: SkuPrices, catalog: GpuCatalog, zones: int
+    ) -> OfferDraft | Unmapped | None:
+        """The offer of one machine type in one region, priced from its parts' SKUs; Unmapped
+        when its accelerator or its on-demand SKUs are unknown, None for a host-only shape."""
+        accelerators = list(mt.accelerators)
+        if not accelerators:
+            return None  # a host-only shape of the series
+        accelerator = str(accelerators[0].guest_accelerator_type)
+        count = int(accelerators[0].guest_accelerator_count)
+        gpu_name = ACCELERATOR_GPUS.get(accelerator)
+        gpu = catalog.get(gpu_name) if gpu_name else None
+        if gpu is None:
+            return Unmapped(
+                self.name, name, f"accelerator {accelerator!r} not mapped to a catalog GPU"
+            )
+        vcpus = Decimal(int(mt.guest_cpus))
+        memory_gib = Decimal(int(mt.memory_mb)) / 1024
+        by_usage = {
+            usage: self._vm_price(
+                prices, region, usage, name, accelerator, count, vcpus, memory_gib
+            )
+            for usage in USAGE.values()
+        }
+        on_demand = by_usage["on_demand"]
+        if on_demand is None:
+            return Unmapped(self.name, f"{region}/{name}", "no on-demand SKUs for its parts")
+        return OfferDraft(
+            region=region,
+            instance_type=name,
+            gpu=gpu,
+            gpu_count=count,
+            on_demand=on_demand,
+            vcpus=float(vcpus),
+            host_memory_gib=float(memory_gib),
+            fabric=Fabric.GPUDIRECT_TCP if _GPUDIRECT_TYPES.match(name) else Fabric.ETHERNET,
+            # one regional spot price, no per-zone spread
+            spot=() if by_usage["spot"] is None else (by_usage["spot"],),
+            reserved_1y=by_usage["reserved_1y"],
+            reserved_3y=by_usage["reserved_3y"],
+            zones=zones,
+        )
 
     @staticmethod
     def _vm_price(
