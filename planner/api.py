@@ -1,18 +1,28 @@
 """The library surface: everything the CLI and notebooks call.
 
 providers -> snapshot -> offers table -> requirements filter -> optimizer -> plan -> report
+
+Two ways in, one code path.  The functions (``planner.quote(workload="gpt2-xl-finetune",
+deadline_hours=24)``) each make a one-off :class:`Planner` session from their arguments and call
+its method; a session kept in a variable loads the offer book once and reuses it for every
+offers, GPU, quote and TCO call, the way sqlite-utils' ``Database`` holds one connection.
+Arguments are keywords named as in the domain (``deadline_hours``, ``budget_usd``); a misspelt
+one is a ConfigError with the nearest names.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import pandas as pd
 
-from planner.catalog import OfferBook, load_offer_book, load_offers
+from planner import _PUBLIC, _load_public
+from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import (
     OfferFilter,
     cheapest_gpu_hour,
@@ -20,82 +30,49 @@ from planner.catalog.query import (
     gpu_availability,
     sort_offers,
 )
-from planner.errors import ConfigError, is_whole_number
+from planner.errors import ConfigError, UnknownNameError, is_whole_number
 from planner.gpu_specs import GpuSpec, load_gpu_catalog, resolve_gpu
-from planner.schema import Interconnect, PurchaseOption
 
 if TYPE_CHECKING:
+    from planner.catalog.refresh import Progress, RefreshResult
     from planner.optimize.budget import BudgetReport
     from planner.optimize.solvers import Solver
     from planner.ownership.costs import TcoResult
-    from planner.ownership.hardware import HardwareSpec, load_hardware
+    from planner.ownership.hardware import HardwareSpec
     from planner.quoting.request import QuoteRequest
     from planner.quoting.result import QuoteResult
-    from planner.workload import Estimate, Topology, WorkloadSpec, default_topology
+    from planner.workload import Estimate, Topology, WorkloadSpec
 
 
 def __getattr__(name: str) -> Any:
-    # PEP 562: the workload model, the optimizer (HiGHS) and the ownership maths load on first use,
-    # so `planner offers` and `planner prices` start without them.
-    if name == "QuoteRequest":
-        from planner.quoting.request import QuoteRequest
-
-        return QuoteRequest
-    if name == "QuoteResult":
-        from planner.quoting.result import QuoteResult
-
-        return QuoteResult
-    if name == "TcoResult":
-        from planner.ownership.costs import TcoResult
-
-        return TcoResult
-    if name in ("HardwareSpec", "load_hardware"):
-        from planner.ownership import hardware
-
-        return getattr(hardware, name)
-    if name in ("Estimate", "Topology", "WorkloadSpec", "default_topology"):
-        from planner import workload
-
-        return getattr(workload, name)
-    raise AttributeError(f"module 'planner.api' has no attribute {name!r}")
+    # PEP 562: names defined in other modules (the workload model, the optimizer, the ownership
+    # maths) load on first use, from the one table in planner/__init__.py, so that `planner
+    # offers` and `planner prices` start without them.
+    return _load_public(name, __name__)
 
 
-__all__ = [
-    "Estimate",
-    "GpuSpec",
-    "Interconnect",
-    "OfferBook",
-    "OfferFilter",
-    "OffersResult",
-    "PurchaseOption",
-    "QuoteRequest",
-    "QuoteResult",
-    "TcoResult",
-    "Topology",
-    "WorkloadSpec",
-    "budget",
-    "default_topology",
-    "estimate",
-    "gpus",
-    "list_workloads",
-    "load_hardware",
-    "load_offer_book",
-    "load_offers",
-    "load_workload",
-    "offers",
-    "prices_diff",
-    "prices_history",
-    "prices_status",
-    "quote",
-    "refresh_prices",
-    "report",
-    "resolve_gpu",
-    "tco",
-    "workload_requirements",
-]
+__all__ = sorted(_PUBLIC)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
-# --- offers and GPUs (backbone) -------------------------------------------------------------
+def _keywords_checked(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``func`` refusing a misspelt keyword with a ConfigError that names the nearest ones
+    (``utilisation`` -> did you mean utilization?) instead of Python's TypeError."""
+    params = inspect.signature(func).parameters
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    known = [name for name, p in params.items() if p.kind in kinds and name != "self"]
+    what = f"{func.__name__}() keyword argument"
+
+    @functools.wraps(func)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        for name in kwargs:
+            if name not in known:
+                raise UnknownNameError(what, name, known)
+        return func(*args, **kwargs)
+
+    return call
 
 
 @dataclass(frozen=True)
@@ -106,6 +83,318 @@ class OffersResult:
     book: OfferBook = field(repr=False)
 
 
+# Loads an offer book: (private CSVs, snapshot_dir=...) -> OfferBook, as load_offer_book does.
+BookLoader = Callable[..., OfferBook]
+
+
+class Planner:
+    """A planning session: one set of prices, the currency reports use and the MILP solver.
+
+    The prices are the newest snapshot per provider (or exactly ``snapshot_dir``) plus the
+    private price lists ``offers_files`` (CSV in the common schema); they load on first use and
+    every later call reuses them, so comparing many deadlines, GPUs or workloads does not re-read
+    the snapshot.  ``solver`` is a registered solver's name (``"highs"``, ``"cbc"``; None: HiGHS,
+    or CBC when highspy is missing).  ``load_book`` loads the prices (a test passes a fake).
+
+    >>> session = Planner(offers_files=("our-prices.csv",), currency="EUR")  # doctest: +SKIP
+    >>> for hours in (12, 24, 72):  # doctest: +SKIP
+    ...     print(hours, session.quote(workload="gpt2-xl-finetune", deadline_hours=hours).plans[0])
+    >>> html = session.report(session.tco("8xh100-hgx", utilization=0.6))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        *,
+        snapshot_dir: str | Path | None = None,
+        offers_files: Sequence[str | Path] = (),
+        currency: str = "USD",
+        solver: str | None = None,
+        load_book: BookLoader = load_offer_book,
+    ) -> None:
+        if isinstance(offers_files, (str, Path)):
+            offers_files = (offers_files,)  # one file, not its letters
+        if snapshot_dir is not None and not isinstance(snapshot_dir, (str, Path)):
+            raise ConfigError(f"expected a folder, got {snapshot_dir!r}", key_path="snapshot_dir")
+        if not isinstance(currency, str):
+            raise ConfigError(
+                f"currency must be a code such as 'EUR', got {currency!r}", key_path="currency"
+            )
+        if solver is not None and not isinstance(solver, str):
+            raise ConfigError(
+                f"expected a solver name, got {solver!r}",
+                key_path="solver",
+                hint="'highs' or 'cbc'",
+            )
+        self.snapshot_dir = snapshot_dir
+        self.offers_files: tuple[str | Path, ...] = tuple(offers_files)
+        self.currency = currency
+        self.solver = solver
+        self._load_book = load_book
+        self._book: OfferBook | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"Planner(snapshot_dir={self.snapshot_dir!r}, offers_files={self.offers_files!r}, "
+            f"currency={self.currency!r}, solver={self.solver!r})"
+        )
+
+    @property
+    def book(self) -> OfferBook:
+        """The session's offers with their provenance, loaded on first use."""
+        if self._book is None:
+            self._book = self._load_book(self.offers_files, snapshot_dir=self.snapshot_dir)
+        return self._book
+
+    # --- offers and GPUs ---------------------------------------------------------------------
+
+    @_keywords_checked
+    def offers(
+        self,
+        flt: OfferFilter | None = None,
+        *,
+        sort: str = "price",
+        descending: bool = False,
+        limit: int | None = None,
+    ) -> OffersResult:
+        """Offers matching ``flt``, sorted by ``sort`` (at most ``limit`` rows)."""
+        book = self.book
+        found = sort_offers(
+            filter_offers(book.offers, flt or OfferFilter(), load_gpu_catalog()),
+            sort,
+            descending=descending,
+        )
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+                raise ConfigError(
+                    f"limit must be a whole number >= 0, got {limit!r}", key_path="limit"
+                )
+            found = found.head(limit)  # head(-1) would drop the last row instead
+        return OffersResult(offers=found, book=book)
+
+    def gpus(self) -> list[dict[str, Any]]:
+        """The GPU catalog as records, each with the providers offering it and its cheapest
+        on-demand GPU-hour."""
+        where = gpu_availability(self.book.offers)
+        cheapest = cheapest_gpu_hour(self.book.offers)
+        records = []
+        for gpu in load_gpu_catalog().gpus:
+            record = gpu.to_record()
+            record["offered_by"] = where.get(gpu.name, [])
+            record["cheapest_on_demand_usd_per_gpu_hour"] = cheapest.get(gpu.name)
+            records.append(record)
+        return records
+
+    # --- workloads -----------------------------------------------------------------------------
+
+    @_keywords_checked
+    def estimate(
+        self,
+        workload: str | WorkloadSpec,
+        gpu: str | GpuSpec,
+        count: int = 1,
+        *,
+        topology: Topology | None = None,
+    ) -> Estimate:
+        """Memory, strategy, FLOPs, efficiency, hours and interconnect on ``count`` GPUs."""
+        from planner.workload import WorkloadSpec
+        from planner.workload import estimate as _estimate
+        from planner.workload.advice import layout_error
+
+        # checked here: a float or NaN count reached an assertion in the strategy search
+        if not is_whole_number(count) or count < 1:
+            raise ConfigError(
+                f"GPU count must be a whole number >= 1, got {count!r}", key_path="count"
+            )
+        spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
+        spec_gpu = resolve_gpu(gpu) if isinstance(gpu, str) else gpu
+        if not isinstance(spec, WorkloadSpec):
+            raise ConfigError(f"expected a workload name, path or WorkloadSpec, got {workload!r}")
+        if not isinstance(spec_gpu, GpuSpec):
+            raise ConfigError(f"expected a GPU name or GpuSpec, got {gpu!r}", key_path="gpu")
+        # a pinned tensor x pipeline layout this count cannot hold is a conflict in the request
+        # (the core estimator reports it as not fitting, so that quote skips such counts)
+        problem = layout_error(spec, count)
+        if problem is not None:
+            raise problem
+        return _estimate(spec, spec_gpu, count, topology=topology)
+
+    # --- quote ---------------------------------------------------------------------------------
+
+    def quote(
+        self,
+        request: QuoteRequest | None = None,
+        *,
+        solver: Solver | str | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+        **fields: Any,
+    ) -> QuoteResult:
+        """Cheapest distinct plans that finish a workload by its deadline, from this session's
+        prices: keywords named as :class:`QuoteRequest`'s fields, a request, or a request with
+        some fields replaced (``session.quote(request, deadline_hours=48)``)."""
+        from planner.quoting.request import make_request
+        from planner.quoting.service import quote as run_quote
+
+        req = self._with_sources(make_request(request, **fields))
+        chosen = self.solver if solver is None else solver
+        if isinstance(chosen, str):
+            from planner.optimize.solvers import get_solver
+
+            chosen = get_solver(chosen)
+        return run_quote(req, solver=chosen, on_progress=on_progress, book=self.book)
+
+    def _with_sources(self, req: QuoteRequest) -> QuoteRequest:
+        """``req`` priced from this session's offers: a request that names none gets the
+        session's; one that names others is refused rather than quietly priced from these."""
+        asked = _sources(req.offers_files, req.snapshot_dir)
+        if asked == _sources(self.offers_files, self.snapshot_dir):
+            return req
+        if asked == _sources((), None):
+            return replace(req, offers_files=self.offers_files, snapshot_dir=self.snapshot_dir)
+        raise ConfigError(
+            f"the request's prices (offers_files={req.offers_files!r}, snapshot_dir="
+            f"{req.snapshot_dir!r}) are not this session's",
+            key_path="offers_files",
+            hint="make a Planner(offers_files=..., snapshot_dir=...) for those prices, or leave "
+            "them out of the request",
+        )
+
+    # --- owned hardware: TCO and budgets -------------------------------------------------------
+
+    @_keywords_checked
+    def tco(
+        self,
+        hardware: str | HardwareSpec,
+        *,
+        utilization: float = 1.0,
+        years: float | None = None,
+        compare_gpu: str | None = None,
+        with_cloud: bool = True,
+        any_interconnect: bool = False,
+        providers: Sequence[str] = (),
+    ) -> TcoResult:
+        """Total cost of owning ``hardware`` (a hardware file path or bundled name) and its
+        breakeven against the cheapest cloud capacity in this session's prices, optionally only
+        from ``providers`` (e.g. ``("aws",)``)."""
+        from planner.ownership.costs import tco as compute_tco
+        from planner.ownership.hardware import HardwareSpec, load_hardware
+
+        hw = hardware if isinstance(hardware, HardwareSpec) else load_hardware(hardware)
+        book = self.book if with_cloud else None
+        result = compute_tco(
+            hw,
+            utilization=utilization,
+            years=years,
+            offers=None
+            if book is None
+            else filter_offers(
+                book.offers, OfferFilter(providers=tuple(providers)), load_gpu_catalog()
+            ),
+            compare_gpu=compare_gpu,
+            any_interconnect=any_interconnect,
+        )
+        if book is not None:
+            result = replace(result, offers_as_of=book.as_of, offers_source=book.source_text)
+        return result
+
+    @_keywords_checked
+    def budget(
+        self,
+        budget_file: str,
+        *,
+        sensitivity: bool = True,
+        time_limit_s: float = 60.0,
+        solver: str | None = None,
+    ) -> BudgetReport:
+        """The cheapest mix of owned servers, commitments, on-demand and spot for a budget file
+        (path or bundled name), with the pure strategies and a sensitivity table.  The budget
+        file holds its own prices; the session's solver (HiGHS by default) solves it."""
+        from planner.optimize.budget import budget_report, check_time_limit
+        from planner.optimize.solvers import get_solver
+        from planner.ownership.budget_spec import load_budget
+
+        name = solver or self.solver or "highs"
+        check_time_limit(time_limit_s)
+        get_solver(name, time_limit_s)  # an unknown or missing solver fails before any work
+        return budget_report(
+            load_budget(budget_file),
+            solver=lambda: get_solver(name, time_limit_s),
+            sensitivity=sensitivity,
+        )
+
+    # --- reports -------------------------------------------------------------------------------
+
+    @_keywords_checked
+    def report(
+        self,
+        result: QuoteResult | TcoResult | BudgetReport,
+        fmt: str = "html",
+        *,
+        currency: str | None = None,
+        max_age_days: int | None = None,
+        generated_by: str | None = None,
+    ) -> str:
+        """A quote, TCO or budget result as a report (``html``, ``markdown`` or ``csv``), money
+        in ``currency`` (default: the session's)."""
+        from datetime import date
+
+        from planner import __version__
+        from planner.config.currency import USD, load_fx_rates
+        from planner.reports.formatting import Money
+        from planner.reports.render import document_for, render_document
+
+        code = self.currency if currency is None else currency
+        warnings = _stale_warnings(result, max_age_days)
+        if not isinstance(code, str):
+            raise ConfigError(
+                f"currency must be a code such as 'EUR', got {code!r}", key_path="currency"
+            )
+        money = Money()
+        if code.upper() != USD:
+            money = Money(code.upper(), 1.0 / load_fx_rates().rate(code, key_path="currency"))
+        doc = document_for(
+            result,
+            money=money,
+            warnings=warnings,
+            generated_by=generated_by or f"planner {__version__} on {date.today().isoformat()}",
+        )
+        return render_document(doc, fmt)
+
+
+def _sources(
+    offers_files: Sequence[str | Path], snapshot_dir: str | Path | None
+) -> tuple[tuple[str, ...], str | None]:
+    """Where prices come from, comparable whether given as text or paths."""
+    return tuple(str(f) for f in offers_files), None if snapshot_dir is None else str(snapshot_dir)
+
+
+def _stale_warnings(
+    result: QuoteResult | TcoResult | BudgetReport, max_age_days: int | None
+) -> list[str]:
+    """Warnings for a report whose cloud prices are older than ``max_age_days`` (default 90)."""
+    from datetime import date
+
+    from planner.catalog import DEFAULT_MAX_AGE_DAYS
+    from planner.catalog.store import snapshot_age_days
+    from planner.ownership.costs import TcoResult
+    from planner.quoting.result import QuoteResult
+
+    limit = DEFAULT_MAX_AGE_DAYS if max_age_days is None else max_age_days
+    if isinstance(result, QuoteResult):
+        return result.book.stale_warnings(limit)
+    if isinstance(result, TcoResult) and result.offers_as_of:
+        age = snapshot_age_days(result.offers_as_of, date.today())
+        if age > limit:
+            return [
+                f"cloud prices are {age} days old (as of {result.offers_as_of}); refresh with "
+                "`planner prices refresh` before relying on the comparison"
+            ]
+    return []
+
+
+# --- the functions: each a one-off session ---------------------------------------------------------
+
+
+@_keywords_checked
 def offers(
     flt: OfferFilter | None = None,
     *,
@@ -120,40 +409,19 @@ def offers(
     >>> from planner.api import offers, OfferFilter
     >>> offers(OfferFilter(gpus=("A100-80GB",), max_price_usd_per_hour=40)).offers.head()  # doctest: +SKIP
     """
-    book = load_offer_book(offers_files, snapshot_dir=snapshot_dir)
-    found = sort_offers(
-        filter_offers(book.offers, flt or OfferFilter(), load_gpu_catalog()),
-        sort,
-        descending=descending,
-    )
-    if limit is not None:
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-            raise ConfigError(
-                f"limit must be a whole number >= 0, got {limit!r}", key_path="--limit"
-            )
-        found = found.head(limit)  # head(-1) would drop the last row instead
-    return OffersResult(offers=found, book=book)
+    session = Planner(offers_files=offers_files, snapshot_dir=snapshot_dir)
+    return session.offers(flt, sort=sort, descending=descending, limit=limit)
 
 
+@_keywords_checked
 def gpus(
     *, offers_files: Sequence[str | Path] = (), snapshot_dir: str | Path | None = None
 ) -> list[dict[str, Any]]:
     """The GPU catalog as records, each with the providers offering it and its cheapest GPU-hour."""
-    book = load_offer_book(offers_files, snapshot_dir=snapshot_dir)
-    where = gpu_availability(book.offers)
-    cheapest = cheapest_gpu_hour(book.offers)
-    records = []
-    for gpu in load_gpu_catalog().gpus:
-        record = gpu.to_record()
-        record["offered_by"] = where.get(gpu.name, [])
-        record["cheapest_on_demand_usd_per_gpu_hour"] = cheapest.get(gpu.name)
-        records.append(record)
-    return records
+    return Planner(offers_files=offers_files, snapshot_dir=snapshot_dir).gpus()
 
 
-# --- owned hardware: TCO and budgets (issue 6) -------------------------------------------------
-
-
+@_keywords_checked
 def tco(
     hardware: str | HardwareSpec,
     *,
@@ -174,30 +442,18 @@ def tco(
     >>> round(tco("8xh100-hgx", with_cloud=False).usd_per_gpu_hour, 2)  # doctest: +SKIP
     2.05
     """
-    from dataclasses import replace
-
-    from planner.ownership.costs import tco as compute_tco
-    from planner.ownership.hardware import HardwareSpec, load_hardware
-
-    hw = hardware if isinstance(hardware, HardwareSpec) else load_hardware(hardware)
-    book = load_offer_book(offers_files, snapshot_dir=snapshot_dir) if with_cloud else None
-    result = compute_tco(
-        hw,
+    return Planner(offers_files=offers_files, snapshot_dir=snapshot_dir).tco(
+        hardware,
         utilization=utilization,
         years=years,
-        offers=None
-        if book is None
-        else filter_offers(
-            book.offers, OfferFilter(providers=tuple(providers)), load_gpu_catalog()
-        ),
         compare_gpu=compare_gpu,
+        with_cloud=with_cloud,
         any_interconnect=any_interconnect,
+        providers=providers,
     )
-    if book is not None:
-        result = replace(result, offers_as_of=book.as_of, offers_source=book.source_text)
-    return result
 
 
+@_keywords_checked
 def budget(
     budget_file: str,
     *,
@@ -211,54 +467,40 @@ def budget(
     >>> from planner.api import budget
     >>> budget("2027-ml-platform", sensitivity=False).plan.total_usd  # doctest: +SKIP
     """
-    from planner.optimize.budget import budget_report, check_time_limit
-    from planner.optimize.solvers import get_solver
-    from planner.ownership.budget_spec import load_budget
-
-    check_time_limit(time_limit_s)
-    get_solver(solver, time_limit_s)  # an unknown or missing solver fails before any work
-    return budget_report(
-        load_budget(budget_file),
-        solver=lambda: get_solver(solver, time_limit_s),
-        sensitivity=sensitivity,
+    return Planner(solver=solver).budget(
+        budget_file, sensitivity=sensitivity, time_limit_s=time_limit_s
     )
 
 
-# --- quote ---------------------------------------------------------------------------------
-
-
 def quote(
-    request: QuoteRequest,
+    request: QuoteRequest | None = None,
     *,
     solver: Solver | str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
-    **misused: object,
+    **fields: Any,
 ) -> QuoteResult:
-    """Cheapest distinct plans that finish ``request.workload`` by its deadline.
+    """Cheapest distinct plans that finish a workload by its deadline.
 
-    Every choice goes in the :class:`QuoteRequest`; other keyword arguments (``deadline=24``) are
-    refused with a ConfigError that shows the request to build.  ``solver`` is a registered
-    solver's name (``"highs"``, ``"cbc"``) or a :class:`~planner.optimize.solvers.Solver`.
+    Keywords are :class:`QuoteRequest`'s fields (``workload``, ``deadline_hours``, ``budget_usd``,
+    ``providers``, ``gpus``, ``allow_spot``, ``discounts``, ``quotas``, ``top``, ...); a request
+    may be passed instead (``quote(request)`` or ``quote(request=...)``), with keywords replacing
+    some of its fields.  ``solver`` is a registered solver's name (``"highs"``, ``"cbc"``) or a
+    :class:`~planner.optimize.solvers.Solver`; ``on_progress(done, total)`` follows the
+    cost-versus-deadline sweep of ``pareto=True``.  A :class:`Planner` session quotes many
+    requests from one load of the prices.
 
-    >>> from planner.api import QuoteRequest, quote
-    >>> result = quote(QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=24))  # doctest: +SKIP
+    >>> from planner.api import quote
+    >>> result = quote(workload="gpt2-xl-finetune", deadline_hours=24)  # doctest: +SKIP
     >>> result.plans[0].total_cost_usd  # doctest: +SKIP
     """
-    from planner.quoting.service import misuse_error
-    from planner.quoting.service import quote as run_quote
+    from planner.quoting.request import make_request
 
-    if misused:
-        raise misuse_error(request, misused)
-    if isinstance(solver, str):
-        from planner.optimize.solvers import get_solver
-
-        solver = get_solver(solver)
-    return run_quote(request, solver=solver, on_progress=on_progress)
+    req = make_request(request, **fields)
+    session = Planner(offers_files=req.offers_files, snapshot_dir=req.snapshot_dir)
+    return session.quote(req, solver=solver, on_progress=on_progress)
 
 
-# --- reports (issue 7): documents for people who approve the spending ---------------------------
-
-
+@_keywords_checked
 def report(
     result: QuoteResult | TcoResult | BudgetReport,
     fmt: str = "html",
@@ -278,58 +520,26 @@ def report(
     >>> html = api.report(api.tco("8xh100-hgx", utilization=0.6))  # doctest: +SKIP
     >>> open("tco.html", "w").write(html)  # doctest: +SKIP
     """
-    from datetime import date
-
-    from planner import __version__
-    from planner.catalog import DEFAULT_MAX_AGE_DAYS
-    from planner.catalog.store import snapshot_age_days
-    from planner.config.currency import USD, load_fx_rates
-    from planner.ownership.costs import TcoResult
-    from planner.quoting.result import QuoteResult
-    from planner.reports.formatting import Money
-    from planner.reports.render import document_for, render_document
-
-    limit = DEFAULT_MAX_AGE_DAYS if max_age_days is None else max_age_days
-    warnings: list[str] = []
-    if isinstance(result, QuoteResult):
-        warnings = result.book.stale_warnings(limit)
-    elif isinstance(result, TcoResult) and result.offers_as_of:
-        age = snapshot_age_days(result.offers_as_of, date.today())
-        if age > limit:
-            warnings = [
-                f"cloud prices are {age} days old (as of {result.offers_as_of}); refresh with "
-                "`planner prices refresh` before relying on the comparison"
-            ]
-    if not isinstance(currency, str):
-        raise ConfigError(
-            f"currency must be a code such as 'EUR', got {currency!r}", key_path="currency"
-        )
-    money = Money()
-    if currency.upper() != USD:
-        money = Money(currency.upper(), 1.0 / load_fx_rates().rate(currency, key_path="--currency"))
-    doc = document_for(
-        result,
-        money=money,
-        warnings=warnings,
-        generated_by=generated_by or f"planner {__version__} on {date.today().isoformat()}",
+    return Planner(currency=currency).report(
+        result, fmt, max_age_days=max_age_days, generated_by=generated_by
     )
-    return render_document(doc, fmt)
 
 
 # --- prices refresh (issue 5): the only path that talks to cloud APIs --------------------------
 
 
+@_keywords_checked
 def refresh_prices(
     providers: Sequence[str] = (),
     regions: Sequence[str] = (),
     *,
     allow_partial: bool = False,
     force: bool = False,
-    on_progress: Any = None,
-) -> Any:
+    on_progress: Progress | None = None,
+) -> RefreshResult:
     """Fetch live prices and publish a new snapshot in the user data dir (``planner prices refresh``).
 
-    Returns a :class:`planner.catalog.refresh.RefreshResult`.
+    ``on_progress(provider, region, done, total)`` is called as each region finishes.
     """
     from planner.catalog import default_roots, user_snapshot_root
     from planner.catalog.refresh import live_providers, plan_regions
@@ -347,6 +557,7 @@ def refresh_prices(
     )
 
 
+@_keywords_checked
 def prices_status(*, max_age_days: int) -> list[dict[str, Any]]:
     """Each provider's newest snapshot: as-of date, age, rows, source, stale or not."""
     from planner.catalog import default_roots
@@ -355,6 +566,7 @@ def prices_status(*, max_age_days: int) -> list[dict[str, Any]]:
     return status(default_roots(), max_age_days=max_age_days)
 
 
+@_keywords_checked
 def prices_diff(
     old: str | Path, new: str | Path, *, threshold: float = 0.05
 ) -> list[dict[str, Any]]:
@@ -369,6 +581,7 @@ def prices_diff(
     return diff_offers(before, after, threshold=threshold)
 
 
+@_keywords_checked
 def prices_history(instance_type: str, *, region: str | None = None) -> list[dict[str, Any]]:
     """The prices of one instance type in every stored snapshot, oldest first."""
     from planner.catalog import default_roots
@@ -399,6 +612,7 @@ def list_workloads() -> list[WorkloadSpec]:
     return _list()
 
 
+@_keywords_checked
 def estimate(
     workload: str | WorkloadSpec,
     gpu: str | GpuSpec,
@@ -412,47 +626,29 @@ def estimate(
     >>> estimate("gpt2-xl-finetune", "RTX4090", 1).fits
     False
     """
-    from planner.workload import WorkloadSpec
-    from planner.workload import estimate as _estimate
-    from planner.workload.estimator import layout_error
-
-    # checked here: a float or NaN count reached an assertion in the strategy search
-    if not is_whole_number(count) or count < 1:
-        raise ConfigError(
-            f"GPU count must be a whole number >= 1, got {count!r}", key_path="--count"
-        )
-    spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
-    spec_gpu = resolve_gpu(gpu) if isinstance(gpu, str) else gpu
-    if not isinstance(spec, WorkloadSpec):
-        raise ConfigError(f"expected a workload name, path or WorkloadSpec, got {workload!r}")
-    if not isinstance(spec_gpu, GpuSpec):
-        raise ConfigError(f"expected a GPU name or GpuSpec, got {gpu!r}", key_path="--gpu")
-    # a pinned tensor x pipeline layout this count cannot hold is a conflict in the request (the
-    # core estimator reports it as not fitting, so that quote skips such counts)
-    problem = layout_error(spec, count)
-    if problem is not None:
-        raise problem
-    return _estimate(spec, spec_gpu, count, topology=topology)
+    return Planner().estimate(workload, gpu, count, topology=topology)
 
 
 # Reference GPUs for ``planner workloads show``: a current flagship, the A100 and a consumer card.
 REFERENCE_GPUS = ("H100", "A100-80GB", "RTX4090")
 
 
+@_keywords_checked
 def workload_requirements(
     workload: str | WorkloadSpec, gpus: Sequence[str] = REFERENCE_GPUS, max_count: int = 4096
 ) -> list[Estimate]:
     """For each reference GPU, the estimate at the smallest power-of-two count that fits (power
     of two times the pinned tensor x pipeline size, where the workload pins one)."""
-    from planner.workload.estimator import pinned_gpus
+    from planner.workload.advice import pinned_gpus
 
     spec = load_workload(workload) if isinstance(workload, str) else workload
+    session = Planner()
     out = []
     for name in gpus:
         count = pinned_gpus(spec)  # a pinned tensor x pipeline layout needs a multiple of it
-        est = estimate(spec, name, count)
+        est = session.estimate(spec, name, count)
         while not est.fits and count < max_count:
             count *= 2
-            est = estimate(spec, name, count)
+            est = session.estimate(spec, name, count)
         out.append(est)
     return out

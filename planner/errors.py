@@ -48,8 +48,14 @@ class ConfigError(PlannerError):
         elif key_path:
             where = f"{key_path}: "
         super().__init__(f"{where}{message}", hint=hint)
+        self.detail = message  # without the location, so a caller can name the place its own way
         self.file = file
         self.key_path = key_path
+
+    def located_at(self, key_path: str) -> ConfigError:
+        """The same error at another key path: the CLI shows a library field (``deadline_hours``)
+        as the option a user typed (``--deadline``)."""
+        return ConfigError(self.detail, file=self.file, key_path=key_path, hint=self.hint)
 
 
 class UnknownNameError(ConfigError):

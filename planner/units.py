@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 HOURS_PER_YEAR = 8760.0  # 365 d x 24 h; the worked example in cost-facts.md s2.4 uses 8,760 h
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730 h, the convention cloud bills use for a month
 # Largest GPU-hours a budget may ask for in one month or one workload: 1e12 GPU-hours a month is
@@ -11,3 +13,23 @@ MAX_GPU_HOURS = 1e12
 # Largest amount of money one file entry may hold (a machine's capex, a price, a capex limit):
 # a trillion USD is past any server or fleet budget, so a bigger number is a units mistake.
 MAX_USD = 1e12
+
+# A duration as people write one: ``90m``, ``24h``, ``1.5 days``, ``2w``, or a bare number of hours.
+_DURATION = re.compile(
+    r"^\s*(\d+(?:\.\d+)?)\s*(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)?\s*$", re.I
+)
+_UNIT_HOURS = {"m": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
+DURATION_FORMS = "90m, 24h, 3d or 2w"
+
+
+def duration_hours(text: str) -> float | None:
+    """``90m``, ``24h``, ``3d``, ``1w`` or a bare number of hours -> hours; None when unreadable.
+
+    The one reader of durations: the CLI's ``--deadline`` and the library's hints use it.  The
+    result may be 0 or infinite (a few hundred digits); the caller decides what it accepts.
+    """
+    match = _DURATION.match(str(text))
+    if not match:
+        return None
+    unit = (match.group(2) or "h").lower()[0]
+    return float(match.group(1)) * _UNIT_HOURS[unit]

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import planner
+from planner.catalog import OfferBook, load_offer_book
 from planner.errors import ConfigError
 from planner.workload.spec import Method
 
@@ -26,6 +31,7 @@ def test_package_exposes_the_api_functions() -> None:
 
     for name in ("offers", "estimate", "quote", "tco", "budget", "report", "load_workload"):
         assert getattr(planner, name) is getattr(api, name)
+    assert planner.Planner is api.Planner
     assert callable(planner.quote)  # not shadowed by a submodule of the same name
     with pytest.raises(AttributeError, match="no attribute 'quotes'"):
         _ = planner.quotes
@@ -86,3 +92,89 @@ def test_readme_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     exec(compile(match.group(1), "README.md", "exec"), scope)
     assert (tmp_path / "tco.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert str(scope["markdown"]).startswith("# Budget review")
+
+
+# --- one table of public names ------------------------------------------------------------------
+
+
+def test_every_public_name_comes_from_the_one_table() -> None:
+    from planner import _PUBLIC, api
+
+    assert planner.__all__ == ["__version__", *_PUBLIC]
+    assert sorted(api.__all__) == sorted(_PUBLIC)
+    for name, home in _PUBLIC.items():
+        value = getattr(importlib.import_module(home), name)  # defined where the table says
+        assert getattr(planner, name) is value, name
+        assert getattr(api, name) is value, name
+    assert {"BudgetReport", "Planner", "RefreshResult"} <= set(planner.__all__)
+    with pytest.raises(AttributeError, match=r"planner\.api' has no attribute 'quotes'"):
+        _ = api.quotes
+
+
+def test_type_checkers_see_the_same_names_as_the_table() -> None:
+    from planner import _PUBLIC
+
+    tree = ast.parse(Path(planner.__file__).read_text(encoding="utf-8"))
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING"
+    )
+    imported = {
+        alias.name: node.module
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert imported == _PUBLIC
+
+
+# --- a session loads the prices once --------------------------------------------------------------
+
+
+class CountingLoader:
+    """load_offer_book, counting its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> OfferBook:
+        self.calls += 1
+        return load_offer_book(*args, **kwargs)
+
+
+def _plans(result: Any) -> list[Any]:
+    return [replace(p, solve_seconds=0.0) for p in result.plans]  # wall time varies
+
+
+def test_a_session_loads_the_prices_once_and_answers_like_the_functions() -> None:
+    loader = CountingLoader()
+    session = planner.Planner(load_book=loader)
+    assert loader.calls == 0  # nothing is read before the first use
+    tight = session.quote(workload="gpt2-xl-finetune", deadline_hours=6, top=1)
+    loose = session.quote(workload="gpt2-xl-finetune", deadline_hours=48, top=1)
+    assert loader.calls == 1
+    assert _plans(tight) == _plans(
+        planner.quote(workload="gpt2-xl-finetune", deadline_hours=6, top=1)
+    )
+    assert _plans(loose) == _plans(
+        planner.quote(workload="gpt2-xl-finetune", deadline_hours=48, top=1)
+    )
+    owned = session.tco("8xh100-hgx", utilization=0.6)
+    table = session.offers(planner.OfferFilter(gpus=("H100",)), limit=3).offers
+    assert session.gpus() == planner.gpus()
+    assert loader.calls == 1
+    assert owned == planner.tco("8xh100-hgx", utilization=0.6)
+    assert table.equals(planner.offers(planner.OfferFilter(gpus=("H100",)), limit=3).offers)
+
+
+def test_a_session_uses_its_currency_and_refuses_other_prices() -> None:
+    owned = planner.tco("8xh100-hgx", with_cloud=False)
+    in_eur = planner.Planner(currency="EUR").report(owned, "markdown")
+    assert in_eur == planner.report(owned, "markdown", currency="EUR")
+    assert in_eur != planner.report(owned, "markdown")
+    session = planner.Planner()
+    with pytest.raises(ConfigError, match="not this session's"):
+        session.quote(workload="gpt2-xl-finetune", deadline_hours=24, offers_files=("x.csv",))
+    with pytest.raises(ConfigError, match="did you mean limit"):
+        session.offers(limt=3)  # type: ignore[call-arg]

@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from planner.catalog import load_offer_book
 from planner.cli import main
-from planner.errors import InfeasibleError
+from planner.errors import ConfigError, InfeasibleError
 from planner.quoting.request import QuoteRequest
 from planner.quoting.service import quote
 from tests.conftest import offer_row
@@ -124,6 +125,20 @@ def test_empty_offer_set_is_an_answer(tmp_path: Path) -> None:
     )
     assert code == 3
     assert "no configuration can run this workload" in err
+
+
+def test_a_loaded_book_is_quoted_from_as_given(tmp_path: Path) -> None:
+    # planner.api.Planner loads the offers once and hands the book to every quote
+    offers = tmp_path / "mine.csv"
+    pd.DataFrame([offer_row(provider="mine", instance_type="a100", gpu_model="A100-80GB",
+                            gpu_count=8, gpu_memory_gib=80)]).to_csv(offers, index=False)  # fmt: skip
+    book = load_offer_book([offers])
+    request = QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=24, providers=("mine",))
+    result = quote(request, book=book)
+    assert result.book is book
+    assert {i.instance_type for p in result.plans for i in p.items} == {"a100"}
+    with pytest.raises(ConfigError, match="unknown provider 'mine'"):
+        quote(request)  # without the book the private offers are not there
 
 
 def test_local_only_plan_on_owned_hardware() -> None:

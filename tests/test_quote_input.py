@@ -1,5 +1,6 @@
-"""Quote input checked at the library boundary: bad values are ConfigErrors naming the field (or
-option) and the fix, raised before any work; names in discounts and quotas must match the offers.
+"""Quote input checked at the library boundary: bad values are ConfigErrors naming the field and
+the fix, raised before any work; names in discounts and quotas must match the offers.  The CLI
+shows a field as its option (``discounts (--discount)``).
 
 Each case below was a bug: a PulpError, TypeError, IndexError or AttributeError traceback, an
 InfeasibleError for a typo, or a discount or quota accepted and then silently ignored.
@@ -9,16 +10,19 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
 import planner
 from planner.cli import main
+from planner.cli.params import Duration, Quota
 from planner.errors import ConfigError, UnknownNameError
-from planner.quoting.request import QuoteRequest, parse_duration_hours, parse_quotas
+from planner.quoting.request import QuoteRequest
 
 WORKLOAD = "gpt2-xl-finetune"
 QUOTE = ("quote", "-w", WORKLOAD, "--deadline", "24h")
@@ -41,7 +45,7 @@ def assert_usage_error(result: Result, *needles: str) -> None:
 
 BAD_FIELDS: list[tuple[dict[str, Any], tuple[str, ...]]] = [
     # NaN reached the MILP: PulpError "Cannot set constraint RHS to NaN/inf values"
-    ({"deadline_hours": math.nan}, ("deadline_hours", "--deadline", "deadline_hours=24")),
+    ({"deadline_hours": math.nan}, ("deadline_hours", "deadline_hours=24")),
     ({"deadline_hours": math.inf}, ("deadline_hours",)),
     ({"deadline_hours": 24, "budget_usd": math.nan}, ("budget_usd", "budget_usd=500")),
     # a duration string reached optimize/model.py: TypeError str / float; the hint converts it
@@ -58,13 +62,13 @@ BAD_FIELDS: list[tuple[dict[str, Any], tuple[str, ...]]] = [
     ({"deadline_hours": 24, "top": 2.5}, ("top",)),
     ({"deadline_hours": 24, "top": True}, ("top",)),
     # a 200% discount made the quote pay the user (total cost -$7845)
-    ({"deadline_hours": 24, "discounts": {"aws": 2}}, ("discounts", "--discount", "0.12")),
+    ({"deadline_hours": 24, "discounts": {"aws": 2}}, ("discounts", "0.12")),
     ({"deadline_hours": 24, "discounts": {"aws": math.nan}}, ("discounts",)),
     ({"deadline_hours": 24, "discounts": {"aws": -0.1}}, ("discounts",)),
     ({"deadline_hours": 24, "discounts": {"aws:p5": 0.1}}, ("discounts", "per provider")),
     ({"deadline_hours": 24, "discounts": ["aws=0.1"]}, ("discounts", "{'aws': 0.12}")),
     # a negative quota was accepted
-    ({"deadline_hours": 24, "quotas": {"aws": -1}}, ("quotas", "--quota", ">= 0")),
+    ({"deadline_hours": 24, "quotas": {"aws": -1}}, ("quotas", ">= 0")),
     ({"deadline_hours": 24, "quotas": {"aws": 1.5}}, ("quotas", "whole number")),
     ({"deadline_hours": 24, "quotas": {"aws:us-east-1:p5:x": 2}}, ("quotas", "aws:us-east-1:p5=2")),
     ({"deadline_hours": 24, "quotas": {"aws::p5": 2}}, ("quotas", "aws:p5=4")),
@@ -95,12 +99,19 @@ def test_a_bad_field_is_a_config_error_when_the_request_is_made(
     assert info.value.hint, text  # every one says how to fix it
     for needle in needles:
         assert needle in text, (needle, text)
+    assert "--" not in text, text  # a notebook has fields, not the CLI's options
+
+
+def test_the_cli_shows_a_field_as_its_option() -> None:
+    # the library says "workload: ..."; `planner quote` names the option to change as well
+    result = invoke("quote", "-w", " ", "--deadline", "24h")
+    assert_usage_error(result, "error: workload (--workload): workload name is blank")
 
 
 def test_an_unknown_cost_basis_lists_the_known_ones() -> None:
     with pytest.raises(UnknownNameError) as info:
         QuoteRequest(workload=WORKLOAD, deadline_hours=24, local_cost_basis="x")
-    assert info.value.key_path == "local_cost_basis (--hardware-cost)"
+    assert info.value.key_path == "local_cost_basis"
 
 
 def test_good_values_pass_unchanged_and_a_bare_name_is_one_name() -> None:
@@ -124,22 +135,47 @@ def test_good_values_pass_unchanged_and_a_bare_name_is_one_name() -> None:
 # --- how quote() is called ----------------------------------------------------------------------
 
 
-def test_a_bare_workload_name_says_to_build_a_quote_request() -> None:
+def test_a_bare_workload_name_says_which_keywords_to_write() -> None:
     # was AttributeError: 'str' object has no attribute 'workload'
     with pytest.raises(ConfigError) as info:
         planner.quote(WORKLOAD)
-    text = str(info.value)
-    assert "QuoteRequest" in text
-    assert f"QuoteRequest(workload='{WORKLOAD}', deadline_hours=24)" in text
+    assert f"planner.quote(workload='{WORKLOAD}', deadline_hours=24)" in str(info.value)
 
 
-def test_keyword_arguments_say_which_quote_request_to_build() -> None:
-    # was TypeError: quote() got an unexpected keyword argument 'deadline'
+def test_a_misspelt_keyword_suggests_the_field() -> None:
+    # was TypeError: quote() got an unexpected keyword argument 'deadline'; then a ConfigError
+    # refusing every keyword argument
+    with pytest.raises(UnknownNameError) as info:
+        planner.quote(workload=WORKLOAD, deadline="3d", budget=50)
+    assert "unknown quote() keyword argument 'deadline'" in str(info.value)
+    assert "did you mean deadline_hours?" in str(info.value)
+    with pytest.raises(ConfigError, match="did you mean budget_usd"):
+        planner.quote(workload=WORKLOAD, deadline_hours=24, budget=50)
+    with pytest.raises(ConfigError, match="did you mean utilization"):
+        planner.tco("8xh100-hgx", utilisation=0.6, with_cloud=False)  # type: ignore[call-arg]
+
+
+def test_a_missing_deadline_is_a_config_error_naming_the_field() -> None:
     with pytest.raises(ConfigError) as info:
-        planner.quote(WORKLOAD, deadline="3d", budget=50)
-    text = str(info.value)
-    assert "deadline" in text and "budget" in text
-    assert f"QuoteRequest(workload='{WORKLOAD}', deadline_hours=72.0, budget_usd=50)" in text
+        planner.quote(workload=WORKLOAD)
+    assert info.value.key_path == "deadline_hours"
+    assert "deadline_hours=24" in str(info.value)
+
+
+def plans(result: Any) -> list[Any]:
+    """The plans without the solver's wall time, which differs from run to run."""
+    return [replace(p, solve_seconds=0.0) for p in result.plans]
+
+
+def test_keywords_a_request_and_a_request_with_changes_quote_alike() -> None:
+    request = QuoteRequest(workload=WORKLOAD, deadline_hours=24, top=1)
+    expected = plans(planner.quote(request))
+    assert plans(planner.quote(workload=WORKLOAD, deadline_hours=24, top=1)) == expected
+    assert plans(planner.quote(request=request)) == expected
+    # keywords replace fields of the request given
+    wider = planner.quote(request, top=2)
+    assert wider.request.top == 2
+    assert wider.plans[0].total_cost_usd == pytest.approx(expected[0].total_cost_usd)
 
 
 # --- names in discounts and quotas, against the loaded offers -----------------------------------
@@ -209,11 +245,9 @@ def test_quota_names_match_the_offers_spelling() -> None:
 
 
 def test_parsers_keep_their_forms() -> None:
-    assert parse_quotas(["aws=16", "AWS:P5=4", "aws:us-east-1:p5=0"]) == {
-        "aws": 16,
-        "aws:p5": 4,
-        "aws:us-east-1:p5": 0,
-    }
-    assert parse_duration_hours("90m") == pytest.approx(1.5)
+    quota, deadline = click.Option(["--quota"]), click.Option(["--deadline"])
+    parsed = [Quota().convert(q, quota, None) for q in ("aws=16", "AWS:P5=4", "aws:us-east-1:p5=0")]
+    assert dict(parsed) == {"aws": 16, "aws:p5": 4, "aws:us-east-1:p5": 0}
+    assert Duration().convert("90m", deadline, None) == pytest.approx(1.5)
     with pytest.raises(ConfigError, match="--quota"):
-        parse_quotas(["aws:us-east-1:p5:x=2"])
+        Quota().convert("aws:us-east-1:p5:x=2", quota, None)

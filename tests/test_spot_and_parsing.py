@@ -4,11 +4,25 @@ from __future__ import annotations
 
 import math
 
+import click
 import pytest
 
+from planner.cli.params import Discount, Duration, Quota
 from planner.errors import ConfigError
 from planner.optimize.spot import SpotModel, checkpoint_hours, poisson_cdf
-from planner.quoting.request import parse_discounts, parse_duration_hours, parse_quotas
+
+
+# The CLI's parameter types read these (planner.cli.params), one option value at a time.
+def parse_duration_hours(text: str) -> float:
+    return float(Duration().convert(text, click.Option(["--deadline"]), None))
+
+
+def parse_discounts(items: list[str]) -> dict[str, float]:
+    return dict(Discount().convert(i, click.Option(["--discount"]), None) for i in items)
+
+
+def parse_quotas(items: list[str]) -> dict[str, int]:
+    return dict(Quota().convert(i, click.Option(["--quota"]), None) for i in items)
 
 
 def test_spot_slowdown_hand_computed() -> None:

@@ -2,7 +2,9 @@
 
 Each command parses its arguments, calls one library function, renders the result with
 :mod:`planner.reports` and echoes it.  Only :class:`~planner.errors.PlannerError` is turned into a
-clean message (exit code from the error); anything else is a bug and keeps its traceback.
+clean message (exit code from the error); anything else is a bug and keeps its traceback.  The
+library names fields (``deadline_hours``); each command says which option shows each field
+(:func:`planner.cli.params.field_options`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import click
 
 from planner import __version__
+from planner.cli.params import error_text
 from planner.errors import PlannerError
 
 
@@ -49,7 +52,7 @@ class PlannerGroup(click.Group):
         try:
             return super().invoke(ctx)
         except PlannerError as e:
-            click.echo(f"error: {e}", err=True)
+            click.echo(f"error: {error_text(e, ctx)}", err=True)
             sys.exit(e.exit_code)
 
 

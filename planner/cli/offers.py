@@ -9,7 +9,7 @@ import click
 from planner import api
 from planner.catalog import DEFAULT_MAX_AGE_DAYS
 from planner.catalog.query import SORT_KEYS, OfferFilter
-from planner.cli.params import FiniteFloat
+from planner.cli.params import FiniteFloat, field_options
 from planner.reports.offers import provenance_lines, render_gpus, render_offers
 from planner.reports.tables import FORMATS
 from planner.schema import Interconnect, PurchaseOption
@@ -55,6 +55,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 
 
 @click.command("offers")
+@field_options({"limit": "--limit"})
 @click.option(
     "--provider", "providers", multiple=True, help="aws, gcp, azure, lambda (repeatable)."
 )

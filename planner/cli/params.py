@@ -1,11 +1,21 @@
-"""Click parameter types the commands share."""
+"""Click parameter types the commands share: text as people type it -> the library's values.
+
+Parsing is the CLI's job; the library takes values (hours, fractions, counts).  A value that
+cannot be read is a :class:`~planner.errors.ConfigError` naming the option, shown by the CLI as
+``error: --deadline: cannot read duration '3x'`` with a hint.
+"""
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, cast
 
 import click
+
+from planner.errors import ConfigError, PlannerError
+from planner.units import DURATION_FORMS, duration_hours
 
 
 class FiniteFloat(click.FloatRange):
@@ -40,3 +50,133 @@ def solver_option(func: Any) -> Any:
         show_default=True,
         help="MILP solver: HiGHS (highspy) or COIN-OR CBC (through PuLP).",
     )(func)
+
+
+def _option(param: click.Parameter | None, default: str) -> str:
+    """The option a value came from, as the user typed it (``--deadline``)."""
+    return param.opts[0] if param is not None and param.opts else default
+
+
+class Duration(click.ParamType):
+    """``90m``, ``24h``, ``3d``, ``2w`` or a bare number of hours -> hours (a positive float)."""
+
+    name = "text"  # shown as TEXT in --help, as before this type existed
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float):
+            return value
+        option = _option(param, "--deadline")
+        hours = duration_hours(value)
+        if hours is None:
+            raise ConfigError(
+                f"cannot read duration {value!r}",
+                key_path=option,
+                hint=f"write it like {DURATION_FORMS}",
+            )
+        if hours <= 0:
+            raise ConfigError(f"duration must be positive, got {value!r}", key_path=option)
+        if not math.isfinite(hours):  # a few hundred digits read as float('inf')
+            raise ConfigError(
+                f"duration {value!r} is too long to be a number",
+                key_path=option,
+                hint=f"write it like {DURATION_FORMS}",
+            )
+        return hours
+
+
+class Discount(click.ParamType):
+    """``aws=0.12`` or ``aws=12%`` -> ``("aws", 0.12)``; the command collects them in a dict."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        option = _option(param, "--discount")
+        name, sep, text = str(value).partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(
+                f"cannot read discount {value!r}",
+                key_path=option,
+                hint="write it like aws=0.12 or aws=12%",
+            )
+        if ":" in name:
+            raise ConfigError(
+                f"cannot read discount {value!r}: a discount is per provider",
+                key_path=option,
+                hint="write it like aws=0.12 or aws=12% (no region or instance family)",
+            )
+        text = text.strip()
+        try:
+            frac = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError as e:
+            raise ConfigError(
+                f"cannot read discount {value!r}", key_path=option, hint="write it like aws=0.12"
+            ) from e
+        if not 0 <= frac < 1:
+            raise ConfigError(
+                f"discount {value!r} must be between 0 and 1 (or 0% and 100%)", key_path=option
+            )
+        return name.strip().lower(), frac
+
+
+class Quota(click.ParamType):
+    """``aws=16``, ``aws:p5=4``, ``aws:us-east-1:p5=2`` -> ``("aws:p5", 4)``: at most that many
+    instances at once; the command collects them in a dict."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        # the quote request's module owns the key forms (it checks the library's quotas too); it
+        # is loaded only by the commands that quote
+        from planner.quoting.request import QUOTA_FORMS, quota_key_parts
+
+        if isinstance(value, tuple):
+            return value
+        option = _option(param, "--quota")
+        key, sep, count = str(value).partition("=")
+        if not sep or not count.strip().isdigit():
+            raise ConfigError(
+                f"cannot read quota {value!r}",
+                key_path=option,
+                hint=f"write it like {QUOTA_FORMS}, with a whole number of instances >= 0",
+            )
+        quota_key_parts(key.strip(), where=option)
+        return key.strip().lower(), int(count)
+
+
+# --- library field names as the options a user typed ---------------------------------------------
+
+F = TypeVar("F", bound=Callable[..., Any])
+_FIELD_LABELS = "planner.field_labels"  # key in click's context meta, shared by nested contexts
+
+
+def field_options(labels: Mapping[str, str]) -> Callable[[F], F]:
+    """Show the library's field names as this command's options in its error messages.
+
+    The library names the field it refuses (``key_path="limit"``), since a notebook user has no
+    options; ``labels`` says how the command shows each field (``{"limit": "--limit"}``), and
+    :func:`error_text` applies it where the CLI prints a PlannerError.  Goes under
+    ``@click.command``.
+    """
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            click.get_current_context().meta[_FIELD_LABELS] = labels
+            return func(*args, **kwargs)
+
+        return cast(F, run)
+
+    return decorate
+
+
+def error_text(error: PlannerError, ctx: click.Context) -> str:
+    """``error`` as the CLI prints it: a field the running command names as an option is shown
+    as that option (errors inside a file keep their key path)."""
+    labels: Mapping[str, str] = ctx.meta.get(_FIELD_LABELS, {})
+    if isinstance(error, ConfigError) and error.file is None and error.key_path:
+        label = labels.get(error.key_path)
+        if label is not None:
+            return str(error.located_at(label))
+    return str(error)

@@ -11,14 +11,9 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option, max_age_option, offers_file_option, snapshot_option
-from planner.cli.params import FiniteFloat, solver_option
+from planner.cli.params import Discount, Duration, FiniteFloat, Quota, field_options, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
-from planner.quoting.request import (
-    QuoteRequest,
-    parse_discounts,
-    parse_duration_hours,
-    parse_quotas,
-)
+from planner.quoting.request import QuoteRequest
 from planner.reports.quote import render_quote
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -31,11 +26,43 @@ def quote_options(func: F) -> F:
     return func
 
 
+# The option behind each QuoteRequest field: a library error about a field reads
+# "discounts (--discount): ...", the field and then the option to change.
+QUOTE_FIELDS = field_options(
+    {
+        name: f"{name} ({option})"
+        for name, option in {
+            "workload": "--workload",
+            "deadline_hours": "--deadline",
+            "budget_usd": "--budget",
+            "providers": "--provider",
+            "regions": "--region",
+            "gpus": "--gpu",
+            "allow_spot": "--no-spot",
+            "spot_only": "--spot-only",
+            "max_interruption_pct": "--max-interruption",
+            "confidence_pct": "--confidence",
+            "include_reserved": "--reserved",
+            "hardware": "--hardware",
+            "offers_files": "--offers",
+            "snapshot_dir": "--snapshot",
+            "discounts": "--discount",
+            "quotas": "--quota",
+            "local_cost_basis": "--hardware-cost",
+            "top": "--top",
+            "pareto": "--pareto",
+        }.items()
+    }
+)
+
+
 _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     click.option(
         "--workload", "-w", required=True, help="Workload name (planner workloads) or a YAML file."
     ),
-    click.option("--deadline", required=True, help="Wall-clock limit: 90m, 24h, 3d, 2w."),
+    click.option(
+        "--deadline", type=Duration(), required=True, help="Wall-clock limit: 90m, 24h, 3d, 2w."
+    ),
     click.option("--budget", type=FiniteFloat(min=0), help="Spend at most this many USD."),
     click.option(
         "--provider", "providers", multiple=True, help="Only these providers (repeatable)."
@@ -81,12 +108,14 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     click.option(
         "--discount",
         "discounts",
+        type=Discount(),
         multiple=True,
         help="Negotiated discount, e.g. aws=0.12 (repeatable).",
     ),
     click.option(
         "--quota",
         "quotas",
+        type=Quota(),
         multiple=True,
         help="Max instances at once: aws=16, aws:p5=4, aws:us-east-1:p5=2.",
     ),
@@ -104,7 +133,7 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
 def request_from_options(
     *,
     workload: str,
-    deadline: str,
+    deadline: float,
     budget: float | None,
     providers: tuple[str, ...],
     regions: tuple[str, ...],
@@ -116,8 +145,8 @@ def request_from_options(
     include_reserved: bool,
     hardware: tuple[str, ...],
     hardware_cost: str,
-    discounts: tuple[str, ...],
-    quotas: tuple[str, ...],
+    discounts: tuple[tuple[str, float], ...],
+    quotas: tuple[tuple[str, int], ...],
     top: int,
     pareto: bool,
     offers_files: tuple[Path, ...],
@@ -128,7 +157,7 @@ def request_from_options(
         raise click.UsageError("--no-spot and --spot-only exclude each other")
     return QuoteRequest(
         workload=workload,
-        deadline_hours=parse_duration_hours(deadline),
+        deadline_hours=deadline,
         budget_usd=budget,
         providers=providers,
         regions=regions,
@@ -141,8 +170,8 @@ def request_from_options(
         hardware=hardware,
         offers_files=offers_files,
         snapshot_dir=snapshot_dir,
-        discounts=parse_discounts(discounts),
-        quotas=parse_quotas(quotas),
+        discounts=dict(discounts),  # a provider given twice: the last one counts
+        quotas=dict(quotas),
         local_cost_basis=hardware_cost,
         top=top,
         pareto=pareto,
@@ -165,6 +194,7 @@ def run_quote(request: QuoteRequest, solver: str = "highs") -> api.QuoteResult:
 
 
 @click.command("quote")
+@QUOTE_FIELDS
 @quote_options
 @format_option
 @report_path_option

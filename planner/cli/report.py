@@ -13,9 +13,16 @@ from typing import Any
 import click
 
 from planner import api
-from planner.cli.quote import quote_options, request_from_options, run_quote
+from planner.cli.quote import QUOTE_FIELDS, quote_options, request_from_options, run_quote
 from planner.cli.report_file import check_writable, write_report
-from planner.cli.tco import budget_options, run_budget, run_tco, tco_options
+from planner.cli.tco import (
+    BUDGET_FIELDS,
+    TCO_FIELDS,
+    budget_options,
+    run_budget,
+    run_tco,
+    tco_options,
+)
 from planner.errors import ConfigError
 from planner.reports.render import REPORT_FORMATS, format_for_path
 
@@ -79,6 +86,7 @@ def report_group() -> None:
 
 
 @report_group.command("quote")
+@QUOTE_FIELDS
 @quote_options
 @_format_option
 @_output_option
@@ -95,6 +103,7 @@ def report_quote(fmt: str, output: Path | None, max_age_days: int, **options: An
 
 
 @report_group.command("tco")
+@TCO_FIELDS
 @tco_options
 @_format_option
 @_output_option
@@ -108,6 +117,7 @@ def report_tco(currency: str, fmt: str, output: Path | None, **options: Any) -> 
 
 
 @report_group.command("budget")
+@BUDGET_FIELDS
 @budget_options
 @_format_option
 @_output_option

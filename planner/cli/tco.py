@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from planner import api
-from planner.cli.params import FiniteFloat, solver_option
+from planner.cli.params import FiniteFloat, field_options, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.config.currency import USD, load_fx_rates
 from planner.reports.tables import FORMATS
@@ -31,6 +31,17 @@ _currency_option = click.option(
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# The option behind each library field these commands can be refused for.
+TCO_FIELDS = field_options(
+    {
+        "utilization": "--utilization",
+        "years": "--years",
+        "compare_gpu": "--compare-gpu",
+        "currency": "--currency",
+    }
+)
+BUDGET_FIELDS = field_options({"time_limit_s": "--time-limit", "currency": "--currency"})
 
 
 def _apply(options: tuple[Callable[[Any], Any], ...]) -> Callable[[F], F]:
@@ -149,6 +160,7 @@ def run_budget(*, budget_file: str, no_sensitivity: bool, time_limit: float, sol
 
 
 @click.command("tco")
+@TCO_FIELDS
 @tco_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @report_path_option
@@ -168,6 +180,7 @@ def tco_command(currency: str, fmt: str, report_path: Path | None, **options: An
 
 
 @click.command("budget")
+@BUDGET_FIELDS
 @budget_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @report_path_option

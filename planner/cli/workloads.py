@@ -6,7 +6,7 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option
-from planner.cli.params import FiniteFloat
+from planner.cli.params import FiniteFloat, field_options
 from planner.reports.estimate import render_estimate, render_workload_show, render_workloads
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology
@@ -37,6 +37,7 @@ def show(name: str, fmt: str) -> None:
 
 
 @click.command("estimate")
+@field_options({"count": "--count", "gpu": "--gpu"})
 @click.argument("workload")
 @click.option(
     "--gpu", required=True, help="GPU model or alias: H100, A100-80GB, RTX4090, 'a100 80gb'."

@@ -2,17 +2,17 @@
 
 Checked where it is made (``QuoteRequest.__post_init__``), so a library caller gets a
 ConfigError naming the field before any work; names in discounts and quotas are checked against
-the loaded offers by the quote service.
+the loaded offers by the quote service.  Errors name the request's fields (``deadline_hours``);
+the CLI shows them as its options (``--deadline``).
 """
 
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import pandas as pd
 
@@ -23,22 +23,10 @@ from planner.errors import (
     is_whole_number,
     suggestion_hint,
 )
-from planner.optimize.candidates import (
-    instance_family,
-)
-from planner.optimize.plans import (
-    DEFAULT_CONFIDENCE,
-)
+from planner.optimize.candidates import instance_family
+from planner.optimize.plans import DEFAULT_CONFIDENCE
+from planner.units import duration_hours
 from planner.workload import WorkloadSpec
-
-if TYPE_CHECKING:
-    pass
-
-_DURATION = re.compile(
-    r"^\s*(\d+(?:\.\d+)?)\s*(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)?\s*$", re.I
-)
-_UNIT_HOURS = {"m": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
-
 
 # How owned hardware is charged per hour (planner.onprem.machine_cost_usd_per_hour).
 LOCAL_COST_BASES = ("amortised", "sunk")
@@ -47,80 +35,9 @@ QUOTA_FORMS = (
 )
 
 
-def parse_duration_hours(text: str, *, option: str = "--deadline") -> float:
-    """``90m``, ``24h``, ``3d``, ``1w`` or a bare number of hours -> hours."""
-    match = _DURATION.match(str(text))
-    if not match:
-        raise ConfigError(
-            f"cannot read duration {text!r}",
-            key_path=option,
-            hint="write it like 90m, 24h, 3d or 2w",
-        )
-    value = float(match.group(1))
-    unit = (match.group(2) or "h").lower()[0]
-    hours = value * _UNIT_HOURS[unit]
-    if hours <= 0:
-        raise ConfigError(f"duration must be positive, got {text!r}", key_path=option)
-    if not math.isfinite(hours):  # a few hundred digits read as float('inf')
-        raise ConfigError(
-            f"duration {text!r} is too long to be a number",
-            key_path=option,
-            hint="write it like 90m, 24h, 3d or 2w",
-        )
-    return hours
-
-
-def parse_discounts(items: Sequence[str]) -> dict[str, float]:
-    """``aws=0.12`` or ``aws=12%`` -> {"aws": 0.12}."""
-    out: dict[str, float] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise ConfigError(
-                f"cannot read discount {item!r}",
-                key_path="--discount",
-                hint="write it like aws=0.12 or aws=12%",
-            )
-        if ":" in name:
-            raise ConfigError(
-                f"cannot read discount {item!r}: a discount is per provider",
-                key_path="--discount",
-                hint="write it like aws=0.12 or aws=12% (no region or instance family)",
-            )
-        text = value.strip()
-        try:
-            frac = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-        except ValueError as e:
-            raise ConfigError(
-                f"cannot read discount {item!r}",
-                key_path="--discount",
-                hint="write it like aws=0.12",
-            ) from e
-        if not 0 <= frac < 1:
-            raise ConfigError(
-                f"discount {item!r} must be between 0 and 1 (or 0% and 100%)", key_path="--discount"
-            )
-        out[name.strip().lower()] = frac
-    return out
-
-
-def parse_quotas(items: Sequence[str]) -> dict[str, int]:
-    """``aws=16``, ``aws:p5=4``, ``aws:us-east-1:p5=2`` -> max instances at once."""
-    out: dict[str, int] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not value.strip().isdigit():
-            raise ConfigError(
-                f"cannot read quota {item!r}",
-                key_path="--quota",
-                hint=f"write it like {QUOTA_FORMS}, with a whole number of instances >= 0",
-            )
-        _quota_key_parts(key.strip(), "--quota")
-        out[key.strip().lower()] = int(value)
-    return out
-
-
-def _quota_key_parts(key: str, where: str) -> list[str]:
+def quota_key_parts(key: str, *, where: str = "quotas") -> list[str]:
+    """``aws``, ``aws:p5`` or ``aws:us-east-1:p5`` -> its stripped parts; any other form is a
+    ConfigError at ``where``."""
     parts = key.split(":")
     if not 1 <= len(parts) <= 3 or not all(p.strip() for p in parts):
         raise ConfigError(
@@ -168,144 +85,181 @@ class QuoteRequest:
         _check_request(self)
 
 
-# The `planner quote` option behind each QuoteRequest field, named next to the field in errors.
-_OPTIONS = {
-    "workload": "--workload",
-    "deadline_hours": "--deadline",
-    "budget_usd": "--budget",
-    "providers": "--provider",
-    "regions": "--region",
-    "gpus": "--gpu",
-    "allow_spot": "--no-spot",
-    "spot_only": "--spot-only",
-    "max_interruption_pct": "--max-interruption",
-    "confidence_pct": "--confidence",
-    "include_reserved": "--reserved",
-    "hardware": "--hardware",
-    "offers_files": "--offers",
-    "snapshot_dir": "--snapshot",
-    "discounts": "--discount",
-    "quotas": "--quota",
-    "local_cost_basis": "--hardware-cost",
-    "top": "--top",
-    "pareto": "--pareto",
-}
+def make_request(request: object = None, /, **keywords: Any) -> QuoteRequest:
+    """A :class:`QuoteRequest` from keyword arguments named as its fields, from a request, or from
+    a request with some fields replaced: how every ``quote`` of the library reads its arguments.
+
+    A misspelt keyword, a missing field or another positional value is a ConfigError that says
+    what to write, not a TypeError.
+    """
+    known = [f.name for f in fields(QuoteRequest)]
+    for name in keywords:
+        if name not in known:
+            raise UnknownNameError("quote() keyword argument", name, known)
+    if isinstance(request, QuoteRequest):
+        return replace(request, **keywords) if keywords else request
+    if request is not None:
+        raise _positional_error(request, keywords)
+    for name in ("workload", "deadline_hours"):  # the fields without a default
+        if name not in keywords:
+            raise ConfigError(
+                "a quote needs a workload and a deadline",
+                key_path=name,
+                hint="e.g. quote(workload='gpt2-xl-finetune', deadline_hours=24)",
+            )
+    return QuoteRequest(**keywords)
 
 
-def _where(name: str) -> str:
-    option = _OPTIONS.get(name)
-    return f"{name} ({option})" if option else name
+def _positional_error(value: object, keywords: Mapping[str, Any]) -> ConfigError:
+    """The error for ``quote("gpt2-xl-finetune", deadline_hours=24)``: the keyword call to write."""
+    args: dict[str, object] = {}
+    if isinstance(value, (str, Path, WorkloadSpec)):
+        args["workload"] = value
+    args |= keywords
+    args.setdefault("deadline_hours", 24)
+    shown = ", ".join(f"{k}={_short(v)}" for k, v in args.items())
+    return ConfigError(
+        f"quote() takes keyword arguments or one QuoteRequest, got {type(value).__name__} "
+        f"{_short(value)}",
+        key_path="request",
+        hint=f"planner.quote({shown})",
+    )
+
+
+def _short(value: object) -> str:
+    """``value`` as code in a hint: a path as its text, a workload spec by its name."""
+    if isinstance(value, WorkloadSpec):
+        return f"<WorkloadSpec {value.name!r}>"
+    text = repr(str(value) if isinstance(value, Path) else value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- checks, one step per group of fields -------------------------------------------------------
 
 
 def _check_request(req: QuoteRequest) -> None:
     """Raise ConfigError for the first field of ``req`` that cannot be quoted; tidy name lists."""
-    if isinstance(req.workload, str):
-        if not req.workload.strip():
+    _check_workload(req.workload)
+    _check_deadline(req.deadline_hours)
+    _check_money_and_percentages(req)
+    _check_flags(req)
+    if req.local_cost_basis not in LOCAL_COST_BASES:
+        raise UnknownNameError(
+            "owned hardware cost basis",
+            str(req.local_cost_basis),
+            LOCAL_COST_BASES,
+            key_path="local_cost_basis",
+        )
+    if not is_whole_number(req.top) or req.top < 1:
+        raise ConfigError(
+            f"expected a whole number of plans >= 1, got {req.top!r}",
+            key_path="top",
+            hint="e.g. top=5",
+        )
+    for name in ("providers", "regions", "gpus", "hardware", "offers_files"):
+        object.__setattr__(req, name, _name_tuple(name, getattr(req, name)))
+    if req.snapshot_dir is not None and not isinstance(req.snapshot_dir, (str, Path)):
+        raise ConfigError(f"expected a folder, got {req.snapshot_dir!r}", key_path="snapshot_dir")
+    _check_discount_values(req.discounts)
+    _check_quota_values(req.quotas)
+
+
+def _check_workload(workload: str | WorkloadSpec) -> None:
+    if isinstance(workload, str):
+        if not workload.strip():
             raise ConfigError(
                 "workload name is blank",
-                key_path=_where("workload"),
+                key_path="workload",
                 hint="name a workload (planner workloads lists them) or a YAML file",
             )
-    elif not isinstance(req.workload, (Path, WorkloadSpec)):
+    elif not isinstance(workload, (Path, WorkloadSpec)):
         raise ConfigError(
-            f"expected a workload name, YAML path or WorkloadSpec, got {req.workload!r}",
-            key_path=_where("workload"),
+            f"expected a workload name, YAML path or WorkloadSpec, got {workload!r}",
+            key_path="workload",
             hint="e.g. workload='gpt2-xl-finetune' or workload=planner.load_workload('file.yaml')",
         )
-    deadline = req.deadline_hours
-    if not is_number(deadline) or not math.isfinite(deadline) or deadline <= 0:
-        hint = "a number of hours, e.g. deadline_hours=24"
-        if isinstance(deadline, str):
-            try:
-                hours = parse_duration_hours(deadline)
-            except ConfigError:
-                pass
-            else:
-                hint = f"deadline_hours={hours:g} (parse_duration_hours reads {deadline!r})"
-        raise ConfigError(
-            f"deadline must be a finite number of hours > 0, got {deadline!r}",
-            key_path=_where("deadline_hours"),
-            hint=hint,
-        )
+
+
+def _check_deadline(deadline: float) -> None:
+    if is_number(deadline) and math.isfinite(deadline) and deadline > 0:
+        return
+    hint = "a number of hours, e.g. deadline_hours=24"
+    hours = duration_hours(deadline) if isinstance(deadline, str) else None
+    if hours is not None and math.isfinite(hours) and hours > 0:
+        hint = f"deadline_hours={hours:g} (planner.units.duration_hours reads {deadline!r})"
+    raise ConfigError(
+        f"deadline must be a finite number of hours > 0, got {deadline!r}",
+        key_path="deadline_hours",
+        hint=hint,
+    )
+
+
+def _check_money_and_percentages(req: QuoteRequest) -> None:
     budget = req.budget_usd
     if budget is not None and (not is_number(budget) or not math.isfinite(budget) or budget < 0):
         raise ConfigError(
             f"budget must be a finite number of USD >= 0, got {budget!r}",
-            key_path=_where("budget_usd"),
+            key_path="budget_usd",
             hint="e.g. budget_usd=500, or leave it out (None) for no budget",
-        )
-    for name in ("allow_spot", "spot_only", "include_reserved", "pareto"):
-        value = getattr(req, name)
-        if not isinstance(value, bool):
-            raise ConfigError(
-                f"expected True or False, got {value!r}",
-                key_path=_where(name),
-                hint=f"{name}=True or {name}=False",
-            )
-    if req.spot_only and not req.allow_spot:
-        raise ConfigError(
-            "spot_only=True needs spot capacity, but allow_spot=False forbids it",
-            key_path=_where("spot_only"),
-            hint="drop one of them (--no-spot and --spot-only exclude each other)",
         )
     pct = req.max_interruption_pct
     if pct is not None and (not is_number(pct) or not math.isfinite(pct) or not 0 <= pct <= 100):
         raise ConfigError(
             f"expected a percentage between 0 and 100, got {pct!r}",
-            key_path=_where("max_interruption_pct"),
+            key_path="max_interruption_pct",
             hint="e.g. max_interruption_pct=10 (at most 10% of spot hours interrupted per month)",
         )
     confidence = req.confidence_pct
     if not is_number(confidence) or not math.isfinite(confidence) or not 0 <= confidence < 100:
         raise ConfigError(
             f"expected a percentage from 0 up to (not including) 100, got {confidence!r}",
-            key_path=_where("confidence_pct"),
+            key_path="confidence_pct",
             hint="e.g. confidence_pct=95 (each plan meets the deadline with at least a 95% "
             "chance under the spot model); 0 accepts any risk",
         )
-    if req.local_cost_basis not in LOCAL_COST_BASES:
-        raise UnknownNameError(
-            "owned hardware cost basis",
-            str(req.local_cost_basis),
-            LOCAL_COST_BASES,
-            key_path=_where("local_cost_basis"),
-        )
-    if not is_whole_number(req.top) or req.top < 1:
-        raise ConfigError(
-            f"expected a whole number of plans >= 1, got {req.top!r}",
-            key_path=_where("top"),
-            hint="e.g. top=5",
-        )
-    for name in ("providers", "regions", "gpus", "hardware", "offers_files"):
-        names = getattr(req, name)
-        if isinstance(names, (str, Path)):
-            names = (names,)  # one name, not its letters
-        if not isinstance(names, Iterable):
+
+
+def _check_flags(req: QuoteRequest) -> None:
+    for name in ("allow_spot", "spot_only", "include_reserved", "pareto"):
+        value = getattr(req, name)
+        if not isinstance(value, bool):
             raise ConfigError(
-                f"expected a tuple of names, got {names!r}",
-                key_path=_where(name),
-                hint=f"e.g. {name}=('aws',)" if name == "providers" else f"e.g. {name}=()",
+                f"expected True or False, got {value!r}",
+                key_path=name,
+                hint=f"{name}=True or {name}=False",
             )
-        names = tuple(names)
-        # provider, region and GPU names are checked by OfferFilter (the same message as offers)
-        for item in names if name in ("hardware", "offers_files") else ():
-            if not isinstance(item, (str, Path)) or not str(item).strip():
-                raise ConfigError(
-                    f"{item!r} is not a name",
-                    key_path=_where(name),
-                    hint=f"leave {name} empty to allow every one",
-                )
-        object.__setattr__(req, name, names)
-    if req.snapshot_dir is not None and not isinstance(req.snapshot_dir, (str, Path)):
+    if req.spot_only and not req.allow_spot:
         raise ConfigError(
-            f"expected a folder, got {req.snapshot_dir!r}", key_path=_where("snapshot_dir")
+            "spot_only=True needs spot capacity, but allow_spot=False forbids it",
+            key_path="spot_only",
+            hint="drop one of them",
         )
-    _check_discount_values(req.discounts)
-    _check_quota_values(req.quotas)
+
+
+def _name_tuple(name: str, names: object) -> tuple[Any, ...]:
+    """A field of names as a tuple: one bare name is that name, not its letters."""
+    if isinstance(names, (str, Path)):
+        names = (names,)
+    if not isinstance(names, Iterable):
+        raise ConfigError(
+            f"expected a tuple of names, got {names!r}",
+            key_path=name,
+            hint=f"e.g. {name}=('aws',)" if name == "providers" else f"e.g. {name}=()",
+        )
+    out = tuple(names)
+    # provider, region and GPU names are checked by OfferFilter (the same message as offers)
+    for item in out if name in ("hardware", "offers_files") else ():
+        if not isinstance(item, (str, Path)) or not str(item).strip():
+            raise ConfigError(
+                f"{item!r} is not a name",
+                key_path=name,
+                hint=f"leave {name} empty to allow every one",
+            )
+    return out
 
 
 def _check_discount_values(discounts: object) -> None:
-    where = _where("discounts")
+    where = "discounts"
     if not isinstance(discounts, Mapping):
         raise ConfigError(
             f"expected a mapping of provider to fraction off, got {discounts!r}",
@@ -328,7 +282,7 @@ def _check_discount_values(discounts: object) -> None:
 
 
 def _check_quota_values(quotas: object) -> None:
-    where = _where("quotas")
+    where = "quotas"
     if not isinstance(quotas, Mapping):
         raise ConfigError(
             f"expected a mapping of quota key to instances, got {quotas!r}",
@@ -342,13 +296,16 @@ def _check_quota_values(quotas: object) -> None:
                 key_path=where,
                 hint=f"write it like {QUOTA_FORMS}",
             )
-        _quota_key_parts(key, where)
+        quota_key_parts(key, where=where)
         if not is_whole_number(count) or count < 0:
             raise ConfigError(
                 f"quota for {key!r} must be a whole number of instances >= 0, got {count!r}",
                 key_path=where,
                 hint=f"e.g. {{{key!r}: 4}}",
             )
+
+
+# --- names in discounts and quotas, against the loaded offers -----------------------------------
 
 
 def _unknown(
@@ -373,7 +330,7 @@ def _canonical_discounts(discounts: Mapping[str, float], offers: pd.DataFrame) -
                 "provider",
                 name,
                 known.values(),
-                where=_where("discounts"),
+                where="discounts",
                 entry=f"{name}={frac:g}",
             )
         out[provider] = frac
@@ -386,7 +343,7 @@ def _canonical_quotas(quotas: Mapping[str, int], offers: pd.DataFrame) -> dict[s
     offers would silently do nothing, so it is refused with the nearest names."""
     if not quotas:
         return {}
-    where = _where("quotas")
+    where = "quotas"
     providers = offers["provider"].astype(str)
     regions = offers["region"].astype(str)
     types = offers["instance_type"].astype(str)
@@ -395,7 +352,7 @@ def _canonical_quotas(quotas: Mapping[str, int], offers: pd.DataFrame) -> dict[s
     out: dict[str, int] = {}
     for key, count in quotas.items():
         entry = f"{key}={count}"
-        parts = _quota_key_parts(key, where)
+        parts = quota_key_parts(key, where=where)
         provider = by_provider.get(parts[0].lower())
         if provider is None:
             raise _unknown("provider", parts[0], by_provider.values(), where=where, entry=entry)
@@ -430,4 +387,3 @@ def _canonical_quotas(quotas: Mapping[str, int], offers: pd.DataFrame) -> dict[s
             canonical.append(family)
         out[":".join(canonical)] = count
     return out
-

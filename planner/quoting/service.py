@@ -2,53 +2,43 @@
 
 The data flow, step by step (each step is a pure function over the previous one's output):
 
-    offers snapshot  -> load_offer_book          (planner.catalog)
+    offers snapshot  -> load_offer_book          (planner.catalog; or a book the caller loaded)
     offers table     -> filter_offers            (provider / region / GPU choices)
     + owned hardware -> build_candidates         (workload model per gang size: fits? hours?)
     candidates       -> prune_dominated          (slower and dearer configurations dropped)
     pruned set       -> make_plans / frontier    (the MILP, planner.optimize)
     plans            -> QuoteResult              (rendered by planner.reports.quote)
 """
+
 from __future__ import annotations
 
-import contextlib
 import re
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import fields, replace
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
-from planner.catalog import load_offer_book
+import pandas as pd
+
+from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
-from planner.errors import (
-    ConfigError,
-)
-from planner.gpu_specs import load_gpu_catalog
+from planner.errors import ConfigError
+from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.candidates import (
     CandidateOptions,
+    CandidateSet,
     build_candidates,
     group_exclusions,
     prune_dominated,
 )
-from planner.optimize.plans import (
-    Plan,
-    PlanRequest,
-    frontier,
-    make_plans,
-)
+from planner.optimize.plans import Plan, PlanRequest, frontier, make_plans
+from planner.quoting.request import QuoteRequest, _canonical_discounts, _canonical_quotas
+from planner.quoting.result import QuoteResult
 from planner.workload import WorkloadSpec, estimate, load_workload
 
 if TYPE_CHECKING:
     from planner.optimize.solvers import Solver
     from planner.ownership.hardware import HardwareSpec
-from planner.quoting.request import (
-    QuoteRequest,
-    _canonical_discounts,
-    _canonical_quotas,
-    parse_duration_hours,
-)
-from planner.quoting.result import QuoteResult
 
 
 def quote(
@@ -56,23 +46,81 @@ def quote(
     *,
     solver: Solver | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    book: OfferBook | None = None,
 ) -> QuoteResult:
     """Cheapest distinct plans for ``req`` (raises InfeasibleError with the nearest alternative).
 
-    ``on_progress(done, total)`` follows the cost-versus-deadline sweep when ``req.pareto``.
+    ``book`` is the offer book to quote from when the caller has loaded it already (a
+    :class:`planner.api.Planner` session loads it once for many quotes); without it the book is
+    loaded from ``req.offers_files`` and ``req.snapshot_dir``.  ``on_progress(done, total)``
+    follows the cost-versus-deadline sweep when ``req.pareto``.
     """
     if not isinstance(req, QuoteRequest):
-        raise misuse_error(req, {})
+        raise ConfigError(
+            f"expected a QuoteRequest, got {type(req).__name__}",
+            key_path="request",
+            hint="planner.quote(workload='gpt2-xl-finetune', deadline_hours=24)",
+        )
     started = time.perf_counter()
+    inputs = _inputs(req, book)
+    cset, pruned = _candidates(inputs)
+    t_candidates = time.perf_counter()
+    spec, req = inputs.spec, inputs.request
+    plan_req = PlanRequest(
+        deadline_hours=req.deadline_hours,
+        budget_usd=req.budget_usd,
+        pieces=spec.pieces,
+        top=req.top,
+        confidence=req.confidence_pct / 100 if req.confidence_pct > 0 else None,
+    )
+    plan_set = make_plans(pruned, plan_req, solver)
+    curve = frontier(pruned, plan_req, solver, on_progress=on_progress) if req.pareto else ()
+    requirements = _requirements(spec, plan_set.plans, inputs.catalog)
+    stats = {
+        "offers_considered": len(inputs.offers),
+        "candidates": len(cset.table),
+        "candidates_after_pruning": len(pruned),
+        "workload_estimates": cset.estimates_evaluated,
+        "seconds_candidates": round(t_candidates - started, 4),
+        "seconds_total": round(time.perf_counter() - started, 4),
+    }
+    return QuoteResult(
+        request=req,
+        workload=spec,
+        requirements=requirements,
+        plans=plan_set.plans,
+        excluded=tuple(group_exclusions(cset.exclusions)),
+        book=inputs.book,
+        frontier=curve,
+        stats=stats,
+        notes=plan_set.notes,
+    )
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """What a quote plans over: the request with its names in the offers' spelling, the workload,
+    the offers it may use and the owned machines it may use."""
+
+    request: QuoteRequest
+    spec: WorkloadSpec
+    book: OfferBook
+    offers: pd.DataFrame
+    hardware: tuple[HardwareSpec, ...]
+    catalog: GpuCatalog
+
+
+def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
     spec = req.workload if isinstance(req.workload, WorkloadSpec) else load_workload(req.workload)
     hardware: tuple[HardwareSpec, ...] = ()
     if req.hardware:
-        # owned hardware files only when asked for (planner.onprem builds its YAML models on import)
+        # owned hardware files only when asked for (their YAML models load on import)
         from planner.ownership.hardware import load_hardware
 
         hardware = tuple(load_hardware(h) for h in req.hardware)
     catalog = load_gpu_catalog()
-    book = load_offer_book(req.offers_files, snapshot_dir=req.snapshot_dir)
+    if book is None:
+        book = load_offer_book(req.offers_files, snapshot_dir=req.snapshot_dir)
     # Against every loaded offer (not only the filtered ones: a quota on a provider left out
     # with --provider is harmless, a misspelt one is not).
     req = replace(
@@ -88,6 +136,12 @@ def quote(
     if req.gpus:
         allowed = {g.name for name in req.gpus for g in catalog.match(name)}
         hardware = tuple(h for h in hardware if catalog.resolve(h.gpu).name in allowed)
+    return _Inputs(req, spec, book, offers, hardware, catalog)
+
+
+def _candidates(inputs: _Inputs) -> tuple[CandidateSet, pd.DataFrame]:
+    """Every configuration that can run the workload, and those left after dominance pruning."""
+    req, spec = inputs.request, inputs.spec
     options = CandidateOptions(
         allow_spot=req.allow_spot,
         spot_only=req.spot_only,
@@ -97,7 +151,9 @@ def quote(
         quotas=req.quotas,
         local_cost_basis=req.local_cost_basis,
     )
-    cset = build_candidates(spec, offers, catalog, hardware=hardware, options=options)
+    cset = build_candidates(
+        spec, inputs.offers, inputs.catalog, hardware=inputs.hardware, options=options
+    )
     pruned = prune_dominated(
         cset.table,
         by=("kind", "purchase_option", "gpu_model", "provider")
@@ -106,24 +162,21 @@ def quote(
         parallel=spec.pieces > 1,
         pieces=spec.pieces if spec.pieces > 1 else None,
     )
-    t_candidates = time.perf_counter()
-    plan_req = PlanRequest(
-        deadline_hours=req.deadline_hours,
-        budget_usd=req.budget_usd,
-        pieces=spec.pieces,
-        top=req.top,
-        confidence=req.confidence_pct / 100 if req.confidence_pct > 0 else None,
-    )
-    plan_set = make_plans(pruned, plan_req, solver)
-    plans = plan_set.plans
-    curve = frontier(pruned, plan_req, solver, on_progress=on_progress) if req.pareto else ()
+    return cset, pruned
+
+
+def _requirements(
+    spec: WorkloadSpec, plans: tuple[Plan, ...], catalog: GpuCatalog
+) -> dict[str, Any]:
+    """What the workload needs: its FLOPs and model states (on one H100, for reference) and the
+    memory, strategy, link and efficiency of the cheapest plan."""
     reference = estimate(spec, catalog.resolve("H100"), 1)
     states = sum(
         v
         for k, v in reference.memory_breakdown_gib.items()
         if k in ("weights", "gradients", "optimizer_states")
     )
-    requirements = {
+    return {
         "total_flops": reference.total_flops,
         "model_states_gib": states,  # weights + gradients + optimizer, unsharded
         "memory_per_gpu_gib": plans[0].memory_per_gpu_gib,  # with the cheapest plan's strategy
@@ -132,69 +185,6 @@ def quote(
         "efficiency": plans[0].items[0].efficiency,  # expected MFU of the cheapest plan
         "pieces": spec.pieces,
     }
-    stats = {
-        "offers_considered": len(offers),
-        "candidates": len(cset.table),
-        "candidates_after_pruning": len(pruned),
-        "workload_estimates": cset.estimates_evaluated,
-        "seconds_candidates": round(t_candidates - started, 4),
-        "seconds_total": round(time.perf_counter() - started, 4),
-    }
-    return QuoteResult(
-        request=req,
-        workload=spec,
-        requirements=requirements,
-        plans=plans,
-        excluded=tuple(group_exclusions(cset.exclusions)),
-        book=book,
-        frontier=curve,
-        stats=stats,
-        notes=plan_set.notes,
-    )
-
-
-# Keyword arguments people pass to quote() meaning a QuoteRequest field (the CLI's option names).
-_FIELD_ALIASES = {
-    "deadline": "deadline_hours",
-    "budget": "budget_usd",
-    "provider": "providers",
-    "region": "regions",
-    "gpu": "gpus",
-    "no_spot": "allow_spot",
-    "max_interruption": "max_interruption_pct",
-    "confidence": "confidence_pct",
-    "reserved": "include_reserved",
-    "hardware_cost": "local_cost_basis",
-    "discount": "discounts",
-    "quota": "quotas",
-}
-
-
-def misuse_error(request: object, keywords: Mapping[str, object]) -> ConfigError:
-    """The error for ``quote("gpt2-xl-finetune", deadline="24h")``: the QuoteRequest to build."""
-    field_names = {f.name for f in fields(QuoteRequest)}
-    args: list[str] = []
-    if isinstance(request, (str, Path)):
-        args.append(f"workload={str(request)!r}")
-    for key, value in keywords.items():
-        name = _FIELD_ALIASES.get(key, key)
-        if name == "deadline_hours" and isinstance(value, str):
-            with contextlib.suppress(ConfigError):  # unreadable: shown as given
-                value = parse_duration_hours(value)
-        if name == "allow_spot" and key == "no_spot" and isinstance(value, bool):
-            value = not value
-        if name in field_names:
-            args.append(f"{name}={value!r}")
-    if not any(a.startswith("deadline_hours=") for a in args):
-        args.append("deadline_hours=24")
-    what = f"{type(request).__name__} {request!r}"
-    if keywords:
-        what += " and keyword arguments " + ", ".join(sorted(keywords))
-    return ConfigError(
-        f"quote() takes one QuoteRequest, got {what}",
-        key_path="request",
-        hint=f"planner.quote(planner.QuoteRequest({', '.join(args)}))",
-    )
 
 
 def _interconnect_need(plan: Plan) -> str:
