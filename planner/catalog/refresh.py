@@ -113,7 +113,7 @@ def live_providers(names: Iterable[str]) -> dict[str, Provider]:
 def plan_regions(
     provider_args: Sequence[str], region_args: Sequence[str]
 ) -> dict[str, tuple[str, ...]]:
-    """Which regions to refresh per provider, from ``--provider`` and ``--region`` values.
+    """Which regions to refresh per provider, from the ``providers`` and ``regions`` asked for (``--provider``, ``--region``).
 
     ``--provider all`` (or none) means every registered provider.  A region is ``provider:region``
     or, when exactly one provider is chosen, a plain region name; a provider with no region named
@@ -125,7 +125,7 @@ def plan_regions(
         if key == "all":
             names += [n for n in PROVIDERS if n not in names]
         elif key not in PROVIDERS:
-            raise UnknownNameError("provider", arg, [*PROVIDERS, "all"], key_path="--provider")
+            raise UnknownNameError("provider", arg, [*PROVIDERS, "all"], key_path="providers")
         elif key not in names:
             names.append(key)
     chosen: dict[str, list[str]] = {n: [] for n in names}
@@ -135,12 +135,12 @@ def plan_regions(
             if len(names) != 1:
                 raise ConfigError(
                     f"region {arg!r} is ambiguous with {len(names)} providers",
-                    key_path="--region",
+                    key_path="regions",
                     hint="write it as provider:region, e.g. aws:us-east-1",
                 )
             provider, region = names[0], arg
         if provider not in chosen:
-            raise UnknownNameError("provider", provider, names, key_path="--region")
+            raise UnknownNameError("provider", provider, names, key_path="regions")
         if region not in chosen[provider]:
             chosen[provider].append(region.strip())
     return {n: tuple(r) if r else DEFAULT_REGIONS[n] for n, r in chosen.items()}

@@ -10,7 +10,7 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option, max_age_option
-from planner.cli.params import FiniteFloat
+from planner.cli.params import FiniteFloat, field_options
 from planner.reports.tables import render_records
 
 
@@ -52,6 +52,7 @@ def status_command(max_age_days: int, fmt: str) -> None:
 )
 @click.option("--force", is_flag=True, help="Publish even when the sanity gates object.")
 @format_option
+@field_options({"providers": "--provider", "regions": "--region"})
 def refresh_command(
     providers: tuple[str, ...], regions: tuple[str, ...], allow_partial: bool, force: bool, fmt: str
 ) -> None:

@@ -721,8 +721,8 @@ def budget_report(
 
 def check_time_limit(time_limit_s: float) -> None:
     if not is_number(time_limit_s):
-        raise ConfigError(f"expected seconds, got {time_limit_s!r}", key_path="--time-limit")
+        raise ConfigError(f"expected seconds, got {time_limit_s!r}", key_path="time_limit_s")
     if not time_limit_s > 0 or math.isinf(time_limit_s):  # NaN fails `> 0`
         raise ConfigError(
-            f"time limit must be positive, got {time_limit_s}", key_path="--time-limit"
+            f"time limit must be positive, got {time_limit_s}", key_path="time_limit_s"
         )

@@ -274,7 +274,7 @@ def compare_cloud(
     """
     catalog = catalog or load_gpu_catalog()
     own = catalog.resolve(hw.gpu)
-    target = catalog.resolve(compare_gpu, key_path="--compare-gpu") if compare_gpu else own
+    target = catalog.resolve(compare_gpu, key_path="compare_gpu") if compare_gpu else own
     ratio = own.peak_flops / target.peak_flops
     need = Interconnect.NONE if any_interconnect or hw.gpus_per_machine == 1 else hw.interconnect
     annual = annual_cost(hw)
@@ -354,12 +354,12 @@ def tco(
     if not 0 < utilization <= 1:
         raise ConfigError(
             f"utilization must be in (0, 1], got {utilization}",
-            key_path="--utilization",
+            key_path="utilization",
             hint="give the share of available GPU-hours doing useful work, e.g. 0.6",
         )
     years = hw.lifetime_years if years is None else years
     if not 0 < years <= 30:
-        raise ConfigError(f"years must be in (0, 30], got {years}", key_path="--years")
+        raise ConfigError(f"years must be in (0, 30], got {years}", key_path="years")
     annual = annual_cost(hw)
     per_gpu_hour = annual.total_usd / hw.gpu_hours_per_year
     capex = hw.capex_usd * hw.machines
