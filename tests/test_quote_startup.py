@@ -29,6 +29,7 @@ def test_offers_starts_without_the_optimizer_or_the_workload_model() -> None:
     assert "planner.cli.offers" in loaded  # the command ran
     for heavy in (
         "pulp",
+        "matplotlib",  # charts are drawn for --report/report only
         "highspy",
         "planner.optimize.model",
         "planner.quoting.service",
@@ -44,11 +45,19 @@ def test_quote_starts_without_tco_budget_or_owned_hardware_modules() -> None:
     # PuLP is the road to CBC only; the default HiGHS solve does not load it
     for unused in (
         "pulp",
+        "matplotlib",  # charts are drawn for --report/report only
         "planner.ownership.hardware",
         "planner.ownership.costs",
         "planner.cli.tco",
         "planner.cli.report",
     ):
+        assert unused not in loaded, unused
+
+
+def test_estimate_starts_without_the_optimizer_or_the_chart_library() -> None:
+    loaded = _modules_after(["estimate", "gpt2-finetune", "--gpu", "H100", "--format", "json"])
+    assert "planner.cli.workloads" in loaded  # the command ran
+    for unused in ("matplotlib", "pulp", "highspy"):
         assert unused not in loaded, unused
 
 

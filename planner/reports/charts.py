@@ -1,91 +1,40 @@
-"""Inline SVG charts for the HTML reports: line charts and stacked bar charts.
+"""Report charts: what to draw (the chart specs the document builders fill in) and the drawing, done
+by matplotlib into inline SVG for the HTML reports.
 
-Standard library only. ``render_svg`` returns the text of one ``<svg>`` element that needs no
-scripts, fonts or files from anywhere else, so a report stays one self-contained file. The same
-input always gives the same bytes.
-
-Layout (all in px of the SVG's own coordinate system; margins are computed in ``_render_line`` / ``_render_bar`` from the constants in
-planner/reports/chart_svg.py)::
-
-    +--------------------------------------------------------------+
-    | PAD                                                          |
-    | Title (bold, TITLE_FONT_PX, wraps to two lines)              |
-    | [legend swatch] series A   [legend swatch] series B   (rows) |
-    |        +-------------------------------------------+         |
-    |  y  ti | plot area (class="plot-area")             |         |
-    |  lab ck|                                           |         |
-    |  el  s +-------------------------------------------+         |
-    |                 tick labels                                  |
-    |                 x axis label                                 |
-    |                 (caption, only with show_caption=True)       |
-    +--------------------------------------------------------------+
-
-The legend is a row under the title so it never covers data. Text widths are estimated from the
-character count (``CHAR_WIDTH_EM``), which is enough to keep labels from overlapping or being cut.
+The specs (:class:`LineChart`, :class:`BarChart` with :class:`Series`, :class:`Marker`,
+:class:`RefLine`) are plain frozen dataclasses; importing this module does not import matplotlib.
+:func:`to_figure` builds a :class:`matplotlib.figure.Figure` with the object-oriented API (no pyplot,
+no backend switching) and :func:`render_svg` writes it as the text of one ``<svg>`` element: text
+stays text (``svg.fonttype: none``), nothing from outside the file is needed, and the same input
+gives the same bytes (a fixed ``svg.hashsalt``, no date or version in the output). Every rcParam is
+set through :func:`matplotlib.rc_context` around the drawing only; the global state stays untouched.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
-from typing import Literal
+from html import escape
+from itertools import accumulate, pairwise
+from typing import TYPE_CHECKING, Any, Literal
 
-from planner.reports.chart_svg import (
-    ANNOTATION_FONT_PX,
-    AXIS,
-    AXIS_LABEL_FONT_PX,
-    AXIS_LABEL_GAP_PX,
-    BAR_FILL,
-    DASH,
-    INK,
-    LINE_HEIGHT,
-    MAX_BAR_PX,
-    MIN_BAR_BAND_PX,
-    MUTED_INK,
-    PAD_PX,
-    PALETTE,
-    PLOT_TOP_GAP_PX,
-    REF_DASH,
-    SERIES_STROKE_PX,
-    TICK_FONT_PX,
-    TICK_GAP_PX,
-    TICK_LEN_PX,
-    TOTAL_LABEL_GAP_PX,
-    Box,
-    LegendEntry,
-    Scale,
-    bottom_band,
-    caption_height,
-    caption_lines,
-    caption_svg,
-    esc,
-    fit,
-    header,
-    left_band,
-    no_data,
-    num,
-    svg_line,
-    svg_open,
-    text_el,
-    text_width,
-    value_ticks,
-    wrap,
-    x_axis_label,
-    y_axis_label,
-)
 from planner.reports.chart_ticks import (
+    DURATIONS_HOURS,
+    HOUR_UNIT_FACTORS,
     ValueFormat,
     axis_labels,
-    axis_ticks,
     format_tick,
     format_value,
-    log_axis_ticks,
-    log_ticks,
-    nice_ticks,
+    hours_unit,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "BarChart",
@@ -97,9 +46,8 @@ __all__ = [
     "ValueFormat",
     "format_tick",
     "format_value",
-    "log_ticks",
-    "nice_ticks",
     "render_svg",
+    "to_figure",
 ]
 
 
@@ -156,27 +104,99 @@ class BarChart:
 
 Chart = LineChart | BarChart
 
+# --- Look ---------------------------------------------------------------------------------------
+
+# Okabe & Ito, "Color Universal Design (CUD): how to make figures and presentations that are
+# friendly to colorblind people" (2008), https://jfly.uni-koeln.de/color/ — the eight colours stay
+# distinguishable under the common colour-vision deficiencies. Ordered so the first ones have the
+# most contrast on white; yellow (#F0E442) comes last because thin yellow lines are hard to see.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+INK = "#1a1a1a"  # text and markers
+MUTED_INK = "#555555"  # tick labels, reference lines
+GRID = "#e3e3e3"
+AXIS = "#8a8a8a"
+
+# Sizes in px (the figure is drawn at 72 dpi, so one point is one px of the SVG). Issue 7 asks for
+# readable fonts: title >= 15 px, every other label >= 12 px.
+TITLE_FONT_PX = 16.0
+LABEL_FONT_PX = 13.0  # axis labels, legend, caption
+TICK_FONT_PX = 12.0  # tick labels, bar totals, annotations
+PAD_PX = 10.0  # empty border around everything
+SERIES_STROKE_PX = 2.5
+DASH = (7.0, 5.0)  # px on, px off
+REF_DASH = (4.0, 4.0)
+BAR_FILL = 0.62  # bar thickness as a share of its band
+MAX_BAR_PX = 56.0  # thickest bar
+MIN_BAR_BAND_PX = 24.0  # horizontal bar charts grow taller so each bar gets at least this much
+MAX_CATEGORY_CHARS = 40  # longer category names are cut with an ellipsis (the tooltip has all)
+NO_DATA = "No data to plot"
+
 # Values beyond +-1e15 cannot be a cost, hour count or share the planner produces; they are
-# dropped like NaN so that the pixel maths cannot overflow.
+# dropped like NaN.
 MAX_ABS_VALUE = 1e15
+# A log axis draws values between these bounds; outside them the transform underflows or overflows.
+_LOG_AXIS_MIN = 1e-300
+_LOG_AXIS_MAX = 1e300
+
+
+def _rc(salt: str) -> dict[Any, Any]:  # rc_context's stubs want every key as a Literal
+    """The rcParams of every chart, applied with ``rc_context`` while a chart is built and saved."""
+    return {
+        "svg.fonttype": "none",  # <text> elements: searchable, selectable, small
+        "svg.hashsalt": salt,  # stable ids of clip paths and markers, distinct between charts
+        "text.parse_math": False,  # "$1k to $2k" is money, not mathtext
+        "text.usetex": False,
+        "font.family": "sans-serif",
+        "font.sans-serif": ["DejaVu Sans"],  # bundled with matplotlib: same metrics everywhere
+        "font.size": TICK_FONT_PX,
+        "text.color": INK,
+        "axes.labelcolor": INK,
+        "axes.labelsize": LABEL_FONT_PX,
+        "axes.edgecolor": AXIS,
+        "axes.linewidth": 1.0,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.axisbelow": True,
+        "axes.unicode_minus": False,  # "-$10": the same hyphen as the report tables
+        "grid.color": GRID,
+        "grid.linewidth": 1.0,
+        "xtick.color": AXIS,
+        "ytick.color": AXIS,
+        "xtick.labelcolor": MUTED_INK,
+        "ytick.labelcolor": MUTED_INK,
+        "xtick.labelsize": TICK_FONT_PX,
+        "ytick.labelsize": TICK_FONT_PX,
+        "xtick.major.size": 5.0,
+        "ytick.major.size": 5.0,
+        "xtick.major.width": 1.0,
+        "ytick.major.width": 1.0,
+        "legend.fontsize": LABEL_FONT_PX,
+        "legend.frameon": False,
+        "figure.titlesize": TITLE_FONT_PX,
+        "figure.titleweight": "bold",
+        "figure.facecolor": "#ffffff",
+        "savefig.facecolor": "#ffffff",
+    }
+
+
+# The SVG carries no creator, date or format: output bytes depend on the chart only.
+_NO_METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}
+
+
+def _xml_safe(text: str) -> str:
+    """Drop characters XML 1.0 cannot carry at all (controls, lone surrogates, U+FFFE/FFFF)."""
+    return "".join(
+        ch
+        for ch in text
+        if ch in "\t\n\r"
+        or ("\x20" <= ch <= "\ud7ff")
+        or ("\ue000" <= ch <= "\ufffd")
+        or ch >= "\U00010000"
+    )
 
 
 def _finite(value: float) -> bool:
     return isinstance(value, (int, float)) and math.isfinite(value) and abs(value) <= MAX_ABS_VALUE
-
-
-def _chart_id(chart: Chart, width: int, height: int) -> str:
-    digest = hashlib.sha256(f"{chart!r}|{width}x{height}".encode("utf-8", "replace")).hexdigest()
-    return "chart-" + digest[:10]
-
-
-# --- Line charts -------------------------------------------------------------------------------
-
-
-# A log axis draws values between these bounds; outside them the decade ticks would underflow to
-# zero or overflow (10.0**-324 == 0.0), so such points are dropped like zero and negative ones.
-_LOG_AXIS_MIN = 1e-300
-_LOG_AXIS_MAX = 1e300
 
 
 def _on_x_axis(x: float, x_log: bool) -> bool:
@@ -184,263 +204,359 @@ def _on_x_axis(x: float, x_log: bool) -> bool:
     return _finite(x) and (not x_log or _LOG_AXIS_MIN <= x <= _LOG_AXIS_MAX)
 
 
+def _chart_id(chart: Chart, width: int, height: int) -> str:
+    digest = hashlib.sha256(f"{chart!r}|{width}x{height}".encode("utf-8", "replace")).hexdigest()
+    return "chart-" + digest[:10]
+
+
+def _size(chart: Chart, width_px: int, height_px: int) -> tuple[int, int]:
+    """The drawing's size: at least 120 px each way; horizontal bar charts grow taller so that
+    every bar gets ``MIN_BAR_BAND_PX`` (about 150 px go to title, legend and value axis)."""
+    width, height = max(int(width_px), 120), max(int(height_px), 120)
+    if isinstance(chart, BarChart) and chart.horizontal:
+        height = max(height, math.ceil(150 + MIN_BAR_BAND_PX * len(chart.categories)))
+    return width, height
+
+
+# --- Axes: ticks and labels in the planner's formats -------------------------------------------
+
+
+def _value_axis(ax: Axes, which: Literal["x", "y"], fmt: ValueFormat, log: bool = False) -> None:
+    """Ticks and tick labels of one value axis, from its limits once all data is on the axes.
+
+    Linear axes tick at 1, 2, 2.5 or 5 x 10^k (at most seven ticks) counted in the axis unit: an
+    hour axis shown in days ticks at 2 d, not at 40 h. Log axes tick at decades (with 2 and 5
+    within each when the axis spans two decades or fewer), or at round durations (6 h, 12 h, 24 h,
+    48 h, 5 d, 14 d, 30 d) for hours. The labels are :func:`axis_labels`' (one unit for the axis,
+    never two alike) through a ``FuncFormatter``.
+    """
+    from matplotlib.ticker import (
+        FixedLocator,
+        FuncFormatter,
+        LogLocator,
+        MaxNLocator,
+        NullFormatter,
+        NullLocator,
+    )
+
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    lo, hi = sorted(ax.get_xlim() if which == "x" else ax.get_ylim())
+    unit = None
+    if log:
+        durations = [d for d in DURATIONS_HOURS if lo <= d <= hi] if fmt == "hours" else []
+        if len(durations) >= 3:
+            ticks = FixedLocator(durations, nbins=6).tick_values(lo, hi)
+        else:
+            subs = (1.0, 2.0, 5.0) if math.log10(hi) - math.log10(lo) <= 2 else (1.0,)
+            ticks = LogLocator(subs=subs, numticks=9).tick_values(lo, hi)
+    else:
+        unit = hours_unit(max(abs(lo), abs(hi))) if fmt == "hours" else None
+        factor = HOUR_UNIT_FACTORS[unit] if unit else 1.0
+        nice = MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10])
+        ticks = [t / factor for t in nice.tick_values(lo * factor, hi * factor)]
+    slack = (hi - lo) * 1e-9
+    kept = [float(t) for t in ticks if lo - slack <= t <= hi + slack]
+    labels = axis_labels(kept, fmt, log=log, unit=unit)
+
+    def label(value: float, pos: int | None) -> str:
+        if pos is not None and 0 <= pos < len(kept) and kept[pos] == value:
+            return labels[pos]
+        return format_tick(value, fmt)
+
+    axis.set_major_locator(FixedLocator(kept))
+    axis.set_major_formatter(FuncFormatter(label))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _legend(fig: Figure, ax: Axes, handles: Sequence[Any], labels: Sequence[str]) -> None:
+    """The legend as rows under the title, outside the plot so it never covers data; as many
+    entries to a row as fit in the figure's width (measured with matplotlib's text metrics)."""
+    if not handles:
+        return
+    import matplotlib as mpl
+
+    em = LABEL_FONT_PX
+    entry = (mpl.rcParams["legend.handlelength"] + mpl.rcParams["legend.handletextpad"]) * em
+    widths = [entry + _text_width(label, LABEL_FONT_PX) for label in labels]
+    room = fig.bbox.width - 2 * PAD_PX
+    ncols = len(labels)
+    while ncols > 1:
+        # Filled column by column, the first len % ncols columns one entry longer (as Legend does).
+        rows, long = divmod(len(labels), ncols)
+        ends = list(accumulate([rows + 1] * long + [rows] * (ncols - long)))
+        needed = sum(max(widths[a:b]) for a, b in zip([0, *ends], ends, strict=False) if b > a)
+        needed += (ncols - 1) * mpl.rcParams["legend.columnspacing"] * em
+        if needed <= room:
+            break
+        ncols -= 1
+    # Above the plot area and level with the title's left edge: a legend of the axes, so that
+    # constrained layout makes room for it under the title.
+    from matplotlib.transforms import blended_transform_factory
+
+    ax.legend(
+        handles,
+        labels,
+        loc="lower left",
+        bbox_to_anchor=(PAD_PX / fig.bbox.width, 1.0),
+        bbox_transform=blended_transform_factory(fig.transFigure, ax.transAxes),
+        borderaxespad=0.6,
+        borderpad=0.0,
+        ncols=ncols,
+        alignment="left",
+    )
+
+
+def _text_width(text: str, size: float, bold: bool = False) -> float:
+    """Width in px of ``text`` in the chart font, from matplotlib's font metrics."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    font = FontProperties(size=size, weight="bold" if bold else "normal")
+    return float(text_to_path.get_text_width_height_descent(text, font, ismath=False)[0])
+
+
+def _wrap(text: str, max_px: float, size: float, bold: bool = False) -> str:
+    """``text`` broken into lines of at most ``max_px`` (a single long word keeps its line).
+    matplotlib's own ``wrap=True`` would measure text with an even number of "$" as mathtext."""
+    lines: list[str] = []
+    for word in _xml_safe(text).split(" "):
+        if not word:
+            continue
+        if lines and _text_width(f"{lines[-1]} {word}", size, bold) <= max_px:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return "\n".join(lines)
+
+
+def _figure(chart: Chart, width: int, height: int, show_caption: bool) -> Figure:
+    from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    layout = ConstrainedLayoutEngine(w_pad=PAD_PX / 72, h_pad=PAD_PX / 72)  # pads in inches
+    fig = Figure(figsize=(width / 72, height / 72), dpi=72, layout=layout)
+    room = width - 2 * PAD_PX
+    left = {"x": PAD_PX / width, "ha": "left", "multialignment": "left"}
+    fig.suptitle(_wrap(chart.title, room, TITLE_FONT_PX, bold=True), **left)
+    if show_caption and chart.caption:
+        caption = _wrap(chart.caption, room, LABEL_FONT_PX)
+        fig.supxlabel(caption, fontsize=LABEL_FONT_PX, style="italic", color=MUTED_INK, **left)
+    return fig
+
+
+def _no_data(fig: Figure) -> None:
+    fig.text(0.5, 0.5, NO_DATA, ha="center", va="center", fontsize=14, color=MUTED_INK)
+
+
+# --- Line charts --------------------------------------------------------------------------------
+
+
 def _clean_points(series: Series, x_log: bool) -> list[tuple[float, float]]:
     points = [(float(x), float(y)) for x, y in series.points if _on_x_axis(x, x_log) and _finite(y)]
     return sorted(points, key=lambda p: p[0])
 
 
-def _line_desc(chart: LineChart) -> str:
-    names = ", ".join(s.name for s in chart.series if s.name)
-    text = f"Line chart of {chart.y_label} against {chart.x_label}"
-    return text + (f"; lines: {names}." if names else ".")
+_Spot = tuple[tuple[float, float], tuple[float, float], str, str]  # xy, offset (pt), ha, va
 
 
-Segment = tuple[float, float, float, float]
-
-
-def _hits(box: Box, seg: Segment) -> bool:
-    """Whether the line segment crosses the box (Liang-Barsky clipping)."""
-    x0, y0, x1, y1 = seg
-    dx, dy = x1 - x0, y1 - y0
-    t0, t1 = 0.0, 1.0
-    for p, q in (
-        (-dx, x0 - box.left),
-        (dx, box.right - x0),
-        (-dy, y0 - box.top),
-        (dy, box.bottom - y0),
-    ):
-        if p == 0:
-            if q < 0:
-                return False
-            continue
-        t = q / p
-        if p < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-        if t0 > t1:
-            return False
-    return True
-
-
-def _place_label(
-    candidates: Sequence[tuple[float, float, str]],
-    text: str,
-    placed: list[Box],
-    lines: Sequence[Segment],
-    bounds: Box,
-) -> tuple[float, float, str]:
-    """The candidate (x, baseline y, anchor) whose label box stays inside ``bounds``, overlaps the
-    fewest labels already placed and crosses the fewest drawn lines; earlier candidates win ties.
-    The chosen box is added to ``placed``."""
-    width = text_width(text, ANNOTATION_FONT_PX, bold=True)
-    best: tuple[float, int, Box, tuple[float, float, str]] | None = None
-    for order, (x, y, anchor) in enumerate(candidates):
-        left = x - width if anchor == "end" else x
-        box = Box(left - 2, y - ANNOTATION_FONT_PX, left + width + 2, y + ANNOTATION_FONT_PX * 0.3)
-        outside = not (
-            box.left >= bounds.left
-            and box.right <= bounds.right
-            and box.top >= bounds.top
-            and box.bottom <= bounds.bottom
-        )
-        cost = 10_000.0 * outside
-        cost += 100.0 * sum(box.overlaps(other) for other in placed)
-        cost += sum(_hits(box, seg) for seg in lines)
-        if best is None or (cost, order) < (best[0], best[1]):
-            best = (cost, order, box, (x, y, anchor))
-        if cost == 0:
-            break
-    if best is None:
-        raise ValueError("no candidate positions for a label")
-    placed.append(best[2])
-    return best[3]
-
-
-def _render_line(
-    chart: LineChart, width: int, height: int, chart_id: str, show_caption: bool
-) -> str:
+def _line_figure(fig: Figure, chart: LineChart) -> None:
     series_points = [_clean_points(s, chart.x_log) for s in chart.series]
     markers = [m for m in chart.markers if _on_x_axis(m.x, chart.x_log) and _finite(m.y)]
     refs = [r for r in chart.ref_lines if _on_x_axis(r.value, chart.x_log and r.axis == "x")]
     xs = [x for pts in series_points for x, _ in pts] + [m.x for m in markers]
-    ys = [y for pts in series_points for _, y in pts] + [m.y for m in markers]
-    legend = [
-        LegendEntry(s.name, PALETTE[i % len(PALETTE)], "dashed" if s.dashed else "line")
-        for i, s in enumerate(chart.series)
-        if s.name
-    ]
-    desc = chart.caption or _line_desc(chart)
-    parts = svg_open(chart_id, width, height, chart.title, desc)
-    title_svg, header_bottom, legend_svg = header(chart.title, width, legend if xs else [])
-    parts.extend(title_svg)
-    caption = caption_lines(chart.caption, width, show_caption)
     if not xs:
-        no_data(parts, header_bottom, width, height - PAD_PX - caption_height(caption))
-        parts.append(caption_svg(caption, height))
-        parts.append("</svg>")
-        return "".join(parts)
-    parts.append(legend_svg)
+        _no_data(fig)
+        return
+    ax = fig.add_subplot()
+    if chart.x_log:
+        ax.set_xscale("log")
+    ax.set_xlabel(_xml_safe(chart.x_label))
+    ax.set_ylabel(_xml_safe(chart.y_label))
+    ax.grid(True, axis="both")
 
-    # Domains: data, markers and reference lines, extended to nice ticks.
-    xs += [r.value for r in refs if r.axis == "x"]
-    ys += [r.value for r in refs if r.axis == "y"]
-    x_lo, x_hi = min(xs), max(xs)
-    x_ticks = (
-        log_axis_ticks(x_lo, x_hi, chart.x_format)
-        if chart.x_log
-        else axis_ticks(x_lo, x_hi, chart.x_format)
-    )
-    y_lo, y_hi = min(ys), max(ys)
-    if chart.y_zero:
-        y_lo, y_hi = min(y_lo, 0.0), max(y_hi, 0.0)
-    y_ticks = axis_ticks(y_lo, y_hi, chart.y_format)
-    x_labels = axis_labels(x_ticks, chart.x_format, log=chart.x_log)
-    y_labels = axis_labels(y_ticks, chart.y_format)
-
-    box = Box(
-        left=left_band(y_labels),
-        top=header_bottom + PLOT_TOP_GAP_PX,
-        right=width - PAD_PX - text_width(x_labels[-1], TICK_FONT_PX) / 2,
-        bottom=height - PAD_PX - caption_height(caption) - bottom_band(),
-    )
-    box = Box(box.left, box.top, max(box.right, box.left + 1), max(box.bottom, box.top + 1))
-    sx = Scale(x_ticks[0], x_ticks[-1], box.left, box.right, log=chart.x_log)
-    sy = Scale(y_ticks[0], y_ticks[-1], box.bottom, box.top)
-
-    parts.append(
-        f'<rect class="plot-area" x="{num(box.left)}" y="{num(box.top)}" width="{num(box.width)}"'
-        f' height="{num(box.height)}" fill="none"/>'
-    )
-    parts.append(value_ticks(sy, y_ticks, y_labels, box, "y-axis", "left"))
-    parts.append(value_ticks(sx, x_ticks, x_labels, box, "x-axis", "bottom"))
-    if y_ticks[0] < 0 < y_ticks[-1]:
-        y0 = sy(0.0)
-        parts.append(svg_line(box.left, y0, box.right, y0, AXIS, "zero-line"))
-    parts.append(y_axis_label(chart.y_label, box))
-    parts.append(x_axis_label(chart.x_label, box, width))
-
-    # Series first (as pixel segments, so that labels can keep clear of them), then reference
-    # lines and markers on top.
-    lines: list[Segment] = []
-    series_svg = ['<g class="series" fill="none">']
+    handles, labels = [], []
     for index, (series, pts) in enumerate(zip(chart.series, series_points, strict=True)):
         if not pts:
             continue
-        color = PALETTE[index % len(PALETTE)]
-        coords = [(sx(x), sy(y)) for x, y in pts]
-        d = [f"M{num(coords[0][0])} {num(coords[0][1])}"]
-        for (x0, y0), (x1, y1) in pairwise(coords):
-            if series.step:
-                d.append(f"H{num(x1)} V{num(y1)}")
-                lines += [(x0, y0, x1, y0), (x1, y0, x1, y1)]
-            else:
-                d.append(f"L{num(x1)} {num(y1)}")
-                lines.append((x0, y0, x1, y1))
-        dash = f' stroke-dasharray="{DASH}"' if series.dashed else ""
-        series_svg.append(
-            f'<path data-series="{esc(series.name)}" d="{" ".join(d)}" stroke="{color}"'
-            f' stroke-width="{SERIES_STROKE_PX}" stroke-linejoin="round" stroke-linecap="round"{dash}/>'
+        (line,) = ax.plot(
+            [x for x, _ in pts],
+            [y for _, y in pts],
+            color=PALETTE[index % len(PALETTE)],
+            linewidth=SERIES_STROKE_PX,
+            linestyle=(0, tuple(d / SERIES_STROKE_PX for d in DASH)) if series.dashed else "-",
+            drawstyle="steps-post" if series.step else "default",
+            solid_joinstyle="round",
+            solid_capstyle="round",
+            marker="o" if len(pts) == 1 else "None",
+            markersize=7,
+            label=_xml_safe(series.name),
+            zorder=2,
         )
-        if len(coords) == 1:
-            series_svg.append(
-                f'<circle class="point" data-series="{esc(series.name)}" cx="{num(coords[0][0])}"'
-                f' cy="{num(coords[0][1])}" r="3.5" fill="{color}"/>'
-            )
-    series_svg.append("</g>")
-    parts.extend(series_svg)
+        if series.name:
+            handles.append(line)
+            labels.append(_xml_safe(series.name))
 
-    placed = [Box(sx(m.x) - 6, sy(m.y) - 6, sx(m.x) + 6, sy(m.y) + 6) for m in markers]
-    label_bounds = Box(box.left, box.top - 2, width - PAD_PX, box.bottom)
-    ref_lines: list[Segment] = [
-        (sx(r.value), box.top, sx(r.value), box.bottom)
-        if r.axis == "x"
-        else (box.left, sy(r.value), box.right, sy(r.value))
-        for r in refs
-    ]
-    for ref, (x0, y0, x1, y1) in zip(refs, ref_lines, strict=True):
-        parts.append(
-            f'<g class="ref-line" data-axis="{ref.axis}" data-value="{float(ref.value)!r}">'
-            f'<line x1="{num(x0)}" y1="{num(y0)}" x2="{num(x1)}" y2="{num(y1)}"'
-            f' stroke="{MUTED_INK}" stroke-width="1.5" stroke-dasharray="{REF_DASH}"/>'
-        )
+    notes: list[tuple[Any, list[_Spot]]] = []  # each label with the places it may go
+    label_style: dict[str, Any] = {
+        "textcoords": "offset points",
+        "fontweight": "bold",
+        "bbox": {"boxstyle": "square,pad=0.1", "facecolor": "#ffffff", "edgecolor": "none"},
+        "zorder": 5,
+    }
+    ref_style: dict[str, Any] = {
+        "color": MUTED_INK,
+        "linewidth": 1.5,
+        "linestyle": (0, tuple(d / 1.5 for d in REF_DASH)),
+        "zorder": 3,
+    }
+    for ref in refs:
         if ref.axis == "x":
-            candidates = [
-                (x0 + 5 if side == "start" else x0 - 5, box.top + ANNOTATION_FONT_PX + dy, side)
-                for dy in (2.0, 18.0, 34.0, 50.0)
-                for side in ("start", "end")
+            ax.axvline(ref.value, **ref_style)
+            coords: Any = ("data", "axes fraction")
+            spots: list[_Spot] = [
+                (
+                    (ref.value, 1.0),
+                    (5.0 * side, -4.0 - 16 * step),
+                    "left" if side > 0 else "right",
+                    "top",
+                )
+                for step in range(4)
+                for side in (1, -1)
             ]
         else:
-            candidates = [
-                (x, y0 + dy, side)
-                for dy in (-5.0, ANNOTATION_FONT_PX + 4)
-                for x, side in ((box.right - 4, "end"), (box.left + 4, "start"))
+            ax.axhline(ref.value, **ref_style)
+            coords = ("axes fraction", "data")
+            spots = [
+                ((end, ref.value), (-4.0 if end else 4.0, dy), "right" if end else "left", va)
+                for dy, va in ((4.0, "bottom"), (-4.0, "top"))
+                for end in (1.0, 0.0)
             ]
-        lx, ly, anchor = _place_label(candidates, ref.label, placed, lines, label_bounds)
-        parts.append(
-            text_el(
-                lx,
-                ly,
-                ref.label,
-                size=ANNOTATION_FONT_PX,
-                anchor=anchor,
-                fill=MUTED_INK,
-                weight="600",
-                halo=True,
-            )
-            + "</g>"
+        note = ax.annotate(
+            _xml_safe(ref.label), *spots[0][:2], xycoords=coords, color=MUTED_INK, **label_style
         )
+        notes.append((note, spots))
 
+    if markers:
+        ax.plot(
+            [m.x for m in markers],
+            [m.y for m in markers],
+            linestyle="None",
+            marker="o",
+            markersize=10,
+            markerfacecolor=INK,
+            markeredgecolor="#ffffff",
+            markeredgewidth=1.5,
+            label="_markers",
+            zorder=4,
+        )
+    position = [math.log10(x) if chart.x_log else x for x in xs]
+    lo, hi = min(position), max(position)
     for marker in markers:
-        mx, my = sx(marker.x), sy(marker.y)
-        sides = ("end", "start") if mx > box.left + box.width * 0.6 else ("start", "end")
-        candidates = [
-            (mx - 9 if side == "end" else mx + 9, my + dy, side)
-            for dy in (-9.0, ANNOTATION_FONT_PX + 7, -25.0, ANNOTATION_FONT_PX + 23, -41.0, -57.0)
+        at = math.log10(marker.x) if chart.x_log else marker.x
+        # Near the right edge the label grows to the left of its dot, elsewhere to the right.
+        sides = (-1, 1) if hi > lo and (at - lo) / (hi - lo) > 0.6 else (1, -1)
+        spots = [
+            ((marker.x, marker.y), (9.0 * side, dy), "left" if side > 0 else "right", va)
+            for dy in (7.0, -7.0, 23.0, -23.0, 39.0, -39.0, 55.0, -55.0)
+            for va in ["bottom" if dy > 0 else "top"]
             for side in sides
         ]
-        lx, ly, anchor = _place_label(
-            candidates, marker.label, placed, lines + ref_lines, label_bounds
-        )
-        # A label pushed away from its dot by others gets a thin leader line back to the dot.
-        leader = ""
-        if abs(ly - my) > 20:
-            end_y = ly + 3 if ly < my else ly - ANNOTATION_FONT_PX
-            leader = (
-                f'<line class="leader" x1="{num(mx)}" y1="{num(my)}" x2="{num(lx)}"'
-                f' y2="{num(end_y)}" stroke="{INK}" stroke-width="1"/>'
-            )
-        parts.append(
-            f'<g class="marker" data-x="{float(marker.x)!r}" data-y="{float(marker.y)!r}">'
-            + leader
-            + f'<circle cx="{num(mx)}" cy="{num(my)}" r="5" fill="{INK}" stroke="#ffffff" stroke-width="1.5"/>'
-            + text_el(
-                lx,
-                ly,
-                marker.label,
-                size=ANNOTATION_FONT_PX,
-                anchor=anchor,
-                weight="600",
-                halo=True,
-            )
-            + "</g>"
-        )
-    parts.append(caption_svg(caption, height))
-    parts.append("</svg>")
-    return "".join(parts)
+        notes.append((ax.annotate(_xml_safe(marker.label), *spots[0][:2], **label_style), spots))
+
+    if chart.y_zero:  # the axis ends at 0 on the side the data does not cross
+        ys = [y for pts in series_points for _, y in pts] + [m.y for m in markers]
+        ys += [r.value for r in refs if r.axis == "y"]
+        y_lo, y_hi = ax.get_ylim()
+        if min(ys) == max(ys) == 0:
+            ax.set_ylim(0.0, 1.0)
+        else:
+            ax.set_ylim(0.0 if min(ys) >= 0 else y_lo, 0.0 if max(ys) <= 0 else y_hi)
+    y_lo, y_hi = ax.get_ylim()
+    if y_lo < 0 < y_hi:
+        ax.axhline(0.0, color=AXIS, linewidth=1.0, zorder=1)
+    _value_axis(ax, "x", chart.x_format, log=chart.x_log)
+    _value_axis(ax, "y", chart.y_format)
+    _legend(fig, ax, handles, labels)
+    if notes:  # labels keep clear of the series and of the reference lines
+        lines = [
+            _step_points(pts) if series.step else pts
+            for series, pts in zip(chart.series, series_points, strict=True)
+        ]
+        (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
+        lines += [
+            [(r.value, y_lo), (r.value, y_hi)]
+            if r.axis == "x"
+            else [(x_lo, r.value), (x_hi, r.value)]
+            for r in refs
+        ]
+        _place_labels(fig, ax, notes, [(m.x, m.y) for m in markers], lines)
 
 
-# --- Bar charts --------------------------------------------------------------------------------
+def _step_points(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The corners of a steps-post line through ``points``."""
+    out = list(points[:1])
+    for (_, y0), (x1, y1) in pairwise(points):
+        out += [(x1, y0), (x1, y1)]
+    return out
 
 
-def _bar_desc(chart: BarChart) -> str:
-    names = ", ".join(name for name, _ in chart.stacks if name)
-    text = f"Bar chart of {chart.value_label} by {chart.category_label}"
-    text += f" for {len(chart.categories)} categories"
-    return text + (f"; segments: {names}." if names else ".")
+def _place_labels(
+    fig: Figure,
+    ax: Axes,
+    notes: Sequence[tuple[Any, Sequence[_Spot]]],
+    dots: Sequence[tuple[float, float]],
+    lines: Sequence[Sequence[tuple[float, float]]],
+) -> None:
+    """Put each annotation at the first of its spots that stays inside the plot, covers no label
+    placed before it and no marker dot, and crosses no line; failing that, at the spot that breaks
+    the fewest of these (matplotlib has no label placement of its own). Boxes are measured by
+    matplotlib on the laid-out figure."""
+    from matplotlib.path import Path
+    from matplotlib.transforms import Bbox
+
+    fig.draw_without_rendering()
+    area = ax.get_window_extent()
+    placed = [
+        Bbox.from_extents(x - 6, y - 6, x + 6, y + 6) for x, y in ax.transData.transform(dots)
+    ]
+    paths = [Path(ax.transData.transform(points)) for points in lines if len(points) > 1]
+    for note, spots in notes:
+        best: tuple[float, _Spot, Any] | None = None
+        for spot in spots:
+            note.xy, note.xyann, ha, va = spot
+            note.set_horizontalalignment(ha)
+            note.set_verticalalignment(va)
+            box = note.get_window_extent()
+            inside = area.x0 <= box.x0 and box.x1 <= area.x1 + 2 and area.y0 <= box.y0
+            cost = 10_000.0 * (not (inside and box.y1 <= area.y1 + 2))
+            cost += 100.0 * sum(box.overlaps(other) for other in placed)
+            cost += sum(path.intersects_bbox(box, filled=False) for path in paths)
+            if best is None or cost < best[0]:
+                best = (cost, spot, box)
+            if cost == 0:
+                break
+        assert best is not None
+        note.xy, note.xyann, ha, va = best[1]
+        note.set_horizontalalignment(ha)
+        note.set_verticalalignment(va)
+        placed.append(best[2])
 
 
-def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_caption: bool) -> str:
+# --- Bar charts ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Segment:
+    category: int
+    stack: int
+    value: float
+    start: float
+
+
+def _bar_segments(chart: BarChart) -> tuple[list[_Segment], list[tuple[float, float]]]:
+    """Every finite segment stacked on its category (positive values upwards from 0, negative ones
+    downwards), and each category's extent (lowest, highest)."""
     n = len(chart.categories)
     for name, values in chart.stacks:
         if len(values) != n:
@@ -449,286 +565,215 @@ def _render_bar(chart: BarChart, width: int, height: int, chart_id: str, show_ca
             )
     if chart.highlight is not None and not 0 <= chart.highlight < n:
         raise ValueError(f"highlight={chart.highlight} is not a category index (0..{n - 1})")
-
-    # Stack each category: positive values upwards from 0, negative ones downwards.
-    segments: list[
-        list[tuple[str, int, float, float, float]]
-    ] = []  # (name, seg index, value, start, end)
-    totals: list[float] = []
+    segments: list[_Segment] = []
     extents: list[tuple[float, float]] = []
     for j in range(n):
         pos = neg = 0.0
-        row: list[tuple[str, int, float, float, float]] = []
-        for s, (name, values) in enumerate(chart.stacks):
-            v = values[j]
-            if not _finite(v):
+        for s, (_, values) in enumerate(chart.stacks):
+            if not _finite(values[j]):
                 continue
-            v = float(v)
+            v = float(values[j])
+            segments.append(_Segment(j, s, v, pos if v >= 0 else neg))
             if v >= 0:
-                row.append((name, s, v, pos, pos + v))
                 pos += v
             else:
-                row.append((name, s, v, neg, neg + v))
                 neg += v
-        segments.append(row)
-        totals.append(pos + neg)
         extents.append((neg, pos))
-    has_data = n > 0 and any(row for row in segments)
-
-    legend = [
-        LegendEntry(name, PALETTE[s % len(PALETTE)], "box")
-        for s, (name, _) in enumerate(chart.stacks)
-        if name and (len(chart.stacks) > 1 or has_data)
-    ]
-    title_svg, header_bottom, legend_svg = header(chart.title, width, legend if has_data else [])
-    caption = caption_lines(chart.caption, width, show_caption)
-    if chart.horizontal and has_data:
-        plot_height = height - PAD_PX - caption_height(caption) - bottom_band()
-        plot_height -= header_bottom + PLOT_TOP_GAP_PX
-        height += max(0, math.ceil(n * MIN_BAR_BAND_PX - plot_height))
-    desc = chart.caption or _bar_desc(chart)
-    parts = svg_open(chart_id, width, height, chart.title, desc)
-    parts.extend(title_svg)
-    if not has_data:
-        no_data(parts, header_bottom, width, height - PAD_PX - caption_height(caption))
-        parts.append(caption_svg(caption, height))
-        parts.append("</svg>")
-        return "".join(parts)
-    parts.append(legend_svg)
-
-    v_lo = min(0.0, *(lo for lo, _ in extents))
-    v_hi = max(0.0, *(hi for _, hi in extents))
-    ticks = axis_ticks(v_lo, v_hi, chart.value_format)
-    tick_labels = axis_labels(ticks, chart.value_format)
-    total_labels = [format_value(t, chart.value_format) for t in totals]
-    total_room = TICK_FONT_PX * LINE_HEIGHT if chart.show_totals else 0.0
-    any_negative_total = chart.show_totals and any(t < 0 for t in totals)
-    any_positive_total = chart.show_totals and any(t >= 0 for t in totals)
-    top = header_bottom + PLOT_TOP_GAP_PX
-    bottom_fixed = height - PAD_PX - caption_height(caption)
-
-    if chart.horizontal:
-        cat_max = width * 0.35
-        cat_width = max(
-            text_width(fit(c, cat_max, TICK_FONT_PX, bold=True), TICK_FONT_PX, bold=True)
-            for c in chart.categories
-        )
-        left = (
-            PAD_PX
-            + AXIS_LABEL_FONT_PX * LINE_HEIGHT
-            + AXIS_LABEL_GAP_PX
-            + cat_width
-            + TICK_GAP_PX
-            + TICK_LEN_PX
-        )
-        total_w = (
-            max(text_width(t, TICK_FONT_PX, bold=True) for t in total_labels) + TOTAL_LABEL_GAP_PX
-        )
-        right_need = max(
-            text_width(tick_labels[-1], TICK_FONT_PX) / 2,
-            total_w if any_positive_total else 0.0,
-        )
-        left_extra = total_w if any_negative_total else 0.0
-        box = Box(left, top, width - PAD_PX - right_need, bottom_fixed - bottom_band())
-        box = Box(box.left, box.top, max(box.right, box.left + 1), max(box.bottom, box.top + 1))
-        value_box = Box(box.left + left_extra, box.top, box.right, box.bottom)
-        sv = Scale(ticks[0], ticks[-1], value_box.left, value_box.right)
-        band = box.height / n
-        parts.append(
-            f'<rect class="plot-area" x="{num(box.left)}" y="{num(box.top)}" width="{num(box.width)}"'
-            f' height="{num(box.height)}" fill="none"/>'
-        )
-        parts.append(value_ticks(sv, ticks, tick_labels, box, "x-axis", "bottom"))
-        cat_axis = ['<g class="y-axis">']
-        cat_axis.append(svg_line(box.left, box.top, box.left, box.bottom, AXIS))
-        for j, category in enumerate(chart.categories):
-            mid = box.top + band * (j + 0.5)
-            bold = j == chart.highlight
-            shown = fit(category, cat_max, TICK_FONT_PX, bold=True)
-            cat_axis.append(
-                text_el(
-                    box.left - TICK_LEN_PX - TICK_GAP_PX,
-                    mid + TICK_FONT_PX * 0.35,
-                    shown,
-                    size=TICK_FONT_PX,
-                    anchor="end",
-                    weight="bold" if bold else None,
-                    full=category,
-                    attrs='class="category-label"' + (' data-highlight="true"' if bold else ""),
-                )
-            )
-        cat_axis.append("</g>")
-        parts.extend(cat_axis)
-        parts.append(y_axis_label(chart.category_label, box))
-        parts.append(x_axis_label(chart.value_label, box, width))
-        parts.extend(_bars(chart, segments, extents, totals, total_labels, sv, box.top, band))
-        if ticks[0] < 0:
-            x0 = sv(0.0)
-            parts.append(svg_line(x0, box.top, x0, box.bottom, INK, "zero-line"))
-    else:
-        band_guess = (width - left_band(tick_labels) - PAD_PX) / n
-        # Many narrow bars (the months of a budget): label every stride-th bar in full rather
-        # than cut every label down to an ellipsis. Each bar keeps its name in its tooltip.
-        stride, max_stride = 1, max(1, n // 4)  # at least four labels stay
-        while True:
-            room = max(band_guess * stride - 6, TICK_FONT_PX)
-            wrapped = [wrap(c, room, TICK_FONT_PX, 2, bold=True) or [""] for c in chart.categories]
-            if stride >= max_stride or not any(line.endswith("…") for w in wrapped for line in w):
-                break
-            stride += 1
-        labelled = {j for j in range(n) if j % stride == 0}
-        if chart.highlight is not None:
-            labelled = {j for j in labelled if abs(j - chart.highlight) >= stride}
-            labelled.add(chart.highlight)
-        cat_lines = max(len(w) for w in wrapped)
-        band_below = bottom_band() + (cat_lines - 1) * TICK_FONT_PX * LINE_HEIGHT
-        box = Box(
-            left_band(tick_labels),
-            top + (total_room if any_positive_total else 0.0),
-            width - PAD_PX,
-            bottom_fixed - band_below - (total_room if any_negative_total else 0.0),
-        )
-        box = Box(box.left, box.top, max(box.right, box.left + 1), max(box.bottom, box.top + 1))
-        sv = Scale(ticks[0], ticks[-1], box.bottom, box.top)
-        band = box.width / n
-        parts.append(
-            f'<rect class="plot-area" x="{num(box.left)}" y="{num(box.top)}" width="{num(box.width)}"'
-            f' height="{num(box.height)}" fill="none"/>'
-        )
-        parts.append(value_ticks(sv, ticks, tick_labels, box, "y-axis", "left"))
-        label_top = box.bottom + (total_room if any_negative_total else 0.0)
-        cat_axis = ['<g class="x-axis">']
-        cat_axis.append(svg_line(box.left, box.bottom, box.right, box.bottom, AXIS))
-        for j, category in enumerate(chart.categories):
-            mid = box.left + band * (j + 0.5)
-            bold = j == chart.highlight
-            for line_no, line in enumerate(wrapped[j] if j in labelled else []):
-                cat_axis.append(
-                    text_el(
-                        mid,
-                        label_top
-                        + TICK_LEN_PX
-                        + TICK_GAP_PX
-                        + TICK_FONT_PX
-                        + line_no * TICK_FONT_PX * LINE_HEIGHT,
-                        line,
-                        size=TICK_FONT_PX,
-                        anchor="middle",
-                        weight="bold" if bold else None,
-                        full=category if line_no == 0 else None,
-                        attrs='class="category-label"' + (' data-highlight="true"' if bold else ""),
-                    )
-                )
-        cat_axis.append("</g>")
-        parts.extend(cat_axis)
-        parts.append(y_axis_label(chart.value_label, box))
-        x_label_box = Box(
-            box.left, box.top, box.right, label_top + (cat_lines - 1) * TICK_FONT_PX * LINE_HEIGHT
-        )
-        parts.append(x_axis_label(chart.category_label, x_label_box, width))
-        parts.extend(_bars(chart, segments, extents, totals, total_labels, sv, box.left, band))
-        if ticks[0] < 0:
-            y0 = sv(0.0)
-            parts.append(svg_line(box.left, y0, box.right, y0, INK, "zero-line"))
-    parts.append(caption_svg(caption, height))
-    parts.append("</svg>")
-    return "".join(parts)
+    return segments, extents
 
 
-def _bars(
-    chart: BarChart,
-    segments: list[list[tuple[str, int, float, float, float]]],
-    extents: list[tuple[float, float]],
-    totals: list[float],
-    total_labels: list[str],
-    sv: Scale,
-    band_origin_px: float,
-    band_px: float,
-) -> list[str]:
-    """The bars, highlight outline and totals, for either orientation.
+def _bar_gid(salt: str, category: int, stack: int) -> str:
+    return f"{salt}-bar-{category}-{stack}"
 
-    Positions are worked out along two axes -- across the category band (``c``) and along the value
-    scale ``sv`` (``v``) -- and mapped to x/y at the end: horizontal bars run along x.
-    """
+
+def _bar_tooltips(chart: BarChart, salt: str) -> dict[str, str]:
+    """For each bar segment's SVG group: its ``<title>`` tooltip and data attributes."""
+    segments, _ = _bar_segments(chart)
+    out = {}
+    for seg in segments:
+        category = chart.categories[seg.category]
+        name = chart.stacks[seg.stack][0]
+        value = format_value(seg.value, chart.value_format)
+        tooltip = f"{category} — {name}: {value}" if name else f"{category}: {value}"
+        out[_bar_gid(salt, seg.category, seg.stack)] = (
+            f'<g class="bar" data-category="{escape(_xml_safe(category))}"'
+            f' data-segment="{escape(_xml_safe(name))}" data-value="{seg.value!r}">'
+            f"<title>{escape(_xml_safe(tooltip), quote=False)}</title>"
+        )
+    return out
+
+
+def _short(text: str, limit: int) -> str:
+    text = _xml_safe(text)
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+
+
+def _bar_figure(fig: Figure, chart: BarChart, salt: str) -> None:
+    segments, extents = _bar_segments(chart)
+    n = len(chart.categories)
+    if not segments:
+        _no_data(fig)
+        return
+    ax = fig.add_subplot()
     horizontal = chart.horizontal
-
-    def xywh(c0: float, c1: float, v0: float, v1: float) -> tuple[float, float, float, float]:
-        v_min, v_len = min(v0, v1), abs(v1 - v0)
-        return (v_min, c0, v_len, c1 - c0) if horizontal else (c0, v_min, c1 - c0, v_len)
-
-    thickness = min(band_px * BAR_FILL, MAX_BAR_PX)
-    parts = ['<g class="bars">']
-    for j, category in enumerate(chart.categories):
-        c_start = band_origin_px + band_px * (j + 0.5) - thickness / 2
-        c0, c1 = round(c_start, 1), round(c_start + thickness, 1)
-        for name, s, value, start, end in segments[j]:
-            x, y, w, h = xywh(c0, c1, round(sv(start), 1), round(sv(end), 1))
-            parts.append(_bar_rect(x, y, w, h, category, name, value, s, chart.value_format))
-        lo, hi = extents[j]
-        if j == chart.highlight:
-            x, y, w, h = xywh(c0, c1, sv(lo), sv(hi))
-            parts.append(_highlight_rect(x - 3, y - 3, w + 6, h + 6, category))
-        if not chart.show_totals:
-            continue
-        total = totals[j]
-        pad = TOTAL_LABEL_GAP_PX + (3 if j == chart.highlight else 0)
-        attrs = f'class="bar-total" data-category="{esc(category)}" data-value="{total!r}"'
-        if horizontal:  # the total sits beyond the bar's end, on its centre line
-            end_px = sv(hi) if total >= 0 else sv(lo)
-            x = end_px + pad if total >= 0 else end_px - pad
-            y = (c0 + c1) / 2 + TICK_FONT_PX * 0.35
-            anchor = "start" if total >= 0 else "end"
-        else:  # above a positive bar, below a negative one
-            x = (c0 + c1) / 2
-            y = sv(hi) - pad if total >= 0 else sv(lo) + pad + TICK_FONT_PX
-            anchor = "middle"
-        parts.append(
-            text_el(
-                x,
-                y,
-                total_labels[j],
-                size=TICK_FONT_PX,
-                anchor=anchor,
-                weight="bold",
-                attrs=attrs,
+    width_px, height_px = fig.bbox.width, fig.bbox.height
+    band_px = ((height_px - 150) if horizontal else (width_px - 110)) / n
+    thickness = min(BAR_FILL, MAX_BAR_PX / max(band_px, 1.0))
+    handles: dict[int, Any] = {}
+    for stack in sorted({seg.stack for seg in segments}):
+        row = [seg for seg in segments if seg.stack == stack]
+        where = [seg.category for seg in row]
+        values = [seg.value for seg in row]
+        starts = [seg.start for seg in row]
+        style: dict[str, Any] = {
+            "color": PALETTE[stack % len(PALETTE)],
+            "edgecolor": "#ffffff",
+            "linewidth": 0.5,
+            "joinstyle": "round",  # as the root says: no per-bar style for it
+            "clip_on": False,  # bars are inside the autoscaled limits: no clip path per bar
+            "in_layout": False,  # ... so the layout need not measure them
+            "zorder": 2,
+        }
+        if horizontal:
+            bars = ax.barh(where, values, thickness, left=starts, **style)
+        else:
+            bars = ax.bar(where, values, thickness, bottom=starts, **style)
+        for seg, patch in zip(row, bars.patches, strict=True):
+            patch.set_gid(_bar_gid(salt, seg.category, seg.stack))
+        handles[stack] = bars.patches[0]
+    if chart.highlight is not None:
+        lo, hi = extents[chart.highlight]
+        outline: dict[str, Any] = {"fill": False, "edgecolor": INK, "linewidth": 2.0, "zorder": 3}
+        if horizontal:
+            ax.barh(chart.highlight, hi - lo, thickness + 0.08, left=lo, **outline)
+        else:
+            ax.bar(chart.highlight, hi - lo, thickness + 0.08, bottom=lo, **outline)
+    if chart.show_totals:
+        for j, (lo, hi) in enumerate(extents):
+            total = lo + hi
+            end = hi if total >= 0 else lo
+            sign = 1 if total >= 0 else -1
+            ax.annotate(
+                format_value(total, chart.value_format),
+                (end, j) if horizontal else (j, end),
+                xytext=(5 * sign, 0) if horizontal else (0, 5 * sign),
+                textcoords="offset points",
+                ha=("left" if sign > 0 else "right") if horizontal else "center",
+                va="center" if horizontal else ("bottom" if sign > 0 else "top"),
+                fontweight="bold",
+                color=INK,
             )
-        )
-    parts.append("</g>")
-    return parts
+    if min(lo for lo, _ in extents) < 0:  # zero line
+        (ax.axvline if horizontal else ax.axhline)(0.0, color=INK, linewidth=1.0, zorder=3)
+
+    value_axis: Literal["x", "y"] = "x" if horizontal else "y"
+    margin = 0.12 if chart.show_totals else 0.05  # room for the totals
+    ax.margins(x=margin) if horizontal else ax.margins(y=margin)
+    ax.grid(True, axis=value_axis)
+    _value_axis(ax, value_axis, chart.value_format)
+    shown = [_short(c, MAX_CATEGORY_CHARS) for c in chart.categories]
+    if horizontal:
+        ax.set_xlabel(_xml_safe(chart.value_label))
+        ax.set_ylabel(_xml_safe(chart.category_label))
+        ax.set_ylim(n - 0.5, -0.5)  # first category on top
+        ticks = list(range(n))
+        ax.set_yticks(ticks, shown)
+        ax.tick_params(axis="y", labelcolor=INK)
+        labels = ax.get_yticklabels()
+    else:
+        ax.set_xlabel(_xml_safe(chart.category_label))
+        ax.set_ylabel(_xml_safe(chart.value_label))
+        ax.set_xlim(-0.5, n - 0.5)
+        ax.tick_params(axis="x", labelcolor=INK)
+        ticks = _category_ticks(fig, ax, chart, shown)
+        labels = ax.get_xticklabels()
+    if chart.highlight is not None:
+        labels[ticks.index(chart.highlight)].set_fontweight("bold")
+    named = [(s, name) for s, (name, _) in enumerate(chart.stacks) if name and s in handles]
+    _legend(fig, ax, [handles[s] for s, _ in named], [_xml_safe(name) for _, name in named])
 
 
-def _bar_rect(
-    x: float,
-    y: float,
-    w: float,
-    h: float,
-    category: str,
-    segment: str,
-    value: float,
-    index: int,
-    fmt: ValueFormat,
-) -> str:
-    color = PALETTE[index % len(PALETTE)]
-    tooltip = (
-        f"{category} — {segment}: {format_value(value, fmt)}"
-        if segment
-        else f"{category}: {format_value(value, fmt)}"
-    )
-    return (
-        f'<rect class="bar" data-category="{esc(category)}" data-segment="{esc(segment)}"'
-        f' data-value="{value!r}" x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(h)}"'
-        f' fill="{color}" stroke="#ffffff" stroke-width="0.5"><title>{esc(tooltip)}</title></rect>'
-    )
+def _category_ticks(fig: Figure, ax: Axes, chart: BarChart, shown: Sequence[str]) -> list[int]:
+    """Label vertical bars; returns the labelled categories. Many narrow bars (the months of a
+    budget) get every stride-th bar labelled in full rather than every label cut down (at least
+    four labels stay; the highlight keeps its label); labels that still do not fit are slanted.
+    Widths come from matplotlib's text metrics and the laid-out plot."""
+    n = len(shown)
+    widest = 6 + max(_text_width(label, TICK_FONT_PX, bold=True) for label in shown)
+    stride, slant = 1, False
+    if widest > (fig.bbox.width - 110) / n:  # might not fit: measure the laid-out plot
+        ax.set_xticks([])
+        fig.draw_without_rendering()
+        band = ax.get_window_extent().width / n
+        stride = min(max(1, n // 4), math.ceil(widest / band))
+        slant = widest > band * stride
+    labelled = {j for j in range(n) if j % stride == 0}
+    if chart.highlight is not None:
+        labelled = {j for j in labelled if abs(j - chart.highlight) >= stride}
+        labelled.add(chart.highlight)
+    ticks = sorted(labelled)
+    ax.set_xticks(ticks, [shown[j] for j in ticks])
+    if slant:
+        ax.tick_params(axis="x", labelrotation=30)
+        for label in ax.get_xticklabels():
+            label.set_horizontalalignment("right")
+            label.set_rotation_mode("anchor")
+    return ticks
 
 
-def _highlight_rect(x: float, y: float, w: float, h: float, category: str) -> str:
-    return (
-        f'<rect class="bar-highlight" data-category="{esc(category)}" x="{num(x)}" y="{num(y)}"'
-        f' width="{num(w)}" height="{num(h)}" fill="none" stroke="{INK}" stroke-width="2" rx="2"/>'
-    )
+# --- Entry points -------------------------------------------------------------------------------
 
 
-# --- Entry point -------------------------------------------------------------------------------
+def _build(chart: Chart, width: int, height: int, show_caption: bool, salt: str) -> Figure:
+    fig = _figure(chart, width, height, show_caption)
+    if isinstance(chart, LineChart):
+        _line_figure(fig, chart)
+    else:
+        _bar_figure(fig, chart, salt)
+    return fig
+
+
+def to_figure(
+    chart: Chart, *, width_px: int = 720, height_px: int = 400, show_caption: bool = False
+) -> Figure:
+    """The chart as a matplotlib :class:`~matplotlib.figure.Figure` of ``width_px`` x
+    ``height_px`` at 72 dpi (one point is one px), built without pyplot.
+
+    The chart's rcParams (fonts, colours) are applied while the figure is built; save it with
+    :func:`render_svg`, or inside ``matplotlib.rc_context`` for the SVG settings. Horizontal bar
+    charts grow taller than ``height_px`` when needed to give every bar ``MIN_BAR_BAND_PX``.
+    """
+    import matplotlib as mpl
+
+    width, height = _size(chart, width_px, height_px)
+    salt = _chart_id(chart, width, height)
+    with mpl.rc_context(_rc(salt)):
+        return _build(chart, width, height, show_caption, salt)
+
+
+def _desc(chart: Chart) -> str:
+    if chart.caption:
+        return chart.caption
+    if isinstance(chart, LineChart):
+        names = ", ".join(s.name for s in chart.series if s.name)
+        text = f"Line chart of {chart.y_label} against {chart.x_label}"
+        return text + (f"; lines: {names}." if names else ".")
+    names = ", ".join(name for name, _ in chart.stacks if name)
+    text = f"Bar chart of {chart.value_label} by {chart.category_label}"
+    text += f" for {len(chart.categories)} categories"
+    return text + (f"; segments: {names}." if names else ".")
+
+
+# What the SVG backend writes that an inline chart does without: the XML prolog and DOCTYPE, the
+# one style rule (a page-wide ``*`` selector once inlined; the root's presentation attributes say
+# the same), the ids of plain groups ("figure_1", "patch_3"), which would repeat on a page, and the
+# indentation between elements.
+_PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.DOTALL)
+_ROOT = re.compile(r"<svg\b[^>]*>")
+_STYLE = re.compile(r"\s*<defs>\s*<style[^>]*>[^<]*</style>\s*</defs>")
+_GROUP_ID = re.compile(r'<g id="([^"]+)">')
+_AUTO_ID = re.compile(r"[A-Za-z][A-Za-z0-9.]*_\d+")
+_INDENT = re.compile(r">\n *<")  # the writer's pretty-printing between elements
 
 
 def render_svg(
@@ -739,17 +784,43 @@ def render_svg(
     show_caption: bool = False,
     chart_id: str | None = None,
 ) -> str:
-    """Inline SVG text (no XML declaration), deterministic for the same input.
+    """The chart as the text of one inline ``<svg>`` element (no XML declaration), the same bytes
+    for the same input.
 
-    The caption always goes into ``<desc>``; ``show_caption=True`` also draws it under the chart
-    (for an SVG shown on its own; the HTML report puts it in a ``<figcaption>`` instead).
-    ``chart_id`` prefixes the ``<title>``/``<desc>`` ids; by default it is a hash of the chart, so
-    different charts on one page get different ids. Horizontal bar charts grow taller than
-    ``height_px`` when needed to give every bar ``MIN_BAR_BAND_PX``.
+    The root is ``role="img"`` and labelled by its first children, ``<title>`` (the chart's title)
+    and ``<desc>`` (the caption, or a generated sentence). ``show_caption=True`` also draws the
+    caption under the chart (for an SVG shown on its own; the HTML report puts it in a
+    ``<figcaption>``). ``chart_id`` prefixes the ``<title>``/``<desc>`` ids and salts the ids
+    matplotlib writes; by default it is a hash of the chart, so charts on one page do not share ids.
+    Each bar segment is a ``<g class="bar">`` with its category, segment and value as data
+    attributes and a tooltip.
     """
-    width_px = max(int(width_px), 120)
-    height_px = max(int(height_px), 120)
-    ident = chart_id or _chart_id(chart, width_px, height_px)
-    if isinstance(chart, LineChart):
-        return _render_line(chart, width_px, height_px, ident, show_caption)
-    return _render_bar(chart, width_px, height_px, ident, show_caption)
+    import matplotlib as mpl
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    width, height = _size(chart, width_px, height_px)
+    ident = chart_id or _chart_id(chart, width, height)
+    buffer = io.StringIO()
+    with mpl.rc_context(_rc(ident)):
+        fig = _build(chart, width, height, show_caption, ident)
+        FigureCanvasSVG(fig).print_svg(buffer, metadata=_NO_METADATA)
+    svg = _STYLE.sub("", _PROLOG.sub("", buffer.getvalue(), count=1), count=1).strip()
+    svg = _INDENT.sub("><", svg)
+
+    groups = _bar_tooltips(chart, ident) if isinstance(chart, BarChart) else {}
+
+    def group(match: re.Match[str]) -> str:
+        gid = match.group(1)
+        return groups.get(gid) or ("<g>" if _AUTO_ID.fullmatch(gid) else match.group(0))
+
+    svg = _GROUP_ID.sub(group, svg)
+    key = escape(ident)
+    root = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
+        f' class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}"'
+        f' role="img" aria-labelledby="{key}-title {key}-desc"'
+        f' stroke-linejoin="round" stroke-linecap="butt">'
+        f'<title id="{key}-title">{escape(_xml_safe(chart.title), quote=False)}</title>'
+        f'<desc id="{key}-desc">{escape(_xml_safe(_desc(chart)), quote=False)}</desc>'
+    )
+    return _ROOT.sub(lambda _: root, svg, count=1)
