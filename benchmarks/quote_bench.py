@@ -38,8 +38,7 @@ from planner.optimize.program import LinearProgram
 from planner.optimize.solvers import HighsSolver, SolveResult
 from planner.quoting.request import QuoteRequest
 from planner.quoting.service import quote
-from planner.workload import estimator as estimator_module
-from planner.workload import load_workload
+from planner.workload import advice, load_workload, training
 
 QUOTE_ARGS = ["quote", "--workload", "gpt2-xl-finetune", "--deadline", "24h"]
 # Import-time rows shown: the floor's libraries, then the planner's own layers.
@@ -84,7 +83,7 @@ class CountingSearch:
 
     def __init__(self) -> None:
         self.calls = 0
-        self.inner = estimator_module.search_training
+        self.inner = training.search_training
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.calls += 1
@@ -94,12 +93,13 @@ class CountingSearch:
 def first_quote_searches() -> int:
     """Strategy searches of one quote on a fresh workload spec (nothing memoised yet)."""
     counter = CountingSearch()
-    estimator_module.search_training = counter
+    training.clear_memo()  # nothing memoised yet
+    # the modules that run strategy searches
+    training.search_training = advice.search_training = counter
     try:
-        spec = load_workload("gpt2-xl-finetune").model_copy()  # an empty estimate cache
-        quote(QuoteRequest(workload=spec, deadline_hours=24.0))
+        quote(QuoteRequest(workload=load_workload("gpt2-xl-finetune"), deadline_hours=24.0))
     finally:
-        estimator_module.search_training = counter.inner
+        training.search_training = advice.search_training = counter.inner
     return counter.calls
 
 

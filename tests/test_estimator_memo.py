@@ -1,13 +1,21 @@
-"""The fabric check's Ethernet search is shared between estimates of one workload (speed only)."""
+"""What the estimator memoises, and that the memo changes speed only.
+
+The facts of a spec and the fabric check's Ethernet search are memoised on the spec's value
+(``planner.workload.training``), never written into the spec: a quote estimates one workload on
+thousands of (GPU, count, topology) combinations, and several fabrics of one GPU shape share one
+Ethernet search.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 
 from planner.gpu_specs import resolve_gpu
 from planner.schema import Fabric, Interconnect
-from planner.workload import Topology, estimate, load_workload
-from planner.workload import estimator as est_module
+from planner.workload import Estimate, Topology, estimate, load_workload, training
+from planner.workload.spec import Method
 from planner.workload.strategy import search_training
 
 # 16 H100s in 2 nodes of 8: a multi-node layout, so every estimate asks which fabric it needs; over
@@ -26,13 +34,25 @@ def _topology(fabric: Fabric, gbps: float | None) -> Topology:
     )
 
 
+@pytest.fixture(autouse=True)
+def _cold_memo() -> Iterator[None]:
+    training.clear_memo()
+    yield
+    training.clear_memo()
+
+
+def _fresh(spec_name: str, gpu_name: str, fabric: Fabric, gbps: float | None) -> Estimate:
+    """An estimate with nothing memoised."""
+    training.clear_memo()
+    return estimate(
+        load_workload(spec_name), resolve_gpu(gpu_name), 16, topology=_topology(fabric, gbps)
+    )
+
+
 def test_shared_fabric_search_gives_the_answers_of_fresh_estimates(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    gpu = resolve_gpu("H100")
-    base = load_workload("llama-2-13b-pretrain")
-    # one fresh copy (empty cache) per topology: nothing is shared between these
-    fresh = [estimate(base.model_copy(), gpu, 16, topology=_topology(f, g)) for f, g in FABRICS]
+    fresh = [_fresh("llama-2-13b-pretrain", "H100", f, g) for f, g in FABRICS]
     assert {e.fabric_required for e in fresh} == {Fabric.ETHERNET, Fabric.INFINIBAND}
     calls: list[int] = []
 
@@ -40,11 +60,39 @@ def test_shared_fabric_search_gives_the_answers_of_fresh_estimates(
         calls.append(1)
         return search_training(*args, **kwargs)
 
-    monkeypatch.setattr(est_module, "search_training", counting)
-    shared_spec = base.model_copy()
-    shared = [estimate(shared_spec, gpu, 16, topology=_topology(f, g)) for f, g in FABRICS]
+    monkeypatch.setattr(training, "search_training", counting)
+    training.clear_memo()
+    spec, gpu = load_workload("llama-2-13b-pretrain"), resolve_gpu("H100")
+    shared = [estimate(spec, gpu, 16, topology=_topology(f, g)) for f, g in FABRICS]
     assert shared == fresh
     # one layout search per estimate, plus the Ethernet search for each distinct chosen layout
     layouts = {e.strategy.name for e in shared}
     assert len(layouts) == 2
     assert len(calls) == len(FABRICS) + len(layouts)
+
+
+def test_the_memo_does_not_write_into_the_spec() -> None:
+    spec = load_workload("gpt2-xl-finetune")
+    before = spec.model_dump()
+    estimate(spec, resolve_gpu("H100"), 8)
+    assert spec.model_dump() == before
+    assert not spec.__pydantic_private__  # no cache riding on the spec
+
+
+def test_a_changed_copy_is_not_answered_from_the_originals_memo() -> None:
+    full = load_workload("gpt2-xl-finetune")
+    gpu = resolve_gpu("H100")
+    before = estimate(full, gpu, 1)
+    lora = full.model_copy(
+        update={"training": full.train.model_copy(update={"method": Method.LORA})}
+    )
+    assert estimate(lora, gpu, 1).memory_per_gpu_gib < before.memory_per_gpu_gib - 10
+
+
+def test_an_unhashable_copy_is_estimated_without_the_memo() -> None:
+    """model_copy(update=...) is not validated, so a copy may hold a list: still estimable."""
+    spec = load_workload("gpt2-xl-finetune")
+    copy = spec.model_copy(update={"sources": ["a list, not a tuple"]})
+    with pytest.raises(TypeError):
+        hash(copy)
+    assert estimate(copy, resolve_gpu("H100"), 16) == estimate(spec, resolve_gpu("H100"), 16)

@@ -17,7 +17,7 @@ from planner.cli import main
 from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
 from planner.workload import estimate, parse_workload
-from planner.workload.estimator import layout_error, pinned_gpus
+from planner.workload.advice import layout_error, pinned_gpus
 from planner.workload.strategy import unplaceable_layout
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from planner.errors import ConfigError, UnknownNameError
 from planner.config.scenarios import scenarios_dir
+from planner.errors import ConfigError, UnknownNameError
 from planner.workload import list_workloads, load_workload, parse_workload
 from planner.workload.spec import Kind, workload_names
 

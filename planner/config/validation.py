@@ -1,21 +1,127 @@
-"""pydantic validation errors in the words of the YAML file: one translator for every file kind."""
+"""pydantic validation errors in the words of the YAML file: one translator for every file kind.
+
+:func:`config_error` turns the most useful error of a :class:`pydantic.ValidationError` into a
+:class:`~planner.errors.ConfigError` naming the file, the key path and, for misspelt keys or values,
+the nearest valid ones.  File kinds differ only in wording (:class:`ErrorWording`): the hardware and
+budget files use the defaults, the workload files their own (``planner.workload.spec``).
+
+Validators speak to the translator through two exceptions: :class:`FieldError` (a problem at a key
+path below the validated model) and :class:`UnknownName` (a name that is not among the known ones,
+reported with "did you mean" suggestions).
+"""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+import types
+import typing
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from planner.errors import EXPECTED_BY_PYDANTIC_ERROR, ConfigError, suggest
+from planner.errors import EXPECTED_BY_PYDANTIC_ERROR, ConfigError, UnknownNameError, suggest
+
+Loc = tuple[int | str, ...]
 
 
-def _key_path(loc: Sequence[int | str]) -> str:
+class FieldError(ValueError):
+    """Raised by a validator: ``message`` about ``key_path``, relative to the validated model."""
+
+    def __init__(self, key_path: str, message: str) -> None:
+        super().__init__(f"{key_path} {message}")
+        self.key_path = key_path
+        self.message = message
+
+
+class UnknownName(ValueError):
+    """Raised by a validator: ``name`` is not a known ``kind`` (at ``key_path``, relative to the
+    validated model); reported as an :class:`~planner.errors.UnknownNameError` with suggestions."""
+
+    def __init__(self, kind: str, name: str, choices: Iterable[str], *, key_path: str) -> None:
+        super().__init__(f"unknown {kind} {name!r}")
+        self.kind = kind
+        self.name = name
+        self.choices = tuple(choices)
+        self.key_path = key_path
+
+
+@dataclass(frozen=True)
+class ErrorWording:
+    """How one file kind words its errors; the defaults are the hardware and budget files'."""
+
+    # report pydantic's first error rather than the most specific one (an unknown key always wins)
+    first_error: bool = False
+    # key paths as ``sources.0`` (None at the top) rather than ``sources[0]`` ("(top level)")
+    dotted_paths: bool = False
+    # append "(and 2 more problems)" when pydantic found more than one
+    count_others: bool = False
+    missing: str = "required key is missing"
+    # unknown keys: the label of the list of valid keys, whether it is sorted, the extra names a
+    # section accepts (aliases, by the section's dotted path), suggestions only for keys that look
+    # alike, and hints for keys that belong elsewhere (a key looking like the name -> the hint)
+    keys_label: str = "known keys"
+    sorted_keys: bool = False
+    extra_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    alike_keys_only: bool = False
+    misplaced_keys: Mapping[str, str] = field(default_factory=dict)
+    # bounds as "must be at least 1, got 0" rather than pydantic's sentence
+    bounds_in_words: bool = False
+    # the hint for a date where text was expected (YAML reads 2027-01-01 as a date)
+    date_hint: str | None = 'YAML read a date; quote it, e.g. start: "2027-01"'
+
+
+DEFAULT_WORDING = ErrorWording()
+
+# pydantic bound errors: (words, the constraint's name in the error context)
+_BOUNDS = {
+    "greater_than": ("more than", "gt"),
+    "greater_than_equal": ("at least", "ge"),
+    "less_than": ("less than", "lt"),
+    "less_than_equal": ("at most", "le"),
+}
+
+# pydantic error types that only say "the input is not of this union branch's type"
+_TYPE_MISMATCH = {
+    "list_type",
+    "dict_type",
+    "model_type",
+    "model_attributes_type",
+    "float_type",
+    "int_type",
+    "string_type",
+    "bool_type",
+    "is_instance_of",
+}
+
+
+def _key_path(loc: Sequence[int | str], wording: ErrorWording) -> str | None:
+    if wording.dotted_paths:
+        return ".".join(str(part) for part in loc) or None
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(top level)"
+
+
+def _inner_model(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _is_union(annotation: Any) -> bool:
+    """A union of two or more types besides None: pydantic tags its errors with the branch."""
+    if not (
+        isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union
+    ):
+        return False
+    return len([a for a in typing.get_args(annotation) if a is not type(None)]) > 1
 
 
 def _allowed_keys(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
@@ -35,25 +141,18 @@ def _allowed_keys(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]
     return []
 
 
-def _inner_model(annotation: Any) -> Any:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _inner_model(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def _field_loc(model: type[BaseModel], loc: Sequence[int | str]) -> tuple[int | str, ...]:
-    """``loc`` without pydantic's union tags (``demand_gpu_hours._Growth.start`` ->
-    ``demand_gpu_hours.start``): a part that names no field right after a union-typed field."""
+def _field_loc(model: type[BaseModel], loc: Sequence[int | str]) -> Loc:
+    """``loc`` in the file's keys: without pydantic's union tags (``demand_gpu_hours._Growth.start``
+    -> ``demand_gpu_hours.start``: a part that names no field right after a union-typed field) and
+    without validator tags (``function-after[...]``)."""
     out: list[int | str] = []
     current: Any = model
     after_union = False
     for part in loc:
         if isinstance(part, int):
             out.append(part)
+            continue
+        if part.startswith("function-"):
             continue
         fields = (
             current.model_fields
@@ -66,40 +165,77 @@ def _field_loc(model: type[BaseModel], loc: Sequence[int | str]) -> tuple[int | 
         out.append(part)
         info = fields.get(part)
         annotation = info.annotation if info is not None else None
-        after_union = len(getattr(annotation, "__args__", ())) > 1
+        after_union = _is_union(annotation)
         current = _inner_model(annotation) if annotation is not None else None
     return tuple(out)
 
 
-# pydantic error types that only say "the input is not of this union branch's type"
-_TYPE_MISMATCH = {
-    "list_type",
-    "dict_type",
-    "model_type",
-    "model_attributes_type",
-    "float_type",
-    "int_type",
-    "string_type",
-    "bool_type",
-    "is_instance_of",
-}
-
-
-def _best_error(errors: Sequence[Any]) -> Any:
-    """The error to show: a misspelt key before its missing twin, and within a union the branch
-    whose type matched the input (its error says what is wrong inside it)."""
+def _pick(errors: Sequence[Any], wording: ErrorWording) -> Any:
+    """The error to show: a misspelt key before its missing twin; then the first error, or (by
+    default) within a union the branch whose type matched the input (its error says what is wrong
+    inside it)."""
     for err in errors:
         if err["type"] == "extra_forbidden":
             return err
+    if wording.first_error:
+        return errors[0]
     for err in errors:
         if err["type"] not in _TYPE_MISMATCH and err["type"] != "missing":
             return err
     return errors[0]
 
 
-def _describe(err: Any) -> str:
+def _alike(key: str, candidate: str) -> bool:
+    """A suggestion worth making: close as a whole, or the typed key is a fragment of it."""
+    ratio = difflib.SequenceMatcher(None, key.lower(), candidate.lower()).ratio()
+    return ratio >= 0.6 or (ratio >= 0.3 and key.lower().split("_")[0] in candidate.lower())
+
+
+def _unknown_key_hint(
+    model: type[BaseModel], loc: Loc, errors: Sequence[Any], wording: ErrorWording
+) -> str:
+    """ "did you mean" the missing twin or the nearest valid key, else the valid keys."""
+    allowed = _allowed_keys(model, loc[:-1])
+    if wording.sorted_keys:
+        allowed = sorted(allowed)
+    allowed += wording.extra_keys.get(".".join(str(p) for p in loc[:-1]), ())
+    missing = [
+        str(f[-1])
+        for f in (_field_loc(model, tuple(x["loc"])) for x in errors if x["type"] == "missing")
+        if f and f[:-1] == loc[:-1]
+    ]
+    typed = str(loc[-1])
+    close = difflib.get_close_matches(typed, missing, 1, 0.3) or suggest(typed, allowed, 1)
+    if wording.alike_keys_only and close and not _alike(typed, close[0]):
+        close = []
+    if close:
+        return f"did you mean {close[0]!r}?"
+    for key, hint in wording.misplaced_keys.items():
+        if _alike(typed, key):
+            return hint
+    return f"{wording.keys_label}: {', '.join(allowed)}"
+
+
+def _options(err: Any) -> list[str]:
+    """The values an enum or literal error accepts, from pydantic's "'a', 'b' or 'c'"."""
+    expected = str((err.get("ctx") or {}).get("expected", ""))
+    return [o.strip(" '") for o in expected.replace(" or ", ",").split(",") if o.strip()]
+
+
+def _describe(err: Any, wording: ErrorWording) -> str:
     """A pydantic error in the words of the YAML file."""
     etype, got = err["type"], err.get("input")
+    if etype == "missing":
+        return wording.missing
+    if etype in ("enum", "literal_error"):
+        return f"{got!r} is not one of {', '.join(_options(err))}"
+    if etype == "value_error":
+        return str((err.get("ctx") or {}).get("error") or err["msg"])
+    if wording.bounds_in_words and etype in _BOUNDS:
+        words, name = _BOUNDS[etype]
+        limit = (err.get("ctx") or {}).get(name)
+        shown = f"{limit:g}" if isinstance(limit, (int, float)) else str(limit)
+        return f"must be {words} {shown}, got {got!r}"
     if etype in EXPECTED_BY_PYDANTIC_ERROR:
         return f"expected {EXPECTED_BY_PYDANTIC_ERROR[etype]}, got {got!r}"
     if etype == "string_pattern_mismatch":
@@ -107,35 +243,54 @@ def _describe(err: Any) -> str:
     return f"{err['msg']} (got {got!r})"
 
 
-def config_error(e: ValidationError, model: type[BaseModel], file: str) -> ConfigError:
+def _hint(err: Any, wording: ErrorWording) -> str | None:
+    """ "did you mean" for a misspelt value; how to quote a date YAML read where text belongs."""
+    if err["type"] in ("enum", "literal_error"):
+        close = suggest(str(err.get("input")), _options(err), 1)
+        return f"did you mean {close[0]!r}?" if close else None
+    if err["type"] == "string_type" and hasattr(err.get("input"), "isoformat"):
+        return wording.date_hint
+    return None
+
+
+def _raised(err: Any, loc: Loc, file: str, wording: ErrorWording, tail: str) -> ConfigError | None:
+    """The error a validator raised as :class:`FieldError` or :class:`UnknownName`, at its key path
+    below ``loc``; None for any other error."""
+    original = (err.get("ctx") or {}).get("error")
+    if isinstance(original, FieldError):
+        key = _key_path((*loc, *original.key_path.split(".")), wording)
+        return ConfigError(original.message + tail, file=file, key_path=key)
+    if isinstance(original, UnknownName):
+        key = _key_path((*loc, *original.key_path.split(".")), wording)
+        return UnknownNameError(
+            original.kind, original.name, original.choices, file=file, key_path=key
+        )
+    return None
+
+
+def config_error(
+    e: ValidationError,
+    model: type[BaseModel],
+    file: str,
+    wording: ErrorWording = DEFAULT_WORDING,
+) -> ConfigError:
     """The most useful pydantic error as a ConfigError with file, key path and a hint."""
     errors = e.errors()
-    err = _best_error(errors)
+    err = _pick(errors, wording)
     loc = _field_loc(model, tuple(err["loc"]))
-    key = _key_path(loc)
+    key = _key_path(loc, wording)
+    more = len(errors) - 1
+    tail = (
+        f" (and {more} more problem{'s' if more > 1 else ''})"
+        if more and wording.count_others
+        else ""
+    )
     if err["type"] == "extra_forbidden":
-        allowed = _allowed_keys(model, loc[:-1])
-        missing = [
-            str(f[-1])
-            for f in (_field_loc(model, tuple(x["loc"])) for x in errors if x["type"] == "missing")
-            if f and f[:-1] == loc[:-1]
-        ]
-        typed = str(loc[-1])
-        close = difflib.get_close_matches(typed, missing, 1, 0.3) or suggest(typed, allowed, 1)
-        hint = f"did you mean {close[0]!r}?" if close else "known keys: " + ", ".join(allowed)
-        return ConfigError("unknown key", file=file, key_path=key, hint=hint)
-    if err["type"] == "missing":
-        return ConfigError("required key is missing", file=file, key_path=key)
-    if err["type"] == "enum":
-        expected = str((err.get("ctx") or {}).get("expected", ""))
-        options = [o.strip(" '") for o in expected.replace(" or ", ",").split(",") if o.strip()]
-        close = suggest(str(err.get("input")), options, 1)
-        return ConfigError(
-            f"{err.get('input')!r} is not one of {', '.join(options)}",
-            file=file,
-            key_path=key,
-            hint=f"did you mean {close[0]!r}?" if close else None,
-        )
-    date_hint = 'YAML read a date; quote it, e.g. start: "2027-01"'
-    is_date = err["type"] == "string_type" and hasattr(err.get("input"), "isoformat")
-    return ConfigError(_describe(err), file=file, key_path=key, hint=date_hint if is_date else None)
+        hint = _unknown_key_hint(model, loc, errors, wording)
+        return ConfigError("unknown key" + tail, file=file, key_path=key, hint=hint)
+    raised = _raised(err, loc, file, wording, tail) if err["type"] == "value_error" else None
+    if raised is not None:
+        return raised
+    return ConfigError(
+        _describe(err, wording) + tail, file=file, key_path=key, hint=_hint(err, wording)
+    )

@@ -18,7 +18,6 @@ Conventions:
 
 from __future__ import annotations
 
-import difflib
 import functools
 import types
 import typing
@@ -27,11 +26,12 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from planner.config.scenarios import scenarios_dir
+from planner.config.validation import ErrorWording, FieldError, UnknownName, config_error
 from planner.config.yamlfile import read_yaml
-from planner.errors import EXPECTED_BY_PYDANTIC_ERROR, ConfigError, UnknownNameError, suggest
+from planner.errors import ConfigError, UnknownNameError
 from planner.workload.models import get_preset, presets
 
 
@@ -93,7 +93,7 @@ class _Section(BaseModel):
             for key, value in raw.items():
                 info = cls.model_fields.get(str(key))
                 if isinstance(value, bool) and info is not None and _is_number(info.annotation):
-                    raise _FieldError(str(key), f"expected a number, got {str(value).lower()}")
+                    raise FieldError(str(key), f"expected a number, got {str(value).lower()}")
         return raw
 
 
@@ -180,7 +180,11 @@ class InferenceSection(_Section):
 
 
 class WorkloadSpec(_Section):
-    """One workload, validated and with its model preset resolved."""
+    """One workload, validated and with its model preset resolved.
+
+    Frozen and hashable by value (every section is frozen, ``sources`` a tuple): the estimator
+    memoises what it derives from a spec keyed on the spec itself, and never writes into it.
+    """
 
     name: str
     kind: Kind
@@ -191,7 +195,6 @@ class WorkloadSpec(_Section):
     inference: InferenceSection | None = None
     pieces: int = Field(default=1, ge=1)
     sources: tuple[str, ...] = ()
-    _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def variant(self, **changes: Any) -> WorkloadSpec:
         """A validated copy with ``changes`` merged in, nested sections key by key::
@@ -202,15 +205,6 @@ class WorkloadSpec(_Section):
         """
         raw = _deep_merge(self.model_dump(mode="json", exclude_none=True), changes)
         return parse_workload(raw, file=f"<variant of {self.name}>")
-
-    def model_copy(
-        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
-    ) -> WorkloadSpec:
-        """A copy with ``update`` applied and its own, empty estimate cache (pydantic copies
-        private attributes, and a shared cache would answer for the original workload)."""
-        copy = super().model_copy(update=update, deep=deep)
-        copy._cache = {}
-        return copy
 
     @model_validator(mode="before")
     @classmethod
@@ -228,7 +222,7 @@ class WorkloadSpec(_Section):
         if isinstance(model, dict) and model.get("preset") is not None:
             preset = get_preset(str(model["preset"]))
             if preset is None:
-                raise _PresetError(str(model["preset"]))
+                raise UnknownName("model preset", str(model["preset"]), presets(), key_path="model")
             filled: dict[str, Any] = {
                 "arch": preset.arch,
                 "params": preset.params,
@@ -257,39 +251,39 @@ class WorkloadSpec(_Section):
     def _check(self) -> WorkloadSpec:
         m = self.model
         if m.params is None:
-            raise _FieldError("model.params", "is required (or name a preset: model: gpt2-xl)")
+            raise FieldError("model.params", "is required (or name a preset: model: gpt2-xl)")
         if m.is_transformer:
             for key in ("layers", "hidden", "heads", "seq_len"):
                 if getattr(m, key) is None:
-                    raise _FieldError(f"model.{key}", f"is required for a {m.arch} transformer")
+                    raise FieldError(f"model.{key}", f"is required for a {m.arch} transformer")
             _check_shape(m, self.training)
         if self.kind is Kind.INFERENCE:
             if not m.is_transformer:
-                raise _FieldError("model.arch", "inference estimates cover transformer LLMs only")
+                raise FieldError("model.arch", "inference estimates cover transformer LLMs only")
             inf = self.inference
             if inf is None:
-                raise _FieldError("inference", "is required for kind: inference")
+                raise FieldError("inference", "is required for kind: inference")
             if not inf.serving and inf.total_output_tokens <= 0:
-                raise _FieldError(
+                raise FieldError(
                     "inference",
                     "needs tokens_per_s (or requests_per_s) and hours, or tokens (or requests)",
                 )
             if inf.serving and inf.hours is None:
-                raise _FieldError(
+                raise FieldError(
                     "inference.hours", "is required with tokens_per_s / requests_per_s"
                 )
             return self
         d = self.data
         if d is None:
-            raise _FieldError("data", f"is required for kind: {self.kind}")
+            raise FieldError("data", f"is required for kind: {self.kind}")
         if m.is_transformer:
             if d.tokens is None and d.samples is None:
-                raise _FieldError("data", "needs tokens, or samples (x epochs)")
+                raise FieldError("data", "needs tokens, or samples (x epochs)")
         else:
             if d.samples is None:
-                raise _FieldError("data.samples", f"is required for a {m.arch} model")
+                raise FieldError("data.samples", f"is required for a {m.arch} model")
             if (d.flops_per_sample or m.flops_per_sample) is None:
-                raise _FieldError("data.flops_per_sample", f"is required for a {m.arch} model")
+                raise FieldError("data.flops_per_sample", f"is required for a {m.arch} model")
         return self
 
     # -- derived quantities used by the estimator -------------------------------------------------
@@ -366,48 +360,35 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
     the heads and pipeline parallelism the layers, so neither can exceed their number."""
     heads, hidden, layers = m.heads or 1, m.hidden or 1, m.layers or 1
     if hidden % heads:
-        raise _FieldError("model.heads", f"{heads} heads do not divide hidden size {hidden}")
+        raise FieldError("model.heads", f"{heads} heads do not divide hidden size {hidden}")
     if m.kv_heads is not None and (m.kv_heads > heads or heads % m.kv_heads):
-        raise _FieldError(
+        raise FieldError(
             "model.kv_heads", f"{m.kv_heads} key/value heads do not divide {heads} heads"
         )
     if training is not None and training.method is not Method.FULL and training.lora_rank > hidden:
-        raise _FieldError(
+        raise FieldError(
             "training.lora_rank",
             f"rank {training.lora_rank} is more than the hidden size {hidden} it factors",
         )
     pinned = training.parallelism if training is not None else None
     if pinned is not None and pinned.tensor is not None and pinned.tensor > heads:
-        raise _FieldError(
+        raise FieldError(
             "training.parallelism.tensor",
             f"tensor parallel {pinned.tensor} is more than the {heads} attention heads it splits",
         )
     if pinned is not None and pinned.tensor is not None and heads % pinned.tensor:
         # each tensor-parallel rank holds whole attention heads (Megatron-LM: heads divisible by
         # the tensor model-parallel size)
-        raise _FieldError(
+        raise FieldError(
             "training.parallelism.tensor",
             f"tensor parallel {pinned.tensor} does not divide the {heads} attention heads; "
             f"use a divisor of {heads}",
         )
     if pinned is not None and pinned.pipeline is not None and pinned.pipeline > layers:
-        raise _FieldError(
+        raise FieldError(
             "training.parallelism.pipeline",
             f"pipeline parallel {pinned.pipeline} is more than the {layers} layers it splits",
         )
-
-
-class _FieldError(ValueError):
-    def __init__(self, key_path: str, message: str) -> None:
-        super().__init__(f"{key_path} {message}")
-        self.key_path = key_path
-        self.message = message
-
-
-class _PresetError(ValueError):
-    def __init__(self, name: str) -> None:
-        super().__init__(f"unknown model preset {name!r}")
-        self.name = name
 
 
 # -- locating and loading --------------------------------------------------------------------------
@@ -425,100 +406,6 @@ def workload_names(directory: Path | None = None) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.yaml"))
 
 
-def _sections() -> dict[str, type[BaseModel]]:
-    return {
-        "": WorkloadSpec,
-        "model": ModelSection,
-        "data": DataSection,
-        "training": TrainingSection,
-        "training.parallelism": ParallelismSection,
-        "inference": InferenceSection,
-    }
-
-
-def _loc(error: Any) -> list[str]:
-    return [str(p) for p in error["loc"] if not str(p).startswith("function-")]
-
-
-def _to_config_error(err: ValidationError, file: str) -> ConfigError:
-    errors = err.errors()
-    # A misspelt key shows up twice: as an unknown key and as its missing twin.  Report the unknown
-    # key (the line to fix), suggesting the missing twin.
-    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    loc = _loc(first)
-    key_path = ".".join(loc) or None
-    etype = first["type"]
-    more = len(errors) - 1
-    tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-    ctx = first.get("ctx") or {}
-    hint: str | None = None
-    if etype == "extra_forbidden":
-        parent = ".".join(loc[:-1])
-        model = _sections().get(parent)
-        fields = sorted(model.model_fields) if model is not None else []
-        if parent == "":
-            fields.append("trials")
-        missing = [
-            _loc(e)[-1]
-            for e in errors
-            if e["type"] == "missing" and _loc(e)[:-1] == loc[:-1] and _loc(e)
-        ]
-        close = difflib.get_close_matches(loc[-1], missing, 1, 0.3) or suggest(loc[-1], fields, 1)
-        close = close if close and _similar(loc[-1], close[0]) else []
-        hint = f"did you mean {close[0]!r}?" if close else f"valid keys: {', '.join(fields)}"
-        if not close and _similar(loc[-1], "deadline"):
-            hint = "a workload file has no deadline; pass it to planner quote: --deadline 24h"
-        message = "unknown key"
-    elif etype in ("enum", "literal_error"):
-        expected = str(ctx.get("expected", ""))
-        options = [
-            o.strip().strip("'") for o in expected.replace(" or ", ",").split(",") if o.strip()
-        ]
-        close = suggest(str(first.get("input")), options, 1)
-        message = f"{first.get('input')!r} is not one of {', '.join(options)}"
-        hint = f"did you mean {close[0]!r}?" if close else None
-    elif etype == "value_error":
-        original = ctx.get("error")
-        if isinstance(original, _FieldError):
-            # raised inside a section: its key path is relative to that section
-            inner = ".".join([*loc, original.key_path])
-            return ConfigError(original.message + tail, file=file, key_path=inner)
-        if isinstance(original, _PresetError):
-            e = UnknownNameError(
-                "model preset", original.name, presets(), file=file, key_path="model"
-            )
-            return e
-        message = str(original or first["msg"])
-    elif etype == "missing":
-        message = "is required"
-    elif etype == "finite_number":
-        message = f"expected a finite number, got {first.get('input')!r}"
-    elif etype in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
-        bound = {
-            "greater_than": ("more than", "gt"),
-            "greater_than_equal": ("at least", "ge"),
-            "less_than": ("less than", "lt"),
-            "less_than_equal": ("at most", "le"),
-        }[etype]
-        limit = ctx.get(bound[1])
-        shown = f"{limit:g}" if isinstance(limit, (int, float)) else str(limit)
-        message = f"must be {bound[0]} {shown}, got {first.get('input')!r}"
-    else:
-        expected_type = EXPECTED_BY_PYDANTIC_ERROR.get(etype)
-        got = first.get("input")
-        if expected_type:
-            message = f"expected {expected_type}, got {got!r}"
-        else:
-            message = f"{first['msg']} (got {got!r})"
-    return ConfigError(message + tail, file=file, key_path=key_path, hint=hint)
-
-
-def _similar(key: str, candidate: str) -> bool:
-    """A suggestion worth making: close as a whole, or the typed key is a fragment of it."""
-    ratio = difflib.SequenceMatcher(None, key.lower(), candidate.lower()).ratio()
-    return ratio >= 0.6 or (ratio >= 0.3 and key.lower().split("_")[0] in candidate.lower())
-
-
 def _deep_merge(base: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in changes.items():
@@ -527,6 +414,26 @@ def _deep_merge(base: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, A
         else:
             out[key] = value
     return out
+
+
+# How workload files word their errors (planner.config.validation): pydantic's first error, key
+# paths as ``sources.0``, a count of the other problems, bounds in words, sorted valid keys with the
+# ``trials`` alias, suggestions only for keys that look alike, and where a deadline belongs.
+_WORDING = ErrorWording(
+    first_error=True,
+    dotted_paths=True,
+    count_others=True,
+    missing="is required",
+    keys_label="valid keys",
+    sorted_keys=True,
+    extra_keys={"": ("trials",)},
+    alike_keys_only=True,
+    misplaced_keys={
+        "deadline": "a workload file has no deadline; pass it to planner quote: --deadline 24h"
+    },
+    bounds_in_words=True,
+    date_hint=None,
+)
 
 
 def parse_workload(
@@ -540,7 +447,7 @@ def parse_workload(
     try:
         return WorkloadSpec.model_validate(raw)
     except ValidationError as e:
-        raise _to_config_error(e, file) from e
+        raise config_error(e, WorkloadSpec, file, _WORDING) from e
 
 
 @functools.lru_cache(maxsize=256)

@@ -25,8 +25,9 @@ and the simplest wins.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from planner.gpu_specs import GpuSpec
 from planner.workload import efficiency as eff
@@ -243,36 +244,51 @@ def exposed_gradient_sync(t_comm: float, t_backward: float, chunks: int, pp: int
     return max(0.0, per_chunk - step, t_comm - ((chunks - 1) * pp + 1) * step)
 
 
-def search_training(
-    f: TrainFacts,
-    gpu: GpuSpec,
-    count: int,
-    links: Links,
-    *,
-    flash: bool,
-) -> tuple[Candidate | None, Candidate | None]:
-    """(fastest fitting candidate or None, the least-memory candidate for reporting a miss).
+# Framework memory outside the model (CUDA context, NCCL buffers), bytes per GPU.
+_FIXED_BYTES = FRAMEWORK_FIXED_GIB * GIB
 
-    Both are None when no layout exists at all: a pinned ``tensor x pipeline`` that does not divide
-    ``count`` (:func:`unplaceable_layout` says why).
+
+@dataclass(frozen=True)
+class _Search:
+    """What one search reads besides the facts, resolved once: the GPU's speeds, the links and the
+    choices to walk (pins applied).
+
+    The matmul efficiency of :func:`~planner.workload.efficiency.matmul_fraction` is split into its
+    per-GPU part (``inverse_at_zero``, ``ops_per_byte``), fixed here, and its per-shape part,
+    computed per micro-batch (:func:`_matmul_efficiency`).
     """
-    peak = gpu.peak_flops
-    bw = gpu.memory_bandwidth_gb_per_s * 1e9
-    stack = eff.FINETUNE_STACK_FACTOR if f.finetune else 1.0
-    if f.method == "qlora":
-        stack /= eff.QLORA_SLOWDOWN
-    g_flat = eff.gemm_fraction(gpu) * stack
-    shaped = f.transformer and f.layer_params > 0
-    # matmul_fraction split into its per-GPU and per-shape parts (hot loop)
-    ops_per_byte = peak / bw
-    inverse_at_zero = 1.0 / eff.gemm_fraction(gpu) - ops_per_byte * eff.reference_bytes_per_flop(
-        gpu
-    )
-    shape_cache: dict[tuple[int, int, int, str], float] = {}
-    straggler = eff.straggler_factor(count)
-    tp_overlap = eff.overlaps_tensor_parallel(gpu) and links.intra_kind == "nvlink"
-    budget = gpu.memory_gib * GIB
-    gpn = max(1, min(links.gpus_per_node, count))
+
+    count: int
+    links: Links
+    flash: bool
+    peak_flops: float
+    bytes_per_s: float  # HBM bandwidth
+    stack: float  # fine-tuning stack and QLoRA factors on the matmul efficiency
+    flat_efficiency: float  # matmul efficiency where the shapes are unknown (non-transformers)
+    shaped: bool
+    ops_per_byte: float
+    inverse_at_zero: float
+    straggler: float
+    tp_overlap: bool
+    memory_bytes: float
+    gpus_per_node: int
+    micro_batch_cap: int
+    modes: tuple[str, ...]
+    tensor_sizes: tuple[int, ...]
+    pipeline_sizes: tuple[int, ...]
+    zero_stages: tuple[int, ...]
+
+
+def _choices(
+    f: TrainFacts, count: int, gpn: int, flash: bool
+) -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """(recompute modes, tensor sizes, pipeline sizes, ZeRO stages) the search walks, in order.
+
+    Tensor parallel: powers of two inside a node that divide the heads; pipeline parallel: powers
+    of two up to 64 and the layer count.  With FlashAttention the attention scores are never
+    stored, so selective recompute (which drops exactly those) is not tried.  A pin in
+    ``training.parallelism`` replaces the choice.
+    """
     modes = f.recompute_modes if f.transformer else ("none",)
     if flash:
         modes = tuple(m for m in modes if m != "selective") or ("none",)
@@ -289,212 +305,462 @@ def search_training(
     if "pipeline" in pin:
         pps = [pin["pipeline"]]
     zeros = [pin["zero"]] if "zero" in pin else [0, 1, 2, 3]
-    # Largest micro-batch considered: 8,192 tokens per GPU (typical FSDP/Megatron configs run 4-16k;
-    # larger ones only raise memory, not speed, once the matmuls are large).
-    cap = max(1, MICRO_BATCH_TOKENS // f.seq) if f.transformer else 10**9
-    best: Candidate | None = None
-    best_rank = 0
-    least: Candidate | None = None
-    for pp in pps:
+    return modes, tuple(tps), tuple(pps), tuple(zeros)
+
+
+def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -> _Search:
+    """The per-search constants of :class:`_Search` for ``count`` x ``gpu`` on ``links``."""
+    peak = gpu.peak_flops
+    bw = gpu.memory_bandwidth_gb_per_s * 1e9
+    stack = eff.FINETUNE_STACK_FACTOR if f.finetune else 1.0
+    if f.method == "qlora":
+        stack /= eff.QLORA_SLOWDOWN
+    ops_per_byte = peak / bw
+    gpn = max(1, min(links.gpus_per_node, count))
+    modes, tps, pps, zeros = _choices(f, count, gpn, flash)
+    return _Search(
+        count=count,
+        links=links,
+        flash=flash,
+        peak_flops=peak,
+        bytes_per_s=bw,
+        stack=stack,
+        flat_efficiency=eff.gemm_fraction(gpu) * stack,
+        shaped=f.transformer and f.layer_params > 0,
+        ops_per_byte=ops_per_byte,
+        inverse_at_zero=1.0 / eff.gemm_fraction(gpu)
+        - ops_per_byte * eff.reference_bytes_per_flop(gpu),
+        straggler=eff.straggler_factor(count),
+        tp_overlap=eff.overlaps_tensor_parallel(gpu) and links.intra_kind == "nvlink",
+        memory_bytes=gpu.memory_gib * GIB,
+        gpus_per_node=gpn,
+        # Largest micro-batch considered: 8,192 tokens per GPU (typical FSDP/Megatron configs run
+        # 4-16k; larger ones only raise memory, not speed, once the matmuls are large).
+        micro_batch_cap=max(1, MICRO_BATCH_TOKENS // f.seq) if f.transformer else 10**9,
+        modes=modes,
+        tensor_sizes=tps,
+        pipeline_sizes=pps,
+        zero_stages=zeros,
+    )
+
+
+class _Layout(NamedTuple):
+    """One placement: data x tensor x pipeline parallel sizes and a ZeRO stage, with what follows
+    from it alone: the bytes of model states each GPU holds (ZeRO-1 shards the optimizer states
+    over the data-parallel ranks, ZeRO-2 the gradients too, ZeRO-3 the weights too, plus its
+    prefetch buffers), the room left for activations, the data-parallel exchange and the optimizer
+    step.
+
+    A NamedTuple rather than a frozen dataclass: the search builds thousands per quote, and a
+    frozen dataclass is several times slower to construct.
+    """
+
+    dp: int
+    tp: int
+    pp: int
+    zero: int
+    pp_in: int  # pipeline stages inside one node
+    d_in: int  # data-parallel ranks inside one node
+    split: float  # GPUs one copy of the model is split over (tensor x pipeline)
+    weights: float
+    grads: float
+    optimizer: float
+    buffers: float
+    states: float  # the four above, summed
+    room: float  # bytes left for activations, fragmentation taken off
+    per_rank: float  # sequences (samples) of the global batch per data-parallel rank
+    sync_s: float  # one data-parallel exchange (ZeRO-3: one micro-batch's gathers)
+    optimizer_s: float  # the optimizer step
+
+
+def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
+    """The :class:`_Layout` of ``tp`` x ``pp`` with ZeRO stage ``zero`` on the search's GPUs.
+
+    The optimizer step streams this GPU's share of the trainable parameters (sharded from ZeRO-1
+    on) through HBM, ``opt_traffic`` bytes each.
+    """
+    dp = s.count // (tp * pp)
+    pp_in = min(pp, max(1, s.gpus_per_node // tp))
+    d_in = max(1, s.gpus_per_node // (tp * pp_in))
+    split = float(tp * pp)
+    frozen = f.params - f.trainable
+    w0 = (frozen * f.frozen_bytes + f.trainable * f.state.weights) / split
+    g0 = f.trainable * f.state.grads / split
+    o0 = f.trainable * f.state.optimizer / split
+    w = w0 / dp if zero >= 3 else w0
+    gr = g0 / dp if zero >= 2 else g0
+    o = o0 / dp if zero >= 1 else o0
+    # prefetching: the gathered current and next layer in 16 bits
+    buffers = 2.0 * 2.0 * f.largest_layer / tp if zero >= 3 else 0.0
+    states = w + gr + o + buffers
+    opt_params = f.trainable / split / (dp if zero >= 1 else 1)
+    return _Layout(
+        dp=dp,
+        tp=tp,
+        pp=pp,
+        zero=zero,
+        pp_in=pp_in,
+        d_in=d_in,
+        split=split,
+        weights=w,
+        grads=gr,
+        optimizer=o,
+        buffers=buffers,
+        states=states,
+        room=(s.memory_bytes - _FIXED_BYTES) / (1.0 + FRAGMENTATION) - states,
+        per_rank=max(1.0, f.global_batch / dp),
+        sync_s=_sync_seconds(f, s, dp, d_in, split, zero),
+        optimizer_s=opt_params * f.opt_traffic / (s.bytes_per_s * eff.MEMORY_BW_FRACTION),
+    )
+
+
+def _sync_seconds(f: TrainFacts, s: _Search, dp: int, d_in: int, split: float, zero: int) -> float:
+    """One data-parallel exchange: the gradient reduction of a step (2·G bytes), or ZeRO-3's
+    gathers of one micro-batch (3·G).
+
+    ZeRO/FSDP keep 16-bit parameters and gradients and communicate those; plain DDP under torch.amp
+    all-reduces the fp32 gradients (``grad_comm_bytes``).
+    """
+    local = f.trainable / split
+    if zero >= 3:
+        return collective_seconds(3.0, local * 2.0, dp, d_in, s.links)
+    shard = local * (2.0 if zero else f.grad_comm_bytes)
+    return collective_seconds(2.0, shard, dp, d_in, s.links)
+
+
+def _layouts(f: TrainFacts, s: _Search, tp: int, pp: int) -> Iterator[_Layout]:
+    """The layouts of ``tp`` x ``pp``, one per ZeRO stage, in search order (ZeRO over a single
+    data-parallel rank shards nothing, so it is skipped unless pinned)."""
+    dp = s.count // (tp * pp)
+    for zero in s.zero_stages:
+        if zero and dp == 1 and "zero" not in f.pinned:
+            continue
+        yield _place(f, s, tp, pp, zero)
+
+
+class _PerSequence(NamedTuple):
+    """What one sequence (sample) costs on one tensor x pipeline split with one recompute mode."""
+
+    mode: str
+    act_bytes: float  # activations stored
+    traffic_bytes: float  # activation bytes this GPU's stage streams through HBM
+    hw_flops: float  # hardware FLOPs of the whole model, recompute included
+    stage_flops: float  # hardware FLOPs on this GPU's pipeline stage
+    passes: float  # passes over the activations: forward, backward, and the recompute
+
+
+def _per_sequence(f: TrainFacts, tp: int, pp: int, mode: str, flash: bool) -> _PerSequence:
+    """The :class:`_PerSequence` of ``mode`` on ``tp`` x ``pp``."""
+    act1, traffic1 = _activation_bytes(f, tp, pp, mode, flash)
+    hw_per_seq = f.model_flops_per_seq + f.recompute_flops_per_seq.get(mode, 0.0)
+    return _PerSequence(
+        mode=mode,
+        act_bytes=act1,
+        traffic_bytes=traffic1,
+        hw_flops=hw_per_seq,
+        stage_flops=_stage_flops(f, tp, pp, hw_per_seq),
+        passes=eff.ACTIVATION_PASSES + (1.0 if mode == "full" else 0.0),
+    )
+
+
+def _activation_bytes(
+    f: TrainFacts, tp: int, pp: int, mode: str, flash: bool
+) -> tuple[float, float]:
+    """(bytes of activations stored per sequence, bytes this GPU's stage streams per sequence).
+
+    Korthikanti et al. 2022: full recompute keeps only each layer's input (2·s·h) plus one layer's
+    working set; selective recompute drops the attention scores, as FlashAttention does.  The scores
+    are materialised in HBM whenever FlashAttention is off, recompute or not, so they count in the
+    traffic.  Non-transformers: the model's activation bytes per sample for both.
+    """
+    if not f.transformer:
+        return f.act_per_sample, f.act_per_sample
+    if mode == "full":
+        act1 = (
+            f.layers * 2.0 * f.seq * f.hidden / tp
+            + (f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)) / tp
+        )
+    else:
+        score = 0.0 if (flash or mode == "selective") else f.act_score_per_seq_layer
+        act1 = f.layers * (f.act_base_per_seq_layer + score) / tp
+    act1 += f.logits_per_seq / tp
+    traffic1 = (f.layers / pp) * (
+        f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
+    ) / tp + f.logits_per_seq / tp
+    return act1, traffic1
+
+
+def _micro_batch(f: TrainFacts, s: _Search, lay: _Layout, act1: float) -> tuple[int, bool]:
+    """(sequences per micro-batch, whether they fit in the layout's room at ``act1`` bytes each).
+
+    The largest micro-batch that fits, up to the rank's share of the global batch and the token cap;
+    1 under pipeline parallelism (the pipeline fills with many small micro-batches); a pinned
+    ``micro_batch`` as given, fitting or not.
+    """
+    b_max = int(lay.room // act1) if act1 > 0 else 10**9
+    if "micro_batch" in f.pinned:
+        b = f.pinned["micro_batch"]
+    elif lay.pp > 1:
+        b = 1
+    else:
+        b = max(1, min(b_max, math.ceil(lay.per_rank), s.micro_batch_cap))
+    return b, b_max >= b >= 1
+
+
+def _memory_bytes(lay: _Layout, act: float) -> float:
+    """Bytes per GPU: model states and activations, the framework's fixed share and fragmentation."""
+    other = lay.states + act
+    return other + _FIXED_BYTES + FRAGMENTATION * other
+
+
+def _breakdown_gib(lay: _Layout, act: float) -> dict[str, float]:
+    """:func:`_memory_bytes` by part, in GiB (the framework part carries ZeRO-3's buffers)."""
+    other = lay.states + act
+    return {
+        "weights": lay.weights / GIB,
+        "gradients": lay.grads / GIB,
+        "optimizer_states": lay.optimizer / GIB,
+        "activations": act / GIB,
+        "framework": (_FIXED_BYTES + FRAGMENTATION * other + lay.buffers) / GIB,
+    }
+
+
+def _stage_flops(f: TrainFacts, tp: int, pp: int, hw_per_seq: float) -> float:
+    """Hardware FLOPs per sequence on this GPU's pipeline stage.
+
+    The slowest stage sets the pace: ``ceil(L/pp)`` whole layers, plus the LM head on the last
+    stage (BLOOM's 250k vocabulary: +18% on that stage).
+    """
+    if pp > 1:
+        body = hw_per_seq - f.head_flops_per_seq
+        return (body * math.ceil(f.layers / pp) / f.layers + f.head_flops_per_seq) / tp
+    return hw_per_seq / float(tp * pp)
+
+
+def _matmul_efficiency(f: TrainFacts, s: _Search, tp: int, b: int, stage_flops: float) -> float:
+    """Matmul efficiency from this micro-batch's shapes: the layers' matmuls and the LM head,
+    weighted by their FLOPs on the slowest stage (:func:`~planner.workload.efficiency.matmul_fraction`)."""
+    if not s.shaped:
+        return s.flat_efficiency
+    tokens = b * f.seq
+    x = eff.layer_bytes_per_flop(tokens, f.hidden, tp, f.layer_params)
+    if f.head_flops_per_seq and f.vocab:
+        share = f.head_flops_per_seq / tp / stage_flops
+        x_head = eff.head_bytes_per_flop(tokens, f.hidden, tp, f.vocab)
+        x += share * (x_head - x)
+    return s.stack / max(s.inverse_at_zero + s.ops_per_byte * x, 1.0)
+
+
+def _tensor_parallel_seconds(
+    f: TrainFacts, s: _Search, lay: _Layout, b: int, mode: str, t_matmul: float
+) -> float:
+    """Exposed tensor-parallel all-reduces of one micro-batch: 4 per layer (6 with full recompute;
+    Megatron), each moving ``2·(tp-1)/tp`` of the 16-bit activations, pipelined with the matmuls on
+    Hopper and newer over NVLink."""
+    tp = lay.tp
+    if tp <= 1:
+        return 0.0
+    links = s.links
+    n_ar = 6 if mode == "full" else 4
+    per_ar = 2.0 * (tp - 1) / tp * b * f.seq * f.hidden * 2.0
+    layers_local = f.layers / lay.pp
+    t_tp = (
+        n_ar
+        * layers_local
+        * (per_ar / links.intra_bytes_per_s + eff.COLLECTIVE_LATENCY_S[links.intra_kind])
+    )
+    if s.tp_overlap:
+        t_tp = eff.exposed_tensor_parallel_seconds(t_tp, tp, t_matmul)
+    return t_tp
+
+
+def _pipelined(
+    f: TrainFacts,
+    s: _Search,
+    lay: _Layout,
+    b: int,
+    m: int,
+    t_slot: float,
+    headroom: float,
+    act1: float,
+) -> tuple[int, float, float]:
+    """(chunks per rank, seconds of the ``m`` micro-batches, extra activation bytes) under pipeline
+    parallelism (:func:`pipeline_schedule`).
+
+    Activations (forward) and their gradients (backward) cross each stage boundary, scattered over
+    the tp ranks (Narayanan et al. 2021 s4.1); between nodes when the pipeline spans nodes.
+    """
+    links = s.links
+    p2p_bw = (
+        links.intra_bytes_per_s
+        if lay.pp <= lay.pp_in
+        else links.node_bytes_per_s / links.gpus_per_node
+    )
+    t_p2p = 2.0 * b * f.seq * f.hidden * 2.0 / lay.tp / p2p_bw
+    act_layers = (act1 - f.logits_per_seq / lay.tp) * b
+    return pipeline_schedule(lay.pp, m, f.layers, t_slot, t_p2p, act_layers, headroom)
+
+
+def _exposed_sync_seconds(lay: _Layout, t_mb: float, m: int, chunks: int) -> float:
+    """What shows of the layout's data-parallel exchange in one step of ``m`` micro-batches.
+
+    ZeRO-3's gathers overlap each micro-batch; the others' reduction overlaps the last backward
+    pass (two thirds of a micro-batch), chunk by chunk under interleaving
+    (:func:`exposed_gradient_sync`).
+    """
+    if lay.zero >= 3:
+        return m * max(0.0, lay.sync_s - t_mb)
+    if chunks == 1:
+        return max(0.0, lay.sync_s - t_mb * 2.0 / 3.0)  # one chunk: exposed_gradient_sync
+    return exposed_gradient_sync(lay.sync_s, t_mb * 2.0 / 3.0, chunks, lay.pp)
+
+
+class _Costed(NamedTuple):
+    """One layout with one recompute mode, sized and timed.  Only the chosen ones become a
+    :class:`Candidate` (:func:`_to_candidate`): the search costs thousands per quote."""
+
+    lay: _Layout
+    seq: _PerSequence
+    micro_batch: int
+    accumulation: int  # micro-batches per optimizer step
+    chunks: int  # interleaved model chunks per pipeline rank
+    fits: bool
+    act_bytes: float  # activations stored per GPU
+    memory_bytes: float
+    piece_seconds: float
+    comm_exposed_s: float
+    step_s: float
+
+
+def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed:
+    """Size the micro-batch of one layout and recompute mode, and time one optimizer step:
+    ``m`` micro-batches of matmuls, activation traffic and tensor-parallel all-reduces (pipelined
+    when ``pp > 1``), the exposed data-parallel exchange and the optimizer step, slowed by
+    stragglers."""
+    act1 = seq.act_bytes
+    b, fits = _micro_batch(f, s, lay, act1)
+    act = act1 * b
+    m = max(1, math.ceil(lay.per_rank / b))
+    g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops)
+    t_matmul = b * seq.stage_flops / (s.peak_flops * g)
+    t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s
+    t_tp = _tensor_parallel_seconds(f, s, lay, b, seq.mode, t_matmul)
+    v = 1
+    if lay.pp > 1:
+        headroom = (lay.room - act) * (1.0 + FRAGMENTATION)
+        v, compute, extra = _pipelined(f, s, lay, b, m, t_mb + t_tp, headroom, act1)
+        act += extra
+    else:
+        compute = m * (t_mb + t_tp)
+    exposed = _exposed_sync_seconds(lay, t_mb, m, v)
+    step = (compute + exposed + lay.optimizer_s) * s.straggler
+    return _Costed(
+        lay=lay,
+        seq=seq,
+        micro_batch=b,
+        accumulation=m,
+        chunks=v,
+        fits=fits,
+        act_bytes=act,
+        memory_bytes=_memory_bytes(lay, act),
+        piece_seconds=f.samples_per_piece / (m * b * lay.dp) * step,
+        comm_exposed_s=exposed + (m + lay.pp - 1) * t_tp,
+        step_s=step,
+    )
+
+
+def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
+    """The :class:`Candidate` (strategy, memory breakdown) of a costed layout."""
+    lay = c.lay
+    strategy = Strategy(
+        data_parallel=lay.dp,
+        tensor_parallel=lay.tp,
+        pipeline_parallel=lay.pp,
+        zero_stage=lay.zero,
+        activation_checkpointing=c.seq.mode,
+        method=f.method,
+        optimizer=f.optimizer,
+        micro_batch_size=int(c.micro_batch),
+        grad_accumulation=c.accumulation,
+        virtual_stages=c.chunks,
+        gpus_per_piece=s.count,
+    )
+    return Candidate(
+        strategy=strategy,
+        fits=c.fits,
+        memory_bytes=c.memory_bytes,
+        breakdown=_breakdown_gib(lay, c.act_bytes),
+        piece_seconds=c.piece_seconds,
+        hardware_flops_per_piece=f.samples_per_piece * c.seq.hw_flops,
+        comm_exposed_s=c.comm_exposed_s,
+        step_s=c.step_s,
+    )
+
+
+def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
+    """Every layout with ``pp`` pipeline stages, costed with each recompute mode, in search order:
+    tensor size, then ZeRO stage, then recompute; a layout's modes stop at the first that fits the
+    rank's whole share of the global batch in one micro-batch (more recompute would only be
+    slower)."""
+    for tp in s.tensor_sizes:
+        if s.count % (tp * pp):
+            continue  # no layout: tensor x pipeline must divide the GPUs
+        per_mode = [_per_sequence(f, tp, pp, mode, s.flash) for mode in s.modes]
+        for lay in _layouts(f, s, tp, pp):
+            for seq in per_mode:
+                c = _cost(f, s, lay, seq)
+                yield c
+                if c.fits and c.micro_batch >= math.ceil(lay.per_rank):
+                    break
+
+
+def _simplicity(c: _Costed, modes: tuple[str, ...]) -> int:
+    """Rank among near-equals, lower is simpler: DP < ZeRO-1 < ZeRO-2 < ZeRO-3 < TP < PP, then the
+    least recompute."""
+    lay = c.lay
+    return (lay.pp > 1) * 1000 + (lay.tp > 1) * 100 + lay.zero * 10 + modes.index(c.seq.mode)
+
+
+def _preferred(c: _Costed, best: _Costed, modes: tuple[str, ...]) -> bool:
+    """Whether ``c`` replaces ``best``: over 1% faster, or within 1% and simpler."""
+    faster = c.piece_seconds < best.piece_seconds * 0.99
+    tie = c.piece_seconds <= best.piece_seconds * 1.01
+    return faster or (tie and _simplicity(c, modes) < _simplicity(best, modes))
+
+
+def search_training(
+    f: TrainFacts,
+    gpu: GpuSpec,
+    count: int,
+    links: Links,
+    *,
+    flash: bool,
+) -> tuple[Candidate | None, Candidate | None]:
+    """(fastest fitting candidate or None, the least-memory candidate for reporting a miss).
+
+    Both are None when no layout exists at all: a pinned ``tensor x pipeline`` that does not divide
+    ``count`` (:func:`unplaceable_layout` says why).  Steps: resolve the GPU, links and choices
+    (:func:`_setup`); enumerate the layouts and cost each with each recompute mode
+    (:func:`_costed`); keep the least memory and, among those that fit, the fastest, the simplest
+    among equals (:func:`_preferred`).
+    """
+    s = _setup(f, gpu, count, links, flash)
+    best: _Costed | None = None
+    least: _Costed | None = None
+    for pp in s.pipeline_sizes:
         # Pipeline parallel only when nothing fits without it (llm-analysis / MT-NLG placement rule:
         # TP inside the node first, PP only if the model still does not fit).
-        if pp > 1 and best is not None and "pipeline" not in pin:
+        if pp > 1 and best is not None and "pipeline" not in f.pinned:
             break
-        for tp in tps:
-            if count % (tp * pp):
-                continue
-            dp = count // (tp * pp)
-            pp_in = min(pp, max(1, gpn // tp))
-            d_in = max(1, gpn // (tp * pp_in))
-            split = float(tp * pp)
-            frozen = f.params - f.trainable
-            w0 = (frozen * f.frozen_bytes + f.trainable * f.state.weights) / split
-            g0 = f.trainable * f.state.grads / split
-            o0 = f.trainable * f.state.optimizer / split
-            for zero in zeros:
-                if zero and dp == 1 and "zero" not in pin:
-                    continue
-                w = w0 / dp if zero >= 3 else w0
-                gr = g0 / dp if zero >= 2 else g0
-                o = o0 / dp if zero >= 1 else o0
-                buffers = 0.0
-                if zero >= 3:
-                    # prefetching: the gathered current and next layer in 16 bits
-                    buffers = 2.0 * 2.0 * f.largest_layer / tp
-                states = w + gr + o + buffers
-                for mode in modes:
-                    if f.transformer:
-                        if mode == "full":
-                            act1 = (
-                                f.layers * 2.0 * f.seq * f.hidden / tp
-                                + (
-                                    f.act_base_per_seq_layer
-                                    + (0.0 if flash else f.act_score_per_seq_layer)
-                                )
-                                / tp
-                            )
-                        else:
-                            score = (
-                                0.0 if (flash or mode == "selective") else f.act_score_per_seq_layer
-                            )
-                            act1 = f.layers * (f.act_base_per_seq_layer + score) / tp
-                        act1 += f.logits_per_seq / tp
-                        # bytes this GPU's stage streams per sequence (the scores are materialised
-                        # in HBM whenever FlashAttention is off, recompute or not)
-                        traffic1 = (f.layers / pp) * (
-                            f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
-                        ) / tp + f.logits_per_seq / tp
-                    else:
-                        act1 = f.act_per_sample
-                        traffic1 = f.act_per_sample
-                    fixed = FRAMEWORK_FIXED_GIB * GIB
-                    room = (budget - fixed) / (1.0 + FRAGMENTATION) - states
-                    b_max = int(room // act1) if act1 > 0 else 10**9
-                    per_rank = max(1.0, f.global_batch / dp)
-                    if "micro_batch" in pin:
-                        b = pin["micro_batch"]
-                    elif pp > 1:
-                        b = 1
-                    else:
-                        b = max(1, min(b_max, math.ceil(per_rank), cap))
-                    fits = b_max >= b >= 1
-                    act = act1 * b
-                    other = states + act
-                    mem = other + fixed + FRAGMENTATION * other
-                    breakdown = {
-                        "weights": w / GIB,
-                        "gradients": gr / GIB,
-                        "optimizer_states": o / GIB,
-                        "activations": act / GIB,
-                        "framework": (fixed + FRAGMENTATION * other + buffers) / GIB,
-                    }
-                    m = max(1, math.ceil(per_rank / b))
-                    seqs_step = m * b * dp
-                    hw_per_seq = f.model_flops_per_seq + f.recompute_flops_per_seq.get(mode, 0.0)
-                    passes = eff.ACTIVATION_PASSES + (1.0 if mode == "full" else 0.0)
-                    if pp > 1:
-                        # the slowest stage sets the pace: ceil(L/pp) whole layers, plus the LM head
-                        # on the last stage (BLOOM's 250k vocabulary: +18% on that stage)
-                        body = hw_per_seq - f.head_flops_per_seq
-                        stage_flops = (
-                            body * math.ceil(f.layers / pp) / f.layers + f.head_flops_per_seq
-                        ) / tp
-                    else:
-                        stage_flops = hw_per_seq / split
-                    g = g_flat
-                    if shaped:
-                        # matmul efficiency from this micro-batch's shapes: the layers' matmuls and
-                        # the LM head, weighted by their FLOPs on the slowest stage
-                        key = (pp, tp, b, mode)
-                        cached_g = shape_cache.get(key)
-                        if cached_g is None:
-                            tokens = b * f.seq
-                            x = eff.layer_bytes_per_flop(tokens, f.hidden, tp, f.layer_params)
-                            if f.head_flops_per_seq and f.vocab:
-                                share = f.head_flops_per_seq / tp / stage_flops
-                                x_head = eff.head_bytes_per_flop(tokens, f.hidden, tp, f.vocab)
-                                x += share * (x_head - x)
-                            cached_g = stack / max(inverse_at_zero + ops_per_byte * x, 1.0)
-                            shape_cache[key] = cached_g
-                        g = cached_g
-                    t_matmul = b * stage_flops / (peak * g)
-                    t_mb = t_matmul + passes * b * traffic1 / bw
-                    t_tp = 0.0
-                    if tp > 1:
-                        n_ar = 6 if mode == "full" else 4
-                        per_ar = 2.0 * (tp - 1) / tp * b * f.seq * f.hidden * 2.0
-                        layers_local = f.layers / pp
-                        t_tp = (
-                            n_ar
-                            * layers_local
-                            * (
-                                per_ar / links.intra_bytes_per_s
-                                + eff.COLLECTIVE_LATENCY_S[links.intra_kind]
-                            )
-                        )
-                        if tp_overlap:
-                            t_tp = eff.exposed_tensor_parallel_seconds(t_tp, tp, t_matmul)
-                    v = 1
-                    if pp > 1:
-                        # activations (fwd) and their gradients (bwd) cross each stage boundary,
-                        # scattered over the tp ranks (Narayanan et al. 2021 s4.1); between nodes
-                        # when the pipeline spans nodes
-                        p2p_bw = (
-                            links.intra_bytes_per_s
-                            if pp <= pp_in
-                            else links.node_bytes_per_s / links.gpus_per_node
-                        )
-                        t_p2p = 2.0 * b * f.seq * f.hidden * 2.0 / tp / p2p_bw
-                        headroom = (room - act) * (1.0 + FRAGMENTATION)
-                        act_layers = (act1 - f.logits_per_seq / tp) * b
-                        v, compute, extra = pipeline_schedule(
-                            pp, m, f.layers, t_mb + t_tp, t_p2p, act_layers, headroom
-                        )
-                        if extra:
-                            act += extra
-                            other = states + act
-                            mem = other + fixed + FRAGMENTATION * other
-                            breakdown["activations"] = act / GIB
-                            breakdown["framework"] = (fixed + FRAGMENTATION * other + buffers) / GIB
-                    else:
-                        compute = m * (t_mb + t_tp)
-                    # ZeRO/FSDP keep 16-bit parameters and gradients and communicate those; plain
-                    # DDP under torch.amp all-reduces the fp32 gradients (grad_comm_bytes).
-                    local = f.trainable / split
-                    if zero >= 3:
-                        t_c = collective_seconds(3.0, local * 2.0, dp, d_in, links)
-                        exposed = m * max(0.0, t_c - t_mb)
-                    else:
-                        shard = local * (2.0 if zero else f.grad_comm_bytes)
-                        t_c = collective_seconds(2.0, shard, dp, d_in, links)
-                        exposed = (
-                            max(0.0, t_c - t_mb * 2.0 / 3.0)  # one chunk: exposed_gradient_sync
-                            if v == 1
-                            else exposed_gradient_sync(t_c, t_mb * 2.0 / 3.0, v, pp)
-                        )
-                    opt_params = f.trainable / split / (dp if zero >= 1 else 1)
-                    t_opt = opt_params * f.opt_traffic / (bw * eff.MEMORY_BW_FRACTION)
-                    step = (compute + exposed + t_opt) * straggler
-                    steps = f.samples_per_piece / seqs_step
-                    strategy = Strategy(
-                        data_parallel=dp,
-                        tensor_parallel=tp,
-                        pipeline_parallel=pp,
-                        zero_stage=zero,
-                        activation_checkpointing=mode,
-                        method=f.method,
-                        optimizer=f.optimizer,
-                        micro_batch_size=int(b),
-                        grad_accumulation=m,
-                        virtual_stages=v,
-                        gpus_per_piece=count,
-                    )
-                    cand = Candidate(
-                        strategy=strategy,
-                        fits=fits,
-                        memory_bytes=mem,
-                        breakdown=breakdown,
-                        piece_seconds=steps * step,
-                        hardware_flops_per_piece=f.samples_per_piece * hw_per_seq,
-                        comm_exposed_s=exposed + (m + pp - 1) * t_tp,
-                        step_s=step,
-                    )
-                    if least is None or mem < least.memory_bytes:
-                        least = cand
-                    if not fits:
-                        continue
-                    full_batch = b >= math.ceil(per_rank)
-                    rank = (pp > 1) * 1000 + (tp > 1) * 100 + zero * 10 + modes.index(mode)
-                    if best is None:
-                        best, best_rank = cand, rank
-                    else:
-                        faster = cand.piece_seconds < best.piece_seconds * 0.99
-                        tie = cand.piece_seconds <= best.piece_seconds * 1.01
-                        if faster or (tie and rank < best_rank):
-                            best, best_rank = cand, rank
-                    if full_batch:
-                        break  # more recompute would only be slower
-    return best, least
+        for c in _costed(f, s, pp):
+            if least is None or c.memory_bytes < least.memory_bytes:
+                least = c
+            if c.fits and (best is None or _preferred(c, best, s.modes)):
+                best = c
+    return (
+        _to_candidate(f, s, best) if best is not None else None,
+        _to_candidate(f, s, least) if least is not None else None,
+    )
 
 
 def unplaceable_layout(pinned: dict[str, int], count: int) -> str | None:

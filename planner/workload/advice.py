@@ -1,0 +1,177 @@
+"""What to change when a training job does not fit or cannot be laid out (pure).
+
+:func:`train_suggestions` tries the usual remedies in turn (8-bit AdamW, more GPUs with sharding,
+LoRA / QLoRA, a bigger GPU) and names those that would fit.  A pinned ``training.parallelism``
+layout needs a GPU count that is a multiple of ``tensor x pipeline``: :func:`layout_error` is the
+error for a count that is not, :func:`unplaceable_estimate` the estimate the optimizer sees for it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from planner.errors import ConfigError
+from planner.gpu_specs import GpuSpec, load_gpu_catalog
+from planner.workload import efficiency as eff
+from planner.workload import memory as mem
+from planner.workload.estimate_types import (
+    Estimate,
+    Topology,
+    default_topology,
+    make_estimate,
+    topology_links,
+)
+from planner.workload.spec import Kind, WorkloadSpec
+from planner.workload.strategy import Strategy, TrainFacts, search_training, unplaceable_layout
+from planner.workload.training import (
+    checkpoint_bytes,
+    efficiency_source,
+    flash_attention,
+    interconnect_required,
+    model_flops,
+    train_facts,
+    training_assumptions,
+)
+
+# Multiples of the GPU count tried when suggesting more GPUs with sharding.
+_MORE_GPUS = (2, 4, 8, 16, 32, 64, 128, 256, 512)
+
+
+def _fits(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: bool) -> bool:
+    cand, _ = search_training(f, gpu, count, topology_links(gpu, topo, count), flash=flash)
+    return cand is not None
+
+
+def _least_gib(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: bool) -> float:
+    _, least = search_training(f, gpu, count, topology_links(gpu, topo, count), flash=flash)
+    return least.memory_bytes / mem.GIB if least is not None else math.inf
+
+
+def _bigger_gpu(spec: WorkloadSpec, f: TrainFacts, gpu: GpuSpec, count: int) -> str | None:
+    """The smallest GPU with more memory than ``gpu`` on which the job fits, as a suggestion."""
+    bigger = sorted(
+        (g for g in load_gpu_catalog().gpus if g.memory_gib > gpu.memory_gib),
+        key=lambda g: (g.memory_gib, g.name),
+    )
+    for other in bigger:
+        if spec.train.precision.value == "bf16" and not other.bf16:
+            continue
+        if _fits(
+            f, other, count, default_topology(other, count), eff.supports_flash_attention(other)
+        ):
+            return f"a bigger GPU would fit: {count} x {other.name} ({other.memory_gib:g} GiB)"
+    return None
+
+
+def train_suggestions(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> list[str]:
+    """What would make a training job that fits nowhere on ``count`` x ``gpu`` fit: the memory it
+    needs at least, then each remedy that works (8-bit AdamW, more GPUs with ZeRO-3/FSDP, LoRA or
+    QLoRA, a bigger GPU)."""
+    f = train_facts(spec)
+    flash = flash_attention(spec, gpu)
+    out: list[str] = []
+    needed = f"{_least_gib(f, gpu, count, topo, flash):.1f} GiB"
+    out.append(
+        f"needs at least {needed} per GPU even with recompute and sharding; {gpu.name} has {gpu.memory_gib:g} GiB"
+    )
+    if f.optimizer == "adamw" and f.method == "full":
+        f8 = train_facts(spec, optimizer="adamw-8bit")
+        if _fits(f8, gpu, count, topo, flash):
+            out.append("8-bit AdamW (bitsandbytes) would fit: set training.optimizer: adamw-8bit")
+    for n in _MORE_GPUS:
+        total = count * n
+        t2 = replace(topo, gpus_per_node=min(max(topo.gpus_per_node, min(total, 8)), total))
+        if _fits(f, gpu, total, t2, flash):
+            out.append(f"{total} x {gpu.name} with ZeRO-3/FSDP sharding would fit")
+            break
+    if f.method == "full" and f.transformer:
+        for meth in ("lora", "qlora"):
+            fl = train_facts(spec, method=meth)
+            if _fits(fl, gpu, count, topo, flash):
+                out.append(
+                    f"{'LoRA' if meth == 'lora' else 'QLoRA'} would fit: set training.method: {meth}"
+                )
+                break
+    bigger = _bigger_gpu(spec, f, gpu, count)
+    if bigger is not None:
+        out.append(bigger)
+    return out
+
+
+def pinned_gpus(spec: WorkloadSpec) -> int:
+    """GPUs in one replica of the pinned layout (``training.parallelism`` tensor x pipeline; 1 when
+    neither is pinned or for inference): every training GPU count must be a multiple of it."""
+    if spec.kind is Kind.INFERENCE:
+        return 1
+    p = spec.train.parallelism
+    return (p.tensor or 1) * (p.pipeline or 1)
+
+
+def layout_error(spec: WorkloadSpec, gpu_count: int) -> ConfigError | None:
+    """The error for a pinned layout that ``gpu_count`` GPUs cannot hold, or None when they can.
+
+    :func:`~planner.workload.estimator.estimate` reports such a count as not fitting (the quote
+    skips it); a caller asking for exactly that count (``planner estimate``) raises this instead.
+    """
+    unit = pinned_gpus(spec)
+    if gpu_count % unit == 0:
+        return None
+    p = spec.train.parallelism
+    pinned = {k: v for k, v in (("tensor", p.tensor), ("pipeline", p.pipeline)) if v is not None}
+    problem = unplaceable_layout(pinned, gpu_count)
+    key = "tensor" if p.tensor is not None and p.tensor > 1 else "pipeline"
+    nearest = math.ceil(gpu_count / unit) * unit
+    return ConfigError(
+        problem or f"the pinned layout needs a multiple of {unit} GPUs",
+        key_path=f"training.parallelism.{key}",
+        hint=f"use a GPU count that is a multiple of {unit} (such as {nearest}), or remove "
+        f"training.parallelism.{key} to let the search choose",
+    )
+
+
+def unplaceable_estimate(
+    spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology
+) -> Estimate | None:
+    """The estimate for a count the pinned tensor x pipeline layout does not divide (not runnable
+    here), or None when it divides ``count``.
+
+    Memory shown: the least-memory layout the search finds on these GPUs without the tensor and
+    pipeline pins (the model states stay those of the workload).
+    """
+    f = train_facts(spec)
+    problem = unplaceable_layout(f.pinned, count)
+    if problem is None:
+        return None
+    flash = flash_attention(spec, gpu)
+    free = replace(f, pinned={k: v for k, v in f.pinned.items() if k not in ("tensor", "pipeline")})
+    _, least = search_training(free, gpu, count, topology_links(gpu, topo, count), flash=flash)
+    s = Strategy(
+        data_parallel=0,
+        tensor_parallel=f.pinned.get("tensor", 1),
+        pipeline_parallel=f.pinned.get("pipeline", 1),
+        method=f.method,
+        optimizer=f.optimizer,
+        gpus_per_piece=count,
+        reason=f"not runnable: {problem} (training.parallelism)",
+    )
+    return make_estimate(
+        spec,
+        gpu,
+        count,
+        fits=False,
+        memory_bytes=least.memory_bytes if least is not None else 0.0,
+        breakdown=least.breakdown if least is not None else {},
+        strategy=s,
+        total_flops=model_flops(spec, f),
+        efficiency=0.0,
+        source=efficiency_source(gpu, f),
+        wall_hours=math.inf,
+        interconnect=interconnect_required(s, topo),
+        fabric=None,
+        checkpoint_gib=checkpoint_bytes(f) / mem.GIB,
+        suggestions=[
+            f"use a multiple of {pinned_gpus(spec)} GPUs for the pinned training.parallelism layout"
+        ],
+        assumptions=training_assumptions(spec, f, flash),
+    )

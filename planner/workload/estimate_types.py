@@ -1,0 +1,141 @@
+"""What an estimate reads and gives: the GPUs' wiring (:class:`Topology`) and the answer
+(:class:`Estimate`), shared by the training, inference and advice modules (pure).
+
+They live here rather than in :mod:`planner.workload.estimator`, which re-exports them, because the
+estimator's dispatcher imports the training and inference estimates, and those build these types:
+one module holding both would be an import cycle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.gpu_specs import GpuSpec
+from planner.schema import Fabric, Interconnect
+from planner.workload import efficiency as eff
+from planner.workload import memory as mem
+from planner.workload.spec import WorkloadSpec
+from planner.workload.strategy import Links, Strategy
+
+
+@dataclass(frozen=True)
+class Topology:
+    """How the GPUs are wired: per node, inside a node, and between nodes."""
+
+    gpus_per_node: int
+    interconnect: Interconnect
+    fabric: Fabric
+    network_gbps: float | None = None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The answer for one (workload, GPU, count, topology)."""
+
+    workload: str
+    gpu: str
+    gpu_count: int
+    fits: bool
+    memory_per_gpu_gib: float
+    memory_breakdown_gib: dict[str, float]
+    strategy: Strategy
+    total_flops: float
+    efficiency: float
+    efficiency_source: str
+    wall_hours: float
+    gpu_hours: float
+    interconnect_required: Interconnect
+    fabric_required: Fabric | None
+    checkpoint_gib: float
+    suggestions: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = field(default=())
+    # share of the wall-clock spent on training steps (the rest: checkpoints, interruptions)
+    goodput: float = 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "workload": self.workload,
+            "gpu": self.gpu,
+            "gpu_count": self.gpu_count,
+            "fits": self.fits,
+            "memory_per_gpu_gib": self.memory_per_gpu_gib,
+            "memory_breakdown_gib": dict(self.memory_breakdown_gib),
+            "strategy": self.strategy.to_dict(),
+            "total_flops": self.total_flops,
+            "efficiency": self.efficiency,
+            "efficiency_source": self.efficiency_source,
+            "wall_hours": self.wall_hours,
+            "gpu_hours": self.gpu_hours,
+            "interconnect_required": self.interconnect_required.value,
+            "fabric_required": self.fabric_required.value if self.fabric_required else None,
+            "checkpoint_gib": self.checkpoint_gib,
+            "goodput": self.goodput,
+            "suggestions": list(self.suggestions),
+            "assumptions": list(self.assumptions),
+        }
+
+
+def make_estimate(
+    spec: WorkloadSpec,
+    gpu: GpuSpec,
+    count: int,
+    *,
+    fits: bool,
+    memory_bytes: float,
+    breakdown: dict[str, float],
+    strategy: Strategy,
+    total_flops: float,
+    efficiency: float,
+    source: str,
+    wall_hours: float,
+    interconnect: Interconnect,
+    fabric: Fabric | None,
+    checkpoint_gib: float,
+    suggestions: list[str] | tuple[str, ...],
+    assumptions: list[str] | tuple[str, ...],
+    goodput: float = 1.0,
+) -> Estimate:
+    """One :class:`Estimate`: per-GPU memory in GiB, GPU-hours = wall-clock x GPUs."""
+    return Estimate(
+        workload=spec.name,
+        gpu=gpu.name,
+        gpu_count=count,
+        fits=fits,
+        memory_per_gpu_gib=memory_bytes / mem.GIB,
+        memory_breakdown_gib=breakdown,
+        strategy=strategy,
+        total_flops=total_flops,
+        efficiency=efficiency,
+        efficiency_source=source,
+        wall_hours=wall_hours,
+        gpu_hours=wall_hours * count,
+        interconnect_required=interconnect,
+        fabric_required=fabric,
+        checkpoint_gib=checkpoint_gib,
+        suggestions=tuple(suggestions),
+        assumptions=tuple(assumptions),
+        goodput=goodput,
+    )
+
+
+def default_topology(gpu: GpuSpec, gpu_count: int) -> Topology:
+    """Up to 8 GPUs per node on the GPU's own link, InfiniBand between nodes."""
+    gpn = max(1, min(gpu_count, 8))
+    if gpn == 1:
+        link = Interconnect.NONE
+    elif gpu.gpu_link == "nvlink":
+        link = Interconnect.NVSWITCH if gpn > 2 else Interconnect.NVLINK
+    elif gpu.gpu_link == "nvlink-bridge":
+        link = Interconnect.NVLINK
+    else:
+        link = Interconnect.PCIE
+    return Topology(gpus_per_node=gpn, interconnect=link, fabric=Fabric.INFINIBAND)
+
+
+def topology_links(gpu: GpuSpec, topo: Topology, count: int) -> Links:
+    """The link speeds the strategy search reads, for ``count`` GPUs wired as ``topo``."""
+    gpn = max(1, min(topo.gpus_per_node, count))
+    intra, kind = eff.intra_node_link(gpu, topo.interconnect, gpn)
+    node = eff.node_network_bytes_per_s(gpu, topo.fabric, topo.network_gbps, gpn)
+    return Links(gpus_per_node=gpn, intra_bytes_per_s=intra, intra_kind=kind, node_bytes_per_s=node)

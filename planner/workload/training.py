@@ -1,0 +1,501 @@
+"""The training estimate: what the strategy search needs from a spec, and the fastest layout's time,
+memory, interconnect and fabric (pure).
+
+Conventions (see :mod:`planner.workload.estimator` for the whole picture):
+
+- ``wall_hours`` covers every piece (``spec.pieces``); with several pieces the GPUs may be split
+  into groups that each run a piece, and the split with the shortest total time wins.
+- Training time includes interruptions and checkpoints (Young/Daly, :mod:`.efficiency`).
+- ``efficiency`` is MFU: model FLOPs (no recompute) / (GPUs x dense peak x wall time).
+
+What depends only on the spec is memoised, keyed on the (frozen, hashable) spec itself: the
+optimizer asks for thousands of (GPU, count, topology) estimates of one workload.  The memo never
+writes into the spec; :func:`clear_memo` empties it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, replace
+
+from planner.gpu_specs import GpuSpec
+from planner.schema import Fabric, Interconnect
+from planner.workload import compute
+from planner.workload import efficiency as eff
+from planner.workload import memory as mem
+from planner.workload.estimate_types import Estimate, Topology, make_estimate, topology_links
+from planner.workload.spec import Kind, WorkloadSpec
+from planner.workload.strategy import (
+    Candidate,
+    Links,
+    Strategy,
+    TrainFacts,
+    explain,
+    search_training,
+)
+
+# Default global batch in tokens by model size for pre-training: GPT-3 paper Table 2.1
+# (125M-760M: 0.5M; 1.3B-2.7B: 1M; 6.7B-13B: 2M; 175B: 3.2M).
+_PRETRAIN_BATCH_TOKENS = ((1e9, 0.5e6), (5e9, 1e6), (50e9, 2e6), (math.inf, 4e6))
+# Fine-tuning default: 32 sequences per optimizer step (U: a common HF recipe, 8 per device x 4).
+FINETUNE_BATCH_SEQUENCES = 32.0
+# Non-transformers: 256 samples per step (Goyal et al. 2017 ResNet-50 reference batch).
+VISION_BATCH_SAMPLES = 256.0
+# A fabric is "enough" when exposed communication costs less than this share of the step.
+FABRIC_TOLERANCE = 0.10
+# Memo sizes: facts per (spec, optimizer, method); Ethernet searches per (spec, GPU, layout, links).
+_FACTS_MEMO_SIZE = 256
+_ETHERNET_MEMO_SIZE = 4096
+
+
+# -- spec facts (memoised per spec) -----------------------------------------------------------------
+
+
+def _global_batch(spec: WorkloadSpec) -> float:
+    t = spec.train
+    seq = spec.seq_len if spec.model.is_transformer else 1
+    if t.global_batch_samples is not None:
+        return t.global_batch_samples
+    if t.global_batch_tokens is not None:
+        return max(1.0, t.global_batch_tokens / seq)
+    if not spec.model.is_transformer:
+        return VISION_BATCH_SAMPLES
+    if spec.kind is Kind.FINETUNE:
+        return FINETUNE_BATCH_SEQUENCES
+    params = spec.model.params or 0.0
+    for limit, tokens in _PRETRAIN_BATCH_TOKENS:
+        if params < limit:
+            return max(1.0, tokens / seq)
+    return 1.0  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """The model-dependent fields of :class:`TrainFacts` (see there): a transformer's from its
+    shape, another model's from its per-sample FLOPs and activations."""
+
+    layers: int
+    hidden: int
+    heads: int
+    seq: int
+    vocab: int
+    trainable: float
+    model_flops_per_seq: float
+    recompute_flops_per_seq: dict[str, float]
+    act_base_per_seq_layer: float
+    act_score_per_seq_layer: float
+    logits_per_seq: float
+    act_per_sample: float
+    largest_layer: float
+    head_flops_per_seq: float
+    layer_params: float
+
+
+def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
+    """A transformer's :class:`_Shape`: FLOPs and activation bytes per sequence (Korthikanti et al.
+    2022 eq. 2, with or without the dropout masks; memory.py)."""
+    m = spec.model
+    dropout = dropout_on(spec)
+    L, h, a, seq = int(m.layers or 1), int(m.hidden or 1), int(m.heads or 1), spec.seq_len
+    vocab = int(m.vocab or 0)
+    # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
+    logits = (
+        mem.logits_bytes(seq, 1, vocab)
+        if (m.arch == "decoder" or spec.kind is Kind.PRETRAIN)
+        else 0.0
+    )
+    return _Shape(
+        layers=L,
+        hidden=h,
+        heads=a,
+        seq=seq,
+        vocab=vocab,
+        trainable=params if meth == "full" else mem.lora_params(L, h, spec.train.lora_rank),
+        model_flops_per_seq=seq
+        * compute.train_model_flops_per_token(params, L, h, seq, method=meth),
+        recompute_flops_per_seq={
+            mode: seq * compute.recompute_flops_per_token(params, L, h, seq, mode)
+            for mode in ("none", "selective", "full")
+        },
+        act_base_per_seq_layer=mem.layer_bytes_per_sbh(dropout=dropout) * seq * h,
+        act_score_per_seq_layer=mem.score_bytes_per_as2b(dropout=dropout) * a * seq * seq,
+        logits_per_seq=logits,
+        act_per_sample=0.0,
+        largest_layer=float(m.largest_layer_params or max(12.0 * h * h, vocab * h)),
+        # the output projection: 2·V·h FLOPs per token forward, twice that backward (4 with frozen
+        # weights), the same accounting as 6·N
+        head_flops_per_seq=seq * (6.0 if meth == "full" else 4.0) * vocab * h if logits else 0.0,
+        # one layer's weights: all but the vocabulary matrix (GPT layer 12·h², never below 4·h²)
+        layer_params=max(params - vocab * h, 4.0 * h * h * L) / L,
+    )
+
+
+def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
+    """A non-transformer's :class:`_Shape`: one "sequence" is one sample, every weight trains."""
+    m = spec.model
+    fps = float((spec.data.flops_per_sample if spec.data else None) or m.flops_per_sample or 0.0)
+    return _Shape(
+        layers=1,
+        hidden=1,
+        heads=1,
+        seq=1,
+        vocab=0,
+        trainable=params,
+        model_flops_per_seq=fps,
+        recompute_flops_per_seq={"none": 0.0},
+        act_base_per_seq_layer=0.0,
+        act_score_per_seq_layer=0.0,
+        logits_per_seq=0.0,
+        act_per_sample=float(m.activation_gib_per_sample or 0.1) * mem.GIB,
+        largest_layer=float(m.largest_layer_params or params),
+        head_flops_per_seq=0.0,
+        layer_params=0.0,
+    )
+
+
+def _compute_train_facts(
+    spec: WorkloadSpec, optimizer: str | None, method: str | None
+) -> TrainFacts:
+    """:func:`train_facts` without the memo."""
+    t = spec.train
+    opt = optimizer or t.optimizer.value
+    meth = method or t.method.value
+    params = float(spec.model.params or 0.0)
+    precision = t.precision.value
+    transformer = spec.model.is_transformer
+    shape = _transformer_shape(spec, params, meth) if transformer else _other_shape(spec, params)
+    frozen_bytes = (
+        mem.QLORA_BYTES_PER_PARAM if meth == "qlora" else mem.BYTES_PER_VALUE.get(precision, 2.0)
+    )
+    if precision == "fp32" and meth != "full":
+        frozen_bytes = 4.0
+    finetune = spec.kind is Kind.FINETUNE
+    return TrainFacts(
+        transformer=transformer,
+        params=params,
+        trainable=shape.trainable,
+        state=mem.state_bytes(precision, opt),
+        frozen_bytes=frozen_bytes,
+        layers=shape.layers,
+        hidden=shape.hidden,
+        heads=shape.heads,
+        seq=shape.seq,
+        model_flops_per_seq=shape.model_flops_per_seq,
+        recompute_flops_per_seq=shape.recompute_flops_per_seq,
+        act_base_per_seq_layer=shape.act_base_per_seq_layer,
+        act_score_per_seq_layer=shape.act_score_per_seq_layer,
+        logits_per_seq=shape.logits_per_seq,
+        act_per_sample=shape.act_per_sample,
+        samples_per_piece=spec.samples_per_piece,
+        global_batch=_global_batch(spec),
+        method=meth,
+        optimizer=opt,
+        finetune=finetune,
+        # torch.amp keeps fp32 parameters, so DDP all-reduces fp32 gradients in fine-tuning stacks;
+        # Megatron/FSDP pre-training reduces 16-bit gradients.
+        grad_comm_bytes=4.0 if (finetune or precision == "fp32") else 2.0,
+        opt_traffic=eff.OPTIMIZER_TRAFFIC_BYTES[opt],
+        largest_layer=shape.largest_layer,
+        head_flops_per_seq=shape.head_flops_per_seq,
+        pinned={k: v for k, v in t.parallelism.model_dump().items() if v is not None},
+        recompute_modes=(
+            ("none", "selective", "full")
+            if t.activation_checkpointing.value == "auto"
+            else (t.activation_checkpointing.value,)
+        ),
+        layer_params=shape.layer_params,
+        vocab=shape.vocab,
+    )
+
+
+_facts_memo = functools.lru_cache(maxsize=_FACTS_MEMO_SIZE)(_compute_train_facts)
+
+
+def _hashable(spec: WorkloadSpec) -> bool:
+    """Whether ``spec`` can key a memo: a validated spec always can; a copy made with
+    ``model_copy(update=...)`` (which pydantic does not validate) may hold a list or a dict."""
+    try:
+        hash(spec)
+    except TypeError:
+        return False
+    return True
+
+
+def train_facts(
+    spec: WorkloadSpec, *, optimizer: str | None = None, method: str | None = None
+) -> TrainFacts:
+    """Precompute what the strategy search needs from ``spec`` (optionally with a changed optimizer
+    or method, for suggestions); memoised on the spec's value."""
+    try:
+        return _facts_memo(spec, optimizer, method)
+    except TypeError:
+        if _hashable(spec):
+            raise
+        return _compute_train_facts(spec, optimizer, method)
+
+
+def clear_memo() -> None:
+    """Forget the memoised facts and Ethernet searches (tests and benchmarks time a cold start)."""
+    _facts_memo.cache_clear()
+    _ethernet_memo.cache_clear()
+
+
+def dropout_on(spec: WorkloadSpec) -> bool:
+    """Whether training stores dropout masks: ``model.dropout`` > 0, or unknown (a custom model
+    without ``model.dropout``, assumed on as in Korthikanti et al. 2022)."""
+    p = spec.model.dropout
+    return p is None or p > 0
+
+
+def flash_attention(spec: WorkloadSpec, gpu: GpuSpec) -> bool:
+    """FlashAttention as ``training.flash_attention`` says, else where the GPU supports it."""
+    if spec.train.flash_attention is None:
+        return eff.supports_flash_attention(gpu)
+    return spec.train.flash_attention
+
+
+def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
+    """The assumptions line on stored activations: FlashAttention and dropout."""
+    p = spec.model.dropout
+    per_sbh = mem.layer_bytes_per_sbh(dropout=dropout_on(spec))
+    if p is None:
+        drop = (
+            "dropout assumed on (model.dropout not given; set model.dropout: 0 for a model "
+            "trained without it, as LLaMA, Falcon and MPT were)"
+        )
+    elif p > 0:
+        drop = f"dropout {p:g} (model.dropout)"
+    else:
+        drop = "no dropout (model.dropout: 0), so no dropout masks"
+    return (
+        f"FlashAttention {'on' if flash else 'off (GPU older than Ampere)'}; activations per "
+        f"Korthikanti et al. 2022, {per_sbh:g}·s·b·h bytes per layer with {drop}"
+    )
+
+
+def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list[str]:
+    """The assumption lines of a training estimate: batch, precision and optimizer, activations,
+    interruptions, adapters."""
+    assumptions = [
+        f"{f.samples_per_piece:.4g} {'sequences of ' + str(f.seq) + ' tokens' if f.transformer else 'samples'} per piece, "
+        f"{spec.pieces} piece(s); global batch {f.global_batch:.4g} per optimizer step",
+        f"{spec.train.precision.value} mixed precision, {f.optimizer}: {f.state.total:g} bytes per trainable parameter "
+        "(weights + gradients + optimizer states, ZeRO convention)",
+        _activation_assumption(spec, flash),
+        "interruptions at the Llama 3 rate with Young/Daly checkpointing",
+    ]
+    if f.method != "full":
+        assumptions.append(
+            f"{f.method}: rank {spec.train.lora_rank} adapters on every linear layer, {f.trainable:.3g} trainable parameters"
+        )
+    return assumptions
+
+
+def checkpoint_bytes(f: TrainFacts) -> float:
+    """A restartable checkpoint: weights and optimizer states of the trainable parameters."""
+    return f.trainable * (f.state.weights + f.state.optimizer)
+
+
+def model_flops(spec: WorkloadSpec, f: TrainFacts) -> float:
+    """Model FLOPs of the whole workload (every piece, no recompute): the MFU numerator."""
+    return f.model_flops_per_seq * f.samples_per_piece * spec.pieces
+
+
+def efficiency_source(gpu: GpuSpec, f: TrainFacts) -> str:
+    """Where a training estimate's efficiency comes from, in words."""
+    g = eff.gemm_fraction(gpu)
+    text = (
+        f"physics model: {gpu.name} matmuls at {g:.2f} of the {gpu.tensor_tflops_dense:g} TFLOPS dense peak "
+        f"(GPU-generation default calibrated on published runs, estimation.md s1.4/s3"
+        f"{', adjusted for the matmul shapes' if f.transformer else ''}), plus activation "
+        f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
+        "optimizer step, pipeline bubble and failure/checkpoint goodput"
+    )
+    if f.finetune:
+        text += f"; x{eff.FINETUNE_STACK_FACTOR} for an eager-mode fine-tuning stack"
+    if f.method == "qlora":
+        text += f"; /{eff.QLORA_SLOWDOWN} for QLoRA dequantisation"
+    return text
+
+
+# -- the estimate -----------------------------------------------------------------------------------
+
+
+def interconnect_required(s: Strategy, topo: Topology) -> Interconnect:
+    """The link the strategy wants: NVSwitch for TP > 2, NVLink for TP 2, else PCIe between GPUs.
+
+    The time was computed on ``topo``'s link, so a weaker link there is, by construction, enough for
+    the reported hours (tensor parallel over PCIe is slow, and priced in).
+    """
+    if s.tensor_parallel > 2:
+        wanted = Interconnect.NVSWITCH
+    elif s.tensor_parallel == 2:
+        wanted = Interconnect.NVLINK
+    elif s.gpus_per_piece > 1 and topo.gpus_per_node > 1:
+        wanted = Interconnect.PCIE
+    else:
+        return Interconnect.NONE
+    if topo.interconnect.rank < wanted.rank and topo.interconnect is not Interconnect.NONE:
+        return topo.interconnect
+    return wanted
+
+
+def _best_training(
+    f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, pieces: int, flash: bool
+) -> tuple[Candidate | None, Candidate, int, float]:
+    """Best (candidate, least-memory candidate, concurrent pieces, total seconds) over piece splits.
+
+    Called only where the pinned layout divides ``count`` (so at least the whole count has one).
+    """
+    best: tuple[Candidate | None, Candidate, int, float] | None = None
+    sizes = [count] if pieces == 1 else [d for d in range(1, count + 1) if count % d == 0]
+    for size in sizes:
+        concurrent = min(count // size, pieces)
+        sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
+        cand, least = search_training(f, gpu, size, topology_links(gpu, sub, size), flash=flash)
+        if least is None:
+            continue  # the pinned layout does not divide this group size
+        if cand is None:
+            if best is None:
+                best = (None, least, concurrent, math.inf)
+            continue
+        rounds = math.ceil(pieces / concurrent)
+        nodes = math.ceil(size / max(1, sub.gpus_per_node))
+        steady_h = cand.piece_seconds / 3600.0
+        overhead = eff.failure_overhead(size, steady_h, checkpoint_bytes(f), nodes)
+        total = rounds * cand.piece_seconds * (1.0 + overhead)
+        if best is None or best[0] is None or total < best[3] * 0.99:
+            best = (cand, least, concurrent, total)
+    assert best is not None
+    return best
+
+
+def _compute_ethernet_seconds(
+    spec: WorkloadSpec,
+    gpu: GpuSpec,
+    layout: tuple[int, int, int, str],
+    size: int,
+    links: Links,
+    flash: bool,
+) -> float | None:
+    """Seconds per piece of the ``(tensor, pipeline, zero, recompute)`` layout on ``size`` GPUs
+    over ``links`` (None: it does not fit)."""
+    tp, pp, zero, mode = layout
+    pin = {"tensor": tp, "pipeline": pp, "zero": zero}
+    pinned = replace(train_facts(spec), pinned=pin, recompute_modes=(mode,))
+    cand, _ = search_training(pinned, gpu, size, links, flash=flash)
+    return None if cand is None else cand.piece_seconds
+
+
+_ethernet_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_compute_ethernet_seconds)
+
+
+def _fabric_required(
+    spec: WorkloadSpec, gpu: GpuSpec, c: Candidate, topo: Topology, flash: bool
+) -> Fabric | None:
+    """Ethernet when the chosen layout runs within FABRIC_TOLERANCE as fast on it, else InfiniBand.
+
+    The Ethernet search does not depend on the offer's own fabric or network speed, so it is
+    memoised: a quote that estimates one GPU shape under several fabrics runs it once.
+    """
+    s = c.strategy
+    if s.gpus_per_piece <= topo.gpus_per_node:
+        return None
+    weak = replace(topo, fabric=Fabric.ETHERNET, network_gbps=None)
+    links = topology_links(gpu, weak, s.gpus_per_piece)
+    layout = (s.tensor_parallel, s.pipeline_parallel, s.zero_stage, s.activation_checkpointing)
+    args = (spec, gpu, layout, s.gpus_per_piece, links, flash)
+    try:
+        ethernet_s = _ethernet_memo(*args)
+    except TypeError:
+        if _hashable(spec):
+            raise
+        ethernet_s = _compute_ethernet_seconds(*args)
+    if ethernet_s is not None and ethernet_s <= c.piece_seconds * (1.0 + FABRIC_TOLERANCE):
+        return Fabric.ETHERNET
+    return Fabric.INFINIBAND
+
+
+def _busy_notes(spec: WorkloadSpec, c: Candidate, count: int, used: int) -> list[str]:
+    """Suggestions on a layout that fits: idle GPUs, communication-bound steps."""
+    notes: list[str] = []
+    if used < count:
+        notes.append(f"only {used} of {count} GPUs are busy with {spec.pieces} pieces")
+    if c.comm_exposed_s > 0.25 * c.step_s:
+        notes.append(
+            "communication takes over a quarter of each step: a faster interconnect or fabric would help"
+        )
+    return notes
+
+
+def _nothing_fits(
+    spec: WorkloadSpec,
+    f: TrainFacts,
+    gpu: GpuSpec,
+    count: int,
+    topo: Topology,
+    least: Candidate,
+    assumptions: list[str],
+) -> Estimate:
+    """The estimate when no layout fits: the least-memory layout, no time, no suggestions yet
+    (:func:`planner.workload.advice.train_suggestions` says what would fit)."""
+    s = replace(least.strategy, reason="nothing fits; shown: the layout with the least memory")
+    return make_estimate(
+        spec,
+        gpu,
+        count,
+        fits=False,
+        memory_bytes=least.memory_bytes,
+        breakdown=least.breakdown,
+        strategy=s,
+        total_flops=model_flops(spec, f),
+        efficiency=0.0,
+        source=efficiency_source(gpu, f),
+        wall_hours=math.inf,
+        interconnect=interconnect_required(s, topo),
+        fabric=None,
+        checkpoint_gib=checkpoint_bytes(f) / mem.GIB,
+        suggestions=(),
+        assumptions=assumptions,
+    )
+
+
+def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> Estimate:
+    """The training estimate on ``count`` x ``gpu`` wired as ``topo``.
+
+    ``count`` must hold the pinned layout (:func:`planner.workload.advice.unplaceable_estimate`
+    answers for the others).  Where nothing fits the answer carries no suggestions: the caller adds
+    :func:`planner.workload.advice.train_suggestions` (:func:`planner.workload.estimator.estimate`).
+    """
+    f = train_facts(spec)
+    flash = flash_attention(spec, gpu)
+    assumptions = training_assumptions(spec, f, flash)
+    cand, least, concurrent, total_s = _best_training(f, gpu, count, topo, spec.pieces, flash)
+    if cand is None:
+        return _nothing_fits(spec, f, gpu, count, topo, least, assumptions)
+    size = cand.strategy.gpus_per_piece
+    s = replace(cand.strategy, concurrent_pieces=concurrent)
+    s = replace(s, reason=explain(cand, size))
+    flops = model_flops(spec, f)
+    sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
+    steady_s = math.ceil(spec.pieces / concurrent) * cand.piece_seconds
+    return make_estimate(
+        spec,
+        gpu,
+        count,
+        fits=True,
+        memory_bytes=cand.memory_bytes,
+        breakdown=cand.breakdown,
+        strategy=s,
+        total_flops=flops,
+        efficiency=flops / (count * gpu.peak_flops * total_s) if total_s > 0 else 0.0,
+        source=efficiency_source(gpu, f),
+        wall_hours=total_s / 3600.0,
+        interconnect=interconnect_required(s, sub),
+        fabric=_fabric_required(spec, gpu, cand, sub, flash),
+        checkpoint_gib=checkpoint_bytes(f) / mem.GIB,
+        suggestions=_busy_notes(spec, cand, count, size * concurrent),
+        assumptions=assumptions,
+        goodput=steady_s / total_s if total_s > 0 else 1.0,
+    )
