@@ -204,6 +204,13 @@ BASE: dict[str, Any] = {
             "less than or equal to 1",
         ),
         (
+            # issue 12 regression: an unknown key inside an optional section names that key
+            # (was "classes[0].spot: unknown key, did you mean 'spot'?")
+            {"classes": [{"gpu": "H100", "spot": {"usd_per_gpu_hour": 1, "max_shar": 0.5}}]},
+            "classes[0].spot.max_shar",
+            "did you mean 'max_share'",
+        ),
+        (
             {"classes": [{"gpu": "H100", "buy": [{"hardware": "8xa100-80gb"}]}]},
             "classes[0].buy[0]",
             "has A100-80GB GPUs, not H100",
