@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 import yaml
 
-from planner.currency import convert_money, fx_table_from_mapping, load_fx_rates, parse_money
+from planner.config.currency import convert_money, fx_table_from_mapping, load_fx_rates, parse_money
+from planner.config.scenarios import scenarios_dir
 from planner.errors import ConfigError, UnknownNameError
-from planner.onprem import load_hardware, scenarios_dir
+from planner.ownership.hardware import load_hardware
 from planner.schema import Interconnect
 
 GOOD: dict[str, Any] = {

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from planner import api
-from planner.quoting import QuoteRequest
+from planner.quoting.request import QuoteRequest
 
 CHROMIUM = next(
     (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p),
