@@ -360,7 +360,23 @@ def _clean_points(series: Series, x_log: bool) -> list[tuple[float, float]]:
 _Spot = tuple[tuple[float, float], tuple[float, float], str, str]  # xy, offset (pt), ha, va
 
 
+_LABEL_STYLE: dict[str, Any] = {
+    "textcoords": "offset points",
+    "fontweight": "bold",
+    "bbox": {"boxstyle": "square,pad=0.1", "facecolor": "#ffffff", "edgecolor": "none"},
+    "zorder": 5,
+}
+_REF_STYLE: dict[str, Any] = {
+    "color": MUTED_INK,
+    "linewidth": 1.5,
+    "linestyle": (0, tuple(d / 1.5 for d in REF_DASH)),
+    "zorder": 3,
+}
+_Note = tuple[Any, list[_Spot]]  # a label with the places it may go, best first
+
+
 def _line_figure(fig: Figure, chart: LineChart) -> None:
+    """Series, reference lines and labelled markers on one axes; labels placed clear of lines."""
     series_points = [_clean_points(s, chart.x_log) for s in chart.series]
     markers = [m for m in chart.markers if _on_x_axis(m.x, chart.x_log) and _finite(m.y)]
     refs = [r for r in chart.ref_lines if _on_x_axis(r.value, chart.x_log and r.axis == "x")]
@@ -374,7 +390,32 @@ def _line_figure(fig: Figure, chart: LineChart) -> None:
     ax.set_xlabel(_xml_safe(chart.x_label))
     ax.set_ylabel(_xml_safe(chart.y_label))
     ax.grid(True, axis="both")
+    handles, labels = _draw_series(ax, chart, series_points)
+    notes = [_draw_ref_line(ax, ref) for ref in refs]
+    notes += _draw_markers(ax, chart, markers, xs)
+    _y_range(ax, chart, series_points, markers, refs)
+    _value_axis(ax, "x", chart.x_format, log=chart.x_log)
+    _value_axis(ax, "y", chart.y_format)
+    _legend(fig, ax, handles, labels)
+    if notes:  # labels keep clear of the series and of the reference lines
+        lines = [
+            _step_points(pts) if series.step else pts
+            for series, pts in zip(chart.series, series_points, strict=True)
+        ]
+        (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
+        lines += [
+            [(r.value, y_lo), (r.value, y_hi)]
+            if r.axis == "x"
+            else [(x_lo, r.value), (x_hi, r.value)]
+            for r in refs
+        ]
+        _place_labels(fig, ax, notes, [(m.x, m.y) for m in markers], lines)
 
+
+def _draw_series(
+    ax: Any, chart: LineChart, series_points: list[list[tuple[float, float]]]
+) -> tuple[list[Any], list[str]]:
+    """One line per series with points (a lone point is drawn as a dot); legend handles."""
     handles, labels = [], []
     for index, (series, pts) in enumerate(zip(chart.series, series_points, strict=True)):
         if not pts:
@@ -396,62 +437,57 @@ def _line_figure(fig: Figure, chart: LineChart) -> None:
         if series.name:
             handles.append(line)
             labels.append(_xml_safe(series.name))
+    return handles, labels
 
-    notes: list[tuple[Any, list[_Spot]]] = []  # each label with the places it may go
-    label_style: dict[str, Any] = {
-        "textcoords": "offset points",
-        "fontweight": "bold",
-        "bbox": {"boxstyle": "square,pad=0.1", "facecolor": "#ffffff", "edgecolor": "none"},
-        "zorder": 5,
-    }
-    ref_style: dict[str, Any] = {
-        "color": MUTED_INK,
-        "linewidth": 1.5,
-        "linestyle": (0, tuple(d / 1.5 for d in REF_DASH)),
-        "zorder": 3,
-    }
-    for ref in refs:
-        if ref.axis == "x":
-            ax.axvline(ref.value, **ref_style)
-            coords: Any = ("data", "axes fraction")
-            spots: list[_Spot] = [
-                (
-                    (ref.value, 1.0),
-                    (5.0 * side, -4.0 - 16 * step),
-                    "left" if side > 0 else "right",
-                    "top",
-                )
-                for step in range(4)
-                for side in (1, -1)
-            ]
-        else:
-            ax.axhline(ref.value, **ref_style)
-            coords = ("axes fraction", "data")
-            spots = [
-                ((end, ref.value), (-4.0 if end else 4.0, dy), "right" if end else "left", va)
-                for dy, va in ((4.0, "bottom"), (-4.0, "top"))
-                for end in (1.0, 0.0)
-            ]
-        note = ax.annotate(
-            _xml_safe(ref.label), *spots[0][:2], xycoords=coords, color=MUTED_INK, **label_style
-        )
-        notes.append((note, spots))
 
-    if markers:
-        ax.plot(
-            [m.x for m in markers],
-            [m.y for m in markers],
-            linestyle="None",
-            marker="o",
-            markersize=10,
-            markerfacecolor=INK,
-            markeredgecolor="#ffffff",
-            markeredgewidth=1.5,
-            label="_markers",
-            zorder=4,
-        )
+def _draw_ref_line(ax: Any, ref: RefLine) -> _Note:
+    """A dashed reference line and its label, with the label's candidate places along it."""
+    if ref.axis == "x":
+        ax.axvline(ref.value, **_REF_STYLE)
+        coords: Any = ("data", "axes fraction")
+        spots: list[_Spot] = [
+            (
+                (ref.value, 1.0),
+                (5.0 * side, -4.0 - 16 * step),
+                "left" if side > 0 else "right",
+                "top",
+            )
+            for step in range(4)
+            for side in (1, -1)
+        ]
+    else:
+        ax.axhline(ref.value, **_REF_STYLE)
+        coords = ("axes fraction", "data")
+        spots = [
+            ((end, ref.value), (-4.0 if end else 4.0, dy), "right" if end else "left", va)
+            for dy, va in ((4.0, "bottom"), (-4.0, "top"))
+            for end in (1.0, 0.0)
+        ]
+    note = ax.annotate(
+        _xml_safe(ref.label), *spots[0][:2], xycoords=coords, color=MUTED_INK, **_LABEL_STYLE
+    )
+    return note, spots
+
+
+def _draw_markers(ax: Any, chart: LineChart, markers: list[Marker], xs: list[float]) -> list[_Note]:
+    """Dots for the markers and their labels, each with candidate places around its dot."""
+    if not markers:
+        return []
+    ax.plot(
+        [m.x for m in markers],
+        [m.y for m in markers],
+        linestyle="None",
+        marker="o",
+        markersize=10,
+        markerfacecolor=INK,
+        markeredgecolor="#ffffff",
+        markeredgewidth=1.5,
+        label="_markers",
+        zorder=4,
+    )
     position = [math.log10(x) if chart.x_log else x for x in xs]
     lo, hi = min(position), max(position)
+    notes: list[_Note] = []
     for marker in markers:
         at = math.log10(marker.x) if chart.x_log else marker.x
         # Near the right edge the label grows to the left of its dot, elsewhere to the right.
@@ -462,9 +498,20 @@ def _line_figure(fig: Figure, chart: LineChart) -> None:
             for va in ["bottom" if dy > 0 else "top"]
             for side in sides
         ]
-        notes.append((ax.annotate(_xml_safe(marker.label), *spots[0][:2], **label_style), spots))
+        notes.append((ax.annotate(_xml_safe(marker.label), *spots[0][:2], **_LABEL_STYLE), spots))
+    return notes
 
-    if chart.y_zero:  # the axis ends at 0 on the side the data does not cross
+
+def _y_range(
+    ax: Any,
+    chart: LineChart,
+    series_points: list[list[tuple[float, float]]],
+    markers: list[Marker],
+    refs: list[RefLine],
+) -> None:
+    """With ``y_zero`` the axis ends at 0 on the side the data does not cross; a zero line
+    where the range spans zero."""
+    if chart.y_zero:
         ys = [y for pts in series_points for _, y in pts] + [m.y for m in markers]
         ys += [r.value for r in refs if r.axis == "y"]
         y_lo, y_hi = ax.get_ylim()
@@ -475,22 +522,6 @@ def _line_figure(fig: Figure, chart: LineChart) -> None:
     y_lo, y_hi = ax.get_ylim()
     if y_lo < 0 < y_hi:
         ax.axhline(0.0, color=AXIS, linewidth=1.0, zorder=1)
-    _value_axis(ax, "x", chart.x_format, log=chart.x_log)
-    _value_axis(ax, "y", chart.y_format)
-    _legend(fig, ax, handles, labels)
-    if notes:  # labels keep clear of the series and of the reference lines
-        lines = [
-            _step_points(pts) if series.step else pts
-            for series, pts in zip(chart.series, series_points, strict=True)
-        ]
-        (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
-        lines += [
-            [(r.value, y_lo), (r.value, y_hi)]
-            if r.axis == "x"
-            else [(x_lo, r.value), (x_hi, r.value)]
-            for r in refs
-        ]
-        _place_labels(fig, ax, notes, [(m.x, m.y) for m in markers], lines)
 
 
 def _step_points(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
