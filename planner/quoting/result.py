@@ -43,7 +43,7 @@ class QuoteResult:
             "snapshot": {
                 "as_of": self.book.as_of,
                 "source": self.book.source_text,
-                "parts": list(self.book.sources),
+                "parts": [s.to_dict() for s in self.book.sources],
             },
             "plans": [p.to_dict() for p in self.plans],
             "assumptions": {
@@ -62,4 +62,3 @@ class QuoteResult:
         if self.request.pareto:
             out["frontier"] = [{"deadline_hours": d, "total_cost_usd": c} for d, c in self.frontier]
         return out
-

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from planner.catalog import OfferBook, as_of_range
+from planner.catalog import OfferBook
 from planner.reports.tables import frame_records, render_records
 from planner.schema import COLUMN_NAMES
 
@@ -46,9 +46,9 @@ EXTRA_COLUMNS = ("purchase_option", "price_usd_per_hour", "price_usd_per_gpu_hou
 def provenance_lines(book: OfferBook, max_age_days: int) -> list[str]:
     """Where the prices come from, one line per provider, then staleness warnings."""
     lines = [
-        f"prices: {s['provider']} as of {as_of_range(s)}"
-        + (" (estimated)" if s.get("as_of_basis") == "estimated" else "")
-        + f" from {s['source']}"
+        f"prices: {s.provider} as of {s.as_of_range}"
+        + (" (estimated)" if s.estimated else "")
+        + f" from {s.source}"
         for s in book.sources
     ]
     lines += [f"warning: {w}" for w in book.stale_warnings(max_age_days)]

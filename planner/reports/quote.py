@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.catalog import as_of_range
 from planner.quoting.result import QuoteResult
 from planner.reports.tables import dumps_json, render_records
 
@@ -146,9 +145,9 @@ def render_quote(result: QuoteResult, fmt: str, *, warnings: list[str]) -> str:
     out.append("")
     for s in result.book.sources:
         out.append(
-            f"prices: {s['provider']} as of {as_of_range(s)}"
-            + (" (estimated)" if s.get("as_of_basis") == "estimated" else "")
-            + f" from {s['source']}"
+            f"prices: {s.provider} as of {s.as_of_range}"
+            + (" (estimated)" if s.estimated else "")
+            + f" from {s.source}"
         )
     out += [f"warning: {w}" for w in warnings]
     return "\n".join(out)
