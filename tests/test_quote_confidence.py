@@ -208,4 +208,4 @@ def test_issue_15_llama_2_7b_pretrain_168h_recommends_nothing_below_90_percent()
 def test_confidence_must_be_a_percentage_below_100(bad: object) -> None:
     with pytest.raises(ConfigError) as e:
         QuoteRequest(workload="gpt2-finetune", deadline_hours=24, confidence_pct=bad)
-    assert "--confidence" in str(e.value)
+    assert e.value.key_path == "confidence_pct"  # the field; `planner quote` shows --confidence
