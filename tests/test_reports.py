@@ -415,3 +415,85 @@ def test_unwritable_report_path_is_a_clean_error(tmp_path: Path) -> None:
     assert code != 0
     assert "cannot write the report" in err
     assert "Traceback" not in err
+
+
+# ------------------------------------------------- issue 12: typed results into the reports
+
+
+@pytest.fixture(scope="module")
+def typed_results() -> dict[str, Any]:
+    return {
+        "quote": api.quote(workload="gpt2-xl-finetune", deadline_hours=24, pareto=True),
+        "tco": api.tco("8xh100-hgx", utilization=0.6),
+        "budget": api.budget("2027-ml-platform", sensitivity=True),
+    }
+
+
+def test_reports_read_the_typed_result_not_its_json_record(
+    typed_results: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12: the builders and text renderers read attributes (mypy checks each one), so a
+    renamed field fails the type check instead of a report; JSON is made only for --format json."""
+    from planner.optimize.budget import BudgetReport
+    from planner.optimize.plans import Plan
+    from planner.ownership.costs import CloudComparison, TcoResult
+    from planner.ownership.hardware import HardwareSpec
+    from planner.quoting.result import QuoteResult
+    from planner.reports.quote import render_quote
+    from planner.reports.tco import render_budget, render_tco
+
+    def refuse(self: object) -> None:
+        raise AssertionError(f"a report read the JSON record of {type(self).__name__}")
+
+    for cls, name in (
+        (QuoteResult, "to_dict"),
+        (Plan, "to_dict"),
+        (TcoResult, "to_record"),
+        (CloudComparison, "to_record"),
+        (HardwareSpec, "to_record"),
+        (BudgetReport, "to_record"),
+    ):
+        monkeypatch.setattr(cls, name, refuse)
+    eur = f.Money.of("EUR")
+    for kind, result in typed_results.items():
+        for money in (f.USD_MONEY, eur):
+            doc = document_for(result, money=money)
+            assert doc.kind == kind and doc.tables()
+            for fmt in ("html", "markdown", "csv"):
+                assert render_document(doc, fmt)
+    for fmt in ("table", "markdown", "csv"):
+        assert render_quote(typed_results["quote"], fmt, warnings=[])
+        for currency in ("USD", "EUR"):
+            assert render_tco(typed_results["tco"], fmt, currency=currency)
+            assert render_budget(typed_results["budget"], fmt, currency=currency)
+
+
+def test_money_from_a_rate_table_converts_text_charts_notes_and_json_alike() -> None:
+    from planner.config.currency import fx_table_from_mapping
+
+    table = fx_table_from_mapping(
+        {"as_of": "2025-02-28", "source": "test", "per_eur": {"EUR": 1.0, "USD": 2.0}}
+    )
+    eur = f.Money.of("eur", table)
+    assert (eur.code, eur.per_usd) == ("EUR", 0.5)
+    assert eur(10) == "€5.00" and eur.scale(10) == 5.0
+    assert eur.chart_axis() == (0.5, "number", "EUR")
+    assert eur.note() == "money in EUR at 0.5 per USD"
+    assert (eur.as_of, eur.source) == ("2025-02-28", "test")
+    assert eur.convert({"capex_usd": 10.0, "gpus": 8}) == {"capex_eur": 5.0, "gpus": 8}
+    usd = f.Money.of("USD", table)
+    record = {"capex_usd": 10.0}
+    assert usd is f.USD_MONEY and usd.note() == "" and usd.convert(record) is record
+    assert usd.chart_axis() == (1.0, "usd", "USD")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0.75, "45 min"),  # the same as without the hours under three days
+        (72, "72.0 h"),
+        (300, "12.5 days (300 h)"),  # the terminal's quote shows the hours next to the days
+    ],
+)
+def test_hours_with_hours(value: float, expected: str) -> None:
+    assert f.hours(value, with_hours=True) == expected

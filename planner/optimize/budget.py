@@ -576,6 +576,14 @@ class BudgetReport:
     sensitivity: tuple[SensitivityRow, ...]
     source: str = ""
 
+    def mix_saves_usd(self, s: StrategyResult) -> float | None:
+        """What the optimal mix saves against strategy ``s`` (None: ``s`` is not possible)."""
+        return None if s.total_usd is None else s.total_usd - self.plan.total_usd
+
+    def mix_saves_pct(self, s: StrategyResult) -> float | None:
+        """The saving as a percentage of the strategy's total (None: no total to compare with)."""
+        return None if not s.total_usd else (s.total_usd - self.plan.total_usd) / s.total_usd * 100
+
     def to_record(self) -> dict[str, Any]:
         plan = self.plan
         best = plan.total_usd
@@ -595,10 +603,8 @@ class BudgetReport:
                 {
                     "strategy": s.strategy,
                     "total_usd": s.total_usd,
-                    "mix_saves_usd": None if s.total_usd is None else s.total_usd - best,
-                    "mix_saves_pct": None
-                    if not s.total_usd
-                    else (s.total_usd - best) / s.total_usd * 100,
+                    "mix_saves_usd": self.mix_saves_usd(s),
+                    "mix_saves_pct": self.mix_saves_pct(s),
                     "note": s.note,
                 }
                 for s in self.strategies

@@ -1,9 +1,15 @@
-"""What a quote returns: ranked plans with the requirements, provenance and assumptions behind them."""
+"""What a quote returns: ranked plans with the requirements, provenance and assumptions behind them.
+
+Typed all the way to the reports (:mod:`planner.reports.quote`, :mod:`planner.reports.quote_doc`
+read attributes); :meth:`QuoteResult.to_dict` makes the JSON of ``planner quote --format json``
+from them, once, at the edge.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from planner.catalog import OfferBook
 from planner.optimize.plans import (
@@ -12,32 +18,105 @@ from planner.optimize.plans import (
     Plan,
 )
 from planner.optimize.spot import DEFAULT_RESTART_HOURS
+from planner.quoting.request import QuoteRequest
 from planner.workload import WorkloadSpec
 
-if TYPE_CHECKING:
-    pass
-from planner.quoting.request import QuoteRequest
+
+@dataclass(frozen=True)
+class Requirements:
+    """What the workload needs: its work and model states (on one H100, for reference) and the
+    memory, strategy, link and efficiency of the cheapest plan.  Fields in JSON order."""
+
+    total_flops: float
+    model_states_gib: float  # weights + gradients + optimizer states, unsharded
+    memory_per_gpu_gib: float  # with the cheapest plan's strategy
+    strategy: str  # the cheapest plan's parallel layout, e.g. "DP2 + TP8"
+    interconnect_required: str
+    efficiency: float  # expected MFU of the cheapest plan
+    pieces: int  # independent pieces of work (a sweep); 1 for one job
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class QuoteStats:
+    """How much the quote searched and how long it took (seconds rounded to 0.1 ms)."""
+
+    offers_considered: int
+    candidates: int
+    candidates_after_pruning: int
+    workload_estimates: int
+    seconds_candidates: float
+    seconds_total: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class QuoteAssumptions:
+    """The planning figures and request options every plan of a quote rests on."""
+
+    startup_hours: float  # billed per phase and per gang
+    checkpoint_egress_usd_per_gb: float  # charged on every configuration switch
+    spot_restart_hours: float  # lost per spot interruption
+    discounts: Mapping[str, float]  # provider -> share off list prices
+    quotas: Mapping[str, int]  # quota group -> instances
+    owned_hardware: tuple[str, ...]  # hardware files
+    owned_cost_basis: str  # amortised | sunk
+    spot_allowed: bool
+    reserved_included: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "startup_hours": self.startup_hours,
+            "checkpoint_egress_usd_per_gb": self.checkpoint_egress_usd_per_gb,
+            "spot_restart_hours": self.spot_restart_hours,
+            "discounts": dict(self.discounts),
+            "quotas": dict(self.quotas),
+            "owned_hardware": list(self.owned_hardware),
+            "owned_cost_basis": self.owned_cost_basis,
+            "spot_allowed": self.spot_allowed,
+            "reserved_included": self.reserved_included,
+        }
 
 
 @dataclass(frozen=True)
 class QuoteResult:
     request: QuoteRequest
     workload: WorkloadSpec
-    requirements: dict[str, Any]
+    requirements: Requirements
     plans: tuple[Plan, ...]
     excluded: tuple[str, ...]
     book: OfferBook
-    frontier: tuple[tuple[float, float], ...] = ()
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: QuoteStats
+    frontier: tuple[tuple[float, float], ...] = ()  # (deadline_hours, cheapest total_cost_usd)
     notes: tuple[str, ...] = ()  # plan variants left out (the solver gave up on them)
 
+    @property
+    def assumptions(self) -> QuoteAssumptions:
+        req = self.request
+        return QuoteAssumptions(
+            startup_hours=STARTUP_HOURS,
+            checkpoint_egress_usd_per_gb=EGRESS_USD_PER_GB,
+            spot_restart_hours=DEFAULT_RESTART_HOURS,
+            discounts=req.discounts,
+            quotas=req.quotas,
+            owned_hardware=req.hardware,
+            owned_cost_basis=req.local_cost_basis,
+            spot_allowed=req.allow_spot,
+            reserved_included=req.include_reserved,
+        )
+
     def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of ``planner quote --format json``."""
         out: dict[str, Any] = {
             "workload": self.workload.name,
             "deadline_hours": self.request.deadline_hours,
             "budget_usd": self.request.budget_usd,
             "confidence_pct": self.request.confidence_pct,
-            "requirements": self.requirements,
+            "requirements": self.requirements.to_dict(),
             "excluded": list(self.excluded),
             "notes": list(self.notes),
             "snapshot": {
@@ -46,18 +125,8 @@ class QuoteResult:
                 "parts": [s.to_dict() for s in self.book.sources],
             },
             "plans": [p.to_dict() for p in self.plans],
-            "assumptions": {
-                "startup_hours": STARTUP_HOURS,
-                "checkpoint_egress_usd_per_gb": EGRESS_USD_PER_GB,
-                "spot_restart_hours": DEFAULT_RESTART_HOURS,
-                "discounts": dict(self.request.discounts),
-                "quotas": dict(self.request.quotas),
-                "owned_hardware": list(self.request.hardware),
-                "owned_cost_basis": self.request.local_cost_basis,
-                "spot_allowed": self.request.allow_spot,
-                "reserved_included": self.request.include_reserved,
-            },
-            "stats": self.stats,
+            "assumptions": self.assumptions.to_dict(),
+            "stats": self.stats.to_dict(),
         }
         if self.request.pareto:
             out["frontier"] = [{"deadline_hours": d, "total_cost_usd": c} for d, c in self.frontier]

@@ -16,7 +16,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -33,7 +33,7 @@ from planner.optimize.candidates import (
 )
 from planner.optimize.plans import Plan, PlanRequest, frontier, make_plans
 from planner.quoting.request import QuoteRequest, _canonical_discounts, _canonical_quotas
-from planner.quoting.result import QuoteResult
+from planner.quoting.result import QuoteResult, QuoteStats, Requirements
 from planner.workload import WorkloadSpec, estimate, load_workload
 
 if TYPE_CHECKING:
@@ -76,14 +76,14 @@ def quote(
     plan_set = make_plans(pruned, plan_req, solver)
     curve = frontier(pruned, plan_req, solver, on_progress=on_progress) if req.pareto else ()
     requirements = _requirements(spec, plan_set.plans, inputs.catalog)
-    stats = {
-        "offers_considered": len(inputs.offers),
-        "candidates": len(cset.table),
-        "candidates_after_pruning": len(pruned),
-        "workload_estimates": cset.estimates_evaluated,
-        "seconds_candidates": round(t_candidates - started, 4),
-        "seconds_total": round(time.perf_counter() - started, 4),
-    }
+    stats = QuoteStats(
+        offers_considered=len(inputs.offers),
+        candidates=len(cset.table),
+        candidates_after_pruning=len(pruned),
+        workload_estimates=cset.estimates_evaluated,
+        seconds_candidates=round(t_candidates - started, 4),
+        seconds_total=round(time.perf_counter() - started, 4),
+    )
     return QuoteResult(
         request=req,
         workload=spec,
@@ -165,9 +165,7 @@ def _candidates(inputs: _Inputs) -> tuple[CandidateSet, pd.DataFrame]:
     return cset, pruned
 
 
-def _requirements(
-    spec: WorkloadSpec, plans: tuple[Plan, ...], catalog: GpuCatalog
-) -> dict[str, Any]:
+def _requirements(spec: WorkloadSpec, plans: tuple[Plan, ...], catalog: GpuCatalog) -> Requirements:
     """What the workload needs: its FLOPs and model states (on one H100, for reference) and the
     memory, strategy, link and efficiency of the cheapest plan."""
     reference = estimate(spec, catalog.resolve("H100"), 1)
@@ -176,15 +174,15 @@ def _requirements(
         for k, v in reference.memory_breakdown_gib.items()
         if k in ("weights", "gradients", "optimizer_states")
     )
-    return {
-        "total_flops": reference.total_flops,
-        "model_states_gib": states,  # weights + gradients + optimizer, unsharded
-        "memory_per_gpu_gib": plans[0].memory_per_gpu_gib,  # with the cheapest plan's strategy
-        "strategy": plans[0].items[0].strategy,
-        "interconnect_required": _interconnect_need(plans[0]),
-        "efficiency": plans[0].items[0].efficiency,  # expected MFU of the cheapest plan
-        "pieces": spec.pieces,
-    }
+    return Requirements(
+        total_flops=reference.total_flops,
+        model_states_gib=states,
+        memory_per_gpu_gib=plans[0].memory_per_gpu_gib,
+        strategy=plans[0].items[0].strategy,
+        interconnect_required=_interconnect_need(plans[0]),
+        efficiency=plans[0].items[0].efficiency,
+        pieces=spec.pieces,
+    )
 
 
 def _interconnect_need(plan: Plan) -> str:

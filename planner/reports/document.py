@@ -5,8 +5,10 @@ The builders (:mod:`planner.reports.quote_doc`, :mod:`~planner.reports.tco_doc`,
 document into HTML (:mod:`planner.reports.html`), Markdown or CSV (here).  One document, three
 formats, so the wiki page, the spreadsheet and the budget-review file say the same thing.
 
-Every number is a :class:`Cell`: the text people read and the raw value it was formatted from, taken
-from the JSON output of the same command (``json_key``), so a test can check that the two agree.
+Every number is a :class:`Cell`: the text people read and the raw value it was formatted from.  The
+builders read the typed result (attributes, checked by mypy), never its JSON record; a table's
+``keys`` and ``json_path`` say where the same value sits in the JSON output of the same command,
+so a test can check that the two agree.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import io
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from planner.reports.charts import Chart
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -242,27 +246,44 @@ def lookup(record: Any, dotted: str) -> Any:
     return value
 
 
-def table_from_records(
+@dataclass(frozen=True)
+class Column(Generic[T]):
+    """One column of a table of typed rows: ``value`` reads the field (mypy checks the attribute),
+    ``fmt`` formats it, ``key`` names it in CSV and in the JSON record (dotted: ``risk.spot_share``).
+    ``show``, when given, makes the text from the whole row instead (``49.5 of 80 GiB``)."""
+
+    key: str
+    header: str
+    value: Callable[[T], Any]
+    fmt: Callable[[Any], str] = str
+    show: Callable[[T], str] | None = None
+
+    def cell(self, item: T) -> Cell:
+        value = self.value(item)
+        return Cell(self.show(item), value) if self.show else Cell.of(value, self.fmt)
+
+
+def table_of(
     title: str,
-    records: Sequence[dict[str, Any]],
-    columns: Sequence[tuple[str, str, Callable[[Any], str]]],
+    items: Sequence[T],
+    columns: Sequence[Column[T]],
     *,
     json_path: str = "",
     note: str = "",
     rows: Sequence[int] | None = None,
+    numeric: tuple[bool, ...] = (),
 ) -> Table:
-    """A table from JSON-shaped records: ``columns`` are (key, header, formatter) triples, keys
-    may be dotted (``risk.spot_share``); ``rows`` picks record indices (default: all)."""
-    picked = list(range(len(records))) if rows is None else list(rows)
-    cells = tuple(
-        tuple(Cell.of(lookup(records[i], key), fmt) for key, _, fmt in columns) for i in picked
-    )
+    """A table with one row per item of a typed result (``rows`` picks item indices; default
+    all).  With ``json_path``, row ``i`` column ``key`` equals ``json[json_path][i][key]``."""
+    picked = list(range(len(items))) if rows is None else list(rows)
+    cells = tuple(tuple(c.cell(items[i]) for c in columns) for i in picked)
     return Table(
         title=title,
-        headers=tuple(h for _, h, _ in columns),
-        keys=tuple(k for k, _, _ in columns),
+        headers=tuple(c.header for c in columns),
+        keys=tuple(c.key for c in columns),
         rows=cells,
         json_path=json_path,
         note=note,
+        numeric=numeric,
         json_rows=tuple(picked) if rows is not None else (),
     )

@@ -7,12 +7,19 @@ The rounding rules (one place, so tests can restate them):
 - hours: minutes under 2 h (``65 min``), one decimal up to 72 h (``7.1 h``), days beyond
   (``12.5 days``);
 - shares: whole percent, one decimal under 10 % (``7.5%``, ``41%``).
+
+Money is USD inside the planner; :class:`Money` is the one place a report converts it to the
+currency it is shown in, for text, chart axes and the JSON of ``--currency``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from planner.config.currency import FxTable
 
 # Symbols for the currencies of the bundled rate table (planner/data/fx_rates.yaml); others print
 # their ISO code in front of the number.
@@ -21,10 +28,39 @@ _SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "CN¥", "
 
 @dataclass(frozen=True)
 class Money:
-    """How to show USD amounts: in ``code``, at ``per_usd`` units per US dollar."""
+    """How to show USD amounts: in ``code``, at ``per_usd`` units per US dollar.
+
+    :meth:`of` makes one from a rate table and keeps the table (``rates``), so the notes that
+    name the rate's date and source, and the JSON conversion, use the very rate the text does.
+    """
 
     code: str = "USD"
     per_usd: float = 1.0
+    rates: FxTable | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, code: str, fx: FxTable | None = None, *, key_path: str | None = None) -> Money:
+        """Money shown in ``code`` at the rate of ``fx`` (default: the bundled table).  An unknown
+        code raises :class:`~planner.errors.UnknownNameError` naming ``key_path``."""
+        if code.upper() == "USD":
+            return USD_MONEY
+        from planner.config.currency import load_fx_rates
+
+        table = fx or load_fx_rates()
+        return cls(code.upper(), 1.0 / table.rate(code, key_path=key_path), table)
+
+    @property
+    def is_usd(self) -> bool:
+        return self.code.upper() == "USD"
+
+    @property
+    def as_of(self) -> str:
+        """The date of the rate (empty for USD and for a Money made without a rate table)."""
+        return self.rates.as_of if self.rates else ""
+
+    @property
+    def source(self) -> str:
+        return self.rates.source if self.rates else ""
 
     @property
     def symbol(self) -> str:
@@ -35,6 +71,32 @@ class Money:
 
     def per_hour(self, usd: float | None) -> str:
         return per_hour(usd, self)
+
+    def scale(self, usd: float) -> float:
+        """A USD amount as a plain number in this currency (text tables, chart points).  USD
+        amounts are multiplied by 1.0 too, so an integer amount prints as a float either way."""
+        return usd * self.per_usd
+
+    def note(self) -> str:
+        """``money in EUR at 0.9605 per USD`` (empty for USD): the rate a report was shown at."""
+        return "" if self.is_usd else f"money in {self.code.upper()} at {self.per_usd:.4g} per USD"
+
+    def chart_axis(self) -> tuple[float, Literal["usd", "number"], str]:
+        """(scale, tick format, unit) for a chart axis of money in this currency."""
+        if self.is_usd:
+            return 1.0, "usd", "USD"
+        return self.per_usd, "number", self.code.upper()
+
+    def convert(self, record: Any) -> Any:
+        """A JSON record (``to_dict()``/``to_record()``) with its money in this currency: every
+        number under a key with a ``usd`` part is scaled and the key renamed (``capex_eur``); see
+        :func:`planner.config.currency.convert_money`.  USD returns ``record`` itself; a Money made
+        by hand, without ``rates``, converts at the bundled table's rate."""
+        if self.is_usd:
+            return record
+        from planner.config.currency import convert_money
+
+        return convert_money(record, self.code, self.rates)
 
 
 USD_MONEY = Money()
@@ -61,14 +123,15 @@ def per_hour(usd: float | None, unit: Money = USD_MONEY) -> str:
     return f"{sign}{unit.symbol}{text}/h"
 
 
-def hours(value: float | None) -> str:
-    """``0.75`` -> ``45 min``; ``7.08`` -> ``7.1 h``; ``300`` -> ``12.5 days``."""
+def hours(value: float | None, *, with_hours: bool = False) -> str:
+    """``0.75`` -> ``45 min``; ``7.08`` -> ``7.1 h``; ``300`` -> ``12.5 days`` (with
+    ``with_hours``, the terminal's form: ``12.5 days (300 h)``)."""
     if value is None or not math.isfinite(value):
         return "-"
     if value < 2:
         return f"{value * 60:.0f} min"
     if value > 72:
-        return f"{value / 24:,.1f} days"
+        return f"{value / 24:,.1f} days" + (f" ({value:,.0f} h)" if with_hours else "")
     return f"{value:.1f} h"
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from planner.errors import ConfigError
 from planner.reports.formatting import USD_MONEY, Money
 
 if TYPE_CHECKING:
+    from planner.optimize.budget import BudgetReport
+    from planner.ownership.costs import TcoResult
+    from planner.quoting.result import QuoteResult
     from planner.reports.document import Document
 
 REPORT_FORMATS = ("html", "markdown", "csv")
@@ -36,24 +39,33 @@ def format_for_path(path: str | Path) -> str:
 
 
 def document_for(
-    result: Any,
+    result: QuoteResult | TcoResult | BudgetReport,
     *,
     money: Money = USD_MONEY,
     warnings: Sequence[str] = (),
     generated_by: str = "",
 ) -> Document:
     """The report document of a :class:`~planner.quoting.result.QuoteResult`,
-    :class:`~planner.ownership.costs.TcoResult` or :class:`~planner.optimize.budget.BudgetReport`."""
-    from planner.ownership.costs import TcoResult
+    :class:`~planner.ownership.costs.TcoResult` or :class:`~planner.optimize.budget.BudgetReport`.
+
+    Each use case's modules load only for its own result (a quote does not load the TCO maths)."""
     from planner.quoting.result import QuoteResult
-    from planner.reports.quote_doc import quote_document
-    from planner.reports.tco_doc import budget_document, tco_document
 
     if isinstance(result, QuoteResult):
+        from planner.reports.quote_doc import quote_document
+
         return quote_document(result, warnings=warnings, generated_by=generated_by)
+    from planner.ownership.costs import TcoResult
+
     if isinstance(result, TcoResult):
+        from planner.reports.tco_doc import tco_document
+
         return tco_document(result, money=money, warnings=warnings, generated_by=generated_by)
-    if hasattr(result, "plan") and hasattr(result, "strategies"):
+    from planner.optimize.budget import BudgetReport
+
+    if isinstance(result, BudgetReport):
+        from planner.reports.budget_doc import budget_document
+
         return budget_document(result, money=money, warnings=warnings, generated_by=generated_by)
     raise TypeError(f"no report for {type(result).__name__}")
 

@@ -1,13 +1,24 @@
-"""Renderers for ``planner tco`` and ``planner budget``: results in, strings out."""
+"""Renderers for ``planner tco`` and ``planner budget``: typed results in, strings out.
+
+Money is converted once, by :class:`~planner.reports.formatting.Money`: scaled for the text
+tables, and the JSON record (``to_record()``, made only for ``--format json``) converted with its
+``usd`` keys renamed.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
 
-from planner.config.currency import USD, FxTable, convert_money, load_fx_rates
-from planner.ownership.costs import TcoResult
+from planner.config.currency import USD
+from planner.reports.formatting import Money
 from planner.reports.tables import dumps_json, render_records
+
+if TYPE_CHECKING:
+    from planner.config.currency import FxTable
+    from planner.optimize.budget import BudgetReport
+    from planner.ownership.costs import TcoResult
 
 _CATEGORY_NOTES = {
     "depreciation": "capex less resale, straight line",
@@ -20,17 +31,9 @@ _CATEGORY_NOTES = {
 }
 
 
-def _factor(currency: str, fx: FxTable | None) -> float:
-    if currency.upper() == USD:
-        return 1.0
-    return 1.0 / (fx or load_fx_rates()).rate(currency, key_path="--currency")
-
-
-def _fx_note(currency: str, fx: FxTable | None) -> str:
-    if currency.upper() == USD:
-        return ""
-    table = fx or load_fx_rates()
-    return f"money in {currency.upper()} at {1 / table.rate(currency):.4g} per USD ({table.source}, {table.as_of})"
+def _fx_note(money: Money) -> str:
+    """The rate with its table's source and date (empty for USD)."""
+    return f"{money.note()} ({money.source}, {money.as_of})" if not money.is_usd else ""
 
 
 def _months(value: float | None, lifetime_months: float) -> str:
@@ -48,17 +51,88 @@ def tco_record(
     result: TcoResult, *, currency: str = USD, fx: FxTable | None = None
 ) -> dict[str, Any]:
     """The JSON object of ``planner tco``: USD keys, renamed and converted when ``currency`` is given."""
-    record = result.to_record()
-    if currency.upper() != USD:
-        table = fx or load_fx_rates()
-        record = convert_money(record, currency, table)
+    money = Money.of(currency, fx, key_path="--currency")
+    record: dict[str, Any] = money.convert(result.to_record())
+    if not money.is_usd:
         record["currency"] = {
-            "code": currency.upper(),
-            "per_usd": 1 / table.rate(currency, key_path="--currency"),
-            "as_of": table.as_of,
-            "source": table.source,
+            "code": money.code,
+            "per_usd": money.per_usd,
+            "as_of": money.as_of,
+            "source": money.source,
         }
     return record
+
+
+def _comparison_rows(result: TcoResult, money: Money) -> list[dict[str, Any]]:
+    cur = money.code.lower()
+    lifetime_months = result.hardware.lifetime_years * 12
+    return [
+        {
+            "provider": c.provider,
+            "instance_type": c.instance_type,
+            "region": c.region,
+            "purchase_option": c.purchase_option.value,
+            f"cloud_{cur}_per_gpu_hour": money.scale(c.cloud_usd_per_gpu_hour),
+            f"cloud_{cur}_per_owned_gpu_hour": money.scale(c.cloud_usd_per_equivalent_gpu_hour),
+            "breakeven_utilization": _pct(c.breakeven_utilization),
+            "breakeven_months": _months(c.breakeven_months, lifetime_months),
+        }
+        for c in result.comparisons
+    ]
+
+
+def _cost_lines(result: TcoResult, money: Money, fmt: str) -> list[str]:
+    """The fleet, its yearly cost by category, and its cost per GPU-hour and over the horizon."""
+    hw, cur = result.hardware, money.code
+    annual = result.annual.by_category()
+    total = annual["total"] or 1.0
+    cost_rows = [
+        {
+            "category": name,
+            "per_year": money.scale(value),
+            "share": f"{value / total:.0%}",
+            "what": _CATEGORY_NOTES[name],
+        }
+        for name, value in annual.items()
+    ]
+    useful = f"per useful GPU-hour at {result.utilization:.0%} use:"
+    return [
+        f"{hw.name}: {hw.machines} x {hw.gpus_per_machine} x {hw.gpu} ({hw.interconnect.value}), "
+        f"capex {money.scale(result.capex_usd):,.0f} {cur}, {hw.lifetime_years:g}-year life",
+        "",
+        render_records(cost_rows, fmt, headers={"per_year": f"per year ({cur})"}, floatfmt=",.0f"),
+        "",
+        f"{'per GPU-hour at 100% use:':<34}{money.scale(result.usd_per_gpu_hour):,.3f} {cur}",
+        f"{useful:<34}{money.scale(result.usd_per_useful_gpu_hour):,.3f} {cur}",
+        f"{f'total over {result.years:g} years:':<34}{money.scale(result.total_usd):,.0f} {cur}"
+        f" (residual value {money.scale(result.residual_value_usd):,.0f})",
+    ]
+
+
+def _cloud_lines(
+    result: TcoResult, comparisons: list[dict[str, Any]], money: Money, fmt: str
+) -> list[str]:
+    """The cheapest cloud capacity per purchase option and the cumulative cost, or why none."""
+    if not result.comparisons:
+        return [
+            "",
+            f"no cloud offers with {result.compare_gpu} GPUs to compare with (try --compare-gpu or --offers)",
+        ]
+    cur = money.code
+    headers = {
+        f"cloud_{cur.lower()}_per_gpu_hour": f"{cur}/GPU-h",
+        f"cloud_{cur.lower()}_per_owned_gpu_hour": f"{cur}/owned-GPU-h",
+        "breakeven_utilization": "breakeven util",
+        "breakeven_months": "breakeven month",
+    }
+    return [
+        "",
+        f"cheapest cloud {result.compare_gpu} capacity, same useful hours at {result.utilization:.0%}:",
+        render_records(comparisons, fmt, headers=headers, floatfmt=",.3f"),
+        "",
+        "cumulative cost:",
+        render_records(_curve_rows(result, money), fmt, floatfmt=",.0f"),
+    ]
 
 
 def render_tco(
@@ -71,145 +145,105 @@ def render_tco(
     """``fmt``: table or markdown (a report), json (one object), csv (the comparisons)."""
     if fmt == "json":
         return dumps_json(tco_record(result, currency=currency, fx=fx))
-    k = _factor(currency, fx)
-    cur = currency.upper()
-    hw = result.hardware
-    lifetime_months = hw.lifetime_years * 12
-    comparisons = [
-        {
-            "provider": c.provider,
-            "instance_type": c.instance_type,
-            "region": c.region,
-            "purchase_option": c.purchase_option.value,
-            f"cloud_{cur.lower()}_per_gpu_hour": c.cloud_usd_per_gpu_hour * k,
-            f"cloud_{cur.lower()}_per_owned_gpu_hour": c.cloud_usd_per_equivalent_gpu_hour * k,
-            "breakeven_utilization": _pct(c.breakeven_utilization),
-            "breakeven_months": _months(c.breakeven_months, lifetime_months),
-        }
-        for c in result.comparisons
-    ]
+    money = Money.of(currency, fx, key_path="--currency")
+    comparisons = _comparison_rows(result, money)
     if fmt == "csv":
         return render_records(comparisons, "csv")
-    annual = result.annual.by_category()
-    total = annual["total"] or 1.0
-    cost_rows = [
-        {
-            "category": name,
-            "per_year": value * k,
-            "share": f"{value / total:.0%}",
-            "what": _CATEGORY_NOTES[name],
-        }
-        for name, value in annual.items()
-    ]
-    lines = [
-        f"{hw.name}: {hw.machines} x {hw.gpus_per_machine} x {hw.gpu} ({hw.interconnect.value}), "
-        f"capex {result.capex_usd * k:,.0f} {cur}, {hw.lifetime_years:g}-year life",
-        "",
-        render_records(cost_rows, fmt, headers={"per_year": f"per year ({cur})"}, floatfmt=",.0f"),
-        "",
-        f"{'per GPU-hour at 100% use:':<34}{result.usd_per_gpu_hour * k:,.3f} {cur}",
-        f"{f'per useful GPU-hour at {result.utilization:.0%} use:':<34}{result.usd_per_useful_gpu_hour * k:,.3f} {cur}",
-        f"{f'total over {result.years:g} years:':<34}{result.total_usd * k:,.0f} {cur}"
-        f" (residual value {result.residual_value_usd * k:,.0f})",
-    ]
-    if result.comparisons:
-        lines += [
-            "",
-            f"cheapest cloud {result.compare_gpu} capacity, same useful hours at {result.utilization:.0%}:",
-            render_records(
-                comparisons,
-                fmt,
-                headers={
-                    f"cloud_{cur.lower()}_per_gpu_hour": f"{cur}/GPU-h",
-                    f"cloud_{cur.lower()}_per_owned_gpu_hour": f"{cur}/owned-GPU-h",
-                    "breakeven_utilization": "breakeven util",
-                    "breakeven_months": "breakeven month",
-                },
-                floatfmt=",.3f",
-            ),
-            "",
-            "cumulative cost:",
-            render_records(_curve_rows(result, k), fmt, floatfmt=",.0f"),
-        ]
-    else:
-        lines += [
-            "",
-            f"no cloud offers with {result.compare_gpu} GPUs to compare with (try --compare-gpu or --offers)",
-        ]
-    notes = [hw.source and f"sources: {hw.source}", _fx_note(currency, fx)]
+    lines = _cost_lines(result, money, fmt) + _cloud_lines(result, comparisons, money, fmt)
+    notes = [result.hardware.source and f"sources: {result.hardware.source}", _fx_note(money)]
     if result.offers_source:
         notes.append(f"cloud prices as of {result.offers_as_of}: {result.offers_source}")
     lines += ["", *[n for n in notes if n]]
     return "\n".join(lines) + "\n"
 
 
-def _curve_rows(result: TcoResult, k: float) -> list[dict[str, Any]]:
+def _curve_rows(result: TcoResult, money: Money) -> list[dict[str, Any]]:
     months = result.cumulative[-1].month if result.cumulative else 0
     step = 3 if months <= 24 else 6 if months <= 60 else 12
-    rows = []
-    for p in result.cumulative:
-        if p.month % step and p.month != months:
-            continue
-        rows.append(
+    return [
+        {
+            "month": p.month,
+            "owned": money.scale(p.owned_usd),
+            **{o: money.scale(v) for o, v in p.cloud_usd.items()},
+        }
+        for p in result.cumulative
+        if not (p.month % step and p.month != months)
+    ]
+
+
+def budget_record(
+    report: BudgetReport, *, currency: str = USD, fx: FxTable | None = None
+) -> dict[str, Any]:
+    """The JSON object of ``planner budget``: USD keys, renamed and converted when ``currency`` is
+    given."""
+    money = Money.of(currency, fx, key_path="--currency")
+    record: dict[str, Any] = money.convert(report.to_record())
+    if not money.is_usd:
+        record["currency"] = {"code": money.code, "as_of": money.as_of, "source": money.source}
+    return record
+
+
+def _field_row(value: Any, money: Money) -> dict[str, Any]:
+    """A result row (a dataclass) as a table row, every field in order, money in ``money``."""
+    return _scale_row({f.name: getattr(value, f.name) for f in fields(value)}, money)
+
+
+def _strategy_rows(report: BudgetReport, money: Money) -> list[dict[str, Any]]:
+    return [
+        _scale_row(
             {
-                "month": p.month,
-                "owned": p.owned_usd * k,
-                **{o: v * k for o, v in p.cloud_usd.items()},
-            }
+                "strategy": s.strategy,
+                "total_usd": s.total_usd,
+                "mix_saves_usd": report.mix_saves_usd(s),
+                "mix_saves_pct": report.mix_saves_pct(s),
+                "note": s.note,
+            },
+            money,
         )
-    return rows
+        for s in report.strategies
+    ]
 
 
-def render_budget(plan: Any, fmt: str, *, currency: str = USD, fx: FxTable | None = None) -> str:
-    """Render a :class:`planner.optimize.budget.BudgetReport` (typed loosely: reports must not import the optimizer)."""
-    record: dict[str, Any] = plan.to_record()
+def render_budget(
+    report: BudgetReport, fmt: str, *, currency: str = USD, fx: FxTable | None = None
+) -> str:
+    """``fmt``: table or markdown (a report), json (one object), csv (the plan month by month)."""
     if fmt == "json":
-        if currency.upper() != USD:
-            table = fx or load_fx_rates()
-            record = convert_money(record, currency, table)
-            record["currency"] = {
-                "code": currency.upper(),
-                "as_of": table.as_of,
-                "source": table.source,
-            }
-        return dumps_json(record)
-    k = _factor(currency, fx)
-    cur = currency.upper()
-    months = [_scale_row(r, k, cur) for r in record["months"]]
+        return dumps_json(budget_record(report, currency=currency, fx=fx))
+    money = Money.of(currency, fx, key_path="--currency")
+    months = [_field_row(m, money) for m in report.plan.months]
     if fmt == "csv":
         return render_records(months, "csv")
-    strategies = [_scale_row(r, k, cur) for r in record["strategies"]]
+    plan = report.plan
     lines = [
-        f"{record['name']}: {record['horizon_months']} months from {record['start']}, "
-        f"optimal mix {record['total_usd'] * k:,.0f} {cur} ({record['status']}, {record['solve_seconds']:.2f} s, {record['solver']})",
+        f"{plan.name}: {plan.horizon_months} months from {plan.start}, "
+        f"optimal mix {money.scale(plan.total_usd):,.0f} {money.code} ({plan.status}, "
+        f"{plan.solve_seconds:.2f} s, {plan.solver})",
         "",
         "strategies:",
-        render_records(strategies, fmt, floatfmt=",.0f"),
+        render_records(_strategy_rows(report, money), fmt, floatfmt=",.0f"),
         "",
         "plan by month:",
         render_records(months, fmt, floatfmt=",.0f"),
     ]
-    if record.get("sensitivity"):
-        rows = [_scale_row(r, k, cur) for r in record["sensitivity"]]
-        lines += [
-            "",
-            "sensitivity:",
-            render_records(rows, fmt, floatfmt=",.4g"),
-        ]
-    note = _fx_note(currency, fx)
+    if report.sensitivity:
+        rows = [_field_row(r, money) for r in report.sensitivity]
+        lines += ["", "sensitivity:", render_records(rows, fmt, floatfmt=",.4g")]
+    note = _fx_note(money)
     if note:
         lines += ["", note]
     return "\n".join(lines) + "\n"
 
 
-def _scale_row(row: Mapping[str, Any], k: float, cur: str = USD) -> dict[str, Any]:
-    """Money columns (``usd`` in the name) scaled by ``k`` and renamed to ``cur``."""
+def _scale_row(row: Mapping[str, Any], money: Money) -> dict[str, Any]:
+    """Money columns (``usd`` in the name) in ``money``'s currency, renamed to its code."""
+    cur = money.code.lower()
     out: dict[str, Any] = {}
     for key, v in row.items():
         parts = key.split("_")
         if "usd" not in parts:
             out[key] = v
             continue
-        name = "_".join(cur.lower() if p == "usd" else p for p in parts)
-        out[name] = v * k if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+        name = "_".join(cur if p == "usd" else p for p in parts)
+        out[name] = money.scale(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
     return out

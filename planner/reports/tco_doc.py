@@ -1,21 +1,23 @@
-"""TCO and budget results as documents for budget reviews (see :mod:`planner.reports.document`).
+"""A TCO result as a document for budget reviews (see :mod:`planner.reports.document`).
 
-Both builders start from the JSON record of the result (``to_record()``), so the report and
-``--format json`` of the same command agree; money is shown in ``money`` (USD by default) while
-every cell keeps its USD value.
+Built from the typed :class:`~planner.ownership.costs.TcoResult` and its hardware (attributes,
+checked by mypy), never from its JSON record; table keys name the same values in
+``planner tco --format json``.  Money is shown in ``money`` (USD by default) while every cell keeps
+its USD value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING
 
-from planner.ownership.costs import TcoResult
 from planner.reports import formatting as f
-from planner.reports.charts import BarChart, LineChart, Marker, RefLine, Series, ValueFormat
+from planner.reports.charts import LineChart, Marker, RefLine, Series
 from planner.reports.document import (
+    Block,
     Cell,
+    Column,
     Document,
     Facts,
     Figure,
@@ -23,10 +25,14 @@ from planner.reports.document import (
     Section,
     Summary,
     Table,
-    table_from_records,
+    table_of,
     text,
 )
 from planner.reports.formatting import USD_MONEY, Money
+
+if TYPE_CHECKING:
+    from planner.ownership.costs import CloudComparison, CumulativePoint, TcoResult
+    from planner.ownership.hardware import HardwareSpec
 
 # Utilization levels for the cost-per-useful-GPU-hour curve (10 % to 100 %, 5-point steps).
 _UTILIZATION_GRID = tuple(u / 100 for u in range(10, 101, 5))
@@ -42,82 +48,79 @@ _CATEGORY_NOTES = {
 }
 
 
-def plain(value: Any) -> str:
+def plain(value: object) -> str:
     return "-" if value is None or value == "" else str(value)
 
 
-def _chart_money(money: Money) -> tuple[float, ValueFormat, str]:
-    """(scale, tick format, unit) for chart axes in the report currency."""
-    if money.code.upper() == "USD":
-        return 1.0, "usd", "USD"
-    return money.per_usd, "number", money.code.upper()
-
-
-# ----------------------------------------------------------------------------------- tco
-
-
-def _reliable(comps: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def _reliable(comps: Sequence[CloudComparison]) -> list[CloudComparison]:
     """Options that hold capacity for a sustained load: not spot, which can be taken back."""
-    return [c for c in comps if c["purchase_option"] != "spot"]
+    return [c for c in comps if c.purchase_option.value != "spot"]
 
 
-def _cheapest(comps: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    return min(comps, key=lambda c: c["cloud_usd_per_equivalent_gpu_hour"], default=None)
+def _cheapest(comps: Sequence[CloudComparison]) -> CloudComparison | None:
+    return min(comps, key=lambda c: c.cloud_usd_per_equivalent_gpu_hour, default=None)
 
 
-def _verdict(record: dict[str, Any], money: Money) -> str:
-    owned = record["usd_per_useful_gpu_hour"]
-    util = f.pct(record["utilization"])
-    name = f"{record['machines']} x {record['hardware']} ({record['gpus']} x {record['gpu']})"
+def _verdict(result: TcoResult, money: Money) -> str:
+    owned = result.usd_per_useful_gpu_hour
+    hw = result.hardware
+    name = f"{hw.machines} x {hw.name} ({hw.gpus} x {hw.gpu})"
     head = (
-        f"At {util} utilization, owning {name} costs {f.per_hour(owned, money)} per useful GPU-hour"
+        f"At {f.pct(result.utilization)} utilization, owning {name} costs "
+        f"{f.per_hour(owned, money)} per useful GPU-hour"
     )
-    rent = _cheapest(_reliable(record["comparisons"]))
-    spot = _cheapest([c for c in record["comparisons"] if c["purchase_option"] == "spot"])
+    rent = _cheapest(_reliable(result.comparisons))
+    spot = _cheapest([c for c in result.comparisons if c.purchase_option.value == "spot"])
     if rent is None:
         return f"{head}; there are no reserved or on-demand cloud offers to compare with."
-    price = f.per_hour(rent["cloud_usd_per_equivalent_gpu_hour"], money)
-    where = f"{rent['purchase_option']}, {rent['provider']} {rent['instance_type']}"
-    if rent["cloud_usd_per_equivalent_gpu_hour"] > owned:
-        months = rent.get("breakeven_months")
+    price = f.per_hour(rent.cloud_usd_per_equivalent_gpu_hour, money)
+    where = f"{rent.purchase_option.value}, {rent.provider} {rent.instance_type}"
+    if rent.cloud_usd_per_equivalent_gpu_hour > owned:
+        months = rent.breakeven_months
         text_ = f"{head}, less than the cheapest reliable rent ({where}, {price}): buy" + (
             f"; the purchase pays for itself in {f.months(months)}" if months else ""
         )
-    elif rent["breakeven_utilization"] <= 1:
+    elif rent.breakeven_utilization <= 1:
         text_ = (
             f"{head}, more than the cheapest reliable rent ({where}, {price}): rent, unless "
-            f"utilization rises above {f.pct(rent['breakeven_utilization'])}"
+            f"utilization rises above {f.pct(rent.breakeven_utilization)}"
         )
     else:
         text_ = f"{head}; renting ({where}, {price}) is cheaper at any utilization: rent"
-    if spot is not None and spot["cloud_usd_per_equivalent_gpu_hour"] < owned:
+    if spot is not None and spot.cloud_usd_per_equivalent_gpu_hour < owned:
         text_ += (
-            f". Spot ({spot['provider']}, "
-            f"{f.per_hour(spot['cloud_usd_per_equivalent_gpu_hour'], money)}) is cheaper still for "
+            f". Spot ({spot.provider}, "
+            f"{f.per_hour(spot.cloud_usd_per_equivalent_gpu_hour, money)}) is cheaper still for "
             "work that tolerates interruptions"
         )
     return text_ + "."
 
 
-def _cumulative_chart(record: dict[str, Any], money: Money) -> Figure | None:
-    points = record["cumulative_cost_usd"]
+def _cloud_options(points: Sequence[CumulativePoint]) -> list[str]:
+    """The purchase options of the cumulative curve, in its order."""
+    return list(points[0].cloud_usd) if points else []
+
+
+def _cumulative_chart(result: TcoResult, money: Money) -> Figure | None:
+    points = result.cumulative
     if not points:
         return None
-    k, fmt, unit = _chart_money(money)
-    options = [key for key in points[0] if key not in ("month", "owned")]
-    series = [Series("owned", tuple((p["month"], p["owned"] * k) for p in points))]
+    k, fmt, unit = money.chart_axis()
+    series = [Series("owned", tuple((p.month, p.owned_usd * k) for p in points))]
     series += [
-        Series(f"cloud {o}", tuple((p["month"], p[o] * k) for p in points), dashed=True)
-        for o in options
+        Series(f"cloud {o}", tuple((p.month, p.cloud_usd[o] * k) for p in points), dashed=True)
+        for o in _cloud_options(points)
     ]
     markers = []
-    last = points[-1]["month"]
-    for c in record["comparisons"]:
-        m = c.get("breakeven_months")
+    last = points[-1].month
+    for c in result.comparisons:
+        m = c.breakeven_months
         if m is None or m > last:
             continue
-        owned_at = _interpolate([(p["month"], p["owned"]) for p in points], m)
-        markers.append(Marker(m, owned_at * k, f"breakeven vs {c['purchase_option']}: {m:.0f} mo"))
+        owned_at = _interpolate([(p.month, p.owned_usd) for p in points], m)
+        markers.append(
+            Marker(m, owned_at * k, f"breakeven vs {c.purchase_option.value}: {m:.0f} mo")
+        )
     return Figure(
         LineChart(
             title="Cumulative cost: owning versus renting the same useful hours",
@@ -143,25 +146,26 @@ def _interpolate(points: Sequence[tuple[float, float]], x: float) -> float:
     return points[-1][1]
 
 
-def _utilization_chart(record: dict[str, Any], money: Money) -> Figure:
-    k, fmt, unit = _chart_money(money)
-    full = record["usd_per_gpu_hour"]
+def _utilization_chart(result: TcoResult, money: Money) -> Figure:
+    k, fmt, unit = money.chart_axis()
+    full = result.usd_per_gpu_hour
     series = [
         Series("owned", tuple((u, full / u * k) for u in _UTILIZATION_GRID)),
     ]
     markers = []
-    for c in record["comparisons"]:
-        price = c["cloud_usd_per_equivalent_gpu_hour"]
+    for c in result.comparisons:
+        option = c.purchase_option.value
+        price = c.cloud_usd_per_equivalent_gpu_hour
         series.append(
             Series(
-                f"cloud {c['purchase_option']} ({c['provider']})",
+                f"cloud {option} ({c.provider})",
                 ((_UTILIZATION_GRID[0], price * k), (1.0, price * k)),
                 dashed=True,
             )
         )
-        u = c["breakeven_utilization"]
+        u = c.breakeven_utilization
         if _UTILIZATION_GRID[0] <= u <= 1:
-            markers.append(Marker(u, price * k, f"{c['purchase_option']}: {f.pct(u)}"))
+            markers.append(Marker(u, price * k, f"{option}: {f.pct(u)}"))
     return Figure(
         LineChart(
             title="Cost per useful GPU-hour against utilization",
@@ -169,7 +173,7 @@ def _utilization_chart(record: dict[str, Any], money: Money) -> Figure:
             y_label=f"cost per useful GPU-hour ({unit})",
             series=tuple(series),
             markers=tuple(markers),
-            ref_lines=(RefLine(record["utilization"], f"planned {f.pct(record['utilization'])}"),),
+            ref_lines=(RefLine(result.utilization, f"planned {f.pct(result.utilization)}"),),
             x_format="pct",
             y_format=fmt,
             caption=(
@@ -180,64 +184,57 @@ def _utilization_chart(record: dict[str, Any], money: Money) -> Figure:
     )
 
 
-def _hardware_facts(hw: dict[str, Any], money: Money) -> Facts:
+def _hardware_facts(hw: HardwareSpec, money: Money) -> Facts:
     colocation = (
-        f"{f.money(hw['colocation_usd_per_kw_month'], money)} per kW-month"
-        if hw["colocation_usd_per_kw_month"]
-        else f"{f.money(hw['rack_usd_per_month'], money)} per machine-month (rack)"
+        f"{f.money(hw.colocation_usd_per_kw_month, money)} per kW-month"
+        if hw.colocation_usd_per_kw_month
+        else f"{f.money(hw.rack_usd_per_month, money)} per machine-month (rack)"
     )
     items = [
-        ("Capex per machine", Cell.of(hw["capex_usd"], money)),
-        ("Lifetime (straight-line depreciation)", Cell(f"{hw['lifetime_years']:g} years")),
-        ("Resale value at end of life", Cell.of(hw["resale_fraction"], f.pct)),
-        ("Average power per machine", Cell(f"{hw['power_kw_avg']:g} kW", hw["power_kw_avg"])),
-        ("PUE", Cell(f"{hw['pue']:g}", hw["pue"])),
+        ("Capex per machine", Cell.of(hw.capex_usd, money)),
+        ("Lifetime (straight-line depreciation)", Cell(f"{hw.lifetime_years:g} years")),
+        ("Resale value at end of life", Cell.of(hw.resale_fraction, f.pct)),
+        ("Average power per machine", Cell(f"{hw.power_kw_avg:g} kW", hw.power_kw_avg)),
+        ("PUE", Cell(f"{hw.pue:g}", hw.pue)),
         (
             "Electricity",
             Cell(
-                f"{f.money(hw['electricity_usd_per_kwh'], money)} per kWh",
-                hw["electricity_usd_per_kwh"],
+                f"{f.money(hw.electricity_usd_per_kwh, money)} per kWh",
+                hw.electricity_usd_per_kwh,
             ),
         ),
         ("Colocation", text(colocation)),
-        ("Support per year", Cell.of(hw["support_fraction_per_year"], f.pct)),
+        ("Support per year", Cell.of(hw.support_fraction_per_year, f.pct)),
         (
             "Staff",
-            text(
-                f"{hw['staff_fte']:g} FTE per machine at {f.money(hw['staff_usd_per_year'], money)}"
-            ),
+            text(f"{hw.staff_fte:g} FTE per machine at {f.money(hw.staff_usd_per_year, money)}"),
         ),
-        ("Financing rate per year", Cell.of(hw["financing_rate_per_year"], f.pct)),
-        ("Hours available per day", Cell(f"{hw['hours_available_per_day']:g} h")),
+        ("Financing rate per year", Cell.of(hw.financing_rate_per_year, f.pct)),
+        ("Hours available per day", Cell(f"{hw.hours_available_per_day:g} h")),
     ]
     return Facts(tuple(items))
 
 
-def tco_document(
-    result: TcoResult,
-    *,
-    money: Money = USD_MONEY,
-    warnings: Sequence[str] = (),
-    generated_by: str = "",
-) -> Document:
-    """The buy-versus-rent report for one hardware file."""
-    record = result.to_record()
-    hw = result.hardware.to_record()
-    comps = record["comparisons"]
-    cheapest = _cheapest(_reliable(comps))
+def _tco_figures(result: TcoResult, money: Money) -> tuple[tuple[str, Cell], ...]:
     figures = [
-        ("Capex", Cell.of(record["capex_usd"], money)),
-        ("Cost per year", Cell.of(record["annual_cost_usd"]["total"], money)),
-        ("Per useful GPU-hour", Cell.of(record["usd_per_useful_gpu_hour"], money.per_hour)),
+        ("Capex", Cell.of(result.capex_usd, money)),
+        ("Cost per year", Cell.of(result.annual.total_usd, money)),
+        ("Per useful GPU-hour", Cell.of(result.usd_per_useful_gpu_hour, money.per_hour)),
     ]
+    cheapest = _cheapest(_reliable(result.comparisons))
     if cheapest is not None:
         figures.append(
             (
-                f"Breakeven utilization vs {cheapest['purchase_option']}",
-                Cell.of(cheapest["breakeven_utilization"], _breakeven_pct),
+                f"Breakeven utilization vs {cheapest.purchase_option.value}",
+                Cell.of(cheapest.breakeven_utilization, _breakeven_pct),
             )
         )
-    annual = record["annual_cost_usd"]
+    return tuple(figures)
+
+
+def _ownership_section(result: TcoResult, money: Money) -> Section:
+    hw = result.hardware
+    annual = result.annual.by_category()
     total = annual["total"] or 1.0
     cost_table = Table(
         title="",
@@ -253,115 +250,147 @@ def tco_document(
             for name, value in annual.items()
         ),
     )
-    sections = [
-        Section(
-            "Cost of ownership",
+    summary = Paragraph(
+        f"{hw.machines} x {hw.name}: {hw.gpus_per_machine} x {hw.gpu} "
+        f"per machine ({hw.interconnect.value}), {hw.lifetime_years:g}-year life. "
+        f"Over {result.years:g} years it costs {f.money(result.total_usd, money)} "
+        f"net of a residual value of {f.money(result.residual_value_usd, money)}; "
+        f"{f.per_hour(result.usd_per_gpu_hour, money)} per GPU-hour at full use."
+    )
+    return Section("Cost of ownership", (summary, cost_table))
+
+
+def _comparison_table(result: TcoResult, money: Money) -> Table:
+    columns: tuple[Column[CloudComparison], ...] = (
+        Column("purchase_option", "option", lambda c: c.purchase_option.value, plain),
+        Column("provider", "provider", lambda c: c.provider, plain),
+        Column("region", "region", lambda c: c.region, plain),
+        Column("instance_type", "instance", lambda c: c.instance_type, plain),
+        Column(
+            "cloud_usd_per_gpu_hour",
+            "per GPU-hour",
+            lambda c: c.cloud_usd_per_gpu_hour,
+            money.per_hour,
+        ),
+        Column(
+            "cloud_usd_per_equivalent_gpu_hour",
+            "per owned-GPU-hour of work",
+            lambda c: c.cloud_usd_per_equivalent_gpu_hour,
+            money.per_hour,
+        ),
+        Column(
+            "breakeven_utilization",
+            "owning wins above",
+            lambda c: c.breakeven_utilization,
+            _breakeven_pct,
+        ),
+        Column(
+            "breakeven_months",
+            "pays for itself after",
+            lambda c: c.breakeven_months,
+            _payback(result.years),
+        ),
+    )
+    return table_of(
+        f"Cheapest cloud {result.compare_gpu} capacity per purchase option",
+        result.comparisons,
+        columns,
+        json_path="comparisons",
+    )
+
+
+def _cumulative_table(result: TcoResult, money: Money) -> Table:
+    """The cumulative curve every quarter (half-year, year on longer horizons) and its last month."""
+    curve = result.cumulative
+    last = curve[-1].month
+    step = 3 if last <= 24 else 6 if last <= 60 else 12
+    picked = [i for i, p in enumerate(curve) if p.month % step == 0 or p.month == last]
+    columns: list[Column[CumulativePoint]] = [
+        Column("month", "month", lambda p: p.month, f.number),
+        Column("owned", "owned", lambda p: p.owned_usd, money),
+    ]
+    columns += [_cloud_column(o, money) for o in _cloud_options(curve)]
+    return table_of("Cumulative cost", curve, columns, json_path="cumulative_cost_usd", rows=picked)
+
+
+def _cloud_column(option: str, money: Money) -> Column[CumulativePoint]:
+    return Column(option, f"cloud {option}", lambda p: p.cloud_usd[option], money)
+
+
+def _cloud_section(result: TcoResult, money: Money) -> Section:
+    if not result.comparisons:
+        return Section(
+            "Against the cloud",
             (
                 Paragraph(
-                    f"{record['machines']} x {hw['name']}: {hw['gpus_per_machine']} x {record['gpu']} "
-                    f"per machine ({hw['interconnect']}), {hw['lifetime_years']:g}-year life. "
-                    f"Over {record['years']:g} years it costs {f.money(record['total_cost_usd'], money)} "
-                    f"net of a residual value of {f.money(record['residual_value_usd'], money)}; "
-                    f"{f.per_hour(record['usd_per_gpu_hour'], money)} per GPU-hour at full use."
+                    f"No cloud offers with {result.compare_gpu} GPUs to compare with; try "
+                    "--compare-gpu or --offers."
                 ),
-                cost_table,
             ),
         )
+    cumulative = _cumulative_chart(result, money)
+    blocks: list[Block] = [
+        _comparison_table(result, money),
+        _utilization_chart(result, money),
+        *((cumulative,) if cumulative else ()),
+        _cumulative_table(result, money),
     ]
-    if comps:
-        comp_table = table_from_records(
-            f"Cheapest cloud {record['compare_gpu']} capacity per purchase option",
-            comps,
-            (
-                ("purchase_option", "option", plain),
-                ("provider", "provider", plain),
-                ("region", "region", plain),
-                ("instance_type", "instance", plain),
-                ("cloud_usd_per_gpu_hour", "per GPU-hour", money.per_hour),
-                ("cloud_usd_per_equivalent_gpu_hour", "per owned-GPU-hour of work", money.per_hour),
-                ("breakeven_utilization", "owning wins above", _breakeven_pct),
-                ("breakeven_months", "pays for itself after", _payback(record["years"])),
-            ),
-            json_path="comparisons",
-        )
-        cumulative = _cumulative_chart(record, money)
-        blocks: list[Any] = [comp_table, _utilization_chart(record, money)]
-        if cumulative:
-            blocks.append(cumulative)
-        curve = record["cumulative_cost_usd"]
-        last = curve[-1]["month"]
-        step = 3 if last <= 24 else 6 if last <= 60 else 12
-        picked = [i for i, p in enumerate(curve) if p["month"] % step == 0 or p["month"] == last]
-        options = [key for key in curve[0] if key not in ("month", "owned")]
-        blocks.append(
-            table_from_records(
-                "Cumulative cost",
-                curve,
-                (
-                    ("month", "month", f.number),
-                    ("owned", "owned", money),
-                    *((o, f"cloud {o}", money) for o in options),
-                ),
-                json_path="cumulative_cost_usd",
-                rows=picked,
-            )
-        )
-        sections.append(Section("Against the cloud", tuple(blocks)))
-    else:
-        sections.append(
-            Section(
-                "Against the cloud",
-                (
-                    Paragraph(
-                        f"No cloud offers with {record['compare_gpu']} GPUs to compare with; try "
-                        "--compare-gpu or --offers."
-                    ),
-                ),
-            )
-        )
-    assumptions: list[Any] = [_hardware_facts(hw, money)]
-    assumptions.append(
+    return Section("Against the cloud", tuple(blocks))
+
+
+def _tco_assumptions(result: TcoResult, money: Money) -> Section:
+    hw = result.hardware
+    throughput = (
+        "same GPU model"
+        if result.compare_gpu == hw.gpu
+        else f"{hw.gpu} vs {result.compare_gpu}, scaled by dense tensor peak"
+    )
+    blocks: list[Block] = [
+        _hardware_facts(hw, money),
         Facts(
             (
-                ("Utilization", Cell.of(record["utilization"], f.pct)),
-                ("Horizon", Cell(f"{record['years']:g} years", record["years"])),
-                (
-                    "Cloud throughput per owned GPU",
-                    text(
-                        "same GPU model"
-                        if record["compare_gpu"] == record["gpu"]
-                        else f"{record['gpu']} vs {record['compare_gpu']}, scaled by dense tensor peak"
-                    ),
-                ),
+                ("Utilization", Cell.of(result.utilization, f.pct)),
+                ("Horizon", Cell(f"{result.years:g} years", result.years)),
+                ("Cloud throughput per owned GPU", text(throughput)),
             )
-        )
-    )
-    if record.get("source"):
-        assumptions.append(Paragraph(f"Hardware figures: {record['source']}"))
-    sections.append(Section("Assumptions", tuple(assumptions)))
-    offers = record.get("offers") or {}
+        ),
+    ]
+    if hw.source:
+        blocks.append(Paragraph(f"Hardware figures: {hw.source}"))
+    return Section("Assumptions", tuple(blocks))
+
+
+def tco_document(
+    result: TcoResult,
+    *,
+    money: Money = USD_MONEY,
+    warnings: Sequence[str] = (),
+    generated_by: str = "",
+) -> Document:
+    """The buy-versus-rent report for one hardware file."""
+    hw = result.hardware
+    as_of = result.offers_as_of if result.offers_source else None
     provenance = (
-        (f"cloud prices as of {offers['as_of']} (oldest part); {offers['source']}",)
-        if offers
+        (f"cloud prices as of {as_of} (oldest part); {result.offers_source}",)
+        if as_of is not None
         else ()
-    )
-    currency_note = (
-        ()
-        if money.code.upper() == "USD"
-        else (f"money in {money.code.upper()} at {money.per_usd:.4g} per USD",)
     )
     return Document(
         kind="tco",
-        title=f"Buy or rent: {record['machines']} x {hw['name']}",
+        title=f"Buy or rent: {hw.machines} x {hw.name}",
         subtitle=(
-            f"{record['gpus']} x {record['gpu']}, {f.pct(record['utilization'])} utilization, "
-            f"{record['years']:g}-year horizon"
-            + (f"; cloud prices as of {offers['as_of']}" if offers else "")
+            f"{hw.gpus} x {hw.gpu}, {f.pct(result.utilization)} utilization, "
+            f"{result.years:g}-year horizon"
+            + (f"; cloud prices as of {as_of}" if as_of is not None else "")
             + "."
         ),
-        summary=Summary(_verdict(record, money), tuple(figures)),
-        sections=tuple(sections),
-        provenance=provenance + currency_note,
+        summary=Summary(_verdict(result, money), _tco_figures(result, money)),
+        sections=(
+            _ownership_section(result, money),
+            _cloud_section(result, money),
+            _tco_assumptions(result, money),
+        ),
+        provenance=provenance + tuple(n for n in (money.note(),) if n),
         warnings=tuple(warnings),
         generated_by=generated_by,
     )
@@ -383,227 +412,3 @@ def _breakeven_pct(value: float | None) -> str:
     if value is None:
         return "-"
     return "never (cloud cheaper)" if value > 1 else f.pct(value)
-
-
-# -------------------------------------------------------------------------------- budget
-
-_SOURCES = (
-    ("capex_usd", "owned: purchases"),
-    ("owned_running_usd", "owned: running"),
-    ("committed_usd", "committed"),
-    ("on_demand_usd", "on-demand"),
-    ("spot_usd", "spot"),
-)
-
-
-def _monthly_spend(months: Sequence[dict[str, Any]]) -> tuple[list[str], dict[str, list[float]]]:
-    """Spend per calendar month (summed over GPU classes) and source, months in order."""
-    totals: dict[str, dict[str, float]] = {}
-    for m in months:
-        bucket = totals.setdefault(m["month"], dict.fromkeys((key for key, _ in _SOURCES), 0.0))
-        for key in bucket:
-            bucket[key] += m[key]
-    labels = sorted(totals)  # YYYY-MM labels sort in time order
-    return labels, {key: [totals[m][key] for m in labels] for key, _ in _SOURCES}
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
-
-
-def budget_document(
-    report: Any,
-    *,
-    money: Money = USD_MONEY,
-    warnings: Sequence[str] = (),
-    generated_by: str = "",
-) -> Document:
-    """The budget review: the optimal mix, month by month, against the pure strategies.
-
-    ``report`` is a :class:`planner.optimize.budget.BudgetReport` (typed loosely: reports do not
-    import the optimizer).
-    """
-    record: dict[str, Any] = report.to_record()
-    k, fmt, unit = _chart_money(money)
-    strategies = record["strategies"]
-    pure = [s for s in strategies if s["strategy"] != "optimal mix" and s["total_usd"] is not None]
-    best_pure = min(pure, key=lambda s: s["total_usd"]) if pure else None
-    cash_usd = sum(m["cost_usd"] for m in record["months"])
-    net_of = [
-        f"{f.money(cash_usd, money)} paid out in the horizon",
-        *(
-            [
-                f"plus {f.money(record['commitments_after_horizon_usd'], money)} of commitments due after it"
-            ]
-            if record["commitments_after_horizon_usd"] > 0
-            else []
-        ),
-        *(
-            [f"less {f.money(record['residual_value_usd'], money)} book value of the machines kept"]
-            if record["residual_value_usd"] > 0
-            else []
-        ),
-    ]
-    headline = (
-        f"The optimal mix for {record['name']} costs {f.money(record['total_usd'], money)} over "
-        f"{record['horizon_months']} months"
-        + (f" ({', '.join(net_of)})" if len(net_of) > 1 else "")
-        + f": buy {_count(record['machines_bought'], 'machine')}, "
-        f"commit up to {_count(record['peak_committed_gpus'], 'GPU')}"
-        + (
-            f", and saves {f.money(best_pure['mix_saves_usd'], money)} "
-            f"({f.pct(best_pure['mix_saves_pct'] / 100)}) against the best single strategy "
-            f"({best_pure['strategy']})."
-            if best_pure
-            else "."
-        )
-    )
-    figures = [
-        ("Total over the horizon", Cell.of(record["total_usd"], money)),
-        ("Paid out in the horizon", Cell.of(cash_usd, money)),
-        ("Machines bought", Cell.of(record["machines_bought"], f.number)),
-        ("Peak committed GPUs", Cell.of(record["peak_committed_gpus"], f.number)),
-    ]
-    if best_pure:
-        figures.append(
-            (f"Saved against {best_pure['strategy']}", Cell.of(best_pure["mix_saves_usd"], money))
-        )
-    labels, spend = _monthly_spend(record["months"])
-    spend_chart = Figure(
-        BarChart(
-            title="Monthly spend by source",
-            category_label="month",
-            value_label=f"spend ({unit})",
-            categories=tuple(labels),
-            stacks=tuple(
-                (name, tuple(v * k for v in spend[key]))
-                for key, name in _SOURCES
-                if any(spend[key])
-            ),
-            value_format=fmt,
-            show_totals=False,
-            caption=(
-                "Cash out each month: purchases land in the month they are ordered, then owned "
-                "machines cost only their running costs; commitments are paid used or not."
-            ),
-        )
-    )
-    order = [s for s in strategies if s["total_usd"] is not None]
-    strategy_chart = Figure(
-        BarChart(
-            title="Pure strategies against the optimal mix",
-            category_label="strategy",
-            value_label=f"total over the horizon ({unit})",
-            categories=tuple(s["strategy"] for s in order),
-            stacks=(("", tuple(s["total_usd"] * k for s in order)),),  # one segment: no legend
-            value_format=fmt,
-            horizontal=True,
-            highlight=next(
-                (i for i, s in enumerate(order) if s["strategy"] == "optimal mix"), None
-            ),
-            caption="Each single strategy against the mix the optimizer found (highlighted).",
-        )
-    )
-    strategy_table = table_from_records(
-        "",
-        strategies,
-        (
-            ("strategy", "strategy", plain),
-            ("total_usd", "total", money),
-            ("mix_saves_usd", "the mix saves", money),
-            ("mix_saves_pct", "saves %", lambda v: f.pct(None if v is None else v / 100)),
-            ("note", "note", plain),
-        ),
-        json_path="strategies",
-    )
-    month_table = table_from_records(
-        "",
-        record["months"],
-        (
-            ("month", "month", plain),
-            ("gpu", "GPU", plain),
-            ("demand_gpu_hours", "demand GPU-h", f.number),
-            ("owned_gpu_hours", "owned GPU-h", f.number),
-            ("reserved_gpu_hours", "committed GPU-h", f.number),
-            ("on_demand_gpu_hours", "on-demand GPU-h", f.number),
-            ("spot_gpu_hours", "spot GPU-h", f.number),
-            ("machines_ordered", "machines ordered", f.number),
-            ("committed_gpus", "committed GPUs", f.number),
-            ("cost_usd", "spend", money),
-        ),
-        json_path="months",
-    )
-    sections = [
-        Section("Strategies", (strategy_chart, strategy_table)),
-        Section("Month by month", (spend_chart, month_table)),
-    ]
-    if record.get("sensitivity"):
-        sections.append(
-            Section(
-                "Sensitivity",
-                (
-                    Paragraph(
-                        "One input changed at a time; the optimal mix re-solved for each. Where "
-                        "the machines bought or the commitments change, the decision depends on "
-                        "that input."
-                    ),
-                    table_from_records(
-                        "",
-                        record["sensitivity"],
-                        (
-                            ("parameter", "input", plain),
-                            ("value", "value", plain),
-                            ("total_usd", "total", money),
-                            ("machines_bought", "machines", f.number),
-                            ("peak_committed_gpus", "committed GPUs", f.number),
-                            ("on_demand_gpu_hours", "on-demand GPU-h", f.number),
-                            ("spot_gpu_hours", "spot GPU-h", f.number),
-                        ),
-                        json_path="sensitivity",
-                    ),
-                ),
-            )
-        )
-    sections.append(
-        Section(
-            "Assumptions",
-            (
-                Facts(
-                    (
-                        ("Start", text(record["start"])),
-                        (
-                            "Horizon",
-                            Cell(f"{record['horizon_months']} months", record["horizon_months"]),
-                        ),
-                        (
-                            "Residual value of owned machines at the end",
-                            Cell.of(record["residual_value_usd"], money),
-                        ),
-                        (
-                            "Commitment fees due after the horizon",
-                            Cell.of(record["commitments_after_horizon_usd"], money),
-                        ),
-                        (
-                            "Solver",
-                            text(
-                                f"{record['solver']}, {record['status']}, {record['solve_seconds']:.2f} s"
-                            ),
-                        ),
-                    )
-                ),
-                Paragraph(f"Prices, hardware and demand: {record['source'] or 'the budget file'}."),
-            ),
-        )
-    )
-    return Document(
-        kind="budget",
-        title=f"Budget review: {record['name']}",
-        subtitle=f"{record['horizon_months']} months from {record['start']}.",
-        summary=Summary(headline, tuple(figures)),
-        sections=tuple(sections),
-        provenance=()
-        if money.code.upper() == "USD"
-        else (f"money in {money.code.upper()} at {money.per_usd:.4g} per USD",),
-        warnings=tuple(warnings),
-        generated_by=generated_by,
-    )
