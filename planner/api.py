@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from planner.ownership.hardware import HardwareSpec
     from planner.quoting.request import QuoteRequest
     from planner.quoting.result import QuoteResult
+    from planner.reports.charts import Figure as MplFigure
+    from planner.reports.formatting import Money
     from planner.workload import Estimate, Topology, WorkloadSpec
 
 
@@ -338,26 +340,39 @@ class Planner:
         from datetime import date
 
         from planner import __version__
-        from planner.config.currency import USD, load_fx_rates
-        from planner.reports.formatting import Money
         from planner.reports.render import document_for, render_document
 
+        money = self._money(currency)
+        doc = document_for(
+            result,
+            money=money,
+            warnings=_stale_warnings(result, max_age_days),
+            generated_by=generated_by or f"planner {__version__} on {date.today().isoformat()}",
+        )
+        return render_document(doc, fmt)
+
+    @_keywords_checked
+    def figures(
+        self, result: QuoteResult | TcoResult | BudgetReport, *, currency: str | None = None
+    ) -> list[MplFigure]:
+        """The charts of ``result``'s report as matplotlib Figures, for notebooks: the same
+        content as the HTML report's charts (``fig.savefig("chart.png")`` or display inline).
+
+        >>> figs = planner.Planner().figures(planner.tco("8xh100-hgx"))  # doctest: +SKIP
+        """
+        from planner.reports.render import document_for, figures_of
+
+        return figures_of(document_for(result, money=self._money(currency)))
+
+    def _money(self, currency: str | None) -> Money:
+        from planner.reports.formatting import Money
+
         code = self.currency if currency is None else currency
-        warnings = _stale_warnings(result, max_age_days)
         if not isinstance(code, str):
             raise ConfigError(
                 f"currency must be a code such as 'EUR', got {code!r}", key_path="currency"
             )
-        money = Money()
-        if code.upper() != USD:
-            money = Money(code.upper(), 1.0 / load_fx_rates().rate(code, key_path="currency"))
-        doc = document_for(
-            result,
-            money=money,
-            warnings=warnings,
-            generated_by=generated_by or f"planner {__version__} on {date.today().isoformat()}",
-        )
-        return render_document(doc, fmt)
+        return Money.of(code, key_path="currency")
 
 
 def _sources(
@@ -523,6 +538,20 @@ def report(
     return Planner(currency=currency).report(
         result, fmt, max_age_days=max_age_days, generated_by=generated_by
     )
+
+
+@_keywords_checked
+def figures(
+    result: QuoteResult | TcoResult | BudgetReport, *, currency: str = "USD"
+) -> list[MplFigure]:
+    """The charts of ``result``'s report as matplotlib Figures, for notebooks: the same content
+    as the HTML report's charts.
+
+    >>> from planner import api
+    >>> for fig in api.figures(api.tco("8xh100-hgx", utilization=0.6)):  # doctest: +SKIP
+    ...     fig.savefig(f"{fig.get_label() or 'chart'}.png")
+    """
+    return Planner(currency=currency).figures(result)
 
 
 # --- prices refresh (issue 5): the only path that talks to cloud APIs --------------------------

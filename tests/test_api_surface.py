@@ -178,3 +178,26 @@ def test_a_session_uses_its_currency_and_refuses_other_prices() -> None:
         session.quote(workload="gpt2-xl-finetune", deadline_hours=24, offers_files=("x.csv",))
     with pytest.raises(ConfigError, match="did you mean limit"):
         session.offers(limt=3)  # type: ignore[call-arg]
+
+
+def test_figures_are_the_report_charts_as_matplotlib_figures() -> None:
+    from matplotlib.figure import Figure
+
+    from planner.reports.document import Figure as ChartBlock
+    from planner.reports.render import document_for
+
+    result = planner.tco("8xh100-hgx", utilization=0.6)
+    charts = [
+        block.chart
+        for section in document_for(result).sections
+        for block in section.blocks
+        if isinstance(block, ChartBlock)
+    ]
+    figures = planner.figures(result)
+    assert charts and len(figures) == len(charts)
+    for fig, chart in zip(figures, charts, strict=True):
+        assert isinstance(fig, Figure)
+        assert chart.title in [t.get_text() for t in fig.texts]  # the chart's own title
+    # a session's currency reaches the axes: the cost axis is labelled in euros
+    eur = planner.Planner(currency="EUR").figures(result)
+    assert "EUR" in eur[0].axes[0].get_ylabel() and "USD" in figures[0].axes[0].get_ylabel()

@@ -10,6 +10,8 @@ from planner.errors import ConfigError
 from planner.reports.formatting import USD_MONEY, Money
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from planner.optimize.budget import BudgetReport
     from planner.ownership.costs import TcoResult
     from planner.quoting.result import QuoteResult
@@ -85,3 +87,16 @@ def render_document(doc: Document, fmt: str) -> str:
     raise ConfigError(
         f"unknown report format {fmt!r}", key_path="--format", hint="use html, markdown or csv"
     )
+
+
+def figures_of(doc: Document) -> list[Figure]:
+    """The charts of ``doc``, in document order, as matplotlib Figures (for notebooks)."""
+    from planner.reports.charts import to_figure
+    from planner.reports.document import Figure as ChartBlock
+
+    return [
+        to_figure(block.chart)
+        for section in doc.sections
+        for block in section.blocks
+        if isinstance(block, ChartBlock)
+    ]
