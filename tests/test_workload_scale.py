@@ -12,7 +12,7 @@ from planner.gpu_specs import resolve_gpu
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology, estimate, load_workload, parse_workload
 from planner.workload import efficiency as eff
-from planner.workload.strategy import Links, collective_seconds, pipeline_schedule
+from planner.workload.parallel import Links, collective_seconds, pipeline_schedule
 from planner.workload.training import train_facts
 
 _, HOLDOUT = load_runs()

@@ -1,6 +1,6 @@
 """Matmul shapes and communication overlap: the efficiency terms that change with scale
 (planner.workload.efficiency.matmul_fraction, exposed_tensor_parallel_seconds and
-planner.workload.strategy.exposed_gradient_sync), checked against hand-computed values."""
+planner.workload.parallel.exposed_gradient_sync), checked against hand-computed values."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from planner.gpu_specs import resolve_gpu
 from planner.workload import efficiency as eff
 from planner.workload import estimate, parse_workload
-from planner.workload.strategy import exposed_gradient_sync, pipeline_schedule
+from planner.workload.parallel import exposed_gradient_sync, pipeline_schedule
 
 GB = 1e9
 

@@ -15,8 +15,9 @@ from planner.gpu_specs import GpuSpec
 from planner.schema import Fabric, Interconnect
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
+from planner.workload.parallel import Links
 from planner.workload.spec import WorkloadSpec
-from planner.workload.strategy import Links, Strategy
+from planner.workload.strategy import Strategy
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ from planner.workload import compute
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
 from planner.workload.estimate_types import Estimate, Topology, make_estimate, topology_links
+from planner.workload.parallel import Links
 from planner.workload.spec import InferenceSection, WorkloadSpec
-from planner.workload.strategy import Links, Strategy
+from planner.workload.strategy import Strategy
 
 # Inference: vLLM's default max_num_seqs is 256 concurrent sequences.
 MAX_INFERENCE_BATCH = 256

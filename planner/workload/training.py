@@ -25,15 +25,9 @@ from planner.workload import compute
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
 from planner.workload.estimate_types import Estimate, Topology, make_estimate, topology_links
+from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec
-from planner.workload.strategy import (
-    Candidate,
-    Links,
-    Strategy,
-    TrainFacts,
-    explain,
-    search_training,
-)
+from planner.workload.strategy import Candidate, Strategy, TrainFacts, explain, search_training
 
 # Default global batch in tokens by model size for pre-training: GPT-3 paper Table 2.1
 # (125M-760M: 0.5M; 1.3B-2.7B: 1M; 6.7B-13B: 2M; 175B: 3.2M).

@@ -1,0 +1,109 @@
+"""Time on the links of a parallel layout: data-parallel collectives, the pipeline schedule and
+how much gradient synchronisation the backward pass hides (pure).
+
+Used by the strategy search (:mod:`planner.workload.strategy`), which times every layout with
+these, and by the inference estimate (tensor-parallel replicas).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Links:
+    """Link speeds of one topology, resolved once per estimate."""
+
+    gpus_per_node: int
+    intra_bytes_per_s: float
+    intra_kind: str
+    node_bytes_per_s: float
+
+
+def collective_seconds(
+    volume: float, shard_bytes: float, dp: int, d_in: int, links: Links
+) -> float:
+    """Time of a data-parallel collective moving ``volume x shard_bytes`` (2 = all-reduce).
+
+    Hierarchical: the ``d_in`` ranks inside a node exchange over the intra-node link; the node's NICs
+    carry ``gpus_per_node x volume x (G/d_in) x (n-1)/n`` across ``n`` nodes.
+    """
+    if dp <= 1:
+        return 0.0
+    d_in = max(1, min(d_in, dp))
+    n = math.ceil(dp / d_in)
+    t = 0.0
+    if d_in > 1:
+        t += volume * shard_bytes * (d_in - 1) / d_in / links.intra_bytes_per_s
+    if n > 1:
+        per_node = links.gpus_per_node * volume * (shard_bytes / d_in) * (n - 1) / n
+        t += per_node / links.node_bytes_per_s
+    return t
+
+
+# Model chunks per pipeline rank tried for the interleaved 1F1B schedule (Narayanan et al. 2021
+# s2.2.2; Megatron-LM --num-layers-per-virtual-pipeline-stage; Llama 3 trains 405B with it, Dubey et
+# al. 2024 s3.3.2).
+INTERLEAVE_CHOICES = (2, 4, 8)
+# Pipeline chunks that may hold no transformer layer: Llama 3 gives the embedding and the output
+# projection + loss a chunk each ("the first model chunk on the first stage has only the embedding,
+# and the last model chunk on the last stage has only output projection and loss"; Dubey et al.
+# 2024 s3.3.2), which is how 126 layers run as 16 stages x 8 chunks.
+NON_LAYER_CHUNKS = 2
+
+
+def pipeline_schedule(
+    pp: int,
+    m: int,
+    layers: int,
+    t_mb: float,
+    t_p2p: float,
+    act_layers_bytes: float,
+    headroom_bytes: float,
+) -> tuple[int, float, float]:
+    """(chunks per rank v, seconds for the m micro-batches of one step, extra activation bytes).
+
+    1F1B with ``pp`` stages takes ``(m + pp - 1)`` micro-batch slots: ``pp - 1`` of them are the
+    fill-and-drain bubble (GPipe/PipeDream-Flush; Narayanan et al. 2021 eq. 1).  Interleaving ``v``
+    chunks per rank cuts the bubble to ``(pp - 1) / v`` slots (eq. 2) but sends ``v`` times as many
+    point-to-point messages (``t_p2p`` per chunk per micro-batch) and holds activations for
+    ``L·(1 + (pp - 1)/(pp·v))`` layers instead of ``L`` (Korthikanti et al. 2022 s4.2.3).  Megatron
+    needs at least ``pp`` micro-batches for it; each chunk needs at least one layer, or the embedding
+    or the head (:data:`NON_LAYER_CHUNKS`).
+    """
+    best = (1, (m + pp - 1) * (t_mb + t_p2p), 0.0)
+    if pp <= 1 or m < pp:
+        return best
+    for v in INTERLEAVE_CHOICES:
+        if v * pp > layers + NON_LAYER_CHUNKS:
+            break
+        extra = act_layers_bytes * (pp - 1) / (pp * v)
+        if extra > headroom_bytes:
+            continue
+        t = (m + (pp - 1) / v) * (t_mb + v * t_p2p)
+        if t < best[1] * 0.99:
+            best = (v, t, extra)
+    return best
+
+
+def exposed_gradient_sync(t_comm: float, t_backward: float, chunks: int, pp: int) -> float:
+    """Seconds of the data-parallel gradient reduction left after overlap with the backward pass.
+
+    Gradients are reduced in buckets as the last micro-batch's backward pass produces them, so the
+    reduction hides behind that backward pass (``t_backward`` per micro-batch on this stage); only
+    what is left over shows.  With ``chunks`` interleaved model chunks per pipeline rank the
+    gradients complete chunk by chunk: Megatron's schedule runs the last ``pp`` micro-batches
+    through chunk ``v-1`` first and chunk 0 last, so chunk ``j`` is done ``j·pp`` chunk-backwards
+    (``t_backward / v`` each) before the end and its reduction (``t_comm / v``) can run meanwhile
+    -- NeMo's data-parallel overlap "exposes only one DP communication chunk" whose granularity
+    "becomes the Transformer layers per virtual pipeline stage" (NeMo docs, Communication Overlap).
+    Reductions queue on the links in chunk order, so what shows is
+    ``max_j((j + 1)·t_comm/v - j·pp·t_backward/v) - t_backward/v``, largest at ``j = 0`` or
+    ``j = v - 1``.
+    """
+    if chunks <= 1:
+        return max(0.0, t_comm - t_backward)
+    per_chunk = t_comm / chunks
+    step = t_backward / chunks
+    return max(0.0, per_chunk - step, t_comm - ((chunks - 1) * pp + 1) * step)
