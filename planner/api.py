@@ -7,13 +7,16 @@ deadline_hours=24)``) each make a one-off :class:`Planner` session from their ar
 its method; a session kept in a variable loads the offer book once and reuses it for every
 offers, GPU, quote and TCO call, the way sqlite-utils' ``Database`` holds one connection.
 Arguments are keywords named as in the domain (``deadline_hours``, ``budget_usd``); a misspelt
-one is a ConfigError with the nearest names.
+one is a ConfigError with the nearest names, and one of the wrong type a ConfigError naming it
+(checked once, by ``_keywords_checked``, from the annotation).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -60,21 +63,155 @@ _R = TypeVar("_R")
 
 
 def _keywords_checked(func: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``func`` refusing a misspelt keyword with a ConfigError that names the nearest ones
-    (``utilisation`` -> did you mean utilization?) instead of Python's TypeError."""
-    params = inspect.signature(func).parameters
+    """``func`` with its arguments checked once, at the library's edge: a misspelt keyword is a
+    ConfigError that names the nearest ones (``utilisation`` -> did you mean utilization?)
+    instead of Python's TypeError, and each argument whose annotation is in :data:`_ARGUMENT_TYPES`
+    is checked and normalised by its converter (``providers="aws"`` means that one provider, not
+    its letters; ``descending="yes"`` is refused)."""
+    sig = inspect.signature(func)
+    params = sig.parameters
     kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     known = [name for name, p in params.items() if p.kind in kinds and name != "self"]
+    # a function taking **fields (quote) names its keywords elsewhere (QuoteRequest checks them)
+    open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     what = f"{func.__name__}() keyword argument"
+    converters = {
+        name: _ARGUMENT_TYPES[str(p.annotation)]
+        for name, p in params.items()
+        if str(p.annotation) in _ARGUMENT_TYPES
+    }
 
     @functools.wraps(func)
     def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         for name in kwargs:
-            if name not in known:
+            if name not in known and not open_ended:
                 raise UnknownNameError(what, name, known)
-        return func(*args, **kwargs)
+        if not converters:
+            return func(*args, **kwargs)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:  # a missing or extra positional argument
+            named = re.search(r"'(\w+)'", str(e))
+            raise ConfigError(
+                f"{func.__name__}(): {e}",
+                key_path=named.group(1) if named else None,
+                hint=f"see help(planner.{func.__name__})",
+            ) from None
+        for name, convert in converters.items():
+            if name in bound.arguments:
+                bound.arguments[name] = convert(name, bound.arguments[name])
+        return func(*bound.args, **bound.kwargs)
 
     return call
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(
+            f"expected True or False, got {value!r}",
+            key_path=name,
+            hint=f"{name}=True or {name}=False",
+        )
+    return value
+
+
+def _is_path(value: Any) -> bool:
+    return isinstance(value, (str, os.PathLike))
+
+
+def _path(name: str, value: Any) -> Any:
+    if not _is_path(value):
+        raise ConfigError(
+            f"expected a path (str or pathlib.Path), got {value!r}",
+            key_path=name,
+            hint=f"e.g. {name}='prices/'",
+        )
+    return value
+
+
+def _path_or_none(name: str, value: Any) -> Any:
+    return None if value is None else _path(name, value)
+
+
+def _sequence(name: str, value: Any, item_ok: Callable[[Any], bool], kind: str) -> tuple[Any, ...]:
+    """A bare name or path means that one (not its letters); otherwise a list or tuple of them."""
+    if item_ok(value):
+        return (value,)
+    example = f"e.g. {name}=('aws', 'gcp')" if kind == "name" else f"e.g. {name}=('prices.csv',)"
+    if not isinstance(value, (Sequence, set, frozenset)) or isinstance(value, (str, bytes)):
+        raise ConfigError(
+            f"expected a {kind} or a list of {kind}s, got {value!r}", key_path=name, hint=example
+        )
+    items = tuple(value)
+    for item in items:
+        if not item_ok(item):
+            raise ConfigError(
+                f"expected {kind}s, got {item!r} in {value!r}", key_path=name, hint=example
+            )
+    return items
+
+
+def _names(name: str, value: Any) -> tuple[str, ...]:
+    return _sequence(name, value, lambda v: isinstance(v, str), "name")
+
+
+def _paths(name: str, value: Any) -> tuple[Any, ...]:
+    return _sequence(name, value, _is_path, "path")
+
+
+def _result(name: str, value: Any) -> Any:
+    from planner.optimize.budget import BudgetReport
+    from planner.ownership.costs import TcoResult
+    from planner.quoting.result import QuoteResult
+
+    if not isinstance(value, (QuoteResult, TcoResult, BudgetReport)):
+        raise ConfigError(
+            f"expected a quote, TCO or budget result, got {type(value).__name__}",
+            key_path=name,
+            hint="make one with planner.quote(...), planner.tco(...) or planner.budget(...)",
+        )
+    return value
+
+
+def _topology(name: str, value: Any) -> Any:
+    from planner.workload import Topology
+
+    if value is not None and not isinstance(value, Topology):
+        raise ConfigError(
+            f"expected a planner.workload.Topology or None, got {value!r}",
+            key_path=name,
+            hint="e.g. Topology(gpus_per_node=8, interconnect=Interconnect('nvlink')), or leave "
+            "it out to let the estimate assume one node of the GPUs",
+        )
+    return value
+
+
+def _solver(name: str, value: Any) -> Any:
+    if value is None or isinstance(value, str):
+        return value  # a name: get_solver answers an unknown one with the registered names
+    from planner.optimize.solvers import Solver
+
+    if not isinstance(value, Solver):
+        raise ConfigError(
+            f"expected a solver name or a Solver, got {value!r}",
+            key_path=name,
+            hint="solver='highs' or solver='cbc'",
+        )
+    return value
+
+
+# Annotation (as written in the signatures below) -> its check; every function and Planner
+# method decorated with @_keywords_checked gets these checks for the arguments so annotated.
+_ARGUMENT_TYPES: dict[str, Callable[[str, Any], Any]] = {
+    "bool": _flag,
+    "str | Path": _path,
+    "str | Path | None": _path_or_none,
+    "Solver | str | None": _solver,
+    "Sequence[str]": _names,
+    "Sequence[str | Path]": _paths,
+    "QuoteResult | TcoResult | BudgetReport": _result,
+    "Topology | None": _topology,
+}
 
 
 @dataclass(frozen=True)
@@ -104,6 +241,7 @@ class Planner:
     >>> html = session.report(session.tco("8xh100-hgx", utilization=0.6))  # doctest: +SKIP
     """
 
+    @_keywords_checked
     def __init__(
         self,
         *,
@@ -113,10 +251,6 @@ class Planner:
         solver: str | None = None,
         load_book: BookLoader = load_offer_book,
     ) -> None:
-        if isinstance(offers_files, (str, Path)):
-            offers_files = (offers_files,)  # one file, not its letters
-        if snapshot_dir is not None and not isinstance(snapshot_dir, (str, Path)):
-            raise ConfigError(f"expected a folder, got {snapshot_dir!r}", key_path="snapshot_dir")
         if not isinstance(currency, str):
             raise ConfigError(
                 f"currency must be a code such as 'EUR', got {currency!r}", key_path="currency"
@@ -222,6 +356,7 @@ class Planner:
 
     # --- quote ---------------------------------------------------------------------------------
 
+    @_keywords_checked
     def quote(
         self,
         request: QuoteRequest | None = None,
@@ -487,6 +622,7 @@ def budget(
     )
 
 
+@_keywords_checked
 def quote(
     request: QuoteRequest | None = None,
     *,

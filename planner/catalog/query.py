@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
-from planner.errors import ConfigError, UnknownNameError, is_number
+from planner.errors import ConfigError, UnknownNameError, is_number, suggest
 from planner.gpu_specs import GpuCatalog
 from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
 
@@ -20,6 +21,9 @@ SORT_KEYS = {
     "provider": "provider",
     "region": "region",
 }
+
+# One name of each kind, for the hints of OfferFilter's checks.
+_EXAMPLE_NAMES = {"providers": "aws", "regions": "us-east-1", "gpus": "H100"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,13 @@ class OfferFilter:
             names = getattr(self, key)
             if isinstance(names, str):
                 names = (names,)
+            if not isinstance(names, (list, tuple, set, frozenset)):
+                # only the library gets here (the CLI passes tuples): name the field
+                raise ConfigError(
+                    f"expected a name or a list of names, got {names!r}",
+                    key_path=key,
+                    hint=f"e.g. OfferFilter({key}=({_EXAMPLE_NAMES[key]!r},))",
+                )
             names = tuple(names)
             for name in names:
                 if not isinstance(name, str) or not name.strip():
@@ -159,3 +170,51 @@ def cheapest_gpu_hour(offers: pd.DataFrame) -> dict[str, float]:
     """GPU model -> lowest on-demand USD per GPU-hour in the table."""
     per_gpu = offers["price_on_demand_usd_per_hour"] / offers["gpu_count"]
     return {str(k): float(v) for k, v in per_gpu.groupby(offers["gpu_model"]).min().items()}
+
+
+def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -> str | None:
+    """Which of ``flt``'s provider / region / GPU choices left no offer, with the values that
+    would have matched (None when the filter leaves some offers).
+
+    The filters are applied in the order ``filter_offers`` applies them, so the first one that
+    empties the table is the one named: "no offers from lambda in region eu-west-3 (region
+    filter); regions with offers from lambda: us-east-1, us-west-2".
+    """
+    if not filter_offers(offers, flt, catalog).empty:
+        return None
+    df, scope = with_price(offers, flt.purchase_option), ""
+    if flt.providers:
+        providers = _check_names("provider", flt.providers, sorted(offers["provider"].unique()))
+        df = df[df["provider"].isin(providers)]
+        scope = " from " + ", ".join(providers)
+        if df.empty:
+            return f"no {flt.purchase_option.value} offers{scope} (provider filter)"
+    if flt.regions:
+        regions = _check_names("region", flt.regions, sorted(offers["region"].unique()))
+        left = df[df["region"].isin(regions)]
+        if left.empty:
+            valid = _closest(regions, df["region"].unique())
+            return (
+                f"no offers{scope} in region {', '.join(regions)} (region filter); "
+                f"regions with offers{scope}: {valid}"
+            )
+        df, scope = left, scope + " in " + ", ".join(regions)
+    if flt.gpus:
+        names = {g.name for name in flt.gpus for g in catalog.match(name)}
+        if df[df["gpu_model"].isin(names)].empty:
+            valid = _closest(flt.gpus, df["gpu_model"].unique())
+            return (
+                f"no offers with GPU {', '.join(flt.gpus)}{scope} (GPU filter); "
+                f"GPUs offered{scope}: {valid}"
+            )
+    return f"no {flt.purchase_option.value} offers match the filter"
+
+
+def _closest(asked: Sequence[str], valid: Iterable[Any]) -> str:
+    """The valid values nearest the asked ones (difflib), else the first twelve, and how many
+    there are in all."""
+    options = sorted(str(v) for v in valid)
+    close = list(dict.fromkeys(c for name in asked for c in suggest(name, options)))
+    shown = close or options[:12]
+    more = f" ({len(options)} in all)" if len(shown) < len(options) else ""
+    return ", ".join(shown) + more

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from planner import api
 from planner.catalog import DEFAULT_MAX_AGE_DAYS
@@ -35,12 +37,42 @@ snapshot_option = click.option(
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="Use exactly this snapshot directory instead of the newest per provider.",
 )
+MAX_AGE_ENVVAR = "PLANNER_MAX_PRICE_AGE_DAYS"
+
+
+class _MaxAgeDays(click.IntRange):
+    """Days >= 0; a bad value from ``PLANNER_MAX_PRICE_AGE_DAYS`` is blamed on the variable,
+    not on ``--max-age-days`` (which the user never typed)."""
+
+    def __init__(self) -> None:
+        super().__init__(min=0)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            from_env = (
+                ctx is not None
+                and param is not None
+                and param.name is not None
+                and ctx.get_parameter_source(param.name) is ParameterSource.ENVIRONMENT
+            )
+            if not from_env:
+                raise
+            raise click.BadParameter(
+                f"{value!r} is not a whole number of days >= 0; set it to one (e.g. "
+                f"{MAX_AGE_ENVVAR}={DEFAULT_MAX_AGE_DAYS}) or unset it",
+                ctx=ctx,
+                param_hint=f"environment variable {MAX_AGE_ENVVAR}",
+            ) from e
+
+
 max_age_option = click.option(
     "--max-age-days",
-    type=click.IntRange(min=0),
+    type=_MaxAgeDays(),
     default=DEFAULT_MAX_AGE_DAYS,
     show_default=True,
-    envvar="PLANNER_MAX_PRICE_AGE_DAYS",
+    envvar=MAX_AGE_ENVVAR,
     help="Warn when prices are older than this.",
 )
 

@@ -69,7 +69,7 @@ class CandidateOptions:
 class Exclusion:
     """Why an offer (or owned machine) produced no candidate."""
 
-    reason: str  # memory | price | spot-risk | deadline
+    reason: str  # memory | quota | price | spot-risk | deadline
     provider: str
     instance_type: str
     gpu_model: str
@@ -416,8 +416,30 @@ def _priced_rows(
         quota_for(opts.quotas, p, r, f)
         for p, r, f in zip(rows["provider"], rows["region"], family, strict=True)
     ]
-    rows = rows[rows["instances"] <= rows["quota_instances"]]
+    within = rows["instances"] <= rows["quota_instances"]
+    exclusions += _quota_exclusions(rows, within)
+    rows = rows[within]
     return _cloud_frame(rows, family[rows.index], option, opts), exclusions
+
+
+def _quota_exclusions(rows: pd.DataFrame, within: pd.Series) -> list[Exclusion]:
+    """One exclusion per offer whose every fitting gang needs more instances than its quota
+    allows (``--quota aws=0`` leaves no AWS offer), so that an empty result can say so."""
+    offer = ["provider", "region", "instance_type"]
+    ok = within.groupby([rows[c] for c in offer]).any()
+    fewest = rows["instances"].groupby([rows[c] for c in offer]).min()
+    quota = rows["quota_instances"].groupby([rows[c] for c in offer]).min()
+    first = rows.drop_duplicates(offer).set_index(offer)
+    return [
+        Exclusion(
+            "quota",
+            str(key[0]),
+            str(key[2]),
+            str(first.loc[key, "gpu_model"]),
+            f"quota {int(quota[key])} instance(s) < {int(fewest[key])} needed",
+        )
+        for key in ok.index[~ok.to_numpy()]
+    ]
 
 
 def _spot_risk_exclusions(risky: pd.DataFrame, max_pct: float) -> list[Exclusion]:

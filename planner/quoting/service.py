@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from planner.catalog import OfferBook, load_offer_book
-from planner.catalog.query import OfferFilter, filter_offers
-from planner.errors import ConfigError
+from planner.catalog.query import OfferFilter, filter_offers, why_no_offers
+from planner.errors import ConfigError, InfeasibleError
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.candidates import (
     CandidateOptions,
     CandidateSet,
+    Exclusion,
     build_candidates,
     group_exclusions,
     prune_dominated,
@@ -64,6 +65,8 @@ def quote(
     started = time.perf_counter()
     inputs = _inputs(req, book)
     cset, pruned = _candidates(inputs)
+    if pruned.empty:
+        raise _nothing_runs(inputs, cset)
     t_candidates = time.perf_counter()
     spec, req = inputs.spec, inputs.request
     plan_req = PlanRequest(
@@ -128,11 +131,7 @@ def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
         discounts=_canonical_discounts(req.discounts, book.offers),
         quotas=_canonical_quotas(req.quotas, book.offers),
     )
-    offers = filter_offers(
-        book.offers,
-        OfferFilter(providers=req.providers, regions=req.regions, gpus=req.gpus),
-        catalog,
-    )
+    offers = filter_offers(book.offers, _offer_filter(req), catalog)
     if req.gpus:
         allowed = {g.name for name in req.gpus for g in catalog.match(name)}
         hardware = tuple(h for h in hardware if catalog.resolve(h.gpu).name in allowed)
@@ -163,6 +162,81 @@ def _candidates(inputs: _Inputs) -> tuple[CandidateSet, pd.DataFrame]:
         pieces=spec.pieces if spec.pieces > 1 else None,
     )
     return cset, pruned
+
+
+def _offer_filter(req: QuoteRequest) -> OfferFilter:
+    return OfferFilter(providers=req.providers, regions=req.regions, gpus=req.gpus)
+
+
+def _nothing_runs(inputs: _Inputs, cset: CandidateSet) -> InfeasibleError:
+    """The InfeasibleError of a quote with no candidate at all, saying what excluded the offers,
+    per reason with counts (an empty filter, quotas, memory, spot risk) and what to change."""
+    req = inputs.request
+    if inputs.offers.empty and not inputs.hardware:
+        why = why_no_offers(inputs.book.offers, _offer_filter(req), inputs.catalog)
+        return InfeasibleError(
+            f"no configuration can run this workload: {why or 'no offers are loaded'}",
+            hint="widen or drop the provider, region or GPU choice (providers / regions / gpus)",
+        )
+    reasons, hints = [], []
+    by_reason: dict[str, list[Exclusion]] = {}
+    for e in cset.exclusions:
+        by_reason.setdefault(e.reason, []).append(e)
+
+    def offers_in(excluded: list[Exclusion]) -> int:
+        return len({(e.provider, e.instance_type) for e in excluded})
+
+    misfits = by_reason.pop("memory", [])
+    # a shape whose least memory per GPU fits yet runs at no gang size is held back by its
+    # layout (a pinned training.parallelism) or its links, not by memory
+    by_reason["memory"] = [e for e in misfits if e.need_gib > e.gpu_memory_gib]
+    if unplaced := [e for e in misfits if e.need_gib <= e.gpu_memory_gib]:
+        gpus = ", ".join(sorted({e.gpu_model for e in unplaced}))
+        reasons.append(
+            f"{offers_in(unplaced)} offer(s) ({gpus}) have the memory but no gang of them can "
+            "hold the workload's parallel layout"
+        )
+        hints.append(
+            "check training.parallelism against the GPUs per instance (planner estimate "
+            "WORKLOAD --gpu GPU --count N says why)"
+        )
+    if by_reason["memory"]:
+        excluded = by_reason["memory"]
+        have = max(e.gpu_memory_gib for e in excluded)
+        need = min(e.need_gib for e in excluded)
+        gpus = ", ".join(sorted({e.gpu_model for e in excluded}))
+        reasons.append(
+            f"{offers_in(excluded)} offer(s) do not fit in GPU memory ({gpus}: at most "
+            f"{have:g} GiB per GPU, {need:.1f} GiB needed at best)"
+        )
+        hints.append("a GPU with more memory, LoRA/QLoRA or more GPUs may make it fit")
+    if "quota" in by_reason:
+        excluded = by_reason["quota"]
+        providers = sorted({e.provider for e in excluded})
+        set_quotas = ", ".join(
+            f"{k}={v}" for k, v in sorted(req.quotas.items()) if k.split(":")[0] in providers
+        )
+        reasons.append(
+            f"{offers_in(excluded)} offer(s) from {', '.join(providers)} need more instances "
+            f"than the quota allows ({set_quotas or 'default quota'})"
+        )
+        hints.append(f"raise the quota (quotas / --quota {providers[0]}=N) or drop it")
+    if "spot-risk" in by_reason:
+        excluded = by_reason["spot-risk"]
+        reasons.append(
+            f"{offers_in(excluded)} spot offer(s) are interrupted more often than "
+            "max_interruption_pct allows"
+        )
+        hints.append("raise max_interruption_pct (--max-interruption) or allow on-demand")
+    if not reasons:
+        reasons.append(
+            f"none of the {len(inputs.offers)} offers has a price for the purchase options allowed"
+        )
+        hints.append("allow on-demand or spot prices (allow_spot / spot_only)")
+    return InfeasibleError(
+        "no configuration can run this workload: " + "; ".join(reasons),
+        hint="; ".join(hints),
+    )
 
 
 def _requirements(spec: WorkloadSpec, plans: tuple[Plan, ...], catalog: GpuCatalog) -> Requirements:
