@@ -176,7 +176,7 @@ def _nothing_runs(inputs: _Inputs, cset: CandidateSet) -> InfeasibleError:
         why = why_no_offers(inputs.book.offers, _offer_filter(req), inputs.catalog)
         return InfeasibleError(
             f"no configuration can run this workload: {why or 'no offers are loaded'}",
-            hint="widen or drop the provider, region or GPU choice (providers / regions / gpus)",
+            hint="widen or drop the provider, region or GPU choice",
         )
     reasons, hints = [], []
     by_reason: dict[str, list[Exclusion]] = {}
