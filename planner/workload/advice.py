@@ -19,19 +19,15 @@ from planner.workload.estimate_types import (
     Estimate,
     Topology,
     default_topology,
-    make_estimate,
     topology_links,
 )
 from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.strategy import Strategy, TrainFacts, search_training, unplaceable_layout
 from planner.workload.training import (
-    checkpoint_bytes,
-    efficiency_source,
     flash_attention,
-    interconnect_required,
-    model_flops,
     train_facts,
     training_assumptions,
+    unrunnable_estimate,
 )
 
 # Multiples of the GPU count tried when suggesting more GPUs with sharding.
@@ -155,23 +151,14 @@ def unplaceable_estimate(
         gpus_per_piece=count,
         reason=f"not runnable: {problem} (training.parallelism)",
     )
-    return make_estimate(
+    return unrunnable_estimate(
         spec,
+        f,
         gpu,
         count,
-        fits=False,
-        memory_bytes=least.memory_bytes if least is not None else 0.0,
-        breakdown=least.breakdown if least is not None else {},
-        strategy=s,
-        total_flops=model_flops(spec, f),
-        efficiency=0.0,
-        source=efficiency_source(gpu, f),
-        wall_hours=math.inf,
-        interconnect=interconnect_required(s, topo),
-        fabric=None,
-        checkpoint_gib=checkpoint_bytes(f) / mem.GIB,
-        suggestions=[
-            f"use a multiple of {pinned_gpus(spec)} GPUs for the pinned training.parallelism layout"
-        ],
-        assumptions=training_assumptions(spec, f, flash),
+        topo,
+        s,
+        least,
+        [f"use a multiple of {pinned_gpus(spec)} GPUs for the pinned training.parallelism layout"],
+        training_assumptions(spec, f, flash),
     )

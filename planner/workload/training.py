@@ -435,22 +435,38 @@ def _nothing_fits(
     """The estimate when no layout fits: the least-memory layout, no time, no suggestions yet
     (:func:`planner.workload.advice.train_suggestions` says what would fit)."""
     s = replace(least.strategy, reason="nothing fits; shown: the layout with the least memory")
+    return unrunnable_estimate(spec, f, gpu, count, topo, s, least, (), assumptions)
+
+
+def unrunnable_estimate(
+    spec: WorkloadSpec,
+    f: TrainFacts,
+    gpu: GpuSpec,
+    count: int,
+    topo: Topology,
+    strategy: Strategy,
+    least: Candidate | None,
+    suggestions: list[str] | tuple[str, ...],
+    assumptions: list[str],
+) -> Estimate:
+    """An estimate that does not run: ``strategy`` says why, ``least`` (when any layout exists)
+    gives the memory shown, and the time is infinite."""
     return make_estimate(
         spec,
         gpu,
         count,
         fits=False,
-        memory_bytes=least.memory_bytes,
-        breakdown=least.breakdown,
-        strategy=s,
+        memory_bytes=least.memory_bytes if least is not None else 0.0,
+        breakdown=least.breakdown if least is not None else {},
+        strategy=strategy,
         total_flops=model_flops(spec, f),
         efficiency=0.0,
         source=efficiency_source(gpu, f),
         wall_hours=math.inf,
-        interconnect=interconnect_required(s, topo),
+        interconnect=interconnect_required(strategy, topo),
         fabric=None,
         checkpoint_gib=checkpoint_bytes(f) / mem.GIB,
-        suggestions=(),
+        suggestions=suggestions,
         assumptions=assumptions,
     )
 
