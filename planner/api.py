@@ -472,9 +472,7 @@ class Planner:
     ) -> str:
         """A quote, TCO or budget result as a report (``html``, ``markdown`` or ``csv``), money
         in ``currency`` (default: the session's)."""
-        from datetime import date
-
-        from planner import __version__
+        from planner import __version__, clock
         from planner.reports.render import document_for, render_document
 
         money = self._money(currency)
@@ -482,7 +480,8 @@ class Planner:
             result,
             money=money,
             warnings=_stale_warnings(result, max_age_days),
-            generated_by=generated_by or f"planner {__version__} on {date.today().isoformat()}",
+            generated_by=generated_by
+            or f"planner {__version__} on {clock.utc_today().isoformat()}",
         )
         return render_document(doc, fmt)
 
@@ -521,8 +520,7 @@ def _stale_warnings(
     result: QuoteResult | TcoResult | BudgetReport, max_age_days: int | None
 ) -> list[str]:
     """Warnings for a report whose cloud prices are older than ``max_age_days`` (default 90)."""
-    from datetime import date
-
+    from planner import clock
     from planner.catalog import DEFAULT_MAX_AGE_DAYS
     from planner.catalog.store import snapshot_age_days
     from planner.ownership.costs import TcoResult
@@ -532,7 +530,7 @@ def _stale_warnings(
     if isinstance(result, QuoteResult):
         return result.book.stale_warnings(limit)
     if isinstance(result, TcoResult) and result.offers_as_of:
-        age = snapshot_age_days(result.offers_as_of, date.today())
+        age = snapshot_age_days(result.offers_as_of, clock.utc_today())
         if age > limit:
             return [
                 f"cloud prices are {age} days old (as of {result.offers_as_of}); refresh with "

@@ -24,6 +24,7 @@ RANKS: dict[str, int] = {
     "data": 0,  # bundled data files (GPU specs, exchange rates), read with importlib.resources
     "errors": 0,
     "units": 0,
+    "clock": 0,
     "gpu_specs": 1,
     "schema": 2,
     "config": 3,
@@ -41,7 +42,16 @@ RANKS: dict[str, int] = {
 # The package's own __init__ is the lazy facade over api (PEP 562); importing `planner` itself
 # (for ``planner.__file__`` or ``__version__``) is allowed from anywhere.
 ROOT_UNIT = ""
-TOP_LEVEL_MODULES = {"__init__", "__main__", "api", "errors", "schema", "units", "gpu_specs"}
+TOP_LEVEL_MODULES = {
+    "__init__",
+    "__main__",
+    "api",
+    "errors",
+    "schema",
+    "units",
+    "gpu_specs",
+    "clock",
+}
 
 # Third-party libraries that belong to one room only.
 OWNERS: dict[str, tuple[str, ...]] = {

@@ -6,8 +6,10 @@ is recorded by regenerating the files and reviewing the diff:
 
     PLANNER_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
 
-Some things vary from run to run and are masked before comparing: today's date (reports say
-when they were generated), solver wall time ("optimal, 0.23 s", ``solve_seconds``), and the last digits of unrounded floats in CSV and JSON
+The clock is frozen at ``FROZEN_NOW`` (the day the files were recorded), so price ages and
+stale-price warnings read the same on every day CI runs; that date is still printed as
+``<today>`` (reports say when they were generated). Other things vary from run to run and are
+masked before comparing: solver wall time ("optimal, 0.23 s", ``solve_seconds``), and the last digits of unrounded floats in CSV and JSON
 (solver round-off differs between builds; they are compared to six decimals). HTML reports
 are compared with their inline SVG charts cut out (``<svg>…</svg>`` becomes
 ``<svg/>``): the chart drawings have their own tests (``test_charts.py``, the browser check), and
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import date
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,7 @@ _SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
 _LONG_FLOAT = re.compile(r"\d+\.\d{5,}")
 _SOLVE_TIME = re.compile(r"(optimal, |\"solve_seconds\": |\"seconds_\w+\": )[0-9.e-]+")
 
+FROZEN_NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
 HW = "scenarios/hardware"
 BUDGET = "scenarios/budgets/2027-ml-platform.yaml"
 
@@ -117,7 +120,7 @@ for _path in sorted((ROOT / "scenarios" / "workloads").glob("*.yaml")):
 
 
 def _normalise(name: str, text: str) -> str:
-    text = text.replace(date.today().isoformat(), "<today>")
+    text = text.replace(FROZEN_NOW.date().isoformat(), "<today>")
     text = _SOLVE_TIME.sub(r"\g<1><seconds>", text)
     text = _LONG_FLOAT.sub(lambda m: repr(round(float(m.group()), 6)), text)
     if name.endswith("-html"):
@@ -128,6 +131,7 @@ def _normalise(name: str, text: str) -> str:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_output_matches_golden(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the cases name scenario files relative to the repository root
+    monkeypatch.setattr("planner.clock.utc_now", lambda: FROZEN_NOW)
     result = CliRunner().invoke(main, CASES[name])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     text = _normalise(name, f"exit {result.exit_code}\n{result.stdout}")

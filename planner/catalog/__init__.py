@@ -16,12 +16,13 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from planner import clock
 from planner.catalog.store import (
     ProviderEntry,
     Snapshot,
@@ -52,10 +53,6 @@ def user_snapshot_root() -> Path:
 def default_roots() -> tuple[Path, ...]:
     """Snapshot roots searched by default: the user's refreshed snapshots, then the bundled ones."""
     return (user_snapshot_root(), bundled_snapshot_root())
-
-
-def _utc_today() -> date:
-    return datetime.now(timezone.utc).date()
 
 
 def _date_range(as_of: str, as_of_newest: str) -> str:
@@ -123,7 +120,7 @@ class OfferBook:
 
     offers: pd.DataFrame = field(repr=False)
     sources: tuple[SnapshotSource, ...]
-    today: date = field(default_factory=_utc_today)
+    today: date = field(default_factory=lambda: clock.utc_today())
 
     @property
     def as_of(self) -> str:
@@ -218,7 +215,7 @@ def load_offer_book(
     today: date | None = None,
 ) -> OfferBook:
     """Load offers: newest snapshot per provider (or exactly ``snapshot_dir``) plus private CSVs."""
-    today = today or _utc_today()
+    today = today or clock.utc_today()
     if snapshot_dir is not None:
         snap = load_snapshot(Path(snapshot_dir))
         frames = [snap.offers]

@@ -28,7 +28,7 @@ import shutil
 import tempfile
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ import pandas as pd
 from filelock import FileLock
 
 import planner
+from planner import clock
 from planner.errors import OfferValidationError, SnapshotError
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
 
@@ -191,7 +192,7 @@ def write_snapshot(
     Returns the snapshot's directory.  Raises SnapshotError if the id exists (snapshots are
     immutable) or validation fails; in either case nothing is published.
     """
-    now = now or datetime.now(timezone.utc)
+    now = now or clock.utc_now()
     snapshot_id = snapshot_id or now.strftime("%Y-%m-%dT%H%M%SZ")
     entries: list[ProviderEntry] = []
     payloads: dict[str, bytes] = {}
@@ -381,7 +382,7 @@ def newest_per_provider(
 
 
 def snapshot_age_days(as_of: str, today: date | None = None) -> int:
-    today = today or datetime.now(timezone.utc).date()
+    today = today or clock.utc_today()
     return (today - date.fromisoformat(as_of)).days
 
 

@@ -14,14 +14,14 @@ import importlib
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from decimal import Decimal
 from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
-from planner import units
+from planner import clock, units
 from planner.errors import MissingDependencyError
 from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.schema import COLUMN_NAMES, Fabric, Interconnect, empty_offers, validate_offers
@@ -41,8 +41,8 @@ _NVSWITCH_FAMILIES = frozenset({"a100", "h100", "h200", "b200", "gh200"})
 
 
 def utc_now() -> datetime:
-    """The default clock."""
-    return datetime.now(timezone.utc)
+    """The default clock: the program's one clock, looked up at call time."""
+    return clock.utc_now()
 
 
 @dataclass(frozen=True)
