@@ -604,19 +604,27 @@ def _undominated(
     # before it, and dominance is transitive, so one pass against the kept ones decides.
     order = np.lexsort((price, cost, wall, group))
     labels = cands.index.to_numpy()
+    # Python lists: the loop below reads one element at a time, which numpy makes slow.
+    group_of, cost_of, price_of = group.tolist(), cost.tolist(), price.tolist()
+    size_of, absorbs = instances.tolist(), can_absorb.tolist()
     keep: list[Any] = []
     kept_absorbers: list[tuple[float, float, float]] = []
     current = math.nan
     for pos in order.tolist():
-        g = group[pos]
+        g = group_of[pos]
         if g != current:
             if math.isnan(g):
                 break  # rows with a missing key sort last and belong to no group
             current, kept_absorbers = g, []
-        c, p, n = cost[pos], price[pos], instances[pos]
+        c, p, n = cost_of[pos], price_of[pos], size_of[pos]
         if not any(ac <= c and ap <= p and an <= n for ac, ap, an in kept_absorbers):
             keep.append(labels[pos])
-            if can_absorb[pos]:
+            if absorbs[pos]:
+                # An absorber this one matches or beats on cost, price and size is redundant:
+                # whatever it would dominate later, this one (no slower, being earlier) does too.
+                kept_absorbers = [
+                    a for a in kept_absorbers if not (c <= a[0] and p <= a[1] and n <= a[2])
+                ]
                 kept_absorbers.append((c, p, n))
     return sorted(keep)
 
