@@ -32,6 +32,7 @@ from planner.catalog.query import (
     filter_offers,
     gpu_availability,
     sort_offers,
+    why_no_offers,
 )
 from planner.errors import ConfigError, UnknownNameError, is_whole_number
 from planner.gpu_specs import GpuSpec, load_gpu_catalog, resolve_gpu
@@ -220,6 +221,8 @@ class OffersResult:
 
     offers: pd.DataFrame = field(repr=False)
     book: OfferBook = field(repr=False)
+    # When no offer matched: which filter emptied the table and what is on offer instead.
+    why_empty: str | None = None
 
 
 # Loads an offer book: (private CSVs, snapshot_dir=...) -> OfferBook, as load_offer_book does.
@@ -293,19 +296,17 @@ class Planner:
         limit: int | None = None,
     ) -> OffersResult:
         """Offers matching ``flt``, sorted by ``sort`` (at most ``limit`` rows)."""
-        book = self.book
-        found = sort_offers(
-            filter_offers(book.offers, flt or OfferFilter(), load_gpu_catalog()),
-            sort,
-            descending=descending,
-        )
+        book, flt = self.book, flt or OfferFilter()
+        catalog = load_gpu_catalog()
+        found = sort_offers(filter_offers(book.offers, flt, catalog), sort, descending=descending)
         if limit is not None:
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
                 raise ConfigError(
                     f"limit must be a whole number >= 0, got {limit!r}", key_path="limit"
                 )
             found = found.head(limit)  # head(-1) would drop the last row instead
-        return OffersResult(offers=found, book=book)
+        why = why_no_offers(book.offers, flt, catalog) if found.empty else None
+        return OffersResult(offers=found, book=book, why_empty=why)
 
     def gpus(self) -> list[dict[str, Any]]:
         """The GPU catalog as records, each with the providers offering it and its cheapest

@@ -178,3 +178,54 @@ def test_every_command_has_docstring_with_example() -> None:
         assert cmd.help and "Example:" in cmd.help, (
             f"`planner {name}` needs a docstring with an example"
         )
+
+
+# --- an empty answer says which filter emptied it and what is on offer instead ------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["--provider", "lambda", "--region", "eu-west-3"],
+            ["region filter", "regions with offers from lambda: us-west"],
+        ),
+        (["--min-gpus", "17"], ["at least 17 GPUs per instance", "the most on offer is 16"]),
+        (
+            ["--gpu", "T4", "--min-gpu-memory", "40"],
+            ["GPU memory filter", "with GPU T4", "the most on offer is 16 GiB"],
+        ),
+        (
+            ["--gpu", "H100", "--min-total-gpu-memory", "2000"],
+            ["total GPU memory filter", "the most on offer is 640 GiB"],
+        ),
+        (
+            ["--gpu", "T4", "--interconnect", "nvswitch"],
+            ["interconnect filter", "the fastest on offer is pcie"],
+        ),
+        (
+            ["--provider", "lambda", "--purchase", "spot"],
+            ["no spot prices from lambda", "priced there: on-demand"],
+        ),
+        (
+            ["--gpu", "H100", "--max-price", "0.5"],
+            ["price filter", "at or below 0.5 USD", "the cheapest is 3.29 USD"],
+        ),
+    ],
+)
+def test_empty_offers_say_which_filter_emptied_them(args: list[str], says: list[str]) -> None:
+    result = CliRunner().invoke(main, ["offers", *args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == []  # stdout stays one clean document
+    note = next(line for line in result.stderr.splitlines() if line.startswith("note: "))
+    for needle in says:
+        assert needle in note, note
+
+
+def test_empty_offers_reason_reaches_the_library() -> None:
+    import planner
+
+    found = planner.offers(OfferFilter(gpus=("H100",), max_price_usd_per_hour=0.5))
+    assert found.offers.empty
+    assert found.why_empty is not None and "price filter" in found.why_empty
+    assert planner.offers(OfferFilter(gpus=("H100",))).why_empty is None

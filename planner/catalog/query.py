@@ -182,13 +182,13 @@ def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
     """
     if not filter_offers(offers, flt, catalog).empty:
         return None
-    df, scope = with_price(offers, flt.purchase_option), ""
+    df, scope = offers, ""
     if flt.providers:
         providers = _check_names("provider", flt.providers, sorted(offers["provider"].unique()))
         df = df[df["provider"].isin(providers)]
         scope = " from " + ", ".join(providers)
         if df.empty:
-            return f"no {flt.purchase_option.value} offers{scope} (provider filter)"
+            return f"no offers{scope} (provider filter)"
     if flt.regions:
         regions = _check_names("region", flt.regions, sorted(offers["region"].unique()))
         left = df[df["region"].isin(regions)]
@@ -201,12 +201,66 @@ def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
         df, scope = left, scope + " in " + ", ".join(regions)
     if flt.gpus:
         names = {g.name for name in flt.gpus for g in catalog.match(name)}
-        if df[df["gpu_model"].isin(names)].empty:
+        left = df[df["gpu_model"].isin(names)]
+        if left.empty:
             valid = _closest(flt.gpus, df["gpu_model"].unique())
             return (
                 f"no offers with GPU {', '.join(flt.gpus)}{scope} (GPU filter); "
                 f"GPUs offered{scope}: {valid}"
             )
+        df, scope = left, scope + " with GPU " + ", ".join(flt.gpus)
+    scope = scope or " in the price table"
+    # The numeric filters in filter_offers's order: the first one that empties the table is
+    # named with the best value on offer in the scope so far.
+    if flt.min_gpu_count is not None:
+        left = df[df["gpu_count"] >= flt.min_gpu_count]
+        if left.empty:
+            return (
+                f"no offers with at least {flt.min_gpu_count} GPUs per instance{scope} "
+                f"(GPU count filter); the most on offer is {int(df['gpu_count'].max())}"
+            )
+        df = left
+    if flt.min_gpu_memory_gib is not None:
+        left = df[df["gpu_memory_gib"] >= flt.min_gpu_memory_gib]
+        if left.empty:
+            return (
+                f"no offers with at least {flt.min_gpu_memory_gib:g} GiB per GPU{scope} "
+                f"(GPU memory filter); the most on offer is {df['gpu_memory_gib'].max():g} GiB"
+            )
+        df = left
+    if flt.min_total_gpu_memory_gib is not None:
+        left = df[df["gpu_memory_total_gib"] >= flt.min_total_gpu_memory_gib]
+        if left.empty:
+            most = df["gpu_memory_total_gib"].max()
+            return (
+                f"no offers with at least {flt.min_total_gpu_memory_gib:g} GiB of GPU memory per "
+                f"instance{scope} (total GPU memory filter); the most on offer is {most:g} GiB"
+            )
+        df = left
+    if flt.min_interconnect is not None:
+        ranks = {i.value: i.rank for i in Interconnect}
+        left = df[df["interconnect"].map(ranks) >= flt.min_interconnect.rank]
+        if left.empty:
+            best = max(df["interconnect"], key=lambda v: ranks.get(v, -1))
+            return (
+                f"no offers with {flt.min_interconnect.value} or a faster GPU link{scope} "
+                f"(interconnect filter); the fastest on offer is {best}"
+            )
+        df = left
+    priced = with_price(df, flt.purchase_option)
+    if priced.empty:
+        options = sorted(o.value for o, col in PRICE_COLUMNS.items() if df[col].notna().any())
+        return (
+            f"no {flt.purchase_option.value} prices{scope} (purchase option filter); "
+            f"priced there: {', '.join(options) or 'nothing'}"
+        )
+    if flt.max_price_usd_per_hour is not None:
+        cheapest = priced["price_usd_per_hour"].min()
+        return (
+            f"no {flt.purchase_option.value} offers at or below "
+            f"{flt.max_price_usd_per_hour:g} USD per instance-hour{scope} (price filter); "
+            f"the cheapest is {cheapest:.2f} USD"
+        )
     return f"no {flt.purchase_option.value} offers match the filter"
 
 

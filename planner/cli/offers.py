@@ -177,6 +177,8 @@ def offers_command(
     click.echo(render_offers(result.offers, fmt).rstrip("\n"))
     if fmt in ("table", "markdown"):
         click.echo(f"\n{len(result.offers)} offers")
+    if result.why_empty:
+        click.echo(f"note: {result.why_empty}", err=True)
     echo_provenance(result.book, fmt, max_age_days)
 
 
