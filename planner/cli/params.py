@@ -74,7 +74,11 @@ class Duration(click.ParamType):
                 hint=f"write it like {DURATION_FORMS}",
             )
         if hours <= 0:
-            raise ConfigError(f"duration must be positive, got {value!r}", key_path=option)
+            raise ConfigError(
+                f"duration must be positive, got {value!r}",
+                key_path=option,
+                hint=f"write it like {DURATION_FORMS}",
+            )
         if not math.isfinite(hours):  # a few hundred digits read as float('inf')
             raise ConfigError(
                 f"duration {value!r} is too long to be a number",

@@ -730,5 +730,7 @@ def check_time_limit(time_limit_s: float) -> None:
         raise ConfigError(f"expected seconds, got {time_limit_s!r}", key_path="time_limit_s")
     if not time_limit_s > 0 or math.isinf(time_limit_s):  # NaN fails `> 0`
         raise ConfigError(
-            f"time limit must be positive, got {time_limit_s}", key_path="time_limit_s"
+            f"time limit must be a positive number of seconds, got {time_limit_s}",
+            key_path="time_limit_s",
+            hint="e.g. 60 (the default); a solve that reaches it keeps the best plan found",
         )

@@ -504,9 +504,7 @@ def _add_fastest(
         found.add(
             replace(
                 fastest,
-                label=f"fastest within ${budget:,.2f}"
-                if budget < 1000
-                else f"fastest within ${budget:,.0f}",
+                label=f"fastest within {_usd(budget)}",
             )
         )
 
@@ -611,22 +609,22 @@ def explain_infeasible(
             cands, replace(base, objective="time", budget_usd=None), "fastest", solver
         )
         parts.append(
-            f"the fastest plan takes {fastest.wall_hours:,.1f} h ({_summary(fastest)}, ${fastest.total_cost_usd:,.0f})"
+            f"the fastest plan takes {fastest.wall_hours:,.1f} h ({_summary(fastest)}, {_usd(fastest.total_cost_usd)})"
         )
         if req.budget_usd is not None and fastest.total_cost_usd > req.budget_usd:
             parts[0] = (
-                f"a {req.deadline_hours:g} h deadline with a ${req.budget_usd:,.0f} budget cannot be met"
+                f"a {req.deadline_hours:g} h deadline with a {_usd(req.budget_usd)} budget cannot be met"
             )
             within = solve_plan(
                 cands, replace(base, objective="time"), "fastest within budget", solver
             )
             parts.append(
                 f"with --budget {req.budget_usd:g} the fastest is {within.wall_hours:,.1f} h "
-                f"({_summary(within)}, ${within.total_cost_usd:,.0f})"
+                f"({_summary(within)}, {_usd(within.total_cost_usd)})"
             )
     except InfeasibleError:
         if req.budget_usd is not None:
-            parts.append(f"no plan fits a ${req.budget_usd:,.0f} budget at any deadline")
+            parts.append(f"no plan fits a {_usd(req.budget_usd)} budget at any deadline")
     return InfeasibleError(
         "; ".join(parts), hint="relax --deadline or --budget, or allow more providers/GPUs"
     )
