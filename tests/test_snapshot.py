@@ -196,7 +196,7 @@ def test_crash_mid_write_leaves_previous_snapshot(
         "aws": pd.DataFrame([offer_row(price_on_demand_usd_per_hour=50.0)]),
         "gcp": pd.DataFrame([offer_row(provider="gcp")]),
     }
-    with pytest.raises(OSError, match="simulated crash"):
+    with pytest.raises(SnapshotError, match="simulated crash; the snapshots already there"):
         write_snapshot(tmp_path, frames, snapshot_id="s2")
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert [p.name for p in list_snapshots(tmp_path)] == ["s1"]

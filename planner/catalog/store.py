@@ -19,6 +19,7 @@ importing the planner needs no POSIX-only module.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import json
@@ -253,28 +254,50 @@ def _provider_entry(
 def _publish(root: Path, snapshot_id: str, files: Mapping[str, bytes]) -> Path:
     """Write ``files`` into a new snapshot directory atomically, under the store's lock: a hidden
     temporary directory, every file fsynced, then one ``os.replace``.  A failure removes the
-    temporary directory and leaves ``root`` as it was."""
-    with locked(root):
-        target = root / snapshot_id
-        if target.exists():
-            raise SnapshotError(
-                f"snapshot {snapshot_id} already exists in {root}; snapshots are immutable"
-            )
-        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{snapshot_id}-", dir=root))
-        try:
-            for name, data in files.items():
-                with open(tmp / name, "wb") as fh:
-                    fh.write(data)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-            os.chmod(tmp, 0o755)  # mkdtemp makes it private; snapshots are shared read-only data
-            _fsync_dir(tmp)
-            os.replace(tmp, target)
-            _fsync_dir(root)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+    temporary directory and leaves ``root`` as it was; a file-system failure (full, read-only,
+    no permission) is a SnapshotError saying what to do."""
+    try:
+        with locked(root):
+            target = root / snapshot_id
+            if target.exists():
+                raise SnapshotError(
+                    f"snapshot {snapshot_id} already exists in {root}; snapshots are immutable"
+                )
+            tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{snapshot_id}-", dir=root))
+            try:
+                for name, data in files.items():
+                    with open(tmp / name, "wb") as fh:
+                        fh.write(data)
+                        fh.flush()
+                        os.fsync(fh.fileno())
+                os.chmod(tmp, 0o755)  # mkdtemp makes it private; snapshots are shared read-only
+                _fsync_dir(tmp)
+                os.replace(tmp, target)
+                _fsync_dir(root)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+    except OSError as e:
+        raise _write_failed(root, e) from e
     return target
+
+
+def _write_failed(root: Path, e: OSError) -> SnapshotError:
+    """A failed snapshot write in the user's words: where, why, and what to do."""
+    hints = {
+        errno.ENOSPC: "free some space on that disk, or point PLANNER_DATA_DIR at another one",
+        errno.EDQUOT: "free some space within your quota, or point PLANNER_DATA_DIR elsewhere",
+        errno.EROFS: "point PLANNER_DATA_DIR at a writable folder",
+        errno.EACCES: "point PLANNER_DATA_DIR at a folder you can write to",
+        errno.EPERM: "point PLANNER_DATA_DIR at a folder you can write to",
+    }
+    reason = {errno.ENOSPC: "no space left on the disk", errno.EROFS: "the disk is read-only"}
+    code = e.errno or 0
+    return SnapshotError(
+        f"cannot write a snapshot in {root}: {reason.get(code, e.strerror or str(e))}; "
+        "the snapshots already there are unchanged",
+        hint=hints.get(code, "check the folder, or point PLANNER_DATA_DIR at another one"),
+    )
 
 
 def read_manifest(path: Path) -> Manifest:
