@@ -43,6 +43,7 @@ from planner.errors import (
     ProviderError,
     SnapshotError,
     UnknownNameError,
+    suggest,
 )
 from planner.providers import DEFAULT_REGIONS, PROVIDERS, get_provider
 from planner.providers.base import Clock, Provider, Unmapped, utc_now
@@ -457,8 +458,20 @@ def diff_offers(
 def price_history(
     roots: Sequence[Path], *, instance_type: str, region: str | None = None
 ) -> list[dict[str, Any]]:
-    """Every snapshot's prices for ``instance_type`` (optionally in one region), oldest first."""
+    """Every snapshot's prices for ``instance_type`` (optionally in one region), oldest first.
+
+    An instance type no snapshot lists, or a region where none lists it, is an UnknownNameError
+    with the nearest names that are listed.
+    """
+    if not isinstance(instance_type, str) or not instance_type.strip():
+        raise ConfigError(
+            f"expected an instance type, got {instance_type!r}",
+            key_path="instance_type",
+            hint="e.g. p4d.24xlarge (planner offers lists them)",
+        )
     records = []
+    listed_types: set[str] = set()
+    listed_regions: set[str] = set()
     for root in roots:
         for path in list_snapshots(root):
             try:
@@ -467,7 +480,9 @@ def price_history(
             except (SnapshotError, OfferValidationError) as e:
                 log.warning("skipping %s: %s", path, e)
                 continue
+            listed_types.update(offers["instance_type"].unique())
             rows = offers[offers["instance_type"] == instance_type]
+            listed_regions.update(rows["region"].unique())
             if region is not None:
                 rows = rows[rows["region"] == region]
             for row in rows.to_dict("records"):
@@ -484,4 +499,16 @@ def price_history(
                         },
                     }
                 )
+    if not records and listed_types:
+        if instance_type not in listed_types:
+            raise UnknownNameError(
+                "instance type", instance_type, listed_types, key_path="instance_type"
+            )
+        close = suggest(str(region), sorted(listed_regions))
+        raise ConfigError(
+            f"no snapshot lists {instance_type} in region {region!r}",
+            key_path="region",
+            hint=f"regions where it is listed: {', '.join(close or sorted(listed_regions)[:12])}"
+            f" ({len(listed_regions)} in all)",
+        )
     return sorted(records, key=lambda r: (r["as_of"], r["created_at"], r["provider"], r["region"]))

@@ -304,7 +304,11 @@ def read_manifest(path: Path) -> Manifest:
     try:
         text = (path / MANIFEST).read_text(encoding="utf-8")
     except OSError as e:
-        raise SnapshotError(f"{path}: no readable {MANIFEST} ({e.strerror})") from e
+        raise SnapshotError(
+            f"{path}: no readable {MANIFEST} ({e.strerror}); this is not a price snapshot folder",
+            hint="a snapshot folder holds manifest.json and offers-*.csv (`planner prices "
+            "status` names the ones in use); or leave the option out to use the newest",
+        ) from e
     except UnicodeDecodeError as e:
         raise SnapshotError(f"{path / MANIFEST}: unreadable manifest (not UTF-8 text)") from e
     return Manifest.from_json(text, str(path / MANIFEST))

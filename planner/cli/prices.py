@@ -131,6 +131,7 @@ def diff_command(old: str, new: str, threshold: float, fmt: str) -> None:
 )
 @click.option("--region", help="Only this region.")
 @format_option
+@field_options({"instance_type": "--instance", "region": "--region"})
 def history_command(instance_type: str, region: str | None, fmt: str) -> None:
     """One instance type's prices across every stored snapshot, oldest first.
 
@@ -138,7 +139,7 @@ def history_command(instance_type: str, region: str | None, fmt: str) -> None:
     """
     records = api.prices_history(instance_type, region=region)
     if not records and fmt == "table":
-        click.echo(f"no snapshot lists {instance_type}" + (f" in {region}" if region else ""))
+        click.echo("no stored snapshot yet", err=True)  # an empty store: nothing to compare
         return
     click.echo(render_records(records, fmt))
 

@@ -232,7 +232,10 @@ def _nothing_runs(inputs: _Inputs, cset: CandidateSet) -> InfeasibleError:
         reasons.append(
             f"none of the {len(inputs.offers)} offers has a price for the purchase options allowed"
         )
-        hints.append("allow on-demand or spot prices (allow_spot / spot_only)")
+        hints.append(
+            "allow both on-demand and spot prices (drop --spot-only / --no-spot, or spot_only / "
+            "allow_spot in Python)"
+        )
     return InfeasibleError(
         "no configuration can run this workload: " + "; ".join(reasons),
         hint="; ".join(hints),
