@@ -264,6 +264,14 @@ class Planner:
                 key_path="solver",
                 hint="'highs' or 'cbc'",
             )
+        # Checked here, once, not at the first quote or report of the session.
+        if currency.strip().upper() != "USD":
+            self._money(currency)
+        if solver is not None:
+            from planner.optimize.solvers import SOLVERS
+
+            if solver.strip().lower() not in SOLVERS:
+                raise UnknownNameError("solver", solver, SOLVERS, key_path="solver")
         self.snapshot_dir = snapshot_dir
         self.offers_files: tuple[str | Path, ...] = tuple(offers_files)
         self.currency = currency

@@ -35,13 +35,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 # The option behind each library field these commands can be refused for.
 TCO_FIELDS = field_options(
     {
+        "hardware": "--hardware",
         "utilization": "--utilization",
         "years": "--years",
         "compare_gpu": "--compare-gpu",
         "currency": "--currency",
     }
 )
-BUDGET_FIELDS = field_options({"time_limit_s": "--time-limit", "currency": "--currency"})
+BUDGET_FIELDS = field_options(
+    {"budget": "BUDGET_FILE", "time_limit_s": "--time-limit", "currency": "--currency"}
+)
 
 
 def _apply(options: tuple[Callable[[Any], Any], ...]) -> Callable[[F], F]:

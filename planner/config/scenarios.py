@@ -24,9 +24,17 @@ def resolve_scenario(path_or_name: str | os.PathLike[str], kind: str) -> Path:
     if not isinstance(path_or_name, (str, os.PathLike)):
         raise ConfigError(
             f"a {singular} file is a YAML path or a bundled name, not"
-            f" {type(path_or_name).__name__} {path_or_name!r}"
+            f" {type(path_or_name).__name__} {path_or_name!r}",
+            key_path=singular,
+            hint=f"e.g. a name from scenarios/{kind} or the path of a .yaml file",
         )
     path_or_name = os.fspath(path_or_name)
+    if not str(path_or_name).strip():
+        raise ConfigError(
+            f"the {singular} file name is blank",
+            key_path=singular,
+            hint=f"name a bundled {singular} file (scenarios/{kind}) or the path of a .yaml file",
+        )
     path = Path(path_or_name).expanduser()
     if path.suffix in (".yaml", ".yml") or path.exists() or "/" in path_or_name:
         if not path.exists():
