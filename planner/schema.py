@@ -148,7 +148,11 @@ def empty_offers() -> pd.DataFrame:
 
 
 def _fail(
-    msg: str, source: str | None, rows: Sequence[int] = (), column: str | None = None
+    msg: str,
+    source: str | None,
+    rows: Sequence[int] = (),
+    column: str | None = None,
+    hint: str | None = None,
 ) -> NoReturn:
     where = []
     if rows:
@@ -157,7 +161,7 @@ def _fail(
     if column:
         where.append(f"column {column!r}")
     key_path = ", ".join(where) or None
-    raise OfferValidationError(msg, file=source, key_path=key_path)
+    raise OfferValidationError(msg, file=source, key_path=key_path, hint=hint)
 
 
 def _rows(mask: pd.Series | np.ndarray | Sequence[bool], first_data_row: int) -> list[int]:
@@ -176,9 +180,12 @@ class _Table:
     source: str | None
     first_data_row: int
 
-    def fail(self, msg: str, mask: Any = (), column: str | None = None) -> NoReturn:
+    def fail(
+        self, msg: str, mask: Any = (), column: str | None = None, hint: str | None = None
+    ) -> NoReturn:
         """Raise for the rows of ``mask`` (booleans, one a row) in ``column``."""
-        _fail(msg, self.source, _rows(mask, self.first_data_row) if len(mask) else (), column)
+        rows = _rows(mask, self.first_data_row) if len(mask) else ()
+        _fail(msg, self.source, rows, column, hint)
 
 
 def validate_offers(
@@ -243,7 +250,11 @@ def _check_column_names(table: _Table) -> None:
     """Every required column is there and no unknown one is (with "did you mean")."""
     missing = [c for c in REQUIRED_COLUMNS if c not in table.data]
     if missing:
-        table.fail(f"missing required column(s) {', '.join(missing)}")
+        table.fail(
+            f"missing required column(s) {', '.join(missing)}",
+            hint="a price list is a CSV whose header row names the offer columns; "
+            "`planner offers --format csv` prints one to start from",
+        )
     unknown = [c for c in table.data if c not in COLUMN_NAMES]
     if unknown:
         hints = {c: suggest(str(c), COLUMN_NAMES, 1) for c in unknown}

@@ -29,6 +29,7 @@ from typing import Any
 import pandas as pd
 
 from planner.catalog.store import (
+    ensure_writable,
     list_snapshots,
     load_newest,
     load_snapshot,
@@ -254,6 +255,7 @@ def refresh_prices(
     failed and ``allow_partial`` is off, SnapshotError when a gate fails and ``force`` is off; in
     both cases nothing is published.
     """
+    ensure_writable(root)  # before minutes of fetching, not after
     fetched = _fetch_all(providers, regions, on_progress)
     _refuse_incomplete(fetched, allow_partial)
     search = list(previous_roots) if previous_roots is not None else [root]

@@ -38,6 +38,7 @@ from filelock import FileLock
 
 import planner
 from planner import clock
+from planner.config.yamlfile import read_bounded
 from planner.errors import OfferValidationError, SnapshotError
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
 
@@ -282,6 +283,24 @@ def _publish(root: Path, snapshot_id: str, files: Mapping[str, bytes]) -> Path:
     return target
 
 
+def ensure_writable(root: Path) -> None:
+    """Refuse early (SnapshotError with the fix) when snapshots cannot be written into ``root``:
+    a refresh checks this before it spends minutes fetching prices."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=root)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise _write_failed(root, e) from e
+
+
+def _shown(path: Path) -> str:
+    """A path for a message: whole unless absurdly long (a name the file system refused)."""
+    text = str(path)
+    return text if len(text) <= 200 else f"{text[:120]}...{text[-40:]}"
+
+
 def _write_failed(root: Path, e: OSError) -> SnapshotError:
     """A failed snapshot write in the user's words: where, why, and what to do."""
     hints = {
@@ -290,11 +309,14 @@ def _write_failed(root: Path, e: OSError) -> SnapshotError:
         errno.EROFS: "point PLANNER_DATA_DIR at a writable folder",
         errno.EACCES: "point PLANNER_DATA_DIR at a folder you can write to",
         errno.EPERM: "point PLANNER_DATA_DIR at a folder you can write to",
+        errno.ENOTDIR: "part of that path is a file, not a folder: point PLANNER_DATA_DIR at a "
+        "folder",
+        errno.ENAMETOOLONG: "point PLANNER_DATA_DIR at a shorter path",
     }
     reason = {errno.ENOSPC: "no space left on the disk", errno.EROFS: "the disk is read-only"}
     code = e.errno or 0
     return SnapshotError(
-        f"cannot write a snapshot in {root}: {reason.get(code, e.strerror or str(e))}; "
+        f"cannot write a snapshot in {_shown(root)}: {reason.get(code, e.strerror or str(e))}; "
         "the snapshots already there are unchanged",
         hint=hints.get(code, "check the folder, or point PLANNER_DATA_DIR at another one"),
     )
@@ -346,31 +368,64 @@ def load_snapshot(
     return Snapshot(path=path, manifest=manifest, offers=offers)
 
 
+# A private price list with every region of every provider is ~100k rows, ~40 MB; the bundled
+# snapshot's files are a few hundred KB.  Beyond this it is the wrong file.
+MAX_OFFERS_CSV_BYTES = 64 * 2**20
+
+
 def read_offers_csv(src: str | Path | io.BytesIO, *, source: str | None = None) -> pd.DataFrame:
     """Read and validate an offers CSV (a snapshot file or a user's private price list)."""
     where = source or str(src)
+    if not isinstance(src, io.BytesIO):  # a user's file or pipe: bounded, errors with a fix
+        src = io.BytesIO(
+            read_bounded(
+                Path(src),
+                limit_bytes=MAX_OFFERS_CSV_BYTES,
+                what="price list (CSV)",
+                hint="pass the path of a .csv file",
+            )
+        )
     try:
         # dtypes are inferred; a stray word in a number column leaves it as text, which
         # validate_offers reports with its row and column
         raw = pd.read_csv(src, keep_default_na=False, na_values=[""])
-    except FileNotFoundError as e:
-        raise SnapshotError(f"{where}: file not found") from e
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-        raise SnapshotError(f"{where}: not a readable CSV ({e})") from e
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SnapshotError(
+            f"{where}: not a readable CSV ({reason})",
+            hint="a price list is a CSV with a header row of offer columns; "
+            "`planner offers --format csv` prints one",
+        ) from e
     return validate_offers(raw, source=where)
 
 
 def list_snapshots(root: Path) -> list[Path]:
-    """Complete snapshot directories under ``root``, oldest first (by id)."""
-    if not root.is_dir():
-        return []
+    """Complete snapshot directories under ``root``, oldest first (by id).
+
+    A folder that does not exist yet holds none; one that cannot be read (no permission, a name
+    too long for the file system) is a SnapshotError: its snapshots would be skipped unseen.
+    """
     try:
+        if not root.is_dir():
+            return []
         entries = list(root.iterdir())
+        return sorted(
+            p
+            for p in entries
+            if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists()
+        )
     except OSError as e:
-        log.warning("skipping snapshots in %s: %s", root, e.strerror)
-        return []
-    return sorted(
-        p for p in entries if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists()
+        raise _unreadable_root(root, e) from e
+
+
+def _unreadable_root(root: Path, e: OSError) -> SnapshotError:
+    from_env = os.environ.get("PLANNER_DATA_DIR")
+    return SnapshotError(
+        f"cannot read the snapshot folder {_shown(root)}: {e.strerror or e}",
+        hint="set PLANNER_DATA_DIR to a folder you can read and write, or unset it to use the "
+        "default"
+        if from_env
+        else "check the folder's permissions, or set PLANNER_DATA_DIR to another folder",
     )
 
 

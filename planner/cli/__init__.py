@@ -9,7 +9,9 @@ library names fields (``deadline_hours``); each command says which option shows 
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -54,6 +56,41 @@ class PlannerGroup(click.Group):
         except PlannerError as e:
             click.echo(f"error: {error_text(e, ctx)}", err=True)
             sys.exit(e.exit_code)
+        except OSError as e:
+            # A closed pipe (``| head``) is click's to handle quietly; any other failure to write
+            # the document to stdout (a full disk, ``> /dev/full``) is the user's to fix.
+            if e.errno == errno.EPIPE or not _writing_stdout(e):
+                raise
+            _silence_stdout()
+            click.echo(
+                f"error: cannot write the output: {e.strerror or e}",
+                err=True,
+            )
+            click.echo("  hint: free some space, or send the output elsewhere", err=True)
+            sys.exit(1)
+
+
+def _writing_stdout(e: BaseException) -> bool:
+    """Whether ``e`` was raised by click.echo writing to stdout (the last frame of its
+    traceback is click's ``echo``)."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    frame = tb.tb_frame
+    return frame.f_code.co_name == "echo" and frame.f_globals.get("__name__") == "click.utils"
+
+
+def _silence_stdout() -> None:
+    """Point stdout's file descriptor at the null device, so the text still buffered there
+    cannot fail again when the interpreter flushes it on exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (a test runner's buffer)
+        pass
 
 
 # Explicit registry (no string-based discovery): each loader imports one command module and adds

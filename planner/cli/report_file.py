@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -58,13 +59,29 @@ def save_report(result: Any, target: tuple[Path, str] | None, **options: Any) ->
 
 
 def write_report(text: str, path: Path) -> None:
-    """Write ``text`` to ``path`` atomically (a reader never sees half a report)."""
+    """Write ``text`` to ``path``: a file atomically (a reader never sees half a report; a crash
+    leaves the old one), a device or pipe (``/dev/stdout``, a FIFO) by writing into it.  A
+    file-system failure is a PlannerError naming the path and what to do."""
     path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+        if path.is_dir():
+            raise ConfigError(
+                f"cannot write the report to {str(path)!r}: it is a folder",
+                hint="name a file, e.g. report.html",
+            )
+        if path.exists() and not path.is_file():
+            with open(path, "w", encoding="utf-8") as out:  # never replace a device or a pipe
+                out.write(text)
+        else:
+            _replace_atomically(text, path)
     except OSError as e:
-        raise PlannerError(f"cannot write the report to {path}: {e.strerror}") from e
+        raise report_write_failed(path, e) from e
+    click.echo(f"report written to {path}", err=True)
+
+
+def _replace_atomically(text: str, path: Path) -> None:
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
@@ -75,4 +92,24 @@ def write_report(text: str, path: Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    click.echo(f"report written to {path}", err=True)
+
+
+_WRITE_FIXES = {
+    errno.ENOSPC: "free some space on that disk, or write the report elsewhere",
+    errno.EDQUOT: "free some space within your quota, or write the report elsewhere",
+    errno.EROFS: "the disk is read-only: choose a folder on a writable disk",
+    errno.EACCES: "choose a folder you can write to",
+    errno.EPERM: "choose a folder you can write to",
+    errno.ENAMETOOLONG: "choose a shorter file name",
+    errno.ENOTDIR: "part of the path is a file, not a folder: choose another path",
+    errno.ENOENT: "create the folder first, or choose another path",
+}
+
+
+def report_write_failed(path: Path, e: OSError) -> PlannerError:
+    """A failed report write in the user's words."""
+    shown = str(path) if len(str(path)) <= 200 else f"{str(path)[:120]}...{str(path)[-40:]}"
+    return PlannerError(
+        f"cannot write the report to {shown}: {e.strerror or e}",
+        hint=_WRITE_FIXES.get(e.errno or 0, "choose another path"),
+    )

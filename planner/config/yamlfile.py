@@ -62,27 +62,52 @@ def parse_yaml(text: str, *, file: str) -> Any:
         raise ConfigError(f"not valid YAML: {e}", file=file) from None
 
 
-def read_yaml(path: Path, *, what: str = "YAML") -> Any:
-    """Read and parse ``path``; ``what`` names the kind of file in messages ("workload file")."""
+def read_bounded(path: Path, *, limit_bytes: int, what: str, hint: str) -> bytes:
+    """The bytes of ``path`` (a file, a pipe such as ``<(cat f)``, a device), at most
+    ``limit_bytes`` of them: a bigger input (``/dev/zero``, the wrong file) is refused after
+    reading one byte more than the limit, never read to the end.  Every failure is a
+    ConfigError naming the file and a fix; ``hint`` says what to pass instead of a folder."""
     file = str(path)
     if path.is_dir():
-        raise ConfigError(
-            f"is a directory, not a {what}", file=file, hint="pass the path of a .yaml file"
-        )
+        raise ConfigError(f"is a directory, not a {what}", file=file, hint=hint)
+    limit = f"{limit_bytes // 2**20} MiB" if limit_bytes >= 2**20 else f"{limit_bytes} bytes"
     try:
-        size = path.stat().st_size
-        if size > MAX_YAML_BYTES:
+        if path.is_file() and path.stat().st_size > limit_bytes:
+            size = path.stat().st_size
             raise ConfigError(
-                f"is {size / 2**20:.1f} MiB; a {what} is a small text file"
-                f" (at most {MAX_YAML_BYTES // 2**20} MiB)",
+                f"is {size / 2**20:.1f} MiB; a {what} is at most {limit}",
                 file=file,
                 hint="check that this is the right file",
             )
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read(limit_bytes + 1)
     except FileNotFoundError:
         raise ConfigError("file not found", file=file, hint="check the path") from None
+    except PermissionError:
+        raise ConfigError(
+            "cannot read the file (no permission)",
+            file=file,
+            hint="check the file's permissions, or copy it somewhere you can read",
+        ) from None
     except OSError as e:
-        raise ConfigError(f"cannot read the file ({e.strerror})", file=file) from None
+        raise ConfigError(
+            f"cannot read the file ({e.strerror or e})", file=file, hint="check the path"
+        ) from None
+    if len(data) > limit_bytes:
+        raise ConfigError(
+            f"is more than {limit}; a {what} is at most {limit}",
+            file=file,
+            hint="check that this is the right file",
+        )
+    return data
+
+
+def read_yaml(path: Path, *, what: str = "YAML") -> Any:
+    """Read and parse ``path``; ``what`` names the kind of file in messages ("workload file")."""
+    file = str(path)
+    data = read_bounded(
+        path, limit_bytes=MAX_YAML_BYTES, what=what, hint="pass the path of a .yaml file"
+    )
     if b"\x00" in data:
         raise ConfigError(
             f"looks like a binary file, not a {what}",

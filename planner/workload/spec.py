@@ -262,7 +262,11 @@ class WorkloadSpec(_Section):
                 raise FieldError("model.arch", "inference estimates cover transformer LLMs only")
             inf = self.inference
             if inf is None:
-                raise FieldError("inference", "is required for kind: inference")
+                raise FieldError(
+                    "inference",
+                    "is required for kind: inference; e.g. inference: {tokens: 1e9} for a batch "
+                    "job, or {tokens_per_s: 2000, hours: 730} for a service",
+                )
             if not inf.serving and inf.total_output_tokens <= 0:
                 raise FieldError(
                     "inference",
@@ -275,7 +279,11 @@ class WorkloadSpec(_Section):
             return self
         d = self.data
         if d is None:
-            raise FieldError("data", f"is required for kind: {self.kind}")
+            raise FieldError(
+                "data",
+                f"is required for kind: {self.kind}; say how much it trains on, e.g. "
+                "data: {tokens: 3.1e8} or data: {samples: 1.28e6, epochs: 90}",
+            )
         if m.is_transformer:
             if d.tokens is None and d.samples is None:
                 raise FieldError("data", "needs tokens, or samples (x epochs)")
@@ -468,8 +476,8 @@ def load_workload(name_or_path: str, *, directory: Path | None = None) -> Worklo
     if text.endswith((".yaml", ".yml")) or path.parent != Path(".") or path.is_dir():
         if not path.exists():
             raise ConfigError("workload file not found", file=text, hint="check the path")
-        if not path.is_file():  # a directory, a FIFO: read_yaml says what it is
-            return _load_file(str(path.resolve()), 0)
+        if not path.is_file():  # a directory, a pipe (<(cat w.yaml)): read once, as named
+            return _load_file.__wrapped__(str(path), 0)
         return _load_file(str(path.resolve()), path.stat().st_mtime_ns)
     folder = directory or workloads_dir()
     candidate = folder / f"{text}.yaml"
