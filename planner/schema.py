@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from enum import Enum
 from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
 
+from planner import clock
 from planner.errors import OfferValidationError, UnknownNameError, suggest
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 
@@ -70,6 +72,23 @@ class Column:
     unit: str
     required: bool
     description: str
+    # The largest value a real offer can have (None: no bound); a bigger one is a typo or a unit
+    # mistake and would reach the optimizer as an absurd plan.
+    max_value: float | None = None
+
+
+# Bounds of the numeric columns, each well past the largest real offer (2026):
+# - 72 GPUs: an NVL72 rack is the largest single NVLink domain sold (GB200/GB300 NVL72); the
+#   largest single instance is 16 GPUs (GCP a2-megagpu-16g).
+# - 1,024 GiB per GPU: the largest GPU memory is 288 GB (B300, MI355X).
+# - 100,000 Gbit/s: the fastest instance network is 3,200-3,600 Gbit/s (p5, ND H100 v5); a
+#   GB200 UltraServer's EFA totals 28,800 Gbit/s.
+# - 10,000 USD per instance-hour: the dearest GPU instance on offer is ~128 USD/h (Azure ND
+#   H200 v5 class); a price above this is a monthly or yearly figure typed as hourly.
+MAX_GPUS_PER_INSTANCE = 72
+MAX_GPU_MEMORY_GIB = 1024.0
+MAX_NETWORK_GBPS = 100_000.0
+MAX_PRICE_USD_PER_HOUR = 10_000.0
 
 
 COLUMNS: tuple[Column, ...] = (
@@ -77,20 +96,48 @@ COLUMNS: tuple[Column, ...] = (
     Column("region", "string", "", True, "provider region name"),
     Column("instance_type", "string", "", True, "provider instance / VM type"),
     Column("gpu_model", "string", "", True, "canonical GPU name (planner gpus)"),
-    Column("gpu_count", "int", "GPUs", True, "GPUs per instance"),
-    Column("gpu_memory_gib", "float", "GiB", True, "memory per GPU"),
-    Column("gpu_memory_total_gib", "float", "GiB", True, "memory of all GPUs of the instance"),
-    Column("vcpus", "float", "vCPUs", False, "host vCPUs"),
-    Column("host_memory_gib", "float", "GiB", False, "host RAM"),
+    Column("gpu_count", "int", "GPUs", True, "GPUs per instance", MAX_GPUS_PER_INSTANCE),
+    Column("gpu_memory_gib", "float", "GiB", True, "memory per GPU", MAX_GPU_MEMORY_GIB),
+    Column(
+        "gpu_memory_total_gib",
+        "float",
+        "GiB",
+        True,
+        "memory of all GPUs of the instance",
+        MAX_GPUS_PER_INSTANCE * MAX_GPU_MEMORY_GIB,
+    ),
+    Column("vcpus", "float", "vCPUs", False, "host vCPUs", 100_000.0),
+    Column("host_memory_gib", "float", "GiB", False, "host RAM", 1_048_576.0),
     Column("interconnect", "string", "", True, "GPU-GPU link: none, pcie, nvlink, nvswitch"),
-    Column("network_gbps", "float", "Gbit/s", False, "instance network bandwidth"),
+    Column(
+        "network_gbps", "float", "Gbit/s", False, "instance network bandwidth", MAX_NETWORK_GBPS
+    ),
     Column(
         "fabric", "string", "", True, "inter-node network: ethernet, efa, infiniband, gpudirect-tcp"
     ),
-    Column("price_on_demand_usd_per_hour", "float", "USD/h", True, "on-demand, whole instance"),
-    Column("price_spot_usd_per_hour", "float", "USD/h", False, "cheapest spot price in the region"),
     Column(
-        "price_spot_median_usd_per_hour", "float", "USD/h", False, "median spot price over zones"
+        "price_on_demand_usd_per_hour",
+        "float",
+        "USD/h",
+        True,
+        "on-demand, whole instance",
+        MAX_PRICE_USD_PER_HOUR,
+    ),
+    Column(
+        "price_spot_usd_per_hour",
+        "float",
+        "USD/h",
+        False,
+        "cheapest spot price in the region",
+        MAX_PRICE_USD_PER_HOUR,
+    ),
+    Column(
+        "price_spot_median_usd_per_hour",
+        "float",
+        "USD/h",
+        False,
+        "median spot price over zones",
+        MAX_PRICE_USD_PER_HOUR,
     ),
     Column(
         "price_reserved_1y_usd_per_hour",
@@ -98,6 +145,7 @@ COLUMNS: tuple[Column, ...] = (
         "USD/h",
         False,
         "1-year commitment, effective hourly",
+        MAX_PRICE_USD_PER_HOUR,
     ),
     Column(
         "price_reserved_3y_usd_per_hour",
@@ -105,6 +153,7 @@ COLUMNS: tuple[Column, ...] = (
         "USD/h",
         False,
         "3-year commitment, effective hourly",
+        MAX_PRICE_USD_PER_HOUR,
     ),
     Column(
         "price_basis_reserved",
@@ -119,8 +168,9 @@ COLUMNS: tuple[Column, ...] = (
         "%/month",
         False,
         "published interruption frequency, upper bound",
+        100.0,
     ),
-    Column("zones", "int", "", False, "availability zones the offer was seen in"),
+    Column("zones", "int", "", False, "availability zones the offer was seen in", 1_000.0),
     Column("source", "string", "", True, "where the prices come from (file@commit, API)"),
     Column("as_of", "string", "date", True, "date the prices were captured, YYYY-MM-DD"),
 )
@@ -226,6 +276,7 @@ def validate_offers(
         ("price_basis_reserved", list(PRICE_BASES)),
     ):
         text[name] = _enum_column(name, text[name], allowed, table)
+    _check_memory(out, text["gpu_model"], catalog, table)
     _check_dates(text["as_of"], table)
     _check_unique_keys(text, table)
     for column, cells_out in text.items():
@@ -284,15 +335,35 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
         if col.required:
             table.fail("required value is missing", absent, col.name)
     values = num.to_numpy(dtype="float64", na_value=np.nan)
+    infinite = np.isinf(values)
+    if infinite.any():
+        table.fail(f"not a finite number; {col.name} is in {col.unit}", infinite, col.name)
     negative = values < 0
     if negative.any():
         table.fail(f"negative value; {col.name} is in {col.unit}", negative, col.name)
+    if col.max_value is not None:
+        huge = values > col.max_value
+        if huge.any():
+            table.fail(
+                f"{values[huge][0]:g} {col.unit} is more than any real offer has "
+                f"(at most {col.max_value:,.0f})",
+                huge,
+                col.name,
+                hint=_BOUND_HINTS.get(col.unit, "check the value and its unit"),
+            )
     if col.dtype != "int":
         return num.astype("float64")
     frac = ~absent & (values != np.round(values))
     if frac.any():
         table.fail("must be a whole number", frac, col.name)
     return num.astype("int64") if not absent.any() else num
+
+
+_BOUND_HINTS = {
+    "USD/h": "prices are per instance-hour: divide a monthly price by 730, a yearly one by 8,760",
+    "GiB": "memory is in GiB per GPU (80 for an A100-80GB)",
+    "%/month": "a percentage from 0 to 100",
+}
 
 
 def _text_column(col: Column, table: _Table) -> list[str | None]:
@@ -343,14 +414,65 @@ def _enum_column(
     return lowered
 
 
+# A provider's "GB" figure stored as GiB reads 1e9 / 2**30 = 0.931 of the catalog (AWS lists an
+# L4 or A10G as 22.35 GiB); anything further from the catalog is another part or a typo.
+_MEMORY_RATIO_RANGE = (0.9, 1.02)
+
+
+def _check_memory(
+    out: Mapping[str, pd.Series], gpus: list[str | None], catalog: GpuCatalog, table: _Table
+) -> None:
+    """Per-GPU memory agrees with the GPU catalog, and the instance total with count x memory:
+    an A100-80GB offered with 16 GiB would otherwise be planned on as a 16 GiB part."""
+    catalog_gib = np.array([catalog.resolve(str(g)).memory_gib for g in gpus], dtype=float)
+    per_gpu = out["gpu_memory_gib"].to_numpy(dtype=float)
+    ratio = per_gpu / catalog_gib
+    low, high = _MEMORY_RATIO_RANGE
+    off = (ratio < low) | (ratio > high)
+    if off.any():
+        i = int(np.flatnonzero(off)[0])
+        table.fail(
+            f"{per_gpu[i]:g} GiB per GPU, but the {gpus[i]} has {catalog_gib[i]:g} GiB "
+            "(planner gpus)",
+            off,
+            "gpu_memory_gib",
+            hint="fix gpu_memory_gib, or gpu_model if the instance has another part "
+            "(planner gpus lists them with their memory)",
+        )
+    total = out["gpu_memory_total_gib"].to_numpy(dtype=float)
+    expected = per_gpu * out["gpu_count"].to_numpy(dtype=float)
+    wrong = np.abs(total - expected) > 0.02 * expected
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        table.fail(
+            f"{total[i]:g} GiB in all, but gpu_count x gpu_memory_gib is {expected[i]:g} GiB",
+            wrong,
+            "gpu_memory_total_gib",
+            hint="leave gpu_memory_total_gib out and it is computed",
+        )
+
+
+# A price is captured on or before the day it is published; a day of slack covers time zones.
+_FUTURE_SLACK_DAYS = 1
+
+
 def _check_dates(as_of: list[str | None], table: _Table) -> None:
-    """``as_of`` is a YYYY-MM-DD date; each distinct value is parsed once (a snapshot file
-    carries one or two)."""
+    """``as_of`` is a YYYY-MM-DD date, not in the future; each distinct value is parsed once (a
+    snapshot file carries one or two)."""
     distinct = list(dict.fromkeys(as_of))
     parsed = pd.to_datetime(pd.Series(distinct, dtype=object), format="%Y-%m-%d", errors="coerce")
     undated = {v for v, ok in zip(distinct, parsed.notna(), strict=True) if not ok}
     if undated:
         table.fail("as_of must be a date YYYY-MM-DD", [v in undated for v in as_of], "as_of")
+    latest = clock.utc_today() + timedelta(days=_FUTURE_SLACK_DAYS)
+    future = {v for v, d in zip(distinct, parsed, strict=True) if d.date() > latest}
+    if future:
+        table.fail(
+            f"as_of {sorted(future)[0]} is in the future (today is {clock.utc_today()})",
+            [v in future for v in as_of],
+            "as_of",
+            hint="as_of is the day the prices were captured",
+        )
 
 
 def _check_unique_keys(text: Mapping[str, list[str | None]], table: _Table) -> None:

@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 from hypothesis import settings
 
+from planner.gpu_specs import load_gpu_catalog
+
 # Property tests draw the same examples on every run ("ci", the default), so CI results never
 # depend on the luck of the draw. HYPOTHESIS_PROFILE=explore draws fresh random examples: use it
 # to hunt for new failures, then pin each one found as an ordinary regression test.
@@ -49,6 +51,8 @@ def offer_row(**overrides: object) -> dict[str, object]:
         "source": "test",
         "as_of": "2026-11-01",
     }
+    if "gpu_model" in overrides and "gpu_memory_gib" not in overrides:  # the part's own memory
+        row["gpu_memory_gib"] = load_gpu_catalog().resolve(str(overrides["gpu_model"])).memory_gib
     row.update(overrides)
     return row
 

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import pandas as pd
 
 from planner.errors import ProviderError
+from planner.gpu_specs import load_gpu_catalog
 from planner.providers.base import FetchResult, Provider
 from planner.schema import empty_offers, validate_offers
 
@@ -419,6 +420,8 @@ def offer_row(region: str, instance_type: str, price: float, **kw: Any) -> dict[
         "source": "test",
         "as_of": "2025-06-02",
     }
+    if "gpu_model" in kw and "gpu_memory_gib" not in kw:  # the part's own memory
+        row["gpu_memory_gib"] = load_gpu_catalog().resolve(str(kw["gpu_model"])).memory_gib
     return {**row, **kw}
 
 
