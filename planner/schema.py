@@ -465,7 +465,7 @@ def _check_dates(as_of: list[str | None], table: _Table) -> None:
     if undated:
         table.fail("as_of must be a date YYYY-MM-DD", [v in undated for v in as_of], "as_of")
     latest = clock.utc_today() + timedelta(days=_FUTURE_SLACK_DAYS)
-    future = {v for v, d in zip(distinct, parsed, strict=True) if d.date() > latest}
+    future = {str(v) for v, d in zip(distinct, parsed, strict=True) if d.date() > latest}
     if future:
         table.fail(
             f"as_of {sorted(future)[0]} is in the future (today is {clock.utc_today()})",
