@@ -36,6 +36,7 @@ from planner.catalog.query import (
 )
 from planner.errors import ConfigError, UnknownNameError, is_whole_number
 from planner.gpu_specs import GpuSpec, load_gpu_catalog, resolve_gpu
+from planner.units import MAX_GPUS_PER_JOB
 
 if TYPE_CHECKING:
     from planner.catalog.refresh import Progress, RefreshResult
@@ -344,11 +345,14 @@ class Planner:
         from planner.workload import WorkloadSpec
         from planner.workload import estimate as _estimate
         from planner.workload.advice import layout_error
+        from planner.workload.estimate_types import check_topology
 
         # checked here: a float or NaN count reached an assertion in the strategy search
-        if not is_whole_number(count) or count < 1:
+        if not is_whole_number(count) or not 1 <= count <= MAX_GPUS_PER_JOB:
             raise ConfigError(
-                f"GPU count must be a whole number >= 1, got {count!r}", key_path="count"
+                f"GPU count must be a whole number from 1 to {MAX_GPUS_PER_JOB:,}, got {count!r}",
+                key_path="count",
+                hint="the largest GPU clusters hold ~200,000 GPUs",
             )
         spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
         spec_gpu = resolve_gpu(gpu) if isinstance(gpu, str) else gpu
@@ -361,6 +365,8 @@ class Planner:
         problem = layout_error(spec, count)
         if problem is not None:
             raise problem
+        if topology is not None:
+            check_topology(spec_gpu, topology, count)
         return _estimate(spec, spec_gpu, count, topology=topology)
 
     # --- quote ---------------------------------------------------------------------------------

@@ -13,6 +13,12 @@ MAX_GPU_HOURS = 1e12
 # Largest amount of money one file entry may hold (a machine's capex, a price, a capex limit):
 # a trillion USD is past any server or fleet budget, so a bigger number is a units mistake.
 MAX_USD = 1e12
+# Longest deadline a quote takes: ten years.  Prices, hardware and the job itself change long
+# before; a longer one is a unit slip (minutes or seconds typed as hours).
+MAX_DEADLINE_HOURS = 10 * HOURS_PER_YEAR
+# Most GPUs one job may use: the largest GPU clusters built by 2026 hold ~100,000-200,000 GPUs
+# (xAI Colossus, Meta's and OpenAI's sites); a million leaves room and stops a typo (1e20).
+MAX_GPUS_PER_JOB = 1_000_000
 
 # A duration as people write one: ``90m``, ``24h``, ``1.5 days``, ``2w``, or a bare number of hours.
 _DURATION = re.compile(

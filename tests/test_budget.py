@@ -201,7 +201,7 @@ BASE: dict[str, Any] = {
         (
             {"classes": [{"gpu": "H100", "spot": {"usd_per_gpu_hour": 1, "max_share": 2}}]},
             "classes[0].spot.max_share",
-            "less than or equal to 1",
+            "must be at most 1, got 2",
         ),
         (
             # issue 12 regression: an unknown key inside an optional section names that key

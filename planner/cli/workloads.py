@@ -37,7 +37,15 @@ def show(name: str, fmt: str) -> None:
 
 
 @click.command("estimate")
-@field_options({"count": "--count", "gpu": "--gpu"})
+@field_options(
+    {
+        "count": "--count",
+        "gpu": "--gpu",
+        "gpus_per_node": "--gpus-per-node",
+        "network_gbps": "--network-gbps",
+        "interconnect": "--interconnect",
+    }
+)
 @click.argument("workload")
 @click.option(
     "--gpu", required=True, help="GPU model or alias: H100, A100-80GB, RTX4090, 'a100 80gb'."

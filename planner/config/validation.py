@@ -67,7 +67,7 @@ class ErrorWording:
     alike_keys_only: bool = False
     misplaced_keys: Mapping[str, str] = field(default_factory=dict)
     # bounds as "must be at least 1, got 0" rather than pydantic's sentence
-    bounds_in_words: bool = False
+    bounds_in_words: bool = True
     # the hint for a date where text was expected (YAML reads 2027-01-01 as a date)
     date_hint: str | None = 'YAML read a date; quote it, e.g. start: "2027-01"'
 

@@ -71,6 +71,22 @@ class HardwareSpec:
         }
 
 
+# Physical bounds per machine, each well past the largest real one (a bigger value is a unit slip
+# such as watts typed as kW, or a fleet total typed per machine):
+# - 72 GPUs: an NVL72 rack (GB200/GB300), the largest single NVLink machine sold;
+# - 100,000 machines: the largest published GPU clusters have ~100,000-200,000 GPUs;
+# - 1,000 kW: an NVL72 rack draws ~120-140 kW at most;
+# - 5 USD/kWh: the dearest retail electricity in Europe peaked near 0.8 USD/kWh (2022);
+# - 5,000 USD per kW-month: wholesale colocation costs ~150-300;
+# - 10 staff per machine: a typical fleet needs one FTE per 50-100 servers.
+MAX_GPUS_PER_MACHINE = 72
+MAX_MACHINES = 100_000
+MAX_POWER_KW = 1_000.0
+MAX_ELECTRICITY_USD_PER_KWH = 5.0
+MAX_COLOCATION_USD_PER_KW_MONTH = 5_000.0
+MAX_STAFF_FTE = 10.0
+
+
 class _HardwareFile(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -79,8 +95,8 @@ class _HardwareFile(BaseModel):
     source: str | list[str] = ""
     currency: str = USD  # for untagged amounts under the currency-neutral keys (capex, ...)
     gpu: str
-    gpus_per_machine: int = Field(ge=1)
-    machines: int = Field(default=1, ge=1)
+    gpus_per_machine: int = Field(ge=1, le=MAX_GPUS_PER_MACHINE)
+    machines: int = Field(default=1, ge=1, le=MAX_MACHINES)
     interconnect: Interconnect | None = None
     fabric: Fabric = Fabric.ETHERNET
     hours_available_per_day: float = Field(default=24.0, gt=0, le=24)
@@ -88,17 +104,21 @@ class _HardwareFile(BaseModel):
     capex: float | str | None = None
     lifetime_years: float = Field(gt=0, le=30)
     resale_fraction: float = Field(default=0.0, ge=0, le=1)
-    power_kw_avg: float = Field(ge=0)
-    power_kw_max: float | None = Field(default=None, ge=0)
+    power_kw_avg: float = Field(ge=0, le=MAX_POWER_KW)
+    power_kw_max: float | None = Field(default=None, ge=0, le=MAX_POWER_KW)
     pue: float = Field(default=1.0, ge=1.0, le=3.0)
-    electricity_usd_per_kwh: float | None = Field(default=None, ge=0)
+    electricity_usd_per_kwh: float | None = Field(
+        default=None, ge=0, le=MAX_ELECTRICITY_USD_PER_KWH
+    )
     electricity_per_kwh: float | str | None = None
-    colocation_usd_per_kw_month: float | None = Field(default=None, ge=0)
+    colocation_usd_per_kw_month: float | None = Field(
+        default=None, ge=0, le=MAX_COLOCATION_USD_PER_KW_MONTH
+    )
     colocation_per_kw_month: float | str | None = None
     rack_usd_per_month: float | None = Field(default=None, ge=0)
     rack_per_month: float | str | None = None
     support_fraction_per_year: float = Field(default=0.0, ge=0, le=1)
-    staff_fte: float = Field(default=0.0, ge=0)
+    staff_fte: float = Field(default=0.0, ge=0, le=MAX_STAFF_FTE)
     staff_usd_per_year: float | None = Field(default=None, ge=0)
     staff_per_year: float | str | None = None
     financing_rate_per_year: float = Field(default=0.0, ge=0, le=1)

@@ -25,7 +25,7 @@ from planner.errors import (
 )
 from planner.optimize.candidates import instance_family
 from planner.optimize.plans import DEFAULT_CONFIDENCE
-from planner.units import duration_hours
+from planner.units import MAX_DEADLINE_HOURS, duration_hours
 from planner.workload import WorkloadSpec
 
 # How owned hardware is charged per hour (planner.onprem.machine_cost_usd_per_hour).
@@ -181,6 +181,13 @@ def _check_workload(workload: str | WorkloadSpec) -> None:
 
 
 def _check_deadline(deadline: float) -> None:
+    if is_number(deadline) and math.isfinite(deadline) and deadline > MAX_DEADLINE_HOURS:
+        raise ConfigError(
+            f"a deadline of {deadline:g} hours is more than ten years "
+            f"({MAX_DEADLINE_HOURS:,.0f} hours)",
+            key_path="deadline_hours",
+            hint="give it in hours (24h, 3d, 2w on the command line)",
+        )
     if is_number(deadline) and math.isfinite(deadline) and deadline > 0:
         return
     hint = "a number of hours, e.g. deadline_hours=24"

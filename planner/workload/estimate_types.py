@@ -8,11 +8,13 @@ one module holding both would be an import cycle.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.errors import ConfigError, is_number, is_whole_number
 from planner.gpu_specs import GpuSpec
-from planner.schema import Fabric, Interconnect
+from planner.schema import MAX_GPUS_PER_INSTANCE, MAX_NETWORK_GBPS, Fabric, Interconnect
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
 from planner.workload.parallel import Links
@@ -118,6 +120,37 @@ def make_estimate(
         assumptions=tuple(assumptions),
         goodput=goodput,
     )
+
+
+def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
+    """Refuse a wiring the hardware cannot have (ConfigError naming the field and the fix): GPUs
+    per node from 1 to 72 (an NVL72 rack), a finite node network up to 100,000 Gbit/s, and an
+    NVLink or NVSwitch link only on a GPU that has NVLink."""
+    gpn = topo.gpus_per_node
+    if not is_whole_number(gpn) or not 1 <= gpn <= MAX_GPUS_PER_INSTANCE:
+        raise ConfigError(
+            f"GPUs per node must be a whole number from 1 to {MAX_GPUS_PER_INSTANCE}, got {gpn!r}",
+            key_path="gpus_per_node",
+            hint="8 for an HGX or DGX server",
+        )
+    gbps = topo.network_gbps
+    if gbps is not None and (
+        not is_number(gbps) or not math.isfinite(gbps) or not 0 < gbps <= MAX_NETWORK_GBPS
+    ):
+        raise ConfigError(
+            f"node network must be more than 0 and at most {MAX_NETWORK_GBPS:,.0f} Gbit/s, "
+            f"got {gbps!r}",
+            key_path="network_gbps",
+            hint="3200 for a p5.48xlarge (EFA), 400 per InfiniBand NDR port",
+        )
+    nvlink = topo.interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH)
+    if nvlink and min(gpn, count) > 1 and gpu.gpu_link not in ("nvlink", "nvlink-bridge"):
+        raise ConfigError(
+            f"the {gpu.name} has no NVLink ({gpu.gpu_link or 'no GPU link'}); its GPUs talk "
+            f"over PCIe, so {topo.interconnect.value} cannot wire them",
+            key_path="interconnect",
+            hint="use pcie, or a GPU with NVLink (planner gpus shows each GPU's link)",
+        )
 
 
 def default_topology(gpu: GpuSpec, gpu_count: int) -> Topology:

@@ -97,21 +97,41 @@ class _Section(BaseModel):
         return raw
 
 
+# Upper bounds, each far past the largest published run (a bigger value is a typo or a unit
+# slip, and would reach the estimator as inf/nan or an endless search):
+# - parameters 1e14: the largest published models have ~2e12 (dense or MoE total);
+# - tokens 1e15 per piece: the largest published pre-training runs use 1.5e13 (Llama 3) to
+#   3.6e13 (Qwen3) tokens;
+# - samples 1e13, epochs 1e4; sequence length 1e8 (the longest context windows are 1e7);
+# - a global batch of 1e9 tokens (the largest published are ~6e7); 1e5 pieces (sweep trials);
+# - serving: 1e9 output tokens/s, ten years of hours, 1e16 tokens in a batch job.
+MAX_PARAMS = 1e14
+MAX_TOKENS = 1e15
+MAX_SAMPLES = 1e13
+MAX_EPOCHS = 1e4
+MAX_SEQ_LEN = 100_000_000
+MAX_BATCH_TOKENS = 1e9
+MAX_PIECES = 100_000
+MAX_LAYER_COUNT = 100_000  # layers, heads, tensor and pipeline degrees
+MAX_HIDDEN = 10_000_000
+MAX_SERVING_HOURS = 87_600.0
+
+
 class ModelSection(_Section):
     """The model: a preset name and/or explicit shape fields (explicit fields win)."""
 
     preset: str | None = None
     arch: Literal["decoder", "encoder", "cnn", "unet", "diffusion"] = "decoder"
-    params: float | None = Field(default=None, gt=0)
-    layers: int | None = Field(default=None, ge=1)
-    hidden: int | None = Field(default=None, ge=1)
-    heads: int | None = Field(default=None, ge=1)
-    kv_heads: int | None = Field(default=None, ge=1)
-    seq_len: int | None = Field(default=None, ge=1)
-    vocab: int | None = Field(default=None, ge=0)
-    flops_per_sample: float | None = Field(default=None, gt=0)
-    activation_gib_per_sample: float | None = Field(default=None, ge=0)
-    largest_layer_params: float | None = Field(default=None, gt=0)
+    params: float | None = Field(default=None, gt=0, le=MAX_PARAMS)
+    layers: int | None = Field(default=None, ge=1, le=MAX_LAYER_COUNT)
+    hidden: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
+    heads: int | None = Field(default=None, ge=1, le=MAX_LAYER_COUNT)
+    kv_heads: int | None = Field(default=None, ge=1, le=MAX_LAYER_COUNT)
+    seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    vocab: int | None = Field(default=None, ge=0, le=MAX_SEQ_LEN)
+    flops_per_sample: float | None = Field(default=None, gt=0, le=1e20)
+    activation_gib_per_sample: float | None = Field(default=None, ge=0, le=1e6)
+    largest_layer_params: float | None = Field(default=None, gt=0, le=MAX_PARAMS)
     # dropout probability during training; None (a custom model): assumed on, as in Korthikanti et
     # al. 2022's activation count.  0 drops the dropout masks from the stored activations.
     dropout: float | None = Field(default=None, ge=0, lt=1)
@@ -122,30 +142,30 @@ class ModelSection(_Section):
 
 
 class DataSection(_Section):
-    tokens: float | None = Field(default=None, gt=0)
-    samples: float | None = Field(default=None, gt=0)
-    epochs: float = Field(default=1.0, gt=0)
-    tokens_per_sample: float | None = Field(default=None, gt=0)
-    flops_per_sample: float | None = Field(default=None, gt=0)
+    tokens: float | None = Field(default=None, gt=0, le=MAX_TOKENS)
+    samples: float | None = Field(default=None, gt=0, le=MAX_SAMPLES)
+    epochs: float = Field(default=1.0, gt=0, le=MAX_EPOCHS)
+    tokens_per_sample: float | None = Field(default=None, gt=0, le=MAX_SEQ_LEN)
+    flops_per_sample: float | None = Field(default=None, gt=0, le=1e20)
     dataset: str = ""
 
 
 class ParallelismSection(_Section):
     """Pin parts of the strategy (benchmarks reproduce a published layout); unset = searched."""
 
-    tensor: int | None = Field(default=None, ge=1)
-    pipeline: int | None = Field(default=None, ge=1)
+    tensor: int | None = Field(default=None, ge=1, le=MAX_LAYER_COUNT)
+    pipeline: int | None = Field(default=None, ge=1, le=MAX_LAYER_COUNT)
     zero: int | None = Field(default=None, ge=0, le=3)
-    micro_batch: int | None = Field(default=None, ge=1)
+    micro_batch: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
 
 
 class TrainingSection(_Section):
     precision: Precision = Precision.BF16
     optimizer: Optimizer = Optimizer.ADAMW
     method: Method = Method.FULL
-    lora_rank: int = Field(default=16, ge=1)
-    global_batch_tokens: float | None = Field(default=None, gt=0)
-    global_batch_samples: float | None = Field(default=None, gt=0)
+    lora_rank: int = Field(default=16, ge=1, le=MAX_HIDDEN)
+    global_batch_tokens: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
+    global_batch_samples: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
     activation_checkpointing: Recompute = Recompute.AUTO
     flash_attention: bool | None = None  # None: where the GPU supports it (Ampere and newer)
     parallelism: ParallelismSection = ParallelismSection()
@@ -153,14 +173,20 @@ class TrainingSection(_Section):
 
 class InferenceSection(_Section):
     precision: Precision = Precision.BF16
-    prompt_tokens: float = Field(default=512, gt=0)
-    output_tokens: float = Field(default=256, gt=0)
-    max_batch: int | None = Field(default=None, ge=1)
-    tokens_per_s: float | None = Field(default=None, gt=0)  # serving: output tokens/s to sustain
-    requests_per_s: float | None = Field(default=None, gt=0)  # serving, alternative to tokens_per_s
-    hours: float | None = Field(default=None, gt=0)  # serving duration
-    tokens: float | None = Field(default=None, gt=0)  # batch job: output tokens to generate
-    requests: float | None = Field(default=None, gt=0)  # batch job, alternative to tokens
+    prompt_tokens: float = Field(default=512, gt=0, le=MAX_SEQ_LEN)
+    output_tokens: float = Field(default=256, gt=0, le=MAX_SEQ_LEN)
+    max_batch: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
+    tokens_per_s: float | None = Field(
+        default=None, gt=0, le=1e9
+    )  # serving: output tokens/s to sustain
+    requests_per_s: float | None = Field(
+        default=None, gt=0, le=1e9
+    )  # serving, alternative to tokens_per_s
+    hours: float | None = Field(default=None, gt=0, le=MAX_SERVING_HOURS)  # serving duration
+    tokens: float | None = Field(
+        default=None, gt=0, le=1e16
+    )  # batch job: output tokens to generate
+    requests: float | None = Field(default=None, gt=0, le=1e16)  # batch job, alternative to tokens
 
     @property
     def serving(self) -> bool:
@@ -193,7 +219,7 @@ class WorkloadSpec(_Section):
     data: DataSection | None = None
     training: TrainingSection | None = None
     inference: InferenceSection | None = None
-    pieces: int = Field(default=1, ge=1)
+    pieces: int = Field(default=1, ge=1, le=MAX_PIECES)
     sources: tuple[str, ...] = ()
 
     def variant(self, **changes: Any) -> WorkloadSpec:
