@@ -13,6 +13,10 @@ MAX_GPU_HOURS = 1e12
 # Largest amount of money one file entry may hold (a machine's capex, a price, a capex limit):
 # a trillion USD is past any server or fleet budget, so a bigger number is a units mistake.
 MAX_USD = 1e12
+# Shortest time a job is billed and planned for: AWS, Google Cloud and Azure bill Linux VMs by
+# the second with a one-minute minimum, and no job starts, loads and saves in less.  A job the
+# estimator puts at microseconds (a few tokens) is planned as one minute of its gang.
+MIN_BILLED_HOURS = 1.0 / 60.0
 # Longest deadline a quote takes: ten years.  Prices, hardware and the job itself change long
 # before; a longer one is a unit slip (minutes or seconds typed as hours).
 MAX_DEADLINE_HOURS = 10 * HOURS_PER_YEAR

@@ -129,7 +129,7 @@ BAD_WORKLOADS = [
     # a deadline belongs on the command line, not in the workload
     ("kind: finetune", "kind: finetune\ndedline: 24h", ("dedline", "--deadline")),
     ("tokens: 3.1e8 ", "tokens: lots ", ("data.tokens", "expected a number", "'lots'")),
-    ("tokens: 3.1e8 ", "tokens: -5 ", ("data.tokens", "more than 0")),
+    ("tokens: 3.1e8 ", "tokens: -5 ", ("data.tokens", "must be at least 1, got -5")),
     # NaN and infinity used to reach the estimator: inf tokens -> "no configuration can run",
     # inf params -> ValueError traceback
     ("tokens: 3.1e8 ", "tokens: .nan ", ("data.tokens", "finite")),

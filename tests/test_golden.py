@@ -141,3 +141,20 @@ def test_output_matches_golden(name: str, monkeypatch: pytest.MonkeyPatch) -> No
         path.write_text(text, encoding="utf-8")
     assert path.exists(), f"no golden output for {name}: run with PLANNER_UPDATE_GOLDEN=1"
     assert text == path.read_text(encoding="utf-8")
+
+
+# Notes kept beside the code (the team's research notes, this repository's files) are not sources
+# a user can look up: output names the public source (a datasheet, a paper, a price list).
+_INTERNAL_CITATION = re.compile(
+    r"estimation\.md|cost-facts\.md|provider-apis\.md|\.\./shared|shared/reference|reference notes"
+)
+
+
+def test_no_output_cites_files_users_do_not_have() -> None:
+    cited = {
+        path.name: match.group(0)
+        for path in sorted(GOLDEN_DIR.glob("*.out"))
+        if (match := _INTERNAL_CITATION.search(path.read_text(encoding="utf-8")))
+    }
+    assert len(list(GOLDEN_DIR.glob("*.out"))) >= 70
+    assert cited == {}

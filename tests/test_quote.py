@@ -250,3 +250,18 @@ def test_interconnect_need_reads_the_strategy() -> None:
     assert "EFA/InfiniBand" in _interconnect_need(plan("DP16 + ZeRO-3/FSDP + TP4", 8, 8))
     assert _interconnect_need(plan("DP8 + ZeRO-1", 8, 1)).startswith("PCIe or better")
     assert _interconnect_need(plan("DP1", 1, 1)) == "none (single GPU)"
+
+
+def test_a_job_of_a_few_tokens_is_planned_as_at_least_the_one_minute_cloud_minimum(
+    tmp_path: Path,
+) -> None:
+    """The estimator puts 10 tokens at microseconds; the MILP once returned an empty plan for it
+    (no instance, $0) and the quote crashed reading its first item."""
+    from planner.units import MIN_BILLED_HOURS
+    from planner.workload import load_workload
+
+    tiny = load_workload("gpt2-xl-finetune").variant(data={"tokens": 10})
+    result = quote(QuoteRequest(workload=tiny, deadline_hours=24, providers=("lambda",)))
+    cheapest = result.plans[0]
+    assert cheapest.items and cheapest.total_cost_usd > 0
+    assert cheapest.wall_hours >= MIN_BILLED_HOURS

@@ -27,6 +27,7 @@ from planner.optimize.spot import (
     checkpoint_hours,
 )
 from planner.schema import PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
+from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
 
 if TYPE_CHECKING:
@@ -359,8 +360,8 @@ def _owned_row(
         "gpus": k * hw.gpus_per_machine,
         "purchase_option": f"owned-{opts.local_cost_basis}",
         "price_usd_per_hour": k * per_machine_usd_per_hour,
-        "job_hours": est.wall_hours,
-        "base_job_hours": est.wall_hours,
+        "job_hours": max(est.wall_hours, MIN_BILLED_HOURS),
+        "base_job_hours": max(est.wall_hours, MIN_BILLED_HOURS),
         "wall_factor": 24.0 / hw.hours_available_per_day,
         "capacity_hours": math.inf,
         "quota_group": f"owned:{hw.name}",
@@ -462,7 +463,7 @@ def _cloud_frame(
     """The candidate columns of priced cloud ``rows`` (offer x gang size, within quota); spot
     gangs run slower by the restarts the spot model expects."""
     ests = rows["_est"].tolist()
-    job = np.array([e.wall_hours for e in ests], dtype=float)
+    job = np.maximum(np.array([e.wall_hours for e in ests], dtype=float), MIN_BILLED_HOURS)
     ckpt = np.array([e.checkpoint_gib for e in ests], dtype=float)
     n = rows["instances"].to_numpy(dtype=int)
     is_spot = option is PurchaseOption.SPOT

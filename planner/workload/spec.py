@@ -142,10 +142,10 @@ class ModelSection(_Section):
 
 
 class DataSection(_Section):
-    tokens: float | None = Field(default=None, gt=0, le=MAX_TOKENS)
-    samples: float | None = Field(default=None, gt=0, le=MAX_SAMPLES)
+    tokens: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
+    samples: float | None = Field(default=None, ge=1, le=MAX_SAMPLES)
     epochs: float = Field(default=1.0, gt=0, le=MAX_EPOCHS)
-    tokens_per_sample: float | None = Field(default=None, gt=0, le=MAX_SEQ_LEN)
+    tokens_per_sample: float | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     flops_per_sample: float | None = Field(default=None, gt=0, le=1e20)
     dataset: str = ""
 
@@ -173,8 +173,8 @@ class TrainingSection(_Section):
 
 class InferenceSection(_Section):
     precision: Precision = Precision.BF16
-    prompt_tokens: float = Field(default=512, gt=0, le=MAX_SEQ_LEN)
-    output_tokens: float = Field(default=256, gt=0, le=MAX_SEQ_LEN)
+    prompt_tokens: float = Field(default=512, ge=1, le=MAX_SEQ_LEN)
+    output_tokens: float = Field(default=256, ge=1, le=MAX_SEQ_LEN)
     max_batch: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
     tokens_per_s: float | None = Field(
         default=None, gt=0, le=1e9

@@ -301,7 +301,8 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts) -> str:
     g = eff.gemm_fraction(gpu)
     text = (
         f"physics model: {gpu.name} matmuls at {g:.2f} of the {gpu.tensor_tflops_dense:g} TFLOPS dense peak "
-        f"(GPU-generation default calibrated on published runs, estimation.md s1.4/s3"
+        "(GPU-generation default calibrated on published runs: MosaicML llm-foundry "
+        "benchmarks, Narayanan et al. 2021, Korthikanti et al. 2022"
         f"{', adjusted for the matmul shapes' if f.transformer else ''}), plus activation "
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
