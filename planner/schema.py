@@ -176,6 +176,7 @@ COLUMNS: tuple[Column, ...] = (
 )
 
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+COLUMN_BY_NAME: dict[str, Column] = {c.name: c for c in COLUMNS}
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
 KEY_COLUMNS: tuple[str, ...] = ("provider", "region", "instance_type")
 PRICE_COLUMNS: dict[PurchaseOption, str] = {
@@ -266,7 +267,12 @@ def validate_offers(
     }
     zero = out["gpu_count"] <= 0
     if zero.any():
-        table.fail("must be at least 1", zero, "gpu_count")
+        table.fail(
+            f"must be at least 1 ({_allowed(COLUMN_BY_NAME['gpu_count'])})",
+            zero,
+            "gpu_count",
+            hint="gpu_count is the number of GPUs in one instance",
+        )
     text = {col.name: _text_column(col, table) for col in COLUMNS if col.dtype == "string"}
     text["provider"] = [None if v is None else v.lower() for v in text["provider"]]
     text["gpu_model"] = _canonical_gpus(text["gpu_model"], catalog, table)
@@ -330,23 +336,37 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
             bad &= (raw.astype(str).str.strip() != "").to_numpy()
         if bad.any():
             table.fail(
-                f"not a number ({raw[bad].iloc[0]!r}); {col.name} is in {col.unit}", bad, col.name
+                f"not a number ({raw[bad].iloc[0]!r}); {col.name} is in {col.unit}"
+                f" ({_allowed(col)})",
+                bad,
+                col.name,
+                hint=_BOUND_HINTS.get(col.unit),
             )
         if col.required:
             table.fail("required value is missing", absent, col.name)
     values = num.to_numpy(dtype="float64", na_value=np.nan)
     infinite = np.isinf(values)
     if infinite.any():
-        table.fail(f"not a finite number; {col.name} is in {col.unit}", infinite, col.name)
+        table.fail(
+            f"not a finite number; {col.name} is in {col.unit} ({_allowed(col)})",
+            infinite,
+            col.name,
+            hint=_BOUND_HINTS.get(col.unit),
+        )
     negative = values < 0
     if negative.any():
-        table.fail(f"negative value; {col.name} is in {col.unit}", negative, col.name)
+        table.fail(
+            f"negative value; {col.name} is in {col.unit} ({_allowed(col)})",
+            negative,
+            col.name,
+            hint=_BOUND_HINTS.get(col.unit),
+        )
     if col.max_value is not None:
         huge = values > col.max_value
         if huge.any():
             table.fail(
                 f"{values[huge][0]:g} {col.unit} is more than any real offer has "
-                f"(at most {col.max_value:,.0f})",
+                f"(at most {col.max_value:,.0f} {col.unit})",
                 huge,
                 col.name,
                 hint=_BOUND_HINTS.get(col.unit, "check the value and its unit"),
@@ -357,6 +377,14 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
     if frac.any():
         table.fail("must be a whole number", frac, col.name)
     return num.astype("int64") if not absent.any() else num
+
+
+def _allowed(col: Column) -> str:
+    """The values ``col`` takes, for messages: ``from 0 to 10,000 USD/h``."""
+    low = 1 if col.name == "gpu_count" else 0
+    if col.max_value is None:
+        return f"at least {low} {col.unit}".rstrip()
+    return f"from {low} to {col.max_value:,.0f} {col.unit}".rstrip()
 
 
 _BOUND_HINTS = {

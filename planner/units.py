@@ -23,6 +23,22 @@ MAX_DEADLINE_HOURS = 10 * HOURS_PER_YEAR
 # Most GPUs one job may use: the largest GPU clusters built by 2026 hold ~100,000-200,000 GPUs
 # (xAI Colossus, Meta's and OpenAI's sites); a million leaves room and stops a typo (1e20).
 MAX_GPUS_PER_JOB = 1_000_000
+# Most plans one quote lists: each is a separate plan variant to read; past a hundred nobody
+# compares them, and a typo (1e20) should be named, not silently clipped.
+MAX_PLANS = 100
+# Least share of owned GPU-hours doing useful work a TCO or budget takes: 1%.  The cost per
+# useful GPU-hour is the hourly cost / utilization, so 1e-300 printed a 300-digit price; an owned
+# fleet busy under 1% of its hours is idle hardware, and anything lower is a fraction typed as a
+# percentage (0.005 for 0.5).
+MIN_UTILIZATION = 0.01
+# Depreciation period of an owned machine: 1 to 30 years.  Servers are depreciated over 3-6 years
+# (US MACRS 5-year class for computers; hyperscalers use 5-6 years), so under a year is months
+# typed as years (0.0001 years put a year's depreciation at 3.1 billion USD for one server).
+MIN_LIFETIME_YEARS = 1.0
+MAX_LIFETIME_YEARS = 30.0
+# Horizon of a TCO comparison: one month (the cumulative cost table is monthly) to 30 years.
+MIN_HORIZON_YEARS = 1.0 / 12.0
+MAX_HORIZON_YEARS = 30.0
 
 # A duration as people write one: ``90m``, ``24h``, ``1.5 days``, ``2w``, or a bare number of hours.
 _DURATION = re.compile(

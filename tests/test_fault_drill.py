@@ -9,12 +9,14 @@ writers and readers run at once, and a disk that is full or read-only refuses a 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -64,6 +66,21 @@ _WRITE_SNAPSHOT = _PRELUDE + textwrap.dedent(
     """
 )
 
+# A whole `prices refresh` (fetch, merge with the previous snapshot, gates, publish) from a
+# provider serving recorded rows; a unique clock second per run keeps snapshot ids apart.
+_REFRESH = _PRELUDE + textwrap.dedent(
+    """
+    from datetime import datetime, timedelta, timezone
+    from planner.catalog.refresh import refresh_prices
+    from tests.provider_fakes import TableProvider, offer_row as row
+    rows = {"us-east-1": [row("us-east-1", f"p4d.{i}xlarge", 30.0 + i) for i in range(40)]}
+    at = datetime(2026, 11, 1, tzinfo=timezone.utc) + timedelta(seconds=int(sys.argv[3]))
+    refresh_prices({"aws": TableProvider(rows)}, {"aws": ["us-east-1"]},
+                   root=Path(sys.argv[2]), clock=lambda: at, force=True)
+    print(steps)
+    """
+)
+
 _WRITE_REPORT = _PRELUDE + textwrap.dedent(
     """
     from planner.cli import main
@@ -72,9 +89,11 @@ _WRITE_REPORT = _PRELUDE + textwrap.dedent(
 )
 
 
-def _child(script: str, kill_at: int, target: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def _child(
+    script: str, kill_at: int, target: Path, *extra: str, **env: str
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", script, str(kill_at), str(target)],
+        [sys.executable, "-c", script, str(kill_at), str(target), *extra],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -84,7 +103,13 @@ def _child(script: str, kill_at: int, target: Path, **env: str) -> subprocess.Co
 
 
 def _first_snapshot(root: Path) -> None:
-    write_snapshot(root, {"aws": pd.DataFrame([offer_row()])}, snapshot_id="s1")
+    """The last good snapshot: one aws offer, published before any refresh of the drill."""
+    write_snapshot(
+        root,
+        {"aws": pd.DataFrame([offer_row()])},
+        snapshot_id="s1",
+        now=datetime(2026, 1, 1, tzinfo=timezone.utc),
+    )
 
 
 def _assert_store_whole(root: Path) -> list[str]:
@@ -120,6 +145,27 @@ def test_sigkill_at_every_step_of_a_snapshot_write(tmp_path: Path) -> None:
         assert set(book.offers["provider"]) == ({"aws", "gcp"})
     # kills before the rename leave s1 alone; only a kill after it (the last fsync) shows s2
     assert outcomes == {("s1",), ("s1", "s2")}
+
+
+@POSIX_ONLY
+def test_sigkill_at_every_step_of_a_refresh(tmp_path: Path) -> None:
+    full = tmp_path / "full"
+    _first_snapshot(full)
+    done = _child(_REFRESH, 0, full, "0")
+    assert done.returncode == 0, done.stderr
+    steps = int(done.stdout.strip())
+    for kill_at in range(1, steps + 1):
+        root = tmp_path / f"kill-{kill_at}"
+        _first_snapshot(root)
+        died = _child(_REFRESH, kill_at, root, "0")
+        assert died.returncode == -signal.SIGKILL, (kill_at, died.stderr)
+        ids = _assert_store_whole(root)
+        assert len(ids) in (1, 2), ids
+        # both locks (refresh and store) died with the writer: the next refresh publishes
+        again = _child(_REFRESH, 0, root, "1")
+        assert again.returncode == 0, (kill_at, again.stderr)
+        book = load_offer_book(roots=[root])
+        assert len(book.offers) == 40 and book.offers["price_on_demand_usd_per_hour"].min() == 30.0
 
 
 @POSIX_ONLY
@@ -180,6 +226,51 @@ def test_concurrent_writers_and_readers(tmp_path: Path) -> None:
     assert codes == [0] * 6
     ids = _assert_store_whole(tmp_path)
     assert len(ids) == 1 + 3 * 3
+
+
+@POSIX_ONLY
+def test_concurrent_refreshes_and_quotes(tmp_path: Path) -> None:
+    """Three refreshes publish into the data folder while three `planner quote` processes read
+    it: every process succeeds and every snapshot verifies."""
+    env = {**os.environ, "PLANNER_DATA_DIR": str(tmp_path)}
+    root = tmp_path / "snapshots"
+    refreshes = [
+        subprocess.Popen(
+            [sys.executable, "-c", _REFRESH, "0", str(root), str(n)], cwd=ROOT, env=env
+        )
+        for n in range(3)
+    ]
+    quotes = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "planner",
+                "quote",
+                "-w",
+                "gpt2-xl-finetune",
+                "--deadline",
+                "24h",
+                "--format",
+                "json",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    assert [p.wait(timeout=300) for p in refreshes] == [0, 0, 0]
+    for q in quotes:
+        out, err = q.communicate(timeout=300)
+        assert q.returncode == 0, err
+        assert json.loads(out)["plans"]  # one whole document, from whole snapshots
+    ids = [p.name for p in list_snapshots(root)]
+    assert len(ids) == 3
+    for name in ids:
+        load_snapshot(root / name, verify=True)
 
 
 @pytest.fixture

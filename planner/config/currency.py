@@ -9,6 +9,7 @@ so that a number never carries the wrong unit in its name.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -111,7 +112,15 @@ def parse_money(
         raise ConfigError(
             f"expected an amount of money, got {type(value).__name__}", file=file, key_path=key_path
         )
-    return amount * table.rate(code, file=file, key_path=key_path)
+    usd = amount * table.rate(code, file=file, key_path=key_path)
+    if not math.isfinite(usd):  # ".inf", "nan EUR", or digits past a float's range ("1e400")
+        raise ConfigError(
+            f"{value!r} is not a finite amount of money",
+            file=file,
+            key_path=key_path,
+            hint="write a number, optionally with a currency code: 80000 CNY",
+        )
+    return usd
 
 
 def _is_money_key(key: str) -> bool:

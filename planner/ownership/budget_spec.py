@@ -7,7 +7,6 @@ to USD on load.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -19,8 +18,9 @@ from planner.config.scenarios import read_mapping, resolve_scenario
 from planner.config.validation import config_error
 from planner.errors import ConfigError
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
-from planner.ownership.hardware import HardwareSpec, load_hardware
-from planner.units import MAX_GPU_HOURS, MAX_USD
+from planner.ownership.hardware import MAX_MACHINES, HardwareSpec, load_hardware
+from planner.schema import MAX_PRICE_USD_PER_HOUR
+from planner.units import MAX_GPU_HOURS, MAX_USD, MIN_UTILIZATION
 
 
 @dataclass(frozen=True)
@@ -114,15 +114,15 @@ class _Buy(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     hardware: str
     lead_time_months: int = Field(default=0, ge=0, le=60)
-    utilization: float = Field(default=1.0, gt=0, le=1)
-    max_machines: int | None = Field(default=None, ge=0)
+    utilization: float = Field(default=1.0, ge=MIN_UTILIZATION, le=1)
+    max_machines: int | None = Field(default=None, ge=0, le=MAX_MACHINES)
 
 
 class _Owned(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     hardware: str
-    machines: int | None = Field(default=None, ge=0)
-    utilization: float = Field(default=1.0, gt=0, le=1)
+    machines: int | None = Field(default=None, ge=0, le=MAX_MACHINES)
+    utilization: float = Field(default=1.0, ge=MIN_UTILIZATION, le=1)
 
 
 class _Class(BaseModel):
@@ -216,22 +216,43 @@ def _validated(raw: Mapping[str, Any], file: str) -> _BudgetFile:
         raise config_error(e, _BudgetFile, file) from None
 
 
-def _usd(value: _Money, key: str, ctx: _Reading) -> float:
-    """An amount (``2.5`` or ``"2.3 EUR"``) in USD: finite, not negative, and of a size a budget
-    can hold (a larger one is a slip of units, not a plan)."""
+def _usd(
+    value: _Money,
+    key: str,
+    ctx: _Reading,
+    *,
+    most: float = MAX_USD,
+    past: str = "any budget covers",
+    hint: str = "check the units: amounts are in USD unless tagged",
+) -> float:
+    """An amount (``2.5`` or ``"2.3 EUR"``) in USD: finite (parse_money checks), not negative, and
+    at most ``most`` (a larger one is a slip of units, not a plan: ``past`` says what it passes)."""
     usd = parse_money(value, table=ctx.fx, file=ctx.file, key_path=key)
-    if not math.isfinite(usd):
-        raise ConfigError(f"expected a finite amount, got {value!r}", file=ctx.file, key_path=key)
     if usd < 0:
-        raise ConfigError("a price must not be negative", file=ctx.file, key_path=key)
-    if usd > MAX_USD:
         raise ConfigError(
-            f"{usd:.3g} USD is more than any budget covers ({MAX_USD:.0e})",
+            f"must not be negative (0 to {most:,.0f} USD)", file=ctx.file, key_path=key, hint=hint
+        )
+    if usd > most:
+        raise ConfigError(
+            f"{usd:.3g} USD is more than {past} (0 to {most:,.0f} USD)",
             file=ctx.file,
             key_path=key,
-            hint="check the units: prices are USD per GPU-hour unless tagged",
+            hint=hint,
         )
     return usd
+
+
+def _price(value: _Money, key: str, ctx: _Reading) -> float:
+    """A price per GPU-hour in USD, no dearer than the bound on any offer's instance-hour
+    (:data:`planner.schema.MAX_PRICE_USD_PER_HOUR`; real GPU-hours cost under 20 USD)."""
+    return _usd(
+        value,
+        key,
+        ctx,
+        most=MAX_PRICE_USD_PER_HOUR,
+        past="any GPU-hour costs",
+        hint="prices are USD per GPU-hour unless tagged: divide a monthly price by 730",
+    )
 
 
 def _check_gpu_hours(values: Sequence[float], key: str, ctx: _Reading) -> None:
@@ -290,7 +311,7 @@ def _gpu_class(
         Commitment(
             name=k.name or f"reserved-{k.term_months}m",
             term_months=k.term_months,
-            usd_per_gpu_hour=_usd(
+            usd_per_gpu_hour=_price(
                 k.usd_per_gpu_hour, f"{where}.commitments[{j}].usd_per_gpu_hour", ctx
             ),
         )
@@ -310,7 +331,7 @@ def _gpu_class(
         used.append((o.hardware, hw))
         owned.append(OwnedFleet(hw, o.utilization))
     on_demand = (
-        _usd(c.on_demand_usd_per_gpu_hour, f"{where}.on_demand_usd_per_gpu_hour", ctx)
+        _price(c.on_demand_usd_per_gpu_hour, f"{where}.on_demand_usd_per_gpu_hour", ctx)
         if c.on_demand_usd_per_gpu_hour is not None
         else None
     )
@@ -318,7 +339,7 @@ def _gpu_class(
         gpu=gpu,
         demand_gpu_hours=demand,
         on_demand_usd_per_gpu_hour=on_demand,
-        spot_usd_per_gpu_hour=_usd(c.spot.usd_per_gpu_hour, f"{where}.spot.usd_per_gpu_hour", ctx)
+        spot_usd_per_gpu_hour=_price(c.spot.usd_per_gpu_hour, f"{where}.spot.usd_per_gpu_hour", ctx)
         if c.spot
         else None,
         spot_max_share=c.spot.max_share if c.spot else 0.0,

@@ -39,6 +39,7 @@ import pandas as pd
 from planner.errors import ConfigError, UnknownNameError, is_number
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
+from planner.units import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS, MIN_UTILIZATION
 
 if TYPE_CHECKING:
     # the type only: the maths takes a HardwareSpec already read (hardware.py reads the files)
@@ -351,15 +352,23 @@ def tco(
     for key, value in (("--utilization", utilization), ("--years", years)):
         if value is not None and not is_number(value):
             raise ConfigError(f"expected a number, got {value!r}", key_path=key)
-    if not 0 < utilization <= 1:
+        if value is not None and not math.isfinite(value):
+            raise ConfigError(f"expected a finite number, got {value!r}", key_path=key.lstrip("-"))
+    if not MIN_UTILIZATION <= utilization <= 1:
         raise ConfigError(
-            f"utilization must be in (0, 1], got {utilization}",
+            f"utilization must be in [{MIN_UTILIZATION:g}, 1], got {utilization:g}",
             key_path="utilization",
-            hint="give the share of available GPU-hours doing useful work, e.g. 0.6",
+            hint="give the share of available GPU-hours doing useful work, e.g. 0.6 "
+            "(below 1% the hardware is idle)",
         )
     years = hw.lifetime_years if years is None else years
-    if not 0 < years <= 30:
-        raise ConfigError(f"years must be in (0, 30], got {years}", key_path="years")
+    if not MIN_HORIZON_YEARS <= years <= MAX_HORIZON_YEARS:
+        raise ConfigError(
+            f"years must be in [{MIN_HORIZON_YEARS:.3g}, {MAX_HORIZON_YEARS:g}] "
+            f"(one month to {MAX_HORIZON_YEARS:g} years), got {years:g}",
+            key_path="years",
+            hint="the horizon in years, e.g. 3; leave it out for the hardware's lifetime",
+        )
     annual = annual_cost(hw)
     per_gpu_hour = annual.total_usd / hw.gpu_hours_per_year
     capex = hw.capex_usd * hw.machines

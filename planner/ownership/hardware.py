@@ -9,6 +9,7 @@ fix ("did you mean" for misspelt keys, GPUs and currencies).  All money is conve
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +22,7 @@ from planner.config.validation import config_error
 from planner.errors import ConfigError
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
-from planner.units import MAX_USD
+from planner.units import MAX_LIFETIME_YEARS, MAX_USD, MIN_LIFETIME_YEARS
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,22 @@ MAX_ELECTRICITY_USD_PER_KWH = 5.0
 MAX_COLOCATION_USD_PER_KW_MONTH = 5_000.0
 MAX_STAFF_FTE = 10.0
 
+# Most each amount may be, in USD, whichever key gives it (``electricity_per_kwh: "9 EUR"`` is
+# held to the same bound as ``electricity_usd_per_kwh``):
+# - capex 1e9 per machine: an NVL72 rack, the dearest single machine sold, lists at ~3-4M USD;
+# - rack rent 1e6 a month: a whole colocation cage costs ~10-100k USD a month;
+# - 1e7 per FTE-year: the dearest ML engineers cost ~1-2M USD a year; more is a team's total.
+MAX_CAPEX_USD = 1e9
+MAX_RACK_USD_PER_MONTH = 1e6
+MAX_STAFF_USD_PER_YEAR = 1e7
+_MAX_AMOUNT_USD = {
+    "capex_usd": MAX_CAPEX_USD,
+    "electricity_usd_per_kwh": MAX_ELECTRICITY_USD_PER_KWH,
+    "colocation_usd_per_kw_month": MAX_COLOCATION_USD_PER_KW_MONTH,
+    "rack_usd_per_month": MAX_RACK_USD_PER_MONTH,
+    "staff_usd_per_year": MAX_STAFF_USD_PER_YEAR,
+}
+
 
 class _HardwareFile(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -102,7 +119,7 @@ class _HardwareFile(BaseModel):
     hours_available_per_day: float = Field(default=24.0, gt=0, le=24)
     capex_usd: float | None = Field(default=None, ge=0)
     capex: float | str | None = None
-    lifetime_years: float = Field(gt=0, le=30)
+    lifetime_years: float = Field(gt=0, le=MAX_LIFETIME_YEARS)
     resale_fraction: float = Field(default=0.0, ge=0, le=1)
     power_kw_avg: float = Field(ge=0, le=MAX_POWER_KW)
     power_kw_max: float | None = Field(default=None, ge=0, le=MAX_POWER_KW)
@@ -158,7 +175,8 @@ def hardware_from_mapping(
         usd_key: _amount_usd(m, usd_key, neutral_key, required, fx, file)
         for usd_key, neutral_key, required in _MONEY_KEYS
     }
-    _check_amounts(money, file)
+    _check_amounts(money, file, {u: _given_key(m, u, n) for u, n, _ in _MONEY_KEYS})
+    _check_lifetime(m.lifetime_years, file)
     power_max = _power_kw_max(m, file)
     gpu = catalog.resolve(m.gpu, file=file, key_path="gpu")
     interconnect = m.interconnect or (
@@ -222,15 +240,23 @@ def _amount_usd(
     return 0.0
 
 
-def _check_amounts(money: Mapping[str, float], file: str) -> None:
+def _given_key(m: _HardwareFile, usd_key: str, neutral_key: str) -> str:
+    """The key the file used for an amount (``capex`` or ``capex_usd``), named in its errors."""
+    return neutral_key if getattr(m, neutral_key) is not None else usd_key
+
+
+def _check_amounts(money: Mapping[str, float], file: str, keys: Mapping[str, str]) -> None:
     """No amount beyond what any machine costs (a unit slip), and not both colocation per kW and
-    rack rent (colocation usually includes the space: both would count it twice)."""
+    rack rent (colocation usually includes the space: both would count it twice).  ``keys`` maps
+    each amount to the key the file gave it under."""
     for usd_key, amount in money.items():
-        if amount > MAX_USD:
+        most = _MAX_AMOUNT_USD.get(usd_key, MAX_USD)
+        if not math.isfinite(amount) or amount > most:
+            shown = f"{amount:.3g} USD" if math.isfinite(amount) else "the amount"
             raise ConfigError(
-                f"{amount:.3g} USD is more than any machine costs ({MAX_USD:.0e})",
+                f"{shown} is past any real one: {usd_key} runs from 0 to {most:,.0f} USD",
                 file=file,
-                key_path=usd_key,
+                key_path=keys.get(usd_key, usd_key),
                 hint="check the units: amounts are per machine, in USD unless tagged",
             )
     if money["colocation_usd_per_kw_month"] > 0 and money["rack_usd_per_month"] > 0:
@@ -239,6 +265,19 @@ def _check_amounts(money: Mapping[str, float], file: str) -> None:
             file=file,
             key_path="rack_usd_per_month",
             hint="colocation per kW usually includes the space; keep one of the two",
+        )
+
+
+def _check_lifetime(years: float, file: str) -> None:
+    """A depreciation period of at least :data:`~planner.units.MIN_LIFETIME_YEARS` (0 and
+    negatives are refused by the schema)."""
+    if years < MIN_LIFETIME_YEARS:
+        raise ConfigError(
+            f"{years:g} years is shorter than any server is depreciated over "
+            f"(from {MIN_LIFETIME_YEARS:g} to {MAX_LIFETIME_YEARS:g} years)",
+            file=file,
+            key_path="lifetime_years",
+            hint="give the depreciation period in years (servers: 3-6); 18 months is 1.5",
         )
 
 

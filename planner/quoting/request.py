@@ -25,7 +25,13 @@ from planner.errors import (
 )
 from planner.optimize.candidates import instance_family
 from planner.optimize.plans import DEFAULT_CONFIDENCE
-from planner.units import MAX_DEADLINE_HOURS, duration_hours
+from planner.units import (
+    MAX_DEADLINE_HOURS,
+    MAX_GPUS_PER_JOB,
+    MAX_PLANS,
+    MAX_USD,
+    duration_hours,
+)
 from planner.workload import WorkloadSpec
 
 # How owned hardware is charged per hour (planner.onprem.machine_cost_usd_per_hour).
@@ -150,9 +156,9 @@ def _check_request(req: QuoteRequest) -> None:
             LOCAL_COST_BASES,
             key_path="local_cost_basis",
         )
-    if not is_whole_number(req.top) or req.top < 1:
+    if not is_whole_number(req.top) or not 1 <= req.top <= MAX_PLANS:
         raise ConfigError(
-            f"expected a whole number of plans >= 1, got {req.top!r}",
+            f"expected a whole number of plans from 1 to {MAX_PLANS}, got {req.top!r}",
             key_path="top",
             hint="e.g. top=5",
         )
@@ -208,6 +214,13 @@ def _check_money_and_percentages(req: QuoteRequest) -> None:
             f"budget must be a finite number of USD >= 0, got {budget!r}",
             key_path="budget_usd",
             hint="e.g. budget_usd=500, or leave it out (None) for no budget",
+        )
+    if budget is not None and budget > MAX_USD:
+        raise ConfigError(
+            f"a budget of {budget:.3g} USD is more than any GPU job costs "
+            f"(0 to {MAX_USD:,.0f} USD)",
+            key_path="budget_usd",
+            hint="give it in USD, or leave it out for no budget",
         )
     pct = req.max_interruption_pct
     if pct is not None and (not is_number(pct) or not math.isfinite(pct) or not 0 <= pct <= 100):
@@ -304,9 +317,10 @@ def _check_quota_values(quotas: object) -> None:
                 hint=f"write it like {QUOTA_FORMS}",
             )
         quota_key_parts(key, where=where)
-        if not is_whole_number(count) or count < 0:
+        if not is_whole_number(count) or not 0 <= count <= MAX_GPUS_PER_JOB:
             raise ConfigError(
-                f"quota for {key!r} must be a whole number of instances >= 0, got {count!r}",
+                f"quota for {key!r} must be a whole number of instances from 0 to "
+                f"{MAX_GPUS_PER_JOB:,}, got {count!r}",
                 key_path=where,
                 hint=f"e.g. {{{key!r}: 4}}",
             )
