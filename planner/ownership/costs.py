@@ -349,23 +349,34 @@ def tco(
 ) -> TcoResult:
     """Total cost of ownership of ``hw`` over ``years`` (default: its lifetime) at ``utilization``,
     compared with the cheapest cloud capacity in ``offers`` when given."""
-    for key, value in (("--utilization", utilization), ("--years", years)):
+    for key, value in (("utilization", utilization), ("years", years)):
         if value is not None and not is_number(value):
             raise ConfigError(f"expected a number, got {value!r}", key_path=key)
         if value is not None and not math.isfinite(value):
-            raise ConfigError(f"expected a finite number, got {value!r}", key_path=key.lstrip("-"))
-    if not MIN_UTILIZATION <= utilization <= 1:
+            raise ConfigError(f"expected a finite number, got {value!r}", key_path=key)
+    if not 0 < utilization <= 1:
         raise ConfigError(
-            f"utilization must be in [{MIN_UTILIZATION:g}, 1], got {utilization:g}",
+            f"utilization must be in (0, 1], got {utilization:g}",
+            key_path="utilization",
+            hint="give the share of available GPU-hours doing useful work, e.g. 0.6",
+        )
+    if utilization < MIN_UTILIZATION:  # 1e-300 printed a 300-digit cost per useful GPU-hour
+        raise ConfigError(
+            f"utilization {utilization:g} is below 1%: it must be in [{MIN_UTILIZATION:g}, 1]",
             key_path="utilization",
             hint="give the share of available GPU-hours doing useful work, e.g. 0.6 "
-            "(below 1% the hardware is idle)",
+            "(a fraction: 0.6, not 0.006)",
         )
     years = hw.lifetime_years if years is None else years
-    if not MIN_HORIZON_YEARS <= years <= MAX_HORIZON_YEARS:
+    if not 0 < years <= MAX_HORIZON_YEARS:
         raise ConfigError(
-            f"years must be in [{MIN_HORIZON_YEARS:.3g}, {MAX_HORIZON_YEARS:g}] "
-            f"(one month to {MAX_HORIZON_YEARS:g} years), got {years:g}",
+            f"years must be in (0, {MAX_HORIZON_YEARS:g}], got {years:g}", key_path="years"
+        )
+    if years < MIN_HORIZON_YEARS:
+        raise ConfigError(
+            f"a horizon of {years:g} years is under a month: it must be in "
+            f"[{MIN_HORIZON_YEARS:.3g}, {MAX_HORIZON_YEARS:g}] (one month to "
+            f"{MAX_HORIZON_YEARS:g} years)",
             key_path="years",
             hint="the horizon in years, e.g. 3; leave it out for the hardware's lifetime",
         )

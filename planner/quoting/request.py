@@ -317,7 +317,13 @@ def _check_quota_values(quotas: object) -> None:
                 hint=f"write it like {QUOTA_FORMS}",
             )
         quota_key_parts(key, where=where)
-        if not is_whole_number(count) or not 0 <= count <= MAX_GPUS_PER_JOB:
+        if not is_whole_number(count) or count < 0:
+            raise ConfigError(
+                f"quota for {key!r} must be a whole number of instances >= 0, got {count!r}",
+                key_path=where,
+                hint=f"e.g. {{{key!r}: 4}}",
+            )
+        if count > MAX_GPUS_PER_JOB:  # each instance holds a GPU at least
             raise ConfigError(
                 f"quota for {key!r} must be a whole number of instances from 0 to "
                 f"{MAX_GPUS_PER_JOB:,}, got {count!r}",
