@@ -176,6 +176,14 @@ COLUMNS: tuple[Column, ...] = (
 )
 
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+# Columns `planner offers` adds for the purchase option it lists (that option's price per
+# instance-hour and per GPU-hour).  They are computed from the price columns, so a price list
+# written by `planner offers --format csv` reads back as it is: these are dropped on the way in.
+LISTING_COLUMNS: tuple[str, ...] = (
+    "purchase_option",
+    "price_usd_per_hour",
+    "price_usd_per_gpu_hour",
+)
 COLUMN_BY_NAME: dict[str, Column] = {c.name: c for c in COLUMNS}
 REQUIRED_COLUMNS: tuple[str, ...] = tuple(c.name for c in COLUMNS if c.required)
 KEY_COLUMNS: tuple[str, ...] = ("provider", "region", "instance_type")
@@ -292,7 +300,9 @@ def validate_offers(
 
 def _with_derived_columns(df: pd.DataFrame, index: pd.RangeIndex) -> dict[object, pd.Series]:
     """The input's columns, then the derived and defaulted ones; ``df`` itself is never modified."""
-    data: dict[object, pd.Series] = {name: df[name] for name in df.columns}
+    data: dict[object, pd.Series] = {
+        name: df[name] for name in df.columns if name not in LISTING_COLUMNS
+    }
     if "gpu_memory_total_gib" not in data and {"gpu_memory_gib", "gpu_count"} <= data.keys():
         data["gpu_memory_total_gib"] = pd.to_numeric(
             data["gpu_memory_gib"], errors="coerce"

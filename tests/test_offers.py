@@ -229,3 +229,19 @@ def test_empty_offers_reason_reaches_the_library() -> None:
     assert found.offers.empty
     assert found.why_empty is not None and "price filter" in found.why_empty
     assert planner.offers(OfferFilter(gpus=("H100",))).why_empty is None
+
+
+def test_a_price_list_written_by_offers_reads_back_as_it_is(tmp_path: Path) -> None:
+    """`planner offers --format csv > p.csv && planner offers --offers p.csv` round-trips: the
+    listing's own columns (purchase option, price per hour and per GPU-hour) are dropped on
+    the way in and computed again."""
+    args = ["offers", "--gpu", "H100", "--provider", "aws", "--purchase", "spot", "--format", "csv"]
+    written = CliRunner().invoke(main, args)
+    assert written.exit_code == 0, written.output
+    prices = tmp_path / "p.csv"
+    prices.write_text(written.stdout, encoding="utf-8")
+    assert "price_usd_per_gpu_hour" in written.stdout.splitlines()[0]
+    read_back = CliRunner().invoke(main, [*args, "--offers", str(prices)])
+    assert read_back.exit_code == 0, read_back.output
+    assert read_back.stdout == written.stdout
+    assert len(written.stdout.splitlines()) > 2  # a header and some offers
