@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 
 HOURS_PER_YEAR = 8760.0  # 365 d x 24 h; the worked example in cost-facts.md s2.4 uses 8,760 h
 HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730 h, the convention cloud bills use for a month
@@ -59,3 +60,48 @@ def duration_hours(text: str) -> float | None:
         return None
     unit = (match.group(2) or "h").lower()[0]
     return float(match.group(1)) * _UNIT_HOURS[unit]
+
+
+# Deadlines as points in time.  A date-time without a zone, a bare date and a weekday are read in
+# UTC (the zone prices and snapshots use); write an offset (+02:00) or Z to be explicit.  A bare
+# date means the end of that day (the next midnight); a weekday means its next occurrence after
+# now, at 23:59 unless a time is given ("friday 18:00").
+DEADLINE_FORMS = (
+    "90m, 24h, 3d or 2w; a date 2026-12-01; a date-time 2026-12-01T18:00Z or "
+    "'2026-12-01 18:00+01:00'; or a weekday 'friday 18:00' (UTC unless a zone is given)"
+)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = re.compile(r"^\s*([a-z]+)(?:\s+(\d{1,2}):(\d{2}))?\s*$", re.I)
+
+
+def deadline_point(text: str, now: datetime) -> datetime | None:
+    """``text`` as a point in time (UTC-aware), or None when it names no date, date-time or
+    weekday (a duration, or nothing readable).  ``now`` (aware) anchors weekdays."""
+    raw = str(text).strip()
+    match = _WEEKDAY.match(raw)
+    if match:
+        day = _weekday(match.group(1))
+        if day is None:
+            return None
+        hour, minute = (int(match.group(2)), int(match.group(3))) if match.group(2) else (23, 59)
+        if hour > 23 or minute > 59:
+            return None
+        ahead = (day - now.weekday()) % 7
+        point = (now + timedelta(days=ahead)).replace(
+            hour=hour, minute=minute, second=0, microsecond=0
+        )
+        return point if point > now else point + timedelta(days=7)
+    try:
+        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    if len(raw) == 10:  # a bare date: the end of that day
+        parsed += timedelta(days=1)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def _weekday(word: str) -> int | None:
+    """Monday 0 .. Sunday 6 from a weekday name or its first three letters or more."""
+    word = word.lower()
+    hits = [i for i, name in enumerate(_WEEKDAYS) if len(word) >= 3 and name.startswith(word)]
+    return hits[0] if len(hits) == 1 else None

@@ -183,7 +183,7 @@ def test_csv_and_markdown_formats() -> None:
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (("--workload", "gpt2-xl-finetune", "--deadline", "soon"), "cannot read duration 'soon'"),
+        (("--workload", "gpt2-xl-finetune", "--deadline", "soon"), "cannot read deadline 'soon'"),
         (("--workload", "gpt2-xxl-finetune", "--deadline", "24h"), "did you mean"),
         (
             ("--workload", "gpt2-xl-finetune", "--deadline", "24h", "--gpu", "H100-SXM9"),

@@ -10,12 +10,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping
+from datetime import timezone
 from typing import Any, TypeVar, cast
 
 import click
 
+from planner import clock
 from planner.errors import ConfigError, PlannerError
-from planner.units import DURATION_FORMS, duration_hours
+from planner.units import DEADLINE_FORMS, DURATION_FORMS, deadline_point, duration_hours
 
 
 class FiniteFloat(click.FloatRange):
@@ -58,7 +60,10 @@ def _option(param: click.Parameter | None, default: str) -> str:
 
 
 class Duration(click.ParamType):
-    """``90m``, ``24h``, ``3d``, ``2w`` or a bare number of hours -> hours (a positive float)."""
+    """A deadline -> hours from now (a positive float): a duration (``90m``, ``24h``, ``3d``,
+    ``2w``, a bare number of hours) or a point in time (``2026-12-01``, ``2026-12-01T18:00Z``,
+    ``friday 18:00``; see :func:`planner.units.deadline_point`).  A point in time is echoed on
+    stderr as the absolute time and the hours it leaves."""
 
     name = "text"  # shown as TEXT in --help, as before this type existed
 
@@ -68,10 +73,12 @@ class Duration(click.ParamType):
         option = _option(param, "--deadline")
         hours = duration_hours(value)
         if hours is None:
+            hours = _hours_until(str(value), option)
+        if hours is None:
             raise ConfigError(
-                f"cannot read duration {value!r}",
+                f"cannot read deadline {value!r}",
                 key_path=option,
-                hint=f"write it like {DURATION_FORMS}",
+                hint=f"write it like {DEADLINE_FORMS}",
             )
         if hours <= 0:
             raise ConfigError(
@@ -86,6 +93,26 @@ class Duration(click.ParamType):
                 hint=f"write it like {DURATION_FORMS}",
             )
         return hours
+
+
+def _hours_until(text: str, option: str) -> float | None:
+    """Hours from now to the point in time ``text`` names (None when it names none); a point in
+    the past is refused."""
+    now = clock.utc_now()
+    point = deadline_point(text, now)
+    if point is None:
+        return None
+    hours = (point - now).total_seconds() / 3600.0
+    shown = point.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    if hours <= 0:
+        raise ConfigError(
+            f"deadline {text!r} ({shown}) is in the past; it is now "
+            f"{now.strftime('%Y-%m-%d %H:%M UTC')}",
+            key_path=option,
+            hint="give a later date, or a duration such as 24h",
+        )
+    click.echo(f"deadline: {shown}, {hours:,.1f} h from now", err=True)
+    return hours
 
 
 class Discount(click.ParamType):

@@ -61,7 +61,11 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
         "--workload", "-w", required=True, help="Workload name (planner workloads) or a YAML file."
     ),
     click.option(
-        "--deadline", type=Duration(), required=True, help="Wall-clock limit: 90m, 24h, 3d, 2w."
+        "--deadline",
+        type=Duration(),
+        required=True,
+        help="Wall-clock limit: 90m, 24h, 3d, 2w; or a date or time to finish by: 2026-12-01, "
+        "2026-12-01T18:00Z, 'friday 18:00' (UTC unless a zone is given).",
     ),
     click.option("--budget", type=FiniteFloat(min=0), help="Spend at most this many USD."),
     click.option(
