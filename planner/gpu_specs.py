@@ -109,8 +109,56 @@ class GpuCatalog:
         )
 
     def match(self, name: str) -> tuple[GpuSpec, ...]:
-        """GPUs a user filter means: an exact name or alias, else a whole family."""
-        _check_gpu_name(name)
+        """GPUs a user filter means (see :meth:`choice`; a count in it is left to the caller)."""
+        return self.choice(name).gpus
+
+    def choice(self, text: str) -> GpuChoice:
+        """A GPU choice as the ecosystem writes it (SkyPilot, dstack):
+
+        - a name or alias (``H100``, ``a100 80gb``), else a whole family: ``A100`` is both the
+          40 GB and the 80 GB part (the catalog's families; SkyPilot's ``A100`` is the 40 GB one);
+        - ``:COUNT`` after it, GPUs per instance exactly: ``H100:8``, ``A100-80GB:8``;
+        - ``:MEMORY`` to pick a size within a family: ``A100:80GB``, ``A100:80GB:8``;
+        - a memory range instead of a name, every GPU whose memory is within it: ``24GB..``,
+          ``40GB..80GB``, ``..16GB`` (GB as the catalog's marketed sizes: 24 for an L4).
+        """
+        _check_gpu_name(text)
+        parts = [p.strip() for p in text.split(":")]
+        count = None
+        if len(parts) > 1 and parts[-1].isdigit():
+            count = int(parts.pop())
+            if not 1 <= count <= _MAX_GPUS_PER_CHOICE:
+                raise ConfigError(
+                    f"GPU count in {text!r} must be from 1 to {_MAX_GPUS_PER_CHOICE}",
+                    hint=f"GPUs per instance, e.g. H100:8; {GPU_CHOICE_FORMS}",
+                )
+        name, memory = parts[0], parts[1] if len(parts) > 1 else None
+        if len(parts) > 2 or any(not p for p in parts):
+            raise ConfigError(f"cannot read GPU choice {text!r}", hint=f"write {GPU_CHOICE_FORMS}")
+        low, high = _memory_range(memory if memory is not None else name, text)
+        if memory is None and (low, high) != (None, None):
+            gpus = self.gpus  # a range alone: every GPU
+        else:
+            gpus = self._named(name)
+            if memory is not None and (low, high) == (None, None):
+                raise ConfigError(
+                    f"cannot read the memory in {text!r}", hint=f"write {GPU_CHOICE_FORMS}"
+                )
+        picked = tuple(
+            g
+            for g in gpus
+            if (low is None or g.memory_gib >= low - 0.5)
+            and (high is None or g.memory_gib <= high + 0.5)
+        )
+        if not picked:
+            raise ConfigError(
+                f"no GPU in the catalog matches {text!r}",
+                hint="planner gpus lists each GPU with its memory",
+            )
+        return GpuChoice(text=text, gpus=picked, count=count)
+
+    def _named(self, name: str) -> tuple[GpuSpec, ...]:
+        """An exact name or alias, else a whole family."""
         gpu = self.get(name)
         if gpu is not None:
             return (gpu,)
@@ -118,6 +166,55 @@ class GpuCatalog:
         if family:
             return family
         raise UnknownNameError("GPU", name, self.names)
+
+
+# One instance holds at most this many GPUs (an NVL72 rack is the largest NVLink machine).
+_MAX_GPUS_PER_CHOICE = 72
+GPU_CHOICE_FORMS = (
+    "a name (H100, A100-80GB), NAME:COUNT (H100:8), NAME:MEMORY[:COUNT] (A100:80GB:8) or a "
+    "memory range (24GB.., 40GB..80GB)"
+)
+_MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:GB|GiB|G)$", re.I)
+
+
+def _memory_range(token: str, text: str) -> tuple[float | None, float | None]:
+    """``80GB`` -> (80, 80); ``24GB..`` -> (24, None); ``..16GB``; ``40GB..80GB``; anything
+    else -> (None, None)."""
+    token = token.strip()
+    if ".." in token:
+        low_text, _, high_text = token.partition("..")
+        bounds: list[float | None] = []
+        for part in (low_text.strip(), high_text.strip()):
+            if not part:
+                bounds.append(None)
+                continue
+            match = _MEMORY.match(part)
+            if match is None:
+                raise ConfigError(
+                    f"cannot read the memory range in {text!r}", hint=f"write {GPU_CHOICE_FORMS}"
+                )
+            bounds.append(float(match.group(1)))
+        if bounds == [None, None]:
+            raise ConfigError(f"an empty memory range in {text!r}", hint="e.g. 24GB..")
+        return bounds[0], bounds[1]
+    match = _MEMORY.match(token)
+    if match is None:
+        return None, None
+    size = float(match.group(1))
+    return size, size
+
+
+@dataclass(frozen=True)
+class GpuChoice:
+    """One ``--gpu`` choice: the GPU models it allows and, when given, the GPUs per instance."""
+
+    text: str
+    gpus: tuple[GpuSpec, ...]
+    count: int | None = None
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(g.name for g in self.gpus)
 
 
 def _check_gpu_name(name: object, *, file: str | None = None, key_path: str | None = None) -> None:

@@ -245,3 +245,40 @@ def test_a_price_list_written_by_offers_reads_back_as_it_is(tmp_path: Path) -> N
     assert read_back.exit_code == 0, read_back.output
     assert read_back.stdout == written.stdout
     assert len(written.stdout.splitlines()) > 2  # a header and some offers
+
+
+@pytest.mark.parametrize(
+    ("choice", "models", "count"),
+    [
+        ("H100", {"H100"}, None),
+        ("H100:8", {"H100"}, 8),
+        ("A100-80GB:8", {"A100-80GB"}, 8),
+        ("A100:80GB:8", {"A100-80GB"}, 8),
+        ("A100:40GB", {"A100-40GB"}, None),
+        ("A100", {"A100-40GB", "A100-80GB"}, None),  # the catalog's family: both sizes
+        ("..16GB", {"T4", "V100-16GB", "RTX3060", "RTXA4000"}, None),
+        ("141GB..150GB", {"H200"}, None),
+        ("90GB..100GB:8", {"H100-NVL", "GH200"}, 8),
+    ],
+)
+def test_gpu_choices_in_the_ecosystems_forms(
+    choice: str, models: set[str], count: int | None
+) -> None:
+    parsed = CATALOG.choice(choice)
+    assert set(parsed.names) == models
+    assert parsed.count == count
+
+
+def test_gpu_count_in_a_choice_filters_gpus_per_instance() -> None:
+    result = CliRunner().invoke(
+        main, ["offers", "--gpu", "H100:8", "--provider", "aws", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert rows and {(r["gpu_model"], r["gpu_count"]) for r in rows} == {("H100", 8)}
+    both = CliRunner().invoke(
+        main,
+        ["offers", "--gpu", "H100:8", "--gpu", "T4:1", "--provider", "aws", "--format", "json"],
+    )
+    kinds = {(r["gpu_model"], r["gpu_count"]) for r in json.loads(both.stdout)}
+    assert kinds == {("H100", 8), ("T4", 1)}  # choices are alternatives

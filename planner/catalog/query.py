@@ -132,8 +132,7 @@ def filter_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
         regions = _check_names("region", flt.regions, sorted(offers["region"].unique()))
         df = df[df["region"].isin(regions)]
     if flt.gpus:
-        names = {g.name for name in flt.gpus for g in catalog.match(name)}
-        df = df[df["gpu_model"].isin(names)]
+        df = df[gpu_choice_mask(df, flt.gpus, catalog)]
     if flt.min_gpu_count is not None:
         df = df[df["gpu_count"] >= flt.min_gpu_count]
     if flt.min_gpu_memory_gib is not None:
@@ -147,6 +146,19 @@ def filter_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
     if flt.max_price_usd_per_hour is not None:
         df = df[df["price_usd_per_hour"] <= flt.max_price_usd_per_hour]
     return df
+
+
+def gpu_choice_mask(offers: pd.DataFrame, choices: Sequence[str], catalog: GpuCatalog) -> pd.Series:
+    """Rows any of the ``--gpu`` choices allows (:meth:`GpuCatalog.choice`): the GPU model,
+    and the GPUs per instance where the choice gives a count (``H100:8``)."""
+    mask = pd.Series(False, index=offers.index)
+    for text in choices:
+        choice = catalog.choice(text)
+        hit = offers["gpu_model"].isin(choice.names)
+        if choice.count is not None:
+            hit &= offers["gpu_count"] == choice.count
+        mask |= hit
+    return mask
 
 
 def sort_offers(df: pd.DataFrame, by: str = "price", *, descending: bool = False) -> pd.DataFrame:
@@ -200,8 +212,7 @@ def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
             )
         df, scope = left, scope + " in " + ", ".join(regions)
     if flt.gpus:
-        names = {g.name for name in flt.gpus for g in catalog.match(name)}
-        left = df[df["gpu_model"].isin(names)]
+        left = df[gpu_choice_mask(df, flt.gpus, catalog)]
         if left.empty:
             valid = _closest(flt.gpus, df["gpu_model"].unique())
             return (

@@ -98,7 +98,8 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
     "--gpu",
     "gpus",
     multiple=True,
-    help="GPU model, alias or family: A100-80GB, 'h100 sxm', A100 (repeatable).",
+    help="GPU model, alias or family (A100-80GB, 'h100 sxm'; A100 is both sizes), with GPUs per "
+    "instance (H100:8, A100:80GB:8), or a memory range (24GB.., 40GB..80GB). Repeatable.",
 )
 @click.option(
     "--min-gpus", type=click.IntRange(min=1), help="At least this many GPUs per instance."

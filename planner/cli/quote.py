@@ -73,7 +73,11 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     ),
     click.option("--region", "regions", multiple=True, help="Only these regions (repeatable)."),
     click.option(
-        "--gpu", "gpus", multiple=True, help="Only these GPU models or families (repeatable)."
+        "--gpu",
+        "gpus",
+        multiple=True,
+        help="Only these GPUs: a model or family (A100 is both sizes), with GPUs per instance "
+        "(H100:8, A100:80GB:8), or a memory range (24GB..). Repeatable.",
     ),
     click.option("--no-spot", is_flag=True, help="Never use spot capacity."),
     click.option("--spot-only", is_flag=True, help="Only spot capacity (plus owned hardware)."),
