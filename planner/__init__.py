@@ -34,6 +34,7 @@ _PUBLIC: dict[str, str] = {
     "gpus": "planner.api",
     "list_workloads": "planner.api",
     "load_workload": "planner.api",
+    "model_presets": "planner.api",
     "offers": "planner.api",
     "prices_diff": "planner.api",
     "prices_history": "planner.api",
@@ -64,6 +65,7 @@ _PUBLIC: dict[str, str] = {
     "Topology": "planner.workload",
     "WorkloadSpec": "planner.workload",
     "default_topology": "planner.workload",
+    "workload_from_facts": "planner.workload.adhoc",
 }
 
 __all__ = ["__version__", *_PUBLIC]
@@ -79,6 +81,7 @@ if TYPE_CHECKING:  # the same names for type checkers and editors, which do not 
         gpus,
         list_workloads,
         load_workload,
+        model_presets,
         offers,
         prices_diff,
         prices_history,
@@ -100,6 +103,7 @@ if TYPE_CHECKING:  # the same names for type checkers and editors, which do not 
     from planner.quoting.result import QuoteResult
     from planner.schema import Interconnect, PurchaseOption
     from planner.workload import Estimate, Topology, WorkloadSpec, default_topology
+    from planner.workload.adhoc import workload_from_facts
     # ruff: enable[F401]
 
 

@@ -783,6 +783,16 @@ def load_workload(name_or_path: str) -> WorkloadSpec:
     return _load(name_or_path)
 
 
+def model_presets() -> list[dict[str, Any]]:
+    """The model presets a workload may name (``model: mistral-7b``, ``--model``), as records:
+    name, architecture, parameters, shape and the public source of each number."""
+    from dataclasses import asdict
+
+    from planner.workload.models import presets
+
+    return [asdict(p) for p in sorted(presets().values(), key=lambda p: (p.arch, p.params))]
+
+
 def list_workloads() -> list[WorkloadSpec]:
     """Every workload in the library, sorted by name."""
     from planner.workload import list_workloads as _list

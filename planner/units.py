@@ -105,3 +105,16 @@ def _weekday(word: str) -> int | None:
     word = word.lower()
     hits = [i for i, name in enumerate(_WEEKDAYS) if len(word) >= 3 and name.startswith(word)]
     return hits[0] if len(hits) == 1 else None
+
+
+# Counts as people write them: 50M tokens, 1.5B parameters, 2T, 3.1e8, 50k.
+_COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([kmbt])?\s*$", re.I)
+_COUNT_SCALE = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+
+
+def count_value(text: str) -> float | None:
+    """``50M`` -> 5e7, ``1.5B`` -> 1.5e9, ``2T``, ``50k``, ``3.1e8``; None when unreadable."""
+    match = _COUNT.match(str(text))
+    if not match:
+        return None
+    return float(match.group(1)) * _COUNT_SCALE.get((match.group(2) or "").lower(), 1.0)

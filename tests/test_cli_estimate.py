@@ -137,3 +137,43 @@ def test_workloads_show_prints_spec_and_requirements() -> None:
 @pytest.mark.parametrize("command", [workloads, show, estimate])
 def test_commands_have_a_docstring_with_an_example(command) -> None:
     assert command.help and "Example: planner " in command.help
+
+
+def test_a_job_from_facts_equals_the_same_job_written_as_a_file(tmp_path: Path) -> None:
+    """`--model mistral-7b --method lora --tokens 50M` is the workload file that says the same."""
+    import json
+
+    from click.testing import CliRunner
+
+    from planner.cli import main
+
+    facts = CliRunner().invoke(
+        main,
+        [
+            "estimate",
+            "--model",
+            "mistral-7b",
+            "--method",
+            "lora",
+            "--tokens",
+            "50M",
+            "--gpu",
+            "A100-80GB",
+            "--format",
+            "json",
+        ],
+    )
+    assert facts.exit_code == 0, facts.output
+    file = tmp_path / "mistral-7b-lora.yaml"
+    file.write_text(
+        "kind: finetune\nmodel: mistral-7b\ndata: {tokens: 5.0e+7}\ntraining: {method: lora}\n",
+        encoding="utf-8",
+    )
+    written = CliRunner().invoke(
+        main, ["estimate", str(file), "--gpu", "A100-80GB", "--format", "json"]
+    )
+    assert written.exit_code == 0, written.output
+    from_facts, from_file = json.loads(facts.stdout), json.loads(written.stdout)
+    assert from_facts["workload"] == from_file["workload"] == "mistral-7b-lora"
+    for key in ("memory_per_gpu_gib", "total_flops", "wall_hours", "fits"):
+        assert from_facts[key] == from_file[key]

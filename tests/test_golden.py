@@ -92,6 +92,11 @@ CASES: dict[str, list[str]] = {
                         "--format", "markdown"],
     "gpus": ["gpus"],
     "workloads": ["workloads"],
+    "models": ["models"],
+    "estimate-from-facts": [
+        "estimate", "--model", "mistral-7b", "--method", "lora", "--tokens", "50M", "--gpu",
+        "A100-80GB",
+    ],
     "workloads-show": ["workloads", "show", "llama-2-70b-lora"],
     "estimate-70b-qlora": ["estimate", "llama-2-70b-qlora", "--gpu", "A100-80GB", "--count", "1"],
     "estimate-7b-pretrain-json": [

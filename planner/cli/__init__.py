@@ -141,6 +141,7 @@ _COMMANDS: dict[str, Callable[[click.Group], None]] = {
     "report": _report,
     "workloads": _workloads,
     "estimate": _workloads,
+    "models": _workloads,
 }
 
 

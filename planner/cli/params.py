@@ -17,7 +17,13 @@ import click
 
 from planner import clock
 from planner.errors import ConfigError, PlannerError
-from planner.units import DEADLINE_FORMS, DURATION_FORMS, deadline_point, duration_hours
+from planner.units import (
+    DEADLINE_FORMS,
+    DURATION_FORMS,
+    count_value,
+    deadline_point,
+    duration_hours,
+)
 
 
 class FiniteFloat(click.FloatRange):
@@ -113,6 +119,24 @@ def _hours_until(text: str, option: str) -> float | None:
         )
     click.echo(f"deadline: {shown}, {hours:,.1f} h from now", err=True)
     return hours
+
+
+class Count(click.ParamType):
+    """``50M``, ``1.5B``, ``2T``, ``50k`` or ``3.1e8`` -> a positive float."""
+
+    name = "count"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float):
+            return value
+        number = count_value(value)
+        if number is None or not math.isfinite(number):
+            raise ConfigError(
+                f"cannot read {value!r} as a number",
+                key_path=_option(param, "--tokens"),
+                hint="write it like 50M, 1.5B, 2T or 3.1e8",
+            )
+        return number
 
 
 class Discount(click.ParamType):

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import click
 
 from planner import api
 from planner.cli.offers import format_option
-from planner.cli.params import FiniteFloat, field_options
-from planner.reports.estimate import render_estimate, render_workload_show, render_workloads
+from planner.cli.params import Count, FiniteFloat, field_options
+from planner.reports.estimate import (
+    render_estimate,
+    render_models,
+    render_workload_show,
+    render_workloads,
+)
 from planner.schema import Fabric, Interconnect
-from planner.workload import Topology
+from planner.workload import Topology, WorkloadSpec
 
 
 @click.group("workloads", invoke_without_command=True)
@@ -36,6 +44,82 @@ def show(name: str, fmt: str) -> None:
     click.echo(render_workload_show(spec, api.workload_requirements(spec), fmt))
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+# The facts that describe a training job without a file (planner.workload_from_facts).
+FACT_FIELDS = {
+    "model": "--model",
+    "data.tokens": "--tokens",
+    "training.method": "--method",
+    "kind": "--kind",
+    "model.seq_len": "--seq-len",
+    "training.precision": "--precision",
+}
+
+
+def workload_fact_options(func: F) -> F:
+    """--model, --tokens, --method, --kind, --seq-len and --precision, for a job without a file."""
+    for option in reversed(
+        (
+            click.option("--model", help="Model preset (planner models), instead of WORKLOAD."),
+            click.option(
+                "--tokens", type=Count(), help="Tokens to train on with --model: 50M, 1.5B."
+            ),
+            click.option(
+                "--method",
+                type=click.Choice(["full", "lora", "qlora"]),
+                default="full",
+                show_default=True,
+                help="Training method with --model.",
+            ),
+            click.option(
+                "--kind",
+                type=click.Choice(["finetune", "pretrain"]),
+                default="finetune",
+                show_default=True,
+                help="Job kind with --model.",
+            ),
+            click.option(
+                "--seq-len", type=click.IntRange(min=1), help="Sequence length with --model."
+            ),
+            click.option(
+                "--precision",
+                type=click.Choice(["fp32", "fp16", "bf16", "fp8"]),
+                help="Training precision with --model [default: bf16].",
+            ),
+        )
+    ):
+        func = option(func)
+    return func
+
+
+def workload_from_cli(
+    workload: str | None,
+    *,
+    model: str | None,
+    tokens: float | None,
+    method: str,
+    kind: str,
+    seq_len: int | None,
+    precision: str | None,
+    option: str = "WORKLOAD",
+) -> WorkloadSpec:
+    """The workload a command names: a library name or file, or one made from --model facts."""
+    if workload is not None and model is not None:
+        raise click.UsageError(f"give {option} or --model, not both")
+    if model is None:
+        if workload is None:
+            raise click.UsageError(f"give {option}, or describe the job with --model and --tokens")
+        if tokens is not None or seq_len is not None or precision is not None:
+            raise click.UsageError("--tokens, --seq-len and --precision go with --model")
+        return api.load_workload(workload)
+    if tokens is None:
+        raise click.UsageError("--model needs --tokens: how much the job trains on (e.g. 50M)")
+    return api.workload_from_facts(
+        model, tokens=tokens, kind=kind, method=method, seq_len=seq_len, precision=precision
+    )
+
+
 @click.command("estimate")
 @field_options(
     {
@@ -44,9 +128,11 @@ def show(name: str, fmt: str) -> None:
         "gpus_per_node": "--gpus-per-node",
         "network_gbps": "--network-gbps",
         "interconnect": "--interconnect",
+        **FACT_FIELDS,
     }
 )
-@click.argument("workload")
+@click.argument("workload", required=False)
+@workload_fact_options
 @click.option(
     "--gpu", required=True, help="GPU model or alias: H100, A100-80GB, RTX4090, 'a100 80gb'."
 )
@@ -73,7 +159,13 @@ def show(name: str, fmt: str) -> None:
 )
 @format_option
 def estimate(
-    workload: str,
+    workload: str | None,
+    model: str | None,
+    tokens: float | None,
+    method: str,
+    kind: str,
+    seq_len: int | None,
+    precision: str | None,
     gpu: str,
     count: int,
     gpus_per_node: int | None,
@@ -84,9 +176,12 @@ def estimate(
 ) -> None:
     """Memory, parallel strategy, FLOPs, efficiency, hours and interconnect for a workload.
 
-    WORKLOAD is a library name (planner workloads) or a path to a YAML file.
+    WORKLOAD is a library name (planner workloads) or a path to a YAML file; or leave it out and
+    describe the job with --model and --tokens (planner models lists the presets).
 
     Example: planner estimate gpt2-xl-finetune --gpu H100 --count 8
+
+    Example: planner estimate --model mistral-7b --method lora --tokens 50M --gpu A100-80GB
     """
     topology = None
     if any(v is not None for v in (gpus_per_node, interconnect, fabric, network_gbps)):
@@ -97,12 +192,31 @@ def estimate(
             fabric=Fabric(fabric) if fabric else default.fabric,
             network_gbps=network_gbps,
         )
-    spec = api.load_workload(workload)
+    spec = workload_from_cli(
+        workload,
+        model=model,
+        tokens=tokens,
+        method=method,
+        kind=kind,
+        seq_len=seq_len,
+        precision=precision,
+    )
     est = api.estimate(spec, gpu, count, topology=topology)
     click.echo(render_estimate(est, fmt, kind=spec.kind.value))
+
+
+@click.command("models")
+@format_option
+def models(fmt: str) -> None:
+    """The model presets a workload names (model: mistral-7b, or --model): size, shape, source.
+
+    Example: planner estimate --model mistral-7b --method lora --tokens 50M --gpu A100-80GB
+    """
+    click.echo(render_models(api.model_presets(), fmt))
 
 
 def register(group: click.Group) -> None:
     """Add this module's commands to ``group``."""
     group.add_command(workloads)
     group.add_command(estimate)
+    group.add_command(models)

@@ -6,7 +6,7 @@ Each returns a string; only the CLI prints.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -29,6 +29,27 @@ def render_workloads(specs: Sequence[WorkloadSpec], fmt: str) -> str:
     if fmt in ("table", "markdown"):
         rows = [{**r, "params": _params(r["params"])} for r in rows]
     return render_records(rows, fmt, columns=_LIST_COLUMNS)
+
+
+_MODEL_COLUMNS = (
+    "name",
+    "arch",
+    "params",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "seq_len",
+    "source",
+)
+
+
+def render_models(records: Sequence[Mapping[str, Any]], fmt: str) -> str:
+    """The model presets, one row each (parameters shortened in tables: 7.24B)."""
+    rows = [dict(r) for r in records]
+    if fmt in ("table", "markdown"):
+        rows = [{**r, "params": _params(r["params"])} for r in rows]
+    return render_records(rows, fmt, columns=_MODEL_COLUMNS)
 
 
 def _hours(h: float) -> str:
