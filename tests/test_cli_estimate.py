@@ -177,3 +177,34 @@ def test_a_job_from_facts_equals_the_same_job_written_as_a_file(tmp_path: Path) 
     assert from_facts["workload"] == from_file["workload"] == "mistral-7b-lora"
     for key in ("memory_per_gpu_gib", "total_flops", "wall_hours", "fits"):
         assert from_facts[key] == from_file[key]
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "hf"
+
+
+@pytest.mark.parametrize(
+    ("config", "params"),
+    [("mistral-7b-config.json", 7_241_732_096), ("gpt2-config.json", 124_439_808)],
+)
+def test_a_hugging_face_config_gives_the_published_parameter_count(
+    config: str, params: int
+) -> None:
+    from planner.workload.hf_config import model_from_hf_config
+
+    assert model_from_hf_config(FIXTURES / config)["params"] == params
+
+
+def test_a_job_from_a_config_json_matches_the_preset_it_describes() -> None:
+    import planner
+
+    from_config = planner.workload_from_facts(
+        str(FIXTURES / "mistral-7b-config.json"), tokens=5e7, method="lora", seq_len=8192
+    )
+    from_preset = planner.workload_from_facts("mistral-7b", tokens=5e7, method="lora")
+    assert from_config.name == "mistral-7b-lora"
+    a = planner.estimate(from_config, gpu="A100-80GB")
+    b = planner.estimate(from_preset, gpu="A100-80GB")
+    # the preset rounds the count to 7.24e9; the config gives it exactly (0.02% more)
+    assert a.total_flops == pytest.approx(b.total_flops, rel=1e-3)
+    assert a.total_flops > b.total_flops
+    assert a.memory_per_gpu_gib == pytest.approx(b.memory_per_gpu_gib, rel=1e-3)
