@@ -305,3 +305,27 @@ def test_when_a_quota_binds_the_full_model_spreads_the_gangs() -> None:
     # pieces of 8 h: 2 x (8 h x $8 + start-up) + 2 x (8 h x $9 + start-up)
     expected = 2 * 8.0 * (8.0 + START) + 2 * 9.0 * (8.0 + START)
     assert_same_cost(plan.total_cost_usd, expected)
+
+
+def test_a_price_tie_between_regions_goes_to_the_home_region_then_the_us() -> None:
+    """Lambda lists one price in all its regions; a plan used to name whichever came first in the
+    table (Tokyo).  The stated rule: the provider's home region, then US regions, then the rest."""
+    import pandas as pd
+
+    from planner.optimize.candidates import in_region_preference, region_rank
+
+    offers = pd.DataFrame(
+        {
+            "provider": ["lambda", "lambda", "lambda", "azure", "azure"],
+            "region": ["asia-northeast-1", "us-west-1", "us-east-1", "westeurope", "westus3"],
+        }
+    )
+    ordered = in_region_preference(offers)
+    assert list(zip(ordered["provider"], ordered["region"], strict=True)) == [
+        ("azure", "westus3"),
+        ("azure", "westeurope"),
+        ("lambda", "us-east-1"),
+        ("lambda", "us-west-1"),
+        ("lambda", "asia-northeast-1"),
+    ]
+    assert [region_rank("gcp", r) for r in ("us-central1", "us-east4", "europe-west4")] == [0, 1, 2]
