@@ -100,6 +100,12 @@ class InfeasibleError(PlannerError):
     exit_code = 3
 
 
+def shown_path(path: object) -> str:
+    """A path for a message: whole, unless absurdly long (a name the file system refused)."""
+    text = str(path)
+    return text if len(text) <= 200 else f"{text[:120]}...{text[-40:]}"
+
+
 def is_number(value: object) -> bool:
     """A real number given as one: ``True`` is not 1 and ``"5"`` is not 5 (NaN still passes)."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)

@@ -39,7 +39,7 @@ from filelock import FileLock
 import planner
 from planner import clock
 from planner.config.yamlfile import read_bounded
-from planner.errors import OfferValidationError, SnapshotError
+from planner.errors import OfferValidationError, SnapshotError, shown_path
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
 
 log = logging.getLogger(__name__)
@@ -295,12 +295,6 @@ def ensure_writable(root: Path) -> None:
         raise _write_failed(root, e) from e
 
 
-def _shown(path: Path) -> str:
-    """A path for a message: whole unless absurdly long (a name the file system refused)."""
-    text = str(path)
-    return text if len(text) <= 200 else f"{text[:120]}...{text[-40:]}"
-
-
 def _write_failed(root: Path, e: OSError) -> SnapshotError:
     """A failed snapshot write in the user's words: where, why, and what to do."""
     hints = {
@@ -316,7 +310,7 @@ def _write_failed(root: Path, e: OSError) -> SnapshotError:
     reason = {errno.ENOSPC: "no space left on the disk", errno.EROFS: "the disk is read-only"}
     code = e.errno or 0
     return SnapshotError(
-        f"cannot write a snapshot in {_shown(root)}: {reason.get(code, e.strerror or str(e))}; "
+        f"cannot write a snapshot in {shown_path(root)}: {reason.get(code, e.strerror or str(e))}; "
         "the snapshots already there are unchanged",
         hint=hints.get(code, "check the folder, or point PLANNER_DATA_DIR at another one"),
     )
@@ -421,7 +415,7 @@ def list_snapshots(root: Path) -> list[Path]:
 def _unreadable_root(root: Path, e: OSError) -> SnapshotError:
     from_env = os.environ.get("PLANNER_DATA_DIR")
     return SnapshotError(
-        f"cannot read the snapshot folder {_shown(root)}: {e.strerror or e}",
+        f"cannot read the snapshot folder {shown_path(root)}: {e.strerror or e}",
         hint="set PLANNER_DATA_DIR to a folder you can read and write, or unset it to use the "
         "default"
         if from_env

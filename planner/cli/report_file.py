@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from planner import api
-from planner.errors import ConfigError, PlannerError
+from planner.errors import ConfigError, PlannerError, shown_path
 from planner.reports.render import format_for_path
 
 report_path_option = click.option(
@@ -108,8 +108,7 @@ _WRITE_FIXES = {
 
 def report_write_failed(path: Path, e: OSError) -> PlannerError:
     """A failed report write in the user's words."""
-    shown = str(path) if len(str(path)) <= 200 else f"{str(path)[:120]}...{str(path)[-40:]}"
     return PlannerError(
-        f"cannot write the report to {shown}: {e.strerror or e}",
+        f"cannot write the report to {shown_path(path)}: {e.strerror or e}",
         hint=_WRITE_FIXES.get(e.errno or 0, "choose another path"),
     )
