@@ -208,3 +208,45 @@ def test_a_job_from_a_config_json_matches_the_preset_it_describes() -> None:
     assert a.total_flops == pytest.approx(b.total_flops, rel=1e-3)
     assert a.total_flops > b.total_flops
     assert a.memory_per_gpu_gib == pytest.approx(b.memory_per_gpu_gib, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("model", "extra"),
+    [
+        ("mistral-7b", ["--method", "lora"]),
+        (str(FIXTURES / "gpt2-config.json"), ["--kind", "pretrain", "--precision", "fp16"]),
+        ("llama-2-7b", ["--seq-len", "2048"]),  # a preset with a changed shape is written out
+    ],
+)
+def test_workloads_new_writes_a_file_that_loads_as_the_same_job(
+    model: str, extra: list[str], tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    import planner
+    from planner.cli import main
+
+    args = ["workloads", "new", "my-job", "--model", model, "--tokens", "50M", *extra]
+    written = CliRunner().invoke(main, args)
+    assert written.exit_code == 0, written.output
+    assert written.stdout.startswith("# Written by `planner workloads new`")
+    file = tmp_path / "my-job.yaml"
+    file.write_text(written.stdout, encoding="utf-8")
+    options = dict(zip(extra[::2], extra[1::2], strict=True))
+    expected = planner.workload_from_facts(
+        model,
+        tokens=5e7,
+        name="my-job",
+        method=options.get("--method", "full"),
+        kind=options.get("--kind", "finetune"),
+        precision=options.get("--precision"),
+        seq_len=int(options["--seq-len"]) if "--seq-len" in options else None,
+    )
+    loaded = planner.load_workload(str(file))
+    assert loaded.model_dump(exclude={"description", "model"}) == expected.model_dump(
+        exclude={"description", "model"}
+    )
+    assert (
+        planner.estimate(loaded, gpu="A100-80GB").to_dict()
+        == planner.estimate(expected, gpu="A100-80GB").to_dict()
+    )

@@ -18,6 +18,7 @@ from planner.reports.estimate import (
 )
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology, WorkloadSpec
+from planner.workload.adhoc import workload_yaml
 
 
 @click.group("workloads", invoke_without_command=True)
@@ -203,6 +204,44 @@ def estimate(
     )
     est = api.estimate(spec, gpu, count, topology=topology)
     click.echo(render_estimate(est, fmt, kind=spec.kind.value))
+
+
+@workloads.command("new")
+@click.argument("name")
+@click.option("--model", required=True, help="Model preset (planner models) or a config.json.")
+@click.option("--tokens", type=Count(), required=True, help="Tokens to train on: 50M, 1.5B.")
+@click.option(
+    "--method", type=click.Choice(["full", "lora", "qlora"]), default="full", show_default=True
+)
+@click.option(
+    "--kind", type=click.Choice(["finetune", "pretrain"]), default="finetune", show_default=True
+)
+@click.option("--seq-len", type=click.IntRange(min=1), help="Sequence length.")
+@click.option("--precision", type=click.Choice(["fp32", "fp16", "bf16", "fp8"]))
+@field_options({**FACT_FIELDS, "name": "NAME"})
+def new(
+    name: str,
+    model: str,
+    tokens: float,
+    method: str,
+    kind: str,
+    seq_len: int | None,
+    precision: str | None,
+) -> None:
+    """Write a commented workload file to stdout, to keep and edit.
+
+    Example: planner workloads new my-lora --model mistral-7b --method lora --tokens 50M > my.yaml
+    """
+    spec = api.workload_from_facts(
+        model,
+        tokens=tokens,
+        kind=kind,
+        method=method,
+        seq_len=seq_len,
+        precision=precision,
+        name=name,
+    )
+    click.echo(workload_yaml(spec, model=model), nl=False)
 
 
 @click.command("models")

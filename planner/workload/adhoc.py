@@ -74,3 +74,54 @@ def _config_label(path: Path) -> str:
     plain ``config.json`` -> its folder's name (the repository, as downloaded)."""
     stem = path.stem.removesuffix("-config").removesuffix("_config")
     return (path.resolve().parent.name if stem == "config" else stem) or "model"
+
+
+def workload_yaml(spec: WorkloadSpec, *, model: str) -> str:
+    """A commented workload file for a job made from facts (``model`` as the user named it: a
+    preset, or a config.json whose shape is written out); loading it gives ``spec`` again."""
+    training = spec.training
+    assert spec.data is not None and training is not None  # a job from facts is a training job
+    preset = get_preset(model)
+    lines = [
+        "# Written by `planner workloads new`; every key, its unit and range: docs/file-formats.md",
+        f"name: {spec.name}",
+        f"kind: {spec.kind.value}",
+        f"description: {spec.description}",
+    ]
+    if preset is not None and spec.model.seq_len in (None, preset.seq_len):
+        lines.append(f"model: {preset.name}  # {preset.params:.3g} parameters; {preset.source}")
+    else:
+        lines.append("model:  # the shape the estimator needs")
+        for key in ("arch", "params", "layers", "hidden", "heads", "kv_heads", "vocab", "seq_len"):
+            value = getattr(spec.model, key)
+            if value is not None:
+                lines.append(f"  {key}: {_yaml_number(value)}")
+        if spec.model.dropout is not None:
+            lines.append(f"  dropout: {spec.model.dropout:g}")
+    lines += [
+        "data:",
+        f"  tokens: {_yaml_number(spec.data.tokens)}  # every token processed, epochs included",
+        "training:",
+        f"  precision: {training.precision.value}",
+        f"  optimizer: {training.optimizer.value}",
+        f"  method: {training.method.value}  # full, lora or qlora",
+    ]
+    if training.method.value != "full":
+        lines.append(f"  lora_rank: {training.lora_rank}")
+    lines.append(
+        "  # global_batch_tokens: 1048576  # tokens per optimizer step (default: from the model)"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _yaml_number(value: float | int | str | None) -> str:
+    """A number YAML reads back as one (``5.0e+07``: YAML 1.1 needs the sign in exponents)."""
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and value < 1e6):
+        return str(int(value))
+    if isinstance(value, float):
+        for digits in range(1, 18):  # the shortest form that reads back as the same number
+            mantissa, exponent = f"{value:.{digits}e}".split("e")
+            if float(f"{mantissa}e{exponent}") == value:
+                digits_text = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+                return f"{digits_text}e{int(exponent):+03d}"
+    return str(value)
