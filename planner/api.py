@@ -31,6 +31,7 @@ from planner.catalog.query import (
     cheapest_gpu_hour,
     filter_offers,
     gpu_availability,
+    group_offers,
     sort_offers,
     why_no_offers,
 )
@@ -303,11 +304,14 @@ class Planner:
         sort: str = "price",
         descending: bool = False,
         limit: int | None = None,
+        group_by: Sequence[str] = (),
     ) -> OffersResult:
-        """Offers matching ``flt``, sorted by ``sort`` (at most ``limit`` rows)."""
+        """Offers matching ``flt``, sorted by ``sort`` (at most ``limit`` rows); with
+        ``group_by`` (``gpu``, ``provider``, ``region``), the cheapest offer of each group."""
         book, flt = self.book, flt or OfferFilter()
         catalog = load_gpu_catalog()
-        found = sort_offers(filter_offers(book.offers, flt, catalog), sort, descending=descending)
+        matching = group_offers(filter_offers(book.offers, flt, catalog), group_by)
+        found = sort_offers(matching, sort, descending=descending)
         if limit is not None:
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
                 raise ConfigError(
@@ -564,6 +568,7 @@ def offers(
     sort: str = "price",
     descending: bool = False,
     limit: int | None = None,
+    group_by: Sequence[str] = (),
     offers_files: Sequence[str | Path] = (),
     snapshot_dir: str | Path | None = None,
 ) -> OffersResult:
@@ -573,7 +578,7 @@ def offers(
     >>> offers(OfferFilter(gpus=("A100-80GB",), max_price_usd_per_hour=40)).offers.head()  # doctest: +SKIP
     """
     session = Planner(offers_files=offers_files, snapshot_dir=snapshot_dir)
-    return session.offers(flt, sort=sort, descending=descending, limit=limit)
+    return session.offers(flt, sort=sort, descending=descending, limit=limit, group_by=group_by)
 
 
 @_keywords_checked

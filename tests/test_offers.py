@@ -282,3 +282,47 @@ def test_gpu_count_in_a_choice_filters_gpus_per_instance() -> None:
     )
     kinds = {(r["gpu_model"], r["gpu_count"]) for r in json.loads(both.stdout)}
     assert kinds == {("H100", 8), ("T4", 1)}  # choices are alternatives
+
+
+def test_group_by_keeps_the_cheapest_offer_of_each_group_and_counts_the_group() -> None:
+    from planner.catalog.query import group_offers, with_price
+
+    table = with_price(
+        validate_offers(
+            pd.DataFrame(
+                [
+                    offer_row(region="eu-west-1", price_on_demand_usd_per_hour=30.0),
+                    offer_row(region="us-west-2", price_on_demand_usd_per_hour=20.0),
+                    offer_row(region="us-east-1", price_on_demand_usd_per_hour=20.0),
+                    offer_row(
+                        instance_type="g4dn.xlarge",
+                        gpu_model="T4",
+                        gpu_count=1,
+                        price_on_demand_usd_per_hour=0.5,
+                        interconnect="none",
+                    ),
+                ]
+            )
+        ),
+        PurchaseOption.ON_DEMAND,
+    )
+    grouped = group_offers(table, ["gpu"])
+    rows = list(
+        zip(grouped["gpu_model"], grouped["region"], grouped["offers_in_group"], strict=True)
+    )
+    # cheapest first; the tie at $20 goes to the home region (us-east-1), not the first listed
+    assert rows == [("T4", "us-east-1", 1), ("A100-40GB", "us-east-1", 3)]
+    with pytest.raises(UnknownNameError, match="group key 'vendor'"):
+        group_offers(table, ["vendor"])
+
+
+def test_period_month_shows_730_hours_of_every_price_side_by_side() -> None:
+    args = ["offers", "--gpu", "A100-80GB", "--provider", "gcp", "--region", "us-central1"]
+    hourly = CliRunner().invoke(main, [*args, "--format", "json"])
+    row = json.loads(hourly.stdout)[0]
+    monthly = CliRunner().invoke(main, [*args, "--period", "month", "--limit", "1"])
+    assert monthly.exit_code == 0, monthly.output
+    header, _, line = monthly.stdout.splitlines()[:3]
+    assert "on-demand $/mo" in header and "3y $/mo" in header and "spot $/mo" in header
+    for column in ("price_on_demand_usd_per_hour", "price_reserved_3y_usd_per_hour"):
+        assert f"{row[column] * 730:,.4g}" in line  # the table shows 4 significant digits

@@ -312,7 +312,7 @@ def test_a_price_tie_between_regions_goes_to_the_home_region_then_the_us() -> No
     table (Tokyo).  The stated rule: the provider's home region, then US regions, then the rest."""
     import pandas as pd
 
-    from planner.optimize.candidates import in_region_preference, region_rank
+    from planner.catalog.query import in_region_preference, region_rank
 
     offers = pd.DataFrame(
         {

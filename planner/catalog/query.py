@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -159,6 +160,55 @@ def gpu_choice_mask(offers: pd.DataFrame, choices: Sequence[str], catalog: GpuCa
             hit &= offers["gpu_count"] == choice.count
         mask |= hit
     return mask
+
+
+# Where a price ties across regions (Lambda lists one price in every region; so do many on-demand
+# tables), a plan names the provider's home region, then another US region, then the rest
+# alphabetically: a stated rule instead of whichever region the table lists first.
+HOME_REGIONS = {"aws": "us-east-1", "gcp": "us-central1", "azure": "eastus", "lambda": "us-east-1"}
+_US_REGION = re.compile(
+    r"^us[-_]|^(north|south|west|east)?(central)?us\d?$|^(east|west|central)us\d?$"
+)
+
+
+def region_rank(provider: str, region: str) -> int:
+    """0 for the provider's home region, 1 for another US region, 2 for any other."""
+    if HOME_REGIONS.get(provider) == region:
+        return 0
+    return 1 if _US_REGION.search(region) else 2
+
+
+def in_region_preference(offers: pd.DataFrame) -> pd.DataFrame:
+    """``offers`` ordered by provider, then :func:`region_rank`, then region name (stable)."""
+    if offers.empty:
+        return offers
+    rank = [
+        region_rank(str(p), str(r))
+        for p, r in zip(offers["provider"], offers["region"], strict=True)
+    ]
+    keyed = offers.assign(_region_rank=rank)
+    ordered = keyed.sort_values(["provider", "_region_rank", "region"], kind="stable")
+    return ordered.drop(columns="_region_rank")
+
+
+# What ``group_offers`` can group by, and the offer column behind each.
+GROUP_KEYS = {"gpu": "gpu_model", "provider": "provider", "region": "region"}
+
+
+def group_offers(offers: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """The cheapest offer (by the listed ``price_usd_per_hour``) of each group of ``offers``
+    sharing the ``by`` keys (``gpu``, ``provider``, ``region``), with ``offers_in_group``: how
+    many offers the group has.  Groups come out cheapest first."""
+    unknown = [k for k in by if k not in GROUP_KEYS]
+    if unknown:
+        raise UnknownNameError("group key", unknown[0], GROUP_KEYS, key_path="group_by")
+    if offers.empty or not by:
+        return offers
+    columns = [GROUP_KEYS[k] for k in dict.fromkeys(by)]
+    ordered = in_region_preference(offers).sort_values("price_usd_per_hour", kind="stable")
+    counts = ordered.groupby(columns, sort=False)["price_usd_per_hour"].transform("size")
+    cheapest = ordered.assign(offers_in_group=counts).drop_duplicates(columns)
+    return cheapest.reset_index(drop=True)
 
 
 def sort_offers(df: pd.DataFrame, by: str = "price", *, descending: bool = False) -> pd.DataFrame:

@@ -87,7 +87,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 
 
 @click.command("offers")
-@field_options({"limit": "--limit"})
+@field_options({"limit": "--limit", "group_by": "--group-by"})
 @click.option(
     "--provider", "providers", multiple=True, help="aws, gcp, azure, lambda (repeatable)."
 )
@@ -130,6 +130,18 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 @click.option("--sort", type=click.Choice(list(SORT_KEYS)), default="price", show_default=True)
 @click.option("--desc", is_flag=True, help="Sort descending.")
 @click.option("--limit", type=click.IntRange(min=1), help="Show at most this many rows.")
+@click.option(
+    "--period",
+    type=click.Choice(["hour", "month"]),
+    default="hour",
+    show_default=True,
+    help="Show prices per hour or per month of 730 hours (tables; JSON and CSV stay per hour).",
+)
+@click.option(
+    "--group-by",
+    "group_by",
+    help="Show the cheapest offer per gpu, provider or region (comma-separated: gpu,provider).",
+)
 @format_option
 @offers_file_option
 @snapshot_option
@@ -147,6 +159,8 @@ def offers_command(
     sort: str,
     desc: bool,
     limit: int | None,
+    period: str,
+    group_by: str | None,
     fmt: str,
     offers_files: tuple[Path, ...],
     snapshot_dir: Path | None,
@@ -172,10 +186,11 @@ def offers_command(
         sort=sort,
         descending=desc,
         limit=limit,
+        group_by=[k.strip() for k in group_by.split(",")] if group_by else (),
         offers_files=offers_files,
         snapshot_dir=snapshot_dir,
     )
-    click.echo(render_offers(result.offers, fmt).rstrip("\n"))
+    click.echo(render_offers(result.offers, fmt, period=period, purchase=purchase).rstrip("\n"))
     if fmt in ("table", "markdown"):
         click.echo(f"\n{len(result.offers)} offers")
     if result.why_empty:

@@ -12,7 +12,6 @@ Pure functions: the estimator is passed in (defaults to :func:`planner.workload.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from planner.catalog.query import in_region_preference
 from planner.gpu_specs import GpuCatalog, GpuSpec
 from planner.optimize.spot import (
     DEFAULT_INTERRUPTION_PCT,
@@ -184,35 +184,6 @@ class _Estimates:
             )
             self._cache[key] = self._estimator(self._spec, gpu, count, topology=topo)
         return self._cache[key]
-
-
-# Where a price ties across regions (Lambda lists one price in every region; so do many on-demand
-# tables), a plan names the provider's home region, then another US region, then the rest
-# alphabetically: a stated rule instead of whichever region the table lists first.
-HOME_REGIONS = {"aws": "us-east-1", "gcp": "us-central1", "azure": "eastus", "lambda": "us-east-1"}
-_US_REGION = re.compile(
-    r"^us[-_]|^(north|south|west|east)?(central)?us\d?$|^(east|west|central)us\d?$"
-)
-
-
-def region_rank(provider: str, region: str) -> int:
-    """0 for the provider's home region, 1 for another US region, 2 for any other."""
-    if HOME_REGIONS.get(provider) == region:
-        return 0
-    return 1 if _US_REGION.search(region) else 2
-
-
-def in_region_preference(offers: pd.DataFrame) -> pd.DataFrame:
-    """``offers`` ordered by provider, then :func:`region_rank`, then region name (stable)."""
-    if offers.empty:
-        return offers
-    rank = [
-        region_rank(str(p), str(r))
-        for p, r in zip(offers["provider"], offers["region"], strict=True)
-    ]
-    keyed = offers.assign(_region_rank=rank)
-    ordered = keyed.sort_values(["provider", "_region_rank", "region"], kind="stable")
-    return ordered.drop(columns="_region_rank")
 
 
 def build_candidates(

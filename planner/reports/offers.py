@@ -9,8 +9,11 @@ import pandas as pd
 
 from planner.catalog import OfferBook
 from planner.reports.tables import frame_records, render_records
-from planner.schema import COLUMN_NAMES
+from planner.schema import COLUMN_NAMES, LISTING_COLUMNS
+from planner.units import HOURS_PER_MONTH
 
+# The table for people: the instance, then every purchase option's price side by side (as
+# ec2instances.info shows them), then the listed option's price per GPU.
 OFFER_TABLE_COLUMNS = (
     "provider",
     "region",
@@ -22,12 +25,19 @@ OFFER_TABLE_COLUMNS = (
     "host_memory_gib",
     "interconnect",
     "network_gbps",
-    "purchase_option",
-    "price_usd_per_hour",
-    "price_usd_per_gpu_hour",
+    "price_on_demand_usd_per_hour",
     "price_spot_usd_per_hour",
+    "price_reserved_1y_usd_per_hour",
+    "price_reserved_3y_usd_per_hour",
+    "price_usd_per_gpu_hour",
     "as_of",
 )
+_PRICE_HEADERS = {
+    "price_on_demand_usd_per_hour": "on-demand",
+    "price_spot_usd_per_hour": "spot",
+    "price_reserved_1y_usd_per_hour": "1y",
+    "price_reserved_3y_usd_per_hour": "3y",
+}
 OFFER_HEADERS = {
     "instance_type": "instance",
     "gpu_model": "gpu",
@@ -35,12 +45,11 @@ OFFER_HEADERS = {
     "gpu_memory_gib": "GiB/gpu",
     "host_memory_gib": "host GiB",
     "network_gbps": "net Gbps",
-    "purchase_option": "option",
-    "price_usd_per_hour": "$/h",
-    "price_usd_per_gpu_hour": "$/gpu-h",
-    "price_spot_usd_per_hour": "spot $/h",
+    "offers_in_group": "offers",
 }
-EXTRA_COLUMNS = ("purchase_option", "price_usd_per_hour", "price_usd_per_gpu_hour")
+# The hours a price is shown for: per hour, or per month of 730 hours (as cloud bills count one).
+PERIOD_HOURS = {"hour": 1.0, "month": HOURS_PER_MONTH}
+EXTRA_COLUMNS = LISTING_COLUMNS
 
 
 def provenance_lines(book: OfferBook, max_age_days: int) -> list[str]:
@@ -55,13 +64,31 @@ def provenance_lines(book: OfferBook, max_age_days: int) -> list[str]:
     return lines
 
 
-def render_offers(df: pd.DataFrame, fmt: str) -> str:
-    """Offers in ``fmt``; JSON and CSV carry every schema column plus the chosen price."""
-    records = frame_records(df)
+def render_offers(
+    df: pd.DataFrame, fmt: str, *, period: str = "hour", purchase: str = "on-demand"
+) -> str:
+    """Offers in ``fmt``.  JSON and CSV carry every schema column (prices per hour, so the CSV is
+    a price list ``--offers`` reads back) plus the listed option's price and, for grouped
+    offers, ``offers_in_group``.  Tables show the four prices side by side per ``period``
+    (``hour`` or ``month``) and the listed ``purchase`` option's price per GPU."""
+    grouped = "offers_in_group" in df.columns
     if fmt in ("json", "csv"):
-        cols = [*COLUMN_NAMES, *EXTRA_COLUMNS]
-        return render_records(records, fmt, columns=cols)
-    return render_records(records, fmt, columns=OFFER_TABLE_COLUMNS, headers=OFFER_HEADERS)
+        cols = [*COLUMN_NAMES, *EXTRA_COLUMNS, *(["offers_in_group"] if grouped else [])]
+        return render_records(frame_records(df), fmt, columns=cols)
+    hours = PERIOD_HOURS[period]
+    unit = "$/h" if period == "hour" else "$/mo"
+    shown = df.copy()
+    for col in (*_PRICE_HEADERS, "price_usd_per_gpu_hour"):
+        if col in shown.columns:  # cents for a month; a tenth of a cent for an hour
+            shown[col] = (shown[col].astype(float) * hours).round(2 if period == "month" else 4)
+    per_gpu = "$/gpu-h" if period == "hour" else "$/gpu-mo"
+    headers = {
+        **OFFER_HEADERS,
+        **{col: f"{name} {unit}" for col, name in _PRICE_HEADERS.items()},
+        "price_usd_per_gpu_hour": f"{purchase} {per_gpu}",
+    }
+    columns = [*OFFER_TABLE_COLUMNS, *(["offers_in_group"] if grouped else [])]
+    return render_records(frame_records(shown), fmt, columns=columns, headers=headers)
 
 
 GPU_TABLE_COLUMNS = (
