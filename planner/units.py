@@ -96,7 +96,10 @@ def deadline_point(text: str, now: datetime) -> datetime | None:
     except ValueError:
         return None
     if len(raw) == 10:  # a bare date: the end of that day
-        parsed += timedelta(days=1)
+        try:
+            parsed += timedelta(days=1)
+        except OverflowError:  # 9999-12-31: the end of time, which every range check refuses
+            parsed = datetime.max
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 

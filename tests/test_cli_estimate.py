@@ -226,7 +226,7 @@ def test_workloads_new_writes_a_file_that_loads_as_the_same_job(
     import planner
     from planner.cli import main
 
-    args = ["workloads", "new", "my-job", "--model", model, "--tokens", "50M", *extra]
+    args = ["workloads", "new", "my job: #1", "--model", model, "--tokens", "50M", *extra]
     written = CliRunner().invoke(main, args)
     assert written.exit_code == 0, written.output
     assert written.stdout.startswith("# Written by `planner workloads new`")
@@ -236,7 +236,7 @@ def test_workloads_new_writes_a_file_that_loads_as_the_same_job(
     expected = planner.workload_from_facts(
         model,
         tokens=5e7,
-        name="my-job",
+        name="my job: #1",  # YAML-significant characters: the file quotes them
         method=options.get("--method", "full"),
         kind=options.get("--kind", "finetune"),
         precision=options.get("--precision"),

@@ -7,6 +7,7 @@ mistake names the same key (``data.tokens``) and the same fix.  Defaults are sta
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -84,9 +85,9 @@ def workload_yaml(spec: WorkloadSpec, *, model: str) -> str:
     preset = get_preset(model)
     lines = [
         "# Written by `planner workloads new`; every key, its unit and range: docs/file-formats.md",
-        f"name: {spec.name}",
+        f"name: {json.dumps(spec.name)}",  # JSON strings are YAML strings, quoted safely
         f"kind: {spec.kind.value}",
-        f"description: {spec.description}",
+        f"description: {json.dumps(spec.description)}",
     ]
     if preset is not None and spec.model.seq_len in (None, preset.seq_len):
         lines.append(f"model: {preset.name}  # {preset.params:.3g} parameters; {preset.source}")
