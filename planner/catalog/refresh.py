@@ -44,6 +44,7 @@ from planner.errors import (
     ProviderError,
     SnapshotError,
     UnknownNameError,
+    shown_path,
     suggest,
 )
 from planner.providers import DEFAULT_REGIONS, PROVIDERS, get_provider
@@ -394,12 +395,15 @@ def prices_status(
 def find_snapshot(ref: str | Path, roots: Sequence[Path]) -> Path:
     """A snapshot by directory path or by id in any of ``roots``."""
     path = Path(ref)
-    if path.is_dir():
-        return path
+    try:
+        if path.is_dir():
+            return path
+    except OSError:  # a name too long to be a path (or one under a folder it cannot read): an id
+        pass
     known = {p.name: p for root in roots for p in list_snapshots(root)}
     if str(ref) in known:
         return known[str(ref)]
-    raise UnknownNameError("snapshot", str(ref), known)
+    raise UnknownNameError("snapshot", shown_path(ref), known)
 
 
 def diff_offers(

@@ -26,6 +26,7 @@ import json
 import logging
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -397,11 +398,19 @@ def list_snapshots(root: Path) -> list[Path]:
     """Complete snapshot directories under ``root``, oldest first (by id).
 
     A folder that does not exist yet holds none; one that cannot be read (no permission, a name
-    too long for the file system) is a SnapshotError: its snapshots would be skipped unseen.
+    too long for the file system, a file where the folder or one of its parents should be) is a
+    SnapshotError: its snapshots would be skipped unseen.  ``Path.is_dir()`` would call a path
+    under a file simply "not a folder", so the status is read here, once.
     """
     try:
-        if not root.is_dir():
-            return []
+        mode = root.stat().st_mode
+    except FileNotFoundError:
+        return []
+    except OSError as e:
+        raise _unreadable_root(root, _read_reason(e)) from e
+    if not stat.S_ISDIR(mode):
+        raise _unreadable_root(root, "it is a file, not a folder")
+    try:
         entries = list(root.iterdir())
         return sorted(
             p
@@ -409,17 +418,36 @@ def list_snapshots(root: Path) -> list[Path]:
             if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists()
         )
     except OSError as e:
-        raise _unreadable_root(root, e) from e
+        raise _unreadable_root(root, _read_reason(e)) from e
 
 
-def _unreadable_root(root: Path, e: OSError) -> SnapshotError:
+# Why a snapshot folder cannot be read, in words; anything else: the system's reason.
+_READ_REASONS = {
+    errno.ENOTDIR: "part of that path is a file, not a folder",
+    errno.ENAMETOOLONG: "the path is too long for the file system",
+    errno.EACCES: "no permission to read it",
+    errno.EPERM: "no permission to read it",
+}
+
+
+def _read_reason(e: OSError) -> str:
+    return _READ_REASONS.get(e.errno or 0, e.strerror or str(e))
+
+
+def _unreadable_root(root: Path, reason: str) -> SnapshotError:
+    """A snapshot folder that cannot be read: where, why, and the fix.  When it comes from
+    ``PLANNER_DATA_DIR`` the message names the variable, since that is what the user set."""
     from_env = os.environ.get("PLANNER_DATA_DIR")
+    if from_env and Path(root) == Path(from_env) / "snapshots":
+        return SnapshotError(
+            f"PLANNER_DATA_DIR={shown_path(from_env)} cannot be used: cannot read the snapshot "
+            f"folder {shown_path(root)} ({reason})",
+            hint="set PLANNER_DATA_DIR to a folder you can read and write (snapshots go in its "
+            "snapshots/ subfolder), or unset it to use the default",
+        )
     return SnapshotError(
-        f"cannot read the snapshot folder {shown_path(root)}: {e.strerror or e}",
-        hint="set PLANNER_DATA_DIR to a folder you can read and write, or unset it to use the "
-        "default"
-        if from_env
-        else "check the folder's permissions, or set PLANNER_DATA_DIR to another folder",
+        f"cannot read the snapshot folder {shown_path(root)} ({reason})",
+        hint="check the folder and its permissions, or set PLANNER_DATA_DIR to another folder",
     )
 
 

@@ -57,8 +57,11 @@ class PlannerGroup(click.Group):
             click.echo(f"error: {error_text(e, ctx)}", err=True)
             sys.exit(e.exit_code)
         except OSError as e:
-            # A closed pipe (``| head``) is click's to handle quietly; any other failure to write
-            # the document to stdout (a full disk, ``> /dev/full``) is the user's to fix.
+            # A closed pipe (``| head``) is click's to handle: its ``main`` points stdout at a
+            # wrapper that ignores the failed flush and exits 1, quietly (no traceback, no
+            # "Exception ignored"); 1, not 141, since Python ignores SIGPIPE and no signal ended
+            # the process.  Any other failure to write the document to stdout (a full disk,
+            # ``> /dev/full``) is the user's to fix.
             if e.errno == errno.EPIPE or not _writing_stdout(e):
                 raise
             _silence_stdout()

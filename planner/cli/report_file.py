@@ -33,19 +33,33 @@ def report_target(path: Path | None) -> tuple[Path, str] | None:
 
 
 def check_writable(path: Path, option: str) -> None:
-    """Fail before any work (a quote sweep, a budget solve) when ``path``'s folder is missing or
-    read-only, instead of after it."""
+    """Fail before any work (a quote sweep, a budget solve) when ``path``'s folder is missing,
+    read-only, or a name the file system refuses, instead of after it."""
     directory = Path(path).parent if str(Path(path).parent) else Path(".")
-    if not directory.is_dir():
-        what = "is a file, not a folder" if directory.exists() else "does not exist"
+    try:
+        is_dir = directory.is_dir()
+        exists = is_dir or directory.exists()
+        writable = is_dir and os.access(directory, os.W_OK | os.X_OK)
+        os.stat(path)  # a name too long for the file system fails here, before the work
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # the report file is new (the usual case), or its folder is missing: said below
+    except OSError as e:
         raise ConfigError(
-            f"cannot write the report to {str(path)!r}: {str(directory)!r} {what}",
+            f"cannot write the report to {shown_path(path)!r}: {e.strerror or e}",
+            key_path=option,
+            hint=_WRITE_FIXES.get(e.errno or 0, "choose another path"),
+        ) from None
+    if not is_dir:
+        what = "is a file, not a folder" if exists else "does not exist"
+        raise ConfigError(
+            f"cannot write the report to {shown_path(path)!r}: {shown_path(directory)!r} {what}",
             key_path=option,
             hint="create the folder first, or choose another path",
         )
-    if not os.access(directory, os.W_OK | os.X_OK):
+    if not writable:
         raise ConfigError(
-            f"cannot write the report to {str(path)!r}: no permission to write in {str(directory)!r}",
+            f"cannot write the report to {shown_path(path)!r}: no permission to write in "
+            f"{shown_path(directory)!r}",
             key_path=option,
             hint="choose a folder you can write to",
         )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import planner
-from planner.config.yamlfile import read_yaml
-from planner.errors import ConfigError, UnknownNameError
+from planner.config.yamlfile import probe, read_yaml
+from planner.errors import ConfigError, UnknownNameError, shown_path
 
 
 def scenarios_dir() -> Path:
@@ -36,16 +37,17 @@ def resolve_scenario(path_or_name: str | os.PathLike[str], kind: str) -> Path:
             hint=f"name a bundled {singular} file (scenarios/{kind}) or the path of a .yaml file",
         )
     path = Path(path_or_name).expanduser()
-    if path.suffix in (".yaml", ".yml") or path.exists() or "/" in path_or_name:
-        if not path.exists():
+    found = probe(path)  # a name too long for the file system is a ConfigError, not an OSError
+    if path.suffix in (".yaml", ".yml") or found is not None or "/" in path_or_name:
+        if found is None:
             raise ConfigError(
-                f"no such file {path_or_name!r}",
+                f"no such file {shown_path(path_or_name)!r}",
                 hint=f"pass a YAML path or a bundled {singular} name",
             )
         return path  # a directory or an unreadable file: _read_yaml says what is wrong
     folder = scenarios_dir() / kind
     candidate = folder / f"{path_or_name}.yaml"
-    if candidate.is_file():
+    if (status := probe(candidate)) is not None and stat.S_ISREG(status.st_mode):
         return candidate
     names = sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
     raise UnknownNameError(singular + " file", path_or_name, names)

@@ -7,12 +7,15 @@ where it can, and a fix; nothing here lets a ``UnicodeDecodeError`` or ``yaml.YA
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from planner.errors import ConfigError
+from planner.errors import ConfigError, shown_path
 
 # Scenario files are hand-written and a few KB (the bundled ones are 1-3 KB); a budget with 120
 # monthly demand values for a dozen GPU classes stays far below this.  A bigger file is almost
@@ -66,33 +69,24 @@ def read_bounded(path: Path, *, limit_bytes: int, what: str, hint: str) -> bytes
     """The bytes of ``path`` (a file, a pipe such as ``<(cat f)``, a device), at most
     ``limit_bytes`` of them: a bigger input (``/dev/zero``, the wrong file) is refused after
     reading one byte more than the limit, never read to the end.  Every failure is a
-    ConfigError naming the file and a fix; ``hint`` says what to pass instead of a folder."""
+    ConfigError naming the file and a fix (:func:`read_failed`); ``hint`` says what to pass
+    instead of a folder."""
     file = str(path)
-    if path.is_dir():
-        raise ConfigError(f"is a directory, not a {what}", file=file, hint=hint)
     limit = f"{limit_bytes // 2**20} MiB" if limit_bytes >= 2**20 else f"{limit_bytes} bytes"
     try:
-        if path.is_file() and path.stat().st_size > limit_bytes:
-            size = path.stat().st_size
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise ConfigError(f"is a directory, not a {what}", file=file, hint=hint)
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit_bytes:
             raise ConfigError(
-                f"is {size / 2**20:.1f} MiB; a {what} is at most {limit}",
+                f"is {info.st_size / 2**20:.1f} MiB; a {what} is at most {limit}",
                 file=file,
                 hint="check that this is the right file",
             )
         with open(path, "rb") as fh:
             data = fh.read(limit_bytes + 1)
-    except FileNotFoundError:
-        raise ConfigError("file not found", file=file, hint="check the path") from None
-    except PermissionError:
-        raise ConfigError(
-            "cannot read the file (no permission)",
-            file=file,
-            hint="check the file's permissions, or copy it somewhere you can read",
-        ) from None
     except OSError as e:
-        raise ConfigError(
-            f"cannot read the file ({e.strerror or e})", file=file, hint="check the path"
-        ) from None
+        raise read_failed(path, e) from None
     if len(data) > limit_bytes:
         raise ConfigError(
             f"is more than {limit}; a {what} is at most {limit}",
@@ -100,6 +94,51 @@ def read_bounded(path: Path, *, limit_bytes: int, what: str, hint: str) -> bytes
             hint="check that this is the right file",
         )
     return data
+
+
+# What a failed read means and what to do, by errno; anything else: the system's reason.
+_READ_FAILURES: dict[int, tuple[str, str]] = {
+    errno.ENOENT: ("file not found", "check the path"),
+    errno.ENOTDIR: (
+        "file not found: part of the path is a file, not a folder",
+        "check the path",
+    ),
+    errno.ENAMETOOLONG: (
+        "cannot read the file (the name is too long for the file system)",
+        "check the path; a file name is at most 255 bytes",
+    ),
+    errno.EACCES: (
+        "cannot read the file (no permission)",
+        "check the file's permissions, or copy it somewhere you can read",
+    ),
+    errno.EPERM: (
+        "cannot read the file (no permission)",
+        "check the file's permissions, or copy it somewhere you can read",
+    ),
+    errno.ELOOP: ("cannot read the file (a loop of symbolic links)", "check the path's links"),
+}
+
+
+def read_failed(path: str | os.PathLike[str], e: OSError) -> ConfigError:
+    """A failed read of a user's file (workload, hardware, budget, price list) in the user's
+    words: the file, why, and what to do.  The one translator of read errors, so a long name,
+    a missing folder or a file where a folder should be never escapes as an ``OSError``."""
+    reason, fix = _READ_FAILURES.get(
+        e.errno or 0, (f"cannot read the file ({e.strerror or e})", "check the path")
+    )
+    return ConfigError(reason, file=shown_path(path), hint=fix)
+
+
+def probe(path: str | os.PathLike[str]) -> os.stat_result | None:
+    """``path``'s status, or None when nothing is there (missing, or a file where a folder
+    should be); a path the file system refuses (too long, no permission) is a ConfigError from
+    :func:`read_failed`.  ``Path.exists()`` and ``is_dir()`` raise for those instead."""
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        raise read_failed(path, e) from None
 
 
 def read_yaml(path: Path, *, what: str = "YAML") -> Any:

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from planner.config.scenarios import scenarios_dir
 from planner.config.validation import ErrorWording, FieldError, UnknownName, config_error
-from planner.config.yamlfile import read_yaml
+from planner.config.yamlfile import probe, read_yaml
 from planner.errors import ConfigError, UnknownNameError
 from planner.workload.models import get_preset, presets
 
@@ -499,6 +499,7 @@ def load_workload(name_or_path: str, *, directory: Path | None = None) -> Worklo
         )
     text = str(name_or_path)
     path = Path(text).expanduser()
+    probe(path)  # a name too long for the file system: a ConfigError here, not an OSError below
     if text.endswith((".yaml", ".yml")) or path.parent != Path(".") or path.is_dir():
         if not path.exists():
             raise ConfigError("workload file not found", file=text, hint="check the path")
@@ -507,7 +508,7 @@ def load_workload(name_or_path: str, *, directory: Path | None = None) -> Worklo
         return _load_file(str(path.resolve()), path.stat().st_mtime_ns)
     folder = directory or workloads_dir()
     candidate = folder / f"{text}.yaml"
-    if not candidate.is_file():
+    if probe(candidate) is None or not candidate.is_file():
         raise UnknownNameError("workload", text, workload_names(folder))
     return _load_file(str(candidate.resolve()), candidate.stat().st_mtime_ns)
 
