@@ -13,10 +13,9 @@ from planner import api
 from planner.cli.offers import format_option, max_age_option, offers_file_option, snapshot_option
 from planner.cli.params import Discount, Duration, FiniteFloat, Quota, field_options, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
-from planner.cli.workloads import FACT_FIELDS, workload_fact_options, workload_from_cli
+from planner.cli.workloads import FACT_FIELDS, WorkloadFacts, workload_fact_options
 from planner.quoting.request import QuoteRequest
 from planner.reports.quote import render_quote
-from planner.workload import WorkloadSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -148,12 +147,7 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
 def request_from_options(
     *,
     workload: str | None,
-    model: str | None,
-    tokens: float | None,
-    method: str,
-    kind: str,
-    seq_len: int | None,
-    precision: str | None,
+    facts: WorkloadFacts,
     deadline: float,
     budget: float | None,
     providers: tuple[str, ...],
@@ -176,21 +170,7 @@ def request_from_options(
     """The options of `quote_options` as a :class:`QuoteRequest`."""
     if no_spot and spot_only:
         raise click.UsageError("--no-spot and --spot-only exclude each other")
-    facts = (model, tokens, seq_len, precision)
-    named: str | WorkloadSpec
-    if workload is not None and all(v is None for v in facts):
-        named = workload  # a name or file: the request loads it
-    else:
-        named = workload_from_cli(
-            workload,
-            model=model,
-            tokens=tokens,
-            method=method,
-            kind=kind,
-            seq_len=seq_len,
-            precision=precision,
-            option="--workload",
-        )
+    named = facts.workload(workload, option="--workload")
     return QuoteRequest(
         workload=named,
         deadline_hours=deadline,

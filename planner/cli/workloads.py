@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -58,67 +60,96 @@ FACT_FIELDS = {
 }
 
 
-def workload_fact_options(func: F) -> F:
-    """--model, --tokens, --method, --kind, --seq-len and --precision, for a job without a file."""
-    for option in reversed(
-        (
-            click.option("--model", help="Model preset (planner models), instead of WORKLOAD."),
-            click.option(
-                "--tokens", type=Count(), help="Tokens to train on with --model: 50M, 1.5B."
-            ),
-            click.option(
-                "--method",
-                type=click.Choice(["full", "lora", "qlora"]),
-                default="full",
-                show_default=True,
-                help="Training method with --model.",
-            ),
-            click.option(
-                "--kind",
-                type=click.Choice(["finetune", "pretrain"]),
-                default="finetune",
-                show_default=True,
-                help="Job kind with --model.",
-            ),
-            click.option(
-                "--seq-len", type=click.IntRange(min=1), help="Sequence length with --model."
-            ),
-            click.option(
-                "--precision",
-                type=click.Choice(["fp32", "fp16", "bf16", "fp8"]),
-                help="Training precision with --model [default: bf16].",
-            ),
-        )
-    ):
-        func = option(func)
-    return func
+@dataclass(frozen=True)
+class WorkloadFacts:
+    """The --model facts of a command, gathered into one value (see :func:`workload_fact_options`)."""
 
+    model: str | None
+    tokens: float | None
+    method: str
+    kind: str
+    seq_len: int | None
+    precision: str | None
 
-def workload_from_cli(
-    workload: str | None,
-    *,
-    model: str | None,
-    tokens: float | None,
-    method: str,
-    kind: str,
-    seq_len: int | None,
-    precision: str | None,
-    option: str = "WORKLOAD",
-) -> WorkloadSpec:
-    """The workload a command names: a library name or file, or one made from --model facts."""
-    if workload is not None and model is not None:
-        raise click.UsageError(f"give {option} or --model, not both")
-    if model is None:
-        if workload is None:
-            raise click.UsageError(f"give {option}, or describe the job with --model and --tokens")
-        if tokens is not None or seq_len is not None or precision is not None:
+    @property
+    def given(self) -> bool:
+        """Whether any fact beyond the defaults was given."""
+        return any(v is not None for v in (self.model, self.tokens, self.seq_len, self.precision))
+
+    def spec(self, name: str | None = None) -> WorkloadSpec:
+        """The workload these facts describe (``planner.workload_from_facts``)."""
+        if self.model is None:
             raise click.UsageError("--tokens, --seq-len and --precision go with --model")
-        return api.load_workload(workload)
-    if tokens is None:
-        raise click.UsageError("--model needs --tokens: how much the job trains on (e.g. 50M)")
-    return api.workload_from_facts(
-        model, tokens=tokens, kind=kind, method=method, seq_len=seq_len, precision=precision
-    )
+        if self.tokens is None:
+            raise click.UsageError("--model needs --tokens: how much the job trains on (e.g. 50M)")
+        return api.workload_from_facts(
+            self.model,
+            tokens=self.tokens,
+            kind=self.kind,
+            method=self.method,
+            seq_len=self.seq_len,
+            precision=self.precision,
+            name=name,
+        )
+
+    def workload(self, named: str | None, option: str = "WORKLOAD") -> str | WorkloadSpec:
+        """The workload a command runs: ``named`` (a library name or file, loaded by the
+        library) or the one these facts describe; never both, never neither."""
+        if named is not None and self.model is not None:
+            raise click.UsageError(f"give {option} or --model, not both")
+        if named is None and not self.given:
+            raise click.UsageError(f"give {option}, or describe the job with --model and --tokens")
+        return named if named is not None and not self.given else self.spec()
+
+
+_FACT_OPTIONS = (
+    click.option("--model", help="Model preset (planner models) or a Hugging Face config.json."),
+    click.option("--tokens", type=Count(), help="Tokens the job trains on: 50M, 1.5B."),
+    click.option(
+        "--method",
+        type=click.Choice(["full", "lora", "qlora"]),
+        default="full",
+        show_default=True,
+        help="Training method (with --model).",
+    ),
+    click.option(
+        "--kind",
+        type=click.Choice(["finetune", "pretrain"]),
+        default="finetune",
+        show_default=True,
+        help="Job kind (with --model).",
+    ),
+    click.option("--seq-len", type=click.IntRange(min=1), help="Sequence length (with --model)."),
+    click.option(
+        "--precision",
+        type=click.Choice(["fp32", "fp16", "bf16", "fp8"]),
+        help="Training precision (with --model) [default: bf16].",
+    ),
+)
+
+
+def workload_fact_options(func: F) -> F:
+    """--model, --tokens, --method, --kind, --seq-len and --precision, passed to ``func`` as one
+    ``facts`` argument (a :class:`WorkloadFacts`)."""
+
+    @functools.wraps(func)
+    def run(
+        *args: Any,
+        model: str | None,
+        tokens: float | None,
+        method: str,
+        kind: str,
+        seq_len: int | None,
+        precision: str | None,
+        **kwargs: Any,
+    ) -> Any:
+        facts = WorkloadFacts(model, tokens, method, kind, seq_len, precision)
+        return func(*args, facts=facts, **kwargs)
+
+    wrapped: Any = run
+    for option in reversed(_FACT_OPTIONS):
+        wrapped = option(wrapped)
+    return cast(F, wrapped)
 
 
 @click.command("estimate")
@@ -161,12 +192,7 @@ def workload_from_cli(
 @format_option
 def estimate(
     workload: str | None,
-    model: str | None,
-    tokens: float | None,
-    method: str,
-    kind: str,
-    seq_len: int | None,
-    precision: str | None,
+    facts: WorkloadFacts,
     gpu: str,
     count: int,
     gpus_per_node: int | None,
@@ -193,55 +219,24 @@ def estimate(
             fabric=Fabric(fabric) if fabric else default.fabric,
             network_gbps=network_gbps,
         )
-    spec = workload_from_cli(
-        workload,
-        model=model,
-        tokens=tokens,
-        method=method,
-        kind=kind,
-        seq_len=seq_len,
-        precision=precision,
-    )
+    named = facts.workload(workload)
+    spec = api.load_workload(named) if isinstance(named, str) else named
     est = api.estimate(spec, gpu, count, topology=topology)
     click.echo(render_estimate(est, fmt, kind=spec.kind.value))
 
 
 @workloads.command("new")
 @click.argument("name")
-@click.option("--model", required=True, help="Model preset (planner models) or a config.json.")
-@click.option("--tokens", type=Count(), required=True, help="Tokens to train on: 50M, 1.5B.")
-@click.option(
-    "--method", type=click.Choice(["full", "lora", "qlora"]), default="full", show_default=True
-)
-@click.option(
-    "--kind", type=click.Choice(["finetune", "pretrain"]), default="finetune", show_default=True
-)
-@click.option("--seq-len", type=click.IntRange(min=1), help="Sequence length.")
-@click.option("--precision", type=click.Choice(["fp32", "fp16", "bf16", "fp8"]))
+@workload_fact_options
 @field_options({**FACT_FIELDS, "name": "NAME"})
-def new(
-    name: str,
-    model: str,
-    tokens: float,
-    method: str,
-    kind: str,
-    seq_len: int | None,
-    precision: str | None,
-) -> None:
-    """Write a commented workload file to stdout, to keep and edit.
+def new(name: str, facts: WorkloadFacts) -> None:
+    """Write a commented workload file for the job --model and --tokens describe, to stdout.
 
     Example: planner workloads new my-lora --model mistral-7b --method lora --tokens 50M > my.yaml
     """
-    spec = api.workload_from_facts(
-        model,
-        tokens=tokens,
-        kind=kind,
-        method=method,
-        seq_len=seq_len,
-        precision=precision,
-        name=name,
-    )
-    click.echo(workload_yaml(spec, model=model), nl=False)
+    if facts.model is None:
+        raise click.UsageError("give --model and --tokens: the job the file describes")
+    click.echo(workload_yaml(facts.spec(name=name), model=facts.model), nl=False)
 
 
 @click.command("models")
