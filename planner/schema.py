@@ -355,22 +355,14 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
         if col.required:
             table.fail("required value is missing", absent, col.name)
     values = num.to_numpy(dtype="float64", na_value=np.nan)
-    infinite = np.isinf(values)
-    if infinite.any():
-        table.fail(
-            f"not a finite number; {col.name} is in {col.unit} ({_allowed(col)})",
-            infinite,
-            col.name,
-            hint=_BOUND_HINTS.get(col.unit),
-        )
-    negative = values < 0
-    if negative.any():
-        table.fail(
-            f"negative value; {col.name} is in {col.unit} ({_allowed(col)})",
-            negative,
-            col.name,
-            hint=_BOUND_HINTS.get(col.unit),
-        )
+    for bad, what in ((np.isinf(values), "not a finite number"), (values < 0, "negative value")):
+        if bad.any():
+            table.fail(
+                f"{what}; {col.name} is in {col.unit} ({_allowed(col)})",
+                bad,
+                col.name,
+                hint=_BOUND_HINTS.get(col.unit),
+            )
     if col.max_value is not None:
         huge = values > col.max_value
         if huge.any():

@@ -20,15 +20,14 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
-from click.testing import CliRunner, Result
 
 import planner
 from planner import clock
 from planner.catalog.store import bundled_snapshot_root
-from planner.cli import main
 from planner.errors import ConfigError, PlannerError
 from planner.schema import validate_offers
 from tests.conftest import offer_row
+from tests.test_bad_input import assert_clean_error, invoke
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 TODAY = date(2026, 11, 24)
@@ -42,22 +41,6 @@ def _frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         clock, "utc_now", lambda: datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc)
     )
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
-
-
-def assert_refused(result: Result, *needles: str) -> None:
-    """Non-zero exit, no traceback, no inf/nan, and every needle in the message."""
-    text = result.output
-    assert result.exit_code != 0, text
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        f"escaped {type(result.exception).__name__}: {result.exception}"
-    )
-    assert "Traceback" not in text
-    for needle in needles:
-        assert needle.lower() in text.lower(), f"{needle!r} not in:\n{text}"
 
 
 def scenario(kind: str, name: str) -> dict[str, Any]:
@@ -138,7 +121,7 @@ def test_absurd_offer_values_are_refused(
     column = next(k for k in overrides if k != "gpu_memory_total_gib" and k != "gpu_model")
     if "gpu_model" in overrides:
         column = "gpu_memory_gib"
-    assert_refused(invoke("offers", "--offers", path), path, f"column '{column}'", *needles)
+    assert_clean_error(invoke("offers", "--offers", path), path, f"column '{column}'", *needles)
 
 
 def test_providers_small_memory_differences_are_tolerated(tmp_path: Path) -> None:
@@ -206,7 +189,7 @@ def test_absurd_workload_values_are_refused(
     data["model"] = {"preset": data["model"]}
     path = write_yaml(tmp_path / "w.yaml", with_values(data, {key: value}))
     result = invoke("estimate", path, "--gpu", "H100")
-    assert_refused(result, path, f"{key}:", *needles)
+    assert_clean_error(result, path, f"{key}:", *needles)
     assert result.exit_code == 2
 
 
@@ -222,7 +205,7 @@ def test_absurd_inference_values_are_refused(
     tmp_path: Path, name: str, key: str, value: object, needles: tuple[str, ...]
 ) -> None:
     path = write_yaml(tmp_path / "w.yaml", with_values(scenario("workloads", name), {key: value}))
-    assert_refused(invoke("estimate", path, "--gpu", "H100"), path, f"{key}:", *needles)
+    assert_clean_error(invoke("estimate", path, "--gpu", "H100"), path, f"{key}:", *needles)
 
 
 @pytest.mark.parametrize(
@@ -298,7 +281,7 @@ def test_absurd_hardware_values_are_refused(
     data = with_values(scenario("hardware", "8xh100-hgx"), changes)
     path = write_yaml(tmp_path / "hw.yaml", data)
     result = invoke("tco", "--hardware", path, "--no-cloud")
-    assert_refused(result, path, f"{key}:", *needles)
+    assert_clean_error(result, path, f"{key}:", *needles)
     assert not NOT_A_NUMBER.search(result.output.replace("'1e400 EUR'", ""))
 
 
@@ -313,7 +296,7 @@ TCO_OPTION_CASES = [
 
 @pytest.mark.parametrize(("args", "needles"), TCO_OPTION_CASES, ids=lambda v: " ".join(v))
 def test_absurd_tco_options_are_refused(args: tuple[str, ...], needles: tuple[str, ...]) -> None:
-    assert_refused(invoke("tco", "--hardware", "8xh100-hgx", "--no-cloud", *args), *needles)
+    assert_clean_error(invoke("tco", "--hardware", "8xh100-hgx", "--no-cloud", *args), *needles)
 
 
 @pytest.mark.parametrize(
@@ -368,7 +351,7 @@ def test_absurd_budget_values_are_refused(
 ) -> None:
     data = with_values(scenario("budgets", "2027-ml-platform"), changes)
     path = write_yaml(tmp_path / "budget.yaml", data)
-    assert_refused(invoke("budget", path, "--no-sensitivity"), path, f"{key}:", *needles)
+    assert_clean_error(invoke("budget", path, "--no-sensitivity"), path, f"{key}:", *needles)
 
 
 # --- CLI options and the library's arguments --------------------------------------------------
@@ -413,7 +396,7 @@ OPTION_CASES = [
 @pytest.mark.parametrize(("args", "needles"), OPTION_CASES, ids=lambda v: " ".join(v[-2:]))
 def test_absurd_options_are_refused(args: tuple[str, ...], needles: tuple[str, ...]) -> None:
     result = invoke(*args)
-    assert_refused(result, *needles)
+    assert_clean_error(result, *needles)
     assert result.exit_code == 2
 
 

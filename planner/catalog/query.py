@@ -234,6 +234,21 @@ def cheapest_gpu_hour(offers: pd.DataFrame) -> dict[str, float]:
     return {str(k): float(v) for k, v in per_gpu.groupby(offers["gpu_model"]).min().items()}
 
 
+# The "at least" filters, in filter_offers's order: (OfferFilter field, column, what it
+# counts, the filter's name, the unit after the best value on offer).
+_AT_LEAST_FILTERS = (
+    ("min_gpu_count", "gpu_count", "GPUs per instance", "GPU count", ""),
+    ("min_gpu_memory_gib", "gpu_memory_gib", "GiB per GPU", "GPU memory", " GiB"),
+    (
+        "min_total_gpu_memory_gib",
+        "gpu_memory_total_gib",
+        "GiB of GPU memory per instance",
+        "total GPU memory",
+        " GiB",
+    ),
+)
+
+
 def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -> str | None:
     """Which of ``flt``'s provider / region / GPU choices left no offer, with the values that
     would have matched (None when the filter leaves some offers).
@@ -273,29 +288,15 @@ def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
     scope = scope or " in the price table"
     # The numeric filters in filter_offers's order: the first one that empties the table is
     # named with the best value on offer in the scope so far.
-    if flt.min_gpu_count is not None:
-        left = df[df["gpu_count"] >= flt.min_gpu_count]
+    for floor, column, what, name, unit in _AT_LEAST_FILTERS:
+        least = getattr(flt, floor)
+        if least is None:
+            continue
+        left = df[df[column] >= least]
         if left.empty:
             return (
-                f"no offers with at least {flt.min_gpu_count} GPUs per instance{scope} "
-                f"(GPU count filter); the most on offer is {int(df['gpu_count'].max())}"
-            )
-        df = left
-    if flt.min_gpu_memory_gib is not None:
-        left = df[df["gpu_memory_gib"] >= flt.min_gpu_memory_gib]
-        if left.empty:
-            return (
-                f"no offers with at least {flt.min_gpu_memory_gib:g} GiB per GPU{scope} "
-                f"(GPU memory filter); the most on offer is {df['gpu_memory_gib'].max():g} GiB"
-            )
-        df = left
-    if flt.min_total_gpu_memory_gib is not None:
-        left = df[df["gpu_memory_total_gib"] >= flt.min_total_gpu_memory_gib]
-        if left.empty:
-            most = df["gpu_memory_total_gib"].max()
-            return (
-                f"no offers with at least {flt.min_total_gpu_memory_gib:g} GiB of GPU memory per "
-                f"instance{scope} (total GPU memory filter); the most on offer is {most:g} GiB"
+                f"no offers with at least {least:g} {what}{scope} ({name} filter); "
+                f"the most on offer is {df[column].max():g}{unit}"
             )
         df = left
     if flt.min_interconnect is not None:
