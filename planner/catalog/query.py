@@ -166,9 +166,7 @@ def gpu_choice_mask(offers: pd.DataFrame, choices: Sequence[str], catalog: GpuCa
 # tables), a plan names the provider's home region, then another US region, then the rest
 # alphabetically: a stated rule instead of whichever region the table lists first.
 HOME_REGIONS = {"aws": "us-east-1", "gcp": "us-central1", "azure": "eastus", "lambda": "us-east-1"}
-_US_REGION = re.compile(
-    r"^us[-_]|^(north|south|west|east)?(central)?us\d?$|^(east|west|central)us\d?$"
-)
+_US_REGION = re.compile(r"^us[-_]|^(north|south|east|west)?(central)?us\d?$")  # us-east-1, eastus2
 
 
 def region_rank(provider: str, region: str) -> int:
