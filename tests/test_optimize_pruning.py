@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.errors import InfeasibleError
+from planner.errors import InfeasibleError, UnknownNameError
 from planner.optimize.candidates import prune_dominated
 from planner.optimize.model import ModelInputs, build_model
 from planner.optimize.plans import solve_plan
@@ -328,4 +328,43 @@ def test_a_price_tie_between_regions_goes_to_the_home_region_then_the_us() -> No
         ("lambda", "us-west-1"),
         ("lambda", "asia-northeast-1"),
     ]
-    assert [region_rank("gcp", r) for r in ("us-central1", "us-east4", "europe-west4")] == [0, 1, 2]
+    ranks = [region_rank("gcp", r) for r in ("us-central1", "us-east4", "europe-west4")]
+    assert ranks == [(0, 0), (0, 1), (0, 2)]
+
+
+def test_near_sends_a_price_tie_to_that_region_then_its_area() -> None:
+    from planner.catalog.query import check_near, in_region_preference, region_area
+
+    regions = ["asia-northeast-1", "europe-central-1", "us-east-1", "us-west-1", "me-west-1"]
+    offers = pd.DataFrame({"provider": ["lambda"] * 5, "region": regions})
+
+    def in_order(near: str | None) -> list[str]:
+        return list(in_region_preference(offers, near)["region"])
+
+    assert in_order(check_near("me-west-1", regions))[0] == "me-west-1"
+    assert in_order(check_near("eu", regions))[0] == "europe-central-1"
+    # a region the table lacks still names its area: eu-west-1 is in Europe
+    assert in_order("eu-west-1")[:2] == ["europe-central-1", "us-east-1"]
+    # with no --near, the home-region rule of the test above
+    assert in_order(None)[:2] == ["us-east-1", "us-west-1"]
+    areas = {
+        "us-east-1": "north-america",
+        "eastus2": "north-america",
+        "northamerica-northeast1": "north-america",
+        "ca-central-1": "north-america",
+        "westeurope": "europe",
+        "europe-west4": "europe",
+        "uksouth": "europe",
+        "ap-southeast-3": "asia-pacific",
+        "asia-south1": "asia-pacific",
+        "southeastasia": "asia-pacific",
+        "australia-southeast1": "asia-pacific",
+        "japaneast": "asia-pacific",
+        "me-central-1": "middle-east",
+        "sa-east-1": "south-america",
+        "brazilsouth": "south-america",
+        "af-south-1": "africa",
+    }
+    assert {r: region_area(r) for r in areas} == areas
+    with pytest.raises(UnknownNameError, match="did you mean eu-west-1"):
+        check_near("eu-wst-1", ["eu-west-1", "us-east-1"])

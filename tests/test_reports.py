@@ -478,7 +478,7 @@ def test_money_from_a_rate_table_converts_text_charts_notes_and_json_alike() -> 
     assert (eur.code, eur.per_usd) == ("EUR", 0.5)
     assert eur(10) == "€5.00" and eur.scale(10) == 5.0
     assert eur.chart_axis() == (0.5, "number", "EUR")
-    assert eur.note() == "money in EUR at 0.5 per USD"
+    assert eur.note() == "money in EUR at 0.5 per USD (test, 2025-02-28)"
     assert (eur.as_of, eur.source) == ("2025-02-28", "test")
     assert eur.convert({"capex_usd": 10.0, "gpus": 8}) == {"capex_eur": 5.0, "gpus": 8}
     usd = f.Money.of("USD", table)

@@ -163,26 +163,96 @@ def gpu_choice_mask(offers: pd.DataFrame, choices: Sequence[str], catalog: GpuCa
 
 
 # Where a price ties across regions (Lambda lists one price in every region; so do many on-demand
-# tables), a plan names the provider's home region, then another US region, then the rest
-# alphabetically: a stated rule instead of whichever region the table lists first.
+# tables), a plan names the region nearest ``near`` (a region or an area, ``--near``) when one is
+# given; then the provider's home region, then another US region, then the rest alphabetically: a
+# stated rule instead of whichever region the table lists first.
 HOME_REGIONS = {"aws": "us-east-1", "gcp": "us-central1", "azure": "eastus", "lambda": "us-east-1"}
 _US_REGION = re.compile(r"^us[-_]|^(north|south|east|west)?(central)?us\d?$")  # us-east-1, eastus2
 
+# The area of a region, read from the region names of AWS, GCP, Azure and Lambda (us-east-1,
+# northamerica-northeast1, westeurope, ap-southeast-3, asia-south1, me-central-1, ...).  First match.
+_AREAS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("north-america", re.compile(r"^(us|ca|mx|northamerica)[-_]|us\d?$|^canada|^mexico")),
+    ("south-america", re.compile(r"^(sa|southamerica)-|^brazil|^chile")),
+    (
+        "europe",
+        re.compile(
+            r"^(eu|europe)-|europe$|^uk|^france|^germany|^norway|^switzerland|^sweden|^poland|"
+            r"^italy|^spain|^austria|^belgium|^denmark|^finland"
+        ),
+    ),
+    ("middle-east", re.compile(r"^(me|il)-|^uae|^qatar|^israel|^saudi")),
+    ("africa", re.compile(r"^(af|africa)-|^southafrica")),
+    (
+        "asia-pacific",
+        re.compile(
+            r"^(ap|asia|australia|aus)-|asia$|^australia|^japan|^korea|india$|^india|^jio|"
+            r"^newzealand|^taiwan|^indonesia|^malaysia|^singapore"
+        ),
+    ),
+)
+AREAS = tuple(name for name, _ in _AREAS)
+_AREA_ALIASES = {
+    "us": "north-america",
+    "americas": "north-america",
+    "eu": "europe",
+    "asia": "asia-pacific",
+    "apac": "asia-pacific",
+    "me": "middle-east",
+}
 
-def region_rank(provider: str, region: str) -> int:
-    """0 for the provider's home region, 1 for another US region, 2 for any other."""
+
+def region_area(region: str) -> str | None:
+    """The area (``europe``, ``asia-pacific``, ...) a region's name places it in; None if unknown."""
+    name = region.strip().lower()
+    return next((area for area, pattern in _AREAS if pattern.search(name)), None)
+
+
+def check_near(near: str, regions: Iterable[str]) -> str:
+    """``near`` as :func:`region_rank` reads it: one of ``regions`` or an area (or its alias:
+    ``us``, ``eu``, ``asia``), lower-cased.  Anything else raises UnknownNameError with the
+    nearest names."""
+    name = str(near).strip().lower()
+    known = sorted({str(r).lower() for r in regions})
+    if name in known or name in AREAS:
+        return name
+    if name in _AREA_ALIASES:
+        return _AREA_ALIASES[name]
+    raise UnknownNameError(
+        "region or area", near, [*known, *AREAS, *_AREA_ALIASES], key_path="near"
+    )
+
+
+def region_rank(provider: str, region: str, near: str | None = None) -> tuple[int, int]:
+    """How much a region is preferred (lower first) when prices tie.
+
+    First, with ``near`` (a region or an area from :func:`check_near`): 0 for that region, 1 for
+    its area, 2 for any other.  Then 0 for the provider's home region, 1 for another US region,
+    2 for any other."""
+    nearness = 0
+    if near is not None:
+        area = near if near in AREAS else region_area(near)
+        if region.lower() == near:
+            nearness = 0
+        elif area is not None and region_area(region) == area:
+            nearness = 1
+        else:
+            nearness = 2
     if HOME_REGIONS.get(provider) == region:
-        return 0
-    return 1 if _US_REGION.search(region) else 2
+        return nearness, 0
+    return nearness, 1 if _US_REGION.search(region) else 2
 
 
-def in_region_preference(offers: pd.DataFrame) -> pd.DataFrame:
+def in_region_preference(offers: pd.DataFrame, near: str | None = None) -> pd.DataFrame:
     """``offers`` ordered by provider, then :func:`region_rank`, then region name (stable)."""
     if offers.empty:
         return offers
     rank = [
-        region_rank(str(p), str(r))
-        for p, r in zip(offers["provider"], offers["region"], strict=True)
+        3 * nearness + home
+        for nearness, home in (
+            region_rank(str(p), str(r), near)
+            for p, r in zip(offers["provider"], offers["region"], strict=True)
+        )
     ]
     keyed = offers.assign(_region_rank=rank)
     ordered = keyed.sort_values(["provider", "_region_rank", "region"], kind="stable")

@@ -139,6 +139,54 @@ class Count(click.ParamType):
         return number
 
 
+class Amount(click.ParamType):
+    """An amount of money >= 0: ``500``, ``500 EUR``, ``EUR 1,200`` -> ``(amount, code)``, the code
+    None for a bare number, which the command reads in its ``--currency``."""
+
+    name = "amount"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        from planner.config.currency import load_fx_rates, split_money
+
+        option = _option(param, "--budget")
+        number = str(value).strip().lstrip("+-").lower()
+        if number in ("nan", "inf", "infinity"):
+            raise ConfigError(
+                f"{value!r} is not a finite number",
+                key_path=option,
+                hint="give an amount, e.g. 500",
+            )
+        amount, code = split_money(str(value), key_path=option)
+        if code is not None:
+            load_fx_rates().rate(code, key_path=option)  # an unknown code names its neighbours
+        if amount < 0:
+            raise ConfigError(
+                f"{value!r} is negative", key_path=option, hint="give an amount >= 0, e.g. 500"
+            )
+        return amount, code.upper() if code else None
+
+
+def currency_option(func: Any) -> Any:
+    """``--currency``: show money in this currency (the bundled, dated ECB rate table)."""
+    from planner.config.currency import USD
+
+    def check(ctx: click.Context, param: click.Parameter, value: str) -> str:
+        from planner.config.currency import load_fx_rates
+
+        load_fx_rates().rate(value, key_path="--currency")  # unknown: names its neighbours
+        return value.upper()
+
+    return click.option(
+        "--currency",
+        default=USD,
+        show_default=True,
+        callback=check,
+        help="Show money in this currency (bundled, dated ECB rate table).",
+    )(func)
+
+
 class Discount(click.ParamType):
     """``aws=0.12`` or ``aws=12%`` -> ``("aws", 0.12)``; the command collects them in a dict."""
 

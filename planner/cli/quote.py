@@ -11,10 +11,20 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option, max_age_option, offers_file_option, snapshot_option
-from planner.cli.params import Discount, Duration, FiniteFloat, Quota, field_options, solver_option
+from planner.cli.params import (
+    Amount,
+    Discount,
+    Duration,
+    FiniteFloat,
+    Quota,
+    currency_option,
+    field_options,
+    solver_option,
+)
 from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.cli.workloads import FACT_FIELDS, WorkloadFacts, workload_fact_options
 from planner.quoting.request import QuoteRequest
+from planner.reports.formatting import Money
 from planner.reports.quote import render_quote
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -52,6 +62,8 @@ QUOTE_FIELDS = field_options(
             "local_cost_basis": "--hardware-cost",
             "top": "--top",
             "pareto": "--pareto",
+            "near": "--near",
+            "currency": "--currency",
         }.items()
     }
     | FACT_FIELDS
@@ -73,11 +85,20 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
         help="Wall-clock limit: 90m, 24h, 3d, 2w; or a date or time to finish by: 2026-12-01, "
         "2026-12-01T18:00Z, 'friday 18:00' (UTC unless a zone is given).",
     ),
-    click.option("--budget", type=FiniteFloat(min=0), help="Spend at most this many USD."),
+    click.option(
+        "--budget",
+        type=Amount(),
+        help="Spend at most this much: 500 (in --currency), 450 EUR, 80000 CNY.",
+    ),
     click.option(
         "--provider", "providers", multiple=True, help="Only these providers (repeatable)."
     ),
     click.option("--region", "regions", multiple=True, help="Only these regions (repeatable)."),
+    click.option(
+        "--near",
+        help="Where prices tie across regions, prefer this region or area (eu-west-1, europe, "
+        "asia-pacific); default: each provider's home region, then the US.",
+    ),
     click.option(
         "--gpu",
         "gpus",
@@ -138,6 +159,7 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     ),
     click.option("--pareto", is_flag=True, help="Add the cost-versus-deadline frontier."),
     solver_option,
+    currency_option,
     offers_file_option,
     snapshot_option,
     max_age_option,
@@ -149,7 +171,7 @@ def request_from_options(
     workload: str | None,
     facts: WorkloadFacts,
     deadline: float,
-    budget: float | None,
+    budget: tuple[float, str | None] | None,
     providers: tuple[str, ...],
     regions: tuple[str, ...],
     gpus: tuple[str, ...],
@@ -166,15 +188,18 @@ def request_from_options(
     pareto: bool,
     offers_files: tuple[Path, ...],
     snapshot_dir: Path | None,
+    near: str | None = None,
+    currency: str = "USD",
 ) -> QuoteRequest:
-    """The options of `quote_options` as a :class:`QuoteRequest`."""
+    """The options of `quote_options` as a :class:`QuoteRequest` (a bare ``--budget`` number is in
+    ``currency``)."""
     if no_spot and spot_only:
         raise click.UsageError("--no-spot and --spot-only exclude each other")
     named = facts.workload(workload, option="--workload")
     return QuoteRequest(
         workload=named,
         deadline_hours=deadline,
-        budget_usd=budget,
+        budget_usd=None if budget is None else _usd(*budget, currency),
         providers=providers,
         regions=regions,
         gpus=gpus,
@@ -191,7 +216,14 @@ def request_from_options(
         local_cost_basis=hardware_cost,
         top=top,
         pareto=pareto,
+        near=near,
     )
+
+
+def _usd(amount: float, code: str | None, currency: str) -> float:
+    from planner.config.currency import load_fx_rates
+
+    return amount * load_fx_rates().rate(code or currency, key_path="--budget")
 
 
 def run_quote(request: QuoteRequest, solver: str = "highs") -> api.QuoteResult:
@@ -228,15 +260,14 @@ def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **optio
     solver = options.pop("solver")
     result = run_quote(request_from_options(**options), solver)
     warnings = result.book.stale_warnings(max_age_days)
-    click.echo(
-        render_quote(result, fmt, warnings=warnings if fmt in ("table", "markdown") else []).rstrip(
-            "\n"
-        )
-    )
-    if fmt not in ("table", "markdown"):
+    money = Money.of(options["currency"], key_path="--currency")
+    people = fmt in ("table", "markdown")
+    text = render_quote(result, fmt, warnings=warnings if people else [], money=money)
+    click.echo(text.rstrip("\n"))
+    if not people:
         for w in warnings:
             click.echo(f"warning: {w}", err=True)
-    save_report(result, target, max_age_days=max_age_days)
+    save_report(result, target, max_age_days=max_age_days, currency=options["currency"])
 
 
 def register(group: click.Group) -> None:

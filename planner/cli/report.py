@@ -99,7 +99,7 @@ def report_quote(fmt: str, output: Path | None, max_age_days: int, **options: An
     options["pareto"] = True
     solver = options.pop("solver")
     result = run_quote(request_from_options(**options), solver)
-    _emit(api.report(result, fmt, max_age_days=max_age_days), output)
+    _emit(api.report(result, fmt, max_age_days=max_age_days, currency=options["currency"]), output)
 
 
 @report_group.command("tco")

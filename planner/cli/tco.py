@@ -9,26 +9,10 @@ from typing import Any, TypeVar
 import click
 
 from planner import api
-from planner.cli.params import FiniteFloat, field_options, solver_option
+from planner.cli.params import FiniteFloat, currency_option, field_options, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
-from planner.config.currency import USD, load_fx_rates
 from planner.reports.tables import FORMATS
 from planner.reports.tco import render_budget, render_tco
-
-
-def _check_currency(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    load_fx_rates().rate(value, key_path="--currency")  # raises UnknownNameError with suggestions
-    return value.upper()
-
-
-_currency_option = click.option(
-    "--currency",
-    default=USD,
-    show_default=True,
-    callback=_check_currency,
-    help="Show money in this currency (bundled, dated ECB rate table).",
-)
-
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -106,7 +90,7 @@ tco_options = _apply(
             is_flag=True,
             help="Compare with cloud instances of any GPU link.",
         ),
-        _currency_option,
+        currency_option,
     )
 )
 
@@ -126,7 +110,7 @@ budget_options = _apply(
             help="Seconds per MILP solve.",
         ),
         solver_option,
-        _currency_option,
+        currency_option,
     )
 )
 

@@ -77,6 +77,30 @@ _MONEY = re.compile(
 )
 
 
+def split_money(
+    value: str, *, file: str | None = None, key_path: str | None = None
+) -> tuple[float, str | None]:
+    """``"80000 CNY"`` -> ``(80000.0, "CNY")``; ``"1,200.50"`` -> ``(1200.5, None)``.  The code is
+    not checked here (see :meth:`FxTable.rate`); text that is not an amount raises ConfigError."""
+    m = _MONEY.match(value)
+    if m is None or (m["pre"] and m["post"]):
+        raise ConfigError(
+            f"cannot read {value!r} as an amount of money",
+            file=file,
+            key_path=key_path,
+            hint="write a number, optionally with a currency code: 80000 CNY",
+        )
+    amount = float(m["num"].replace(",", "").replace("_", ""))
+    if not math.isfinite(amount):
+        raise ConfigError(
+            f"{value!r} is not a finite amount of money",
+            file=file,
+            key_path=key_path,
+            hint="write a number, optionally with a currency code: 80000 CNY",
+        )
+    return amount, m["pre"] or m["post"]
+
+
 def parse_money(
     value: object,
     *,
@@ -98,16 +122,8 @@ def parse_money(
     if isinstance(value, (int, float)):
         amount, code = float(value), default_currency
     elif isinstance(value, str):
-        m = _MONEY.match(value)
-        if m is None or (m["pre"] and m["post"]):
-            raise ConfigError(
-                f"cannot read {value!r} as an amount of money",
-                file=file,
-                key_path=key_path,
-                hint="write a number, optionally with a currency code: 80000 CNY",
-            )
-        amount = float(m["num"].replace(",", "").replace("_", ""))
-        code = m["pre"] or m["post"] or default_currency
+        amount, given = split_money(value, file=file, key_path=key_path)
+        code = given or default_currency
     else:
         raise ConfigError(
             f"expected an amount of money, got {type(value).__name__}", file=file, key_path=key_path

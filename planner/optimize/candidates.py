@@ -65,6 +65,7 @@ class CandidateOptions:
     )  # "aws", "aws:p5", "aws:us-east-1:p5" -> instances
     max_gpus: int = DEFAULT_MAX_GPUS
     local_cost_basis: str = "amortised"  # amortised | sunk
+    near: str | None = None  # price ties go to this region or area (catalog.query.check_near)
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,7 @@ def build_candidates(
 
         estimator = default_estimator
     opts = options or CandidateOptions()
-    offers = in_region_preference(offers)  # ties at one price go to the preferred region
+    offers = in_region_preference(offers, opts.near)  # price ties go to the preferred region
     run = _Estimates(spec, estimator)
     shape_fits, shape_best_need = _shape_fits(offers, catalog, opts, run)
     shaped = offers.copy()

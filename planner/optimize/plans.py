@@ -115,6 +115,13 @@ class Plan:
     solve_status: str = "optimal"
     # shown only as a labelled alternative: its chance to meet the deadline is below the target
     below_confidence: bool = False
+    # the money behind the label, kept as numbers so a report shows them in its currency: the cost
+    # cap a "fastest within budget" plan was solved under (and that cap as a multiple of the
+    # cheapest plan's cost, None when it is the user's budget), and what a risky alternative saves
+    # against the cheapest recommended plan
+    budget_usd: float | None = None
+    budget_factor: float | None = None
+    saving_usd: float | None = None
 
     @property
     def gpu_hours(self) -> float:
@@ -154,6 +161,8 @@ class Plan:
             "risk": asdict(self.risk),
             "solve_status": self.solve_status,
             "below_confidence": self.below_confidence,
+            "budget_usd": self.budget_usd,
+            "saving_usd": self.saving_usd,
         }
 
 
@@ -504,7 +513,8 @@ def _add_fastest(
         found.add(
             replace(
                 fastest,
-                label=f"fastest within {_usd(budget)}",
+                budget_usd=budget,
+                budget_factor=FASTEST_BUDGET_FACTOR if req.budget_usd is None else None,
             )
         )
 
@@ -555,15 +565,7 @@ def _risky_alternative(
         cheapest.total_cost_usd
     ):
         return None
-    return replace(
-        any_risk,
-        label=(
-            f"risky alternative (saves {_usd(saving)}, {saving / cheapest.total_cost_usd:.1%}; "
-            f"{any_risk.risk.p_meet_deadline:.1%} chance to meet the deadline, below "
-            f"{req.confidence:.0%})"
-        ),
-        below_confidence=True,
-    )
+    return replace(any_risk, label="risky alternative", below_confidence=True, saving_usd=saving)
 
 
 def _explain_no_confident_plan(

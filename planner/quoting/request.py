@@ -82,6 +82,8 @@ class QuoteRequest:
     local_cost_basis: str = "amortised"
     top: int = 5
     pareto: bool = False
+    # where prices tie across regions, prefer this region or area (``eu-west-1``, ``europe``)
+    near: str | None = None
 
     def __post_init__(self) -> None:
         # Checked where a request is made, before any work, so that a library caller gets a
@@ -168,6 +170,12 @@ def _check_request(req: QuoteRequest) -> None:
         raise ConfigError(f"expected a folder, got {req.snapshot_dir!r}", key_path="snapshot_dir")
     _check_discount_values(req.discounts)
     _check_quota_values(req.quotas)
+    if req.near is not None and (not isinstance(req.near, str) or not req.near.strip()):
+        raise ConfigError(
+            f"expected a region or an area, got {req.near!r}",
+            key_path="near",
+            hint="e.g. near='eu-west-1' or near='europe' (the region is checked against the offers)",
+        )
 
 
 def _check_workload(workload: str | WorkloadSpec) -> None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from planner.catalog import OfferBook, load_offer_book
-from planner.catalog.query import OfferFilter, filter_offers, why_no_offers
+from planner.catalog.query import OfferFilter, check_near, filter_offers, why_no_offers
 from planner.errors import ConfigError, InfeasibleError
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.candidates import (
@@ -149,6 +149,7 @@ def _candidates(inputs: _Inputs) -> tuple[CandidateSet, pd.DataFrame]:
         discounts=req.discounts,
         quotas=req.quotas,
         local_cost_basis=req.local_cost_basis,
+        near=None if req.near is None else check_near(req.near, inputs.offers["region"]),
     )
     cset = build_candidates(
         spec, inputs.offers, inputs.catalog, hardware=inputs.hardware, options=options

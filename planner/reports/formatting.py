@@ -78,8 +78,21 @@ class Money:
         return usd * self.per_usd
 
     def note(self) -> str:
-        """``money in EUR at 0.9605 per USD`` (empty for USD): the rate a report was shown at."""
-        return "" if self.is_usd else f"money in {self.code.upper()} at {self.per_usd:.4g} per USD"
+        """``money in EUR at 0.9605 per USD (ECB ..., 2025-02-28)`` (empty for USD): the rate a
+        report was shown at, with its source and date when the rate came from a table."""
+        if self.is_usd:
+            return ""
+        where = f" ({self.source}, {self.as_of})" if self.rates else ""
+        return f"money in {self.code.upper()} at {self.per_usd:.4g} per USD{where}"
+
+    def record(self) -> dict[str, Any]:
+        """The ``currency`` object of a ``--currency`` JSON document."""
+        return {
+            "code": self.code,
+            "per_usd": self.per_usd,
+            "as_of": self.as_of,
+            "source": self.source,
+        }
 
     def chart_axis(self) -> tuple[float, Literal["usd", "number"], str]:
         """(scale, tick format, unit) for a chart axis of money in this currency."""

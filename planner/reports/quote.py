@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from planner.reports import formatting as f
+from planner.reports.formatting import USD_MONEY, Money
+from planner.reports.quote_doc import plan_title
 from planner.reports.tables import dumps_json, render_records
 
 if TYPE_CHECKING:
@@ -43,13 +45,16 @@ def _hours(value: float) -> str:
     return f.hours(value, with_hours=True)
 
 
-def plan_item_records(rank: int, plan: Plan) -> list[dict[str, Any]]:
-    """One row per configuration of ``plan`` (the quote's CSV, and the terminal's plan tables)."""
+def plan_item_records(
+    rank: int, plan: Plan, money: Money = USD_MONEY, confidence_pct: float = 0.0
+) -> list[dict[str, Any]]:
+    """One row per configuration of ``plan`` (the quote's CSV, and the terminal's plan tables);
+    money in ``money``'s currency (the keys keep ``usd``; :func:`item_records` renames them)."""
     return [
         {
             "plan": rank,
-            "label": plan.label,
-            "plan_total_cost_usd": round(plan.total_cost_usd, 2),
+            "label": plan_title(plan, money, confidence_pct),
+            "plan_total_cost_usd": round(money.scale(plan.total_cost_usd), 2),
             "plan_wall_hours": round(plan.wall_hours, 3),
             "provider": item.provider,
             "region": item.region,
@@ -60,7 +65,7 @@ def plan_item_records(rank: int, plan: Plan) -> list[dict[str, Any]]:
             "gpus": f"{item.gpus} x",
             "purchase_option": item.purchase_option,
             "hours": round(item.hours, 2),
-            "cost_usd": round(item.cost_usd, 2),
+            "cost_usd": round(money.scale(item.cost_usd), 2),
             "memory": f"{item.memory_per_gpu_gib:.1f}/{item.gpu_memory_gib:g}",
             "memory_per_gpu_gib": round(item.memory_per_gpu_gib, 2),
             "gpu_memory_gib": item.gpu_memory_gib,
@@ -70,17 +75,26 @@ def plan_item_records(rank: int, plan: Plan) -> list[dict[str, Any]]:
     ]
 
 
-def item_records(result: QuoteResult) -> list[dict[str, Any]]:
-    return [row for rank, p in enumerate(result.plans, 1) for row in plan_item_records(rank, p)]
+def _renamed(key: str, money: Money) -> str:
+    return key.removesuffix("usd") + money.code.lower() if key.endswith("usd") else key
 
 
-def _header(result: QuoteResult, md: bool) -> list[str]:
+def item_records(result: QuoteResult, money: Money = USD_MONEY) -> list[dict[str, Any]]:
+    confidence = result.request.confidence_pct
+    return [
+        {_renamed(k, money): v for k, v in row.items()}
+        for rank, p in enumerate(result.plans, 1)
+        for row in plan_item_records(rank, p, money, confidence)
+    ]
+
+
+def _header(result: QuoteResult, md: bool, money: Money) -> list[str]:
     """Title, requirements, confidence, exclusions and notes."""
     req, request = result.requirements, result.request
     out = [
         ("## " if md else "")
         + f"Quote for {result.workload.name}: deadline {_hours(request.deadline_hours)}"
-        + (f", budget {f.money(request.budget_usd)}" if request.budget_usd is not None else ""),
+        + (f", budget {money(request.budget_usd)}" if request.budget_usd is not None else ""),
         "",
         f"Requirements: {req.total_flops:.3g} FLOPs in all"
         + (f" ({req.pieces} independent pieces)" if req.pieces > 1 else "")
@@ -99,26 +113,27 @@ def _header(result: QuoteResult, md: bool) -> list[str]:
     return out
 
 
-def _plan_block(rank: int, plan: Plan, fmt: str) -> list[str]:
+def _plan_block(rank: int, plan: Plan, fmt: str, money: Money, confidence_pct: float) -> list[str]:
     """One plan: its title line, its configurations, switches and risk."""
     md, risk = fmt == "markdown", plan.risk
     title = (
-        f"{rank}. {plan.label}: {f.money(plan.total_cost_usd)}, {_hours(plan.wall_hours)} wall"
-        f" (slack {_hours(max(risk.slack_hours, 0))}), {f.money(plan.cost_per_gpu_hour)}/GPU-h"
+        f"{rank}. {plan_title(plan, money, confidence_pct)}: {money(plan.total_cost_usd)}, "
+        f"{_hours(plan.wall_hours)} wall (slack {_hours(max(risk.slack_hours, 0))}), "
+        f"{money(plan.cost_per_gpu_hour)}/GPU-h"
     )
     if plan.solve_status != "optimal":
         title += f" [{plan.solve_status}: the solver's best plan when it stopped]"
     items = render_records(
-        plan_item_records(rank, plan),
+        plan_item_records(rank, plan, money, confidence_pct),
         fmt,
         columns=ITEM_COLUMNS,
-        headers=ITEM_HEADERS,
+        headers={**ITEM_HEADERS, "cost_usd": f"cost {money.symbol.strip()}"},
         floatfmt=",.2f",
     )
     extras = []
     if plan.switches:
         extras.append(
-            f"{plan.switches} switch(es): checkpoint transfer {f.money(plan.switch_cost_usd)}"
+            f"{plan.switches} switch(es): checkpoint transfer {money(plan.switch_cost_usd)}"
         )
     if risk.spot_share > 0:
         extras.append(
@@ -133,10 +148,10 @@ def _plan_block(rank: int, plan: Plan, fmt: str) -> list[str]:
     ]
 
 
-def _frontier_block(result: QuoteResult, fmt: str) -> list[str]:
+def _frontier_block(result: QuoteResult, fmt: str, money: Money) -> list[str]:
     if not (result.request.pareto and result.frontier):
         return []
-    rows = [{"deadline": _hours(d), "cheapest cost": f.money(c)} for d, c in result.frontier]
+    rows = [{"deadline": _hours(d), "cheapest cost": money(c)} for d, c in result.frontier]
     return [
         "",
         ("### " if fmt == "markdown" else "") + "Cost versus deadline (Pareto frontier)",
@@ -153,18 +168,35 @@ def _provenance(result: QuoteResult) -> list[str]:
     ]
 
 
-def render_quote(result: QuoteResult, fmt: str, *, warnings: list[str]) -> str:
-    """``fmt``: table or markdown (for people), json (the record), csv (one row per configuration)."""
+def quote_record(result: QuoteResult, money: Money = USD_MONEY) -> dict[str, Any]:
+    """The JSON of ``planner quote``: USD keys, renamed and converted with ``--currency``, which
+    adds the rate used (``currency``) and each plan's title in that currency."""
+    record: dict[str, Any] = money.convert(result.to_dict())
+    confidence = result.request.confidence_pct
+    for plan, out in zip(result.plans, record["plans"], strict=True):
+        out["title"] = plan_title(plan, money, confidence)
+    if not money.is_usd:
+        record["currency"] = money.record()
+    return record
+
+
+def render_quote(
+    result: QuoteResult, fmt: str, *, warnings: list[str], money: Money = USD_MONEY
+) -> str:
+    """``fmt``: table or markdown (for people), json (the record), csv (one row per configuration).
+    Money reads in ``money``'s currency (default USD)."""
     if fmt == "json":
-        return dumps_json(result.to_dict())
+        return dumps_json(quote_record(result, money))
     if fmt == "csv":
-        rows = item_records(result)
+        rows = item_records(result, money)
         cols = [c for c in rows[0] if c not in ("gpus", "memory")] if rows else []
         return render_records(rows, "csv", columns=cols)
-    out = _header(result, fmt == "markdown")
+    out = _header(result, fmt == "markdown", money)
     for rank, plan in enumerate(result.plans, 1):
-        out += _plan_block(rank, plan, fmt)
-    out += _frontier_block(result, fmt)
+        out += _plan_block(rank, plan, fmt, money, result.request.confidence_pct)
+    out += _frontier_block(result, fmt, money)
     out += ["", *_provenance(result)]
+    if not money.is_usd:
+        out.append(money.note())
     out += [f"warning: {w}" for w in warnings]
     return "\n".join(out)

@@ -9,6 +9,7 @@ report and the JSON agree.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from planner.reports import formatting as f
@@ -27,6 +28,7 @@ from planner.reports.document import (
     table_of,
     text,
 )
+from planner.reports.formatting import USD_MONEY, Money
 
 if TYPE_CHECKING:
     from planner.catalog import SnapshotSource
@@ -62,24 +64,43 @@ def _risk_text(plan: Plan) -> str:
     return "no spot capacity, so no interruption risk"
 
 
-def _headline(result: QuoteResult) -> str:
+def plan_title(plan: Plan, money: Money = USD_MONEY, confidence_pct: float = 0.0) -> str:
+    """What a plan is, for people: its label, with the money behind it shown in ``money``.
+
+    ``fastest within $3.62 (1.25x the cheapest)``; ``risky alternative (saves $724, 0.9%; 49.6%
+    chance to meet the deadline, below 90%)``.  ``confidence_pct`` is the request's confidence.
+    """
+    if plan.budget_usd is not None:
+        cap = f"{plan.budget_factor:g}x the cheapest" if plan.budget_factor else "your budget"
+        return f"fastest within {money(plan.budget_usd)} ({cap})"
+    if plan.saving_usd is not None:
+        saving, base = plan.saving_usd, plan.total_cost_usd + plan.saving_usd
+        share = f", {saving / base:.1%}" if base > 0 else ""
+        return (
+            f"{plan.label} (saves {money(saving)}{share}; {plan.risk.p_meet_deadline:.1%} chance "
+            f"to meet the deadline, below {confidence_pct:g}%)"
+        )
+    return plan.label
+
+
+def _headline(result: QuoteResult, money: Money) -> str:
     name = result.workload.name
     if not result.plans:
         return f"No plan finishes {name} within the limits given."
     best = result.plans[0]
     return (
-        f"Run {name} on {_what_runs(best)}: {f.money(best.total_cost_usd)}, done in "
+        f"Run {name} on {_what_runs(best)}: {money(best.total_cost_usd)}, done in "
         f"{f.hours(best.wall_hours)} of the {f.hours(result.request.deadline_hours)} deadline; "
         f"{_risk_text(best)}."
     )
 
 
-def _figures(result: QuoteResult) -> tuple[tuple[str, Cell], ...]:
+def _figures(result: QuoteResult, money: Money) -> tuple[tuple[str, Cell], ...]:
     if not result.plans:
         return ()
     best = result.plans[0]
     return (
-        ("Cost", Cell.of(best.total_cost_usd, f.money)),
+        ("Cost", Cell.of(best.total_cost_usd, money)),
         ("Wall time", Cell.of(best.wall_hours, f.hours)),
         ("Slack before the deadline", Cell.of(best.risk.slack_hours, f.hours)),
         ("Chance to meet the deadline", Cell.of(best.risk.p_meet_deadline, f.pct)),
@@ -99,15 +120,15 @@ _PLAN_COLUMNS = (
 )
 
 
-def _plans_table(plans: Sequence[Plan]) -> Table:
+def _plans_table(plans: Sequence[Plan], money: Money, confidence_pct: float) -> Table:
     rows = tuple(
         (
             Cell(str(rank), None),
-            Cell(p.label),
+            Cell(plan_title(p, money, confidence_pct), p.label),
             Cell(_what_runs(p)),
-            Cell.of(p.total_cost_usd, f.money),
+            Cell.of(p.total_cost_usd, money),
             Cell.of(p.wall_hours, f.hours),
-            Cell.of(p.cost_per_gpu_hour, f.per_hour),
+            Cell.of(p.cost_per_gpu_hour, money.per_hour),
             Cell.of(p.risk.spot_share, f.pct),
             Cell.of(p.risk.p_meet_deadline, f.pct),
         )
@@ -131,27 +152,30 @@ def _memory(item: PlanItem) -> str:
     return f"{item.memory_per_gpu_gib:,.1f} of {item.gpu_memory_gib:g} GiB"
 
 
-_ITEM_COLUMNS: tuple[Column[PlanItem], ...] = (
-    Column("where", "where", lambda i: None, show=_where),
-    Column("instance_type", "instance", lambda i: i.instance_type),
-    Column("gpus", "GPUs", lambda i: i.gpus, f.number),
-    Column("gpu_model", "GPU", lambda i: i.gpu_model),
-    Column("purchase_option", "option", lambda i: i.purchase_option),
-    Column("price_usd_per_hour", "price", lambda i: i.price_usd_per_hour, f.per_hour),
-    Column("hours", "billed", lambda i: i.hours, f.hours),
-    Column("cost_usd", "cost", lambda i: i.cost_usd, f.money),
-    Column("memory_per_gpu_gib", "memory per GPU", lambda i: i.memory_per_gpu_gib, show=_memory),
-    Column("strategy", "strategy", lambda i: i.strategy),
-    Column("efficiency", "MFU", lambda i: i.efficiency, f.pct),
-    Column("price_as_of", "price as of", lambda i: i.price_as_of, lambda v: v or "-"),
-)
+def _item_columns(money: Money) -> tuple[Column[PlanItem], ...]:
+    return (
+        Column("where", "where", lambda i: None, show=_where),
+        Column("instance_type", "instance", lambda i: i.instance_type),
+        Column("gpus", "GPUs", lambda i: i.gpus, f.number),
+        Column("gpu_model", "GPU", lambda i: i.gpu_model),
+        Column("purchase_option", "option", lambda i: i.purchase_option),
+        Column("price_usd_per_hour", "price", lambda i: i.price_usd_per_hour, money.per_hour),
+        Column("hours", "billed", lambda i: i.hours, f.hours),
+        Column("cost_usd", "cost", lambda i: i.cost_usd, money),
+        Column(
+            "memory_per_gpu_gib", "memory per GPU", lambda i: i.memory_per_gpu_gib, show=_memory
+        ),
+        Column("strategy", "strategy", lambda i: i.strategy),
+        Column("efficiency", "MFU", lambda i: i.efficiency, f.pct),
+        Column("price_as_of", "price as of", lambda i: i.price_as_of, lambda v: v or "-"),
+    )
 
 
-def _item_table(rank: int, plan: Plan) -> Table:
+def _item_table(rank: int, plan: Plan, money: Money, confidence_pct: float) -> Table:
     return table_of(
-        f"{rank}. {plan.label}",
+        f"{rank}. {plan_title(plan, money, confidence_pct)}",
         plan.items,
-        _ITEM_COLUMNS,
+        _item_columns(money),
         json_path=f"plans.{rank - 1}.items",
         note="; ".join(plan.risk.notes),
         numeric=(False, False, True, False, False, True, True, True, True, False, True, False),
@@ -181,7 +205,7 @@ def _frontier_steps(
     return tuple(points)
 
 
-def _frontier_chart(result: QuoteResult) -> Figure | None:
+def _frontier_chart(result: QuoteResult, money: Money) -> Figure | None:
     curve = result.frontier  # (deadline_hours, total_cost_usd)
     if not curve or not result.plans:
         return None
@@ -191,7 +215,7 @@ def _frontier_chart(result: QuoteResult) -> Figure | None:
     clipped = [(d, c) for d, c in curve if c > cap]
     note = (
         f" Faster deadlines cost more than {_FRONTIER_CLIP_FACTOR:g}x the recommendation (up to "
-        f"{f.money(max(c for _, c in clipped))} at "
+        f"{money(max(c for _, c in clipped))} at "
         f"{f.hours(min(d for d, _ in clipped))}) and are left off the chart; the "
         "table lists them."
         if clipped
@@ -200,19 +224,21 @@ def _frontier_chart(result: QuoteResult) -> Figure | None:
     marker = Marker(
         best.wall_hours,
         best.total_cost_usd,
-        f"recommended: {f.money(best.total_cost_usd)} in {f.hours(best.wall_hours)}",
+        f"recommended: {money(best.total_cost_usd)} in {f.hours(best.wall_hours)}",
     )
-    steps = _frontier_steps(curve, best, cap, deadline)
+    k, fmt, unit = money.chart_axis()
+    marker = replace(marker, y=marker.y * k)
+    steps = tuple((x, y * k) for x, y in _frontier_steps(curve, best, cap, deadline))
     return Figure(
         LineChart(
             title="Cheapest cost for each deadline",
             x_label="deadline (hours, log scale)",
-            y_label="cheapest total cost (USD)",
+            y_label=f"cheapest total cost ({unit})",
             series=(Series("cheapest plan that meets the deadline", steps, step=True),),
             markers=(marker,),
             ref_lines=(RefLine(deadline, "your deadline", "x"),),
             x_format="hours",
-            y_format="usd",
+            y_format=fmt,
             x_log=True,
             caption=(
                 "Each step is the cheapest plan that finishes by that deadline; the dot is the "
@@ -223,28 +249,33 @@ def _frontier_chart(result: QuoteResult) -> Figure | None:
     )
 
 
-def _breakdown_chart(plans: Sequence[Plan]) -> Figure | None:
+def _breakdown_chart(plans: Sequence[Plan], money: Money, confidence_pct: float) -> Figure | None:
     if not plans:
         return None
+    k, fmt, unit = money.chart_axis()
     options = sorted({i.purchase_option for p in plans for i in p.items})
     stacks = [
         (
             option,
-            tuple(sum(i.cost_usd for i in p.items if i.purchase_option == option) for p in plans),
+            tuple(
+                k * sum(i.cost_usd for i in p.items if i.purchase_option == option) for p in plans
+            ),
         )
         for option in options
     ]
-    transfer = tuple(p.switch_cost_usd for p in plans)
+    transfer = tuple(p.switch_cost_usd * k for p in plans)
     if any(transfer):
         stacks.append(("checkpoint transfer", transfer))
     return Figure(
         BarChart(
             title="Cost of the top plans by purchase option",
             category_label="plan",
-            value_label="total cost (USD)",
-            categories=tuple(f"{n}. {p.label}" for n, p in enumerate(plans, 1)),
+            value_label=f"total cost ({unit})",
+            categories=tuple(
+                f"{n}. {plan_title(p, money, confidence_pct)}" for n, p in enumerate(plans, 1)
+            ),
             stacks=tuple(stacks),
-            value_format="usd",
+            value_format=fmt,
             horizontal=True,
             highlight=0,
             caption="The first bar is the recommendation; segments show what each plan pays for.",
@@ -252,22 +283,21 @@ def _breakdown_chart(plans: Sequence[Plan]) -> Figure | None:
     )
 
 
-def _plans_section(plans: Sequence[Plan]) -> Section:
-    chart = _breakdown_chart(plans)
-    return Section("Plans", (_plans_table(plans), *((chart,) if chart else ())))
+def _plans_section(plans: Sequence[Plan], money: Money, confidence_pct: float) -> Section:
+    chart = _breakdown_chart(plans, money, confidence_pct)
+    table = _plans_table(plans, money, confidence_pct)
+    return Section("Plans", (table, *((chart,) if chart else ())))
 
 
-_FRONTIER_COLUMNS: tuple[Column[tuple[float, float]], ...] = (
-    Column("deadline_hours", "deadline", lambda point: point[0], f.hours),
-    Column("total_cost_usd", "cheapest cost", lambda point: point[1], f.money),
-)
-
-
-def _frontier_section(result: QuoteResult) -> Section | None:
-    chart = _frontier_chart(result)
+def _frontier_section(result: QuoteResult, money: Money) -> Section | None:
+    chart = _frontier_chart(result, money)
     if chart is None:
         return None
-    table = table_of("", result.frontier, _FRONTIER_COLUMNS, json_path="frontier")
+    columns: tuple[Column[tuple[float, float]], ...] = (
+        Column("deadline_hours", "deadline", lambda point: point[0], f.hours),
+        Column("total_cost_usd", "cheapest cost", lambda point: point[1], money),
+    )
+    table = table_of("", result.frontier, columns, json_path="frontier")
     return Section("Cost versus deadline", (chart, table))
 
 
@@ -292,7 +322,7 @@ def _requirements_section(result: QuoteResult) -> Section:
     return Section("Requirements", (facts,))
 
 
-def _cost_assumptions(result: QuoteResult) -> list[tuple[str, Cell]]:
+def _cost_assumptions(result: QuoteResult, money: Money) -> list[tuple[str, Cell]]:
     """Efficiency, start-up, switching and spot: what the plans' costs are built from."""
     efficiency = result.requirements.efficiency
     a = result.assumptions
@@ -311,7 +341,7 @@ def _cost_assumptions(result: QuoteResult) -> list[tuple[str, Cell]]:
             "Switching configuration",
             text(
                 "checkpoint save + load, and egress at "
-                f"{f.money(a.checkpoint_egress_usd_per_gb)}/GB (checkpoint {f.gib(checkpoint_gib)})"
+                f"{money(a.checkpoint_egress_usd_per_gb)}/GB (checkpoint {f.gib(checkpoint_gib)})"
             ),
         ),
         (
@@ -326,7 +356,7 @@ def _cost_assumptions(result: QuoteResult) -> list[tuple[str, Cell]]:
     ]
 
 
-def _option_assumptions(result: QuoteResult) -> list[tuple[str, Cell]]:
+def _option_assumptions(result: QuoteResult, money: Money) -> list[tuple[str, Cell]]:
     """Discounts, quotas, budget, owned hardware and reserved capacity: the request's options."""
     a = result.assumptions
     budget = result.request.budget_usd
@@ -335,7 +365,7 @@ def _option_assumptions(result: QuoteResult) -> list[tuple[str, Cell]]:
     return [
         ("Discounts", text(discounts or "none (list prices)")),
         ("Quotas", text(quotas or "none given")),
-        ("Budget", Cell.of(budget, f.money) if budget is not None else text("none")),
+        ("Budget", Cell.of(budget, money) if budget is not None else text("none")),
         (
             "Owned hardware",
             text(
@@ -365,26 +395,36 @@ def provenance_lines(parts: Sequence[SnapshotSource]) -> tuple[str, ...]:
     )
 
 
-def _subtitle(result: QuoteResult) -> str:
+def _subtitle(result: QuoteResult, money: Money) -> str:
     budget = result.request.budget_usd
     return (
         f"Deadline {f.hours(result.request.deadline_hours)}"
-        + (f", budget {f.money(budget)}" if budget is not None else "")
+        + (f", budget {money(budget)}" if budget is not None else "")
         + f"; {f.number(result.stats.offers_considered)} offers considered, prices as of "
         f"{result.book.as_of} (oldest part)."
     )
 
 
 def quote_document(
-    result: QuoteResult, *, warnings: Sequence[str] = (), generated_by: str = ""
+    result: QuoteResult,
+    *,
+    money: Money = USD_MONEY,
+    warnings: Sequence[str] = (),
+    generated_by: str = "",
 ) -> Document:
-    """The quote report: summary, plans, charts, per-plan details, requirements, assumptions."""
-    plans = result.plans
-    details: tuple[Block, ...] = tuple(_item_table(n, p) for n, p in enumerate(plans, 1))
-    assumptions = Facts(tuple(_cost_assumptions(result) + _option_assumptions(result)))
+    """The quote report: summary, plans, charts, per-plan details, requirements, assumptions.
+
+    Money reads in ``money``'s currency; every cell keeps its USD value, as in the JSON."""
+    plans, confidence = result.plans, result.request.confidence_pct
+    details: tuple[Block, ...] = tuple(
+        _item_table(n, p, money, confidence) for n, p in enumerate(plans, 1)
+    )
+    assumptions = Facts(
+        tuple(_cost_assumptions(result, money) + _option_assumptions(result, money))
+    )
     sections = [
-        _plans_section(plans),
-        _frontier_section(result),
+        _plans_section(plans, money, confidence),
+        _frontier_section(result, money),
         Section("Plan details", details) if details else None,
         _requirements_section(result),
         Section("Left out", tuple(Paragraph(line) for line in result.excluded))
@@ -395,10 +435,10 @@ def quote_document(
     return Document(
         kind="quote",
         title=f"GPU plan for {result.workload.name}",
-        subtitle=_subtitle(result),
-        summary=Summary(_headline(result), _figures(result)),
+        subtitle=_subtitle(result, money),
+        summary=Summary(_headline(result, money), _figures(result, money)),
         sections=tuple(s for s in sections if s is not None),
-        provenance=provenance_lines(result.book.sources),
+        provenance=provenance_lines(result.book.sources) + tuple(n for n in (money.note(),) if n),
         warnings=tuple(warnings),
         generated_by=generated_by,
     )

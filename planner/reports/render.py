@@ -56,7 +56,7 @@ def document_for(
     if isinstance(result, QuoteResult):
         from planner.reports.quote_doc import quote_document
 
-        return quote_document(result, warnings=warnings, generated_by=generated_by)
+        return quote_document(result, money=money, warnings=warnings, generated_by=generated_by)
     from planner.ownership.costs import TcoResult
 
     if isinstance(result, TcoResult):

@@ -31,11 +31,6 @@ _CATEGORY_NOTES = {
 }
 
 
-def _fx_note(money: Money) -> str:
-    """The rate with its table's source and date (empty for USD)."""
-    return f"{money.note()} ({money.source}, {money.as_of})" if not money.is_usd else ""
-
-
 def _months(value: float | None, lifetime_months: float) -> str:
     if value is None:
         return "never"
@@ -54,12 +49,7 @@ def tco_record(
     money = Money.of(currency, fx, key_path="--currency")
     record: dict[str, Any] = money.convert(result.to_record())
     if not money.is_usd:
-        record["currency"] = {
-            "code": money.code,
-            "per_usd": money.per_usd,
-            "as_of": money.as_of,
-            "source": money.source,
-        }
+        record["currency"] = money.record()
     return record
 
 
@@ -150,7 +140,7 @@ def render_tco(
     if fmt == "csv":
         return render_records(comparisons, "csv")
     lines = _cost_lines(result, money, fmt) + _cloud_lines(result, comparisons, money, fmt)
-    notes = [result.hardware.source and f"sources: {result.hardware.source}", _fx_note(money)]
+    notes = [result.hardware.source and f"sources: {result.hardware.source}", money.note()]
     if result.offers_source:
         notes.append(f"cloud prices as of {result.offers_as_of}: {result.offers_source}")
     lines += ["", *[n for n in notes if n]]
@@ -179,7 +169,7 @@ def budget_record(
     money = Money.of(currency, fx, key_path="--currency")
     record: dict[str, Any] = money.convert(report.to_record())
     if not money.is_usd:
-        record["currency"] = {"code": money.code, "as_of": money.as_of, "source": money.source}
+        record["currency"] = money.record()
     return record
 
 
@@ -229,7 +219,7 @@ def render_budget(
     if report.sensitivity:
         rows = [_field_row(r, money) for r in report.sensitivity]
         lines += ["", "sensitivity:", render_records(rows, fmt, floatfmt=",.4g")]
-    note = _fx_note(money)
+    note = money.note()
     if note:
         lines += ["", note]
     return "\n".join(lines) + "\n"
