@@ -1,4 +1,4 @@
-"""`planner quote --currency`: every money figure of a quote in the chosen currency, at the
+"""`--currency` on quote, offers and gpus: every money figure in the chosen currency, at the
 bundled rate table's rate, with the rate's date; `--budget` read in that currency."""
 
 from __future__ import annotations
@@ -168,3 +168,45 @@ def test_near_puts_tied_lambda_prices_in_the_named_area() -> None:
     assert {i["region"] for p in europe["plans"] for i in p["items"]} == {"europe-central-1"}
     code, out, err = run(*QUOTE, "--near", "eu-wst-1")
     assert code == 2 and out == "" and "did you mean eu-west-1" in err
+
+
+def test_offers_table_in_euro_is_the_usd_price_list_at_the_rate() -> None:
+    args = ("offers", "--gpu", "H100:8", "--provider", "aws", "--limit", "3")
+    code, out, err = run(*args, "--format", "json")
+    assert code == 0, err
+    usd = json.loads(out)
+    per_usd = 1 / load_fx_rates().rate("EUR")
+    code, out, err = run(*args, "--currency", "EUR", "--period", "month")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "on-demand €/mo" in lines[0] and "$" not in lines[0]
+    for offer, line in zip(usd, lines[2:5], strict=True):
+        shown = f"{round(offer['price_on_demand_usd_per_hour'] * 730 * per_usd, 2):,.6g}"
+        assert shown in line.split()
+    assert any(line.startswith("money in EUR at ") for line in lines)
+    # JSON and CSV stay a USD price list that --offers reads back
+    code, out, err = run(*args, "--currency", "EUR", "--format", "json")
+    assert code == 0 and json.loads(out) == usd
+
+
+def test_max_price_is_read_in_the_currency() -> None:
+    per_usd = 1 / load_fx_rates().rate("GBP")
+    code, out, err = run("offers", "--max-price", "1", "--currency", "GBP", "--format", "json")
+    assert code == 0, err
+    prices = [o["price_usd_per_hour"] for o in json.loads(out)]
+    assert prices and max(prices) * per_usd <= 1.0
+    code, out, err = run("offers", "--max-price", "1", "--format", "json")
+    assert code == 0, err
+    assert len(json.loads(out)) != len(prices), "£1 and $1 are different caps on this table"
+
+
+def test_gpus_in_yen_rename_and_convert_the_price() -> None:
+    code, out, err = run("gpus", "--format", "json")
+    assert code == 0, err
+    usd = {g["name"]: g["cheapest_on_demand_usd_per_gpu_hour"] for g in json.loads(out)}
+    code, out, err = run("gpus", "--format", "json", "--currency", "JPY")
+    assert code == 0, err
+    jpy = {g["name"]: g["cheapest_on_demand_jpy_per_gpu_hour"] for g in json.loads(out)}
+    per_usd = 1 / load_fx_rates().rate("JPY")
+    assert usd["T4"] is not None and jpy["T4"] == pytest.approx(usd["T4"] * per_usd)
+    assert {k for k, v in usd.items() if v is None} == {k for k, v in jpy.items() if v is None}

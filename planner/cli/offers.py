@@ -11,7 +11,8 @@ from click.core import ParameterSource
 from planner import api
 from planner.catalog import DEFAULT_MAX_AGE_DAYS
 from planner.catalog.query import SORT_KEYS, OfferFilter
-from planner.cli.params import FiniteFloat, field_options
+from planner.cli.params import FiniteFloat, currency_option, field_options
+from planner.reports.formatting import Money
 from planner.reports.offers import provenance_lines, render_gpus, render_offers
 from planner.reports.tables import FORMATS
 from planner.schema import Interconnect, PurchaseOption
@@ -113,7 +114,9 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
     help="At least this much GPU memory per instance, GiB.",
 )
 @click.option(
-    "--max-price", type=FiniteFloat(min=0), help="At most this many USD per instance-hour."
+    "--max-price",
+    type=FiniteFloat(min=0),
+    help="At most this much per instance-hour, in --currency (default USD).",
 )
 @click.option(
     "--purchase",
@@ -135,13 +138,15 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
     type=click.Choice(["hour", "month"]),
     default="hour",
     show_default=True,
-    help="Show prices per hour or per month of 730 hours (tables; JSON and CSV stay per hour).",
+    help="Show prices per hour or per month of 730 hours (tables; JSON and CSV stay USD per hour, "
+    "a price list --offers reads back; so does --currency).",
 )
 @click.option(
     "--group-by",
     "group_by",
     help="Show the cheapest offer per gpu, provider or region (comma-separated: gpu,provider).",
 )
+@currency_option
 @format_option
 @offers_file_option
 @snapshot_option
@@ -161,6 +166,7 @@ def offers_command(
     limit: int | None,
     period: str,
     group_by: str | None,
+    currency: str,
     fmt: str,
     offers_files: tuple[Path, ...],
     snapshot_dir: Path | None,
@@ -170,6 +176,9 @@ def offers_command(
 
     Example: planner offers --gpu A100-80GB --max-price 40 --sort price
     """
+    money = Money.of(currency, key_path="--currency")
+    if max_price is not None:
+        max_price /= money.per_usd  # given in --currency
     flt = OfferFilter(
         providers=providers,
         regions=regions,
@@ -190,28 +199,37 @@ def offers_command(
         offers_files=offers_files,
         snapshot_dir=snapshot_dir,
     )
-    click.echo(render_offers(result.offers, fmt, period=period, purchase=purchase).rstrip("\n"))
-    if fmt in ("table", "markdown"):
+    people = fmt in ("table", "markdown")
+    shown = render_offers(
+        result.offers, fmt, period=period, purchase=purchase, money=money if people else Money()
+    )
+    click.echo(shown.rstrip("\n"))
+    if people:
         click.echo(f"\n{len(result.offers)} offers")
+        if not money.is_usd:
+            click.echo(money.note())
     if result.why_empty:
         click.echo(f"note: {result.why_empty}", err=True)
     echo_provenance(result.book, fmt, max_age_days)
 
 
 @click.command("gpus")
+@currency_option
 @format_option
 @offers_file_option
 @snapshot_option
-def gpus_command(fmt: str, offers_files: tuple[Path, ...], snapshot_dir: Path | None) -> None:
+def gpus_command(
+    currency: str, fmt: str, offers_files: tuple[Path, ...], snapshot_dir: Path | None
+) -> None:
     """List the GPU catalog: memory, bandwidth, dense tensor and FP32 TFLOPS, TDP, link, where offered.
 
     Example: planner gpus --format json
     """
-    click.echo(
-        render_gpus(api.gpus(offers_files=offers_files, snapshot_dir=snapshot_dir), fmt).rstrip(
-            "\n"
-        )
-    )
+    money = Money.of(currency, key_path="--currency")
+    records = api.gpus(offers_files=offers_files, snapshot_dir=snapshot_dir)
+    click.echo(render_gpus(records, fmt, money=money).rstrip("\n"))
+    if fmt in ("table", "markdown") and not money.is_usd:
+        click.echo(f"\n{money.note()}")
 
 
 def register(group: click.Group) -> None:

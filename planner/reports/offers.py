@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from planner.catalog import OfferBook
+from planner.reports.formatting import USD_MONEY, Money
 from planner.reports.tables import frame_records, render_records
 from planner.schema import COLUMN_NAMES, LISTING_COLUMNS
 from planner.units import HOURS_PER_MONTH
@@ -65,30 +66,44 @@ def provenance_lines(book: OfferBook, max_age_days: int) -> list[str]:
 
 
 def render_offers(
-    df: pd.DataFrame, fmt: str, *, period: str = "hour", purchase: str = "on-demand"
+    df: pd.DataFrame,
+    fmt: str,
+    *,
+    period: str = "hour",
+    purchase: str = "on-demand",
+    money: Money = USD_MONEY,
 ) -> str:
-    """Offers in ``fmt``.  JSON and CSV carry every schema column (prices per hour, so the CSV is
+    """Offers in ``fmt``.  JSON and CSV carry every schema column (USD per hour, so the CSV is
     a price list ``--offers`` reads back) plus the listed option's price and, for grouped
     offers, ``offers_in_group``.  Tables show the four prices side by side per ``period``
-    (``hour`` or ``month``) and the listed ``purchase`` option's price per GPU."""
+    (``hour`` or ``month``) in ``money``'s currency, and the listed ``purchase`` option's price
+    per GPU."""
     grouped = "offers_in_group" in df.columns
     if fmt in ("json", "csv"):
         cols = [*COLUMN_NAMES, *EXTRA_COLUMNS, *(["offers_in_group"] if grouped else [])]
         return render_records(frame_records(df), fmt, columns=cols)
-    hours = PERIOD_HOURS[period]
-    unit = "$/h" if period == "hour" else "$/mo"
+    hours = PERIOD_HOURS[period] * money.per_usd
+    sign = money.symbol.strip()
+    unit = f"{sign}/h" if period == "hour" else f"{sign}/mo"
     shown = df.copy()
     for col in (*_PRICE_HEADERS, "price_usd_per_gpu_hour"):
         if col in shown.columns:  # cents for a month; a tenth of a cent for an hour
             shown[col] = (shown[col].astype(float) * hours).round(2 if period == "month" else 4)
-    per_gpu = "$/gpu-h" if period == "hour" else "$/gpu-mo"
+    per_gpu = f"{sign}/gpu-h" if period == "hour" else f"{sign}/gpu-mo"
     headers = {
         **OFFER_HEADERS,
         **{col: f"{name} {unit}" for col, name in _PRICE_HEADERS.items()},
         "price_usd_per_gpu_hour": f"{purchase} {per_gpu}",
     }
     columns = [*OFFER_TABLE_COLUMNS, *(["offers_in_group"] if grouped else [])]
-    return render_records(frame_records(shown), fmt, columns=columns, headers=headers)
+    # a month of an 8-GPU instance reads 71,770.5, not 7.177e+04
+    return render_records(
+        frame_records(shown),
+        fmt,
+        columns=columns,
+        headers=headers,
+        floatfmt=",.4g" if period == "hour" else ",.6g",
+    )
 
 
 GPU_TABLE_COLUMNS = (
@@ -103,6 +118,7 @@ GPU_TABLE_COLUMNS = (
     "offered_by",
     "cheapest_on_demand_usd_per_gpu_hour",
 )
+_GPU_PRICE = "cheapest_on_demand_usd_per_gpu_hour"
 GPU_HEADERS = {
     "memory_gib": "GiB",
     "memory_bandwidth_gb_per_s": "GB/s",
@@ -115,10 +131,20 @@ GPU_HEADERS = {
 }
 
 
-def render_gpus(records: Sequence[dict[str, Any]], fmt: str) -> str:
+def render_gpus(records: Sequence[dict[str, Any]], fmt: str, *, money: Money = USD_MONEY) -> str:
+    """The GPU catalog in ``fmt``; money in ``money``'s currency (JSON and CSV rename its key:
+    ``cheapest_on_demand_eur_per_gpu_hour``)."""
     if fmt == "json":
-        return render_records(records, fmt)
-    shown = [{**r, "offered_by": ",".join(r["offered_by"]) or "-"} for r in records]
-    return render_records(
-        shown, fmt, columns=GPU_TABLE_COLUMNS, headers=None if fmt == "csv" else GPU_HEADERS
-    )
+        return render_records(money.convert(list(records)), fmt)
+    price = f"cheapest_on_demand_{money.code.lower()}_per_gpu_hour"
+    shown = [
+        {**r, price: None if r[price] is None else float(f"{r[price]:.5g}")}
+        for r in money.convert(
+            [{**r, "offered_by": ",".join(r["offered_by"]) or "-"} for r in records]
+        )
+    ]
+    columns = [price if c == _GPU_PRICE else c for c in GPU_TABLE_COLUMNS]
+    if fmt == "csv":
+        return render_records(shown, fmt, columns=columns)
+    headers = {**GPU_HEADERS, price: f"from {money.symbol.strip()}/gpu-h"}
+    return render_records(shown, fmt, columns=columns, headers=headers)
