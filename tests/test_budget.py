@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -250,15 +251,59 @@ def test_unknown_gpu_class(tmp_path: Path) -> None:
         load_budget(path)
 
 
-def test_warm_started_sensitivity_cases_match_cold_solves() -> None:
-    # Each case starts from the mix's solution where it is still feasible; the utilization cases
-    # change capacities, so there the start must be dropped (highspy 1.16 given an infeasible
-    # start can call a plan that breaks the rows "optimal", as it did for "owned utilization 50%"
-    # in a 60-month plan: $2.24M against the true $2.36M).
+def test_sensitivity_cases_match_whole_model_solves() -> None:
+    # issue 15: the report solves the cases on threads, each warm-started from the mix where that
+    # start is feasible (the utilization cases change capacities, so there it must be dropped:
+    # highspy 1.16 given an infeasible start called a plan that breaks the rows "optimal" for
+    # "owned utilization 50%" in a 60-month plan, $2.24M against the true $2.36M); each total
+    # must be the optimum of its model solved alone, cold (within the MIP gap).
     spec = load_budget("2027-ml-platform")
-    warm = {(r.parameter, r.value): r.total_usd for r in budget_report(spec).sensitivity}
-    for parameter, value, varied in sensitivity_cases(spec):
-        assert_same_cost(warm[parameter, value], plan_budget(varied).total_usd)
+    report = budget_report(spec)
+    totals = {(r.parameter, r.value): r.total_usd for r in report.sensitivity}
+    assert len(totals) == len(sensitivity_cases(spec))
+    for parameter, value, varied in [("mix", "", spec), *sensitivity_cases(spec)]:
+        whole = default_solver().solve(build_budget_model(varied).problem)
+        assert whole.objective is not None
+        got = report.plan.total_usd if parameter == "mix" else totals[parameter, value]
+        assert_same_cost(got, whole.objective)
+
+
+def two_class_spec(capex_limit_usd: float) -> BudgetSpec:
+    """Two GPU classes, each of which would buy one box; the capex limit is shared."""
+
+    def gpu_class(gpu: str, hardware: str) -> dict[str, Any]:
+        return {
+            "gpu": gpu,
+            "demand_gpu_hours": [H, H, H, H],  # one GPU all the time: a box beats on-demand
+            "on_demand_usd_per_gpu_hour": OD,
+            "buy": [{"hardware": hardware, "lead_time_months": 0, "utilization": 1.0}],
+        }
+
+    raw = {
+        "horizon_months": 4,
+        "capex_limit_usd": capex_limit_usd,
+        "classes": [gpu_class("A10", "box"), gpu_class("L4", "box-l4")],
+    }
+    loader = {"box": BOX, "box-l4": replace(BOX, name="box-l4", gpu="L4")}.__getitem__
+    return budget_from_mapping(raw, hardware_loader=loader)
+
+
+@pytest.mark.parametrize(
+    "capex_limit_usd, boxes",
+    [
+        (12_000, 2),  # room for both: each class buys its box
+        (6_000, 1),  # room for one: alone, each class would buy one
+    ],
+)
+def test_the_capex_limit_is_shared_by_the_classes(capex_limit_usd: float, boxes: int) -> None:
+    spec = two_class_spec(capex_limit_usd)
+    model = build_budget_model(spec)
+    plan = read_plan(model, solve_model(model, default_solver()))
+    whole = default_solver().solve(model.problem)
+    assert whole.objective is not None
+    assert_same_cost(plan.total_usd, whole.objective)
+    assert plan.machines_bought == boxes
+    assert sum(m.capex_usd for m in plan.months) <= capex_limit_usd
 
 
 def test_the_budget_model_reads_no_files() -> None:
