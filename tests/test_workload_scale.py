@@ -202,3 +202,29 @@ def test_every_holdout_row_cites_a_source() -> None:
     assert len({r.id for r in HOLDOUT}) == len(HOLDOUT)
     for row in HOLDOUT:
         assert row.source and row.published > 0
+
+
+# -- a global batch the data-parallel ranks cannot share evenly ---------------------------------
+
+
+def test_a_step_does_the_global_batch_whatever_the_data_parallel_size() -> None:
+    """SQuAD fine-tuning at batch 12 (the HF example) on 6 and on 8 GPUs of one node: either way
+    the busiest rank holds 2 sequences, so a step takes the same time and advances the job by the
+    same 12 sequences; 8 GPUs are not credited with a 16-sequence step nobody asked for."""
+    spec = load_workload("bert-base-finetune").model_dump(mode="json", exclude_none=True)
+    spec["training"]["parallelism"] = {"tensor": 1, "pipeline": 1, "zero": 0, "micro_batch": 2}
+    pinned = parse_workload(spec)
+    gpu = resolve_gpu("A100-80GB")
+    topo = Topology(gpus_per_node=8, interconnect=Interconnect.NVSWITCH, fabric=Fabric.ETHERNET)
+    six, eight = (estimate(pinned, gpu, n, topology=topo) for n in (6, 8))
+    assert six.strategy.micro_batch_size == eight.strategy.micro_batch_size == 2
+    assert six.strategy.grad_accumulation == eight.strategy.grad_accumulation == 1
+    # the same steps of the same compute; only the gradient all-reduce differs (7/8 against 5/6
+    # of the ring's 2G bytes per rank).  Crediting 8 GPUs with 16 sequences a step made them 25%
+    # faster than 6.
+    assert six.wall_hours <= eight.wall_hours <= 1.05 * six.wall_hours
+    # 4 ranks share 12 evenly, 3 each (a micro-batch of 2 and a half-filled one): 1.5x the
+    # compute of a step on 6 GPUs, the same gradient exchange, so between 1.25x and 1.5x the time
+    four = estimate(pinned, gpu, 4, topology=topo)
+    assert four.strategy.grad_accumulation == 2
+    assert 1.25 * six.wall_hours < four.wall_hours < 1.5 * six.wall_hours

@@ -6,6 +6,14 @@ the hours the whole job takes.  Candidates that do not fit, or whose strategy ne
 the offer lacks, are never created; the reasons are collected so the report can say why an offer
 is missing ("T4, L4, A10G: 24 GiB or less < 31 GiB needed").
 
+Gang sizes: the powers of two up to 64 instances (``INSTANCE_COUNTS``), which sequential mixes
+interpolate between, plus, for the request's deadline, the cheapest size between two of them that
+does the whole job alone (:func:`_fill_sizes`: 3 gh200 where 2 are too slow and 4 cost more) and
+every quota value.  This keeps the guarantee a brute force over every size from 1 to 64 checks
+(no single configuration of any size is cheaper than the cheapest plan) at a few extra rows per
+offer shape instead of 64 sizes; the sizes are for the request's deadline only (the
+cost-versus-deadline sweep reuses them).
+
 Pure functions: the estimator is passed in (defaults to :func:`planner.workload.estimate`).
 """
 
@@ -26,6 +34,7 @@ from planner.optimize.spot import (
     DEFAULT_RESTART_HOURS,
     SpotModel,
     checkpoint_hours,
+    reserve_hours,
 )
 from planner.schema import PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.units import MIN_BILLED_HOURS
@@ -37,16 +46,21 @@ if TYPE_CHECKING:
 Estimator = Callable[..., Estimate]
 
 # Instance counts tried per offer (a gang of n identical instances): powers of two, the
-# batch-size-friendly shapes people launch.  Sequential mixes interpolate between them.
+# batch-size-friendly shapes people launch.  Sequential mixes interpolate between them; with a
+# deadline, the gang sizes between two of them that can do the job alone join them (_fill_sizes),
+# and so does every quota given (a quota of 6 allows a gang of 6).
 INSTANCE_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 # Default cap on instances of one family per provider and region (EC2/GCE GPU quotas start far
 # lower on a fresh account; 64 is the AWS Capacity Block ceiling per block, cost-facts.md s3.2).
 DEFAULT_QUOTA_INSTANCES = 64
 DEFAULT_MAX_GPUS = 512
-# Once a gang finishes the whole job in less than a phase's billed start-up (10 minutes, see
-# planner.optimize.plans.STARTUP_HOURS), larger gangs of the same offer can only save minutes
-# while paying more start-up: they are not generated.
-MIN_USEFUL_JOB_HOURS = 10 / 60
+# Every phase (and every parallel gang) pays a billed start-up: provision the instances, set up the
+# environment, stage the data.  GPU VMs take minutes to provision and boot; 10 minutes is a planning
+# figure (SkyPilot's recovery path: relaunch + setup, cost-facts.md s3.4).
+STARTUP_HOURS = 10 / 60
+# Once a gang finishes the whole job in less than a phase's billed start-up, larger gangs of the
+# same offer can only save minutes while paying more start-up: they are not generated.
+MIN_USEFUL_JOB_HOURS = STARTUP_HOURS
 
 
 @dataclass(frozen=True)
@@ -66,6 +80,10 @@ class CandidateOptions:
     max_gpus: int = DEFAULT_MAX_GPUS
     local_cost_basis: str = "amortised"  # amortised | sunk
     near: str | None = None  # price ties go to this region or area (catalog.query.check_near)
+    # The request's deadline (hours) and confidence: with a deadline, the gang sizes between two
+    # powers of two that finish the job alone within it are generated too (_fill_sizes).
+    deadline_hours: float | None = None
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -270,6 +288,7 @@ def _shape_fits(
     )
     shape_fits: dict[tuple[Any, ...], list[tuple[int, Estimate]]] = {}
     shape_best_need: dict[tuple[Any, ...], float] = {}
+    spot_pct_by_shape = _spot_rates_by_shape(offers, opts)
     for shape in shapes.to_dict("records"):
         gpu = catalog.resolve(str(shape["gpu_model"]))
         gpi = int(shape["gpu_count"])
@@ -277,18 +296,136 @@ def _shape_fits(
         key = _shape_key(shape)
         fits: list[tuple[int, Estimate]] = []
         need = math.inf
+
+        def probe(
+            n: int, gpu: GpuSpec = gpu, gpi: int = gpi, shape: Any = shape, gbps: Any = gbps
+        ) -> Estimate:
+            return run(gpu, n * gpi, gpi, str(shape["interconnect"]), str(shape["fabric"]), gbps)
+
         for n in INSTANCE_COUNTS:
             if n * gpi > opts.max_gpus:
                 break
-            est = run(gpu, n * gpi, gpi, str(shape["interconnect"]), str(shape["fabric"]), gbps)
+            est = probe(n)
             need = min(need, est.memory_per_gpu_gib)
             if est.fits:
                 fits.append((n, est))
                 if est.wall_hours < MIN_USEFUL_JOB_HOURS:
                     break  # a bigger gang saves less time than its own start-up takes
-        shape_fits[key] = fits
+        largest = min(INSTANCE_COUNTS[-1], opts.max_gpus // gpi)
+        spot_pcts = spot_pct_by_shape.get(key, ())
+        extra = _fill_sizes(fits, probe, opts, spot_pcts, largest) if fits else []
+        shape_fits[key] = sorted(fits + extra, key=lambda f: f[0])
         shape_best_need[key] = need
     return shape_fits, shape_best_need
+
+
+def _spot_rates_by_shape(
+    offers: pd.DataFrame, opts: CandidateOptions
+) -> dict[tuple[Any, ...], tuple[float, ...]]:
+    """The distinct spot interruption rates (%/month) of each shape's spot offers, for
+    :func:`_fill_sizes` (empty without a deadline or without spot)."""
+    if opts.deadline_hours is None or not opts.allow_spot:
+        return {}
+    spot = offers[offers[PRICE_COLUMNS[PurchaseOption.SPOT]].notna()]
+    pct = spot["spot_interruption_pct"].fillna(opts.default_interruption_pct)
+    if opts.max_interruption_pct is not None:
+        spot, pct = spot[pct <= opts.max_interruption_pct], pct[pct <= opts.max_interruption_pct]
+    rates: dict[tuple[Any, ...], set[float]] = {}
+    for key, rate in zip(_shape_keys(spot), pct.tolist(), strict=True):
+        rates.setdefault(key, set()).add(float(rate))
+    return {key: tuple(sorted(r)) for key, r in rates.items()}
+
+
+def _alone_hours(
+    est: Estimate, spot_pct: float | None, n: int, opts: CandidateOptions
+) -> tuple[float, float]:
+    """(billed hours, hours needed before the deadline) of a gang of ``n`` doing the whole job
+    alone, as the quote model counts them: its running hours (the spot slowdown included) and
+    the billed start-up; on spot the deadline also needs the reserve that keeps it with the
+    request's confidence (slack, not billed)."""
+    job = max(est.wall_hours, MIN_BILLED_HOURS)
+    if spot_pct is None:
+        return job + STARTUP_HOURS, job + STARTUP_HOURS
+    spot = SpotModel(spot_pct, n, checkpoint_hours(est.checkpoint_gib), opts.restart_hours)
+    billed = job * spot.slowdown + STARTUP_HOURS
+    reserve = reserve_hours(spot, job, opts.confidence) if opts.confidence else 0.0
+    return billed, billed + reserve
+
+
+def _fill_sizes(
+    ladder: list[tuple[int, Estimate]],
+    probe: Callable[[int], Estimate],
+    opts: CandidateOptions,
+    spot_pcts: Sequence[float],
+    largest: int,
+) -> list[tuple[int, Estimate]]:
+    """Gang sizes other than powers of two worth offering the model, with their estimates.
+
+    With a deadline, the power-of-two ladder brackets the size that can do the whole job alone:
+    the largest ladder size that cannot (``lo``) and the smallest that can (``hi``).  Any size
+    between them may be cheaper than ``hi`` alone (a plan of 3 gh200 instead of 4, where a mix of
+    2 and 4 pays two start-ups and a checkpoint move), so each is estimated and the cheapest that
+    meets the deadline alone, if it is not ``hi``, is kept: once for on-demand and reserved prices
+    (cost in proportion to ``n x hours``, whatever the price) and once per spot interruption rate
+    of the shape (slowdown and confidence reserve included).  Sizes beyond ``hi`` are not tried:
+    ``hi`` already meets the deadline and a bigger gang pays for more instances (the estimator
+    gives powers of two no advantage, see :func:`planner.workload.strategy._cost`).  Every quota
+    value below the largest size is a gang size too.  The candidate count grows by at most a few
+    sizes per shape, not by the factor of 64 sizes.
+    """
+    have = {n for n, _ in ladder}
+    extra: dict[int, Estimate] = {}
+
+    def fitting(n: int) -> Estimate | None:
+        est = dict(ladder).get(n) or extra.get(n) or probe(n)
+        return est if est.fits else None
+
+    if opts.deadline_hours is not None:
+        for pct in (None, *spot_pcts):
+            best = _cheapest_alone(ladder, fitting, opts, pct, largest)
+            if best is not None and best[0] not in have:
+                extra[best[0]] = best[1]
+    for quota in sorted({int(q) for q in opts.quotas.values()}):
+        if 1 < quota < largest and quota not in have and quota not in extra:
+            est = fitting(quota)
+            if est is not None:
+                extra[quota] = est
+    return sorted(extra.items())
+
+
+def _cheapest_alone(
+    ladder: list[tuple[int, Estimate]],
+    fitting: Callable[[int], Estimate | None],
+    opts: CandidateOptions,
+    spot_pct: float | None,
+    largest: int,
+) -> tuple[int, Estimate] | None:
+    """The cheapest gang size, in ``lo < n <= hi`` of the ladder's bracket, that does the whole
+    job alone by the deadline (None if no ladder size does)."""
+    deadline = float(opts.deadline_hours or 0.0)
+
+    def alone(n: int, est: Estimate) -> float | None:
+        """``n x billed hours`` (the cost over the price of one instance) when the gang meets
+        the deadline alone, else None."""
+        billed, needed = _alone_hours(est, spot_pct, n, opts)
+        return n * billed if needed <= deadline + 1e-9 else None
+
+    lo = 0
+    hi: tuple[int, Estimate] | None = None
+    for n, est in ladder:
+        if alone(n, est) is not None:
+            hi = (n, est)
+            break
+        lo = n
+    if hi is None:
+        return None
+    best, best_cost = hi, alone(*hi) or math.inf
+    for n in range(lo + 1, min(hi[0], largest + 1)):
+        between = fitting(n)
+        cost = alone(n, between) if between is not None else None
+        if between is not None and cost is not None and cost < best_cost * (1 - 1e-9):
+            best, best_cost = (n, between), cost
+    return best
 
 
 def _memory_exclusions(

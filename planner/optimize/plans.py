@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from planner.errors import InfeasibleError, PlannerError
-from planner.optimize.candidates import prune_dominated
+from planner.optimize.candidates import STARTUP_HOURS, prune_dominated
 from planner.optimize.model import (
     ModelInputs,
     Solution,
@@ -41,10 +41,6 @@ from planner.optimize.spot import DEFAULT_RESTART_HOURS, SpotModel, checkpoint_h
 # switch, which errs on the side of cost.
 EGRESS_USD_PER_GB = 0.09
 GIB_TO_GB = 1.073741824
-# Every phase (and every parallel gang) pays a billed start-up: provision the instances, set up the
-# environment, stage the data.  GPU VMs take minutes to provision and boot; 10 minutes is a planning
-# figure (SkyPilot's recovery path: relaunch + setup, cost-facts.md s3.4).
-STARTUP_HOURS = 10 / 60
 FASTEST_BUDGET_FACTOR = 1.25
 # Every recommended plan meets its deadline with at least this chance under the spot model (a
 # planning default, changed with --confidence); a cheaper plan below it is shown only as a

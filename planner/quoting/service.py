@@ -150,6 +150,8 @@ def _candidates(inputs: _Inputs) -> tuple[CandidateSet, pd.DataFrame]:
         quotas=req.quotas,
         local_cost_basis=req.local_cost_basis,
         near=None if req.near is None else check_near(req.near, inputs.offers["region"]),
+        deadline_hours=req.deadline_hours,
+        confidence=req.confidence_pct / 100 if req.confidence_pct > 0 else None,
     )
     cset = build_candidates(
         spec, inputs.offers, inputs.catalog, hardware=inputs.hardware, options=options

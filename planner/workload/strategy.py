@@ -544,11 +544,18 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     """Size the micro-batch of one layout and recompute mode, and time one optimizer step:
     ``m`` micro-batches of matmuls, activation traffic and tensor-parallel all-reduces (pipelined
     when ``pp > 1``), the exposed data-parallel exchange and the optimizer step, slowed by
-    stragglers."""
+    stragglers.
+
+    A step does the global batch, whatever the data-parallel size: when the ranks cannot share it
+    evenly, the busiest rank's ``ceil(per_rank)`` sequences set the step time (its last
+    micro-batch partly filled) while the step still advances the job by the global batch, so a
+    gang of 56 GPUs is not credited with a bigger batch than one of 64 (fewer gradient exchanges
+    per sequence) for work nobody asked for."""
     act1 = seq.act_bytes
     b, fits = _micro_batch(f, s, lay, act1)
     act = act1 * b
-    m = max(1, math.ceil(lay.per_rank / b))
+    busiest = math.ceil(lay.per_rank - 1e-9)  # sequences on the busiest rank
+    m = max(1, math.ceil(busiest / b))
     g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops)
     t_matmul = b * seq.stage_flops / (s.peak_flops * g)
     t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s
@@ -559,7 +566,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         v, compute, extra = _pipelined(f, s, lay, b, m, t_mb + t_tp, headroom, act1)
         act += extra
     else:
-        compute = m * (t_mb + t_tp)
+        compute = busiest / b * (t_mb + t_tp)  # a partly filled last micro-batch
     exposed = _exposed_sync_seconds(lay, t_mb, m, v)
     step = (compute + exposed + lay.optimizer_s) * s.straggler
     return _Costed(
@@ -571,7 +578,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         fits=fits,
         act_bytes=act,
         memory_bytes=_memory_bytes(lay, act),
-        piece_seconds=f.samples_per_piece / (m * b * lay.dp) * step,
+        piece_seconds=f.samples_per_piece / (lay.per_rank * lay.dp) * step,
         comm_exposed_s=exposed + (m + lay.pp - 1) * t_tp,
         step_s=step,
     )
