@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -162,6 +163,30 @@ def peak_rss_mib(args: list[str]) -> float:
     return int(out.stderr.strip().splitlines()[-1]) / 1024
 
 
+# One synthetic size in a process of its own: prune, build and solve n candidates, then report the
+# process's peak RSS (KiB), so each size's figure is its own and not the largest so far.
+_SIZE_PROBE = (
+    "import resource, sys\n"
+    "from benchmarks.quote_bench import synthetic, ModelInputs, build_model, prune_dominated, solve\n"
+    "inputs = ModelInputs(deadline_hours=24.0, switch_hours=0.05, switch_usd=2.0,"
+    " startup_hours=1 / 6)\n"
+    "solve(build_model(prune_dominated(synthetic(int(sys.argv[1]))), inputs))\n"
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+)
+_FLOOR_PROBE = (
+    "import resource, sys, pandas, pulp\n"
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+)
+
+
+def _probe_mib(script: str, *args: str) -> float:
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args], check=True, capture_output=True, text=True, cwd=root
+    )
+    return int(out.stderr.strip().splitlines()[-1]) / 1024
+
+
 def scale_cases(exe: list[str], floor: float, runs: int) -> None:
     print(f"scale cases (median of {runs} runs; peak RSS of one run)")
     for label, args in SCALE_CASES:
@@ -254,8 +279,10 @@ def main(argv: list[str] | None = None) -> int:
     print()
     import_breakdown()
     print()
+    floor_mib = _probe_mib(_FLOOR_PROBE)
     print(
-        f"{'candidates':>10} {'after prune':>11} {'prune s':>8} {'solve s':>8} {'total s':>8} {'raw MILP s':>10}"
+        f"{'candidates':>10} {'after prune':>11} {'prune s':>8} {'solve s':>8} {'total s':>8} "
+        f"{'raw MILP s':>10} {'peak MiB':>9} (own process; floor {floor_mib:.0f} MiB)"
     )
     sizes, totals = [], []
     for n in (int(s) for s in args.sizes.split(",")):
@@ -273,8 +300,10 @@ def main(argv: list[str] | None = None) -> int:
             t3 = time.perf_counter()
             solve(build_model(cands, inputs))
             raw = f"{time.perf_counter() - t3:.3f}"
+        mib = _probe_mib(_SIZE_PROBE, str(n))
         print(
-            f"{n:>10} {len(pruned):>11} {t1 - t0:>8.3f} {t2 - t1:>8.3f} {t2 - t0:>8.3f} {raw:>10}"
+            f"{n:>10} {len(pruned):>11} {t1 - t0:>8.3f} {t2 - t1:>8.3f} {t2 - t0:>8.3f} {raw:>10} "
+            f"{mib:>9.0f} ({mib / floor_mib:.2f}x)"
         )
         sizes.append(n)
         totals.append(t2 - t0)
@@ -282,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         slope = np.polyfit(np.log(sizes), np.log(totals), 1)[0]
         print(f"growth: total time ~ n^{slope:.2f}")
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS of this process: {peak_mib:.0f} MiB")
+    print(f"peak RSS of this whole benchmark process (every case above): {peak_mib:.0f} MiB")
     return 0
 
 
