@@ -35,11 +35,32 @@ class GpuSpec:
     segment: str
     source: str
     aliases: tuple[str, ...] = field(default=())
+    fp8: bool = False  # fp8 tensor cores (Hopper, Ada, Blackwell) at twice the 16-bit rate
 
     @property
     def peak_flops(self) -> float:
-        """Dense tensor peak in FLOP/s."""
+        """Dense 16-bit tensor peak in FLOP/s."""
         return self.tensor_tflops_dense * 1e12
+
+    def matmul_peak_flops(self, precision: str) -> float:
+        """Dense peak of the unit ``precision``'s matmuls run on, FLOP/s: CUDA cores for fp32,
+        TF32 tensor cores at half the 16-bit rate, fp8 tensor cores at twice it (see gpus.yaml);
+        16-bit tensor cores otherwise."""
+        if precision == "fp32":
+            return self.fp32_tflops * 1e12
+        if precision == "tf32":
+            return self.peak_flops / 2.0
+        if precision == "fp8":
+            return self.peak_flops * 2.0
+        return self.peak_flops
+
+    def cannot_train_in(self, precision: str) -> str | None:
+        """Why this GPU cannot train in ``precision`` (None when it can)."""
+        if precision in ("bf16", "pure-bf16", "tf32") and not self.bf16:
+            return f"{self.name} has no {precision} tensor cores (Ampere or newer has them)"
+        if precision == "fp8" and not self.fp8:
+            return f"{self.name} has no fp8 tensor cores (Hopper, Ada or Blackwell has them)"
+        return None
 
     def to_record(self) -> dict[str, Any]:
         record = asdict(self)
@@ -244,6 +265,7 @@ def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:
             segment=str(raw["segment"]),
             source=str(raw["source"]),
             aliases=tuple(str(a) for a in raw.get("aliases", [])),
+            fp8=bool(raw.get("fp8", False)),
         )
     except KeyError as e:  # a packaging bug, not user input, but say which row
         raise ConfigError(f"GPU entry {raw.get('name')!r} lacks {e}", file="gpus.yaml") from e

@@ -155,13 +155,33 @@ NOTHING_RUNS = [
         {"gpus": ("RTX4090",)},
         ("GPU filter", "RTX4090", "RTXA6000"),
     ),
-    # T4s too small and the one bigger gang over quota: both reasons, with counts
+    # T4s (in fp16: they have no bf16) too small and the one bigger gang over quota: both
+    # reasons, with counts
     (
-        ("llama-2-70b-finetune", ("--gpu", "T4", "--provider", "aws", "--quota", "aws=1")),
+        (
+            "llama-2-70b-finetune",
+            ("--precision", "fp16", "--gpu", "T4", "--provider", "aws", "--quota", "aws=1"),
+        ),
         {"gpus": ("T4",), "providers": ("aws",), "quotas": {"aws": 1}},
         ("GPU memory", "16 GiB", "GiB needed", "quota", "offer(s)"),
     ),
+    # the same T4s in the workload's bf16: they cannot train in it, and the fix says fp16
+    (
+        ("llama-2-70b-finetune", ("--gpu", "T4", "--provider", "aws")),
+        {"gpus": ("T4",), "providers": ("aws",)},
+        ("T4", "cannot train in bf16", "training.precision: fp16"),
+    ),
 ]
+
+
+def _workload(cli: tuple[str, tuple[str, ...]]) -> object:
+    """The workload the command line names, with its --precision if it gives one."""
+    args = cli[1]
+    if "--precision" not in args:
+        return cli[0]
+    return planner.with_precision(
+        planner.load_workload(cli[0]), args[args.index("--precision") + 1]
+    )
 
 
 def test_a_layout_no_gang_can_hold_is_not_called_a_memory_problem(tmp_path: Path) -> None:
@@ -188,7 +208,7 @@ def test_nothing_runs_says_why_from_the_library(
     cli: tuple[str, tuple[str, ...]], fields: dict[str, object], needles: tuple[str, ...]
 ) -> None:
     with pytest.raises(InfeasibleError) as info:
-        planner.quote(workload=cli[0], deadline_hours=24, **fields)
+        planner.quote(workload=_workload(cli), deadline_hours=24, **fields)
     text = str(info.value)
     assert "above" not in text
     assert info.value.hint

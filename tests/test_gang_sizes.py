@@ -68,6 +68,8 @@ def brute_force(spec: Any, offers: pd.DataFrame, deadline_hours: float) -> Singl
     estimates: dict[tuple[Any, ...], Any] = {}
     for offer in offers.to_dict("records"):
         gpu = catalog.resolve(str(offer["gpu_model"]))
+        if gpu.cannot_train_in(spec.train.precision.value):
+            continue  # no bf16 tensor cores on a T4 or V100: not a configuration
         gpi, gbps, topology = int(offer["gpu_count"]), offer["network_gbps"], _topology(offer)
         for option, column in (
             ("on-demand", "price_on_demand_usd_per_hour"),
@@ -134,8 +136,11 @@ def _offers(seed: int) -> pd.DataFrame:
 
 def _single_gpu_hours(spec: Any, offers: pd.DataFrame) -> float:
     catalog = load_gpu_catalog()
+    gpus = [catalog.resolve(str(g)) for g in set(offers["gpu_model"])]
     hours = [
-        estimate(spec, catalog.resolve(str(g)), 1).wall_hours for g in set(offers["gpu_model"])
+        estimate(spec, gpu, 1).wall_hours
+        for gpu in gpus
+        if not gpu.cannot_train_in(spec.train.precision.value)
     ]
     fits = [h for h in hours if math.isfinite(h)]
     return min(fits) if fits else 100.0

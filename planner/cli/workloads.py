@@ -21,6 +21,7 @@ from planner.reports.estimate import (
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology, WorkloadSpec
 from planner.workload.adhoc import workload_yaml
+from planner.workload.spec import INFERENCE_ONLY_PRECISIONS, PRECISION_ALIASES, Precision
 
 
 @click.group("workloads", invoke_without_command=True)
@@ -49,6 +50,12 @@ def show(name: str, fmt: str) -> None:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# Every name --precision takes: the training precisions and their framework spellings.
+TRAINING_PRECISIONS = [
+    *(p.value for p in Precision if p.value not in INFERENCE_ONLY_PRECISIONS),
+    *PRECISION_ALIASES,
+]
+
 # The facts that describe a training job without a file (planner.workload_from_facts).
 FACT_FIELDS = {
     "model": "--model",
@@ -73,8 +80,9 @@ class WorkloadFacts:
 
     @property
     def given(self) -> bool:
-        """Whether any fact beyond the defaults was given."""
-        return any(v is not None for v in (self.model, self.tokens, self.seq_len, self.precision))
+        """Whether any fact beyond the defaults (and --precision, which also changes a named
+        workload) was given."""
+        return any(v is not None for v in (self.model, self.tokens, self.seq_len))
 
     def spec(self, name: str | None = None) -> WorkloadSpec:
         """The workload these facts describe (``planner.workload_from_facts``)."""
@@ -99,7 +107,11 @@ class WorkloadFacts:
             raise click.UsageError(f"give {option} or --model, not both")
         if named is None and not self.given:
             raise click.UsageError(f"give {option}, or describe the job with --model and --tokens")
-        return named if named is not None and not self.given else self.spec()
+        if named is not None and not self.given:
+            if self.precision is None:
+                return named
+            return api.with_precision(api.load_workload(named), self.precision)
+        return self.spec()
 
 
 _FACT_OPTIONS = (
@@ -122,8 +134,9 @@ _FACT_OPTIONS = (
     click.option("--seq-len", type=click.IntRange(min=1), help="Sequence length (with --model)."),
     click.option(
         "--precision",
-        type=click.Choice(["fp32", "fp16", "bf16", "fp8"]),
-        help="Training precision (with --model) [default: bf16].",
+        type=click.Choice(TRAINING_PRECISIONS, case_sensitive=False),
+        help="Training precision: fp32, tf32, fp16/amp-fp16, bf16/amp-bf16, pure-bf16, fp8 "
+        "(Transformer Engine); also changes a named workload [default: the workload's, else bf16].",
     ),
 )
 

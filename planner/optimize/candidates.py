@@ -225,12 +225,13 @@ def build_candidates(
 
         estimator = default_estimator
     opts = options or CandidateOptions()
+    offers, exclusions = _precision_supported(spec, offers, catalog)
     offers = in_region_preference(offers, opts.near)  # price ties go to the preferred region
     run = _Estimates(spec, estimator)
     shape_fits, shape_best_need = _shape_fits(offers, catalog, opts, run)
     shaped = offers.copy()
     shaped["_shape"] = pd.Series(_shape_keys(offers), index=offers.index, dtype=object)
-    exclusions = _memory_exclusions(shaped, shape_fits, shape_best_need)
+    exclusions += _memory_exclusions(shaped, shape_fits, shape_best_need)
     fit_table = pd.DataFrame(
         [
             {"_shape": key, "instances": n, "_est": est}
@@ -252,6 +253,10 @@ def build_candidates(
 
         for hw in hardware:
             gpu = catalog.resolve(hw.gpu)
+            why = _precision_problem(spec, gpu)
+            if why is not None:
+                exclusions.append(Exclusion("precision", "owned", hw.name, gpu.name, why))
+                continue
             per_machine = machine_cost_usd_per_hour(hw, opts.local_cost_basis)
             owned, excluded_hw = _owned_rows(hw, gpu, per_machine, opts, run)
             rows += owned
@@ -263,6 +268,49 @@ def build_candidates(
         else pd.DataFrame(columns=list(CANDIDATE_COLUMNS))
     )
     return CandidateSet(table=table, exclusions=tuple(exclusions), estimates_evaluated=len(run))
+
+
+def _precision_problem(spec: WorkloadSpec, gpu: GpuSpec) -> str | None:
+    """Why ``gpu`` cannot train ``spec`` in its precision, and what would (None when it can, or
+    for inference)."""
+    if spec.kind.value == "inference":
+        return None
+    precision = spec.train.precision.value
+    if gpu.cannot_train_in(precision) is None:
+        return None
+    from planner.workload.estimator import precision_fallback
+
+    return (
+        f"cannot train in {precision} (no {precision} tensor cores); "
+        f"training.precision: {precision_fallback(precision, gpu)} runs on them"
+    )
+
+
+def _precision_supported(
+    spec: WorkloadSpec, offers: pd.DataFrame, catalog: GpuCatalog
+) -> tuple[pd.DataFrame, list[Exclusion]]:
+    """``offers`` whose GPU can train ``spec`` in its precision (no bf16 on a T4 or V100, no fp8
+    before Hopper and Ada), and one exclusion per offer left out."""
+    if offers.empty or spec.kind.value == "inference":
+        return offers, []
+    problems = {
+        str(g): _precision_problem(spec, catalog.resolve(str(g)))
+        for g in offers["gpu_model"].unique()
+    }
+    bad = offers["gpu_model"].map(lambda g: problems[str(g)] is not None).astype(bool)
+    if not bad.any():
+        return offers, []
+    left_out = offers[bad].drop_duplicates(["provider", "instance_type"])
+    return offers[~bad], [
+        Exclusion(
+            "precision",
+            str(o["provider"]),
+            str(o["instance_type"]),
+            str(o["gpu_model"]),
+            str(problems[str(o["gpu_model"])]),
+        )
+        for o in left_out.to_dict("records")
+    ]
 
 
 def _purchase_options(opts: CandidateOptions) -> list[PurchaseOption]:
@@ -785,6 +833,10 @@ def group_exclusions(exclusions: Sequence[Exclusion]) -> list[str]:
             f"{', '.join(order)}: {top_mem:g} GiB or less per GPU < {need:.1f} GiB needed at best "
             f"(largest gang and most sharding tried)"
         )
+    precision = [e for e in exclusions if e.reason == "precision"]
+    if precision:
+        gpus = sorted({e.gpu_model for e in precision})
+        lines.append(f"{', '.join(gpus)}: {precision[0].detail}")
     risky = [e for e in exclusions if e.reason == "spot-risk"]
     if risky:
         lines.append(f"{len(risky)} spot offers: interruption rate above --max-interruption")

@@ -51,7 +51,7 @@ def _bigger_gpu(spec: WorkloadSpec, f: TrainFacts, gpu: GpuSpec, count: int) -> 
         key=lambda g: (g.memory_gib, g.name),
     )
     for other in bigger:
-        if spec.train.precision.value == "bf16" and not other.bf16:
+        if other.cannot_train_in(spec.train.precision.value) is not None:
             continue
         if _fits(
             f, other, count, default_topology(other, count), eff.supports_flash_attention(other)

@@ -150,6 +150,57 @@ def node_network_bytes_per_s(
     return gbps / 8.0 * 1e9 * LINK_EFFICIENCY[fabric.value]
 
 
+# -- precision ------------------------------------------------------------------------------------
+# fp32 matmuls run on the CUDA cores (PyTorch has not used TF32 for fp32 matmuls by default since
+# 1.12: torch.backends.cuda.matmul.allow_tf32 = False).  A CUDA-core SGEMM is easier to keep busy
+# than a tensor-core GEMM (less data per FLOP to stage), so it sustains a larger share of its own,
+# lower peak: the family's tensor fraction x 1.6, at most 0.85 (U; cuBLAS SGEMM reaches ~90% of
+# peak on large squares).  Checked, not fitted, against NVIDIA's BERT-large SQuAD fine-tuning on
+# one V100 32GB (DeepLearningExamples TensorFlow BERT README, 2019): 7.56 sentences/s in FP32
+# against 24.29 in FP16, 3.21x.
+FP32_FRACTION_RATIO = 1.6
+FP32_MAX_FRACTION = 0.85
+# Transformer Engine runs the linear layers' matmuls in fp8 (twice the 16-bit tensor rate on
+# Hopper, Ada and Blackwell) and keeps attention and the output layer in bf16.  Casting, per-tensor
+# scaling and amax bookkeeping keep an fp8 GEMM below twice the bf16 one: 1.7x is a planning figure
+# (U), which puts whole runs 1.3-1.6x faster than bf16 on the same stack once attention, memory
+# traffic and communication are counted (the gain published FP8 runs report).
+FP8_GEMM_SPEEDUP = 1.7
+
+
+def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> tuple[float, float]:
+    """(peak FLOP/s, share of it training matmuls of the reference shape sustain) for ``precision``.
+
+    fp32 runs on the CUDA cores (see :data:`FP32_FRACTION_RATIO`); tf32 on tensor cores at half
+    the 16-bit rate, or on the CUDA cores where those are as fast (GeForce: the same peak); fp8
+    runs ``linear_share`` of the FLOPs (the linear layers) at :data:`FP8_GEMM_SPEEDUP` times the
+    16-bit rate and the rest at it, folded into one effective peak; 16-bit recipes run at the dense
+    tensor peak.  Tensor paths keep the family's :func:`gemm_fraction`.
+    """
+    tensor = gemm_fraction(gpu)
+    cuda_cores = (
+        gpu.matmul_peak_flops("fp32"),
+        min(FP32_MAX_FRACTION, tensor * FP32_FRACTION_RATIO),
+    )
+    if precision == "fp32":
+        return cuda_cores
+    if precision == "tf32":
+        tf32 = (gpu.matmul_peak_flops("tf32"), tensor)
+        return max(tf32, cuda_cores, key=lambda p: p[0] * p[1])
+    if precision == "fp8":
+        share = min(max(linear_share, 0.0), 1.0)
+        speedup = 1.0 / (1.0 - share + share / FP8_GEMM_SPEEDUP)
+        return gpu.peak_flops * speedup, tensor
+    return gpu.matmul_peak_flops(precision), tensor
+
+
+def result_bytes(precision: str) -> float:
+    """Bytes of one matmul result or stored activation value: 4 in fp32 and tf32 (fp32 storage),
+    2 otherwise (fp8 recipes store activations in 16 bits except the linear inputs, see
+    planner.workload.memory)."""
+    return 4.0 if precision in ("fp32", "tf32") else 2.0
+
+
 def gemm_fraction(gpu: GpuSpec) -> float:
     """Share of the dense peak that matmuls of the family's reference shape sustain on ``gpu``."""
     return GEMM_FRACTION.get(gpu.family, GEMM_FRACTION.get(gpu.name, DEFAULT_GEMM_FRACTION))

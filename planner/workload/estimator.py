@@ -34,7 +34,38 @@ from planner.workload.inference import estimate_inference
 from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.training import estimate_training
 
-__all__ = ["Estimate", "Topology", "default_topology", "estimate"]
+__all__ = [
+    "Estimate",
+    "Topology",
+    "check_precision",
+    "default_topology",
+    "estimate",
+    "precision_fallback",
+]
+
+# What to train in instead when a GPU lacks a precision's tensor cores.
+_FALLBACK = {"bf16": "fp16", "pure-bf16": "fp16", "tf32": "fp32", "fp8": "bf16"}
+
+
+def precision_fallback(precision: str, gpu: GpuSpec) -> str:
+    """The precision to train in on ``gpu`` when it lacks ``precision``'s tensor cores."""
+    fallback = _FALLBACK.get(precision, "fp16")
+    return "fp16" if fallback == "bf16" and not gpu.bf16 else fallback
+
+
+def check_precision(spec: WorkloadSpec, gpu: GpuSpec) -> None:
+    """Raise ConfigError when ``gpu`` cannot train ``spec`` in its precision (bf16 on a T4 or a
+    V100, fp8 before Hopper and Ada), naming the precision that works there."""
+    precision = spec.train.precision.value
+    why = gpu.cannot_train_in(precision)
+    if why is None:
+        return
+    fallback = precision_fallback(precision, gpu)
+    raise ConfigError(
+        f"{why}, so it cannot train in {precision}",
+        key_path="training.precision",
+        hint=f"use {fallback} (training.precision: {fallback}, or --precision {fallback})",
+    )
 
 
 def estimate(
@@ -50,6 +81,7 @@ def estimate(
     topo = topology or default_topology(gpu, gpu_count)
     if spec.kind is Kind.INFERENCE:
         return estimate_inference(spec, gpu, gpu_count, topo)
+    check_precision(spec, gpu)
     blocked = unplaceable_estimate(spec, gpu, gpu_count, topo)
     if blocked is not None:
         return blocked

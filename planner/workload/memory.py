@@ -76,6 +76,9 @@ REPLICATED_BYTES_PER_SBH = 10.0
 # output 2 (eq. 1); without dropout only the softmax output stays.
 SCORE_BYTES_PER_AS2B = 5.0
 SCORE_DROPOUT_BYTES_PER_AS2B = 3.0
+# Linear-layer inputs stored in fp8 instead of 16 bits under Transformer Engine, per s·b·h: the QKV,
+# projection and MLP-up inputs (2 bytes each) and the MLP-down input (8) halve.
+FP8_LINEAR_INPUT_SAVING_PER_SBH = 7.0
 
 
 @dataclass(frozen=True)
@@ -92,10 +95,16 @@ class StateBytes:
 
 
 def state_bytes(precision: str, optimizer: str) -> StateBytes:
-    """Per-parameter model-state bytes for full training (16 for mixed-precision AdamW)."""
+    """Per-parameter model-state bytes for full training (16 for mixed-precision AdamW).
+
+    fp32 and tf32 keep fp32 weights and gradients (no master copy); ``pure-bf16`` keeps bf16
+    weights, gradients and optimizer states, no fp32 copy (torchtune's default recipe: 8 bytes per
+    parameter with AdamW; 8-bit optimizer states stay 8-bit)."""
     states = OPTIMIZER_STATE_BYTES[optimizer]
-    if precision == "fp32":
+    if precision in ("fp32", "tf32"):
         return StateBytes(4.0, 4.0, states)
+    if precision == "pure-bf16":
+        return StateBytes(2.0, 2.0, states if optimizer == "adamw-8bit" else states / 2.0)
     # fp16 / bf16 / fp8 compute keep 16-bit weights and grads plus an fp32 master copy
     # (FP8 training keeps higher-precision weights too: Transformer Engine docs).
     return StateBytes(2.0, 2.0, 4.0 + states)
@@ -106,13 +115,26 @@ def lora_params(layers: int, hidden: int, rank: int) -> float:
     return LORA_PARAMS_PER_RANK_HIDDEN * rank * hidden * layers
 
 
-def layer_bytes_per_sbh(*, dropout: bool) -> float:
-    """Stored bytes per s·b·h of one layer, score term aside: 34 with dropout, 32 without."""
-    return LAYER_BYTES_PER_SBH - (0.0 if dropout else DROPOUT_MASK_BYTES_PER_SBH)
+def layer_bytes_per_sbh(*, dropout: bool, precision: str = "bf16") -> float:
+    """Stored bytes per s·b·h of one layer, score term aside: 34 with dropout, 32 without.
+
+    Korthikanti's counts are for 16-bit values with 1-byte dropout masks.  In fp32 and tf32 every
+    value takes 4 bytes (66 and 64); under fp8 (Transformer Engine) the inputs of the four linear
+    layers are kept in fp8 -- QKV 2, projection 2, MLP up 2 and down 8 bytes halve -- 7 fewer."""
+    masks = DROPOUT_MASK_BYTES_PER_SBH if dropout else 0.0
+    values = LAYER_BYTES_PER_SBH - DROPOUT_MASK_BYTES_PER_SBH
+    if precision in ("fp32", "tf32"):
+        return 2.0 * values + masks
+    if precision == "fp8":
+        return values + masks - FP8_LINEAR_INPUT_SAVING_PER_SBH
+    return values + masks
 
 
-def score_bytes_per_as2b(*, dropout: bool) -> float:
-    """Stored attention-score bytes per a·s²·b without FlashAttention: 5 with dropout, 2 without."""
+def score_bytes_per_as2b(*, dropout: bool, precision: str = "bf16") -> float:
+    """Stored attention-score bytes per a·s²·b without FlashAttention: 5 with dropout, 2 without
+    (the softmax output, the dropout output and its 1-byte mask); 9 and 4 in fp32 and tf32."""
+    if precision in ("fp32", "tf32"):
+        return 9.0 if dropout else 4.0
     return SCORE_BYTES_PER_AS2B - (0.0 if dropout else SCORE_DROPOUT_BYTES_PER_AS2B)
 
 

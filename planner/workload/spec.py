@@ -49,12 +49,42 @@ class Kind(_StrEnum):
 
 
 class Precision(_StrEnum):
+    """How a job stores and multiplies its numbers (training recipes, inference weight formats).
+
+    Training: ``fp32`` (CUDA-core matmuls, no tensor cores), ``tf32`` (fp32 storage, TF32 tensor
+    cores: Ampere and newer), ``fp16`` and ``bf16`` (torch.amp autocast with fp32 master weights,
+    also written ``amp-fp16`` / ``amp-bf16``), ``pure-bf16`` (bf16 weights, gradients and optimizer
+    states, no fp32 copy: torchtune's default), ``fp8`` (Transformer Engine: fp8 linear layers,
+    bf16 elsewhere, bf16/fp32 master weights).  ``int8`` and ``int4`` are inference weight formats.
+    """
+
     FP32 = "fp32"
+    TF32 = "tf32"
     FP16 = "fp16"
     BF16 = "bf16"
+    PURE_BF16 = "pure-bf16"
     FP8 = "fp8"
     INT8 = "int8"  # inference weights only
     INT4 = "int4"  # inference weights only
+
+
+# Other names for a training precision, as frameworks and users write them.
+PRECISION_ALIASES = {
+    "amp-fp16": "fp16",
+    "amp-bf16": "bf16",
+    "mixed-fp16": "fp16",
+    "mixed-bf16": "bf16",
+    "bf16-mixed": "bf16",
+    "16-mixed": "fp16",
+    "te-fp8": "fp8",
+    "fp8-te": "fp8",
+    "bf16-pure": "pure-bf16",
+    "bf16-true": "pure-bf16",
+    "32": "fp32",
+    "32-true": "fp32",
+}
+# Weight formats that serve a model but cannot train one.
+INFERENCE_ONLY_PRECISIONS = ("int8", "int4")
 
 
 class Optimizer(_StrEnum):
@@ -160,6 +190,22 @@ class ParallelismSection(_Section):
 
 
 class TrainingSection(_Section):
+    @model_validator(mode="before")
+    @classmethod
+    def _precision_names(cls, raw: Any) -> Any:
+        """``amp-bf16`` and the other framework spellings read as their precision; ``int8`` and
+        ``int4`` are refused: they store weights for serving, and no training recipe runs on
+        them (QLoRA's 4-bit frozen weights are ``method: qlora``)."""
+        if isinstance(raw, dict) and isinstance(raw.get("precision"), str):
+            name = raw["precision"].strip().lower()
+            if name in INFERENCE_ONLY_PRECISIONS:
+                raise ValueError(
+                    f"precision {name} stores weights for serving; training runs in fp32, tf32, "
+                    "fp16, bf16, pure-bf16 or fp8 (for 4-bit frozen weights use method: qlora)"
+                )
+            raw = {**raw, "precision": PRECISION_ALIASES.get(name, name)}
+        return raw
+
     precision: Precision = Precision.BF16
     optimizer: Optimizer = Optimizer.ADAMW
     method: Method = Method.FULL

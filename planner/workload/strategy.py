@@ -129,6 +129,10 @@ class TrainFacts:
     # and the vocabulary: the matmul shapes (efficiency.matmul_fraction)
     layer_params: float = 0.0
     vocab: int = 0
+    # the training precision (spec.Precision) and, for fp8, the share of the model FLOPs that run
+    # in the fp8 linear layers (attention and the LM head stay in bf16 under Transformer Engine)
+    precision: str = "bf16"
+    linear_share: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -218,12 +222,13 @@ def _choices(
 
 def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -> _Search:
     """The per-search constants of :class:`_Search` for ``count`` x ``gpu`` on ``links``."""
-    peak = gpu.peak_flops
+    peak, fraction = eff.precision_peak(gpu, f.precision, f.linear_share)
     bw = gpu.memory_bandwidth_gb_per_s * 1e9
     stack = eff.FINETUNE_STACK_FACTOR if f.finetune else 1.0
     if f.method == "qlora":
         stack /= eff.QLORA_SLOWDOWN
-    ops_per_byte = peak / bw
+    # matmul results are written in the precision's own width (fp32 and tf32: 4 bytes, not 2)
+    ops_per_byte = peak / bw * eff.result_bytes(f.precision) / 2.0
     gpn = max(1, min(links.gpus_per_node, count))
     modes, tps, pps, zeros = _choices(f, count, gpn, flash)
     return _Search(
@@ -233,11 +238,10 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         peak_flops=peak,
         bytes_per_s=bw,
         stack=stack,
-        flat_efficiency=eff.gemm_fraction(gpu) * stack,
+        flat_efficiency=fraction * stack,
         shaped=f.transformer and f.layer_params > 0,
         ops_per_byte=ops_per_byte,
-        inverse_at_zero=1.0 / eff.gemm_fraction(gpu)
-        - ops_per_byte * eff.reference_bytes_per_flop(gpu),
+        inverse_at_zero=1.0 / fraction - ops_per_byte * eff.reference_bytes_per_flop(gpu),
         straggler=eff.straggler_factor(count),
         tp_overlap=eff.overlaps_tensor_parallel(gpu) and links.intra_kind == "nvlink",
         memory_bytes=gpu.memory_gib * GIB,

@@ -91,6 +91,7 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     2022 eq. 2, with or without the dropout masks; memory.py)."""
     m = spec.model
     dropout = dropout_on(spec)
+    precision = spec.train.precision.value
     L, h, a, seq = int(m.layers or 1), int(m.hidden or 1), int(m.heads or 1), spec.seq_len
     vocab = int(m.vocab or 0)
     # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
@@ -112,8 +113,13 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
             mode: seq * compute.recompute_flops_per_token(params, L, h, seq, mode)
             for mode in ("none", "selective", "full")
         },
-        act_base_per_seq_layer=mem.layer_bytes_per_sbh(dropout=dropout) * seq * h,
-        act_score_per_seq_layer=mem.score_bytes_per_as2b(dropout=dropout) * a * seq * seq,
+        act_base_per_seq_layer=mem.layer_bytes_per_sbh(dropout=dropout, precision=precision)
+        * seq
+        * h,
+        act_score_per_seq_layer=mem.score_bytes_per_as2b(dropout=dropout, precision=precision)
+        * a
+        * seq
+        * seq,
         logits_per_seq=logits,
         act_per_sample=0.0,
         largest_layer=float(m.largest_layer_params or max(12.0 * h * h, vocab * h)),
@@ -162,9 +168,19 @@ def _compute_train_facts(
     frozen_bytes = (
         mem.QLORA_BYTES_PER_PARAM if meth == "qlora" else mem.BYTES_PER_VALUE.get(precision, 2.0)
     )
-    if precision == "fp32" and meth != "full":
+    if precision in ("fp32", "tf32") and meth != "full":
         frozen_bytes = 4.0
     finetune = spec.kind is Kind.FINETUNE
+    opt_traffic = eff.OPTIMIZER_TRAFFIC_BYTES[opt]
+    if precision == "pure-bf16":
+        opt_traffic /= 2.0  # bf16 weights, gradients and states: half the bytes an fp32 copy moves
+    # FLOPs of the linear layers' weight matmuls (fp8 under Transformer Engine): 2 per weight per
+    # token forward, 4 more backward (2 with frozen weights)
+    linear = 0.0
+    if transformer and shape.model_flops_per_seq > 0:
+        per_weight = 6.0 if meth == "full" else 4.0
+        linear = per_weight * shape.seq * shape.layers * shape.layer_params
+    linear_share = min(1.0, linear / shape.model_flops_per_seq) if linear else 0.0
     return TrainFacts(
         transformer=transformer,
         params=params,
@@ -188,8 +204,13 @@ def _compute_train_facts(
         finetune=finetune,
         # torch.amp keeps fp32 parameters, so DDP all-reduces fp32 gradients in fine-tuning stacks;
         # Megatron/FSDP pre-training reduces 16-bit gradients.
-        grad_comm_bytes=4.0 if (finetune or precision == "fp32") else 2.0,
-        opt_traffic=eff.OPTIMIZER_TRAFFIC_BYTES[opt],
+        # pure bf16 has no fp32 copy to reduce.
+        grad_comm_bytes=2.0
+        if precision == "pure-bf16"
+        else 4.0
+        if (finetune or precision in ("fp32", "tf32"))
+        else 2.0,
+        opt_traffic=opt_traffic,
         largest_layer=shape.largest_layer,
         head_flops_per_seq=shape.head_flops_per_seq,
         pinned={k: v for k, v in t.parallelism.model_dump().items() if v is not None},
@@ -200,6 +221,8 @@ def _compute_train_facts(
         ),
         layer_params=shape.layer_params,
         vocab=shape.vocab,
+        precision=precision,
+        linear_share=linear_share,
     )
 
 
@@ -274,7 +297,7 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
     assumptions = [
         f"{f.samples_per_piece:.4g} {'sequences of ' + str(f.seq) + ' tokens' if f.transformer else 'samples'} per piece, "
         f"{spec.pieces} piece(s); global batch {f.global_batch:.4g} per optimizer step",
-        f"{spec.train.precision.value} mixed precision, {f.optimizer}: {f.state.total:g} bytes per trainable parameter "
+        f"{PRECISION_TEXT.get(f.precision, f.precision)}, {f.optimizer}: {f.state.total:g} bytes per trainable parameter "
         "(weights + gradients + optimizer states, ZeRO convention)",
         _activation_assumption(spec, flash),
         "interruptions at the Llama 3 rate with Young/Daly checkpointing",
@@ -296,11 +319,43 @@ def model_flops(spec: WorkloadSpec, f: TrainFacts) -> float:
     return f.model_flops_per_seq * f.samples_per_piece * spec.pieces
 
 
+# How each training precision runs, in words (the estimate's assumptions).
+PRECISION_TEXT = {
+    "fp32": "fp32 (CUDA-core matmuls, no tensor cores)",
+    "tf32": "tf32 (fp32 storage, TF32 tensor-core matmuls)",
+    "fp16": "fp16 mixed precision (torch.amp, fp32 master weights)",
+    "bf16": "bf16 mixed precision (torch.amp, fp32 master weights)",
+    "pure-bf16": "pure bf16 (bf16 weights, gradients and optimizer states, no fp32 copy)",
+    "fp8": "fp8 (Transformer Engine: fp8 linear layers, bf16 attention and output layer)",
+}
+
+
+def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
+    """``the 989 TFLOPS dense bf16 tensor peak`` for the unit the precision's matmuls run on."""
+    peak, g = eff.precision_peak(gpu, f.precision, f.linear_share)
+    if f.precision == "fp8":
+        return (
+            f"{g:.2f} of the {gpu.tensor_tflops_dense:g} TFLOPS dense 16-bit peak, "
+            f"{f.linear_share:.0%} of the FLOPs (the linear layers) {eff.FP8_GEMM_SPEEDUP:g}x "
+            "faster in fp8"
+        )
+    unit = (
+        "CUDA-core fp32"
+        if peak == gpu.matmul_peak_flops("fp32")
+        and f.precision
+        in (
+            "fp32",
+            "tf32",
+        )
+        else ("TF32 tensor" if f.precision == "tf32" else "16-bit tensor")
+    )
+    return f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense {unit} peak"
+
+
 def efficiency_source(gpu: GpuSpec, f: TrainFacts) -> str:
     """Where a training estimate's efficiency comes from, in words."""
-    g = eff.gemm_fraction(gpu)
     text = (
-        f"physics model: {gpu.name} matmuls at {g:.2f} of the {gpu.tensor_tflops_dense:g} TFLOPS dense peak "
+        f"physics model: {gpu.name} matmuls at {_peak_text(gpu, f)} "
         "(GPU-generation default calibrated on published runs: MosaicML llm-foundry "
         "benchmarks, Narayanan et al. 2021, Korthikanti et al. 2022"
         f"{', adjusted for the matmul shapes' if f.transformer else ''}), plus activation "

@@ -1,0 +1,151 @@
+"""Precision as physics (issue 14): which unit the matmuls run on, the bytes each recipe keeps, and
+the GPUs that cannot train in it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import planner
+from planner.cli import main
+from planner.errors import ConfigError
+from planner.gpu_specs import resolve_gpu
+from planner.workload import efficiency as eff
+from planner.workload import estimate, load_workload, parse_workload
+from planner.workload.memory import GIB
+
+
+def in_precision(name: str, precision: str, **training: Any) -> Any:
+    raw = load_workload(name).model_dump(mode="json", exclude_none=True)
+    raw["training"] = {**raw.get("training", {}), "precision": precision, **training}
+    return parse_workload(raw)
+
+
+def test_fp32_keeps_every_activation_in_four_bytes() -> None:
+    """GPT-2 small on an RTX 3060 at micro-batch 4: Korthikanti's 34 bytes per s.b.h per layer in
+    16 bits are 66 in fp32 (32 two-byte values doubled, the two 1-byte dropout masks kept); the fp32
+    logits and their softmax (s.b.V.4.2 bytes) are the same in both."""
+    gpu = resolve_gpu("RTX3060")
+    pinned = {"parallelism": {"micro_batch": 4}}
+    fp32 = estimate(in_precision("gpt2-finetune", "fp32", **pinned), gpu, 1)
+    amp = estimate(in_precision("gpt2-finetune", "amp-bf16", **pinned), gpu, 1)
+    layers, hidden, seq, vocab, b = 12, 768, 1024, 50257, 4
+    logits = seq * b * vocab * 4 * 2
+    expected = {
+        "fp32": (layers * 66 * seq * b * hidden + logits) / GIB,
+        "bf16": (layers * 34 * seq * b * hidden + logits) / GIB,
+    }
+    assert fp32.memory_breakdown_gib["activations"] == pytest.approx(expected["fp32"], rel=1e-6)
+    assert amp.memory_breakdown_gib["activations"] == pytest.approx(expected["bf16"], rel=1e-6)
+    # both keep 16 bytes of state per parameter (fp32 weights + grads + Adam; bf16 + fp32 master)
+    assert fp32.memory_breakdown_gib["weights"] == pytest.approx(2 * amp.memory_breakdown_gib["weights"])
+    assert fp32.memory_per_gpu_gib > amp.memory_per_gpu_gib
+
+
+def test_fp32_runs_on_the_cuda_cores_and_mixed_precision_on_the_tensor_cores() -> None:
+    """On an RTX 3060 the 16-bit tensor peak (25.4 TFLOPS, FP32 accumulate) at the GeForce
+    fraction 0.30 gives 7.6 TFLOPS of matmuls; the CUDA cores' 12.7 at 0.30 x 1.6 give 6.1: fp32
+    matmuls take 1.25x as long, and fp32 moves twice the activation bytes, so the job takes
+    between 1.25x and 2x as long."""
+    gpu = resolve_gpu("RTX3060")
+    assert eff.precision_peak(gpu, "fp32") == (12.7e12, pytest.approx(0.48))
+    assert eff.precision_peak(gpu, "bf16") == (25.4e12, pytest.approx(0.30))
+    fp32 = estimate(in_precision("gpt2-finetune", "fp32"), gpu, 1).wall_hours
+    amp = estimate(in_precision("gpt2-finetune", "amp-bf16"), gpu, 1).wall_hours
+    assert 1.25 < fp32 / amp < 2.0
+    # on an H100 the gap is the datasheets' 66.9 against 989.4 TFLOPS: far wider
+    h100 = resolve_gpu("H100")
+    fp32_h = estimate(in_precision("gpt2-finetune", "fp32"), h100, 1).wall_hours
+    amp_h = estimate(in_precision("gpt2-finetune", "bf16"), h100, 1).wall_hours
+    assert fp32_h / amp_h > 4.0
+
+
+def test_tf32_uses_half_the_16_bit_tensor_rate_where_it_beats_the_cuda_cores() -> None:
+    a100 = resolve_gpu("A100-80GB")  # TF32 156 of 312 TFLOPS (datasheet)
+    assert eff.precision_peak(a100, "tf32")[0] == pytest.approx(156e12)
+    rtx = resolve_gpu("RTX3060")  # GeForce: TF32 12.7, the same as the CUDA cores: those win
+    assert eff.precision_peak(rtx, "tf32") == eff.precision_peak(rtx, "fp32")
+    spec = in_precision("gpt2-finetune", "tf32")
+    fp32 = estimate(in_precision("gpt2-finetune", "fp32"), a100, 1)
+    tf32 = estimate(spec, a100, 1)
+    assert tf32.wall_hours < fp32.wall_hours
+    assert tf32.memory_per_gpu_gib == pytest.approx(fp32.memory_per_gpu_gib)
+
+
+def test_fp8_speeds_up_the_linear_layers_only() -> None:
+    """Llama 2 7B pre-training on 8 H100s: the linear layers are most of the FLOPs (attention at
+    4,096 tokens and the output layer are the rest) and run 1.7x faster; the whole run comes out
+    1.2-1.6x faster than bf16, as published FP8 runs report (1.3-1.6x on the same stack)."""
+    gpu = resolve_gpu("H100")
+    bf16 = estimate(in_precision("llama-2-7b-pretrain", "bf16"), gpu, 8)
+    fp8 = estimate(in_precision("llama-2-7b-pretrain", "fp8"), gpu, 8)
+    speedup = bf16.wall_hours / fp8.wall_hours
+    assert 1.2 < speedup < 1.6
+    # fp8 keeps the linear layers' inputs in one byte: fewer activation bytes, never more memory
+    assert fp8.memory_per_gpu_gib <= bf16.memory_per_gpu_gib
+
+
+def test_pure_bf16_keeps_eight_bytes_of_state_per_parameter() -> None:
+    """torchtune's recipe: bf16 weights, gradients and AdamW moments, no fp32 copy: 2 + 2 + 4."""
+    gpu = resolve_gpu("A100-80GB")
+    pinned = {"parallelism": {"micro_batch": 1, "zero": 0}}
+    pure = estimate(in_precision("gpt2-xl-finetune", "pure-bf16", **pinned), gpu, 1)
+    amp = estimate(in_precision("gpt2-xl-finetune", "bf16", **pinned), gpu, 1)
+    params = load_workload("gpt2-xl-finetune").model.params or 0.0
+    assert pure.memory_breakdown_gib["optimizer_states"] == pytest.approx(params * 4 / GIB, rel=1e-6)
+    assert amp.memory_breakdown_gib["optimizer_states"] == pytest.approx(params * 12 / GIB, rel=1e-6)
+    assert pure.memory_breakdown_gib["weights"] == amp.memory_breakdown_gib["weights"]
+
+
+@pytest.mark.parametrize(
+    ("gpu", "precision", "fix"),
+    [
+        ("T4", "bf16", "use fp16"),
+        ("V100-32GB", "pure-bf16", "use fp16"),
+        ("A100-80GB", "fp8", "use bf16"),
+        ("V100-16GB", "fp8", "use fp16"),
+        ("V100-16GB", "tf32", "use fp32"),
+    ],
+)
+def test_a_gpu_without_the_tensor_cores_is_refused_with_the_precision_that_works(
+    gpu: str, precision: str, fix: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        estimate(in_precision("gpt2-finetune", precision), resolve_gpu(gpu), 1)
+    assert gpu in info.value.message and precision in info.value.message
+    assert fix in (info.value.hint or "")
+    assert info.value.key_path == "training.precision"
+
+
+def test_inference_weight_formats_cannot_train() -> None:
+    with pytest.raises(ConfigError, match="method: qlora"):
+        in_precision("gpt2-finetune", "int8")
+
+
+@pytest.mark.parametrize(
+    ("alias", "name"), [("amp-bf16", "bf16"), ("AMP-FP16", "fp16"), ("te-fp8", "fp8")]
+)
+def test_framework_spellings_read_as_the_precision(alias: str, name: str) -> None:
+    assert in_precision("gpt2-finetune", alias).train.precision.value == name
+
+
+def test_estimate_and_quote_take_precision_for_a_named_workload() -> None:
+    run = CliRunner().invoke
+    fp32 = run(main, ["estimate", "gpt2-finetune", "--gpu", "RTX3060", "--precision", "fp32"])
+    amp = run(main, ["estimate", "gpt2-finetune", "--gpu", "RTX3060", "--precision", "amp-bf16"])
+    assert fp32.exit_code == 0 and amp.exit_code == 0
+    assert "fp32 (CUDA-core matmuls" in fp32.stdout and "bf16 mixed precision" in amp.stdout
+    refused = run(main, ["estimate", "gpt2-finetune", "--gpu", "T4"])
+    assert refused.exit_code == 2 and "use fp16" in refused.stderr
+    assert "Traceback" not in refused.output
+    # a quote in bf16 names the GPUs it leaves out and why; in fp16 they are back
+    quote = ["quote", "-w", "gpt2-large-pretrain", "--deadline", "72h", "--format", "json"]
+    import json
+
+    bf16 = json.loads(run(main, quote).stdout)
+    fp16 = json.loads(run(main, [*quote, "--precision", "fp16"]).stdout)
+    assert any("T4" in line and "cannot train in bf16" in line for line in bf16["excluded"])
+    assert not any("cannot train" in line for line in fp16["excluded"])
+    assert planner.with_precision(load_workload("gpt2-finetune"), "fp16").train.precision == "fp16"
