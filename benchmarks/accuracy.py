@@ -35,7 +35,8 @@ from planner.workload.compute import megatron_flops_per_iteration
 
 DATA_FILE = Path(__file__).parent / "data" / "published_runs.yaml"
 # wall_hours | gpu_hours | seconds: the whole workload, interruptions included;
-# steady_seconds: training steps only (for rows measured as throughput over a healthy stretch)
+# steady_seconds: training steps only (rows measured as throughput over a healthy stretch, or
+#   timed inside the training loop: seconds per iteration, HF Trainer's train_runtime)
 METRICS = ("wall_hours", "gpu_hours", "seconds", "steady_seconds")
 
 

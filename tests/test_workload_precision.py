@@ -40,7 +40,9 @@ def test_fp32_keeps_every_activation_in_four_bytes() -> None:
     assert fp32.memory_breakdown_gib["activations"] == pytest.approx(expected["fp32"], rel=1e-6)
     assert amp.memory_breakdown_gib["activations"] == pytest.approx(expected["bf16"], rel=1e-6)
     # both keep 16 bytes of state per parameter (fp32 weights + grads + Adam; bf16 + fp32 master)
-    assert fp32.memory_breakdown_gib["weights"] == pytest.approx(2 * amp.memory_breakdown_gib["weights"])
+    assert fp32.memory_breakdown_gib["weights"] == pytest.approx(
+        2 * amp.memory_breakdown_gib["weights"]
+    )
     assert fp32.memory_per_gpu_gib > amp.memory_per_gpu_gib
 
 
@@ -94,8 +96,12 @@ def test_pure_bf16_keeps_eight_bytes_of_state_per_parameter() -> None:
     pure = estimate(in_precision("gpt2-xl-finetune", "pure-bf16", **pinned), gpu, 1)
     amp = estimate(in_precision("gpt2-xl-finetune", "bf16", **pinned), gpu, 1)
     params = load_workload("gpt2-xl-finetune").model.params or 0.0
-    assert pure.memory_breakdown_gib["optimizer_states"] == pytest.approx(params * 4 / GIB, rel=1e-6)
-    assert amp.memory_breakdown_gib["optimizer_states"] == pytest.approx(params * 12 / GIB, rel=1e-6)
+    assert pure.memory_breakdown_gib["optimizer_states"] == pytest.approx(
+        params * 4 / GIB, rel=1e-6
+    )
+    assert amp.memory_breakdown_gib["optimizer_states"] == pytest.approx(
+        params * 12 / GIB, rel=1e-6
+    )
     assert pure.memory_breakdown_gib["weights"] == amp.memory_breakdown_gib["weights"]
 
 

@@ -144,6 +144,11 @@ def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
         ("efficiency (MFU)", f"{est.efficiency:.1%}" if est.fits or est.efficiency else "-"),
         ("efficiency source", est.efficiency_source),
         ("wall-clock", _hours(est.wall_hours)),
+        *(
+            (f"  {phase}", _hours(hours))
+            for phase, hours in est.time_breakdown_hours.items()
+            if hours * 60 >= 0.05  # a phase under 3 seconds is noise in a job
+        ),
         ("GPU-hours", _gpu_hours(est.gpu_hours)),
         ("interconnect needed", est.interconnect_required.value),
         (

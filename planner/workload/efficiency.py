@@ -150,6 +150,16 @@ def node_network_bytes_per_s(
     return gbps / 8.0 * 1e9 * LINK_EFFICIENCY[fabric.value]
 
 
+# -- fixed costs of a run -------------------------------------------------------------------------
+# Before the first step: the Python process and its imports, the CUDA context, the NCCL
+# communicators, the tokenizer and the dataset index.  60 s is a planning figure (U); a short job
+# pays it in full, a long one does not notice.
+PROCESS_START_SECONDS = 60.0
+# A fine-tune reads its pretrained weights from storage first: 1 GB/s is a planning figure (U) for
+# cloud block storage or a network file system (a local NVMe reads 2-7 GB/s).
+LOAD_BYTES_PER_S = 1.0e9
+
+
 # -- precision ------------------------------------------------------------------------------------
 # fp32 matmuls run on the CUDA cores (PyTorch has not used TF32 for fp32 matmuls by default since
 # 1.12: torch.backends.cuda.matmul.allow_tf32 = False).  A CUDA-core SGEMM is easier to keep busy

@@ -53,8 +53,12 @@ class Estimate:
     checkpoint_gib: float
     suggestions: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = field(default=())
-    # share of the wall-clock spent on training steps (the rest: checkpoints, interruptions)
+    # share of the wall-clock spent on training steps (the rest: checkpoints, interruptions,
+    # start-up, evaluation)
     goodput: float = 1.0
+    # where the wall-clock goes, hours: training steps, checkpoints and interruptions, start-up
+    # and model load, evaluation passes (training); empty for inference
+    time_breakdown_hours: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +78,7 @@ class Estimate:
             "fabric_required": self.fabric_required.value if self.fabric_required else None,
             "checkpoint_gib": self.checkpoint_gib,
             "goodput": self.goodput,
+            "time_breakdown_hours": dict(self.time_breakdown_hours),
             "suggestions": list(self.suggestions),
             "assumptions": list(self.assumptions),
         }
@@ -98,6 +103,7 @@ def make_estimate(
     suggestions: list[str] | tuple[str, ...],
     assumptions: list[str] | tuple[str, ...],
     goodput: float = 1.0,
+    time_breakdown_hours: dict[str, float] | None = None,
 ) -> Estimate:
     """One :class:`Estimate`: per-GPU memory in GiB, GPU-hours = wall-clock x GPUs."""
     return Estimate(
@@ -119,6 +125,7 @@ def make_estimate(
         suggestions=tuple(suggestions),
         assumptions=tuple(assumptions),
         goodput=goodput,
+        time_breakdown_hours=dict(time_breakdown_hours or {}),
     )
 
 

@@ -9,7 +9,8 @@ Conventions:
 - ``wall_hours`` covers the whole workload: every piece (``spec.pieces``), run on these GPUs.  With
   several pieces the GPUs may be split into groups that each run a piece; the split with the
   shortest total time wins (``Strategy.gpus_per_piece``, ``Strategy.concurrent_pieces``).
-- Training time includes interruptions and checkpoints (Young/Daly, :mod:`.efficiency`).
+- Training time includes interruptions and checkpoints (Young/Daly, :mod:`.efficiency`), the
+  run's start-up and model load, and its evaluation passes (``time_breakdown_hours``).
 - ``efficiency`` is MFU: model FLOPs (no recompute) / (GPUs x dense peak x wall time).
 - Inference serving (``tokens_per_s`` for ``hours``): ``wall_hours`` is the serving window; the
   estimate fits only if the GPUs sustain the rate, otherwise ``fits`` is False and a suggestion says

@@ -178,6 +178,19 @@ class DataSection(_Section):
     tokens_per_sample: float | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     flops_per_sample: float | None = Field(default=None, gt=0, le=1e20)
     dataset: str = ""
+    # evaluation passes during training: one every ``eval_every`` optimizer steps, each over
+    # ``eval_tokens`` tokens (samples for a non-transformer); none when unset
+    eval_every: int | None = Field(default=None, ge=1, le=10**9)
+    eval_tokens: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
+
+    @model_validator(mode="after")
+    def _eval_pair(self) -> DataSection:
+        if (self.eval_every is None) != (self.eval_tokens is None):
+            raise ValueError(
+                "give both eval_every (optimizer steps between evaluation passes) and "
+                "eval_tokens (tokens per pass), or neither"
+            )
+        return self
 
 
 class ParallelismSection(_Section):

@@ -545,7 +545,16 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     s = replace(s, reason=explain(cand, size))
     flops = model_flops(spec, f)
     sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
-    steady_s = math.ceil(spec.pieces / concurrent) * cand.piece_seconds
+    rounds = math.ceil(spec.pieces / concurrent)
+    steady_s = rounds * cand.piece_seconds
+    start_s, eval_s = fixed_seconds(spec, f, cand)
+    phases = {
+        "training steps": steady_s,
+        "checkpoints and interruptions": total_s - steady_s,
+        "start-up and model load": rounds * start_s,
+        "evaluation passes": rounds * eval_s,
+    }
+    total_s += rounds * (start_s + eval_s)
     return make_estimate(
         spec,
         gpu,
@@ -564,4 +573,27 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         suggestions=_busy_notes(spec, cand, count, size * concurrent),
         assumptions=assumptions,
         goodput=steady_s / total_s if total_s > 0 else 1.0,
+        time_breakdown_hours={k: v / 3600.0 for k, v in phases.items()},
     )
+
+
+def fixed_seconds(spec: WorkloadSpec, f: TrainFacts, cand: Candidate) -> tuple[float, float]:
+    """(start-up and model load, evaluation passes) seconds of one piece's run.
+
+    Start-up: :data:`~planner.workload.efficiency.PROCESS_START_SECONDS`, then, for a fine-tune,
+    the pretrained weights read from storage at
+    :data:`~planner.workload.efficiency.LOAD_BYTES_PER_S`.  Evaluation: ``data.eval_every`` and
+    ``data.eval_tokens``; a pass runs the forward pass only (2 of the 6 FLOPs per weight and token
+    of full training, 2 of 4 with frozen weights) at the training steps' rate.
+    """
+    load_s = f.params * f.frozen_bytes / eff.LOAD_BYTES_PER_S if f.finetune else 0.0
+    data = spec.data
+    eval_s = 0.0
+    if data is not None and data.eval_every and data.eval_tokens and f.samples_per_piece > 0:
+        steps = f.samples_per_piece / f.global_batch
+        passes = math.floor(steps / data.eval_every)
+        eval_samples = data.eval_tokens / f.seq if f.transformer else data.eval_tokens
+        forward_share = 2.0 / (6.0 if f.method == "full" else 4.0)
+        per_sample_s = cand.piece_seconds / f.samples_per_piece
+        eval_s = passes * eval_samples * forward_share * per_sample_s
+    return eff.PROCESS_START_SECONDS + load_s, eval_s
