@@ -43,7 +43,7 @@ _PUBLIC: dict[str, str] = {
     "refresh_prices": "planner.api",
     "report": "planner.api",
     "tco": "planner.api",
-    "with_precision": "planner.api",
+    "with_training": "planner.api",
     "workload_requirements": "planner.api",
     # what they take and return
     "OffersResult": "planner.api",
@@ -91,7 +91,7 @@ if TYPE_CHECKING:  # the same names for type checkers and editors, which do not 
         refresh_prices,
         report,
         tco,
-        with_precision,
+        with_training,
         workload_requirements,
     )
     from planner.catalog import OfferBook, load_offer_book, load_offers

@@ -788,19 +788,20 @@ def load_workload(name_or_path: str) -> WorkloadSpec:
     return _load(name_or_path)
 
 
-def with_precision(spec: WorkloadSpec, precision: str) -> WorkloadSpec:
-    """``spec`` trained in ``precision`` (``fp32``, ``tf32``, ``bf16``/``amp-bf16``, ``fp16``,
-    ``pure-bf16``, ``fp8``), validated as a workload file would be.
+def with_training(spec: WorkloadSpec, **training: Any) -> WorkloadSpec:
+    """``spec`` with ``training`` fields replaced (``precision="fp8"``, ``framework="nemo"``),
+    validated as a workload file would be.
 
-    >>> from planner.api import load_workload, with_precision
-    >>> with_precision(load_workload("gpt2-finetune"), "amp-fp16").train.precision.value
+    >>> from planner.api import load_workload, with_training
+    >>> with_training(load_workload("gpt2-finetune"), precision="amp-fp16").train.precision.value
     'fp16'
     """
     from planner.workload import parse_workload
 
     raw = spec.model_dump(mode="json", exclude_none=True)
-    raw.setdefault("training", {})["precision"] = precision
-    return parse_workload(raw, file=f"{spec.name} with --precision {precision}")
+    raw.setdefault("training", {}).update(training)
+    changed = ", ".join(f"{k}={v}" for k, v in training.items())
+    return parse_workload(raw, file=f"{spec.name} with {changed}")
 
 
 def model_presets() -> list[dict[str, Any]]:

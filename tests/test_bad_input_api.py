@@ -179,8 +179,8 @@ def _workload(cli: tuple[str, tuple[str, ...]]) -> object:
     args = cli[1]
     if "--precision" not in args:
         return cli[0]
-    return planner.with_precision(
-        planner.load_workload(cli[0]), args[args.index("--precision") + 1]
+    return planner.with_training(
+        planner.load_workload(cli[0]), precision=args[args.index("--precision") + 1]
     )
 
 

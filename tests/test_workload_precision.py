@@ -154,4 +154,7 @@ def test_estimate_and_quote_take_precision_for_a_named_workload() -> None:
     fp16 = json.loads(run(main, [*quote, "--precision", "fp16"]).stdout)
     assert any("T4" in line and "cannot train in bf16" in line for line in bf16["excluded"])
     assert not any("cannot train" in line for line in fp16["excluded"])
-    assert planner.with_precision(load_workload("gpt2-finetune"), "fp16").train.precision == "fp16"
+    assert (
+        planner.with_training(load_workload("gpt2-finetune"), precision="fp16").train.precision
+        == "fp16"
+    )

@@ -21,6 +21,7 @@ from planner.reports.estimate import (
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology, WorkloadSpec
 from planner.workload.adhoc import workload_yaml
+from planner.workload.frameworks import framework_names
 from planner.workload.spec import INFERENCE_ONLY_PRECISIONS, PRECISION_ALIASES, Precision
 
 
@@ -64,6 +65,7 @@ FACT_FIELDS = {
     "kind": "--kind",
     "model.seq_len": "--seq-len",
     "training.precision": "--precision",
+    "training.framework": "--framework",
 }
 
 
@@ -77,11 +79,19 @@ class WorkloadFacts:
     kind: str
     seq_len: int | None
     precision: str | None
+    framework: str | None = None
+
+    @property
+    def training(self) -> dict[str, str]:
+        """The training fields given (--precision, --framework): they change a named workload
+        too."""
+        fields = {"precision": self.precision, "framework": self.framework}
+        return {k: v for k, v in fields.items() if v is not None}
 
     @property
     def given(self) -> bool:
-        """Whether any fact beyond the defaults (and --precision, which also changes a named
-        workload) was given."""
+        """Whether any fact beyond the defaults (and --precision and --framework, which also
+        change a named workload) was given."""
         return any(v is not None for v in (self.model, self.tokens, self.seq_len))
 
     def spec(self, name: str | None = None) -> WorkloadSpec:
@@ -90,7 +100,7 @@ class WorkloadFacts:
             raise click.UsageError("--tokens, --seq-len and --precision go with --model")
         if self.tokens is None:
             raise click.UsageError("--model needs --tokens: how much the job trains on (e.g. 50M)")
-        return api.workload_from_facts(
+        spec = api.workload_from_facts(
             self.model,
             tokens=self.tokens,
             kind=self.kind,
@@ -99,6 +109,7 @@ class WorkloadFacts:
             precision=self.precision,
             name=name,
         )
+        return api.with_training(spec, framework=self.framework) if self.framework else spec
 
     def workload(self, named: str | None, option: str = "WORKLOAD") -> str | WorkloadSpec:
         """The workload a command runs: ``named`` (a library name or file, loaded by the
@@ -108,9 +119,9 @@ class WorkloadFacts:
         if named is None and not self.given:
             raise click.UsageError(f"give {option}, or describe the job with --model and --tokens")
         if named is not None and not self.given:
-            if self.precision is None:
+            if not self.training:
                 return named
-            return api.with_precision(api.load_workload(named), self.precision)
+            return api.with_training(api.load_workload(named), **self.training)
         return self.spec()
 
 
@@ -138,6 +149,13 @@ _FACT_OPTIONS = (
         help="Training precision: fp32, tf32, fp16/amp-fp16, bf16/amp-bf16, pure-bf16, fp8 "
         "(Transformer Engine); also changes a named workload [default: the workload's, else bf16].",
     ),
+    click.option(
+        "--framework",
+        type=click.Choice(framework_names(), case_sensitive=False),
+        help="Training software stack: how fast its kernels run and which layouts it offers "
+        "(hf-trainer: no tensor/pipeline parallel); also changes a named workload "
+        "[default: the workload's, else auto: hf-trainer for fine-tuning, any for pre-training].",
+    ),
 )
 
 
@@ -154,9 +172,10 @@ def workload_fact_options(func: F) -> F:
         kind: str,
         seq_len: int | None,
         precision: str | None,
+        framework: str | None,
         **kwargs: Any,
     ) -> Any:
-        facts = WorkloadFacts(model, tokens, method, kind, seq_len, precision)
+        facts = WorkloadFacts(model, tokens, method, kind, seq_len, precision, framework)
         return func(*args, facts=facts, **kwargs)
 
     wrapped: Any = run

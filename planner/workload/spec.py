@@ -217,9 +217,21 @@ class TrainingSection(_Section):
                     "fp16, bf16, pure-bf16 or fp8 (for 4-bit frozen weights use method: qlora)"
                 )
             raw = {**raw, "precision": PRECISION_ALIASES.get(name, name)}
+        if isinstance(raw, dict) and "framework" in raw:
+            from planner.workload.frameworks import framework_names
+
+            name = str(raw["framework"]).strip().lower()
+            if name not in framework_names():
+                raise ValueError(
+                    f"unknown framework {raw['framework']!r}; known: {', '.join(framework_names())}"
+                )
+            raw = {**raw, "framework": name}
         return raw
 
     precision: Precision = Precision.BF16
+    # the software stack (planner/data/frameworks.yaml): auto = the Hugging Face Trainer for
+    # fine-tuning, the fastest calibrated stack ("any") for pre-training
+    framework: str = "auto"
     optimizer: Optimizer = Optimizer.ADAMW
     method: Method = Method.FULL
     lora_rank: int = Field(default=16, ge=1, le=MAX_HIDDEN)

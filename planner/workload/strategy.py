@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 from planner.gpu_specs import GpuSpec
 from planner.workload import efficiency as eff
+from planner.workload.frameworks import FrameworkProfile
 from planner.workload.memory import FRAGMENTATION, FRAMEWORK_FIXED_GIB, GIB, StateBytes
 from planner.workload.parallel import (
     Links,
@@ -133,6 +134,10 @@ class TrainFacts:
     # in the fp8 linear layers (attention and the LM head stay in bf16 under Transformer Engine)
     precision: str = "bf16"
     linear_share: float = 0.0
+    # the software stack (planner.workload.frameworks) and whether ``auto`` chose it; None in
+    # hand-built facts: every layout, no stack factor
+    framework: FrameworkProfile | None = None
+    framework_auto: bool = False
 
 
 @dataclass(frozen=True)
@@ -204,6 +209,7 @@ def _choices(
     modes = f.recompute_modes if f.transformer else ("none",)
     if flash:
         modes = tuple(m for m in modes if m != "selective") or ("none",)
+    stack = f.framework
     tps = _divisors_pow2(count, gpn) if f.transformer else [1]
     tps = [t for t in tps if f.heads % t == 0]
     pps = (
@@ -211,12 +217,16 @@ def _choices(
         if f.transformer
         else [1]
     )
+    if stack is not None and not stack.tensor_parallel:
+        tps = [1]  # the stack cannot split layers (Hugging Face Trainer, DeepSpeed ZeRO, FSDP)
+    if stack is not None and not stack.pipeline_parallel:
+        pps = [1]
     pin = f.pinned
     if "tensor" in pin:
         tps = [pin["tensor"]]
     if "pipeline" in pin:
         pps = [pin["pipeline"]]
-    zeros = [pin["zero"]] if "zero" in pin else [0, 1, 2, 3]
+    zeros = [pin["zero"]] if "zero" in pin else list(stack.zero if stack else (0, 1, 2, 3))
     return modes, tuple(tps), tuple(pps), tuple(zeros)
 
 
@@ -224,7 +234,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
     """The per-search constants of :class:`_Search` for ``count`` x ``gpu`` on ``links``."""
     peak, fraction = eff.precision_peak(gpu, f.precision, f.linear_share)
     bw = gpu.memory_bandwidth_gb_per_s * 1e9
-    stack = eff.FINETUNE_STACK_FACTOR if f.finetune else 1.0
+    stack = f.framework.stack if f.framework is not None else 1.0
     if f.method == "qlora":
         stack /= eff.QLORA_SLOWDOWN
     # matmul results are written in the precision's own width (fp32 and tf32: 4 bytes, not 2)
@@ -243,7 +253,9 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         ops_per_byte=ops_per_byte,
         inverse_at_zero=1.0 / fraction - ops_per_byte * eff.reference_bytes_per_flop(gpu),
         straggler=eff.straggler_factor(count),
-        tp_overlap=eff.overlaps_tensor_parallel(gpu) and links.intra_kind == "nvlink",
+        tp_overlap=eff.overlaps_tensor_parallel(gpu)
+        and links.intra_kind == "nvlink"
+        and (f.framework is None or f.framework.tp_overlap),
         memory_bytes=gpu.memory_gib * GIB,
         gpus_per_node=gpn,
         # Largest micro-batch considered: 8,192 tokens per GPU (typical FSDP/Megatron configs run

@@ -25,6 +25,7 @@ from planner.workload import compute
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
 from planner.workload.estimate_types import Estimate, Topology, make_estimate, topology_links
+from planner.workload.frameworks import resolve_framework
 from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.strategy import Candidate, Strategy, TrainFacts, explain, search_training
@@ -171,6 +172,7 @@ def _compute_train_facts(
     if precision in ("fp32", "tf32") and meth != "full":
         frozen_bytes = 4.0
     finetune = spec.kind is Kind.FINETUNE
+    stack, stack_auto = resolve_framework(t.framework, finetune=finetune)
     opt_traffic = eff.OPTIMIZER_TRAFFIC_BYTES[opt]
     if precision == "pure-bf16":
         opt_traffic /= 2.0  # bf16 weights, gradients and states: half the bytes an fp32 copy moves
@@ -223,6 +225,8 @@ def _compute_train_facts(
         vocab=shape.vocab,
         precision=precision,
         linear_share=linear_share,
+        framework=stack,
+        framework_auto=stack_auto,
     )
 
 
@@ -291,6 +295,31 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
     )
 
 
+def _framework_assumption(f: TrainFacts) -> str:
+    """``software stack: hf-trainer (auto for fine-tuning; ...)``: the profile and what it allows."""
+    stack = f.framework
+    assert stack is not None
+    why = (
+        f"auto for {'fine-tuning' if f.finetune else 'pre-training'}; set training.framework or "
+        "--framework"
+        if f.framework_auto
+        else "training.framework"
+    )
+    layouts = (
+        "tensor and pipeline parallel"
+        if stack.tensor_parallel and stack.pipeline_parallel
+        else "tensor parallel, no pipeline"
+        if stack.tensor_parallel
+        else "data parallel and ZeRO/FSDP sharding only"
+    )
+    return (
+        f"software stack: {stack.name} ({why}): {stack.description}; {layouts}; matmul efficiency "
+        f"x{stack.stack:g}"
+        + (f"; {stack.compile_seconds:g} s graph compilation" if stack.compile_seconds else "")
+        + f" ({stack.source})"
+    )
+
+
 def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list[str]:
     """The assumption lines of a training estimate: batch, precision and optimizer, activations,
     interruptions, adapters."""
@@ -302,6 +331,8 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
         _activation_assumption(spec, flash),
         "interruptions at the Llama 3 rate with Young/Daly checkpointing",
     ]
+    if f.framework is not None:
+        assumptions.append(_framework_assumption(f))
     if f.method != "full":
         assumptions.append(
             f"{f.method}: rank {spec.train.lora_rank} adapters on every linear layer, {f.trainable:.3g} trainable parameters"
@@ -362,8 +393,8 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts) -> str:
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
     )
-    if f.finetune:
-        text += f"; x{eff.FINETUNE_STACK_FACTOR} for an eager-mode fine-tuning stack"
+    if f.framework is not None and f.framework.stack != 1.0:
+        text += f"; x{f.framework.stack:g} for the {f.framework.name} software stack"
     if f.method == "qlora":
         text += f"; /{eff.QLORA_SLOWDOWN} for QLoRA dequantisation"
     return text
@@ -596,4 +627,5 @@ def fixed_seconds(spec: WorkloadSpec, f: TrainFacts, cand: Candidate) -> tuple[f
         forward_share = 2.0 / (6.0 if f.method == "full" else 4.0)
         per_sample_s = cand.piece_seconds / f.samples_per_piece
         eval_s = passes * eval_samples * forward_share * per_sample_s
-    return eff.PROCESS_START_SECONDS + load_s, eval_s
+    compile_s = f.framework.compile_seconds if f.framework is not None else 0.0
+    return eff.PROCESS_START_SECONDS + load_s + compile_s, eval_s

@@ -1,0 +1,80 @@
+"""Training software stacks: what each runs fast and which parallel layouts it offers (pure).
+
+A stack changes a training estimate in three physical ways: how close its kernels come to the
+calibrated matmul efficiency (``stack``), which layouts the strategy search may use (Hugging Face
+Trainer, DeepSpeed and eager FSDP shard with ZeRO but cannot split layers; Megatron, NeMo,
+torchtitan split them with tensor and pipeline parallelism), and fixed costs (graph compilation).
+The profiles and their sources live in ``planner/data/frameworks.yaml``, read on first use.
+
+``auto`` picks the common stack for the job: the Hugging Face Trainer for fine-tuning, and for
+pre-training ``any`` (the fastest layout any calibrated stack runs: Megatron, FSDP, torchtitan).
+Every estimate names the profile it used.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+
+import yaml
+
+from planner.errors import ConfigError, UnknownNameError
+
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class FrameworkProfile:
+    """One stack's efficiency factor, layouts and fixed costs (see frameworks.yaml)."""
+
+    name: str
+    description: str
+    stack: float
+    tensor_parallel: bool
+    pipeline_parallel: bool
+    zero: tuple[int, ...]
+    tp_overlap: bool
+    compile_seconds: float
+    source: str
+
+
+@functools.lru_cache(maxsize=1)
+def load_frameworks() -> dict[str, FrameworkProfile]:
+    """The bundled profiles by name (read on first use, then cached)."""
+    text = resources.files("planner.data").joinpath("frameworks.yaml").read_text(encoding="utf-8")
+    profiles: dict[str, FrameworkProfile] = {}
+    for raw in yaml.safe_load(text):
+        try:
+            profile = FrameworkProfile(
+                name=str(raw["name"]),
+                description=str(raw["description"]),
+                stack=float(raw["stack"]),
+                tensor_parallel=bool(raw["tensor_parallel"]),
+                pipeline_parallel=bool(raw["pipeline_parallel"]),
+                zero=tuple(int(z) for z in raw["zero"]),
+                tp_overlap=bool(raw["tp_overlap"]),
+                compile_seconds=float(raw["compile_seconds"]),
+                source=str(raw["source"]).strip(),
+            )
+        except (KeyError, TypeError, ValueError) as e:  # a packaging bug: say which row
+            raise ConfigError(
+                f"framework {raw!r} is malformed ({e})", file="frameworks.yaml"
+            ) from e
+        profiles[profile.name] = profile
+    return profiles
+
+
+def framework_names() -> list[str]:
+    """``auto`` and every profile's name: what ``training.framework`` and ``--framework`` take."""
+    return [AUTO, *load_frameworks()]
+
+
+def resolve_framework(name: str, *, finetune: bool) -> tuple[FrameworkProfile, bool]:
+    """(profile, whether it was chosen by ``auto``) for ``name``."""
+    profiles = load_frameworks()
+    if name == AUTO:
+        return profiles["hf-trainer" if finetune else "any"], True
+    if name not in profiles:
+        raise UnknownNameError("framework", name, framework_names(), key_path="training.framework")
+    return profiles[name], False
