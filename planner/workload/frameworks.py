@@ -37,6 +37,7 @@ class FrameworkProfile:
     tp_overlap: bool
     compile_seconds: float
     source: str
+    expert_parallel: bool = False  # splits a mixture of experts' experts over GPUs (all-to-all)
 
 
 @functools.lru_cache(maxsize=1)
@@ -56,6 +57,7 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 tp_overlap=bool(raw["tp_overlap"]),
                 compile_seconds=float(raw["compile_seconds"]),
                 source=str(raw["source"]).strip(),
+                expert_parallel=bool(raw.get("expert_parallel", False)),
             )
         except (KeyError, TypeError, ValueError) as e:  # a packaging bug: say which row
             raise ConfigError(

@@ -11,7 +11,7 @@ sequence length.  ``config.json`` gives the shape; the parameter count follows f
   where the family has them (GPT-2).
 
 Checked against the exact published counts: Mistral 7B's config gives 7,241,732,096 (Jiang et al.
-2023; the model card), GPT-2's 124,439,808 (Radford et al. 2019; the model card).  Mixture-of-experts configs are refused: their active and total
+2023; the model card), GPT-2's 124,439,808 (Radford et al. 2019; the model card).  Mixture-of-experts configs are refused (the presets mixtral-8x7b and deepseek-v2-lite cover them): their active and total
 parameters differ, which this shape does not say.
 """
 
@@ -52,9 +52,11 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
         raise ConfigError("a config.json is a JSON object", file=file)
     if any(k in config for k in ("num_local_experts", "num_experts", "n_routed_experts")):
         raise ConfigError(
-            "mixture-of-experts configs are not modelled from config.json",
+            "mixture-of-experts configs are not read from config.json (their expert and shared "
+            "parameter counts need the model's own code)",
             file=file,
-            hint="write a workload file with model.params set to the active parameters",
+            hint="use a preset (--model mixtral-8x7b, deepseek-v2-lite) or write a workload file "
+            "with model.params, model.experts, model.experts_per_token and model.active_params",
         )
     family = str(config.get("model_type", "")).lower()
     hidden = _whole(config, file, "hidden_size", "n_embd", "d_model")

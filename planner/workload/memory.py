@@ -76,6 +76,10 @@ REPLICATED_BYTES_PER_SBH = 10.0
 # output 2 (eq. 1); without dropout only the softmax output stays.
 SCORE_BYTES_PER_AS2B = 5.0
 SCORE_DROPOUT_BYTES_PER_AS2B = 3.0
+# Of Korthikanti's 34, the MLP block's (the first linear layer's input 2, the GeLU's input 8, the
+# second linear layer's input 8, the dropout mask 1): what each extra expert a token is routed to
+# stores again in a mixture of experts.
+MLP_BYTES_PER_SBH = 19.0
 # Linear-layer inputs stored in fp8 instead of 16 bits under Transformer Engine, per s·b·h: the QKV,
 # projection and MLP-up inputs (2 bytes each) and the MLP-down input (8) halve.
 FP8_LINEAR_INPUT_SAVING_PER_SBH = 7.0

@@ -35,6 +35,11 @@ class ModelPreset:
     largest_layer_params: float | None = None
     # dropout probability the model was trained with (its public config); None: not a transformer
     dropout: float | None = None
+    # mixture of experts: routed experts per MoE layer, experts each token runs, and the parameters
+    # one token uses (shared weights + its experts); every layer is an MoE layer
+    experts: int | None = None
+    experts_per_token: int | None = None
+    active_params: float | None = None
 
 
 def _cnn_train_flops(forward_gmacs: float) -> float:
@@ -270,6 +275,45 @@ _PRESETS: tuple[ModelPreset, ...] = (
         32000,
         8192,
         dropout=0.0,
+    ),
+    # Mixtral 8x7B: Jiang et al. 2024 ("Mixtral of Experts": 47B parameters, 13B active per token,
+    # 8 experts, top-2, 32 layers, 4096, 32 heads, 8 KV heads, vocab 32000, 32k context);
+    # HF mistralai/Mixtral-8x7B-v0.1 config.json; 46.7B / 12.9B as counted by Mistral AI's
+    # announcement ("46.7B total parameters but only uses 12.9B parameters per token").
+    ModelPreset(
+        "mixtral-8x7b",
+        "decoder",
+        46.7e9,
+        "Jiang et al. 2024 (Mixtral of Experts); Mistral AI announcement",
+        32,
+        4096,
+        32,
+        8,
+        32000,
+        32768,
+        dropout=0.0,
+        experts=8,
+        experts_per_token=2,
+        active_params=12.9e9,
+    ),
+    # DeepSeek-V2-Lite: DeepSeek-AI 2024 (DeepSeek-V2 paper: 15.7B total, 2.4B activated per
+    # token); HF deepseek-ai/DeepSeek-V2-Lite config.json: 27 layers, hidden 2048, 16 heads, vocab
+    # 102400, 64 routed experts (and 2 shared), 6 routed experts per token.
+    ModelPreset(
+        "deepseek-v2-lite",
+        "decoder",
+        15.7e9,
+        "DeepSeek-AI 2024 (DeepSeek-V2); HF deepseek-ai/DeepSeek-V2-Lite config",
+        27,
+        2048,
+        16,
+        16,
+        102400,
+        4096,
+        dropout=0.0,
+        experts=64,
+        experts_per_token=6,
+        active_params=2.4e9,
     ),
     # GPT-3 175B as trained with Megatron in Korthikanti et al. 2022 (96 layers, 12288, 96 heads).
     ModelPreset(

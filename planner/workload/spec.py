@@ -165,10 +165,46 @@ class ModelSection(_Section):
     # dropout probability during training; None (a custom model): assumed on, as in Korthikanti et
     # al. 2022's activation count.  0 drops the dropout masks from the stored activations.
     dropout: float | None = Field(default=None, ge=0, lt=1)
+    # mixture of experts (all three, or none): routed experts per layer, experts per token, and the
+    # parameters one token uses; FLOPs follow active_params, memory follows params
+    experts: int | None = Field(default=None, ge=2, le=MAX_HIDDEN)
+    experts_per_token: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
+    active_params: float | None = Field(default=None, gt=0, le=MAX_PARAMS)
+
+    @model_validator(mode="after")
+    def _moe_fields(self) -> ModelSection:
+        moe = (self.experts, self.experts_per_token, self.active_params)
+        if any(v is not None for v in moe) and any(v is None for v in moe):
+            raise ValueError(
+                "a mixture-of-experts model needs experts, experts_per_token and active_params"
+            )
+        if self.experts and self.experts_per_token and self.experts_per_token > self.experts:
+            raise ValueError(
+                f"experts_per_token ({self.experts_per_token}) is more than experts ({self.experts})"
+            )
+        if self.active_params and self.params and self.active_params >= self.params:
+            raise ValueError(
+                f"active_params ({self.active_params:.3g}) must be below params ({self.params:.3g}): "
+                "a token uses only its experts"
+            )
+        return self
 
     @property
     def is_transformer(self) -> bool:
         return self.arch in ("decoder", "encoder")
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts is not None
+
+    @property
+    def expert_params(self) -> float:
+        """Parameters in the routed experts, all layers: from total and active counts,
+        ``total = shared + E·p``, ``active = shared + k·p``."""
+        if not (self.experts and self.experts_per_token and self.active_params and self.params):
+            return 0.0
+        per_expert = (self.params - self.active_params) / (self.experts - self.experts_per_token)
+        return per_expert * self.experts
 
 
 class DataSection(_Section):
@@ -333,6 +369,9 @@ class WorkloadSpec(_Section):
                 "activation_gib_per_sample": preset.activation_gib_per_sample,
                 "largest_layer_params": preset.largest_layer_params,
                 "dropout": preset.dropout,
+                "experts": preset.experts,
+                "experts_per_token": preset.experts_per_token,
+                "active_params": preset.active_params,
             }
             filled = {k: v for k, v in filled.items() if v is not None}
             filled.update({k: v for k, v in model.items() if v is not None})

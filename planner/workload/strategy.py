@@ -62,6 +62,7 @@ class Strategy:
     gpus_per_piece: int = 1
     concurrent_pieces: int = 1
     reason: str = ""
+    expert_parallel: int = 1  # mixture of experts: ranks the routed experts are split over
 
     @property
     def name(self) -> str:
@@ -77,6 +78,8 @@ class Strategy:
             parts.append("ZeRO-3/FSDP" if self.zero_stage == 3 else f"ZeRO-{self.zero_stage}")
         if self.tensor_parallel > 1:
             parts.append(f"TP{self.tensor_parallel}")
+        if self.expert_parallel > 1:
+            parts.append(f"EP{self.expert_parallel}")
         if self.pipeline_parallel > 1:
             parts.append(f"PP{self.pipeline_parallel}")
         if self.activation_checkpointing != "none":
@@ -138,6 +141,11 @@ class TrainFacts:
     # hand-built facts: every layout, no stack factor
     framework: FrameworkProfile | None = None
     framework_auto: bool = False
+    # mixture of experts: routed experts per layer (0: dense), experts per token, and the share of
+    # the parameters in the routed experts (sharded over the expert-parallel ranks)
+    experts: int = 0
+    experts_per_token: int = 0
+    expert_share: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -295,6 +303,7 @@ class _Layout(NamedTuple):
     per_rank: float  # sequences (samples) of the global batch per data-parallel rank
     sync_s: float  # one data-parallel exchange (ZeRO-3: one micro-batch's gathers)
     optimizer_s: float  # the optimizer step
+    ep: int = 1  # expert-parallel ranks (mixture of experts): the experts split over them
 
 
 def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
@@ -311,13 +320,22 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
     w0 = (frozen * f.frozen_bytes + f.trainable * f.state.weights) / split
     g0 = f.trainable * f.state.grads / split
     o0 = f.trainable * f.state.optimizer / split
-    w = w0 / dp if zero >= 3 else w0
-    gr = g0 / dp if zero >= 2 else g0
-    o = o0 / dp if zero >= 1 else o0
+    # a mixture of experts splits its experts over the expert-parallel ranks (as many data-parallel
+    # ranks as divide the expert count); ZeRO shards the rest over every data-parallel rank
+    expert_parallel = f.framework is None or f.framework.expert_parallel
+    ep = math.gcd(dp, f.experts) if f.experts and expert_parallel else 1
+    rho = f.expert_share
+
+    def sharded(total: float, stage: int) -> float:
+        if zero >= stage:
+            return total / dp
+        return total * (1.0 - rho) + total * rho / ep
+
+    w, gr, o = sharded(w0, 3), sharded(g0, 2), sharded(o0, 1)
     # prefetching: the gathered current and next layer in 16 bits
     buffers = 2.0 * 2.0 * f.largest_layer / tp if zero >= 3 else 0.0
     states = w + gr + o + buffers
-    opt_params = f.trainable / split / (dp if zero >= 1 else 1)
+    opt_params = sharded(f.trainable / split, 1)
     return _Layout(
         dp=dp,
         tp=tp,
@@ -333,19 +351,23 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
         states=states,
         room=(s.memory_bytes - _FIXED_BYTES) / (1.0 + FRAGMENTATION) - states,
         per_rank=max(1.0, f.global_batch / dp),
-        sync_s=_sync_seconds(f, s, dp, d_in, split, zero),
+        sync_s=_sync_seconds(f, s, dp, d_in, split, zero, ep),
         optimizer_s=opt_params * f.opt_traffic / (s.bytes_per_s * eff.MEMORY_BW_FRACTION),
+        ep=ep,
     )
 
 
-def _sync_seconds(f: TrainFacts, s: _Search, dp: int, d_in: int, split: float, zero: int) -> float:
+def _sync_seconds(
+    f: TrainFacts, s: _Search, dp: int, d_in: int, split: float, zero: int, ep: int = 1
+) -> float:
     """One data-parallel exchange: the gradient reduction of a step (2·G bytes), or ZeRO-3's
     gathers of one micro-batch (3·G).
 
     ZeRO/FSDP keep 16-bit parameters and gradients and communicate those; plain DDP under torch.amp
     all-reduces the fp32 gradients (``grad_comm_bytes``).
     """
-    local = f.trainable / split
+    # expert gradients are reduced only among the replicas of the same experts (1/ep of them each)
+    local = f.trainable / split * (1.0 - f.expert_share + f.expert_share / ep)
     if zero >= 3:
         return collective_seconds(3.0, local * 2.0, dp, d_in, s.links)
     shard = local * (2.0 if zero else f.grad_comm_bytes)
@@ -556,6 +578,27 @@ class _Costed(NamedTuple):
     step_s: float
 
 
+# Expert-parallel all-to-alls per MoE layer per micro-batch: dispatch and combine in the forward
+# pass, the same two in the backward pass (GShard, Lepikhin et al. 2021; Megatron-LM MoE).
+ALL_TO_ALLS_PER_LAYER = 4.0
+
+
+def _all_to_all_seconds(f: TrainFacts, s: _Search, lay: _Layout, b: int) -> float:
+    """The expert-parallel exchanges of one micro-batch on this stage: each token's hidden state
+    (16-bit) goes to each of its ``k`` experts and comes back, forward and backward; the share
+    ``(ep - 1)/ep`` held by other ranks crosses the intra-node link when the expert-parallel ranks
+    share a node, the node's network (per GPU) otherwise.  Not overlapped with the matmuls."""
+    if lay.ep <= 1 or not f.experts_per_token:
+        return 0.0
+    tokens = b * f.seq
+    per_layer = ALL_TO_ALLS_PER_LAYER * tokens * f.experts_per_token * f.hidden * 2.0
+    crossing = per_layer * (lay.ep - 1) / lay.ep * (f.layers / lay.pp) / lay.tp
+    if lay.ep <= lay.d_in:
+        return crossing / s.links.intra_bytes_per_s
+    per_gpu_network = s.links.node_bytes_per_s / max(1, s.links.gpus_per_node)
+    return crossing / per_gpu_network
+
+
 def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed:
     """Size the micro-batch of one layout and recompute mode, and time one optimizer step:
     ``m`` micro-batches of matmuls, activation traffic and tensor-parallel all-reduces (pipelined
@@ -576,6 +619,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     t_matmul = b * seq.stage_flops / (s.peak_flops * g)
     t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s
     t_tp = _tensor_parallel_seconds(f, s, lay, b, seq.mode, t_matmul)
+    t_mb += _all_to_all_seconds(f, s, lay, b)
     v = 1
     if lay.pp > 1:
         headroom = (lay.room - act) * (1.0 + FRAGMENTATION)
@@ -615,6 +659,7 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         grad_accumulation=c.accumulation,
         virtual_stages=c.chunks,
         gpus_per_piece=s.count,
+        expert_parallel=lay.ep,
     )
     return Candidate(
         strategy=strategy,
@@ -722,6 +767,11 @@ def explain(c: Candidate, count: int) -> str:
         )
     if s.tensor_parallel > 1:
         bits.append(f"tensor parallel {s.tensor_parallel} inside a node")
+    if s.expert_parallel > 1:
+        bits.append(
+            f"expert parallel {s.expert_parallel}: the experts split over {s.expert_parallel} "
+            "GPUs, tokens sent to them and back (all-to-all)"
+        )
     if s.pipeline_parallel > 1:
         bits.append(
             f"pipeline parallel {s.pipeline_parallel}"

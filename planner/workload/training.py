@@ -94,6 +94,12 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     dropout = dropout_on(spec)
     precision = spec.train.precision.value
     L, h, a, seq = int(m.layers or 1), int(m.hidden or 1), int(m.heads or 1), spec.seq_len
+    # a mixture of experts runs each token through its active parameters (FLOPs, matmul shapes) and
+    # stores another MLP's activations for each extra expert it routes to; memory holds them all
+    active = float(m.active_params or params)
+    extra_mlps = (m.experts_per_token or 1) - 1
+    act_layer = mem.layer_bytes_per_sbh(dropout=dropout, precision=precision)
+    act_layer += extra_mlps * mem.MLP_BYTES_PER_SBH * eff.result_bytes(precision) / 2.0
     vocab = int(m.vocab or 0)
     # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
     logits = (
@@ -109,26 +115,28 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
         vocab=vocab,
         trainable=params if meth == "full" else mem.lora_params(L, h, spec.train.lora_rank),
         model_flops_per_seq=seq
-        * compute.train_model_flops_per_token(params, L, h, seq, method=meth),
+        * compute.train_model_flops_per_token(active, L, h, seq, method=meth),
         recompute_flops_per_seq={
-            mode: seq * compute.recompute_flops_per_token(params, L, h, seq, mode)
+            mode: seq * compute.recompute_flops_per_token(active, L, h, seq, mode)
             for mode in ("none", "selective", "full")
         },
-        act_base_per_seq_layer=mem.layer_bytes_per_sbh(dropout=dropout, precision=precision)
-        * seq
-        * h,
+        act_base_per_seq_layer=act_layer * seq * h,
         act_score_per_seq_layer=mem.score_bytes_per_as2b(dropout=dropout, precision=precision)
         * a
         * seq
         * seq,
         logits_per_seq=logits,
         act_per_sample=0.0,
-        largest_layer=float(m.largest_layer_params or max(12.0 * h * h, vocab * h)),
+        largest_layer=float(
+            m.largest_layer_params
+            or (max((params - vocab * h) / L, vocab * h) if m.is_moe else 0.0)
+            or max(12.0 * h * h, vocab * h)
+        ),
         # the output projection: 2·V·h FLOPs per token forward, twice that backward (4 with frozen
         # weights), the same accounting as 6·N
         head_flops_per_seq=seq * (6.0 if meth == "full" else 4.0) * vocab * h if logits else 0.0,
         # one layer's weights: all but the vocabulary matrix (GPT layer 12·h², never below 4·h²)
-        layer_params=max(params - vocab * h, 4.0 * h * h * L) / L,
+        layer_params=max(active - vocab * h, 4.0 * h * h * L) / L,
     )
 
 
@@ -227,6 +235,9 @@ def _compute_train_facts(
         linear_share=linear_share,
         framework=stack,
         framework_auto=stack_auto,
+        experts=int(spec.model.experts or 0),
+        experts_per_token=int(spec.model.experts_per_token or 0),
+        expert_share=spec.model.expert_params / params if params and transformer else 0.0,
     )
 
 
