@@ -75,6 +75,19 @@ def train_suggestions(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         f8 = train_facts(spec, optimizer="adamw-8bit")
         if _fits(f8, gpu, count, topo, flash):
             out.append("8-bit AdamW (bitsandbytes) would fit: set training.optimizer: adamw-8bit")
+        offloaded = replace(f, host_optimizer=True)
+        if _fits(offloaded, gpu, count, topo, flash):
+            out.append(
+                "optimizer states in host memory would fit (DeepSpeed ZeRO-Offload): set "
+                "training.offload: optimizer (slower: each step crosses PCIe)"
+            )
+        lean = replace(f8, host_optimizer=True, optimizer_in_backward=True)
+        if not _fits(offloaded, gpu, count, topo, flash) and _fits(lean, gpu, count, topo, flash):
+            out.append(
+                "paged 8-bit AdamW with the optimizer in the backward pass would fit (torchtune's "
+                "single-GPU recipe): training.optimizer: paged-adamw-8bit, "
+                "optimizer_in_backward: true, precision: pure-bf16"
+            )
     for n in _MORE_GPUS:
         total = count * n
         t2 = replace(topo, gpus_per_node=min(max(topo.gpus_per_node, min(total, 8)), total))

@@ -73,6 +73,7 @@ MEMORY_BW_FRACTION = 0.8
 OPTIMIZER_TRAFFIC_BYTES: dict[str, float] = {
     "adamw": 28.0,
     "adamw-8bit": 16.0,
+    "paged-adamw-8bit": 16.0,
     "lion": 20.0,
     "sgd": 20.0,
     "adafactor": 12.0,
@@ -155,6 +156,11 @@ PROCESS_START_SECONDS = 60.0
 # A fine-tune reads its pretrained weights from storage first: 1 GB/s is a planning figure (U) for
 # cloud block storage or a network file system (a local NVMe reads 2-7 GB/s).
 LOAD_BYTES_PER_S = 1.0e9
+
+
+# Host memory a CPU optimizer step streams its states through (DeepSpeed ZeRO-Offload's CPU Adam):
+# 50 GB/s is a planning figure (U) for a server's DDR4/DDR5 channels under a vectorised update.
+HOST_OPTIMIZER_BYTES_PER_S = 50e9
 
 
 # -- precision ------------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ Conventions (why these numbers):
   Algorithm 2), so with it only the two s·b·h masks differ.
 - Output logits in fp32 plus their softmax: ``b·s·V·4·2`` bytes (vram.asmirnov.xyz), over t.
 - LoRA adapters on every linear layer: ``19·r·h`` parameters per layer (q, k, v, o: 4·2·r·h; a
-  gated MLP of width ~2.7h: 3·r·3.7h), trained with the optimizer's full state; base weights frozen
+  gated MLP of width ~2.7h: 3·r·3.7h); on the four attention projections ``8·r·h``; on q and v
+  ``4·r·h``; trained with the optimizer's full state; base weights frozen
   in 16 bits, or 4-bit NF4 with double quantisation for QLoRA (4.127 bits; Dettmers et al. 2023).
 - Framework: 1 GiB for the CUDA context, cuBLAS workspaces and NCCL buffers (vram.asmirnov.xyz counts
   0.3-2 GiB) plus 5% of everything else for caching-allocator fragmentation.
@@ -52,6 +53,7 @@ BYTES_PER_VALUE: dict[str, float] = {
 OPTIMIZER_STATE_BYTES: dict[str, float] = {
     "adamw": 8.0,
     "adamw-8bit": 2.0,
+    "paged-adamw-8bit": 2.0,
     "lion": 4.0,
     "sgd": 4.0,
     "adafactor": 0.0,
@@ -61,6 +63,8 @@ OPTIMIZER_STATE_BYTES: dict[str, float] = {
 QLORA_BYTES_PER_PARAM = 4.127 / 8
 # LoRA parameters per layer per unit of rank·hidden (see module doc).
 LORA_PARAMS_PER_RANK_HIDDEN = 19.0
+# The same per target set (``training.lora_targets``).
+LORA_PARAMS_BY_TARGETS = {"all-linear": 19.0, "attention": 8.0, "qv": 4.0}
 # Framework term (see module doc).
 FRAMEWORK_FIXED_GIB = 1.0
 FRAGMENTATION = 0.05
@@ -114,9 +118,9 @@ def state_bytes(precision: str, optimizer: str) -> StateBytes:
     return StateBytes(2.0, 2.0, 4.0 + states)
 
 
-def lora_params(layers: int, hidden: int, rank: int) -> float:
+def lora_params(layers: int, hidden: int, rank: int, targets: str = "all-linear") -> float:
     """Trainable LoRA parameters with adapters on every linear layer."""
-    return LORA_PARAMS_PER_RANK_HIDDEN * rank * hidden * layers
+    return LORA_PARAMS_BY_TARGETS[targets] * rank * hidden * layers
 
 
 def layer_bytes_per_sbh(*, dropout: bool, precision: str = "bf16") -> float:

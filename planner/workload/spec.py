@@ -90,6 +90,8 @@ INFERENCE_ONLY_PRECISIONS = ("int8", "int4")
 class Optimizer(_StrEnum):
     ADAMW = "adamw"
     ADAMW_8BIT = "adamw-8bit"
+    # bitsandbytes' paged 8-bit AdamW: its states live in host memory, paged to the GPU per step
+    PAGED_ADAMW_8BIT = "paged-adamw-8bit"
     SGD = "sgd"
     LION = "lion"
     ADAFACTOR = "adafactor"
@@ -271,6 +273,15 @@ class TrainingSection(_Section):
     optimizer: Optimizer = Optimizer.ADAMW
     method: Method = Method.FULL
     lora_rank: int = Field(default=16, ge=1, le=MAX_HIDDEN)
+    # the layers LoRA adapts: every linear layer (PEFT "all-linear", QLoRA), the four attention
+    # projections, or q and v only (the LoRA paper's and PEFT's default for Llama)
+    lora_targets: Literal["all-linear", "attention", "qv"] = "all-linear"
+    # optimizer states (and their fp32 master copy) kept and stepped in host memory (DeepSpeed
+    # ZeRO-Offload); the GPU keeps the 16-bit weights and gradients
+    offload: Literal["none", "optimizer"] = "none"
+    # each gradient applied as soon as the backward pass produces it, never all held at once
+    # (torchtune optimizer_in_bwd; no gradient accumulation)
+    optimizer_in_backward: bool = False
     global_batch_tokens: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
     global_batch_samples: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
     activation_checkpointing: Recompute = Recompute.AUTO

@@ -146,6 +146,10 @@ class TrainFacts:
     experts: int = 0
     experts_per_token: int = 0
     expert_share: float = 0.0
+    # optimizer states in host memory (ZeRO-Offload, paged 8-bit AdamW), and gradients applied
+    # in the backward pass (never all held)
+    host_optimizer: bool = False
+    optimizer_in_backward: bool = False
 
 
 @dataclass(frozen=True)
@@ -188,6 +192,7 @@ class _Search:
     flash: bool
     peak_flops: float
     bytes_per_s: float  # HBM bandwidth
+    pcie_bytes_per_s: float  # host link, one direction (offloaded optimizer states)
     stack: float  # fine-tuning stack and QLoRA factors on the matmul efficiency
     flat_efficiency: float  # matmul efficiency where the shapes are unknown (non-transformers)
     shaped: bool
@@ -255,6 +260,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         flash=flash,
         peak_flops=peak,
         bytes_per_s=bw,
+        pcie_bytes_per_s=eff.pcie_gb_per_s(gpu) * 1e9 * eff.LINK_EFFICIENCY["pcie"],
         stack=stack,
         flat_efficiency=fraction * stack,
         shaped=f.transformer and f.layer_params > 0,
@@ -332,6 +338,17 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
         return total * (1.0 - rho) + total * rho / ep
 
     w, gr, o = sharded(w0, 3), sharded(g0, 2), sharded(o0, 1)
+    if f.optimizer_in_backward:  # one layer's gradients at a time
+        gr = min(gr, f.largest_layer * f.state.grads / tp)
+    optimizer_s = 0.0
+    if f.host_optimizer:
+        # the states (and master copy) stay in host memory: the GPU sends its gradients down
+        # and gets its weights back over PCIe, and the host streams the states
+        host_bytes = sharded(o0, 1)
+        o = 0.0
+        params_here = sharded(f.trainable / split, 1)
+        optimizer_s = params_here * (f.state.grads + f.state.weights) / s.pcie_bytes_per_s
+        optimizer_s += host_bytes * 2.0 / eff.HOST_OPTIMIZER_BYTES_PER_S
     # prefetching: the gathered current and next layer in 16 bits
     buffers = 2.0 * 2.0 * f.largest_layer / tp if zero >= 3 else 0.0
     states = w + gr + o + buffers
@@ -352,7 +369,8 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
         room=(s.memory_bytes - _FIXED_BYTES) / (1.0 + FRAGMENTATION) - states,
         per_rank=max(1.0, f.global_batch / dp),
         sync_s=_sync_seconds(f, s, dp, d_in, split, zero, ep),
-        optimizer_s=opt_params * f.opt_traffic / (s.bytes_per_s * eff.MEMORY_BW_FRACTION),
+        optimizer_s=optimizer_s
+        or opt_params * f.opt_traffic / (s.bytes_per_s * eff.MEMORY_BW_FRACTION),
         ep=ep,
     )
 

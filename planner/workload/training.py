@@ -113,7 +113,9 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
         heads=a,
         seq=seq,
         vocab=vocab,
-        trainable=params if meth == "full" else mem.lora_params(L, h, spec.train.lora_rank),
+        trainable=params
+        if meth == "full"
+        else mem.lora_params(L, h, spec.train.lora_rank, spec.train.lora_targets),
         model_flops_per_seq=seq
         * compute.train_model_flops_per_token(active, L, h, seq, method=meth),
         recompute_flops_per_seq={
@@ -235,6 +237,8 @@ def _compute_train_facts(
         linear_share=linear_share,
         framework=stack,
         framework_auto=stack_auto,
+        host_optimizer=t.offload == "optimizer" or opt == "paged-adamw-8bit",
+        optimizer_in_backward=t.optimizer_in_backward,
         experts=int(spec.model.experts or 0),
         experts_per_token=int(spec.model.experts_per_token or 0),
         expert_share=spec.model.expert_params / params if params and transformer else 0.0,
@@ -331,6 +335,13 @@ def _framework_assumption(f: TrainFacts) -> str:
     )
 
 
+_LORA_TARGET_TEXT = {
+    "all-linear": "every linear layer",
+    "attention": "the four attention projections",
+    "qv": "the query and value projections",
+}
+
+
 def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list[str]:
     """The assumption lines of a training estimate: batch, precision and optimizer, activations,
     interruptions, adapters."""
@@ -346,7 +357,8 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
         assumptions.append(_framework_assumption(f))
     if f.method != "full":
         assumptions.append(
-            f"{f.method}: rank {spec.train.lora_rank} adapters on every linear layer, {f.trainable:.3g} trainable parameters"
+            f"{f.method}: rank {spec.train.lora_rank} adapters on "
+            f"{_LORA_TARGET_TEXT[spec.train.lora_targets]}, {f.trainable:.3g} trainable parameters"
         )
     return assumptions
 
