@@ -416,8 +416,9 @@ def _fill_sizes(
     meets the deadline alone, if it is not ``hi``, is kept: once for on-demand and reserved prices
     (cost in proportion to ``n x hours``, whatever the price) and once per spot interruption rate
     of the shape (slowdown and confidence reserve included).  Sizes beyond ``hi`` are not tried:
-    ``hi`` already meets the deadline and a bigger gang pays for more instances (the estimator
-    gives powers of two no advantage, see :func:`planner.workload.strategy._cost`).  Every quota
+    ``hi`` already meets the deadline, a bigger gang pays more start-up and its matmuls scale no
+    better, and a size that shares the global batch unevenly is charged its busiest rank's share
+    (:func:`planner.workload.strategy._cost`), so it gains nothing over ``hi``.  Every quota
     value below the largest size is a gang size too.  The candidate count grows by at most a few
     sizes per shape, not by the factor of 64 sizes.
     """

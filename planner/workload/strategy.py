@@ -340,19 +340,17 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
     w, gr, o = sharded(w0, 3), sharded(g0, 2), sharded(o0, 1)
     if f.optimizer_in_backward:  # one layer's gradients at a time
         gr = min(gr, f.largest_layer * f.state.grads / tp)
-    optimizer_s = 0.0
+    opt_params = sharded(f.trainable / split, 1)
+    optimizer_s = opt_params * f.opt_traffic / (s.bytes_per_s * eff.MEMORY_BW_FRACTION)
     if f.host_optimizer:
         # the states (and master copy) stay in host memory: the GPU sends its gradients down
         # and gets its weights back over PCIe, and the host streams the states
-        host_bytes = sharded(o0, 1)
+        optimizer_s = opt_params * (f.state.grads + f.state.weights) / s.pcie_bytes_per_s
+        optimizer_s += o * 2.0 / eff.HOST_OPTIMIZER_BYTES_PER_S
         o = 0.0
-        params_here = sharded(f.trainable / split, 1)
-        optimizer_s = params_here * (f.state.grads + f.state.weights) / s.pcie_bytes_per_s
-        optimizer_s += host_bytes * 2.0 / eff.HOST_OPTIMIZER_BYTES_PER_S
     # prefetching: the gathered current and next layer in 16 bits
     buffers = 2.0 * 2.0 * f.largest_layer / tp if zero >= 3 else 0.0
     states = w + gr + o + buffers
-    opt_params = sharded(f.trainable / split, 1)
     return _Layout(
         dp=dp,
         tp=tp,
@@ -369,8 +367,7 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
         room=(s.memory_bytes - _FIXED_BYTES) / (1.0 + FRAGMENTATION) - states,
         per_rank=max(1.0, f.global_batch / dp),
         sync_s=_sync_seconds(f, s, dp, d_in, split, zero, ep),
-        optimizer_s=optimizer_s
-        or opt_params * f.opt_traffic / (s.bytes_per_s * eff.MEMORY_BW_FRACTION),
+        optimizer_s=optimizer_s,
         ep=ep,
     )
 
