@@ -788,16 +788,18 @@ def load_workload(name_or_path: str) -> WorkloadSpec:
     return _load(name_or_path)
 
 
-def with_training(spec: WorkloadSpec, **training: Any) -> WorkloadSpec:
-    """``spec`` with ``training`` fields replaced (``precision="fp8"``, ``framework="nemo"``),
-    validated as a workload file would be.
+def with_training(spec: str | WorkloadSpec, **training: Any) -> WorkloadSpec:
+    """``spec`` (a workload, or its library name or file) with ``training`` fields replaced
+    (``precision="fp8"``, ``framework="nemo"``), validated as a workload file would be.
 
     >>> from planner.api import load_workload, with_training
     >>> with_training(load_workload("gpt2-finetune"), precision="amp-fp16").train.precision.value
     'fp16'
     """
-    from planner.workload import parse_workload
+    from planner.workload import WorkloadSpec, parse_workload
 
+    if not isinstance(spec, WorkloadSpec):
+        spec = load_workload(spec)
     raw = spec.model_dump(mode="json", exclude_none=True)
     raw.setdefault("training", {}).update(training)
     changed = ", ".join(f"{k}={v}" for k, v in training.items())

@@ -21,7 +21,6 @@ from planner.reports.estimate import (
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology, WorkloadSpec
 from planner.workload.adhoc import workload_yaml
-from planner.workload.frameworks import framework_names
 from planner.workload.spec import INFERENCE_ONLY_PRECISIONS, PRECISION_ALIASES, Precision
 
 
@@ -151,10 +150,10 @@ _FACT_OPTIONS = (
     ),
     click.option(
         "--framework",
-        type=click.Choice(framework_names(), case_sensitive=False),
-        help="Training software stack: how fast its kernels run and which layouts it offers "
-        "(hf-trainer: no tensor/pipeline parallel); also changes a named workload "
-        "[default: the workload's, else auto: hf-trainer for fine-tuning, any for pre-training].",
+        help="Training software stack (megatron, nemo, torchtitan, pytorch-fsdp, deepspeed, "
+        "hf-trainer, llm.c, jax, any): how fast its kernels run and which layouts it offers; "
+        "also changes a named workload [default: the workload's, else auto: hf-trainer for "
+        "fine-tuning, any for pre-training].",
     ),
 )
 

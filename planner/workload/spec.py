@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from planner.config.scenarios import scenarios_dir
 from planner.config.validation import ErrorWording, FieldError, UnknownName, config_error
 from planner.config.yamlfile import probe, read_yaml
-from planner.errors import ConfigError, UnknownNameError
+from planner.errors import ConfigError, UnknownNameError, suggest
 from planner.workload.models import get_preset, presets
 
 
@@ -260,8 +260,11 @@ class TrainingSection(_Section):
 
             name = str(raw["framework"]).strip().lower()
             if name not in framework_names():
+                close = suggest(name, framework_names())
                 raise ValueError(
-                    f"unknown framework {raw['framework']!r}; known: {', '.join(framework_names())}"
+                    f"unknown framework {raw['framework']!r}"
+                    + (f"; did you mean {' or '.join(close)}?" if close else "")
+                    + f" (known: {', '.join(framework_names())})"
                 )
             raw = {**raw, "framework": name}
         return raw
