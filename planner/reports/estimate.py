@@ -143,7 +143,15 @@ def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
         ("total FLOPs", f"{est.total_flops:.3g}"),
         ("efficiency (MFU)", f"{est.efficiency:.1%}" if est.fits or est.efficiency else "-"),
         ("efficiency source", est.efficiency_source),
-        ("wall-clock", _hours(est.wall_hours)),
+        (
+            "wall-clock",
+            _hours(est.wall_hours)
+            + (
+                f" (likely {_hours(est.wall_hours_range[0])} to {_hours(est.wall_hours_range[1])})"
+                if est.wall_hours_range and est.fits
+                else ""
+            ),
+        ),
         *(
             (f"  {phase}", _hours(hours))
             for phase, hours in est.time_breakdown_hours.items()

@@ -59,6 +59,9 @@ class Estimate:
     # where the wall-clock goes, hours: training steps, checkpoints and interruptions, start-up
     # and model load, evaluation passes (training); empty for inference
     time_breakdown_hours: dict[str, float] = field(default_factory=dict)
+    # the likely range of wall_hours (training): the 10th-90th percentile of measured / estimated
+    # time on published runs applied to this estimate; None where there is none (inference)
+    wall_hours_range: tuple[float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +82,7 @@ class Estimate:
             "checkpoint_gib": self.checkpoint_gib,
             "goodput": self.goodput,
             "time_breakdown_hours": dict(self.time_breakdown_hours),
+            "wall_hours_range": list(self.wall_hours_range) if self.wall_hours_range else None,
             "suggestions": list(self.suggestions),
             "assumptions": list(self.assumptions),
         }
@@ -104,6 +108,7 @@ def make_estimate(
     assumptions: list[str] | tuple[str, ...],
     goodput: float = 1.0,
     time_breakdown_hours: dict[str, float] | None = None,
+    wall_hours_range: tuple[float, float] | None = None,
 ) -> Estimate:
     """One :class:`Estimate`: per-GPU memory in GiB, GPU-hours = wall-clock x GPUs."""
     return Estimate(
@@ -126,6 +131,7 @@ def make_estimate(
         assumptions=tuple(assumptions),
         goodput=goodput,
         time_breakdown_hours=dict(time_breakdown_hours or {}),
+        wall_hours_range=wall_hours_range,
     )
 
 

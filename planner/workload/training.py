@@ -18,6 +18,9 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, replace
+from importlib import resources
+
+import yaml
 
 from planner.gpu_specs import GpuSpec
 from planner.schema import Fabric, Interconnect
@@ -355,6 +358,7 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
     ]
     if f.framework is not None:
         assumptions.append(_framework_assumption(f))
+    assumptions.append(range_note())
     if f.method != "full":
         assumptions.append(
             f"{f.method}: rank {spec.train.lora_rank} adapters on "
@@ -628,6 +632,32 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         assumptions=assumptions,
         goodput=steady_s / total_s if total_s > 0 else 1.0,
         time_breakdown_hours={k: v / 3600.0 for k, v in phases.items()},
+        wall_hours_range=likely_range(total_s / 3600.0),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _error_deciles() -> tuple[int, float, float]:
+    """(runs, 10th and 90th percentile of measured / estimated time) on the published runs the
+    bundled ``estimate_error.yaml`` was computed from."""
+    text = resources.files("planner.data").joinpath("estimate_error.yaml").read_text("utf-8")
+    raw = yaml.safe_load(text)
+    return int(raw["runs"]), float(raw["ratio_p10"]), float(raw["ratio_p90"])
+
+
+def likely_range(wall_hours: float) -> tuple[float, float]:
+    """The wall-clock a run will likely take: this estimate times the 10th and 90th percentile of
+    the measured / estimated ratio on published training runs."""
+    _, low, high = _error_deciles()
+    return wall_hours * low, wall_hours * high
+
+
+def range_note() -> str:
+    """Where the likely range comes from, in words."""
+    runs, low, high = _error_deciles()
+    return (
+        f"likely range: this estimate x {low:.2f} to x {high:.2f}, the 10th to 90th percentile of "
+        f"measured / estimated time on {runs} published training runs"
     )
 
 

@@ -1,0 +1,60 @@
+"""How far the estimator's training times fall from published runs, for the ranges it prints.
+
+    python scripts/estimate_error.py          # rewrite planner/data/estimate_error.yaml
+    python scripts/estimate_error.py --check  # exit 1 if the file is stale
+
+Every published run of benchmarks/data/published_runs.yaml (calibration and held-out rows) is
+estimated; the ratio measured / estimated of each gives the 10th, 50th and 90th percentiles that
+every training estimate turns into a likely range.  tests/test_estimate_error.py fails when the
+file and the estimator disagree, so a change to the physics updates the ranges with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "planner" / "data" / "estimate_error.yaml"
+
+
+def render() -> str:
+    """The data file's text, from the estimator's answers on the published runs."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.accuracy import load_runs, measure
+
+    calibration, holdout = load_runs()
+    ratios = sorted(row.published / measure(row)[0] for row in (*calibration, *holdout))
+    deciles = statistics.quantiles(ratios, n=10, method="inclusive")
+    return (
+        "# Written by scripts/estimate_error.py: measured / estimated training time on the "
+        "published\n"
+        "# runs of benchmarks/data/published_runs.yaml (calibration and held-out rows). "
+        "Do not edit.\n"
+        f"runs: {len(ratios)}\n"
+        f"ratio_p10: {deciles[0]:.4f}\n"
+        f"ratio_median: {statistics.median(ratios):.4f}\n"
+        f"ratio_p90: {deciles[-1]:.4f}\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        current = DATA.read_text(encoding="utf-8") if DATA.exists() else ""
+        if current != text:
+            print(f"{DATA} is stale: run python scripts/estimate_error.py", file=sys.stderr)
+            return 1
+        return 0
+    DATA.write_text(text, encoding="utf-8")
+    print(f"wrote {DATA}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
