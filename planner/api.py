@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -35,7 +36,7 @@ from planner.catalog.query import (
     sort_offers,
     why_no_offers,
 )
-from planner.errors import ConfigError, UnknownNameError, is_whole_number
+from planner.errors import ConfigError, UnknownNameError, is_number, is_whole_number
 from planner.gpu_specs import GpuSpec, load_gpu_catalog, resolve_gpu
 from planner.units import MAX_GPUS_PER_JOB
 
@@ -371,7 +372,9 @@ class Planner:
             raise problem
         if topology is not None:
             check_topology(spec_gpu, topology, count)
-        return _estimate(spec, spec_gpu, count, topology=topology)
+        from planner.workload.calibration import load_calibrations
+
+        return _estimate(spec, spec_gpu, count, topology=topology, calibrations=load_calibrations())
 
     # --- quote ---------------------------------------------------------------------------------
 
@@ -786,6 +789,74 @@ def load_workload(name_or_path: str) -> WorkloadSpec:
     from planner.workload import load_workload as _load
 
     return _load(name_or_path)
+
+
+def calibrate(
+    workload: str | WorkloadSpec,
+    gpu: str,
+    count: int = 1,
+    *,
+    measured_tokens_per_second: float | None = None,
+    measured_step_seconds: float | None = None,
+    topology: Topology | None = None,
+) -> dict[str, Any]:
+    """Record a run you measured (workload on ``count`` x ``gpu``): its training throughput, as
+    tokens per second of the whole run or seconds per optimizer step (the workload's global batch
+    per step).  Later estimates of similar jobs (same GPU, stack, precision, method, kind) use it.
+    Returns the record, with ``factor`` = measured / estimated throughput."""
+    from planner import clock
+    from planner.workload.calibration import load_calibrations, new_calibration, save_calibrations
+    from planner.workload.training import train_facts
+
+    if (measured_tokens_per_second is None) == (measured_step_seconds is None):
+        raise ConfigError(
+            "give one of measured_tokens_per_second and measured_step_seconds",
+            key_path="measured_tokens_per_second",
+            hint="e.g. --measured-tokens-per-second 12000 or --measured-step-seconds 2.5",
+        )
+    spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
+    Planner().estimate(spec, gpu, count, topology=topology)  # the same checks as an estimate
+    existing = load_calibrations()
+    if measured_step_seconds is not None:
+        if not (is_number(measured_step_seconds) and 0 < measured_step_seconds < math.inf):
+            raise ConfigError(
+                f"a step time must be a positive number of seconds, got {measured_step_seconds!r}",
+                key_path="measured_step_seconds",
+            )
+        facts = train_facts(spec)
+        per_sample = spec.seq_len if spec.model.is_transformer else 1
+        measured_tokens_per_second = facts.global_batch * per_sample / measured_step_seconds
+    uncalibrated = _uncalibrated(spec, gpu, count, topology)
+    record = new_calibration(
+        spec,
+        uncalibrated,
+        float(measured_tokens_per_second or 0.0),
+        existing=existing,
+        today=clock.utc_today().isoformat(),
+    )
+    save_calibrations((*existing, record))
+    return {**asdict(record), "factor": record.factor}
+
+
+def _uncalibrated(spec: WorkloadSpec, gpu: str, count: int, topology: Topology | None) -> Estimate:
+    """The estimate of ``spec`` without the user's calibrations (what a new one measures)."""
+    from planner.workload import estimate as _estimate
+
+    return _estimate(spec, resolve_gpu(gpu), count, topology=topology)
+
+
+def calibrations() -> list[dict[str, Any]]:
+    """The recorded calibrations, oldest first, each with its ``factor``."""
+    from planner.workload.calibration import load_calibrations
+
+    return [{**asdict(c), "factor": c.factor} for c in load_calibrations()]
+
+
+def remove_calibration(ident: str) -> None:
+    """Forget calibration ``ident`` (``c1``); unknown ids raise with the known ones."""
+    from planner.workload.calibration import load_calibrations, save_calibrations, without
+
+    save_calibrations(without(load_calibrations(), ident))
 
 
 def with_training(spec: str | WorkloadSpec, **training: Any) -> WorkloadSpec:

@@ -128,6 +128,12 @@ def _report(group: click.Group) -> None:
     report.register(group)
 
 
+def _calibrate(group: click.Group) -> None:
+    from planner.cli import calibrate
+
+    calibrate.register(group)
+
+
 def _workloads(group: click.Group) -> None:
     from planner.cli import workloads
 
@@ -145,6 +151,7 @@ _COMMANDS: dict[str, Callable[[click.Group], None]] = {
     "workloads": _workloads,
     "estimate": _workloads,
     "models": _workloads,
+    "calibrate": _calibrate,
 }
 
 

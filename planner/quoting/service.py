@@ -12,6 +12,7 @@ The data flow, step by step (each step is a pure function over the previous one'
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.candidates import (
     CandidateOptions,
     CandidateSet,
+    Estimator,
     Exclusion,
     build_candidates,
     group_exclusions,
@@ -154,7 +156,12 @@ def _candidates(inputs: _Inputs) -> tuple[CandidateSet, pd.DataFrame]:
         confidence=req.confidence_pct / 100 if req.confidence_pct > 0 else None,
     )
     cset = build_candidates(
-        spec, inputs.offers, inputs.catalog, hardware=inputs.hardware, options=options
+        spec,
+        inputs.offers,
+        inputs.catalog,
+        hardware=inputs.hardware,
+        options=options,
+        estimator=_calibrated_estimator(),
     )
     pruned = prune_dominated(
         cset.table,
@@ -165,6 +172,18 @@ def _candidates(inputs: _Inputs) -> tuple[CandidateSet, pd.DataFrame]:
         pieces=spec.pieces if spec.pieces > 1 else None,
     )
     return cset, pruned
+
+
+def _calibrated_estimator() -> Estimator | None:
+    """The workload model with the user's measured runs applied (None: the plain one)."""
+    from planner.workload.calibration import load_calibrations
+
+    calibrations = load_calibrations()
+    if not calibrations:
+        return None
+    from planner.workload import estimate
+
+    return functools.partial(estimate, calibrations=calibrations)
 
 
 def _offer_filter(req: QuoteRequest) -> OfferFilter:

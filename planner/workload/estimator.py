@@ -25,11 +25,13 @@ re-exported here).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from planner.errors import ConfigError
 from planner.gpu_specs import GpuSpec
 from planner.workload.advice import train_suggestions, unplaceable_estimate
+from planner.workload.calibration import Calibration, calibrated
 from planner.workload.estimate_types import Estimate, Topology, default_topology
 from planner.workload.inference import estimate_inference
 from planner.workload.spec import Kind, WorkloadSpec
@@ -70,12 +72,18 @@ def check_precision(spec: WorkloadSpec, gpu: GpuSpec) -> None:
 
 
 def estimate(
-    spec: WorkloadSpec, gpu: GpuSpec, gpu_count: int, *, topology: Topology | None = None
+    spec: WorkloadSpec,
+    gpu: GpuSpec,
+    gpu_count: int,
+    *,
+    topology: Topology | None = None,
+    calibrations: Sequence[Calibration] = (),
 ) -> Estimate:
     """Memory, strategy, FLOPs, efficiency, hours and interconnect for ``spec`` on ``gpu_count`` x ``gpu``.
 
     A training count that cannot hold the pinned layout is answered as not runnable; a training
-    job that fits nowhere carries the remedies that would make it fit.
+    job that fits nowhere carries the remedies that would make it fit.  ``calibrations`` (the
+    user's measured runs, :mod:`.calibration`) correct the training steps of a similar job.
     """
     if gpu_count < 1:
         raise ConfigError("GPU count must be at least 1", key_path="gpu_count")
@@ -88,5 +96,5 @@ def estimate(
         return blocked
     result = estimate_training(spec, gpu, gpu_count, topo)
     if result.fits:
-        return result
+        return calibrated(spec, result, calibrations)
     return replace(result, suggestions=tuple(train_suggestions(spec, gpu, gpu_count, topo)))

@@ -1,0 +1,100 @@
+"""`planner calibrate`: record a run you measured, list and remove the records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from planner import api
+from planner.cli.offers import format_option
+from planner.cli.params import FiniteFloat, field_options
+from planner.reports.tables import dumps_json, render_records
+
+
+@click.group("calibrate")
+def calibrate() -> None:
+    """Correct later estimates with runs you measured (kept in the user data folder).
+
+    Example: planner calibrate record gpt2-finetune --gpu A100-80GB --measured-tokens-per-second 52000
+    """
+
+
+@calibrate.command("record")
+@field_options(
+    {
+        "workload": "WORKLOAD",
+        "gpu": "--gpu",
+        "count": "--count",
+        "measured_tokens_per_s": "--measured-tokens-per-second",
+        "measured_tokens_per_second": "--measured-tokens-per-second",
+        "measured_step_seconds": "--measured-step-seconds",
+    }
+)
+@click.argument("workload")
+@click.option("--gpu", required=True, help="The GPU model the run used.")
+@click.option("--count", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--measured-tokens-per-second",
+    type=FiniteFloat(min=0, min_open=True),
+    help="Training throughput of the whole run, tokens (samples for vision) per second.",
+)
+@click.option(
+    "--measured-step-seconds",
+    type=FiniteFloat(min=0, min_open=True),
+    help="Seconds per optimizer step (the workload's global batch per step).",
+)
+@format_option
+def record(
+    workload: str,
+    gpu: str,
+    count: int,
+    measured_tokens_per_second: float | None,
+    measured_step_seconds: float | None,
+    fmt: str,
+) -> None:
+    """Record a measured run: later estimates on the same GPU, stack, precision, method and kind
+    scale their training steps by measured / estimated throughput."""
+    rec = api.calibrate(
+        workload,
+        gpu,
+        count,
+        measured_tokens_per_second=measured_tokens_per_second,
+        measured_step_seconds=measured_step_seconds,
+    )
+    if fmt == "json":
+        click.echo(dumps_json(rec))
+        return
+    click.echo(
+        f"recorded {rec['id']}: {rec['workload']} on {rec['count']} x {rec['gpu']} "
+        f"({rec['framework']}, {rec['precision']}) ran at {rec['measured_tokens_per_s']:,.0f} "
+        f"tokens/s against {rec['estimated_tokens_per_s']:,.0f} estimated: later estimates of "
+        f"similar jobs x{1 / rec['factor']:.2f} on their training steps"
+    )
+
+
+@calibrate.command("list")
+@format_option
+def list_command(fmt: str) -> None:
+    """The recorded runs, oldest first."""
+    rows: list[dict[str, Any]] = api.calibrations()
+    if fmt == "json":
+        click.echo(dumps_json(rows))
+    elif not rows and fmt in ("table", "markdown"):
+        click.echo("no calibrations recorded (planner calibrate record WORKLOAD ...)")
+    else:
+        click.echo(render_records(rows, fmt, floatfmt=",.6g").rstrip("\n"))
+
+
+@calibrate.command("remove")
+@field_options({"id": "ID"})
+@click.argument("ident", metavar="ID")
+def remove(ident: str) -> None:
+    """Forget one recorded run (its id from `planner calibrate list`)."""
+    api.remove_calibration(ident)
+    click.echo(f"removed {ident}", err=True)
+
+
+def register(group: click.Group) -> None:
+    """Add this module's commands to ``group``."""
+    group.add_command(calibrate)

@@ -1,0 +1,212 @@
+"""Calibration from the user's own runs: a measured throughput corrects later estimates of
+similar jobs.
+
+``planner calibrate record`` estimates a run the user measured (workload, GPU, count) and keeps
+the ratio measured / estimated training throughput in ``calibration.yaml`` in the user data
+folder (``$PLANNER_DATA_DIR`` overrides it).  A later training estimate on the same GPU model,
+with the same software stack, precision, method and kind, takes the most recent such ratio on its
+training steps and says so ("calibrated from your run of 2026-11-25 ...").  Writes are atomic
+(a temporary file renamed into place, under a file lock), so a crash never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from planner.errors import ConfigError, UnknownNameError
+from planner.workload.estimate_types import Estimate
+from planner.workload.spec import WorkloadSpec
+
+FILE_NAME = "calibration.yaml"
+# A measured throughput this far from the estimate is more likely a typo or a different job than
+# a calibration (a factor of 10 either way).
+MAX_FACTOR = 10.0
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """One measured run and what the estimator said for it."""
+
+    id: str
+    recorded_on: str  # ISO date
+    workload: str
+    gpu: str
+    count: int
+    precision: str
+    framework: str  # the resolved software stack (hf-trainer, megatron, ...)
+    method: str
+    kind: str
+    measured_tokens_per_s: float  # training throughput of the whole gang
+    estimated_tokens_per_s: float
+
+    @property
+    def factor(self) -> float:
+        """Measured over estimated throughput: above 1, the run was faster than estimated."""
+        return self.measured_tokens_per_s / self.estimated_tokens_per_s
+
+    def matches(self, key: tuple[str, str, str, str, str]) -> bool:
+        return (self.gpu, self.framework, self.precision, self.method, self.kind) == key
+
+
+def calibration_file() -> Path:
+    """Where calibrations are kept: ``$PLANNER_DATA_DIR/calibration.yaml`` or the user data folder."""
+    override = os.environ.get("PLANNER_DATA_DIR")
+    if override:
+        return Path(override) / FILE_NAME
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("planner")) / FILE_NAME
+
+
+def load_calibrations(path: Path | None = None) -> tuple[Calibration, ...]:
+    """The recorded calibrations (none when the file does not exist)."""
+    path = path or calibration_file()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ()
+    except OSError as e:
+        raise ConfigError(
+            f"cannot read {path} ({e.strerror})", hint="check the file or PLANNER_DATA_DIR"
+        ) from e
+    try:
+        rows = yaml.safe_load(text) or []
+        return tuple(Calibration(**row) for row in rows)
+    except (yaml.YAMLError, TypeError) as e:
+        raise ConfigError(
+            f"{path} is not a calibration file ({e})",
+            hint="remove it (planner calibrate remove --all) or restore it",
+        ) from e
+
+
+def save_calibrations(calibrations: Sequence[Calibration], path: Path | None = None) -> None:
+    """Write the file atomically under a lock: a reader sees the old or the new file, whole."""
+    from filelock import FileLock
+
+    path = path or calibration_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = yaml.safe_dump([asdict(c) for c in calibrations], sort_keys=False)
+    with FileLock(str(path) + ".lock"):
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def job_key(spec: WorkloadSpec, gpu: str) -> tuple[str, str, str, str, str]:
+    """What makes two runs similar: GPU model, software stack, precision, method and kind."""
+    from planner.workload.frameworks import resolve_framework
+
+    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind.value == "finetune")
+    t = spec.train
+    return gpu, stack.name, t.precision.value, t.method.value, spec.kind.value
+
+
+def steps_tokens_per_s(spec: WorkloadSpec, est: Estimate) -> float:
+    """The training throughput an estimate implies: tokens (samples for a non-transformer) over
+    the training steps' hours."""
+    steps_h = est.time_breakdown_hours.get("training steps", 0.0)
+    per_sample = spec.seq_len if spec.model.is_transformer else 1
+    tokens = spec.samples_per_piece * spec.pieces * per_sample
+    return tokens / (steps_h * 3600.0) if steps_h > 0 else 0.0
+
+
+def new_calibration(
+    spec: WorkloadSpec,
+    est: Estimate,
+    measured_tokens_per_s: float,
+    *,
+    existing: Sequence[Calibration],
+    today: str,
+) -> Calibration:
+    """A calibration of ``spec`` measured at ``measured_tokens_per_s`` against its estimate."""
+    if not est.fits:
+        raise ConfigError(
+            f"{spec.name} does not fit on {est.gpu_count} x {est.gpu} in the estimate, so a "
+            "measured run cannot calibrate it",
+            key_path="workload",
+            hint="check the workload, GPU and count of the run you measured",
+        )
+    estimated = steps_tokens_per_s(spec, est)
+    if not (math.isfinite(measured_tokens_per_s) and measured_tokens_per_s > 0):
+        raise ConfigError(
+            f"a measured throughput must be a positive number, got {measured_tokens_per_s!r}",
+            key_path="measured_tokens_per_s",
+            hint="tokens per second of the whole run, e.g. --measured-tokens-per-second 12000",
+        )
+    factor = measured_tokens_per_s / estimated
+    if not 1 / MAX_FACTOR <= factor <= MAX_FACTOR:
+        raise ConfigError(
+            f"the measured {measured_tokens_per_s:,.0f} tokens/s is {factor:.3g}x the estimate's "
+            f"{estimated:,.0f}: more than {MAX_FACTOR:g}x apart",
+            key_path="measured_tokens_per_s",
+            hint="give the throughput of the whole run (all GPUs), in tokens per second",
+        )
+    gpu, framework, precision, method, kind = job_key(spec, est.gpu)
+    number = 1 + max((int(c.id.lstrip("c")) for c in existing if c.id[1:].isdigit()), default=0)
+    return Calibration(
+        id=f"c{number}",
+        recorded_on=today,
+        workload=spec.name,
+        gpu=gpu,
+        count=est.gpu_count,
+        precision=precision,
+        framework=framework,
+        method=method,
+        kind=kind,
+        measured_tokens_per_s=float(measured_tokens_per_s),
+        estimated_tokens_per_s=estimated,
+    )
+
+
+def without(calibrations: Sequence[Calibration], ident: str) -> tuple[Calibration, ...]:
+    """``calibrations`` less the one named ``ident`` (UnknownNameError with the ids otherwise)."""
+    if ident not in {c.id for c in calibrations}:
+        raise UnknownNameError("calibration", ident, [c.id for c in calibrations], key_path="id")
+    return tuple(c for c in calibrations if c.id != ident)
+
+
+def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibration]) -> Estimate:
+    """``est`` with its training steps scaled by the most recent matching calibration (itself
+    when none matches or the estimate does not run)."""
+    if not calibrations or not est.fits or "training steps" not in est.time_breakdown_hours:
+        return est
+    key = job_key(spec, est.gpu)
+    matches = [c for c in calibrations if c.matches(key)]
+    if not matches:
+        return est
+    cal = max(matches, key=lambda c: (c.recorded_on, c.id))
+    phases = dict(est.time_breakdown_hours)
+    steps = phases["training steps"] / cal.factor
+    phases["training steps"] = steps
+    wall = sum(phases.values())
+    scale = wall / est.wall_hours if est.wall_hours > 0 else 1.0
+    note = (
+        f"calibrated from your run of {cal.recorded_on} ({cal.id}: {cal.workload} on {cal.count} x "
+        f"{cal.gpu}, {cal.framework}, {cal.precision}): training steps x{1 / cal.factor:.2f}"
+    )
+    low_high: Any = est.wall_hours_range
+    return replace(
+        est,
+        wall_hours=wall,
+        gpu_hours=wall * est.gpu_count,
+        efficiency=est.efficiency / scale if scale > 0 else est.efficiency,
+        goodput=steps / wall if wall > 0 else est.goodput,
+        time_breakdown_hours=phases,
+        wall_hours_range=(low_high[0] * scale, low_high[1] * scale) if low_high else None,
+        assumptions=(*est.assumptions, note),
+    )
