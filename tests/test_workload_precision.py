@@ -158,3 +158,13 @@ def test_estimate_and_quote_take_precision_for_a_named_workload() -> None:
         planner.with_training(load_workload("gpt2-finetune"), precision="fp16").train.precision
         == "fp16"
     )
+
+
+def test_left_out_gpus_each_get_the_precision_that_works_on_them() -> None:
+    """fp8 on A100s and T4s: bf16 runs on the A100s, only fp16 on the T4s."""
+    args = ["quote", "-w", "gpt2-finetune", "--deadline", "24h", "--precision", "fp8"]
+    result = CliRunner().invoke(main, [*args, "--gpu", "A100", "--gpu", "T4"])
+    assert result.exit_code == 3
+    assert "(T4) cannot train in fp8" in result.stderr
+    assert "(A100-40GB, A100-80GB) cannot train in fp8" in result.stderr
+    assert "training.precision: bf16" in result.stderr

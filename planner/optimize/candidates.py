@@ -834,10 +834,11 @@ def group_exclusions(exclusions: Sequence[Exclusion]) -> list[str]:
             f"{', '.join(order)}: {top_mem:g} GiB or less per GPU < {need:.1f} GiB needed at best "
             f"(largest gang and most sharding tried)"
         )
-    precision = [e for e in exclusions if e.reason == "precision"]
-    if precision:
-        gpus = sorted({e.gpu_model for e in precision})
-        lines.append(f"{', '.join(gpus)}: {precision[0].detail}")
+    by_detail: dict[str, set[str]] = {}
+    for e in exclusions:
+        if e.reason == "precision":  # one line per fix: bf16 works on an A100, fp16 on a T4
+            by_detail.setdefault(e.detail, set()).add(e.gpu_model)
+    lines += [f"{', '.join(sorted(gpus))}: {detail}" for detail, gpus in by_detail.items()]
     risky = [e for e in exclusions if e.reason == "spot-risk"]
     if risky:
         lines.append(f"{len(risky)} spot offers: interruption rate above --max-interruption")

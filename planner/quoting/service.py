@@ -243,11 +243,11 @@ def _nothing_runs(inputs: _Inputs, cset: CandidateSet) -> InfeasibleError:
             f"than the quota allows ({set_quotas or 'default quota'})"
         )
         hints.append(f"raise the quota (quotas / --quota {providers[0]}=N) or drop it")
-    if "precision" in by_reason:
-        excluded = by_reason["precision"]
+    for detail in dict.fromkeys(e.detail for e in by_reason.get("precision", [])):
+        excluded = [e for e in by_reason["precision"] if e.detail == detail]
         gpus = ", ".join(sorted({e.gpu_model for e in excluded}))
-        reasons.append(f"{offers_in(excluded)} offer(s) ({gpus}) {excluded[0].detail}")
-        hints.append(excluded[0].detail.split("; ")[-1].replace(" runs on them", " includes them"))
+        reasons.append(f"{offers_in(excluded)} offer(s) ({gpus}) {detail}")
+        hints.append(detail.split("; ")[-1].replace(" runs on them", " includes them"))
     if "spot-risk" in by_reason:
         excluded = by_reason["spot-risk"]
         reasons.append(
