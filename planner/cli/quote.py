@@ -91,7 +91,13 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
         help="Spend at most this much: 500 (in --currency), 450 EUR, 80000 CNY.",
     ),
     click.option(
-        "--provider", "providers", multiple=True, help="Only these providers (repeatable)."
+        "--provider",
+        "providers",
+        multiple=True,
+        help="Only these providers (repeatable); 'owned' is your --hardware.",
+    ),
+    click.option(
+        "--owned-only", is_flag=True, help="Only your own machines (--hardware): --provider owned."
     ),
     click.option("--region", "regions", multiple=True, help="Only these regions (repeatable)."),
     click.option(
@@ -177,6 +183,7 @@ def request_from_options(
     gpus: tuple[str, ...],
     no_spot: bool,
     spot_only: bool,
+    owned_only: bool,
     max_interruption: float | None,
     confidence: float,
     include_reserved: bool,
@@ -200,7 +207,7 @@ def request_from_options(
         workload=named,
         deadline_hours=deadline,
         budget_usd=None if budget is None else _usd(*budget, currency),
-        providers=providers,
+        providers=("owned",) if owned_only else providers,
         regions=regions,
         gpus=gpus,
         allow_spot=not no_spot,

@@ -40,6 +40,23 @@ class Requirements:
 
 
 @dataclass(frozen=True)
+class OwnedLine:
+    """What one owned machine type could do for the quote, and why a plan uses it or not."""
+
+    hardware: str  # the hardware name (its YAML file's ``name``)
+    gpu_model: str
+    machines: int  # machines owned
+    used: bool  # a recommended plan runs on it
+    reason: str  # in a plan, too slow, does not fit, dearer
+    machines_used: int = 0  # the cheapest gang of them that meets the deadline alone (0: none)
+    hours: float | None = None  # that gang's wall hours (start-up included)
+    cost_usd: float | None = None  # that gang's cost on the request's cost basis
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class QuoteStats:
     """How much the quote searched and how long it took (seconds rounded to 0.1 ms)."""
 
@@ -93,6 +110,7 @@ class QuoteResult:
     stats: QuoteStats
     frontier: tuple[tuple[float, float], ...] = ()  # (deadline_hours, cheapest total_cost_usd)
     notes: tuple[str, ...] = ()  # plan variants left out (the solver gave up on them)
+    owned: tuple[OwnedLine, ...] = ()  # one line per owned machine type given (--hardware)
 
     @property
     def assumptions(self) -> QuoteAssumptions:
@@ -125,6 +143,7 @@ class QuoteResult:
                 "parts": [s.to_dict() for s in self.book.sources],
             },
             "plans": [p.to_dict() for p in self.plans],
+            "owned": [o.to_dict() for o in self.owned],
             "assumptions": self.assumptions.to_dict(),
             "stats": self.stats.to_dict(),
         }

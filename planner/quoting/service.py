@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from planner.catalog import OfferBook, load_offer_book
@@ -34,9 +35,9 @@ from planner.optimize.candidates import (
     group_exclusions,
     prune_dominated,
 )
-from planner.optimize.plans import Plan, PlanRequest, frontier, make_plans
+from planner.optimize.plans import STARTUP_HOURS, Plan, PlanRequest, frontier, make_plans
 from planner.quoting.request import QuoteRequest, _canonical_discounts, _canonical_quotas
-from planner.quoting.result import QuoteResult, QuoteStats, Requirements
+from planner.quoting.result import OwnedLine, QuoteResult, QuoteStats, Requirements
 from planner.workload import WorkloadSpec, estimate, load_workload
 
 if TYPE_CHECKING:
@@ -99,7 +100,69 @@ def quote(
         frontier=curve,
         stats=stats,
         notes=plan_set.notes,
+        owned=_owned_lines(inputs, cset, plan_set.plans),
     )
+
+
+def _owned_lines(
+    inputs: _Inputs, cset: CandidateSet, plans: tuple[Plan, ...]
+) -> tuple[OwnedLine, ...]:
+    """One line per owned machine type: the cheapest gang of it that meets the deadline alone,
+    and why the recommended plans use it or not (in a plan, does not fit, too slow, dearer)."""
+    req = inputs.request
+    table = cset.table
+    lines = []
+    for hw in inputs.hardware:
+        gpu = inputs.catalog.resolve(hw.gpu).name
+        rows = table[(table["kind"] == "local") & (table["instance_type"] == hw.name)]
+        used_in = [
+            n
+            for n, plan in enumerate(plans, 1)
+            if not plan.below_confidence
+            and any(i.kind == "local" and i.instance_type == hw.name for i in plan.items)
+        ]
+        if rows.empty:
+            why = next(
+                (e.detail for e in cset.exclusions if e.instance_type == hw.name),
+                "no gang of it can run this workload",
+            )
+            lines.append(
+                OwnedLine(hw.name, gpu, hw.machines, used=False, reason=f"cannot run it: {why}")
+            )
+            continue
+        job = rows["job_hours"].to_numpy(dtype=float)
+        wall = job * rows["wall_factor"].to_numpy(dtype=float) + STARTUP_HOURS
+        cost = rows["price_usd_per_hour"].to_numpy(dtype=float) * (job + STARTUP_HOURS)
+        instances = rows["instances"].to_numpy(dtype=int)
+        meets = wall <= req.deadline_hours + 1e-9
+        basis = f"{req.local_cost_basis} cost"
+        best = int(np.flatnonzero(meets)[np.argmin(cost[meets])]) if meets.any() else None
+        if used_in:
+            reason = f"in plan {', '.join(str(n) for n in used_in)} ({basis})"
+        elif best is None:
+            reason = (
+                f"too slow: its fastest gang takes {float(wall.min()):,.1f} h of the "
+                f"{req.deadline_hours:g} h deadline"
+            )
+        else:
+            cheapest = plans[0].total_cost_usd if plans else float("nan")
+            reason = (
+                f"dearer: ${float(cost[best]):,.2f} alone ({basis}) against the cheapest "
+                f"plan's ${cheapest:,.2f}"
+            )
+        lines.append(
+            OwnedLine(
+                hw.name,
+                gpu,
+                hw.machines,
+                used=bool(used_in),
+                reason=reason,
+                machines_used=int(instances[best]) if best is not None else 0,
+                hours=float(wall[best]) if best is not None else None,
+                cost_usd=float(cost[best]) if best is not None else None,
+            )
+        )
+    return tuple(lines)
 
 
 @dataclass(frozen=True)
@@ -133,7 +196,23 @@ def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
         discounts=_canonical_discounts(req.discounts, book.offers),
         quotas=_canonical_quotas(req.quotas, book.offers),
     )
-    offers = filter_offers(book.offers, _offer_filter(req), catalog)
+    if OWNED in req.providers:
+        if not hardware:
+            raise ConfigError(
+                "provider owned means your own machines, and no --hardware was given",
+                key_path="providers",
+                hint="name them with --hardware FILE (repeatable), e.g. --hardware "
+                "workstation-rtx4090",
+            )
+        cloud = tuple(p for p in req.providers if p != OWNED)
+        if cloud:
+            offers = filter_offers(
+                book.offers, replace(_offer_filter(req), providers=cloud), catalog
+            )
+        else:
+            offers = book.offers.iloc[0:0]
+    else:
+        offers = filter_offers(book.offers, _offer_filter(req), catalog)
     if req.gpus:
         allowed = {g.name for name in req.gpus for g in catalog.match(name)}
         hardware = tuple(h for h in hardware if catalog.resolve(h.gpu).name in allowed)
@@ -184,6 +263,10 @@ def _calibrated_estimator() -> Estimator | None:
     from planner.workload import estimate
 
     return functools.partial(estimate, calibrations=calibrations)
+
+
+# The provider name of owned hardware in plans and in --provider.
+OWNED = "owned"
 
 
 def _offer_filter(req: QuoteRequest) -> OfferFilter:

@@ -148,6 +148,23 @@ def _plan_block(rank: int, plan: Plan, fmt: str, money: Money, confidence_pct: f
     ]
 
 
+def _owned_block(result: QuoteResult, fmt: str, money: Money) -> list[str]:
+    """One line per owned machine type: what it would do alone and why a plan uses it or not."""
+    if not result.owned:
+        return []
+    md = fmt == "markdown"
+    lines = ["", ("### " if md else "") + "Owned hardware"]
+    for o in result.owned:
+        alone = (
+            f"{o.machines_used} of {o.machines} x {o.hardware} ({o.gpu_model}) alone: "
+            f"{_hours(o.hours)}, {money(o.cost_usd)}; "
+            if o.hours is not None
+            else f"{o.machines} x {o.hardware} ({o.gpu_model}): "
+        )
+        lines.append(("- " if md else "  ") + alone + o.reason)
+    return lines
+
+
 def _frontier_block(result: QuoteResult, fmt: str, money: Money) -> list[str]:
     if not (result.request.pareto and result.frontier):
         return []
@@ -194,6 +211,7 @@ def render_quote(
     out = _header(result, fmt == "markdown", money)
     for rank, plan in enumerate(result.plans, 1):
         out += _plan_block(rank, plan, fmt, money, result.request.confidence_pct)
+    out += _owned_block(result, fmt, money)
     out += _frontier_block(result, fmt, money)
     out += ["", *_provenance(result)]
     if not money.is_usd:
