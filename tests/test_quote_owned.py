@@ -28,7 +28,7 @@ def test_every_owned_machine_gets_a_line_with_its_reason() -> None:
     used = {i.instance_type for p in result.plans for i in p.items if i.kind == "local"}
     for name, line in lines.items():
         assert line.used == (name in used)
-        assert line.reason.startswith("in plan" if line.used else ("dearer", "too slow"))
+        assert line.status == ("in-plan" if line.used else "dearer")
     # the RTX 3060 alone: its hours and its cost at the amortised rate, computed by hand
     rtx = lines["workstation-rtx3060"]
     est = planner.estimate("gpt2-pretrain", "RTX3060", 1)
@@ -39,11 +39,12 @@ def test_every_owned_machine_gets_a_line_with_its_reason() -> None:
 
 def test_a_machine_too_slow_or_too_small_says_so() -> None:
     slow = quote(hardware=("workstation-rtx3060",), deadline_hours=48).owned[0]
-    assert slow.reason.startswith("too slow: its fastest gang takes") and slow.hours is None
+    assert slow.status == "too-slow" and slow.hours is None
+    assert slow.fastest_hours is not None and slow.fastest_hours > 48
     small = planner.quote(
         workload="llama-2-70b-finetune", deadline_hours=720, hardware=("workstation-rtx3060",)
     ).owned[0]
-    assert small.reason.startswith("cannot run it") and not small.used
+    assert small.status == "cannot-run" and not small.used and "GiB" in small.why_not
 
 
 def test_owned_only_plans_on_your_machines_and_needs_some() -> None:
@@ -55,5 +56,6 @@ def test_owned_only_plans_on_your_machines_and_needs_some() -> None:
     out = CliRunner().invoke(main, [*args, "--hardware", "workstation-rtx4090", "--format", "json"])
     assert out.exit_code == 0, out.output
     record = json.loads(out.stdout)
-    assert record["owned"][0]["used"] is True
+    assert record["owned"][0]["used"] is True and record["owned"][0]["in_plans"] == [1]
+    assert "Owned hardware" in CliRunner().invoke(main, [*args, "--hardware", "8xh100-hgx"]).stdout
     assert {i["provider"] for p in record["plans"] for i in p["items"]} == {"owned"}

@@ -46,11 +46,20 @@ class OwnedLine:
     hardware: str  # the hardware name (its YAML file's ``name``)
     gpu_model: str
     machines: int  # machines owned
-    used: bool  # a recommended plan runs on it
-    reason: str  # in a plan, too slow, does not fit, dearer
+    # in-plan (a recommended plan runs on it), cannot-run (no gang of it fits or trains in the
+    # precision), too-slow (no gang meets the deadline alone), dearer (the plans cost less)
+    status: str
+    cost_basis: str  # amortised | sunk
+    in_plans: tuple[int, ...] = ()  # ranks of the plans that use it
+    why_not: str = ""  # cannot-run: the reason
     machines_used: int = 0  # the cheapest gang of them that meets the deadline alone (0: none)
     hours: float | None = None  # that gang's wall hours (start-up included)
     cost_usd: float | None = None  # that gang's cost on the request's cost basis
+    fastest_hours: float | None = None  # too-slow: its fastest gang's wall hours
+
+    @property
+    def used(self) -> bool:
+        return self.status == "in-plan"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -143,7 +152,7 @@ class QuoteResult:
                 "parts": [s.to_dict() for s in self.book.sources],
             },
             "plans": [p.to_dict() for p in self.plans],
-            "owned": [o.to_dict() for o in self.owned],
+            "owned": [{**o.to_dict(), "used": o.used} for o in self.owned],
             "assumptions": self.assumptions.to_dict(),
             "stats": self.stats.to_dict(),
         }

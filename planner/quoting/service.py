@@ -104,6 +104,15 @@ def quote(
     )
 
 
+def _why_excluded(e: Exclusion) -> str:
+    if e.reason == "memory" and e.need_gib > e.gpu_memory_gib:
+        return (
+            f"does not fit: needs {e.need_gib:.1f} GiB per GPU at best, {e.gpu_model} has "
+            f"{e.gpu_memory_gib:g} GiB"
+        )
+    return e.detail
+
+
 def _owned_lines(
     inputs: _Inputs, cset: CandidateSet, plans: tuple[Plan, ...]
 ) -> tuple[OwnedLine, ...]:
@@ -111,6 +120,7 @@ def _owned_lines(
     and why the recommended plans use it or not (in a plan, does not fit, too slow, dearer)."""
     req = inputs.request
     table = cset.table
+    basis = req.local_cost_basis
     lines = []
     for hw in inputs.hardware:
         gpu = inputs.catalog.resolve(hw.gpu).name
@@ -123,43 +133,30 @@ def _owned_lines(
         ]
         if rows.empty:
             why = next(
-                (e.detail for e in cset.exclusions if e.instance_type == hw.name),
+                (_why_excluded(e) for e in cset.exclusions if e.instance_type == hw.name),
                 "no gang of it can run this workload",
             )
-            lines.append(
-                OwnedLine(hw.name, gpu, hw.machines, used=False, reason=f"cannot run it: {why}")
-            )
+            lines.append(OwnedLine(hw.name, gpu, hw.machines, "cannot-run", basis, why_not=why))
             continue
         job = rows["job_hours"].to_numpy(dtype=float)
         wall = job * rows["wall_factor"].to_numpy(dtype=float) + STARTUP_HOURS
         cost = rows["price_usd_per_hour"].to_numpy(dtype=float) * (job + STARTUP_HOURS)
         instances = rows["instances"].to_numpy(dtype=int)
         meets = wall <= req.deadline_hours + 1e-9
-        basis = f"{req.local_cost_basis} cost"
         best = int(np.flatnonzero(meets)[np.argmin(cost[meets])]) if meets.any() else None
-        if used_in:
-            reason = f"in plan {', '.join(str(n) for n in used_in)} ({basis})"
-        elif best is None:
-            reason = (
-                f"too slow: its fastest gang takes {float(wall.min()):,.1f} h of the "
-                f"{req.deadline_hours:g} h deadline"
-            )
-        else:
-            cheapest = plans[0].total_cost_usd if plans else float("nan")
-            reason = (
-                f"dearer: ${float(cost[best]):,.2f} alone ({basis}) against the cheapest "
-                f"plan's ${cheapest:,.2f}"
-            )
+        status = "in-plan" if used_in else "too-slow" if best is None else "dearer"
         lines.append(
             OwnedLine(
                 hw.name,
                 gpu,
                 hw.machines,
-                used=bool(used_in),
-                reason=reason,
+                status,
+                basis,
+                in_plans=tuple(used_in),
                 machines_used=int(instances[best]) if best is not None else 0,
                 hours=float(wall[best]) if best is not None else None,
                 cost_usd=float(cost[best]) if best is not None else None,
+                fastest_hours=float(wall.min()) if best is None else None,
             )
         )
     return tuple(lines)

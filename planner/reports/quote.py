@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.reports import formatting as f
 from planner.reports.formatting import USD_MONEY, Money
-from planner.reports.quote_doc import plan_title
+from planner.reports.quote_doc import owned_line, plan_title
 from planner.reports.tables import dumps_json, render_records
 
 if TYPE_CHECKING:
@@ -154,14 +154,7 @@ def _owned_block(result: QuoteResult, fmt: str, money: Money) -> list[str]:
         return []
     md = fmt == "markdown"
     lines = ["", ("### " if md else "") + "Owned hardware"]
-    for o in result.owned:
-        alone = (
-            f"{o.machines_used} of {o.machines} x {o.hardware} ({o.gpu_model}) alone: "
-            f"{_hours(o.hours)}, {money(o.cost_usd)}; "
-            if o.hours is not None
-            else f"{o.machines} x {o.hardware} ({o.gpu_model}): "
-        )
-        lines.append(("- " if md else "  ") + alone + o.reason)
+    lines += [("- " if md else "  ") + owned_line(o, result, money) for o in result.owned]
     return lines
 
 

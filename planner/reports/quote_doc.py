@@ -33,7 +33,7 @@ from planner.reports.formatting import USD_MONEY, Money
 if TYPE_CHECKING:
     from planner.catalog import SnapshotSource
     from planner.optimize.plans import Plan, PlanItem
-    from planner.quoting.result import QuoteResult
+    from planner.quoting.result import OwnedLine, QuoteResult
 
 
 def flops(value: float) -> str:
@@ -395,6 +395,35 @@ def provenance_lines(parts: Sequence[SnapshotSource]) -> tuple[str, ...]:
     )
 
 
+def owned_line(o: OwnedLine, result: QuoteResult, money: Money = USD_MONEY) -> str:
+    """``1 of 1 x workstation-rtx3060 (RTX3060) alone: 14.2 days, $24.12; dearer than ...``."""
+    head = (
+        f"{o.machines_used} of {o.machines} x {o.hardware} ({o.gpu_model}) alone: "
+        f"{f.hours(o.hours, with_hours=True)}, {money(o.cost_usd)} at {o.cost_basis} cost; "
+        if o.hours is not None
+        else f"{o.machines} x {o.hardware} ({o.gpu_model}): "
+    )
+    deadline = result.request.deadline_hours
+    cheapest = result.plans[0].total_cost_usd if result.plans else None
+    why = {
+        "in-plan": f"in plan {', '.join(str(n) for n in o.in_plans)}",
+        "cannot-run": f"cannot run it: {o.why_not}",
+        "too-slow": f"too slow: its fastest gang takes {f.hours(o.fastest_hours, with_hours=True)} "
+        f"of the {f.hours(deadline, with_hours=True)} deadline",
+        "dearer": f"not used: dearer than the cheapest plan ({money(cheapest)})",
+    }[o.status]
+    return head + why
+
+
+def _owned_section(result: QuoteResult, money: Money) -> Section | None:
+    """One paragraph per owned machine type (--hardware): what it would do alone and why the
+    plans use it or not."""
+    if not result.owned:
+        return None
+    paragraphs = tuple(Paragraph(owned_line(o, result, money) + ".") for o in result.owned)
+    return Section("Owned hardware", paragraphs)
+
+
 def _subtitle(result: QuoteResult, money: Money) -> str:
     budget = result.request.budget_usd
     return (
@@ -426,6 +455,7 @@ def quote_document(
         _plans_section(plans, money, confidence),
         _frontier_section(result, money),
         Section("Plan details", details) if details else None,
+        _owned_section(result, money),
         _requirements_section(result),
         Section("Left out", tuple(Paragraph(line) for line in result.excluded))
         if result.excluded
