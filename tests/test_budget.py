@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import subprocess
 import sys
 from dataclasses import replace
@@ -321,3 +322,23 @@ def test_the_budget_model_reads_no_files() -> None:
         "pydantic",
     ):
         assert reader not in loaded, reader
+
+
+def test_the_terminal_reconciles_the_mix_with_its_monthly_rows() -> None:
+    """The 2027 platform budget: the months add up to $1,199,625, the machines bought in month 31
+    keep $290,625 of book value at the end, and the mix is the difference -- said on the
+    terminal, not only in the HTML report."""
+    from click.testing import CliRunner
+
+    from planner.cli import main
+
+    run = CliRunner().invoke
+    args = ["budget", "scenarios/budgets/2027-ml-platform.yaml"]
+    record = json.loads(run(main, [*args, "--format", "json"]).stdout)
+    plan = record
+    rows = sum(m["cost_usd"] for m in plan["months"])
+    total = rows - plan["residual_value_usd"] + plan["commitments_after_horizon_usd"]
+    assert total == pytest.approx(plan["total_usd"], rel=1e-9)
+    text = run(main, args).stdout
+    assert f"= {rows:,.0f} USD spent in the 36 months" in text
+    assert f"- {plan['residual_value_usd']:,.0f} book value" in text

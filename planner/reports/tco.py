@@ -205,10 +205,25 @@ def render_budget(
     if fmt == "csv":
         return render_records(months, "csv")
     plan = report.plan
+    cash = plan.total_usd + plan.residual_value_usd - plan.commitments_after_horizon_usd
     lines = [
         f"{plan.name}: {plan.horizon_months} months from {plan.start}, "
         f"optimal mix {money.scale(plan.total_usd):,.0f} {money.code} ({plan.status}, "
         f"{plan.solve_seconds:.2f} s, {plan.solver})",
+        f"  = {money.scale(cash):,.0f} {money.code} spent in the {plan.horizon_months} months "
+        f"(the monthly rows)"
+        + (
+            f" - {money.scale(plan.residual_value_usd):,.0f} book value of the machines still "
+            "in service at the end (straight-line to their resale value)"
+            if plan.residual_value_usd
+            else ""
+        )
+        + (
+            f" + {money.scale(plan.commitments_after_horizon_usd):,.0f} of commitments that run "
+            "past the horizon"
+            if plan.commitments_after_horizon_usd
+            else ""
+        ),
         "",
         "strategies:",
         render_records(_strategy_rows(report, money), fmt, floatfmt=",.0f"),
