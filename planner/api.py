@@ -501,7 +501,7 @@ class Planner:
         doc = document_for(
             result,
             money=money,
-            warnings=_stale_warnings(result, max_age_days),
+            warnings=stale_warnings(result, max_age_days),
             generated_by=generated_by
             or f"planner {__version__} on {clock.utc_today().isoformat()}",
         )
@@ -538,7 +538,7 @@ def _sources(
     return tuple(str(f) for f in offers_files), None if snapshot_dir is None else str(snapshot_dir)
 
 
-def _stale_warnings(
+def stale_warnings(
     result: QuoteResult | TcoResult | BudgetReport, max_age_days: int | None
 ) -> list[str]:
     """Warnings for a report whose cloud prices are older than ``max_age_days`` (default 90)."""

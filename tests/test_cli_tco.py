@@ -195,3 +195,21 @@ def test_budget_bad_file_exits_nonzero_without_traceback(tmp_path: Path) -> None
 def test_budget_bad_time_limit() -> None:
     code, _, err = run("budget", BUDGET_FILE, "--time-limit", "0")
     assert code == 2 and "--time-limit" in err
+
+
+def test_tco_and_gpus_warn_on_stale_prices_on_stderr_only() -> None:
+    """The bundled prices are years old on the frozen test day: both commands say so on stderr,
+    and their JSON stays one clean document."""
+    import json
+
+    from click.testing import CliRunner
+
+    from planner.cli import main
+
+    for args in (["tco", "--hardware", "8xh100-hgx"], ["gpus"]):
+        result = CliRunner().invoke(main, [*args, "--format", "json"])
+        assert result.exit_code == 0, result.output
+        json.loads(result.stdout)
+        assert "warning:" in result.stderr and "days old" in result.stderr
+        quiet = CliRunner().invoke(main, [*args, "--format", "json", "--max-age-days", "100000"])
+        assert "warning:" not in quiet.stderr

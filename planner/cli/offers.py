@@ -218,18 +218,25 @@ def offers_command(
 @format_option
 @offers_file_option
 @snapshot_option
+@max_age_option
 def gpus_command(
-    currency: str, fmt: str, offers_files: tuple[Path, ...], snapshot_dir: Path | None
+    currency: str,
+    fmt: str,
+    offers_files: tuple[Path, ...],
+    snapshot_dir: Path | None,
+    max_age_days: int,
 ) -> None:
     """List the GPU catalog: memory, bandwidth, dense tensor and FP32 TFLOPS, TDP, link, where offered.
 
     Example: planner gpus --format json
     """
     money = Money.of(currency, key_path="--currency")
-    records = api.gpus(offers_files=offers_files, snapshot_dir=snapshot_dir)
-    click.echo(render_gpus(records, fmt, money=money).rstrip("\n"))
+    session = api.Planner(offers_files=offers_files, snapshot_dir=snapshot_dir)
+    click.echo(render_gpus(session.gpus(), fmt, money=money).rstrip("\n"))
     if fmt in ("table", "markdown") and not money.is_usd:
         click.echo(f"\n{money.note()}")
+    for warning in session.book.stale_warnings(max_age_days):  # the "from" prices' age
+        click.echo(f"warning: {warning}", err=True)
 
 
 def register(group: click.Group) -> None:

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from planner import api
+from planner.cli.offers import max_age_option
 from planner.cli.params import FiniteFloat, currency_option, field_options, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.reports.tables import FORMATS
@@ -151,6 +152,7 @@ def run_budget(*, budget_file: str, no_sensitivity: bool, time_limit: float, sol
 @tco_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @report_path_option
+@max_age_option
 def tco_command(currency: str, fmt: str, report_path: Path | None, **options: Any) -> None:
     """Total cost of owning GPU hardware, and when it beats renting.
 
@@ -161,9 +163,12 @@ def tco_command(currency: str, fmt: str, report_path: Path | None, **options: An
     Example: planner tco --hardware scenarios/hardware/8xh100-hgx.yaml --utilization 0.6 --report tco.html
     """
     target = report_target(report_path)
+    max_age_days = options.pop("max_age_days")
     result = run_tco(**options)
     click.echo(render_tco(result, fmt, currency=currency), nl=False)
-    save_report(result, target, currency=currency)
+    for warning in api.stale_warnings(result, max_age_days):
+        click.echo(f"warning: {warning}", err=True)
+    save_report(result, target, currency=currency, max_age_days=max_age_days)
 
 
 @click.command("budget")
