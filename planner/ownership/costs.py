@@ -234,9 +234,13 @@ def cheapest_offers(
 ) -> dict[PurchaseOption, pd.Series]:
     """The cheapest offer per GPU-hour of ``gpu_model`` for each cloud purchase option.
 
-    Offers whose GPU link is weaker than ``min_interconnect`` are left out.  Ties break on
-    provider, region and instance type so the answer is stable.
+    Offers whose GPU link is weaker than ``min_interconnect`` are left out.  A price tie goes
+    to the preferred region (:func:`planner.catalog.query.in_region_preference`: the provider's
+    home region, then the US; not whichever Lambda region sorts first), then provider and
+    instance type, so the answer is stable.
     """
+    from planner.catalog.query import in_region_preference
+
     if offers.empty:
         return {}
     rank = offers["interconnect"].map(lambda v: Interconnect(str(v)).rank)
@@ -250,9 +254,8 @@ def cheapest_offers(
         if priced.empty:
             continue
         priced["_per_gpu"] = priced[col] / priced["gpu_count"]
-        best = priced.sort_values(
-            ["_per_gpu", "provider", "region", "instance_type"], kind="mergesort"
-        ).iloc[0]
+        ranked = in_region_preference(priced.sort_values(["provider", "instance_type"]))
+        best = ranked.sort_values("_per_gpu", kind="mergesort").iloc[0]
         out[option] = best
     return out
 

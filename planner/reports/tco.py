@@ -35,7 +35,8 @@ def _months(value: float | None, lifetime_months: float) -> str:
     if value is None:
         return "never"
     text = f"{value:.1f}"
-    return text + " (after lifetime)" if value > lifetime_months else text
+    # past the machines' life the purchase never pays back: say so before the number
+    return f"never within its life ({text})" if value > lifetime_months else text
 
 
 def _pct(value: float) -> str:
