@@ -326,3 +326,16 @@ def test_period_month_shows_730_hours_of_every_price_side_by_side() -> None:
     assert "on-demand $/mo" in header and "3y $/mo" in header and "spot $/mo" in header
     for column in ("price_on_demand_usd_per_hour", "price_reserved_3y_usd_per_hour"):
         assert f"{row[column] * 730:,.4g}" in line  # the table shows 4 significant digits
+
+
+def test_offers_filter_on_the_host_vcpus_and_ram() -> None:
+    """An 8-GPU job with 12 data-loader workers per GPU needs 96+ vCPUs; offload needs RAM."""
+    from planner.api import offers
+    from planner.catalog.query import OfferFilter
+
+    rows = offers(OfferFilter(gpus=("H100",), min_vcpus=100, min_host_memory_gib=1500)).offers
+    assert not rows.empty
+    assert (rows["vcpus"] >= 100).all() and (rows["host_memory_gib"] >= 1500).all()
+    none = offers(OfferFilter(gpus=("H100",), min_host_memory_gib=99999))
+    assert none.offers.empty
+    assert none.why_empty is not None and "host memory filter" in none.why_empty

@@ -40,6 +40,9 @@ class OfferFilter:
     max_price_usd_per_hour: float | None = None
     purchase_option: PurchaseOption = PurchaseOption.ON_DEMAND
     min_interconnect: Interconnect | None = None
+    # the host: data-loader workers need CPU cores, offload and dataset caches need RAM
+    min_vcpus: float | None = None
+    min_host_memory_gib: float | None = None
 
     def __post_init__(self) -> None:
         # Checked here, where a filter is made, so that the CLI and the library give the same
@@ -75,6 +78,8 @@ class OfferFilter:
             "min_total_gpu_memory_gib",
             "max_price_usd_per_hour",
             "min_gpu_count",
+            "min_vcpus",
+            "min_host_memory_gib",
         ):
             value = getattr(self, key)
             if value is None:
@@ -140,6 +145,10 @@ def filter_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
         df = df[df["gpu_memory_gib"] >= flt.min_gpu_memory_gib]
     if flt.min_total_gpu_memory_gib is not None:
         df = df[df["gpu_memory_total_gib"] >= flt.min_total_gpu_memory_gib]
+    if flt.min_vcpus is not None:  # an offer that does not state it is left out
+        df = df[df["vcpus"].fillna(-1.0) >= flt.min_vcpus]
+    if flt.min_host_memory_gib is not None:
+        df = df[df["host_memory_gib"].fillna(-1.0) >= flt.min_host_memory_gib]
     if flt.min_interconnect is not None:
         ranks = {i.value: i.rank for i in Interconnect}
         df = df[df["interconnect"].map(ranks) >= flt.min_interconnect.rank]
@@ -314,6 +323,8 @@ _AT_LEAST_FILTERS = (
         "total GPU memory",
         " GiB",
     ),
+    ("min_vcpus", "vcpus", "vCPUs per instance", "vCPUs", ""),
+    ("min_host_memory_gib", "host_memory_gib", "GiB of host memory", "host memory", " GiB"),
 )
 
 

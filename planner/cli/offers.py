@@ -88,7 +88,14 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 
 
 @click.command("offers")
-@field_options({"limit": "--limit", "group_by": "--group-by"})
+@field_options(
+    {
+        "limit": "--limit",
+        "group_by": "--group-by",
+        "min_vcpus": "--min-vcpus",
+        "min_host_memory_gib": "--min-host-memory",
+    }
+)
 @click.option(
     "--provider", "providers", multiple=True, help="aws, gcp, azure, lambda (repeatable)."
 )
@@ -112,6 +119,10 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
     "--min-total-gpu-memory",
     type=FiniteFloat(min=0),
     help="At least this much GPU memory per instance, GiB.",
+)
+@click.option("--min-vcpus", type=FiniteFloat(min=0), help="At least this many vCPUs per instance.")
+@click.option(
+    "--min-host-memory", type=FiniteFloat(min=0), help="At least this much host RAM, GiB."
 )
 @click.option(
     "--max-price",
@@ -158,6 +169,8 @@ def offers_command(
     min_gpus: int | None,
     min_gpu_memory: float | None,
     min_total_gpu_memory: float | None,
+    min_vcpus: float | None,
+    min_host_memory: float | None,
     max_price: float | None,
     purchase: str,
     interconnect: str | None,
@@ -186,6 +199,8 @@ def offers_command(
         min_gpu_count=min_gpus,
         min_gpu_memory_gib=min_gpu_memory,
         min_total_gpu_memory_gib=min_total_gpu_memory,
+        min_vcpus=min_vcpus,
+        min_host_memory_gib=min_host_memory,
         max_price_usd_per_hour=max_price,
         purchase_option=PurchaseOption(purchase),
         min_interconnect=Interconnect(interconnect) if interconnect else None,
