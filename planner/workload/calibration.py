@@ -17,7 +17,6 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -199,7 +198,7 @@ def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibra
         f"calibrated from your run of {cal.recorded_on} ({cal.id}: {cal.workload} on {cal.count} x "
         f"{cal.gpu}, {cal.framework}, {cal.precision}): training steps x{1 / cal.factor:.2f}"
     )
-    low_high: Any = est.wall_hours_range
+    span = est.wall_hours_range
     return replace(
         est,
         wall_hours=wall,
@@ -207,6 +206,6 @@ def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibra
         efficiency=est.efficiency / scale if scale > 0 else est.efficiency,
         goodput=steps / wall if wall > 0 else est.goodput,
         time_breakdown_hours=phases,
-        wall_hours_range=(low_high[0] * scale, low_high[1] * scale) if low_high else None,
+        wall_hours_range=(span[0] * scale, span[1] * scale) if span else None,
         assumptions=(*est.assumptions, note),
     )
