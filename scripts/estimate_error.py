@@ -11,10 +11,14 @@ file and the estimator disagree, so a change to the physics updates the ranges w
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from pathlib import Path
+
+if __name__ == "__main__":  # run as a file: the repository root holds benchmarks/ and scripts/
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scripts.generated import write_or_check
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "planner" / "data" / "estimate_error.yaml"
@@ -22,7 +26,6 @@ DATA = ROOT / "planner" / "data" / "estimate_error.yaml"
 
 def render() -> str:
     """The data file's text, from the estimator's answers on the published runs."""
-    sys.path.insert(0, str(ROOT))
     from benchmarks.accuracy import load_runs, measure
 
     calibration, holdout = load_runs()
@@ -41,19 +44,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = DATA.read_text(encoding="utf-8") if DATA.exists() else ""
-        if current != text:
-            print(f"{DATA} is stale: run python scripts/estimate_error.py", file=sys.stderr)
-            return 1
-        return 0
-    DATA.write_text(text, encoding="utf-8")
-    print(f"wrote {DATA}")
-    return 0
+    return write_or_check(DATA, render, argv, doc=__doc__)
 
 
 if __name__ == "__main__":

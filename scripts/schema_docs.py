@@ -10,7 +10,6 @@ validators enforce them; tests/test_schema_docs.py fails when the document and t
 
 from __future__ import annotations
 
-import argparse
 import sys
 import types
 import typing
@@ -20,6 +19,11 @@ from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
+
+if __name__ == "__main__":  # run as a file: the repository root holds scripts/
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scripts.generated import write_or_check
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "file-formats.md"
@@ -125,19 +129,7 @@ def document() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="report a stale document")
-    args = parser.parse_args(argv)
-    text = document()
-    if args.check:
-        current = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
-        if current != text:
-            print(f"{DOC} is stale: run python scripts/schema_docs.py")
-            return 1
-        return 0
-    DOC.parent.mkdir(exist_ok=True)
-    DOC.write_text(text, encoding="utf-8")
-    return 0
+    return write_or_check(DOC, document, argv, doc=__doc__)
 
 
 if __name__ == "__main__":
