@@ -35,7 +35,6 @@ ITEM_HEADERS = {
     "gpu_model": "gpu",
     "purchase_option": "option",
     "hours": "run h",
-    "cost_usd": "cost $",
     "memory": "GiB need/have",
 }
 
@@ -49,40 +48,45 @@ def plan_item_records(
     rank: int, plan: Plan, money: Money = USD_MONEY, confidence_pct: float = 0.0
 ) -> list[dict[str, Any]]:
     """One row per configuration of ``plan`` (the quote's CSV, and the terminal's plan tables);
-    money in ``money``'s currency (the keys keep ``usd``; :func:`item_records` renames them)."""
-    return [
-        {
-            "plan": rank,
-            "label": plan_title(plan, money, confidence_pct),
-            "plan_total_cost_usd": round(money.scale(plan.total_cost_usd), 2),
-            "plan_wall_hours": round(plan.wall_hours, 3),
-            "provider": item.provider,
-            "region": item.region,
-            "instance_type": item.instance_type,
-            "gpu_model": item.gpu_model,
-            "gpus_per_instance": item.gpus_per_instance,
-            "instances": item.instances * item.gangs,
-            "gpus": f"{item.gpus} x",
-            "purchase_option": item.purchase_option,
-            "hours": round(item.hours, 2),
-            "cost_usd": round(money.scale(item.cost_usd), 2),
-            "memory": f"{item.memory_per_gpu_gib:.1f}/{item.gpu_memory_gib:g}",
-            "memory_per_gpu_gib": round(item.memory_per_gpu_gib, 2),
-            "gpu_memory_gib": item.gpu_memory_gib,
-            "strategy": item.strategy,
-        }
-        for item in plan.items
-    ]
+    money converted by ``money`` (keys renamed: ``cost_eur``), then rounded to cents."""
+    rows = money.convert(
+        [
+            {
+                "plan": rank,
+                "label": plan_title(plan, money, confidence_pct),
+                "plan_total_cost_usd": plan.total_cost_usd,
+                "plan_wall_hours": round(plan.wall_hours, 3),
+                "provider": item.provider,
+                "region": item.region,
+                "instance_type": item.instance_type,
+                "gpu_model": item.gpu_model,
+                "gpus_per_instance": item.gpus_per_instance,
+                "instances": item.instances * item.gangs,
+                "gpus": f"{item.gpus} x",
+                "purchase_option": item.purchase_option,
+                "hours": round(item.hours, 2),
+                "cost_usd": item.cost_usd,
+                "memory": f"{item.memory_per_gpu_gib:.1f}/{item.gpu_memory_gib:g}",
+                "memory_per_gpu_gib": round(item.memory_per_gpu_gib, 2),
+                "gpu_memory_gib": item.gpu_memory_gib,
+                "strategy": item.strategy,
+            }
+            for item in plan.items
+        ]
+    )
+    cents = (_money_key("plan_total_cost", money), _money_key("cost", money))
+    return [{k: round(v, 2) if k in cents else v for k, v in row.items()} for row in rows]
 
 
-def _renamed(key: str, money: Money) -> str:
-    return key.removesuffix("usd") + money.code.lower() if key.endswith("usd") else key
+def _money_key(name: str, money: Money) -> str:
+    """``cost`` -> ``cost_usd`` (``cost_eur`` in euros): a money column as Money.convert names it."""
+    return f"{name}_{money.code.lower()}"
 
 
 def item_records(result: QuoteResult, money: Money = USD_MONEY) -> list[dict[str, Any]]:
     confidence = result.request.confidence_pct
     return [
-        {_renamed(k, money): v for k, v in row.items()}
+        row
         for rank, p in enumerate(result.plans, 1)
         for row in plan_item_records(rank, p, money, confidence)
     ]
@@ -123,11 +127,12 @@ def _plan_block(rank: int, plan: Plan, fmt: str, money: Money, confidence_pct: f
     )
     if plan.solve_status != "optimal":
         title += f" [{plan.solve_status}: the solver's best plan when it stopped]"
+    cost = _money_key("cost", money)
     items = render_records(
         plan_item_records(rank, plan, money, confidence_pct),
         fmt,
-        columns=ITEM_COLUMNS,
-        headers={**ITEM_HEADERS, "cost_usd": f"cost {money.symbol.strip()}"},
+        columns=[cost if c == "cost_usd" else c for c in ITEM_COLUMNS],
+        headers={**ITEM_HEADERS, cost: f"cost {money.symbol.strip()}"},
         floatfmt=",.2f",
     )
     extras = []
