@@ -206,7 +206,7 @@ def request_from_options(
     return QuoteRequest(
         workload=named,
         deadline_hours=deadline,
-        budget_usd=None if budget is None else _usd(*budget, currency),
+        budget_usd=None if budget is None else _budget_usd(*budget, currency),
         providers=("owned",) if owned_only else providers,
         regions=regions,
         gpus=gpus,
@@ -227,10 +227,11 @@ def request_from_options(
     )
 
 
-def _usd(amount: float, code: str | None, currency: str) -> float:
+def _budget_usd(amount: float, code: str | None, currency: str) -> float:
+    """``--budget`` in USD: its own currency code, else ``--currency`` (both checked already)."""
     from planner.config.currency import load_fx_rates
 
-    return amount * load_fx_rates().rate(code or currency, key_path="--budget")
+    return load_fx_rates().to_usd(amount, code or currency)
 
 
 def run_quote(request: QuoteRequest, solver: str = "highs") -> api.QuoteResult:
