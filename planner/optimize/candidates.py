@@ -426,12 +426,12 @@ def _fill_sizes(
     extra: dict[int, Estimate] = {}
 
     def fitting(n: int) -> Estimate | None:
-        est = dict(ladder).get(n) or extra.get(n) or probe(n)
+        est = probe(n)  # cached per shape and size: the ladder's sizes cost nothing again
         return est if est.fits else None
 
     if opts.deadline_hours is not None:
         for pct in (None, *spot_pcts):
-            best = _cheapest_alone(ladder, fitting, opts, pct, largest)
+            best = _cheapest_alone(ladder, fitting, opts, pct)
             if best is not None and best[0] not in have:
                 extra[best[0]] = best[1]
     for quota in sorted({int(q) for q in opts.quotas.values()}):
@@ -447,7 +447,6 @@ def _cheapest_alone(
     fitting: Callable[[int], Estimate | None],
     opts: CandidateOptions,
     spot_pct: float | None,
-    largest: int,
 ) -> tuple[int, Estimate] | None:
     """The cheapest gang size, in ``lo < n <= hi`` of the ladder's bracket, that does the whole
     job alone by the deadline (None if no ladder size does)."""
@@ -469,7 +468,7 @@ def _cheapest_alone(
     if hi is None:
         return None
     best, best_cost = hi, alone(*hi) or math.inf
-    for n in range(lo + 1, min(hi[0], largest + 1)):
+    for n in range(lo + 1, hi[0]):  # hi is a ladder size, within the GPU cap already
         between = fitting(n)
         cost = alone(n, between) if between is not None else None
         if between is not None and cost is not None and cost < best_cost * (1 - 1e-9):
