@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from planner.reports.charts import Figure as MplFigure
     from planner.reports.formatting import Money
     from planner.workload import Estimate, Topology, WorkloadSpec
+    from planner.workload.calibration import Calibration
 
 
 def __getattr__(name: str) -> Any:
@@ -346,7 +347,21 @@ class Planner:
         *,
         topology: Topology | None = None,
     ) -> Estimate:
-        """Memory, strategy, FLOPs, efficiency, hours and interconnect on ``count`` GPUs."""
+        """Memory, strategy, FLOPs, efficiency, hours and interconnect on ``count`` GPUs, the
+        training steps corrected by your measured runs (``planner.calibrate``)."""
+        from planner.workload.calibration import load_calibrations
+
+        return self._estimate(workload, gpu, count, topology, load_calibrations())
+
+    def _estimate(
+        self,
+        workload: str | WorkloadSpec,
+        gpu: str | GpuSpec,
+        count: int,
+        topology: Topology | None,
+        calibrations: Sequence[Calibration],
+    ) -> Estimate:
+        """:meth:`estimate` with the given calibrations, after its checks of the arguments."""
         from planner.workload import WorkloadSpec
         from planner.workload import estimate as _estimate
         from planner.workload.advice import layout_error
@@ -372,9 +387,7 @@ class Planner:
             raise problem
         if topology is not None:
             check_topology(spec_gpu, topology, count)
-        from planner.workload.calibration import load_calibrations
-
-        return _estimate(spec, spec_gpu, count, topology=topology, calibrations=load_calibrations())
+        return _estimate(spec, spec_gpu, count, topology=topology, calibrations=calibrations)
 
     # --- quote ---------------------------------------------------------------------------------
 
@@ -815,7 +828,8 @@ def calibrate(
             hint="e.g. --measured-tokens-per-second 12000 or --measured-step-seconds 2.5",
         )
     spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
-    Planner().estimate(spec, gpu, count, topology=topology)  # the same checks as an estimate
+    # what a new calibration measures against: the estimate without the earlier ones
+    uncalibrated = Planner()._estimate(spec, gpu, count, topology, calibrations=())
     existing = load_calibrations()
     if measured_step_seconds is not None:
         if not (is_number(measured_step_seconds) and 0 < measured_step_seconds < math.inf):
@@ -826,7 +840,6 @@ def calibrate(
         facts = train_facts(spec)
         per_sample = spec.seq_len if spec.model.is_transformer else 1
         measured_tokens_per_second = facts.global_batch * per_sample / measured_step_seconds
-    uncalibrated = _uncalibrated(spec, gpu, count, topology)
     record = new_calibration(
         spec,
         uncalibrated,
@@ -836,13 +849,6 @@ def calibrate(
     )
     save_calibrations((*existing, record))
     return {**asdict(record), "factor": record.factor}
-
-
-def _uncalibrated(spec: WorkloadSpec, gpu: str, count: int, topology: Topology | None) -> Estimate:
-    """The estimate of ``spec`` without the user's calibrations (what a new one measures)."""
-    from planner.workload import estimate as _estimate
-
-    return _estimate(spec, resolve_gpu(gpu), count, topology=topology)
 
 
 def calibrations() -> list[dict[str, Any]]:
