@@ -1,6 +1,20 @@
-"""AWS: EC2 specs and offerings, Price List on-demand and reserved terms, spot price history.
+"""AWS: EC2 GPU specs and prices, from the public Price List files or, with credentials, the APIs.
 
-Calls (see ``shared/reference/provider-apis.md`` §1):
+Two paths fill the same rows (see ``shared/reference/provider-apis.md`` §1):
+
+**Public files** (no AWS account, no boto3 needed; :mod:`planner.providers.aws_bulk`): the
+region's EC2 bulk offer file (streamed CSV) gives specs from its own attribute columns (vCPU,
+Memory, GPU, GPU Memory, Network Performance), the Linux on-demand price and the published
+reserved terms; the GPU model comes from the instance family (``aws_bulk.FAMILY_GPU``), checked
+against the file's GPU memory.  Spot prices come from the public spot price feed (spot.json), or,
+when credentials are found, from ``ec2.describe_spot_price_history`` per zone (with
+``describe_instance_type_offerings`` for the zone count).  Capacity Block rows ($0 in the Price
+List: the price is quoted per reservation) never become an on-demand price; the offer table has
+no Capacity Block column, so they are reported as Unmapped.  Endpoints and their mirror settings:
+``PLANNER_AWS_PRICING_URL`` (base of https://pricing.us-east-1.amazonaws.com),
+``PLANNER_AWS_SPOT_ADVISOR_URL`` and ``PLANNER_AWS_SPOT_PRICES_URL`` (``aws_bulk`` docstring).
+
+**APIs** (credentials found by boto3's normal chain, or clients passed in):
 
 - ``ec2.describe_instance_types`` (paginated) for GPU specs: the model is keyed on the GPU name
   *and* its memory (p4d and p4de both say ``A100``); fractional GPUs (``Count == 0``) are reported
@@ -9,38 +23,57 @@ Calls (see ``shared/reference/provider-apis.md`` §1):
 - ``ec2.describe_instance_type_offerings`` (availability zones) for where a type is offered.
 - ``pricing.get_products`` for on-demand and all twelve reserved terms.  Each ``PriceList`` item is
   a JSON string.  Filters: Linux, shared tenancy, no pre-installed software, ``capacitystatus=Used``,
-  ``marketoption=OnDemand`` (p5 also publishes a $0 Capacity Block row), no licence.
+  ``marketoption=OnDemand`` (p5 also publishes a $0 Capacity Block row), no licence.  A few
+  filtered API pages instead of a multi-gigabyte file: why this path is preferred when it can run.
 - ``ec2.describe_spot_price_history`` with ``StartTime=now`` for the current spot price per zone.
+
+``PLANNER_AWS_PRICE_SOURCE`` (``auto``, ``api`` or ``public``) picks a path; ``auto`` (the default)
+takes the APIs when credentials are found and the public files otherwise.  Both paths write the
+Spot Instance Advisor's interruption bucket of each type into ``spot_interruption_pct`` (the
+bucket's upper bound; ``aws_bulk.OPEN_BUCKET_PCT`` for ">20%"); a type the Advisor does not list
+keeps NaN, and the planner's default rate then applies and is named in the plan.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import importlib
 import json
 import logging
+import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+import pandas as pd
+
 from planner.errors import ProviderError
-from planner.gpu_specs import GpuCatalog, GpuSpec
+from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
+from planner.providers.aws_bulk import EFA_TYPES, FAMILY_GPU, AwsPublicData, OfferFile
+from planner.providers.aws_prices import ListPrice, ReservedTerm
 from planner.providers.base import (
-    HOURS_PER_YEAR,
     Clock,
     DraftingProvider,
+    FetchResult,
     OfferDraft,
     Unmapped,
+    build_offers,
     require,
     utc_now,
 )
-from planner.schema import Fabric
+from planner.schema import Fabric, validate_offers
 
 log = logging.getLogger(__name__)
 
 ClientFactory = Callable[[str, str], Any]  # (service, region) -> boto3 client
+
+# Picks the price path: "api" (credentials needed), "public" (none) or "auto" (the default).
+SOURCE_ENV = "PLANNER_AWS_PRICE_SOURCE"
+_SOURCES = ("auto", "api", "public")
+_API_SOURCE = "aws:ec2.describe_instance_types+pricing.get_products+ec2.describe_spot_price_history"
 
 # The Price List API is served from us-east-1 (also eu-central-1, ap-south-1) and covers all regions.
 PRICING_REGION = "us-east-1"
@@ -61,43 +94,6 @@ _DENIED = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class ReservedTerm:
-    """One of the twelve reserved-instance terms of a Price List product, amortised."""
-
-    years: int
-    offering_class: str  # "standard" | "convertible"
-    purchase_option: str  # "No Upfront" | "Partial Upfront" | "All Upfront"
-    hourly_usd: Decimal
-    upfront_usd: Decimal
-
-    @property
-    def effective_hourly_usd(self) -> Decimal:
-        """Hourly fee plus the upfront fee spread over every hour of the term."""
-        return self.hourly_usd + self.upfront_usd / (HOURS_PER_YEAR * self.years)
-
-
-@dataclass(frozen=True)
-class ListPrice:
-    """The Price List facts for one instance type in one region."""
-
-    instance_type: str
-    on_demand_usd: Decimal
-    reserved: tuple[ReservedTerm, ...]
-
-    def reserved_hourly(
-        self, years: int, offering_class: str, purchase_option: str
-    ) -> Decimal | None:
-        for term in self.reserved:
-            if (term.years, term.offering_class, term.purchase_option) == (
-                years,
-                offering_class,
-                purchase_option,
-            ):
-                return term.effective_hourly_usd
-        return None
-
-
 def _default_client_factory(max_attempts: int) -> ClientFactory:
     boto3 = require("boto3", "aws")
     config_mod = require("botocore.config", "aws")
@@ -108,6 +104,25 @@ def _default_client_factory(max_attempts: int) -> ClientFactory:
         return session.client(service, region_name=region, config=config)
 
     return make
+
+
+def boto3_has_credentials() -> bool:
+    """Whether boto3 is installed and its normal chain (env, profile, SSO, instance role) finds
+    credentials.  An unusable configuration (a missing ``AWS_PROFILE``) counts as none."""
+    try:
+        boto3 = importlib.import_module("boto3")
+        exceptions = importlib.import_module("botocore.exceptions")
+    except ImportError:
+        log.info("boto3 is not installed: reading AWS's public price files")
+        return False
+    try:
+        found = boto3.session.Session().get_credentials() is not None
+    except exceptions.BotoCoreError as e:
+        log.warning("AWS credentials unusable (%s): reading AWS's public price files", e)
+        return False
+    if not found:
+        log.info("no AWS credentials found: reading AWS's public price files")
+    return found
 
 
 @contextlib.contextmanager
@@ -263,10 +278,15 @@ def _zones(ec2: Any, region: str, instance_types: list[str]) -> dict[str, set[st
 
 
 class AwsProvider(DraftingProvider):
-    """EC2 GPU instances with on-demand, spot and reserved prices."""
+    """EC2 GPU instances with on-demand, spot and reserved prices and Spot Advisor buckets.
+
+    ``price_source`` picks the path (module docstring): "auto" defers to ``$PLANNER_AWS_PRICE_SOURCE``
+    and then to ``has_credentials``.  An injected ``client_factory`` counts as credentials; with it
+    and no ``public`` the API path reads nothing public (recorded-response tests stay offline).
+    """
 
     name = "aws"
-    source = "aws:ec2.describe_instance_types+pricing.get_products+ec2.describe_spot_price_history"
+    source = _API_SOURCE
 
     def __init__(
         self,
@@ -277,10 +297,18 @@ class AwsProvider(DraftingProvider):
         reserved_offering_class: str = "standard",
         reserved_purchase_option: str = "No Upfront",
         max_attempts: int = 8,
+        public: AwsPublicData | None = None,
+        price_source: str = "auto",
+        has_credentials: Callable[[], bool] = boto3_has_credentials,
     ) -> None:
         super().__init__(clock=clock, catalog=catalog)
         self._client_factory = client_factory
+        self._injected = client_factory is not None
         self._max_attempts = max_attempts
+        self._public = public
+        self._price_source = price_source
+        self._has_credentials = has_credentials
+        self._credentials: bool | None = None  # asked once, when first needed
         # Which of the twelve reserved terms fills the table's reserved columns (all are parsed).
         self.reserved_offering_class = reserved_offering_class
         self.reserved_purchase_option = reserved_purchase_option
@@ -290,9 +318,70 @@ class AwsProvider(DraftingProvider):
             self._client_factory = _default_client_factory(self._max_attempts)
         return self._client_factory(service, region)
 
+    def _credentialed(self) -> bool:
+        if self._injected:
+            return True
+        if self._credentials is None:
+            self._credentials = self._has_credentials()
+        return self._credentials
+
+    def _public_data(self) -> AwsPublicData:
+        if self._public is None:
+            self._public = AwsPublicData()
+        return self._public
+
+    def price_path(self) -> str:
+        """The path this fetch takes: "api" or "public" (module docstring)."""
+        choice = self._price_source
+        if choice == "auto":
+            choice = os.environ.get(SOURCE_ENV, "").strip().lower() or "auto"
+        if choice not in _SOURCES:
+            raise ProviderError(
+                f"{SOURCE_ENV}={choice!r} is not a price source",
+                hint=f"use one of {', '.join(_SOURCES)}",
+            )
+        if choice == "auto":
+            return "api" if self._credentialed() else "public"
+        return choice
+
+    def fetch(self, regions: Sequence[str]) -> FetchResult:
+        catalog = self._catalog or load_gpu_catalog()
+        path = self.price_path()
+        reads_advisor = path == "public" or not self._injected or self._public is not None
+        drafts: list[OfferDraft] = []
+        unmapped: list[Unmapped] = []
+        buckets: dict[tuple[str, str], float] = {}
+        versions: list[str] = []
+        for region in regions:
+            if path == "api":
+                d, u = self._fetch_region(region, catalog)
+            else:
+                d, u, version = self._public_region(region, catalog)
+                versions.append(version)
+            drafts += d
+            unmapped += u
+            if reads_advisor:
+                pct = self._public_data().interruption(region)
+                buckets.update({(region, t): v for t, v in pct.items()})
+        self.source = self._source_name(path, versions, reads_advisor)
+        offers = build_offers(
+            drafts, provider=self.name, source=self.source, clock=self._clock, catalog=catalog
+        )
+        return FetchResult(with_interruption(offers, buckets, catalog), tuple(unmapped))
+
+    def _source_name(self, path: str, versions: Sequence[str], advisor: bool) -> str:
+        if path == "api":
+            parts = [_API_SOURCE]
+        else:
+            shown = ",".join(sorted({v for v in versions if v})) or "current"
+            spot = "ec2.describe_spot_price_history" if self._credentialed() else "spot.json"
+            parts = [f"aws:pricing.us-east-1.amazonaws.com AmazonEC2@{shown}", spot]
+        return "+".join([*parts, "spot-advisor-data.json"] if advisor else parts)
+
     def drafts(
         self, regions: Sequence[str], catalog: GpuCatalog
     ) -> tuple[list[OfferDraft], list[Unmapped]]:
+        """The API path's drafts (what :meth:`fetch` uses when credentials are found)."""
         drafts: list[OfferDraft] = []
         unmapped: list[Unmapped] = []
         for region in regions:
@@ -300,6 +389,39 @@ class AwsProvider(DraftingProvider):
             drafts += d
             unmapped += u
         return drafts, unmapped
+
+    def _public_region(
+        self, region: str, catalog: GpuCatalog
+    ) -> tuple[list[OfferDraft], list[Unmapped], str]:
+        """One region from the public offer file, with spot prices from the best source at hand."""
+        data = self._public_data()
+        offer = data.offer_file(region, FAMILY_GPU)
+        drafts, unmapped = bulk_drafts(
+            offer, catalog, self.reserved_offering_class, self.reserved_purchase_option
+        )
+        names = [d.instance_type for d in drafts]
+        if self._credentialed():
+            ec2 = self._client("ec2", region)
+            zones = _zones(ec2, region, names)
+            spot = self._spot_prices(ec2, region, [t for t in names if zones.get(t)])
+            drafts = [
+                dataclasses.replace(
+                    d,
+                    spot=tuple(spot.get(d.instance_type, {}).values()),
+                    zones=len(zones.get(d.instance_type, ())) or None,
+                )
+                for d in drafts
+            ]
+        else:
+            regional = data.spot(region)
+            drafts = [
+                dataclasses.replace(d, spot=(regional[d.instance_type],))
+                if d.instance_type in regional
+                else d
+                for d in drafts
+            ]
+        log.info("aws %s: %d GPU offers, %d left out", region, len(drafts), len(unmapped))
+        return drafts, unmapped, offer.version
 
     def _fetch_region(
         self, region: str, catalog: GpuCatalog
@@ -443,3 +565,97 @@ class AwsProvider(DraftingProvider):
             if price is not None:
                 prices[price.instance_type] = price
         return prices
+
+
+def with_interruption(
+    offers: pd.DataFrame, buckets: Mapping[tuple[str, str], float], catalog: GpuCatalog
+) -> pd.DataFrame:
+    """``offers`` with each (region, instance type)'s Spot Advisor bucket; NaN where none."""
+    if offers.empty or not buckets:
+        return offers
+    keys = zip(offers["region"], offers["instance_type"], strict=True)
+    pct = [buckets.get(key, float("nan")) for key in keys]
+    return validate_offers(offers.assign(spot_interruption_pct=pct), source="aws", catalog=catalog)
+
+
+def bulk_drafts(
+    offer: OfferFile, catalog: GpuCatalog, offering_class: str, purchase_option: str
+) -> tuple[list[OfferDraft], list[Unmapped]]:
+    """The offers of one parsed offer file (no spot yet) and what was left out, with why."""
+    region = offer.region
+    drafts: list[OfferDraft] = []
+    unmapped = [
+        Unmapped("aws", f"{region}/{name}", "GPU family not mapped to a GPU model")
+        for name in sorted(offer.other_gpu_types)
+    ]
+    for name, product in sorted(offer.products.items()):
+        gpu, count, why = _bulk_gpu(
+            product.instance_type, product.gpus, product.gpu_memory, catalog
+        )
+        price = offer.prices.get(name)
+        if price is None:
+            why = why or _no_price_reason(offer, name)
+        if gpu is None or price is None:
+            unmapped.append(Unmapped("aws", f"{region}/{name}", why))
+            continue
+        if name in offer.capacity_blocks:
+            unmapped.append(Unmapped("aws", f"{region}/{name} Capacity Block", _CAPACITY_BLOCK))
+        drafts.append(
+            OfferDraft(
+                region=region,
+                instance_type=name,
+                gpu=gpu,
+                gpu_count=count,
+                on_demand=price.on_demand_usd,
+                vcpus=product.vcpus,
+                host_memory_gib=product.memory_gib,
+                network_gbps=network_gbps({"NetworkPerformance": product.network}),
+                fabric=Fabric.EFA if name in EFA_TYPES else Fabric.ETHERNET,
+                reserved_1y=price.reserved_hourly(1, offering_class, purchase_option),
+                reserved_3y=price.reserved_hourly(3, offering_class, purchase_option),
+            )
+        )
+    return drafts, unmapped
+
+
+_CAPACITY_BLOCK = (
+    "Capacity Block for ML listed ($0 in the Price List: its price is quoted per reservation);"
+    " the offer table has no Capacity Block column, so it is not an offer"
+)
+
+
+def _no_price_reason(offer: OfferFile, name: str) -> str:
+    if name in offer.capacity_blocks:
+        return "only a Capacity Block row ($0, not an on-demand price) is listed"
+    if name in offer.zero_on_demand:
+        return "the Linux on-demand price is listed as $0"
+    return "no Linux on-demand price listed"
+
+
+def _bulk_gpu(
+    name: str, gpus: str, gpu_memory: str, catalog: GpuCatalog
+) -> tuple[GpuSpec | None, int, str]:
+    """The catalog GPU and count of one offer-file product, or None and the reason."""
+    family = name.split(".", 1)[0]
+    gpu = catalog.get(FAMILY_GPU[family])
+    if gpu is None:
+        return None, 0, f"GPU {FAMILY_GPU[family]} ({family}) is not in the GPU catalog"
+    try:
+        count_f = float(gpus)
+    except ValueError:
+        return None, 0, f"the offer file gives no GPU count ({gpus!r})"
+    if count_f < 1 or not count_f.is_integer():
+        return None, 0, f"fractional GPU ({gpus} per instance)"
+    count = int(count_f)
+    total = re.match(r"\s*([0-9]+(?:\.[0-9]+)?)\s*GB", gpu_memory)
+    if total is not None:
+        # The file gives the instance's GPU memory (p4d: "320 GB HBM2"); a per-GPU figure is
+        # accepted too.  A family whose memory disagrees with its mapped model is not guessed.
+        published = float(total.group(1))
+        fits = [
+            abs(published / n - gpu.memory_gib) <= _MEMORY_TOLERANCE * gpu.memory_gib
+            for n in (count, 1)
+        ]
+        if not any(fits):
+            return None, 0, f"{gpu_memory} of GPU memory does not fit {count} x {gpu.name}"
+    return gpu, count, ""
