@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -26,7 +27,13 @@ from planner.catalog.refresh import (
     prices_status,
     refresh_prices,
 )
-from planner.catalog.store import list_snapshots, load_snapshot, read_manifest, write_snapshot
+from planner.catalog.store import (
+    bundled_snapshot_root,
+    list_snapshots,
+    load_snapshot,
+    read_manifest,
+    write_snapshot,
+)
 from planner.cli import main
 from planner.errors import ConfigError, ProviderError, SnapshotError, UnknownNameError
 from planner.providers import PROVIDERS
@@ -47,6 +54,11 @@ from tests.provider_fakes import (
 REPO = Path(__file__).resolve().parent.parent
 T0 = datetime(2025, 6, 1, 9, 0, tzinfo=timezone.utc)
 T1 = datetime(2025, 6, 2, 9, 0, tzinfo=timezone.utc)
+
+
+def _bundled_id() -> str:
+    """The bundled snapshot's id (it changes with each rebuilt snapshot)."""
+    return list_snapshots(bundled_snapshot_root())[-1].name
 
 
 def _frame(*rows: dict[str, Any]) -> pd.DataFrame:
@@ -123,16 +135,29 @@ def test_allow_partial_publishes_what_succeeded_and_says_what_is_missing(root: P
     )  # kept
 
 
-def test_price_jump_gate_blocks_then_force_publishes(root: Path) -> None:
+def test_price_jump_gate_blocks_then_accept_or_force_publishes(root: Path) -> None:
     jumped = {"us-east-1": [offer_row("us-east-1", "p4d.24xlarge", 327.7), *FRESH["us-east-1"][1:]]}
-    with pytest.raises(
-        SnapshotError, match=r"p4d.24xlarge price_on_demand_usd_per_hour moved from 32.77 to 327.7"
-    ):
+    with pytest.raises(SnapshotError) as info:
         _refresh(root, TableProvider(jumped), ["us-east-1"])
+    assert (
+        "aws us-east-1 p4d.24xlarge price_on_demand_usd_per_hour: moved from 32.77 to 327.7"
+        in info.value.message
+    )
+    assert "accept with --accept-changes aws:us-east-1:p4d.24xlarge" in info.value.message
     assert len(list_snapshots(root)) == 1
+    accepted = _refresh(root, TableProvider(jumped), ["us-east-1"], accept=["aws:us-east-1:p4d.*"])
+    (finding,) = accepted.findings
+    assert (finding.gate, finding.accepted_by) == ("moved", "aws:us-east-1:p4d.*")
+    assert (
+        "accepted 1 gate finding(s) (1 by aws:us-east-1:p4d.*)"
+        in read_manifest(accepted.snapshot).notes
+    )
     result = _refresh(root, TableProvider(jumped), ["us-east-1"], force=True)
-    assert result.forced and "327.7" in result.forced[0]
-    assert read_manifest(result.snapshot).notes.endswith("--force")
+    assert result.forced == ()  # the accepted snapshot is now the previous one: nothing moved
+    dropped = {"us-east-1": [offer_row("us-east-1", "p4d.24xlarge", 32.77)]}
+    result = _refresh(root, TableProvider(dropped), ["us-east-1"], force=True)
+    assert result.forced and "moved from 327.7 to 32.77" in result.forced[0]
+    assert "--force" in read_manifest(result.snapshot).notes
 
 
 def test_empty_fetch_gate(root: Path) -> None:
@@ -142,9 +167,12 @@ def test_empty_fetch_gate(root: Path) -> None:
 
 def test_row_drop_gate_names_the_counts() -> None:
     previous = _frame(*(offer_row("us-east-1", f"p4d.{i}xlarge", 32.77) for i in range(5)))
-    (finding,) = check_gates(previous, previous.iloc[:2], ["us-east-1"], Gates())
-    assert finding == "row count fell from 5 to 2 in us-east-1 (more than 50%)"
-    assert check_gates(previous, previous.iloc[:3], ["us-east-1"], Gates()) == []
+    (finding,) = check_gates(previous, previous.iloc[:2], ["us-east-1"], Gates(), provider="aws")
+    assert finding.message == (
+        "aws us-east-1: row count fell from 5 to 2 (more than 50%);"
+        " accept with --accept-changes aws:us-east-1"
+    )
+    assert check_gates(previous, previous.iloc[:3], ["us-east-1"], Gates(), provider="aws") == []
 
 
 @pytest.mark.parametrize(
@@ -163,7 +191,7 @@ def test_check_gates(new_prices: list[float], findings: int) -> None:
     )
     rows = [offer_row("us-east-1", n, p) for n, p in zip(names, new_prices, strict=False)]
     new = _frame(*rows) if rows else previous.iloc[0:0]
-    assert len(check_gates(previous, new, ["us-east-1"], Gates())) == findings
+    assert len(check_gates(previous, new, ["us-east-1"], Gates(), provider="aws")) == findings
 
 
 _CRASH = textwrap.dedent(
@@ -199,22 +227,32 @@ def test_crash_mid_write_leaves_the_old_snapshot_loadable(root: Path) -> None:
     assert [p.name for p in list_snapshots(root)] == ["previous"]  # ...is invisible
     book = load_offer_book(roots=[root])
     assert len(book.offers) == 3
-    # and the next refresh publishes normally next to the debris
+    # the next refresh removes the dead writer's debris and publishes normally
     _refresh(root, TableProvider(FRESH), ["us-east-1"])
     assert len(list_snapshots(root)) == 2
+    assert not [p.name for p in root.iterdir() if p.name.startswith(".tmp-")]
 
 
-def test_concurrent_refreshes_both_publish_intact_snapshots(root: Path) -> None:
+def test_concurrent_refreshes_serialise_and_both_publish_intact_snapshots(root: Path) -> None:
     barrier = threading.Barrier(2)
+    fetching: list[int] = []  # refreshes inside a fetch right now
+    overlaps: list[int] = []
     results: list[Any] = []
     errors: list[BaseException] = []
+
+    def fetch_alone() -> None:
+        fetching.append(1)
+        overlaps.append(len(fetching))
+        threading.Event().wait(0.2)  # long enough for the other refresh to try to start
+        fetching.pop()
 
     def run(price: float) -> None:
         rows = {
             "us-east-1": [offer_row("us-east-1", "p4d.24xlarge", price), *FRESH["us-east-1"][1:]]
         }
-        provider = TableProvider(rows, before_fetch=lambda: barrier.wait(timeout=10))
+        provider = TableProvider(rows, before_fetch=fetch_alone)
         try:
+            barrier.wait(timeout=10)  # both start together
             results.append(_refresh(root, provider, ["us-east-1"]))  # same clock: same snapshot id
         except BaseException as e:
             errors.append(e)
@@ -225,10 +263,14 @@ def test_concurrent_refreshes_both_publish_intact_snapshots(root: Path) -> None:
     for t in threads:
         t.join(timeout=30)
     assert not errors
+    assert overlaps == [1, 1]  # the lock is held from before the fetch: never two at once
     names = sorted(p.name for p in list_snapshots(root))
     assert names == ["2025-06-02T090000Z-aws", "2025-06-02T090000Z-aws-2", "previous"]
     for path in list_snapshots(root):
         load_snapshot(path)  # checksums verify: nothing interleaved
+    # the second gated against (and carried over from) the first, not the snapshot both started at
+    (second,) = read_manifest(root / "2025-06-02T090000Z-aws-2").providers
+    assert "carried over from 2025-06-02T090000Z-aws" in second.notes
     assert not [p for p in root.iterdir() if p.name.startswith(".tmp-")]
 
 
@@ -318,12 +360,13 @@ def test_cli_refresh_then_offers_and_quote_use_the_new_snapshot(user_dir: Path) 
     runner = CliRunner()
     args = ["prices", "refresh", "--provider", "aws", "--region", "us-east-1", "--format", "json"]
     gated = runner.invoke(main, args)
-    # The trimmed fixture has 6 of the bundled snapshot's 41 us-east-1 types: the row gate stops it.
+    # The trimmed fixture has 6 of the bundled snapshot's ~40 us-east-1 types: the row gate stops it.
     assert gated.exit_code == 1
-    assert "row count fell from 41 to 6 in us-east-1" in gated.stderr
+    assert re.search(r"aws us-east-1: row count fell from \d+ to 6 \(more than 50%\)", gated.stderr)
+    assert "--accept-changes aws:us-east-1" in gated.stderr
     out = runner.invoke(main, [*args, "--force"])
     assert out.exit_code == 0, out.output
-    assert "warning: published under --force: aws: row count fell" in out.stderr
+    assert "warning: published under --force: aws us-east-1: row count fell" in out.stderr
     (published,) = json.loads(out.stdout)
     assert published["provider"] == "aws" and published["regions"] == "us-east-1"
     snapshot = published["snapshot"]
@@ -343,18 +386,24 @@ def test_cli_refresh_then_offers_and_quote_use_the_new_snapshot(user_dir: Path) 
     aws = next(r for r in json.loads(status.stdout) if r["provider"] == "aws")
     assert (aws["snapshot"], aws["location"]) == (snapshot, "user")
     # us-east-1 as fetched (the fixtures' clock), the other regions carried over from the bundle
-    assert (aws["as_of"], aws["as_of_newest"]) == ("2024-12-02", "2025-06-02")
+    bundled_as_of = next(
+        e.as_of
+        for e in read_manifest(bundled_snapshot_root() / _bundled_id()).providers
+        if e.provider == "aws"
+    )
+    oldest, newest = sorted({"2025-06-02", bundled_as_of})
+    assert (aws["as_of"], aws["as_of_newest"]) == (oldest, newest)
     published_rows = pd.read_csv(user_dir / snapshot / "offers-aws.csv")
-    carried = int((published_rows["as_of"] == "2024-12-02").sum())
-    assert 0 < carried < len(published_rows)
-    # A limit between the two dates' ages: only the carried-over rows are too old.
-    max_age = (datetime.now(timezone.utc).date() - date(2024, 12, 2)).days - 1
+    old_rows = int((published_rows["as_of"] == oldest).sum())
+    assert 0 < old_rows < len(published_rows)
+    # A limit between the two dates' ages: only the older date's rows are too old.
+    max_age = (datetime.now(timezone.utc).date() - date.fromisoformat(oldest)).days - 1
     listing = runner.invoke(
         main, ["offers", "--provider", "aws", "--max-age-days", str(max_age), "--format", "csv"]
     )
     assert listing.exit_code == 0, listing.output
     assert (
-        f"warning: aws prices as of 2024-12-02 to 2025-06-02; {carried} of"
+        f"warning: aws prices as of {oldest} to {newest}; {old_rows} of"
         f" {len(published_rows)} rows older than {max_age} days" in listing.stderr
     )
 
@@ -390,10 +439,8 @@ def test_cli_refresh_then_offers_and_quote_use_the_new_snapshot(user_dir: Path) 
             "json",
         ],
     )
-    assert [r["snapshot"] for r in json.loads(history.stdout)][-1] == snapshot
-    diff = runner.invoke(
-        main, ["prices", "diff", "reference-2026-11-21", snapshot, "--format", "json"]
-    )
+    assert snapshot in [r["snapshot"] for r in json.loads(history.stdout)]
+    diff = runner.invoke(main, ["prices", "diff", _bundled_id(), snapshot, "--format", "json"])
     assert diff.exit_code == 0, diff.output
     assert any(
         c["change"] == "price" and c["instance_type"] == "p4d.24xlarge"
@@ -452,6 +499,8 @@ def test_issue_11_refresh_of_all_reports_gcp_credentials_beside_the_other_provid
 ) -> None:
     missing = tmp_path / "no-such-key.json"
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(missing))
+    for other in set(PROVIDERS) - {"aws", "gcp", "azure"}:  # adapters added since (lambda)
+        monkeypatch.delitem(PROVIDERS, other)
     monkeypatch.setitem(PROVIDERS, "aws", lambda: TableProvider(FRESH))
     denied = {"eastus": "Azure denied eastus", "westus2": "Azure denied westus2"}
     monkeypatch.setitem(PROVIDERS, "azure", lambda: TableProvider({}, name="azure", fail=denied))
@@ -494,17 +543,14 @@ def test_issue_11_refresh_of_all_reports_gcp_credentials_beside_the_other_provid
 
 
 def test_cli_diff_unknown_snapshot_suggests(user_dir: Path) -> None:
-    out = CliRunner().invoke(
-        main, ["prices", "diff", "reference-2026-11-2", "reference-2026-11-21"]
-    )
+    bundled = _bundled_id()
+    out = CliRunner().invoke(main, ["prices", "diff", bundled[:-1], bundled])
     assert out.exit_code == 2
-    assert "did you mean reference-2026-11-21" in out.stderr
+    assert f"did you mean {bundled}" in out.stderr
 
 
 def test_cli_diff_of_a_snapshot_with_itself_says_nothing_changed(user_dir: Path) -> None:
-    out = CliRunner().invoke(
-        main, ["prices", "diff", "reference-2026-11-21", "reference-2026-11-21"]
-    )
+    out = CliRunner().invoke(main, ["prices", "diff", _bundled_id(), _bundled_id()])
     assert out.exit_code == 0, out.output
     assert out.output.strip() == "no offers added or removed and no price moved more than 5%"
 
@@ -514,4 +560,6 @@ def test_cli_status_marks_the_bundled_snapshot_stale(user_dir: Path) -> None:
     assert out.exit_code == 0, out.output
     rows = json.loads(out.stdout)
     assert {r["provider"] for r in rows} >= {"aws", "gcp", "azure"}
-    assert all(r["location"] == "bundled" and r["stale"] for r in rows)  # captured 2024-2025
+    assert all(r["location"] == "bundled" for r in rows)
+    assert all(r["stale"] == (r["age_days"] > 30) for r in rows)
+    assert next(r for r in rows if r["provider"] == "azure")["stale"]  # an extract of 2024

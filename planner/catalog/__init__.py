@@ -13,7 +13,6 @@ then says how many rows are that old.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -26,11 +25,14 @@ from planner import clock
 from planner.catalog.store import (
     ProviderEntry,
     Snapshot,
-    bundled_snapshot_root,
+    default_roots,
     load_newest,
     load_snapshot,
     read_offers_csv,
     snapshot_age_days,
+)
+from planner.catalog.store import (
+    user_snapshot_root as user_snapshot_root,  # re-exported: where refreshes publish
 )
 from planner.errors import SnapshotError
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
@@ -38,21 +40,6 @@ from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 DEFAULT_MAX_AGE_DAYS = 90
 
 log = logging.getLogger(__name__)
-
-
-def user_snapshot_root() -> Path:
-    """Where ``planner prices refresh`` publishes snapshots (``$PLANNER_DATA_DIR`` overrides)."""
-    override = os.environ.get("PLANNER_DATA_DIR")
-    if override:
-        return Path(override) / "snapshots"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("planner")) / "snapshots"
-
-
-def default_roots() -> tuple[Path, ...]:
-    """Snapshot roots searched by default: the user's refreshed snapshots, then the bundled ones."""
-    return (user_snapshot_root(), bundled_snapshot_root())
 
 
 def _date_range(as_of: str, as_of_newest: str) -> str:
@@ -145,10 +132,10 @@ class OfferBook:
         ]
 
     def _stale_warning(self, part: SnapshotSource, max_age_days: int) -> str:
+        from planner.catalog.refresh import refresh_advice  # reads the adapter registry
+
         provider = part.provider
-        refresh = (
-            f"; refresh with `planner prices refresh --provider {provider}` before relying on them"
-        )
+        refresh = f"; {refresh_advice(provider)}"
         if (part.as_of_newest or part.as_of) == part.as_of:
             basis = ", estimated" if part.estimated else ""
             return (

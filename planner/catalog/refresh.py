@@ -2,17 +2,25 @@
 
 The only path that talks to cloud APIs (STYLE.md "fetch online, plan offline").  A refresh
 
-1. fetches every (provider, region) through its adapter (:mod:`planner.providers`), collecting
-   failures instead of stopping at the first;
-2. refuses to publish a partial result unless ``allow_partial`` (failed regions then keep their
+1. checks that the snapshot folder can be written and takes the refresh lock, then removes what
+   a killed refresh left behind (:func:`planner.catalog.store.remove_leftovers`): all before any
+   network work, so a refresh never spends minutes fetching for a folder it cannot write;
+2. fetches every (provider, region) through its adapter (:mod:`planner.providers`), collecting
+   failures instead of stopping at the first: an adapter's error, a missing extra, even a bug
+   in an adapter becomes that region's failure, reported with the others;
+3. refuses to publish a partial result unless ``allow_partial`` (failed regions then keep their
    previous rows, and the manifest notes say so);
-3. merges the fetched regions into the provider's previous offers (regions not refreshed are
+4. merges the fetched regions into the provider's previous offers (regions not refreshed are
    carried over), so refreshing one region never hides the others;
-4. runs the sanity gates against the previous snapshot (row count, price moves; unknown GPU models
-   cannot get this far because the adapters and ``validate_offers`` reject them) unless ``force``;
-5. publishes through :func:`planner.catalog.store.write_snapshot` (temporary directory, fsync,
-   atomic rename).  Steps 3-5 run under an exclusive refresh lock, so concurrent refreshes
+5. runs the sanity gates (:mod:`planner.catalog.gates`: zero prices, vanished prices, price
+   moves, row drops) against the previous offers; a finding blocks publishing unless an
+   ``accept`` pattern (``--accept-changes``) names it, or ``force``;
+6. publishes through :func:`planner.catalog.store.write_snapshot` (temporary directory, fsync,
+   atomic rename).  Steps 2-6 run under the exclusive refresh lock, so concurrent refreshes
    serialise and each one gates against the snapshot the other just published.
+
+A dry run (``dry_run``) does steps 2-5 without the lock and without writing, and returns what a
+refresh would publish: the changes against the previous offers and every gate finding.
 
 Pure helpers (:func:`check_gates`, :func:`diff_offers`, :func:`price_history`) take DataFrames.
 """
@@ -28,19 +36,33 @@ from typing import Any
 
 import pandas as pd
 
+from planner.catalog.gates import (
+    DEFAULT_GATES,
+    AcceptPattern,
+    GateFinding,
+    Gates,
+    accept_patterns,
+    check_gates,
+    judge,
+    summarise,
+)
 from planner.catalog.store import (
+    default_roots,
     ensure_writable,
     list_snapshots,
     load_newest,
     load_snapshot,
     locked,
     read_manifest,
+    remove_leftovers,
     snapshot_age_days,
+    user_snapshot_root,
     write_snapshot,
 )
 from planner.errors import (
     ConfigError,
     OfferValidationError,
+    PlannerError,
     ProviderError,
     SnapshotError,
     UnknownNameError,
@@ -48,28 +70,45 @@ from planner.errors import (
     suggest,
 )
 from planner.providers import DEFAULT_REGIONS, PROVIDERS, get_provider
-from planner.providers.base import Clock, Provider, Unmapped, utc_now
-from planner.schema import KEY_COLUMNS, PRICE_COLUMNS
+from planner.providers.base import Clock, FetchResult, Provider, Unmapped, utc_now
+from planner.schema import KEY_COLUMNS, PRICE_COLUMNS, empty_offers
+
+__all__ = [
+    "GateFinding",
+    "Gates",
+    "RefreshResult",
+    "RegionFailure",
+    "check_gates",
+    "diff_offers",
+    "plan_regions",
+    "price_history",
+    "prices_status",
+    "refresh_advice",
+    "refresh_prices",
+    "refresh_user_prices",
+]
 
 log = logging.getLogger(__name__)
 
-# Serialises whole refreshes (gate, merge, publish); a different file from the store's own write
-# lock, which write_snapshot takes inside it.
+# Serialises whole refreshes (fetch, gate, merge, publish); a different file from the store's own
+# write lock, which write_snapshot takes inside it.
 REFRESH_LOCK = ".refresh.lock"
 Progress = Callable[[str, str, int, int], None]  # (provider, region) just finished, done, total
 _PARTIAL_HINT = "retry later, or pass --allow-partial to publish the regions that succeeded"
 
 
-@dataclass(frozen=True)
-class Gates:
-    """Sanity limits a refreshed provider must pass before it is published (``--force`` skips)."""
+def refresh_advice(provider: str) -> str:
+    """What to tell a user whose ``provider`` prices are old: the refresh command when an adapter
+    is registered for it, else where its prices come from.
 
-    # A real catalog shrinks by a few retired types, not by half: a larger drop means a broken
-    # fetch (a filter that matched too little, a page that came back empty).
-    max_row_drop_share: float = 0.5
-    # List prices move by tens of percent (AWS's June 2025 P5 cut was about 45%); a factor of 3
-    # either way is a unit or parsing slip (per GPU vs per VM, term total vs hourly).
-    max_price_factor: float = 3.0
+    The registry is read now, not at import: adapters are added to it (and tests register fakes).
+    """
+    if provider in PROVIDERS:
+        return f"refresh with `planner prices refresh --provider {provider}` before relying on them"
+    return (
+        f"planner has no refresh adapter for {provider}: its prices come only with a new planner"
+        " release (the bundled snapshot)"
+    )
 
 
 @dataclass(frozen=True)
@@ -98,19 +137,47 @@ def describe_failures(failures: Sequence[RegionFailure]) -> tuple[str, list[str]
 
 @dataclass(frozen=True)
 class RefreshResult:
-    """What a refresh published (``snapshot``) and everything a user should hear about."""
+    """What a refresh published (``snapshot``; None for a dry run) and everything a user should
+    hear about: failures, unmapped items, gate findings (each with what accepted it)."""
 
-    snapshot: Path
+    snapshot: Path | None
     rows: dict[str, int]
     fetched_regions: dict[str, tuple[str, ...]]
     failures: tuple[RegionFailure, ...] = field(default=())
     unmapped: tuple[Unmapped, ...] = field(default=())
-    forced: tuple[str, ...] = field(default=())  # gate findings published anyway under --force
+    findings: tuple[GateFinding, ...] = field(default=())
+    unused_accepts: tuple[str, ...] = field(default=())  # --accept-changes that matched nothing
+    changes: tuple[dict[str, Any], ...] = field(default=())  # a dry run's diff against before
+    dry_run: bool = False
+
+    @property
+    def blocking(self) -> tuple[GateFinding, ...]:
+        """The findings nothing accepted: a dry run with any would not publish."""
+        return tuple(f for f in self.findings if f.accepted_by is None)
+
+    @property
+    def forced(self) -> tuple[str, ...]:
+        """The messages of the findings published under ``--force``."""
+        return tuple(f.message for f in self.findings if f.accepted_by == "--force")
+
+
+class _Registered(Provider):
+    """A registered adapter built on its first fetch, so that building it happens under the
+    refresh lock and a failure to build is that provider's failure, not the whole refresh's."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._built: Provider | None = None
+
+    def fetch(self, regions: Sequence[str]) -> FetchResult:
+        if self._built is None:
+            self._built = get_provider(self.name)
+        return self._built.fetch(regions)
 
 
 def live_providers(names: Iterable[str]) -> dict[str, Provider]:
-    """The registered adapters for ``names``, built with their live clients."""
-    return {name: get_provider(name) for name in names}
+    """The registered adapters for ``names``, each built with its live clients when first used."""
+    return {name: _Registered(name) for name in names}
 
 
 def plan_regions(
@@ -146,41 +213,7 @@ def plan_regions(
             raise UnknownNameError("provider", provider, names, key_path="regions")
         if region not in chosen[provider]:
             chosen[provider].append(region.strip())
-    return {n: tuple(r) if r else DEFAULT_REGIONS[n] for n, r in chosen.items()}
-
-
-def check_gates(
-    previous: pd.DataFrame, new: pd.DataFrame, regions: Sequence[str], gates: Gates
-) -> list[str]:
-    """Findings that should stop publishing ``new`` over ``previous`` (both one provider's offers).
-
-    Compares only the refreshed ``regions``: rows elsewhere are carried over unchanged.
-    """
-    findings: list[str] = []
-    if new.empty:
-        return ["the refresh produced no offers"]
-    before = previous[previous["region"].isin(regions)]
-    after = new[new["region"].isin(regions)]
-    if len(before) and len(after) < (1 - gates.max_row_drop_share) * len(before):
-        findings.append(
-            f"row count fell from {len(before)} to {len(after)} in {', '.join(regions)}"
-            f" (more than {gates.max_row_drop_share:.0%})"
-        )
-    joined = before.merge(after, on=list(KEY_COLUMNS), suffixes=("_old", "_new"))
-    for column in PRICE_COLUMNS.values():
-        old, new_price = joined[f"{column}_old"], joined[f"{column}_new"]
-        ratio = new_price / old
-        moved = joined[
-            (old > 0)
-            & (new_price > 0)
-            & ((ratio > gates.max_price_factor) | (ratio < 1 / gates.max_price_factor))
-        ]
-        for row in moved.head(5).itertuples(index=False):
-            findings.append(
-                f"{row.region}/{row.instance_type} {column} moved from {getattr(row, column + '_old'):g}"
-                f" to {getattr(row, column + '_new'):g} (more than x{gates.max_price_factor:g})"
-            )
-    return findings
+    return {n: tuple(r) if r else DEFAULT_REGIONS.get(n, ()) for n, r in chosen.items()}
 
 
 def _merge(previous: pd.DataFrame, fetched: pd.DataFrame, regions: Sequence[str]) -> pd.DataFrame:
@@ -230,11 +263,39 @@ class _Fetched:
 
 @dataclass(frozen=True)
 class _Checked:
-    """Each provider's offers after the merge, with its manifest note, and the gate findings."""
+    """Each provider's offers after the merge (and before), its manifest note, the findings."""
 
     frames: dict[str, pd.DataFrame]
+    previous: dict[str, pd.DataFrame]
     notes: dict[str, str]
-    findings: list[str]
+    findings: list[GateFinding]
+
+
+def refresh_user_prices(
+    providers: Sequence[str] = (),
+    regions: Sequence[str] = (),
+    *,
+    allow_partial: bool = False,
+    force: bool = False,
+    accept_changes: Sequence[str] = (),
+    dry_run: bool = False,
+    on_progress: Progress | None = None,
+) -> RefreshResult:
+    """``planner prices refresh``: the registered adapters of ``providers`` (names, or ``all``)
+    for ``regions``, published in the user's snapshot folder and gated against the newest
+    snapshot there or in the bundle.  See :func:`refresh_prices` for the rest."""
+    plan = plan_regions(providers, regions)
+    return refresh_prices(
+        live_providers(plan),
+        plan,
+        root=user_snapshot_root(),
+        previous_roots=default_roots(),
+        allow_partial=allow_partial,
+        force=force,
+        accept=accept_changes,
+        dry_run=dry_run,
+        on_progress=on_progress,
+    )
 
 
 def refresh_prices(
@@ -245,27 +306,44 @@ def refresh_prices(
     previous_roots: Sequence[Path] | None = None,
     allow_partial: bool = False,
     force: bool = False,
-    gates: Gates = Gates(),
+    accept: Sequence[str] = (),
+    dry_run: bool = False,
+    gates: Gates = DEFAULT_GATES,
     clock: Clock = utc_now,
     on_progress: Progress | None = None,
 ) -> RefreshResult:
     """Fetch, check and publish a new snapshot of ``providers`` into ``root``.
 
     ``previous_roots`` are searched for each provider's previous offers (default: ``root`` only;
-    the CLI passes the user root and the bundled snapshot).  Raises ProviderError when a region
-    failed and ``allow_partial`` is off, SnapshotError when a gate fails and ``force`` is off; in
-    both cases nothing is published.
+    the CLI passes the user root and the bundled snapshot).  ``accept`` are ``--accept-changes``
+    patterns (:mod:`planner.catalog.gates`); ``force`` accepts every finding.  Raises
+    SnapshotError when ``root`` cannot be written (before fetching anything) or a gate finding is
+    not accepted, ProviderError when a region failed and ``allow_partial`` is off; in every case
+    nothing is published.  ``dry_run`` raises neither for the gates nor writes anything: the
+    result says what would be published.
     """
-    ensure_writable(root)  # before minutes of fetching, not after
-    fetched = _fetch_all(providers, regions, on_progress)
-    _refuse_incomplete(fetched, allow_partial)
+    patterns = accept_patterns(accept, [*PROVIDERS, *providers])
     search = list(previous_roots) if previous_roots is not None else [root]
-    with locked(root, REFRESH_LOCK):
+    if dry_run:
+        fetched = _fetch_all(providers, regions, on_progress)
+        _refuse_incomplete(fetched, allow_partial)
         checked = _merge_and_gate(fetched, search, gates, clock)
-        if checked.findings and not force:
+        return _result(None, fetched, checked, patterns, force, dry_run=True)
+    ensure_writable(root)  # before minutes of fetching, not after
+    with locked(root, REFRESH_LOCK):
+        remove_leftovers(root)
+        fetched = _fetch_all(providers, regions, on_progress)
+        _refuse_incomplete(fetched, allow_partial)
+        checked = _merge_and_gate(fetched, search, gates, clock)
+        judged = _result(None, fetched, checked, patterns, force, dry_run=False)
+        if judged.blocking:
+            blocking = judged.blocking
             raise SnapshotError(
-                "sanity gates failed, nothing published: " + "; ".join(checked.findings),
-                hint="check the provider's API output, or pass --force if the change is real",
+                f"sanity gates failed, nothing published ({len(blocking)} change(s)): "
+                + summarise(blocking),
+                hint="check the provider's API output; if the changes are real, accept them with"
+                " --accept-changes and the ids above (globs such as 'aws:*:p5.*' accept more;"
+                " `planner prices refresh --dry-run` lists every change)",
             )
         now = clock()
         snapshot_id = _unique_id(root, f"{now:%Y-%m-%dT%H%M%SZ}-{'-'.join(sorted(checked.frames))}")
@@ -274,17 +352,56 @@ def refresh_prices(
             checked.frames,
             snapshot_id=snapshot_id,
             provider_notes=checked.notes,
-            notes="planner prices refresh" + (" --force" if force and checked.findings else ""),
+            notes=_snapshot_note(judged.findings),
             now=now,
         )
+    return _result(path, fetched, checked, patterns, force, dry_run=False)
+
+
+def _result(
+    path: Path | None,
+    fetched: _Fetched,
+    checked: _Checked,
+    patterns: Sequence[AcceptPattern],
+    force: bool,
+    *,
+    dry_run: bool,
+) -> RefreshResult:
+    findings, unused = judge(checked.findings, patterns, force=force)
+    changes: list[dict[str, Any]] = []
+    if dry_run:
+        for name, frame in checked.frames.items():
+            before = checked.previous.get(name, empty_offers())
+            changes += diff_offers(before, frame)
     return RefreshResult(
         snapshot=path,
         rows={name: len(df) for name, df in checked.frames.items()},
         fetched_regions={name: tuple(r) for name, r in fetched.regions.items()},
         failures=fetched.failures,
         unmapped=fetched.unmapped,
-        forced=tuple(checked.findings),
+        findings=tuple(findings),
+        unused_accepts=tuple(unused),
+        changes=tuple(changes),
+        dry_run=dry_run,
     )
+
+
+def _snapshot_note(findings: Sequence[GateFinding]) -> str:
+    """The manifest's note: what made it, and the gate findings published on purpose."""
+    note = "planner prices refresh"
+    by: dict[str, int] = {}
+    for f in findings:
+        if f.accepted_by is not None:
+            by[f.accepted_by] = by.get(f.accepted_by, 0) + 1
+    if not by:
+        return note
+    if "--force" in by:
+        note += " --force"
+    accepted = [f for f in findings if f.accepted_by is not None]
+    shown = "; ".join(f"{f.message.split('; accept with')[0]}" for f in accepted[:5])
+    more = f"; and {len(accepted) - 5} more" if len(accepted) > 5 else ""
+    patterns = ", ".join(f"{n} by {p}" for p, n in by.items())
+    return f"{note}; accepted {len(accepted)} gate finding(s) ({patterns}): {shown}{more}"
 
 
 def _fetch_all(
@@ -292,7 +409,11 @@ def _fetch_all(
     regions: Mapping[str, Sequence[str]],
     on_progress: Progress | None,
 ) -> _Fetched:
-    """Every (provider, region), one at a time; a failed region is collected, not fatal."""
+    """Every (provider, region), one at a time; a failed region is collected, not fatal.
+
+    Whatever an adapter raises is that region's failure: a PlannerError with its message and hint,
+    anything else (a bug in the adapter) by its type, with the traceback in the debug log.
+    """
     offers: dict[str, list[pd.DataFrame]] = {}
     ok_regions: dict[str, list[str]] = {}
     failures: list[RegionFailure] = []
@@ -303,9 +424,20 @@ def _fetch_all(
         for region in regions[name]:
             try:
                 result = provider.fetch([region])
-            except ProviderError as e:
+            except PlannerError as e:
                 failures.append(RegionFailure(name, region, e.message, e.hint))
                 log.warning("%s %s failed: %s", name, region, e.message)
+            except Exception as e:  # a bug in one adapter must not hide the others' results
+                log.debug("%s %s: unexpected error in the adapter", name, region, exc_info=True)
+                failures.append(
+                    RegionFailure(
+                        name,
+                        region,
+                        f"unexpected {type(e).__name__} in the {name} adapter",
+                        hint=f"this is a bug: `planner -vv prices refresh --provider {name}`"
+                        " shows the traceback to report",
+                    )
+                )
             else:
                 offers.setdefault(name, []).append(result.offers)
                 ok_regions.setdefault(name, []).append(region)
@@ -338,17 +470,23 @@ def _merge_and_gate(
     """Each provider's fetched regions merged into its previous offers (found in ``search``),
     gated against them, with a note of what was fetched, what failed and what was carried over."""
     frames: dict[str, pd.DataFrame] = {}
+    before: dict[str, pd.DataFrame] = {}
     notes: dict[str, str] = {}
-    findings: list[str] = []
+    findings: list[GateFinding] = []
     for name, parts in fetched.offers.items():
         new = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         previous, previous_id = _previous_offers(name, search)
         refreshed = fetched.regions[name]
+        findings += check_gates(
+            previous if previous is not None else empty_offers(),
+            new,
+            refreshed,
+            gates,
+            provider=name,
+        )
         if previous is not None:
-            findings += [f"{name}: {f}" for f in check_gates(previous, new, refreshed, gates)]
+            before[name] = previous
             new = _merge(previous, new, refreshed)
-        elif new.empty:
-            findings.append(f"{name}: the refresh produced no offers")
         note = f"fetched {', '.join(refreshed)} on {clock().date().isoformat()}"
         missing = [f.region for f in fetched.failures if f.provider == name]
         if missing:
@@ -357,7 +495,7 @@ def _merge_and_gate(
             note += f"; other regions carried over from {previous_id}"
         frames[name] = new
         notes[name] = note
-    return _Checked(frames, notes, findings)
+    return _Checked(frames, before, notes, findings)
 
 
 # ---------------------------------------------------------------- status, diff, history
@@ -366,14 +504,16 @@ def _merge_and_gate(
 def prices_status(
     roots: Sequence[Path], *, max_age_days: int, today: date | None = None
 ) -> list[dict[str, Any]]:
-    """One record per provider: its newest snapshot, as-of dates, age, rows, source, stale or not.
+    """One record per provider: its newest snapshot, as-of dates, age, rows, source, stale or not,
+    and what the snapshot says about them: ``as_of_basis`` (fetched or estimated), the provider's
+    ``notes`` and the snapshot's own (``snapshot_notes``); a stale provider's ``refresh`` advice.
 
     ``as_of`` is the oldest row's date (the age and staleness follow it), ``as_of_newest`` the
     newest: they differ after a refresh of some regions carried the others over.
     """
 
     records = []
-    chosen, _ = load_newest(roots)  # what planning will use: corrupt snapshots are skipped
+    chosen, loaded = load_newest(roots)  # what planning will use: corrupt snapshots are skipped
     for provider, snap in sorted(chosen.items()):
         age = snapshot_age_days(snap.entry.as_of, today)
         records.append(
@@ -387,6 +527,10 @@ def prices_status(
                 "stale": age > max_age_days,
                 "rows": snap.entry.rows,
                 "source": snap.entry.source,
+                "as_of_basis": snap.entry.as_of_basis,
+                "notes": snap.entry.notes,
+                "snapshot_notes": loaded[snap.path].manifest.notes,
+                "refresh": refresh_advice(provider) if age > max_age_days else None,
             }
         )
     return records
@@ -409,7 +553,8 @@ def find_snapshot(ref: str | Path, roots: Sequence[Path]) -> Path:
 def diff_offers(
     old: pd.DataFrame, new: pd.DataFrame, *, threshold: float = 0.05
 ) -> list[dict[str, Any]]:
-    """Offers added, removed, or whose price moved by more than ``threshold`` (a share, 0.05 = 5%)."""
+    """Offers added, removed, or whose price moved by more than ``threshold`` (a share, 0.05 = 5%),
+    appeared or vanished (``old`` or ``new`` None)."""
     keys = list(KEY_COLUMNS)
     merged = old.merge(new, on=keys, how="outer", suffixes=("_old", "_new"), indicator=True)
     changes: list[dict[str, Any]] = []
@@ -441,7 +586,21 @@ def diff_offers(
             continue
         for option, column in PRICE_COLUMNS.items():
             before, after = row[f"{column}_old"], row[f"{column}_new"]
-            if pd.isna(before) or pd.isna(after) or before <= 0:
+            if pd.isna(before) and pd.isna(after):
+                continue
+            if pd.isna(before) or pd.isna(after):  # a price that appeared or vanished
+                changes.append(
+                    {
+                        **key,
+                        "change": "price",
+                        "price": option.value,
+                        "old": None if pd.isna(before) else float(before),
+                        "new": None if pd.isna(after) else float(after),
+                        "change_pct": None,
+                    }
+                )
+                continue
+            if before <= 0:
                 continue
             share = after / before - 1
             if abs(share) > threshold:

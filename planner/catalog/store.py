@@ -12,6 +12,11 @@ Writes are atomic: files go to a hidden temporary directory beside the target, a
 directory is renamed into place (``os.replace``) under an exclusive file lock, so a crash mid-write
 leaves every earlier snapshot intact and a half-written one invisible.  Reads verify checksums.
 
+What a killed writer leaves behind is named so it can be found: temporary snapshot directories
+start with ``.tmp-`` (:data:`TMP_PREFIX`) and write probes with ``.write-check-``
+(:data:`PROBE_PREFIX`).  A temporary directory only exists while its writer holds the store's lock,
+so whoever holds that lock may remove any it finds (:func:`remove_leftovers`): its writer is dead.
+
 The lock is a :class:`filelock.FileLock` (``flock`` on POSIX, ``msvcrt.locking`` on Windows), so
 importing the planner needs no POSIX-only module.
 """
@@ -47,6 +52,10 @@ log = logging.getLogger(__name__)
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
+# Names of what a writer makes beside the snapshots and removes when it is done; a killed writer
+# leaves them behind, and the next writer (holding LOCK) removes them.
+TMP_PREFIX = ".tmp-"
+PROBE_PREFIX = ".write-check-"
 
 
 @dataclass(frozen=True)
@@ -144,6 +153,21 @@ def bundled_snapshot_root() -> Path:
     return package / "_bundled" / "pricing_cache"
 
 
+def user_snapshot_root() -> Path:
+    """Where ``planner prices refresh`` publishes snapshots (``$PLANNER_DATA_DIR`` overrides)."""
+    override = os.environ.get("PLANNER_DATA_DIR")
+    if override:
+        return Path(override) / "snapshots"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("planner")) / "snapshots"
+
+
+def default_roots() -> tuple[Path, ...]:
+    """Snapshot roots searched by default: the user's refreshed snapshots, then the bundled ones."""
+    return (user_snapshot_root(), bundled_snapshot_root())
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -151,7 +175,7 @@ def _sha256(data: bytes) -> str:
 def offers_to_csv(df: pd.DataFrame) -> bytes:
     """The canonical CSV bytes of an offers table (stable column order, LF line ends)."""
     buf = io.StringIO()
-    df[list(COLUMN_NAMES)].to_csv(buf, index=False, lineterminator="\n", float_format="%.6g")
+    df[list(COLUMN_NAMES)].to_csv(buf, index=False, lineterminator="\n", float_format="%.10g")
     return buf.getvalue().encode("utf-8")
 
 
@@ -160,11 +184,50 @@ def locked(root: Path, name: str = LOCK) -> Iterator[None]:
     """Hold the exclusive lock file ``name`` in ``root`` (blocks while another holds it).
 
     Each call takes its own lock object, so two threads of one process exclude each other just as
-    two processes do.
+    two processes do.  A folder where the lock cannot be made (read-only, full, no permission) is
+    a SnapshotError saying what to do.
     """
-    root.mkdir(parents=True, exist_ok=True)
-    with FileLock(root / name):
+    lock = FileLock(root / name)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        lock.acquire()
+    except OSError as e:
+        raise _write_failed(root, e) from e
+    try:
         yield
+    finally:
+        lock.release()
+
+
+def remove_leftovers(root: Path) -> list[str]:
+    """Remove what killed writers left in ``root`` (temporary snapshot directories, write probes);
+    returns their names.
+
+    Takes the store's lock: a temporary directory exists only while its writer holds that lock, so
+    one found while holding it belongs to a dead process.  A write probe is made without the lock
+    (:func:`ensure_writable`), which tolerates its probe being removed under it.
+    """
+    if not root.is_dir():
+        return []
+    with locked(root):
+        return _sweep(root)
+
+
+def _sweep(root: Path) -> list[str]:
+    """:func:`remove_leftovers` for a caller that holds the store's lock."""
+    removed = []
+    for path in root.iterdir():
+        if path.name.startswith(TMP_PREFIX) and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.name.startswith(PROBE_PREFIX) and path.is_file():
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        else:
+            continue
+        removed.append(path.name)
+    if removed:
+        log.info("removed %d leftover(s) of an interrupted write in %s", len(removed), root)
+    return removed
 
 
 def _fsync_dir(path: Path) -> None:
@@ -265,7 +328,8 @@ def _publish(root: Path, snapshot_id: str, files: Mapping[str, bytes]) -> Path:
                 raise SnapshotError(
                     f"snapshot {snapshot_id} already exists in {root}; snapshots are immutable"
                 )
-            tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{snapshot_id}-", dir=root))
+            _sweep(root)  # a killed writer's temporary directory: its lock died with it
+            tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{snapshot_id}-", dir=root))
             try:
                 for name, data in files.items():
                     with open(tmp / name, "wb") as fh:
@@ -289,9 +353,10 @@ def ensure_writable(root: Path) -> None:
     a refresh checks this before it spends minutes fetching prices."""
     try:
         root.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=root)
+        fd, probe = tempfile.mkstemp(prefix=PROBE_PREFIX, dir=root)
         os.close(fd)
-        os.unlink(probe)
+        with contextlib.suppress(FileNotFoundError):  # removed as a leftover by another writer
+            os.unlink(probe)
     except OSError as e:
         raise _write_failed(root, e) from e
 

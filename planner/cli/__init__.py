@@ -10,7 +10,6 @@ library names fields (``deadline_hours``); each command says which option shows 
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -163,7 +162,6 @@ def main(verbose: int) -> None:
 
     Example: planner quote --workload gpt2-xl-finetune --deadline 24h
     """
-    level = logging.WARNING - 10 * verbose
-    logging.basicConfig(
-        level=max(level, logging.DEBUG), format="%(levelname)s %(name)s: %(message)s"
-    )
+    from planner.cli.logs import configure_logging  # cloud SDKs' request logs stay out
+
+    configure_logging(verbose)

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import shutil
 import sys
-from typing import Any
+import textwrap
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from planner import api
+from planner.cli.logs import redact
 from planner.cli.offers import format_option, max_age_option
 from planner.cli.params import FiniteFloat, field_options
-from planner.reports.tables import render_records
+from planner.errors import PlannerError
+from planner.reports.tables import dumps_json, render_records
+
+if TYPE_CHECKING:
+    from planner.catalog.refresh import RefreshResult
 
 
 @click.group("prices")
@@ -26,12 +33,44 @@ def prices_group() -> None:
 @max_age_option
 @format_option
 def status_command(max_age_days: int, fmt: str) -> None:
-    """Each provider's snapshot in use: as-of dates (oldest, newest), age, rows, source, stale or not.
+    """Each provider's snapshot in use: as-of dates (oldest, newest), age, rows, source, stale or
+    not, and the snapshot's notes on how its prices and dates were obtained (under each provider;
+    keys notes, snapshot_notes and as_of_basis in JSON).
 
     Example: planner prices status --format json
     """
     records = api.prices_status(max_age_days=max_age_days)
-    click.echo(render_records(records, fmt))
+    click.echo(_status_text(records, fmt))
+
+
+# Shown under the table rather than in it: sentences, not cells.
+_NOTE_KEYS = ("notes", "snapshot_notes", "refresh")
+
+
+def _status_text(records: list[dict[str, Any]], fmt: str) -> str:
+    """The status table with each provider's notes wrapped under its line, and each snapshot's
+    own notes once below; other formats carry the notes as fields."""
+    if fmt != "table" or not records:
+        return render_records(records, fmt)
+    columns = [c for c in records[0] if c not in _NOTE_KEYS]
+    table = render_records(records, fmt, columns=columns).splitlines()
+    head, rows = table[:2], table[2:]
+    width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 120))
+    lines = list(head)
+    for record, row in zip(records, rows, strict=True):
+        lines.append(row)
+        for label in ("notes", "refresh"):
+            text = record.get(label)
+            if text:
+                lines += textwrap.wrap(
+                    f"{label}: {text}", width, initial_indent="    ", subsequent_indent="      "
+                )
+    snapshot_notes = {r["snapshot"]: r.get("snapshot_notes") for r in records}
+    for snapshot, text in snapshot_notes.items():
+        if text:
+            lines.append("")
+            lines += textwrap.wrap(f"{snapshot}: {text}", width, subsequent_indent="  ")
+    return "\n".join(lines)
 
 
 @prices_group.command("refresh")
@@ -39,7 +78,7 @@ def status_command(max_age_days: int, fmt: str) -> None:
     "--provider",
     "providers",
     multiple=True,
-    help="aws, gcp, azure or all (repeatable; default all).",
+    help="A registered provider (aws, gcp, azure, ...) or all (repeatable; default all).",
 )
 @click.option(
     "--region",
@@ -50,18 +89,53 @@ def status_command(max_age_days: int, fmt: str) -> None:
 @click.option(
     "--allow-partial", is_flag=True, help="Publish the regions that succeeded when others fail."
 )
-@click.option("--force", is_flag=True, help="Publish even when the sanity gates object.")
+@click.option(
+    "--accept-changes",
+    "accept_changes",
+    multiple=True,
+    metavar="CHANGE",
+    help="Publish a change the sanity gates refuse: PROVIDER:REGION:INSTANCE_TYPE[:PRICE]"
+    " (e.g. aws:us-east-1:p5.48xlarge, aws:us-east-1:p5.48xlarge:spot), PROVIDER:REGION for a"
+    " region's row count, globs (aws:*:p5.*) or all. Repeatable or comma-separated; the refusal"
+    " names each change's id.",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Fetch and check, write nothing: list what would change and which gates refuse it"
+    " (exit 1 when a refresh would refuse to publish).",
+)
+@click.option(
+    "--force", is_flag=True, help="Publish whatever the sanity gates say (prefer --accept-changes)."
+)
 @format_option
-@field_options({"providers": "--provider", "regions": "--region"})
+@field_options(
+    {"providers": "--provider", "regions": "--region", "accept_changes": "--accept-changes"}
+)
 def refresh_command(
-    providers: tuple[str, ...], regions: tuple[str, ...], allow_partial: bool, force: bool, fmt: str
+    providers: tuple[str, ...],
+    regions: tuple[str, ...],
+    allow_partial: bool,
+    accept_changes: tuple[str, ...],
+    dry_run: bool,
+    force: bool,
+    fmt: str,
 ) -> None:
     """Fetch live specs and prices and publish a new snapshot in your data directory.
 
-    Needs the provider's extra (pip install 'planner[aws]') and its usual credentials.
+    Needs the provider's extra (pip install 'planner[aws]') and its usual credentials.  Before
+    publishing, sanity gates refuse prices that are zero (or round to $0.0000/h), prices that
+    vanished for an instance still listed, price moves beyond x3 and regions that lost half their
+    rows; the refusal names each change, and --accept-changes with its id publishes it.
+    --dry-run shows what a refresh would publish (the changes, as `prices diff` lists them, and
+    every gate's verdict) without writing.
 
     Example: planner prices refresh --provider aws --region us-east-1 --region us-west-2
+
+    Example: planner prices refresh --provider aws --dry-run --accept-changes 'aws:*:p5.*'
     """
+    from planner.catalog.refresh import refresh_user_prices  # the library call (api has none yet)
+
     with contextlib.ExitStack() as stack:
         bars: list[Any] = []
 
@@ -72,34 +146,98 @@ def refresh_command(
             bars[0].label = f"{provider} {region}"
             bars[0].update(1)
 
-        result = api.refresh_prices(
-            providers, regions, allow_partial=allow_partial, force=force, on_progress=progress
+        try:
+            result = refresh_user_prices(
+                providers,
+                regions,
+                allow_partial=allow_partial,
+                force=force,
+                accept_changes=accept_changes,
+                dry_run=dry_run,
+                on_progress=progress,
+            )
+        except PlannerError as e:  # adapters' messages may quote a request: no credential in it
+            raise _scrubbed(e) from None
+    if dry_run:
+        _echo_dry_run(result, fmt)
+    else:
+        _echo_published(result, fmt)
+    for failure in result.failures:
+        click.echo(
+            redact(
+                f"warning: {failure.provider} {failure.region} not refreshed ({failure.error});"
+                " its previous rows were kept"
+            ),
+            err=True,
         )
+    for hint in dict.fromkeys(f.hint for f in result.failures if f.hint):
+        click.echo(redact(f"  hint: {hint}"), err=True)
+    if result.unmapped:
+        click.echo(f"note: {len(result.unmapped)} item(s) left out, not guessed:", err=True)
+        for item in result.unmapped:
+            click.echo(f"  {item.provider} {item.item}: {item.reason}", err=True)
+    for pattern in result.unused_accepts:
+        click.echo(f"note: --accept-changes {pattern} matched no refused change", err=True)
+    if dry_run:
+        verdict = (
+            f"dry run: a refresh would refuse to publish ({len(result.blocking)} change(s) not"
+            " accepted); nothing was written"
+            if result.blocking
+            else "dry run: a refresh would publish this; nothing was written"
+        )
+        click.echo(verdict, err=True)
+        if result.blocking:
+            sys.exit(1)
+    elif result.snapshot is not None:
+        click.echo(f"published {result.snapshot}", err=True)
+
+
+def _scrubbed(error: PlannerError) -> PlannerError:
+    """``error`` with anything credential-like in its message and hint redacted."""
+    error.message = redact(error.message)
+    error.hint = redact(error.hint) if error.hint else error.hint
+    error.args = (error.message,)
+    return error
+
+
+def _echo_published(result: RefreshResult, fmt: str) -> None:
     records: list[dict[str, Any]] = [
         {
             "provider": name,
             "regions": ", ".join(result.fetched_regions.get(name, ())),
             "rows": rows,
-            "snapshot": result.snapshot.name,
+            "snapshot": result.snapshot.name if result.snapshot else None,
         }
         for name, rows in sorted(result.rows.items())
     ]
     click.echo(render_records(records, fmt))
-    for failure in result.failures:
-        click.echo(
-            f"warning: {failure.provider} {failure.region} not refreshed ({failure.error});"
-            " its previous rows were kept",
-            err=True,
-        )
-    for hint in dict.fromkeys(f.hint for f in result.failures if f.hint):
-        click.echo(f"  hint: {hint}", err=True)
-    for finding in result.forced:
-        click.echo(f"warning: published under --force: {finding}", err=True)
-    if result.unmapped:
-        click.echo(f"note: {len(result.unmapped)} item(s) left out, not guessed:", err=True)
-        for item in result.unmapped:
-            click.echo(f"  {item.provider} {item.item}: {item.reason}", err=True)
-    click.echo(f"published {result.snapshot}", err=True)
+    for finding in result.findings:
+        how = "under --force" if finding.accepted_by == "--force" else "as accepted"
+        click.echo(f"warning: published {how}: {finding.message}", err=True)
+
+
+def _echo_dry_run(result: RefreshResult, fmt: str) -> None:
+    """What a refresh would publish: JSON as one document (changes and gates); the other formats
+    list the changes on stdout and the gates' verdicts after them (table) or on stderr."""
+    gates = [f.to_dict() for f in result.findings]
+    if fmt == "json":
+        document = {
+            "dry_run": True,
+            "would_publish": not result.blocking,
+            "rows": result.rows,
+            "fetched_regions": {k: list(v) for k, v in result.fetched_regions.items()},
+            "changes": list(result.changes),
+            "gates": gates,
+        }
+        click.echo(dumps_json(document))
+        return
+    if result.changes:
+        click.echo(render_records(list(result.changes), fmt))
+    elif fmt == "table":
+        click.echo("no offers added or removed and no price moved more than 5%")
+    for finding in result.findings:
+        verdict = "refuses" if finding.accepted_by is None else f"accepted by {finding.accepted_by}"
+        click.echo(f"gate {finding.gate} {verdict}: {finding.message}", err=fmt != "table")
 
 
 @prices_group.command("diff")
@@ -116,7 +254,10 @@ def refresh_command(
 def diff_command(old: str, new: str, threshold: float, fmt: str) -> None:
     """What changed between two snapshots (ids from `prices status`/`history`, or directories).
 
-    Example: planner prices diff reference-2026-11-21 2026-11-22T101500Z-aws
+    To see what a refresh would publish, before it does: planner prices refresh --dry-run
+    (the same changes, and which sanity gates refuse them).
+
+    Example: planner prices diff reference-2026-11-25 2026-11-22T101500Z-aws
     """
     records = api.prices_diff(old, new, threshold=threshold / 100)
     if not records and fmt == "table":
