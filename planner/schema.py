@@ -97,7 +97,14 @@ COLUMNS: tuple[Column, ...] = (
     Column("instance_type", "string", "", True, "provider instance / VM type"),
     Column("gpu_model", "string", "", True, "canonical GPU name (planner gpus)"),
     Column("gpu_count", "int", "GPUs", True, "GPUs per instance", MAX_GPUS_PER_INSTANCE),
-    Column("gpu_memory_gib", "float", "GiB", True, "memory per GPU", MAX_GPU_MEMORY_GIB),
+    Column(
+        "gpu_memory_gib",
+        "float",
+        "GiB",
+        True,
+        "memory per GPU: the GPU catalog's value for gpu_model, the same on every provider",
+        MAX_GPU_MEMORY_GIB,
+    ),
     Column(
         "gpu_memory_total_gib",
         "float",
@@ -105,6 +112,14 @@ COLUMNS: tuple[Column, ...] = (
         True,
         "memory of all GPUs of the instance",
         MAX_GPUS_PER_INSTANCE * MAX_GPU_MEMORY_GIB,
+    ),
+    Column(
+        "gpu_memory_listed_gib",
+        "float",
+        "GiB",
+        False,
+        "memory per GPU as the provider lists it (gpu_memory_gib is the catalog's one value)",
+        MAX_GPU_MEMORY_GIB,
     ),
     Column("vcpus", "float", "vCPUs", False, "host vCPUs", 100_000.0),
     Column("host_memory_gib", "float", "GiB", False, "host RAM", 1_048_576.0),
@@ -290,7 +305,7 @@ def validate_offers(
         ("price_basis_reserved", list(PRICE_BASES)),
     ):
         text[name] = _enum_column(name, text[name], allowed, table)
-    _check_memory(out, text["gpu_model"], catalog, table)
+    _normalise_memory(out, _check_memory(out, text["gpu_model"], catalog, table))
     _check_dates(text["as_of"], table)
     _check_unique_keys(text, table)
     for column, cells_out in text.items():
@@ -451,9 +466,10 @@ _MEMORY_RATIO_RANGE = (0.9, 1.02)
 
 def _check_memory(
     out: Mapping[str, pd.Series], gpus: list[str | None], catalog: GpuCatalog, table: _Table
-) -> None:
+) -> np.ndarray:
     """Per-GPU memory agrees with the GPU catalog, and the instance total with count x memory:
-    an A100-80GB offered with 16 GiB would otherwise be planned on as a 16 GiB part."""
+    an A100-80GB offered with 16 GiB would otherwise be planned on as a 16 GiB part.  Returns
+    the catalog's memory per GPU of each row."""
     catalog_gib = np.array([catalog.resolve(str(g)).memory_gib for g in gpus], dtype=float)
     per_gpu = out["gpu_memory_gib"].to_numpy(dtype=float)
     ratio = per_gpu / catalog_gib
@@ -480,6 +496,17 @@ def _check_memory(
             "gpu_memory_total_gib",
             hint="leave gpu_memory_total_gib out and it is computed",
         )
+    return catalog_gib
+
+
+def _normalise_memory(out: dict[str, pd.Series], catalog_gib: np.ndarray) -> None:
+    """One memory figure per GPU model: the catalog's.  Providers list the same part differently
+    (AWS's 22.35 GiB L4 is GCP's 24 GB L4), and a filter such as ``--min-gpu-memory 24`` must not
+    drop one of them; the provider's own figure stays in ``gpu_memory_listed_gib``."""
+    listed = out["gpu_memory_listed_gib"]
+    out["gpu_memory_listed_gib"] = listed.where(listed.notna(), out["gpu_memory_gib"])
+    out["gpu_memory_gib"] = pd.Series(catalog_gib, index=listed.index)
+    out["gpu_memory_total_gib"] = out["gpu_memory_gib"] * out["gpu_count"]
 
 
 # A price is captured on or before the day it is published; a day of slack covers time zones.

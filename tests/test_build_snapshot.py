@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-FILES = "aws_gpu.csv, gcp_gpu.csv, azure_gpu.csv, lambda_gpu.csv"
+FILES = "prices-next/aws_gpu.csv, prices-next/gcp_gpu.csv, prices/azure_gpu.csv, prices-next/lambda_gpu.csv"
 
 
 @pytest.mark.parametrize(
     ("make_folder", "problem"),
     [
-        # issue 11: a checkout without ../shared/reference/prices (a FileNotFoundError traceback)
+        # issue 11: a checkout without ../shared/reference (a FileNotFoundError traceback)
         (False, "not found"),
         # the folder is there but empty
         (True, f"lacks {FILES}"),
@@ -24,7 +24,7 @@ FILES = "aws_gpu.csv, gcp_gpu.csv, azure_gpu.csv, lambda_gpu.csv"
 def test_issue_11_missing_reference_data_is_a_one_line_error(
     tmp_path: Path, make_folder: bool, problem: str
 ) -> None:
-    reference = tmp_path / "prices"
+    reference = tmp_path / "reference"
     if make_folder:
         reference.mkdir()
     out = tmp_path / "out"

@@ -115,8 +115,12 @@ def test_cli_offers_table_shows_provenance_and_staleness() -> None:
     code, out, _ = run("offers", "--gpu", "H100", "--provider", "aws", "--region", "us-east-1")
     assert code == 0
     assert "p5.48xlarge" in out
-    assert "prices: aws as of" in out
-    assert "warning: aws prices are" in out  # the bundled reference prices are old
+    assert "prices: aws as of 2026-11-09" in out
+    assert "warning: aws prices are" not in out  # dated by public prices of 2026-11-09
+    code, out, _ = run("offers", "--gpu", "H100", "--provider", "azure")
+    assert code == 0
+    assert "prices: azure as of 2024-01-01 (estimated)" in out
+    assert "warning: azure prices are" in out  # the older Azure extract
 
 
 def test_cli_offers_markdown_with_private_offers(tmp_path: Path) -> None:
@@ -209,7 +213,7 @@ def test_every_command_has_docstring_with_example() -> None:
         ),
         (
             ["--gpu", "H100", "--max-price", "0.5"],
-            ["price filter", "at or below 0.5 USD", "the cheapest is 3.29 USD"],
+            ["price filter", "at or below 0.5 USD", "the cheapest is 4.29 USD"],
         ),
     ],
 )
@@ -258,7 +262,7 @@ def test_a_price_list_written_by_offers_reads_back_as_it_is(tmp_path: Path) -> N
         ("A100", {"A100-40GB", "A100-80GB"}, None),  # the catalog's family: both sizes
         ("..16GB", {"T4", "V100-16GB", "RTX3060", "RTXA4000"}, None),
         ("141GB..150GB", {"H200"}, None),
-        ("90GB..100GB:8", {"H100-NVL", "GH200"}, 8),
+        ("90GB..100GB:8", {"H100-NVL", "GH200", "RTX-PRO-6000"}, 8),
     ],
 )
 def test_gpu_choices_in_the_ecosystems_forms(

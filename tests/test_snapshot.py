@@ -31,10 +31,11 @@ from planner.catalog.store import (
 )
 from planner.errors import OfferValidationError, SnapshotError
 from planner.reports.offers import provenance_lines
+from planner.schema import validate_offers
 from tests.conftest import offer_row
 
 REPO = Path(__file__).resolve().parent.parent
-REFERENCE = REPO.parent / "shared" / "reference" / "prices"
+REFERENCE = REPO.parent / "shared" / "reference"
 
 
 @pytest.fixture(scope="module")
@@ -56,13 +57,15 @@ def _reference_rows(file: str, **match: str) -> list[dict[str, str]]:
 
 
 needs_reference = pytest.mark.skipif(
-    not REFERENCE.is_dir(), reason="../shared/reference/prices not present"
+    not (REFERENCE / "prices-next").is_dir(), reason="../shared/reference not present"
 )
 
 
 @needs_reference
 def test_p4d_us_east_1_matches_reference(bundled: pd.DataFrame) -> None:
-    rows = _reference_rows("aws_gpu.csv", InstanceType="p4d.24xlarge", Region="us-east-1")
+    rows = _reference_rows(
+        "prices-next/aws_gpu.csv", InstanceType="p4d.24xlarge", Region="us-east-1"
+    )
     offer = _offer(bundled, "aws", "us-east-1", "p4d.24xlarge")
     assert offer.price_on_demand_usd_per_hour == pytest.approx(float(rows[0]["Price"]))
     spots = [float(r["SpotPrice"]) for r in rows]
@@ -84,9 +87,14 @@ def test_p4de_is_a100_80gb_even_where_gpuinfo_says_a100(bundled: pd.DataFrame) -
 @needs_reference
 def test_gcp_vm_price_is_host_plus_gpus(bundled: pd.DataFrame) -> None:
     # README example: a2-highgpu-1g host 0.73948 + A100 x1 2.93391 in us-central1-a = 3.67339
-    hosts = _reference_rows("gcp_gpu.csv", InstanceType="a2-highgpu-1g", Region="us-central1")
+    hosts = _reference_rows(
+        "prices-next/gcp_gpu.csv", InstanceType="a2-highgpu-1g", Region="us-central1"
+    )
     gpus = _reference_rows(
-        "gcp_gpu.csv", AcceleratorName="A100", AcceleratorCount="1", Region="us-central1"
+        "prices-next/gcp_gpu.csv",
+        AcceleratorName="A100",
+        AcceleratorCount="1",
+        Region="us-central1",
     )
     by_zone = {g["AvailabilityZone"]: float(g["Price"]) for g in gpus}
     totals = [
@@ -102,7 +110,7 @@ def test_gcp_vm_price_is_host_plus_gpus(bundled: pd.DataFrame) -> None:
 @needs_reference
 def test_azure_nd_h100_has_eight_gpus_and_listed_price(bundled: pd.DataFrame) -> None:
     rows = _reference_rows(
-        "azure_gpu.csv", InstanceType="Standard_ND96isr_H100_v5", Region="eastus"
+        "prices/azure_gpu.csv", InstanceType="Standard_ND96isr_H100_v5", Region="eastus"
     )
     offer = _offer(bundled, "azure", "eastus", "Standard_ND96isr_H100_v5")
     assert rows[0]["AcceleratorCount"] == "12"  # the source's quirk
@@ -118,6 +126,139 @@ def test_lambda_h100_pcie_and_no_spot(bundled: pd.DataFrame) -> None:
     lam = bundled[bundled.provider == "lambda"]
     assert set(lam[lam.instance_type == "gpu_1x_h100_pcie"].gpu_model) == {"H100-PCIe"}
     assert lam.price_spot_usd_per_hour.isna().all()
+
+
+@needs_reference
+def test_bundled_snapshot_is_what_the_build_script_makes(bundled: pd.DataFrame) -> None:
+    """scripts/build_snapshot.py is the one way to make pricing_cache/: rebuilding from the
+    reference extracts gives the bundled rows, prices, dates and manifest notes exactly."""
+    from scripts.build_snapshot import build
+
+    path = list_snapshots(bundled_snapshot_root())[-1]
+    manifest = {e.provider: e for e in read_manifest(path).providers}
+    for provider, built in build(REFERENCE).items():
+        rebuilt = validate_offers(built.offers).reset_index(drop=True)
+        shipped = bundled[bundled.provider == provider].reset_index(drop=True)
+        pd.testing.assert_frame_equal(rebuilt, shipped, check_dtype=False)
+        entry = manifest[provider]
+        assert (entry.as_of, entry.as_of_basis, entry.notes) == (
+            built.as_of,
+            built.as_of_basis,
+            built.notes,
+        )
+
+
+@needs_reference
+def test_2026_prices_after_the_june_2025_aws_cut(bundled: pd.DataFrame) -> None:
+    # the issue's check: p5.48xlarge in us-east-1 at $55.04/h (was $98.32 before the cut)
+    p5 = _offer(bundled, "aws", "us-east-1", "p5.48xlarge")
+    assert p5.price_on_demand_usd_per_hour == 55.04
+    rows = _reference_rows(
+        "prices-next/aws_gpu.csv", InstanceType="p5.48xlarge", Region="us-east-1"
+    )
+    assert {float(r["Price"]) for r in rows} == {55.04}
+    assert p5.as_of == "2026-11-09"  # the date of the public price it matches
+    for provider in ("aws", "gcp", "lambda"):
+        assert "B200" in set(bundled[bundled.provider == provider].gpu_model), provider
+    assert set(bundled[bundled.instance_type == "p6-b300.48xlarge"].gpu_model) == {"B300"}
+    assert set(bundled[bundled.instance_type.str.startswith("g7e.")].gpu_model) == {"RTX-PRO-6000"}
+
+
+@needs_reference
+def test_fractional_gpus_are_left_out(bundled: pd.DataFrame) -> None:
+    fractional = _reference_rows("prices-next/aws_gpu.csv", InstanceType="g6f.xlarge")
+    assert fractional and float(fractional[0]["AcceleratorCount"]) < 1
+    assert not bundled.instance_type.str.match(r"^(g6f|gr6f)\.").any()
+
+
+@needs_reference
+def test_gcp_b200_vm_is_a_free_host_plus_its_gpus(bundled: pd.DataFrame) -> None:
+    hosts = _reference_rows(
+        "prices-next/gcp_gpu.csv", InstanceType="a4-highgpu-8g", Region="us-central1"
+    )
+    gpus = _reference_rows(
+        "prices-next/gcp_gpu.csv",
+        AcceleratorName="B200",
+        AcceleratorCount="8",
+        Region="us-central1",
+    )
+    assert hosts and {float(h["Price"]) for h in hosts} == {0.0}
+    offer = _offer(bundled, "gcp", "us-central1", "a4-highgpu-8g")
+    assert offer.price_on_demand_usd_per_hour == pytest.approx(
+        statistics.median(float(g["Price"]) for g in gpus)
+    )
+    assert (offer.gpu_model, offer.gpu_count, offer.interconnect) == ("B200", 8, "nvswitch")
+
+
+@needs_reference
+def test_prices_that_disagree_with_a_dated_public_price_are_left_out(
+    bundled: pd.DataFrame,
+) -> None:
+    # GCP's a3-highgpu H100 item is about half the Cloud Billing price (5.38 vs 10.98 per hour for
+    # a3-highgpu-1g): the whole a3-highgpu family is left out, and the manifest says why
+    hosts = _reference_rows(
+        "prices-next/gcp_gpu.csv", InstanceType="a3-highgpu-1g", Region="us-central1"
+    )
+    assert hosts
+    assert not bundled.instance_type.str.startswith("a3-highgpu-").any()
+    assert "a3-megagpu-8g" in set(bundled.instance_type)  # A3 Mega's H100 item is not affected
+    path = list_snapshots(bundled_snapshot_root())[-1]
+    entries = {e.provider: e for e in read_manifest(path).providers}
+    assert "$10.9791/h published 2026-09-26" in entries["gcp"].notes
+    assert entries["gcp"].as_of_basis == "estimated"
+    # Azure is the older extract: dated by its estimate, not by the sizes that still match
+    assert (entries["azure"].as_of, entries["azure"].as_of_basis) == ("2024-01-01", "estimated")
+    assert "OLDER" in entries["azure"].notes
+    assert "Standard_NC48ads_A100_v4" not in set(bundled.instance_type)
+
+
+def test_one_memory_figure_per_gpu_model(bundled: pd.DataFrame) -> None:
+    # AWS lists an L4 as 22.35 GiB (24 GB) and GCP as 24: one catalog figure, so a
+    # --min-gpu-memory 24 filter keeps both; the provider's own figure stays in its column
+    per_model = bundled.groupby("gpu_model").gpu_memory_gib.nunique()
+    assert (per_model == 1).all()
+    l4 = bundled[bundled.gpu_model == "L4"]
+    assert set(l4.gpu_memory_gib) == {24.0}
+    aws_l4 = l4[l4.provider == "aws"]
+    assert aws_l4.gpu_memory_listed_gib.round(2).eq(22.35).all()
+    assert (bundled.gpu_memory_total_gib == bundled.gpu_memory_gib * bundled.gpu_count).all()
+
+
+def test_cross_check_dates_by_matching_prices_and_drops_what_disagrees() -> None:
+    from scripts.build_snapshot import PublicPrice, Reference, cross_check
+
+    ref = Reference("x.csv", "catalog@abc", "2025-01-01", "lists things")
+    offers = pd.DataFrame(
+        [
+            offer_row(instance_type="p5.48xlarge", price_on_demand_usd_per_hour=55.04),
+            offer_row(instance_type="p5.4xlarge", price_on_demand_usd_per_hour=6.88),
+            offer_row(instance_type="p4d.24xlarge", price_on_demand_usd_per_hour=32.77),
+        ]
+    )
+    good = PublicPrice(
+        "aws", "us-east-1", "p5.48xlarge", 55.04, "2026-11-09", "datareceipts", r"^p5\."
+    )
+    bad = PublicPrice(
+        "aws", "us-east-1", "p4d.24xlarge", 21.96, "2026-11-09", "datareceipts", r"^p4d\."
+    )
+    import scripts.build_snapshot as bs
+
+    original = bs.PUBLIC_PRICES
+    try:
+        bs.PUBLIC_PRICES = (good,)
+        matched = cross_check("aws", offers, ref)
+        assert (matched.as_of, matched.as_of_basis, len(matched.offers)) == (
+            "2026-11-09",
+            "cross-checked",
+            3,
+        )
+        bs.PUBLIC_PRICES = (good, bad)
+        mixed = cross_check("aws", offers, ref)
+    finally:
+        bs.PUBLIC_PRICES = original
+    assert (mixed.as_of, mixed.as_of_basis) == ("2025-01-01", "estimated")
+    assert list(mixed.offers.instance_type) == ["p5.48xlarge", "p5.4xlarge"]
+    assert "$32.77/h but $21.96/h published 2026-11-09" in mixed.notes
 
 
 def test_bundled_snapshot_coverage(bundled: pd.DataFrame) -> None:
@@ -353,10 +494,13 @@ def test_manifest_without_as_of_newest_reads_as_a_single_date(tmp_path: Path) ->
     assert provenance_lines(book, 90)[0] == "prices: aws as of 2020-01-01 from test"
 
 
-def test_bundled_manifest_predates_as_of_newest_and_still_loads() -> None:
-    (path,) = list_snapshots(bundled_snapshot_root())
-    raw = json.loads((path / "manifest.json").read_text())
-    assert all("as_of_newest" not in p for p in raw["providers"])
+def test_a_manifest_from_before_as_of_newest_still_loads(tmp_path: Path) -> None:
+    path = write_snapshot(tmp_path, {"aws": pd.DataFrame([offer_row()])}, snapshot_id="s1")
+    manifest = path / "manifest.json"
+    raw = json.loads(manifest.read_text())
+    for provider in raw["providers"]:
+        del provider["as_of_newest"]  # as the writers before it wrote them
+    manifest.write_text(json.dumps(raw))
     for entry in read_manifest(path).providers:
         assert entry.as_of_newest == entry.as_of
 

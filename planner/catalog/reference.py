@@ -1,7 +1,8 @@
 """Normalise the public list-price reference files into the common offer table.
 
-Input: the SkyPilot catalog extracts in ``../shared/reference/prices/`` (one CSV per cloud, columns
-and quirks described in that folder's README).  Output: one row per (provider, region, instance
+Input: the SkyPilot catalog extracts in ``../shared/reference/prices-next/`` (AWS, GCP, Lambda; 2026)
+and ``../shared/reference/prices/`` (Azure, older), one CSV per cloud, columns and quirks described
+in those folders' READMEs.  Output: one row per (provider, region, instance
 type) in :mod:`planner.schema`.  Pure functions over DataFrames; ``scripts/build_snapshot.py`` does
 the reading and writing.
 
@@ -10,7 +11,10 @@ What happens to the raw rows:
 * Only NVIDIA GPUs the planner can schedule are kept (no TPUs, Trainium, Inferentia, Gaudi, FPGAs,
   Radeon, or retired K80/M60).  Dropped accelerators are counted in the build report.
 * GPU models are keyed on name plus memory (AWS ``GpuInfo`` gives MiB per GPU: ``p4d`` is
-  A100-40GB, ``p4de`` A100-80GB, even where ``GpuInfo`` calls the latter ``A100``).
+  A100-40GB, ``p4de`` A100-80GB, even where ``GpuInfo`` calls the latter ``A100``).  The provider's
+  memory figure is kept as ``gpu_memory_listed_gib``; the table's ``gpu_memory_gib`` is the catalog's.
+* Fractional GPUs (AWS ``g6f``/``gr6f``: an eighth to a half of an L4) are left out: the planner
+  schedules whole GPUs.
 * Availability zones collapse to regions: on-demand is the median over zones (it is the same in
   every zone of a region), spot keeps the cheapest and the median zone price.
 * GCP prices a GPU VM as host machine type + attached GPUs in the same zone: both rows are summed
@@ -19,6 +23,8 @@ What happens to the raw rows:
 * Interconnect and network bandwidth come from the providers' public instance documentation
   (tables below).  Reserved 1- and 3-year prices are not in the reference data; they are derived
   from published discount levels and marked ``price_basis_reserved = derived``.
+* GCP ``a4-highgpu-8g`` hosts are listed at $0 with the whole price on the B200 accelerator rows;
+  host + accelerators still sums to the VM price.
 """
 
 from __future__ import annotations
@@ -80,11 +86,14 @@ AWS_FAMILY_LINK = {
     "p5": "nvswitch",
     "p5e": "nvswitch",
     "p5en": "nvswitch",
+    "p6-b200": "nvswitch",
+    "p6-b300": "nvswitch",
 }
 AWS_NETWORK_GBPS: dict[str, float] = {
     "p3.2xlarge": 10, "p3.8xlarge": 10, "p3.16xlarge": 25, "p3dn.24xlarge": 100,
     "p4d.24xlarge": 400, "p4de.24xlarge": 400,
-    "p5.48xlarge": 3200, "p5e.48xlarge": 3200, "p5en.48xlarge": 3200,
+    "p5.48xlarge": 3200, "p5e.48xlarge": 3200, "p5en.48xlarge": 3200, "p5.4xlarge": 100,
+    "p6-b200.48xlarge": 3200, "p6-b300.48xlarge": 6400,
     "g4dn.xlarge": 25, "g4dn.2xlarge": 25, "g4dn.4xlarge": 25, "g4dn.8xlarge": 50,
     "g4dn.12xlarge": 50, "g4dn.16xlarge": 50, "g4dn.metal": 100,
     "g5.xlarge": 10, "g5.2xlarge": 10, "g5.4xlarge": 25, "g5.8xlarge": 25, "g5.12xlarge": 40,
@@ -99,6 +108,7 @@ AWS_NETWORK_GBPS: dict[str, float] = {
 }  # fmt: skip
 AWS_EFA = {
     "p3dn.24xlarge", "p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge",
+    "p5.4xlarge", "p6-b200.48xlarge", "p6-b300.48xlarge",
     "g4dn.8xlarge", "g4dn.12xlarge", "g4dn.16xlarge", "g4dn.metal",
     "g5.8xlarge", "g5.12xlarge", "g5.16xlarge", "g5.24xlarge", "g5.48xlarge",
     "g6.8xlarge", "g6.12xlarge", "g6.16xlarge", "g6.24xlarge", "g6.48xlarge",
@@ -117,6 +127,7 @@ GCP_HOSTS: dict[str, tuple[str, int]] = {
     "a3-highgpu-1g": ("H100", 1), "a3-highgpu-2g": ("H100", 2), "a3-highgpu-4g": ("H100", 4),
     "a3-highgpu-8g": ("H100", 8), "a3-megagpu-8g": ("H100-MEGA", 8),
     "a3-ultragpu-8g": ("H200", 8),
+    "a4-highgpu-8g": ("B200", 8),
     "g2-standard-4": ("L4", 1), "g2-standard-8": ("L4", 1), "g2-standard-12": ("L4", 1),
     "g2-standard-16": ("L4", 1), "g2-standard-32": ("L4", 1), "g2-standard-24": ("L4", 2),
     "g2-standard-48": ("L4", 4), "g2-standard-96": ("L4", 8),
@@ -139,6 +150,7 @@ GCP_NET: dict[str, InstanceNet] = {
     "a3-highgpu-8g": InstanceNet("nvswitch", 1000, "gpudirect-tcp"),
     "a3-megagpu-8g": InstanceNet("nvswitch", 1800, "gpudirect-tcp"),
     "a3-ultragpu-8g": InstanceNet("nvswitch", 3600, "roce"),
+    "a4-highgpu-8g": InstanceNet("nvswitch", 3600, "roce"),
     "g2-standard-4": InstanceNet("none", 10, "ethernet"),
     "g2-standard-8": InstanceNet("none", 16, "ethernet"),
     "g2-standard-12": InstanceNet("none", 16, "ethernet"),
@@ -185,6 +197,7 @@ LAMBDA_GPU: dict[str, str] = {
     "GH200": "GH200",
     "RTX6000": "Quadro-RTX6000",
     "V100": "V100-16GB",
+    "B200": "B200",
 }
 
 # AWS accelerators that are NVIDIA GPUs; everything else (Inferentia, Trainium, Gaudi, FPGAs,
@@ -201,6 +214,9 @@ AWS_GPU_NAMES = {
     "A100-80GB",
     "H100",
     "H200",
+    "B200",
+    "B300",
+    "RTXPRO6000",
 }
 
 
@@ -252,6 +268,7 @@ def _finish(df: pd.DataFrame, prov: Provenance) -> pd.DataFrame:
     df["provider"] = prov.provider
     df["source"] = prov.source
     df["as_of"] = prov.as_of
+    df["gpu_memory_listed_gib"] = df["gpu_memory_gib"]  # validation swaps in the catalog's figure
     df["gpu_memory_total_gib"] = df["gpu_memory_gib"] * df["gpu_count"]
     fams = df["instance_type"].str.split(".").str[0]
     one_y, three_y = [], []
@@ -279,6 +296,8 @@ def _finish(df: pd.DataFrame, prov: Provenance) -> pd.DataFrame:
 def normalise_aws(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> pd.DataFrame:
     """AWS rows (per AZ) -> common table rows (per region)."""
     raw = raw[raw["AcceleratorName"].isin(AWS_GPU_NAMES)].copy()
+    count = raw["AcceleratorCount"].astype(float)
+    raw = raw[(count >= 1) & (count == count.round())]  # no fractional GPUs (g6f, gr6f)
     models = [
         _gpu_from_info(info, str(acc), catalog)
         for info, acc in zip(raw["GpuInfo"], raw["AcceleratorName"], strict=True)
