@@ -422,6 +422,7 @@ def _fetch_all(
     done = 0
     for name, provider in providers.items():
         for region in regions[name]:
+            log.info("fetching %s %s", name, region)
             try:
                 result = provider.fetch([region])
             except PlannerError as e:
