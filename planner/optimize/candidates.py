@@ -131,6 +131,7 @@ CANDIDATE_COLUMNS = (
     "fabric",
     "spot_slowdown",
     "interruption_pct",
+    "interruption_published",  # False: the default rate, the provider publishes none for the offer
     "checkpoint_gib",
     "efficiency",  # model FLOPs utilisation the workload model expects on this gang
     "source",
@@ -562,6 +563,7 @@ def _owned_row(
         "fabric": hw.fabric.value,
         "spot_slowdown": 1.0,
         "interruption_pct": 0.0,
+        "interruption_published": True,
         "checkpoint_gib": est.checkpoint_gib,
         "efficiency": est.efficiency,
         "source": hw.source,
@@ -591,6 +593,7 @@ def _priced_rows(
         exclusions = _spot_risk_exclusions(priced[risky], opts.max_interruption_pct)
         priced, pct = priced[~risky], pct[~risky]
     priced["_pct"] = pct
+    priced["_published"] = priced["spot_interruption_pct"].notna()
     if collapse_regions:
         # Same instance type, same job hours: only the cheapest region can be in a cheapest plan
         # (regions matter again for parallel jobs, whose quotas are per region).
@@ -691,6 +694,7 @@ def _cloud_frame(
             "fabric": rows["fabric"].to_numpy(),
             "spot_slowdown": slowdown,
             "interruption_pct": rows["_pct"].to_numpy(dtype=float) if is_spot else 0.0,
+            "interruption_published": rows["_published"].to_numpy(dtype=bool) if is_spot else True,
             "checkpoint_gib": ckpt,
             "efficiency": [e.efficiency for e in ests],
             "source": rows["source"].to_numpy(),

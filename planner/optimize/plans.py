@@ -72,6 +72,8 @@ class PlanItem:
     price_usd_per_hour: float = 0.0
     spot_slowdown: float = 1.0
     interruption_pct: float = 0.0
+    # False: ``interruption_pct`` is the planner's default, the provider publishes no rate for it
+    interruption_published: bool = True
     checkpoint_gib: float = 0.0
     efficiency: float = 0.0  # expected model FLOPs utilisation
     price_source: str = ""  # where the price came from (snapshot row source, or hardware file)
@@ -340,11 +342,21 @@ def _item(
         price_usd_per_hour=price,
         spot_slowdown=float(row["spot_slowdown"]),
         interruption_pct=float(row["interruption_pct"]),
+        interruption_published=bool(row.get("interruption_published", True)),
         checkpoint_gib=float(row["checkpoint_gib"]),
         efficiency=float(row.get("efficiency", 0.0)),
         price_source=str(row.get("source", "")),
         price_as_of=str(row.get("as_of", "")),
     )
+
+
+# Why an offer has no interruption rate: AWS publishes one per type and region (Spot Instance
+# Advisor), which a refresh reads; GCP and Azure publish none per SKU (cost-facts.md s3.3).
+_NO_RATE = {
+    "aws": "no Spot Advisor rate in these prices; a prices refresh reads it",
+    "gcp": "GCP publishes no interruption rates",
+    "azure": "Azure publishes no interruption rates",
+}
 
 
 def _risk(items: list[PlanItem], inputs: ModelInputs, wall: float, *, sequential: bool) -> Risk:
@@ -377,8 +389,11 @@ def _risk(items: list[PlanItem], inputs: ModelInputs, wall: float, *, sequential
             own_slack = inputs.deadline_hours - inputs.startup_hours - useful
             p_meet *= model.p_meet(useful, own_slack) ** item.gangs
             expected += model.expected_interruptions(useful) * item.gangs
+        rate = f"{item.interruption_pct:g}%/month interruption rate"
+        if not item.interruption_published:
+            rate += f" (assumed: {_NO_RATE.get(item.provider, 'no published rate for it')})"
         notes.append(
-            f"{item.instance_type} spot: {item.interruption_pct:g}%/month interruption rate, "
+            f"{item.instance_type} spot: {rate}, "
             f"expected slowdown {item.spot_slowdown:.3f}x, checkpoint every "
             f"{model.checkpoint_interval_hours:.1f} h, {model.restart_hours * 60:.0f} min per restart"
         )
