@@ -1,25 +1,46 @@
-"""The Azure adapter through the real azure-mgmt-compute client and azure-core pipeline."""
+"""The Azure adapter: public Retail Prices API, specs from the bundled table or a subscription.
+
+Every test runs the real adapter and its real HTTP path against recorded pages on 127.0.0.1
+(``tests/public_api_fakes.py``); the subscription path goes through the real azure-mgmt-compute
+client.  Expected prices are the fixture's rows worked out by hand.
+"""
 
 from __future__ import annotations
 
+import json
+import socket
+import sys
+import time
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+from planner.cli import main
 from planner.errors import ProviderError
-from planner.providers.azure import classify, family_key
-from tests.provider_fakes import (
-    AZURE_RETAIL,
-    AZURE_SKUS,
-    FakeHttpServer,
-    Reply,
-    after,
-    azure_provider_at,
-    azure_retail_route,
-    azure_routes,
-    load,
+from planner.gpu_specs import load_gpu_catalog
+from planner.providers.azure import (
+    SOURCE_WITH_SUBSCRIPTION,
+    SOURCE_WITHOUT_SUBSCRIPTION,
+    AzureProvider,
+    RetailPricesClient,
+    classify,
+    family_key,
 )
+from planner.providers.azure_sizes import AZURE_SIZES, LEARN, UNMAPPED_SIZES
+from planner.schema import Interconnect
+from tests.provider_fakes import AZURE_SKUS, FakeHttpServer, Reply, Seen, frozen_clock
+from tests.public_api_fakes import (
+    AZURE_RETAIL,
+    azure_public_provider_at,
+    azure_routes,
+    azure_subscription_provider_at,
+)
+
+HOURS_1Y, HOURS_3Y = 8760, 26280  # 365-day years, as the reservation totals are amortised
 
 
 @pytest.fixture
@@ -35,54 +56,210 @@ def _row(df: Any, instance_type: str) -> dict[str, Any]:
     return rows[0]
 
 
-def _retail_hits(server: FakeHttpServer, size: str) -> int:
-    return sum(1 for s in server.hits(AZURE_RETAIL) if size in s.query.get("$filter", [""])[0])
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
-def test_specs_and_prices(server: FakeHttpServer) -> None:
-    df = azure_provider_at(server.url).fetch_offers(["eastus"])
+# ---------------------------------------------------------------- without a subscription
+
+
+def test_without_subscription_specs_come_from_the_size_table(server: FakeHttpServer) -> None:
+    df = azure_public_provider_at(server.url).fetch_offers(["eastus"])
     nc = _row(df, "Standard_NC24ads_A100_v4")
+    # learn.microsoft.com nca100v4-series: 24 vCPUs, 220 GiB, one A100 80 GB, 20,000 Mbps
     assert (nc["gpu_model"], nc["gpu_count"], nc["vcpus"], nc["host_memory_gib"]) == (
         "A100-80GB",
         1,
         24.0,
         220.0,
     )
-    assert nc["price_on_demand_usd_per_hour"] == pytest.approx(
-        3.673
-    )  # newest row; the 2022 3.90 row is older
-    assert nc["price_spot_usd_per_hour"] == pytest.approx(0.444433)
-    # Reservation rows are the total for the term: 19000 / 8760 h and 38000 / 26280 h.
-    assert nc["price_reserved_1y_usd_per_hour"] == pytest.approx(19000 / 8760, abs=1e-6)
-    assert nc["price_reserved_3y_usd_per_hour"] == pytest.approx(38000 / 26280, abs=1e-6)
+    assert (nc["network_gbps"], nc["interconnect"]) == (20.0, "none")
+    assert pd.isna(nc["zones"])  # zones are the subscription's to say
+    assert nc["source"] == SOURCE_WITHOUT_SUBSCRIPTION
+    assert "bundled size table (no subscription)" in nc["source"]
+    nd = _row(df, "Standard_ND96isr_H100_v5")
+    assert (nd["gpu_model"], nd["gpu_count"], nd["interconnect"], nd["fabric"]) == (
+        "H100",
+        8,
+        "nvswitch",
+        "infiniband",
+    )
+    assert _row(df, "Standard_NC80adis_H100_v5")["interconnect"] == "nvlink"  # NVLink-bridged pair
+    # Priced in eastus and in the table: offered, although the subscription fixture restricts it.
+    assert _row(df, "Standard_NC4as_T4_v3")["price_spot_usd_per_hour"] == pytest.approx(0.062699)
+
+
+@pytest.mark.parametrize(
+    ("size", "on_demand", "spot", "reserved_1y", "reserved_3y"),
+    [
+        # newest Linux consumption row (the 2022 3.90 row is older); reservations are term totals
+        ("Standard_NC24ads_A100_v4", 3.673, 0.7345, 19000 / HOURS_1Y, 38000 / HOURS_3Y),
+        ("Standard_NC48ads_A100_v4", 9.554, 0.888866, 49000 / HOURS_1Y, 95000 / HOURS_3Y),
+        ("Standard_NC96ads_A100_v4", 19.108, 1.777732, 98000 / HOURS_1Y, 190000 / HOURS_3Y),
+        # the "... Srs Win" row (8.31) is a Windows meter; no reservation: savings plans, hourly
+        ("Standard_NC40ads_H100_v5", 6.98, None, 4.886, 3.49),
+        # a 1-year reservation but no 3-year one: the 3-year column is the savings plan
+        ("Standard_NC80adis_H100_v5", 17.64, None, 90000 / HOURS_1Y, 8.82),
+        ("Standard_ND96isr_H100_v5", 98.32, None, 68.824, 49.16),
+        ("Standard_ND96asr_v4", 27.197, 2.99167, 140000 / HOURS_1Y, 270000 / HOURS_3Y),
+        # the newer isPrimaryMeterRegion=false row (2.0) is not this region's meter
+        ("Standard_NV36ads_A10_v5", 3.2, 0.8, None, None),
+    ],
+)
+def test_prices_worked_out_by_hand(
+    server: FakeHttpServer,
+    size: str,
+    on_demand: float,
+    spot: float | None,
+    reserved_1y: float | None,
+    reserved_3y: float | None,
+) -> None:
+    row = _row(azure_public_provider_at(server.url).fetch_offers(["eastus"]), size)
+    assert row["price_on_demand_usd_per_hour"] == pytest.approx(on_demand)
+    for column, expected in [
+        ("price_spot_usd_per_hour", spot),
+        ("price_reserved_1y_usd_per_hour", reserved_1y),
+        ("price_reserved_3y_usd_per_hour", reserved_3y),
+    ]:
+        if expected is None:
+            assert row[column] != row[column], column  # NaN
+        else:
+            assert row[column] == pytest.approx(expected, abs=1e-6), column
+    assert row["price_basis_reserved"] == ("none" if reserved_1y is None else "listed")
+
+
+def test_without_subscription_what_is_left_out(server: FakeHttpServer) -> None:
+    result = azure_public_provider_at(server.url).fetch(["eastus"])
+    reasons = {u.item: u.reason for u in result.unmapped}
+    assert reasons == {
+        "Standard_NV6ads_A10_v5": "fractional GPU (1/6 of an A10)",
+        "Standard_ND96isr_MI300X_v5": "AMD Instinct MI300X: not in the planner's GPU catalog",
+        # an M60 size still priced in eastus: reported, not guessed
+        "Standard_NV12s_v3": "not in the bundled size table (planner/providers/azure_sizes.py);"
+        " set AZURE_SUBSCRIPTION_ID to read its specs from Azure",
+    }
+    # NP is FPGA: it shares the Standard_N prefix but is no GPU size
+    assert "Standard_NP10s" not in set(result.offers["instance_type"]) | set(reasons)
+
+
+def test_one_filtered_query_per_region_following_next_links(server: FakeHttpServer) -> None:
+    azure_public_provider_at(server.url).fetch(["eastus"])
+    hits = server.hits(AZURE_RETAIL)
+    assert len(hits) == 3  # three recorded pages (the middle one empty), not one query per size
+    first = hits[0].query
+    assert first["$filter"] == [
+        "serviceName eq 'Virtual Machines' and armRegionName eq 'eastus'"
+        " and contains(armSkuName, 'Standard_N')"
+    ]
+    assert (first["api-version"], first["meterRegion"]) == (["2023-01-01-preview"], ["'primary'"])
+    # NextPageLink names prices.azure.com:443; its query was replayed against the configured base
+    assert [h.query.get("$skip") for h in hits] == [None, ["1000"], ["2000"]]
+    assert all(h.query["$filter"] == first["$filter"] for h in hits)
+
+
+def test_without_subscription_no_azure_sdk_is_needed(
+    server: FakeHttpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [m for m in sys.modules if m == "azure" or m.startswith("azure.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "azure", None)  # any `import azure...` now fails
+    df = azure_public_provider_at(server.url).fetch_offers(["eastus"])
+    assert len(df) == 9
+
+
+def test_mirror_variable_and_no_subscription_from_the_environment(
+    server: FakeHttpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLANNER_AZURE_PRICES_URL", server.url + AZURE_RETAIL)
+    monkeypatch.delenv("AZURE_SUBSCRIPTION_ID", raising=False)
+    result = AzureProvider(clock=frozen_clock).fetch(["eastus"])  # the registry's defaults
+    assert set(result.offers["source"]) == {SOURCE_WITHOUT_SUBSCRIPTION}
+    assert len(server.hits(AZURE_RETAIL)) == 3 and not server.hits(AZURE_SKUS)
+
+
+def test_unreachable_endpoint_fails_within_seconds_naming_it() -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/api/retail/prices"
+    provider = AzureProvider(retail_client=RetailPricesClient(base_url=url), environ={})
+    started = time.monotonic()
+    with pytest.raises(ProviderError) as info:
+        provider.fetch(["eastus"])
+    assert time.monotonic() - started < 5
+    assert str(info.value).startswith(f"could not reach {url}: ")
+    assert "PLANNER_AZURE_PRICES_URL" in str(info.value)  # the fix names the mirror variable
+    assert "subscription" not in str(info.value).lower()
+
+
+def test_unknown_region_is_an_error_not_an_empty_snapshot(server: FakeHttpServer) -> None:
+    with pytest.raises(ProviderError, match="lists no GPU VM sizes in region 'east-us'") as info:
+        azure_public_provider_at(server.url).fetch(["east-us"])
+    assert "eastus" in str(info.value.hint)
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (Reply(503, {"Error": "unavailable"}), "HTTP 503"),
+        (Reply(200, b'{"Items": [{"retailPrice": 3.6'), "did not return JSON"),
+        (Reply(200, {"BillingCurrency": "USD", "NextPageLink": None}), "malformed page 1"),
+    ],
+)
+def test_bad_answers_become_one_line_errors(
+    server: FakeHttpServer, reply: Reply, message: str
+) -> None:
+    server.route(AZURE_RETAIL, [reply])
+    with pytest.raises(ProviderError, match=message):
+        azure_public_provider_at(server.url).fetch(["eastus"])
+
+
+def test_a_next_link_that_loops_is_stopped(server: FakeHttpServer) -> None:
+    def loop(req: Seen) -> Reply:
+        link = f"https://prices.azure.com:443{AZURE_RETAIL}?api-version=x&$skip=1000"
+        return Reply(200, {"Items": [], "NextPageLink": link})
+
+    server.route(AZURE_RETAIL, loop)
+    with pytest.raises(ProviderError, match="kept paging for eastus"):
+        azure_public_provider_at(server.url).fetch(["eastus"])
+    assert len(server.hits(AZURE_RETAIL)) == 2
+
+
+# ---------------------------------------------------------------- with a subscription
+
+
+def test_with_subscription_specs_come_from_resource_skus(server: FakeHttpServer) -> None:
+    df = azure_subscription_provider_at(server.url).fetch_offers(["eastus"])
+    assert set(df["source"]) == {SOURCE_WITH_SUBSCRIPTION}
+    nc = _row(df, "Standard_NC24ads_A100_v4")
+    assert (nc["gpu_model"], nc["vcpus"], nc["host_memory_gib"]) == ("A100-80GB", 24.0, 220.0)
     # A Zone restriction (restrictionInfo.zones ["3"]) takes zone 3 away from this subscription.
     assert nc["zones"] == 2
+    assert nc["price_reserved_3y_usd_per_hour"] == pytest.approx(38000 / HOURS_3Y, abs=1e-6)
+    assert nc["network_gbps"] == 20.0  # no Azure API has it: from the size table
     nd = _row(df, "Standard_ND96asr_v4")
     assert (nd["fabric"], nd["interconnect"]) == ("infiniband", "nvswitch")  # RdmaEnabled=True
-    h100 = _row(df, "Standard_ND96isr_H100_v5")
-    assert h100["gpu_count"] == 8  # the API says 12 (azure-cli#31176)
-    assert h100["price_basis_reserved"] == "none"
-    assert _row(df, "Standard_NC96ads_A100_v4")["interconnect"] == "pcie"
+    assert _row(df, "Standard_ND96isr_H100_v5")["gpu_count"] == 8  # the API says 12
+    # Priced in eastus but under a Location restriction for this subscription: not offered.
+    assert "Standard_NC4as_T4_v3" not in set(df["instance_type"])
 
 
-def test_what_is_left_out(server: FakeHttpServer) -> None:
-    result = azure_provider_at(server.url).fetch(["eastus"])
-    names = set(result.offers["instance_type"])
+def test_with_subscription_what_is_left_out(server: FakeHttpServer) -> None:
+    result = azure_subscription_provider_at(server.url).fetch(["eastus"])
     reasons = {u.item: u.reason for u in result.unmapped}
     assert "fractional" in reasons["Standard_NV6ads_A10_v5"]  # 6 vCPUs of a 36-vCPU A10
     assert "standardNCSv2Family" in reasons["Standard_NC6s_v2"]  # P100: not in the family table
-    # Restricted for the subscription in this location: not offered, not an error.
-    assert "Standard_NC4as_T4_v3" not in names | set(reasons)
-    assert not {"Standard_D8_v4", "Premium_LRS"} & (names | set(reasons))  # no GPUs / not a VM
     # ND GB200 v6 has no GPUs capability at all (SkyPilot fetch_azure.py AZURE_MISSING_GPU_COUNT):
     # reported, not mistaken for a CPU size and dropped.
     assert reasons["Standard_ND128isr_NDR_GB200_v6"] == "GPU size without a GPUs capability"
 
 
-def test_non_primary_meter_rows_are_ignored(server: FakeHttpServer) -> None:
-    nv = _row(azure_provider_at(server.url).fetch_offers(["eastus"]), "Standard_NV36ads_A10_v5")
-    # The fixture's newer isPrimaryMeterRegion=false row says 2.0; the primary meter says 3.2.
-    assert nv["price_on_demand_usd_per_hour"] == pytest.approx(3.2)
+def test_with_subscription_forbidden_names_the_permission(server: FakeHttpServer) -> None:
+    denied = {"error": {"code": "AuthorizationFailed", "message": "does not have authorization"}}
+    server.route(AZURE_SKUS, [Reply(403, denied)])
+    with pytest.raises(ProviderError) as info:
+        azure_subscription_provider_at(server.url).fetch(["eastus"])
+    assert "Microsoft.Compute/skus/read" in str(info.value)
+    assert "fake-token" not in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -97,51 +274,19 @@ def test_family_key(family: str, key: str) -> None:
     assert family_key(family) == key
 
 
-def test_next_links_are_followed_through_empty_pages(server: FakeHttpServer) -> None:
-    azure_provider_at(server.url).fetch(["eastus"])
-    rows = load("azure", "retail_prices_eastus.json")["Standard_NC24ads_A100_v4"]
-    # one empty first page, then pages of 3 rows
-    assert _retail_hits(server, "Standard_NC24ads_A100_v4") == 1 + -(-len(rows) // 3)
-    assert [s.query.get("$skiptoken") for s in server.hits(AZURE_SKUS)] == [None, ["page2"]]
+# ---------------------------------------------------------------- the size table
 
 
-def test_throttling_with_retry_after_is_retried(server: FakeHttpServer) -> None:
-    throttled = Reply(429, {"Error": "Too many requests"}, {"Retry-After": "0"})
-    server.route(AZURE_RETAIL, after([throttled, throttled], azure_retail_route(server)))
-    df = azure_provider_at(server.url).fetch_offers(["eastus"])
-    assert _row(df, "Standard_NC24ads_A100_v4")["price_on_demand_usd_per_hour"] == pytest.approx(
-        3.673
-    )
-    statuses = [s for s in server.hits(AZURE_RETAIL)]
-    assert len(statuses) >= 3
+def test_size_table_names_catalog_gpus_and_consistent_links() -> None:
+    catalog = load_gpu_catalog()
+    for name, size in AZURE_SIZES.items():
+        assert catalog.get(size.gpu) is not None, name
+        assert (size.gpu_count == 1) == (size.interconnect is Interconnect.NONE), name
+        assert size.page.startswith(LEARN) and name.startswith("Standard_N"), name
+    assert not set(AZURE_SIZES) & set(UNMAPPED_SIZES)
 
 
-def test_persistent_5xx_becomes_a_provider_error(server: FakeHttpServer) -> None:
-    server.route(AZURE_RETAIL, [Reply(503, {"Error": "unavailable"})])
-    with pytest.raises(ProviderError, match="HTTP 503"):
-        azure_provider_at(server.url).fetch(["eastus"])
-    assert len(server.hits(AZURE_RETAIL)) == 4  # first try + retry_total=3
-
-
-def test_malformed_page_is_rejected_clearly(server: FakeHttpServer) -> None:
-    server.route(AZURE_RETAIL, [Reply(200, b'{"Items": [{"retailPrice": 3.6')])
-    with pytest.raises(ProviderError, match="malformed page 1 for Standard_NC24ads_A100_v4"):
-        azure_provider_at(server.url).fetch(["eastus"])
-
-
-def test_page_without_items_is_rejected(server: FakeHttpServer) -> None:
-    server.route(AZURE_RETAIL, [Reply(200, {"BillingCurrency": "USD", "NextPageLink": None})])
-    with pytest.raises(ProviderError, match="malformed page"):
-        azure_provider_at(server.url).fetch(["eastus"])
-
-
-def test_forbidden_names_the_permission(server: FakeHttpServer) -> None:
-    denied = {"error": {"code": "AuthorizationFailed", "message": "does not have authorization"}}
-    server.route(AZURE_SKUS, [Reply(403, denied)])
-    with pytest.raises(ProviderError) as info:
-        azure_provider_at(server.url).fetch(["eastus"])
-    assert "Microsoft.Compute/skus/read" in str(info.value)
-    assert "fake-token" not in str(info.value)
+# ---------------------------------------------------------------- row classification
 
 
 def _item(**kw: Any) -> dict[str, Any]:
@@ -155,16 +300,18 @@ def _item(**kw: Any) -> dict[str, Any]:
     return {**base, **kw}
 
 
+def _plan(**terms: float) -> list[dict[str, Any]]:
+    names = {"y1": "1 Year", "y3": "3 Years", "y5": "5 Years"}
+    return [{"unitPrice": v, "retailPrice": v, "term": names[k]} for k, v in terms.items()]
+
+
 @pytest.mark.parametrize(
     ("rows", "field", "expected"),
     [
         ([_item(retailPrice=3.673)], "on_demand", Decimal("3.673")),
         ([_item(skuName="NC24ads A100 v4 Spot", retailPrice=0.7345)], "spot", Decimal("0.7345")),
-        (
-            [_item(skuName="NC24ads A100 v4 Low Priority", retailPrice=0.7)],
-            "spot",
-            None,
-        ),  # Batch only
+        # Batch only
+        ([_item(skuName="NC24ads A100 v4 Low Priority", retailPrice=0.7)], "spot", None),
         (
             [_item(productName="Virtual Machines NCCadsv5 Srs Win", retailPrice=9.0)],
             "on_demand",
@@ -188,7 +335,80 @@ def _item(**kw: Any) -> dict[str, Any]:
             "reserved_3y",
             Decimal(1),
         ),
+        # savings-plan rates are hourly, nested in the consumption row (2023-01-01-preview)
+        ([_item(savingsPlan=_plan(y1=2.5711, y3=1.8365))], "savings_plan_1y", Decimal("2.5711")),
+        ([_item(savingsPlan=_plan(y1=2.5711, y3=1.8365))], "savings_plan_3y", Decimal("1.8365")),
+        ([_item(savingsPlan=_plan(y5=1.2))], "savings_plan_3y", None),  # an unknown term
+        # a spot row's savingsPlan (never seen, but) is not the on-demand meter's
+        (
+            [_item(skuName="NC24ads A100 v4 Spot", savingsPlan=_plan(y1=0.5))],
+            "savings_plan_1y",
+            None,
+        ),
+        # the commitment columns: the reservation when listed, else the savings plan
+        (
+            [
+                _item(savingsPlan=_plan(y1=2.5, y3=1.8)),
+                _item(type="Reservation", reservationTerm="1 Year", retailPrice=17520.0),
+            ],
+            "commitment_1y",
+            Decimal(2),
+        ),
+        ([_item(savingsPlan=_plan(y1=2.5, y3=1.8))], "commitment_3y", Decimal("1.8")),
     ],
 )
 def test_classify(rows: list[dict[str, Any]], field: str, expected: Decimal | None) -> None:
     assert getattr(classify(rows), field) == expected
+
+
+# ---------------------------------------------------------------- through the CLI
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("AZURE_SUBSCRIPTION_ID", raising=False)
+    return tmp_path
+
+
+def test_cli_refresh_without_subscription(
+    server: FakeHttpServer, cli_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLANNER_AZURE_PRICES_URL", server.url + AZURE_RETAIL)
+    runner = CliRunner()
+    args = ["prices", "refresh", "--provider", "azure", "--region", "eastus", "--format", "json"]
+    out = runner.invoke(
+        main, [*args, "--force"]
+    )  # the trimmed fixture has fewer sizes than the bundle
+    assert out.exit_code == 0, out.output
+    (published,) = json.loads(out.stdout)
+    assert (published["provider"], published["regions"]) == ("azure", "eastus")
+    assert "Standard_NV12s_v3: not in the bundled size table" in out.stderr  # reported, not hidden
+    assert "subscription id" not in out.output
+
+    offers = runner.invoke(
+        main, ["offers", "--provider", "azure", "--region", "eastus", "--format", "json"]
+    )
+    assert offers.exit_code == 0, offers.output
+    rows = {r["instance_type"]: r for r in json.loads(offers.stdout)}
+    nc = rows["Standard_NC24ads_A100_v4"]
+    assert nc["source"] == SOURCE_WITHOUT_SUBSCRIPTION
+    assert nc["price_on_demand_usd_per_hour"] == pytest.approx(3.673)
+    assert nc["price_reserved_3y_usd_per_hour"] == pytest.approx(38000 / HOURS_3Y, abs=1e-6)
+    assert rows["Standard_NC48ads_A100_v4"]["price_on_demand_usd_per_hour"] == pytest.approx(9.554)
+
+
+def test_cli_refresh_with_no_network_says_the_endpoint_could_not_be_reached(
+    cli_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/api/retail/prices"
+    monkeypatch.setenv("PLANNER_AZURE_PRICES_URL", url)
+    started = time.monotonic()
+    out = CliRunner().invoke(
+        main, ["prices", "refresh", "--provider", "azure", "--region", "eastus"]
+    )
+    assert time.monotonic() - started < 10
+    assert out.exit_code == 1
+    assert "Traceback" not in out.output
+    assert f"azure eastus: could not reach {url}:" in out.stderr
+    assert "subscription" not in out.stderr.lower()

@@ -17,10 +17,16 @@ from tests.provider_fakes import (
     FROZEN,
     FakeHttpServer,
     aws_provider,
-    azure_provider_at,
-    azure_routes,
     gcp_provider_at,
     gcp_routes,
+)
+from tests.public_api_fakes import (
+    LAMBDA_TYPES,
+    azure_public_provider_at,
+    azure_routes,
+    azure_subscription_provider_at,
+    lambda_provider_at,
+    lambda_route,
 )
 
 
@@ -37,26 +43,44 @@ def _gcp() -> Generator[tuple[Provider, list[str]], None, None]:
 def _azure() -> Generator[tuple[Provider, list[str]], None, None]:
     with FakeHttpServer() as server:
         azure_routes(server)
-        yield azure_provider_at(server.url), ["eastus"]
+        yield azure_subscription_provider_at(server.url), ["eastus"]
 
 
-# Every registered adapter, wired to its recorded fixtures.
+def _azure_public() -> Generator[tuple[Provider, list[str]], None, None]:
+    with FakeHttpServer() as server:
+        azure_routes(server)
+        yield azure_public_provider_at(server.url), ["eastus"]
+
+
+def _lambda() -> Generator[tuple[Provider, list[str]], None, None]:
+    with FakeHttpServer() as server:
+        server.route(LAMBDA_TYPES, lambda_route())
+        yield lambda_provider_at(server.url), ["us-east-1", "europe-central-1"]
+
+
+# Every registered adapter, wired to its recorded fixtures; "name/variant" is the same adapter on
+# another path (Azure without a subscription: specs from the bundled size table).
 FAKED: dict[str, Callable[[], Generator[tuple[Provider, list[str]], None, None]]] = {
     "aws": _aws,
     "gcp": _gcp,
     "azure": _azure,
+    "azure/no-subscription": _azure_public,
+    "lambda": _lambda,
 }
+
+# Providers that publish reserved (committed-use) prices; Lambda lists on-demand only.
+LISTS_RESERVATIONS = {"aws", "gcp", "azure"}
 
 
 def test_every_registered_provider_is_under_contract() -> None:
-    assert set(FAKED) == set(PROVIDERS)
+    assert {name.split("/")[0] for name in FAKED} == set(PROVIDERS)
 
 
 @pytest.fixture(params=sorted(FAKED))
 def fetched(request: pytest.FixtureRequest) -> Iterator[tuple[str, Provider, FetchResult]]:
     gen = FAKED[request.param]()
     provider, regions = next(gen)
-    yield request.param, provider, provider.fetch(regions)
+    yield request.param.split("/")[0], provider, provider.fetch(regions)
     gen.close()
 
 
@@ -79,7 +103,7 @@ def test_provider_name_and_provenance(fetched: tuple[str, Provider, FetchResult]
         df["price_reserved_1y_usd_per_hour"].notna() | df["price_reserved_3y_usd_per_hour"].notna()
     )
     assert (df.loc[listed, "price_basis_reserved"] == "listed").all()
-    assert listed.any()
+    assert listed.any() == (name in LISTS_RESERVATIONS)
 
 
 def test_prices_positive_and_ordered(fetched: tuple[str, Provider, FetchResult]) -> None:

@@ -30,11 +30,18 @@ def _azure() -> Provider:
     return AzureProvider()
 
 
+def _lambda() -> Provider:
+    from planner.providers.lambda_cloud import LambdaProvider
+
+    return LambdaProvider()
+
+
 # The explicit registry: name -> factory building the adapter with its default (live) clients.
 PROVIDERS: dict[str, Callable[[], Provider]] = {
     "aws": _aws,
     "gcp": _gcp,
     "azure": _azure,
+    "lambda": _lambda,
 }
 
 # Regions refreshed when the user names none: the regions of the bundled snapshot with most GPU types.
@@ -42,6 +49,8 @@ DEFAULT_REGIONS: dict[str, tuple[str, ...]] = {
     "aws": ("us-east-1", "us-west-2"),
     "gcp": ("us-central1", "us-east4"),
     "azure": ("eastus", "westus2"),
+    # Lambda: every bundled region lists all 22 types at one price; two US regions stand for them.
+    "lambda": ("us-east-1", "us-west-1"),
 }
 
 

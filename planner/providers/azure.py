@@ -1,15 +1,30 @@
-"""Azure: resource SKUs (azure-mgmt-compute) and the public Retail Prices API.
+"""Azure: the public Retail Prices API, with VM specs from the subscription or a bundled table.
 
-Calls (see ``shared/reference/provider-apis.md`` §3):
+Prices need no Azure account.  Specs do: the resource-SKU API answers only for a subscription.
+So a refresh reads
 
-- ``ComputeManagementClient.resource_skus.list(filter="location eq '<region>'")``: vCPUs, memory,
-  GPU count and RDMA per VM size.  The API names no GPU model (azure-cli#20077), so
-  :data:`FAMILY_GPUS` maps the SKU family to the model; families not in it are reported.
-- ``GET https://prices.azure.com/api/retail/prices`` (no auth) per region and VM size, following
-  ``NextPageLink``: Linux consumption (on-demand), ``... Spot`` rows (spot) and reservations.
-  Reservation rows say ``unitOfMeasure: 1 Hour`` but carry the total for the whole term, so they are
-  divided by the hours in the term.  Low-priority (Batch), Windows (" Windows" or, for some H100
-  series, " Win"), Cloud Services and non-primary-meter rows are skipped.
+- prices from ``GET https://prices.azure.com/api/retail/prices`` (no auth; base URL replaced by
+  ``$PLANNER_AZURE_PRICES_URL`` for a mirror), all N-series sizes of a region in one filtered query
+  (``serviceName``, ``armRegionName`` and ``contains(armSkuName, 'Standard_N')``) followed through
+  ``NextPageLink``, instead of one query per size.  Rows: Linux consumption (on-demand) with its
+  nested ``savingsPlan`` rates (only in the 2023-01-01-preview api-version), ``... Spot`` rows, and
+  reservations.  Reservation rows say ``unitOfMeasure: 1 Hour`` but carry the total for the whole
+  term (provider-apis.md §3a: D8 v4 2377 for 1 Year against 0.46/h), so they are divided by the
+  hours in the term; savings-plan rates are hourly.  Low-priority (Batch), Windows (" Windows" or,
+  for some H100 series, " Win"), Cloud Services, DevTest and non-primary-meter rows are skipped.
+- specs, when ``AZURE_SUBSCRIPTION_ID`` is set (or a compute client is passed), from
+  ``ComputeManagementClient.resource_skus.list(filter="location eq '<region>'")`` through
+  azure-identity credentials: vCPUs, memory, GPU count, RDMA and the zones open to the
+  subscription.  The API names no GPU model (azure-cli#20077), so :data:`FAMILY_GPUS` maps the SKU
+  family to the model; families not in it are reported.
+- specs, without a subscription, from the bundled table :mod:`planner.providers.azure_sizes`
+  (learn.microsoft.com size pages); a priced GPU size the table does not know is reported, never
+  guessed.  A size is offered in a region when the Retail Prices API prices it there.
+
+Every row's ``source`` says which spec source was used.  The offer table has no savings-plan
+column: the 1- and 3-year columns hold the reservation, or the savings-plan rate where a size lists
+no reservation for that term (both are listed commitments; the savings plan is the dearer, more
+flexible one, so a plan never understates a commitment's cost).
 
 Real-world quirks handled here (sources in ``tests/fixtures/README.md``): a ``Zone`` restriction
 takes those zones away from the subscription although the size stays offered in the region; some
@@ -20,16 +35,19 @@ rather than dropped as CPU sizes; family names vary in casing and sometimes cont
 from __future__ import annotations
 
 import contextlib
-import json
+import logging
 import os
 import re
-from collections.abc import Iterator, Sequence
+import urllib.parse
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from planner.errors import ProviderError
+from planner.errors import MissingDependencyError, ProviderError
 from planner.gpu_specs import GpuCatalog
+from planner.providers import http
+from planner.providers.azure_sizes import size_spec, unmapped_reason
 from planner.providers.base import (
     HOURS_PER_YEAR,
     Clock,
@@ -41,11 +59,28 @@ from planner.providers.base import (
 )
 from planner.schema import Fabric, Interconnect
 
+log = logging.getLogger(__name__)
+
 RETAIL_PRICES_URL = "https://prices.azure.com/api/retail/prices"
-# Savings-plan fields and case-sensitive filters need this preview version (Retail Prices API docs).
+PRICES_URL_ENV = "PLANNER_AZURE_PRICES_URL"
+# Savings-plan fields and case-sensitive filters need this preview version (Microsoft Learn, "Azure
+# Retail Prices overview": savings-plan rates are only returned by 2023-01-01-preview).
 RETAIL_API_VERSION = "2023-01-01-preview"
-# Reservation ``reservationTerm`` -> years (the row's price is the total for the term).
+# Every N-series size (NC, ND, NG, NV, and NP which is FPGA) in one filter.  The API takes OData
+# ``contains`` on armSkuName; public Retail Prices clients filter GPU families this way.
+GPU_SIZES_FILTER = "contains(armSkuName, 'Standard_N')"
+# A region's GPU rows are a few pages of 1000 rows; a mirror that loops its links stops here.
+MAX_PAGES = 100
+# Reservation ``reservationTerm`` and savings-plan ``term`` -> years.
 RESERVATION_YEARS = {"1 Year": 1, "3 Years": 3}
+
+SOURCE_PRICES = "azure:Retail Prices API (prices.azure.com)"
+SOURCE_WITH_SUBSCRIPTION = f"{SOURCE_PRICES}; VM specs from the subscription's resource SKUs"
+SOURCE_WITHOUT_SUBSCRIPTION = (
+    f"{SOURCE_PRICES}; VM specs from the bundled size table (no subscription)"
+)
+
+GetJson = Callable[..., Any]  # http.get_json's signature: (url, *, timeout_s, env_var) -> document
 
 
 @dataclass(frozen=True)
@@ -177,23 +212,43 @@ class RetailPrices:
     spot: Decimal | None = None
     reserved_1y: Decimal | None = None
     reserved_3y: Decimal | None = None
+    savings_plan_1y: Decimal | None = None
+    savings_plan_3y: Decimal | None = None
+
+    @property
+    def commitment_1y(self) -> Decimal | None:
+        """The 1-year column: the reservation, else the savings plan."""
+        return self.reserved_1y if self.reserved_1y is not None else self.savings_plan_1y
+
+    @property
+    def commitment_3y(self) -> Decimal | None:
+        """The 3-year column: the reservation, else the savings plan."""
+        return self.reserved_3y if self.reserved_3y is not None else self.savings_plan_3y
 
 
-def _price(item: dict[str, Any]) -> Decimal:
+def _decimal(value: Any, item: Mapping[str, Any], field: str) -> Decimal:
     try:
-        value = Decimal(str(item["retailPrice"]))
-    except (KeyError, InvalidOperation) as e:
+        return Decimal(str(value))
+    except InvalidOperation as e:
         raise ProviderError(
-            f"Azure retail price row without a usable retailPrice: {item.get('skuId')}"
+            f"Azure retail price row with an unusable {field}: {item.get('skuId')}"
         ) from e
-    return value
 
 
-def classify(items: Sequence[dict[str, Any]]) -> RetailPrices:
-    """Linux on-demand, spot and reservation prices (hourly) from one size's Retail Prices rows."""
+def _price(item: Mapping[str, Any]) -> Decimal:
+    if "retailPrice" not in item:
+        raise ProviderError(f"Azure retail price row without a retailPrice: {item.get('skuId')}")
+    return _decimal(item["retailPrice"], item, "retailPrice")
+
+
+def classify(items: Sequence[Mapping[str, Any]]) -> RetailPrices:
+    """Linux on-demand, spot, reservation and savings-plan prices (hourly) from one size's rows.
+
+    Of several rows of one kind the newest ``effectiveStartDate`` wins; a $0 row is no price.
+    """
     latest: dict[str, tuple[str, Decimal]] = {}
 
-    def keep(kind: str, item: dict[str, Any], value: Decimal) -> None:
+    def keep(kind: str, item: Mapping[str, Any], value: Decimal) -> None:
         start = str(item.get("effectiveStartDate", ""))
         if value > 0 and (kind not in latest or start > latest[kind][0]):
             latest[kind] = (start, value)
@@ -209,90 +264,93 @@ def classify(items: Sequence[dict[str, Any]]) -> RetailPrices:
         if row_type == "Consumption":
             if sku_name.endswith(" Low Priority"):
                 continue  # Batch low-priority: no column in the offer table
-            keep("spot" if sku_name.endswith(" Spot") else "on_demand", item, _price(item))
+            if sku_name.endswith(" Spot"):
+                keep("spot", item, _price(item))
+                continue
+            keep("on_demand", item, _price(item))
+            for plan in item.get("savingsPlan") or []:
+                years = RESERVATION_YEARS.get(str(plan.get("term")))
+                if years is not None and "retailPrice" in plan:
+                    # Savings-plan rates are hourly already (unlike reservation rows).
+                    value = _decimal(plan["retailPrice"], item, "savingsPlan retailPrice")
+                    keep(f"savings_plan_{years}y", item, value)
         elif row_type == "Reservation":
             years = RESERVATION_YEARS.get(str(item.get("reservationTerm")))
             if years is not None:
                 # The row is the total for the term although unitOfMeasure says "1 Hour".
                 keep(f"reserved_{years}y", item, _price(item) / (HOURS_PER_YEAR * years))
     got = {k: v for k, (_, v) in latest.items()}
-    return RetailPrices(
-        got.get("on_demand"), got.get("spot"), got.get("reserved_1y"), got.get("reserved_3y")
-    )
-
-
-def default_retry_policy() -> Any:
-    """azure-core's RetryPolicy: retries 408/429/500/502/503/504 and honours Retry-After."""
-    policies = require("azure.core.pipeline.policies", "azure")
-    return policies.RetryPolicy(retry_total=8, retry_backoff_factor=0.8, retry_backoff_max=60)
+    return RetailPrices(**got)
 
 
 class RetailPricesClient:
-    """The unauthenticated Retail Prices API through an azure-core pipeline (retries included)."""
+    """The unauthenticated Retail Prices API over plain HTTPS (:mod:`planner.providers.http`).
+
+    ``get_json`` is the HTTP collaborator (tests pass the real one pointed at a local server).
+    """
 
     def __init__(
-        self, *, base_url: str = RETAIL_PRICES_URL, retry_policy: Any = None, transport: Any = None
+        self,
+        *,
+        base_url: str | None = None,
+        get_json: GetJson = http.get_json,
+        timeout_s: float = http.DEFAULT_TIMEOUT_S,
     ) -> None:
-        core = require("azure.core", "azure")
-        policies = require("azure.core.pipeline.policies", "azure")
-        self.base_url = base_url
-        self._client = core.PipelineClient(
-            base_url,
-            policies=[
-                policies.HeadersPolicy(),
-                policies.UserAgentPolicy("planner-prices"),
-                retry_policy or default_retry_policy(),
-            ],
-            transport=transport,
-        )
+        self.base_url = (base_url or http.base_url(PRICES_URL_ENV, RETAIL_PRICES_URL)).rstrip("/")
+        self._get_json = get_json
+        self._timeout_s = timeout_s
 
-    def items(self, region: str, arm_sku_name: str) -> list[dict[str, Any]]:
-        """Every row for one VM size in one region, following ``NextPageLink``."""
-        rest = require("azure.core.rest", "azure")
-        exceptions = require("azure.core.exceptions", "azure")
-        odata = f"serviceName eq 'Virtual Machines' and armRegionName eq '{region}' and armSkuName eq '{arm_sku_name}'"
-        request = rest.HttpRequest(
-            "GET",
-            self.base_url,
-            params={
-                "api-version": RETAIL_API_VERSION,
-                "$filter": odata,
-                "meterRegion": "'primary'",
-            },
+    def first_page_url(self, region: str) -> str:
+        """The query for every N-series row of ``region`` (OData quotes doubled inside values)."""
+        quoted = region.replace("'", "''")
+        odata = (
+            f"serviceName eq 'Virtual Machines' and armRegionName eq '{quoted}'"
+            f" and {GPU_SIZES_FILTER}"
         )
-        items: list[dict[str, Any]] = []
+        query = urllib.parse.urlencode(
+            {"api-version": RETAIL_API_VERSION, "$filter": odata, "meterRegion": "'primary'"},
+            quote_via=urllib.parse.quote,
+        )
+        return f"{self.base_url}?{query}"
+
+    def next_page_url(self, link: str) -> str:
+        """``NextPageLink``'s query against the configured base URL.
+
+        The link names prices.azure.com (``https://prices.azure.com:443/...&$skip=1000``); replaying
+        its query against the base keeps every page on the mirror ``$PLANNER_AZURE_PRICES_URL``
+        names.
+        """
+        return f"{self.base_url}?{urllib.parse.urlsplit(link).query}"
+
+    def region_items(self, region: str) -> dict[str, list[dict[str, Any]]]:
+        """Every N-series row of ``region``, by armSkuName, following ``NextPageLink``."""
+        url: str | None = self.first_page_url(region)
+        by_size: dict[str, list[dict[str, Any]]] = {}
+        seen: set[str] = set()
         pages = 0
-        while request is not None:
-            pages += 1
-            try:
-                response = self._client.send_request(request)
-            except exceptions.AzureError as e:
+        while url is not None:
+            if url in seen or pages >= MAX_PAGES:
                 raise ProviderError(
-                    f"Azure Retail Prices request failed for {arm_sku_name} in {region}: {e}"
-                ) from e
-            if response.status_code != 200:
-                raise ProviderError(
-                    f"Azure Retail Prices answered HTTP {response.status_code} for {arm_sku_name} in {region}"
-                    f" (page {pages})",
-                    hint="retry later; throttling and 5xx were already retried"
-                    if response.status_code >= 429
-                    else None,
+                    f"Azure Retail Prices kept paging for {region} (page {pages + 1})",
+                    hint=f"check {PRICES_URL_ENV} if it points at a mirror; retry later",
                 )
-            try:
-                body = json.loads(response.text())
-                page = body["Items"]
-                if not isinstance(page, list):
-                    raise TypeError("Items is not a list")
-            except (ValueError, KeyError, TypeError) as e:
+            seen.add(url)
+            pages += 1
+            body = self._get_json(url, timeout_s=self._timeout_s, env_var=PRICES_URL_ENV)
+            page = body.get("Items") if isinstance(body, dict) else None
+            if not isinstance(page, list):
                 raise ProviderError(
-                    f"Azure Retail Prices returned a malformed page {pages} for {arm_sku_name} in {region}"
-                    f" ({type(e).__name__}: {e})",
+                    f"Azure Retail Prices returned a malformed page {pages} for {region}"
+                    " (no Items list)",
                     hint="the response was truncated or the API changed shape; retry the refresh",
-                ) from e
-            items += page
+                )
+            for item in page:
+                if isinstance(item, dict) and item.get("armSkuName"):
+                    by_size.setdefault(str(item["armSkuName"]), []).append(item)
             link = body.get("NextPageLink")
-            request = rest.HttpRequest("GET", str(link)) if link else None
-        return items
+            url = self.next_page_url(str(link)) if link else None
+        log.debug("azure %s: %d N-series sizes priced in %d pages", region, len(by_size), pages)
+        return by_size
 
 
 @contextlib.contextmanager
@@ -319,10 +377,14 @@ def _translated(what: str) -> Iterator[None]:
 
 
 class AzureProvider(DraftingProvider):
-    """GPU VM sizes (NC, ND, NV families in FAMILY_GPUS) with consumption, spot and reserved prices."""
+    """Azure GPU VM sizes with consumption, spot, reservation and savings-plan prices.
+
+    With a subscription (``subscription_id``, ``$AZURE_SUBSCRIPTION_ID`` or ``compute_client``) the
+    specs come from its resource SKUs; without one, from the bundled size table.
+    """
 
     name = "azure"
-    source = "azure:compute.resourceSkus+prices.azure.com/api/retail/prices"
+    source = SOURCE_WITH_SUBSCRIPTION  # replaced per fetch by the spec source actually used
 
     def __init__(
         self,
@@ -331,6 +393,7 @@ class AzureProvider(DraftingProvider):
         credential: Any = None,
         compute_client: Any = None,
         retail_client: RetailPricesClient | None = None,
+        environ: Mapping[str, str] | None = None,
         clock: Clock = utc_now,
         catalog: GpuCatalog | None = None,
     ) -> None:
@@ -339,75 +402,164 @@ class AzureProvider(DraftingProvider):
         self._credential = credential
         self._compute = compute_client
         self._retail = retail_client
+        self._environ = environ
 
-    def _clients(self) -> tuple[Any, RetailPricesClient]:
-        if self._compute is None:
-            subscription = self._subscription_id or os.environ.get("AZURE_SUBSCRIPTION_ID")
-            if not subscription:
-                raise ProviderError("no Azure subscription id", hint="set AZURE_SUBSCRIPTION_ID")
+    def _subscription(self) -> str | None:
+        environ = os.environ if self._environ is None else self._environ
+        return self._subscription_id or environ.get("AZURE_SUBSCRIPTION_ID", "").strip() or None
+
+    def _compute_client(self) -> Any:
+        """The resource-SKU client, or None when no subscription is configured."""
+        if self._compute is not None:
+            return self._compute
+        subscription = self._subscription()
+        if subscription is None:
+            return None
+        try:
             compute = require("azure.mgmt.compute", "azure")
-            credential = (
-                self._credential or require("azure.identity", "azure").DefaultAzureCredential()
-            )
-            self._compute = compute.ComputeManagementClient(credential, subscription)
-        if self._retail is None:
-            self._retail = RetailPricesClient()
-        return self._compute, self._retail
+            identity = require("azure.identity", "azure")
+        except MissingDependencyError as e:
+            raise MissingDependencyError(
+                e.message,
+                hint="pip install 'planner[azure]', or unset AZURE_SUBSCRIPTION_ID to read VM"
+                " specs from the bundled size table",
+            ) from e
+        credential = self._credential or identity.DefaultAzureCredential()
+        self._compute = compute.ComputeManagementClient(credential, subscription)
+        return self._compute
 
     def drafts(
         self, regions: Sequence[str], catalog: GpuCatalog
     ) -> tuple[list[OfferDraft], list[Unmapped]]:
-        compute, retail = self._clients()
+        compute = self._compute_client()
+        self.source = SOURCE_WITHOUT_SUBSCRIPTION if compute is None else SOURCE_WITH_SUBSCRIPTION
+        if self._retail is None:
+            self._retail = RetailPricesClient()
         drafts: list[OfferDraft] = []
         unmapped: list[Unmapped] = []
-        for region in (r.lower() for r in regions):
-            with _translated(f"resourceSkus.list in {region}"):
-                skus = list(compute.resource_skus.list(filter=f"location eq '{region}'"))
-            for size in vm_sizes(skus, region):
-                family = FAMILY_GPUS.get(family_key(size.family))
-                if size.gpus is None:
-                    unmapped.append(
-                        Unmapped(self.name, size.name, "GPU size without a GPUs capability")
-                    )
-                    continue
-                if family is None:
-                    unmapped.append(
-                        Unmapped(self.name, size.name, f"family {size.family!r} not in FAMILY_GPUS")
-                    )
-                    continue
-                count = family.gpu_count or size.gpus
-                if family.vcpus_per_gpu and size.vcpus < family.vcpus_per_gpu:
-                    unmapped.append(
-                        Unmapped(
-                            self.name,
-                            size.name,
-                            f"fractional GPU ({size.vcpus}/{family.vcpus_per_gpu})",
-                        )
-                    )
-                    continue
-                if family.vcpus_per_gpu:
-                    count = size.vcpus // family.vcpus_per_gpu
-                prices = classify(retail.items(region, size.name))
-                if prices.on_demand is None:
-                    unmapped.append(
-                        Unmapped(self.name, f"{region}/{size.name}", "no Linux consumption price")
-                    )
-                    continue
-                drafts.append(
-                    OfferDraft(
-                        region=region,
-                        instance_type=size.name,
-                        gpu=catalog.resolve(family.gpu),
-                        gpu_count=count,
-                        on_demand=prices.on_demand,
-                        vcpus=float(size.vcpus),
-                        host_memory_gib=size.memory_gib,
-                        fabric=Fabric.INFINIBAND if size.rdma else Fabric.ETHERNET,
-                        interconnect=family.interconnect if count > 1 else Interconnect.NONE,
-                        spot=() if prices.spot is None else (prices.spot,),
-                        reserved_1y=prices.reserved_1y,
-                        reserved_3y=prices.reserved_3y,
-                        zones=size.zones or None,
+        for region in (r.strip().lower() for r in regions):
+            priced = self._retail.region_items(region)
+            if not priced:
+                raise ProviderError(
+                    f"the Azure Retail Prices API lists no GPU VM sizes in region {region!r}",
+                    hint="check the region's name as Azure writes it (eastus, westeurope; "
+                    "`az account list-locations -o table`)",
+                )
+            by_lower = {name.lower(): rows for name, rows in priced.items()}
+            if compute is None:
+                found = self._from_table(region, priced, catalog)
+            else:
+                found = self._from_skus(compute, region, by_lower, catalog)
+            drafts += found[0]
+            unmapped += found[1]
+        return drafts, unmapped
+
+    def _from_table(
+        self, region: str, priced: Mapping[str, list[dict[str, Any]]], catalog: GpuCatalog
+    ) -> tuple[list[OfferDraft], list[Unmapped]]:
+        """Offers for the priced sizes of ``region`` the bundled table knows; the rest reported."""
+        drafts: list[OfferDraft] = []
+        unmapped: list[Unmapped] = []
+        for size_name in sorted(priced):
+            if not _GPU_SIZE_NAME.match(size_name):
+                continue  # NP (FPGA) shares the N prefix
+            reason = unmapped_reason(size_name)
+            spec = size_spec(size_name)
+            if reason is None and spec is None:
+                reason = (
+                    "not in the bundled size table (planner/providers/azure_sizes.py);"
+                    " set AZURE_SUBSCRIPTION_ID to read its specs from Azure"
+                )
+            if reason is not None or spec is None:
+                unmapped.append(Unmapped(self.name, size_name, str(reason)))
+                continue
+            prices = classify(priced[size_name])
+            if prices.on_demand is None:
+                unmapped.append(
+                    Unmapped(self.name, f"{region}/{size_name}", "no Linux consumption price")
+                )
+                continue
+            drafts.append(
+                OfferDraft(
+                    region=region,
+                    instance_type=size_name,
+                    gpu=catalog.resolve(spec.gpu),
+                    gpu_count=spec.gpu_count,
+                    on_demand=prices.on_demand,
+                    vcpus=float(spec.vcpus),
+                    host_memory_gib=spec.memory_gib,
+                    network_gbps=spec.network_gbps,
+                    fabric=spec.fabric,
+                    interconnect=spec.interconnect,
+                    spot=() if prices.spot is None else (prices.spot,),
+                    reserved_1y=prices.commitment_1y,
+                    reserved_3y=prices.commitment_3y,
+                )
+            )
+        return drafts, unmapped
+
+    def _from_skus(
+        self,
+        compute: Any,
+        region: str,
+        priced: Mapping[str, list[dict[str, Any]]],
+        catalog: GpuCatalog,
+    ) -> tuple[list[OfferDraft], list[Unmapped]]:
+        """Offers for the sizes the subscription's resource SKUs list in ``region``.
+
+        ``priced`` is keyed by lower-case armSkuName.
+        """
+        with _translated(f"resourceSkus.list in {region}"):
+            skus = list(compute.resource_skus.list(filter=f"location eq '{region}'"))
+        drafts: list[OfferDraft] = []
+        unmapped: list[Unmapped] = []
+        for size in vm_sizes(skus, region):
+            family = FAMILY_GPUS.get(family_key(size.family))
+            if size.gpus is None:
+                unmapped.append(
+                    Unmapped(self.name, size.name, "GPU size without a GPUs capability")
+                )
+                continue
+            if family is None:
+                unmapped.append(
+                    Unmapped(self.name, size.name, f"family {size.family!r} not in FAMILY_GPUS")
+                )
+                continue
+            count = family.gpu_count or size.gpus
+            if family.vcpus_per_gpu and size.vcpus < family.vcpus_per_gpu:
+                unmapped.append(
+                    Unmapped(
+                        self.name,
+                        size.name,
+                        f"fractional GPU ({size.vcpus}/{family.vcpus_per_gpu})",
                     )
                 )
+                continue
+            if family.vcpus_per_gpu:
+                count = size.vcpus // family.vcpus_per_gpu
+            prices = classify(priced.get(size.name.lower(), []))
+            if prices.on_demand is None:
+                unmapped.append(
+                    Unmapped(self.name, f"{region}/{size.name}", "no Linux consumption price")
+                )
+                continue
+            spec = size_spec(size.name)  # no Azure API publishes network bandwidth
+            drafts.append(
+                OfferDraft(
+                    region=region,
+                    instance_type=size.name,
+                    gpu=catalog.resolve(family.gpu),
+                    gpu_count=count,
+                    on_demand=prices.on_demand,
+                    vcpus=float(size.vcpus),
+                    host_memory_gib=size.memory_gib,
+                    network_gbps=None if spec is None else spec.network_gbps,
+                    fabric=Fabric.INFINIBAND if size.rdma else Fabric.ETHERNET,
+                    interconnect=family.interconnect if count > 1 else Interconnect.NONE,
+                    spot=() if prices.spot is None else (prices.spot,),
+                    reserved_1y=prices.commitment_1y,
+                    reserved_3y=prices.commitment_3y,
+                    zones=size.zones or None,
+                )
+            )
         return drafts, unmapped
