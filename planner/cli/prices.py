@@ -59,8 +59,8 @@ def _status_text(records: list[dict[str, Any]], fmt: str) -> str:
     lines = list(head)
     for record, row in zip(records, rows, strict=True):
         lines.append(row)
-        for label in ("notes", "refresh"):
-            text = record.get(label)
+        for label, key in (("notes", "notes"), ("stale", "refresh")):
+            text = record.get(key)
             if text:
                 lines += textwrap.wrap(
                     f"{label}: {text}", width, initial_indent="    ", subsequent_indent="      "
