@@ -19,7 +19,7 @@ from planner.cli import main
 from planner.errors import ProviderError
 from planner.gpu_specs import GpuSpec, load_gpu_catalog
 from planner.providers.lambda_cloud import KNOWN_REGIONS, LambdaProvider, gpu_for, interconnect
-from tests.provider_fakes import FakeHttpServer, frozen_clock, load
+from tests.provider_fakes import FakeHttpServer, Reply, frozen_clock, load
 from tests.public_api_fakes import LAMBDA_KEY, LAMBDA_TYPES, lambda_provider_at, lambda_route
 
 MAPPED = 11  # GPU instance types in the fixture the adapter maps
@@ -150,10 +150,17 @@ def test_mirror_variable(server: FakeHttpServer, monkeypatch: pytest.MonkeyPatch
     assert len(LambdaProvider(clock=frozen_clock).fetch_offers(["us-east-1"])) == MAPPED
 
 
+def test_a_failed_fetch_is_not_repeated_per_region(server: FakeHttpServer) -> None:
+    server.route(LAMBDA_TYPES, [Reply(503, {"error": {"code": "global/unavailable"}})])
+    provider = lambda_provider_at(server.url)
+    for region in ("us-east-1", "us-west-1"):  # one catalog for every region: one timeout at most
+        with pytest.raises(ProviderError, match="HTTP 503"):
+            provider.fetch([region])
+    assert len(server.hits(LAMBDA_TYPES)) == 1
+
+
 @pytest.mark.parametrize("body", [{"data": []}, {"error": {"code": "global/unknown"}}, []])
 def test_an_answer_without_data_is_an_error(server: FakeHttpServer, body: Any) -> None:
-    from tests.provider_fakes import Reply
-
     server.route(LAMBDA_TYPES, [Reply(200, body)])
     with pytest.raises(ProviderError, match="no 'data' object"):
         lambda_provider_at(server.url).fetch(["us-east-1"])

@@ -178,6 +178,7 @@ class LambdaProvider(DraftingProvider):
         self._environ = environ
         self._timeout_s = timeout_s
         self._types: dict[str, Any] | None = None
+        self._failure: ProviderError | None = None
 
     def _key(self) -> str:
         environ = os.environ if self._environ is None else self._environ
@@ -191,26 +192,39 @@ class LambdaProvider(DraftingProvider):
         return key
 
     def instance_types(self) -> dict[str, Any]:
-        """The ``data`` object of the instance-types answer (fetched once, then reused)."""
+        """The ``data`` object of the instance-types answer (fetched once, then reused).
+
+        A failed fetch is not repeated for the next region: the answer is the same for every
+        region, so an unreachable endpoint costs one timeout per refresh, not one per region.
+        """
+        if self._failure is not None:
+            raise self._failure
         if self._types is None:
-            key = self._key()
-            environ = os.environ if self._environ is None else self._environ
-            base = (self._base_url or environ.get(API_URL_ENV, "").strip() or API_URL).rstrip("/")
-            url = f"{base}/instance-types"
-            body = self._get_json(
-                url,
-                headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
-                timeout_s=self._timeout_s,
-                env_var=API_URL_ENV,
-            )
-            data = body.get("data") if isinstance(body, dict) else None
-            if not isinstance(data, dict):
-                raise ProviderError(
-                    f"{http.shown_url(url)} returned no 'data' object of instance types",
-                    hint="the API changed shape or a mirror served something else; retry later",
-                )
-            self._types = data
+            try:
+                self._types = self._fetch_types()
+            except ProviderError as e:
+                self._failure = e
+                raise
         return self._types
+
+    def _fetch_types(self) -> dict[str, Any]:
+        key = self._key()
+        environ = os.environ if self._environ is None else self._environ
+        base = (self._base_url or environ.get(API_URL_ENV, "").strip() or API_URL).rstrip("/")
+        url = f"{base}/instance-types"
+        body = self._get_json(
+            url,
+            headers={"Authorization": f"Bearer {key}", "Accept": "application/json"},
+            timeout_s=self._timeout_s,
+            env_var=API_URL_ENV,
+        )
+        data = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(data, dict):
+            raise ProviderError(
+                f"{http.shown_url(url)} returned no 'data' object of instance types",
+                hint="the API changed shape or a mirror served something else; retry later",
+            )
+        return data
 
     def drafts(
         self, regions: Sequence[str], catalog: GpuCatalog
