@@ -434,3 +434,16 @@ def test_cli_refresh_with_no_network_says_the_endpoint_not_credentials(
     assert "aws us-east-1: could not reach http://127.0.0.1:" in error
     assert "credentials" not in error
     assert f"set {PRICING_ENV} to a reachable mirror" in out.stderr
+
+
+def test_each_region_reports_what_it_read(
+    server: FakeHttpServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="planner.providers")
+    _public().fetch(["us-east-1"])
+    lines = [r.getMessage() for r in caplog.records]
+    read = next(line for line in lines if "index.csv" in line)
+    assert read.startswith(f"aws us-east-1: read {server.url}{OFFER_PATH} (version 20261120183512)")
+    assert "GPU types priced" in read
+    assert "aws us-east-1: Spot Advisor lists 9 Linux types" in lines
+    assert any(line.startswith("aws us-east-1: 11 GPU offers, 5 left out") for line in lines)
