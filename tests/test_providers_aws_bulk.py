@@ -447,3 +447,30 @@ def test_each_region_reports_what_it_read(
     assert "GPU types priced" in read
     assert "aws us-east-1: Spot Advisor lists 9 Linux types" in lines
     assert any(line.startswith("aws us-east-1: 11 GPU offers, 5 left out") for line in lines)
+
+
+def test_a_download_that_breaks_off_is_a_provider_error(server: FakeHttpServer) -> None:
+    from contextlib import contextmanager
+    from http.client import IncompleteRead
+
+    from planner.providers.http import open_url
+
+    class BrokenOff:
+        def __init__(self, lines: list[bytes]) -> None:
+            self.lines = lines
+
+        def __iter__(self) -> Iterator[bytes]:
+            yield from self.lines
+            raise IncompleteRead(b"", 1_000_000)
+
+    @contextmanager
+    def opener(url: str, **kw: Any) -> Iterator[Any]:
+        if url.endswith(".csv"):
+            yield BrokenOff(_lines()[:40])
+        else:
+            with open_url(url, **kw) as response:
+                yield response
+
+    with pytest.raises(ProviderError, match="the download broke off \\(IncompleteRead\\)") as info:
+        _public(public=AwsPublicData(opener=opener)).fetch(["us-east-1"])
+    assert PRICING_ENV in (info.value.hint or "")

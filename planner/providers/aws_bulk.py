@@ -31,9 +31,10 @@ import json
 import logging
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from http.client import HTTPException
 from typing import IO, Any
 
 from planner.errors import ProviderError, suggestion_hint
@@ -461,8 +462,8 @@ def _file_url(env_var: str, default: str, name: str) -> str:
 class AwsPublicData:
     """Reads the public AWS price endpoints (URLs from the environment, read when first used).
 
-    The Spot Advisor and spot price documents cover every region: each is read once per instance
-    and reused for the next region of the same refresh.
+    The region index, the Spot Advisor and the spot price documents cover every region: each is
+    read once per instance and reused for the next region of the same refresh.
     """
 
     def __init__(
@@ -473,17 +474,27 @@ class AwsPublicData:
     ) -> None:
         self._timeout_s = timeout_s
         self._open = opener
+        self._index: Any = None
         self._advisor: Any = None
         self._spot: Any = None
 
-    def _get(self, url: str, env_var: str) -> bytes:
-        with self._open(url, timeout_s=self._timeout_s, env_var=env_var) as response:
-            return response.read()
-
-    def _json(self, url: str, env_var: str, what: str) -> Any:
-        body = self._get(url, env_var)
+    @contextmanager
+    def _stream(self, url: str, env_var: str) -> Iterator[IO[bytes]]:
+        """``open_url``, plus a body cut short (http.client's IncompleteRead) as ProviderError."""
         try:
-            return parse_spot_json(body) if what == "spot" else json.loads(body)
+            with self._open(url, timeout_s=self._timeout_s, env_var=env_var) as response:
+                yield response
+        except HTTPException as e:
+            raise ProviderError(
+                f"could not read {shown_url(url)}: the download broke off ({type(e).__name__})",
+                hint=f"retry, or set {env_var} to a reachable mirror of this endpoint",
+            ) from None
+
+    def _json(self, url: str, env_var: str, parse: Callable[[bytes], Any] = json.loads) -> Any:
+        with self._stream(url, env_var) as response:
+            body = response.read()
+        try:
+            return parse(body)
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ProviderError(
                 f"{shown_url(url)} did not return JSON ({type(e).__name__}: {e})",
@@ -493,9 +504,10 @@ class AwsPublicData:
     def offer_file_url(self, region: str) -> str:
         """The CSV offer file of ``region``, from the EC2 region index."""
         base = base_url(PRICING_ENV, PRICING_DEFAULT)
-        index = self._json(base + REGION_INDEX_PATH, PRICING_ENV, "index")
+        if self._index is None:
+            self._index = self._json(base + REGION_INDEX_PATH, PRICING_ENV)
         try:
-            regions = index["regions"]
+            regions = self._index["regions"]
             entry = regions.get(region)
             path = None if entry is None else str(entry["currentVersionUrl"])
         except (KeyError, TypeError, AttributeError) as e:
@@ -510,7 +522,7 @@ class AwsPublicData:
     def offer_file(self, region: str, families: Collection[str]) -> OfferFile:
         """Stream and parse ``region``'s offer file, keeping ``families``."""
         url = self.offer_file_url(region)
-        with self._open(url, timeout_s=self._timeout_s, env_var=PRICING_ENV) as response:
+        with self._stream(url, PRICING_ENV) as response:
             parsed = parse_offer_file(response, region, families)
         log.info(
             "aws %s: read %s (version %s): %d lines, %d parsed, %d GPU types priced",
@@ -526,7 +538,7 @@ class AwsPublicData:
     def interruption(self, region: str) -> dict[str, float]:
         if self._advisor is None:
             url = _file_url(ADVISOR_ENV, ADVISOR_DEFAULT, "spot-advisor-data.json")
-            self._advisor = self._json(url, ADVISOR_ENV, "advisor")
+            self._advisor = self._json(url, ADVISOR_ENV)
         found = interruption_pct(self._advisor, region)
         log.info("aws %s: Spot Advisor lists %d Linux types", region, len(found))
         return found
@@ -534,7 +546,7 @@ class AwsPublicData:
     def spot(self, region: str) -> dict[str, Decimal]:
         if self._spot is None:
             url = _file_url(SPOT_PRICES_ENV, SPOT_PRICES_DEFAULT, "spot.json")
-            self._spot = self._json(url, SPOT_PRICES_ENV, "spot")
+            self._spot = self._json(url, SPOT_PRICES_ENV, parse_spot_json)
         found = spot_prices(self._spot, region)
         log.info("aws %s: spot price feed lists %d Linux types", region, len(found))
         return found
