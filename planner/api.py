@@ -734,24 +734,28 @@ def refresh_prices(
     *,
     allow_partial: bool = False,
     force: bool = False,
+    accept_changes: Sequence[str] = (),
+    dry_run: bool = False,
     on_progress: Progress | None = None,
 ) -> RefreshResult:
     """Fetch live prices and publish a new snapshot in the user data dir (``planner prices refresh``).
 
+    Before publishing, sanity gates refuse zero, vanished and wildly moved prices and regions that
+    lost half their rows (a SnapshotError naming each change's id); ``accept_changes`` are the ids
+    or globs that let such changes through (``"aws:us-east-1:p5.48xlarge"``, ``"aws:*:*:spot"``),
+    ``force`` lets every one through.  ``dry_run`` fetches and checks but writes nothing: the
+    result's ``changes``, ``findings`` and ``blocking`` say what a refresh would publish.
     ``on_progress(provider, region, done, total)`` is called as each region finishes.
     """
-    from planner.catalog import default_roots, user_snapshot_root
-    from planner.catalog.refresh import live_providers, plan_regions
-    from planner.catalog.refresh import refresh_prices as refresh
+    from planner.catalog.refresh import refresh_user_prices
 
-    plan = plan_regions(providers, regions)
-    return refresh(
-        live_providers(plan),
-        plan,
-        root=user_snapshot_root(),
-        previous_roots=default_roots(),
+    return refresh_user_prices(
+        providers,
+        regions,
         allow_partial=allow_partial,
         force=force,
+        accept_changes=accept_changes,
+        dry_run=dry_run,
         on_progress=on_progress,
     )
 

@@ -506,3 +506,35 @@ def test_refresh_refuses_in_the_library_too(user_dir: Path) -> None:
         refresh_prices(
             {"aws": provider}, {"aws": ["us-east-1"]}, root=user_dir, accept=["aws:*:*:x"]
         )
+
+
+def test_the_library_call_takes_the_dry_run_and_the_accepted_changes(
+    user_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``planner.refresh_prices`` forwards ``dry_run`` and ``accept_changes`` (issue 13: the CLI
+    calls the library, so a notebook gets the same gates and the same way through them)."""
+    import planner
+
+    fetched = _serve(monkeypatch, _changed(g4dn_xlarge={"price_on_demand_usd_per_hour": 0.0000004}))
+    before = sorted(p.name for p in user_dir.iterdir())
+
+    # a dry run fetches, judges and publishes nothing
+    dry = planner.refresh_prices("aws", "us-east-1", dry_run=True)
+    assert (dry.dry_run, dry.snapshot) == (True, None)
+    assert [f.instance_type for f in dry.blocking] == ["g4dn.xlarge"]
+    assert fetched == ["us-east-1"]
+    assert sorted(p.name for p in user_dir.iterdir()) == before
+
+    # without the change's id the gate refuses; with it the change is published
+    with pytest.raises(SnapshotError, match=r"aws:us-east-1:g4dn\.xlarge"):
+        planner.refresh_prices("aws", "us-east-1")
+    result = planner.refresh_prices(
+        providers="aws", regions="us-east-1", accept_changes="aws:us-east-1:g4dn.*"
+    )
+    assert result.snapshot is not None and result.snapshot.parent == user_dir
+    assert [f.accepted_by for f in result.findings] == ["aws:us-east-1:g4dn.*"]
+    assert load_snapshot(result.snapshot).offers.set_index("instance_type").loc[
+        "g4dn.xlarge", "price_on_demand_usd_per_hour"
+    ] == pytest.approx(0.0000004)
+    with pytest.raises(ConfigError, match="did you mean accept_changes"):
+        planner.refresh_prices("aws", "us-east-1", accept_change="aws")  # type: ignore[call-arg]

@@ -78,7 +78,7 @@ def _status_text(records: list[dict[str, Any]], fmt: str) -> str:
     "--provider",
     "providers",
     multiple=True,
-    help="A registered provider (aws, gcp, azure, ...) or all (repeatable; default all).",
+    help="A registered provider (aws, gcp, azure, lambda) or all (repeatable; default all).",
 )
 @click.option(
     "--region",
@@ -134,8 +134,6 @@ def refresh_command(
 
     Example: planner prices refresh --provider aws --dry-run --accept-changes 'aws:*:p5.*'
     """
-    from planner.catalog.refresh import refresh_user_prices  # the library call (api has none yet)
-
     with contextlib.ExitStack() as stack:
         bars: list[Any] = []
 
@@ -147,7 +145,7 @@ def refresh_command(
             bars[0].update(1)
 
         try:
-            result = refresh_user_prices(
+            result = api.refresh_prices(
                 providers,
                 regions,
                 allow_partial=allow_partial,
