@@ -71,7 +71,11 @@ class FakeHttpServer:
     repeats), which is how throttling (429 then 200) and 5xx sequences are scripted.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, error_retry_after: str | None = "0") -> None:
+        # planner.providers.http retries 429 and 5xx, waiting what Retry-After says: error
+        # replies carry ``error_retry_after`` (unless scripted with their own) so that tests
+        # replaying failures do not sleep through the real backoff; None sends none.
+        self.error_retry_after = error_retry_after
         self.routes: list[tuple[str, Route]] = []
         self.seen: list[Seen] = []
         server = self
@@ -88,6 +92,9 @@ class FakeHttpServer:
                 data = reply.payload()
                 self.send_response(reply.status)
                 headers = {"Content-Type": "application/json", **reply.headers}
+                retried = reply.status == 429 or reply.status >= 500
+                if retried and server.error_retry_after is not None:
+                    headers.setdefault("Retry-After", server.error_retry_after)
                 for k, v in headers.items():
                     self.send_header(k, v)
                 self.send_header("Content-Length", str(len(data)))
@@ -303,7 +310,7 @@ def gcp_provider_at(url: str) -> Any:
 
 AZURE_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
 AZURE_SKUS = f"/subscriptions/{AZURE_SUBSCRIPTION}/providers/Microsoft.Compute/skus"
-AZURE_RETAIL = "/api/retail/prices"
+# The Retail Prices API and the Azure providers built on these: tests/public_api_fakes.py
 
 
 class FakeAzureCredential:
@@ -325,70 +332,6 @@ def azure_sku_route(server: FakeHttpServer) -> Route:
         return Reply(200, {**pages[0], "nextLink": link})
 
     return serve
-
-
-def azure_retail_route(server: FakeHttpServer, *, page_size: int = 3) -> Route:
-    """Serve Retail Prices rows for the armSkuName in ``$filter``, ``page_size`` rows a page.
-
-    The first page of every size is empty (the API does return empty pages with a next link).
-    """
-    import re
-
-    rows = load("azure", "retail_prices_eastus.json")
-
-    def serve(req: Seen) -> Reply:
-        query = (req.query.get("$filter") or [""])[0]
-        match = re.search(r"armSkuName eq '([^']+)'", query)
-        items = rows.get(match.group(1), []) if match else []
-        skip = int((req.query.get("$skip") or ["-1"])[0])
-        page = [] if skip < 0 else items[skip : skip + page_size]
-        nxt = 0 if skip < 0 else skip + page_size
-        link = None
-        if nxt < len(items):
-            link = f"{server.url}{AZURE_RETAIL}?api-version=2023-01-01-preview&$filter={query}&$skip={nxt}"
-        body = {
-            "BillingCurrency": "USD",
-            "CustomerEntityId": "Default",
-            "CustomerEntityType": "Retail",
-            "Items": page,
-            "NextPageLink": link,
-            "Count": len(page),
-        }
-        return Reply(200, body)
-
-    return serve
-
-
-def azure_routes(server: FakeHttpServer) -> None:
-    server.route(AZURE_SKUS, azure_sku_route(server))
-    server.route(AZURE_RETAIL, azure_retail_route(server))
-
-
-def azure_retry_policy() -> Any:
-    from azure.core.pipeline.policies import RetryPolicy
-
-    return RetryPolicy(retry_total=3, retry_backoff_factor=0.0)
-
-
-def azure_provider_at(url: str, *, retry_policy: Any = None) -> Any:
-    """An AzureProvider whose real SDK client and Retail pipeline talk to ``url``."""
-    from azure.core.pipeline.policies import HeadersPolicy
-    from azure.mgmt.compute import ComputeManagementClient
-
-    from planner.providers.azure import AzureProvider, RetailPricesClient
-
-    compute = ComputeManagementClient(
-        FakeAzureCredential(),
-        AZURE_SUBSCRIPTION,
-        base_url=url,
-        # The bearer-token policy refuses plain http: the fake server gets a fixed header instead.
-        authentication_policy=HeadersPolicy({"Authorization": "Bearer fake-token"}),
-        retry_total=0,
-    )
-    retail = RetailPricesClient(
-        base_url=url + AZURE_RETAIL, retry_policy=retry_policy or azure_retry_policy()
-    )
-    return AzureProvider(compute_client=compute, retail_client=retail, clock=frozen_clock)
 
 
 def after(replies: list[Reply], handler: Route) -> Route:

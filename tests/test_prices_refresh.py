@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -36,20 +37,20 @@ from planner.catalog.store import (
 )
 from planner.cli import main
 from planner.errors import ConfigError, ProviderError, SnapshotError, UnknownNameError
-from planner.providers import PROVIDERS
+from planner.providers import PROVIDERS, http
+from planner.providers.azure import AzureProvider, RetailPricesClient
+from planner.providers.base import Provider
 from planner.schema import validate_offers
 from tests.provider_fakes import (
-    AZURE_RETAIL,
     FakeHttpServer,
     Reply,
     TableProvider,
     after,
     aws_provider,
-    azure_provider_at,
-    azure_retail_route,
-    azure_routes,
+    frozen_clock,
     offer_row,
 )
+from tests.public_api_fakes import AZURE_RETAIL, azure_retail_route, azure_routes
 
 REPO = Path(__file__).resolve().parent.parent
 T0 = datetime(2025, 6, 1, 9, 0, tzinfo=timezone.utc)
@@ -332,21 +333,43 @@ def test_plan_regions_rejects_ambiguity_and_typos() -> None:
 # ---------------------------------------------------------------- through the real adapters
 
 
+def _azure_public(url: str, waits: list[float]) -> Provider:
+    """The Azure adapter without a subscription, its real HTTP path at ``url``, retry waits
+    recorded in ``waits`` instead of slept."""
+    retry = http.RetryPolicy(sleep=waits.append)
+    retail = RetailPricesClient(
+        base_url=url + AZURE_RETAIL,
+        get_json=functools.partial(http.get_json, retry=retry),
+        timeout_s=5,
+    )
+    return AzureProvider(retail_client=retail, environ={}, clock=frozen_clock)
+
+
 def test_refresh_retries_throttling_and_rejects_malformed_pages(tmp_path: Path) -> None:
+    waits: list[float] = []
     with FakeHttpServer() as server:
         azure_routes(server)
-        throttled = Reply(429, {"Error": "Too many requests"}, {"Retry-After": "0"})
-        server.route(AZURE_RETAIL, after([throttled], azure_retail_route(server)))
+        throttled = Reply(429, {"Error": "Too many requests"}, {"Retry-After": "2"})
+        server.route(AZURE_RETAIL, after([throttled], azure_retail_route()))
         result = refresh_prices(
-            {"azure": azure_provider_at(server.url)}, {"azure": ["eastus"]}, root=tmp_path
+            {"azure": _azure_public(server.url, waits)}, {"azure": ["eastus"]}, root=tmp_path
         )
-        assert result.rows == {"azure": 5}
-        server.route(AZURE_RETAIL, [Reply(200, b'{"Items": [')])
-        with pytest.raises(ProviderError, match="malformed page 1"):
-            refresh_prices(
-                {"azure": azure_provider_at(server.url)}, {"azure": ["eastus"]}, root=tmp_path
-            )
-    assert len(list_snapshots(tmp_path)) == 1
+        assert waits == [2.0]  # the wait the API asked for, then the same query again
+        assert len(server.hits(AZURE_RETAIL)) == 4  # 429, then the recording's 3 pages
+        assert result.failures == () and result.rows == {"azure": 9}  # as without throttling
+        assert len(list_snapshots(tmp_path)) == 1
+
+        for reply, message in [
+            (Reply(200, {"BillingCurrency": "USD", "NextPageLink": None}), "malformed page 1"),
+            (Reply(200, b'{"Items": ['), "did not return JSON"),  # cut short
+            (Reply(503, {"Error": "unavailable"}), r"HTTP 503 .*\(4 tries"),  # kept failing
+        ]:
+            server.route(AZURE_RETAIL, [reply])
+            with pytest.raises(ProviderError, match=message):
+                refresh_prices(
+                    {"azure": _azure_public(server.url, [])}, {"azure": ["eastus"]}, root=tmp_path
+                )
+    assert len(list_snapshots(tmp_path)) == 1  # nothing published by the failed refreshes
 
 
 @pytest.fixture
