@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from importlib import resources
 
 import numpy as np
 import pandas as pd
 
+from planner.config.yamlfile import parse_yaml
 from planner.gpu_specs import GpuCatalog
 
 # --- Published commitment discounts (fraction off on-demand) -------------------------------------
@@ -161,31 +163,29 @@ GCP_NET: dict[str, InstanceNet] = {
     "g2-standard-96": InstanceNet("pcie", 100, "ethernet"),
 }
 
-# Azure: "GPU accelerated VM sizes" (learn.microsoft.com/azure/virtual-machines/sizes-gpu).
-# (canonical GPU, GPU count, link, network Gbps, fabric).  ND96isr_H100_v5 has 8 GPUs although the
-# reference row says 12; the NC H100 v5 series uses the 94 GB H100 NVL card.
-AZURE_SIZES: dict[str, tuple[str, int, str, float | None, str]] = {
-    "Standard_NC4as_T4_v3": ("T4", 1, "none", 8, "ethernet"),
-    "Standard_NC8as_T4_v3": ("T4", 1, "none", 8, "ethernet"),
-    "Standard_NC16as_T4_v3": ("T4", 1, "none", 8, "ethernet"),
-    "Standard_NC64as_T4_v3": ("T4", 4, "pcie", 32, "ethernet"),
-    "Standard_NC6s_v3": ("V100-16GB", 1, "none", None, "ethernet"),
-    "Standard_NC12s_v3": ("V100-16GB", 2, "pcie", None, "ethernet"),
-    "Standard_NC24s_v3": ("V100-16GB", 4, "pcie", None, "ethernet"),
-    "Standard_NC24rs_v3": ("V100-16GB", 4, "pcie", 56, "infiniband"),
-    "Standard_ND40rs_v2": ("V100-32GB", 8, "nvlink", 100, "infiniband"),
-    "Standard_ND96asr_v4": ("A100-40GB", 8, "nvswitch", 1600, "infiniband"),
-    "Standard_ND96amsr_A100_v4": ("A100-80GB", 8, "nvswitch", 1600, "infiniband"),
-    "Standard_NC24ads_A100_v4": ("A100-80GB", 1, "none", 20, "ethernet"),
-    "Standard_NC48ads_A100_v4": ("A100-80GB", 2, "pcie", 40, "ethernet"),
-    "Standard_NC96ads_A100_v4": ("A100-80GB", 4, "pcie", 80, "ethernet"),
-    "Standard_NV36ads_A10_v5": ("A10", 1, "none", 40, "ethernet"),
-    "Standard_NV36adms_A10_v5": ("A10", 1, "none", 80, "ethernet"),
-    "Standard_NV72ads_A10_v5": ("A10", 2, "pcie", 80, "ethernet"),
-    "Standard_NC40ads_H100_v5": ("H100-NVL", 1, "none", 40, "ethernet"),
-    "Standard_NC80adis_H100_v5": ("H100-NVL", 2, "nvlink", 80, "ethernet"),
-    "Standard_ND96isr_H100_v5": ("H100", 8, "nvswitch", 3200, "infiniband"),
-}
+# Azure: "GPU accelerated VM sizes" (learn.microsoft.com/azure/virtual-machines/sizes-gpu), the
+# table in planner/data/azure_sizes.yaml that the Azure adapter reads too (one copy of the facts;
+# catalog may not import the adapters, so both read the data file).  ND96isr_H100_v5 has 8 GPUs
+# although the reference row says 12; the NC H100 v5 series uses the 94 GB H100 NVL card.
+AZURE_SIZES_FILE = "azure_sizes.yaml"
+
+
+def azure_sizes() -> dict[str, tuple[str, int, str, float | None, str]]:
+    """armSkuName -> (canonical GPU, GPU count, link, network Gbps, fabric), read from
+    ``planner/data/azure_sizes.yaml``."""
+    text = resources.files("planner.data").joinpath(AZURE_SIZES_FILE).read_text(encoding="utf-8")
+    rows = parse_yaml(text, file=AZURE_SIZES_FILE)
+    return {
+        str(name): (
+            str(r["gpu"]),
+            int(r["gpus"]),
+            str(r["link"]),
+            None if r["network_gbps"] is None else float(r["network_gbps"]),
+            str(r["fabric"]),
+        )
+        for name, r in rows.items()
+    }
+
 
 # Lambda: instance names say the GPU and form factor (lambdalabs.com/service/gpu-cloud).
 LAMBDA_GPU: dict[str, str] = {
@@ -371,8 +371,9 @@ def normalise_gcp(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> p
 
 def normalise_azure(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> pd.DataFrame:
     """Azure rows (per region, no zones) -> common table rows."""
-    raw = raw[raw["InstanceType"].isin(list(AZURE_SIZES))].copy()
-    spec = raw["InstanceType"].map(AZURE_SIZES)
+    sizes = azure_sizes()
+    raw = raw[raw["InstanceType"].isin(list(sizes))].copy()
+    spec = raw["InstanceType"].map(sizes)
     zonal = pd.DataFrame(
         {
             "region": raw["Region"],
@@ -390,9 +391,9 @@ def normalise_azure(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) ->
     df["gpu_memory_gib"] = (
         df["gpu_model"].map(lambda g: catalog.resolve(g).memory_gib).astype(float)
     )
-    df["interconnect"] = df["instance_type"].map(lambda t: AZURE_SIZES[t][2])
-    df["network_gbps"] = df["instance_type"].map(lambda t: AZURE_SIZES[t][3]).astype(float)
-    df["fabric"] = df["instance_type"].map(lambda t: AZURE_SIZES[t][4])
+    df["interconnect"] = df["instance_type"].map(lambda t: sizes[t][2])
+    df["network_gbps"] = df["instance_type"].map(lambda t: sizes[t][3]).astype(float)
+    df["fabric"] = df["instance_type"].map(lambda t: sizes[t][4])
     return _finish(df, prov)
 
 

@@ -5,25 +5,26 @@ never the GPU model (azure-cli#20077); the public Retail Prices API gives prices
 fills the gap for a refresh without a subscription, and gives every refresh the network figures no
 Azure API publishes.
 
-Every figure is read from the size pages on learn.microsoft.com ("GPU accelerated VM sizes",
-``learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/<series>``; the markdown source
-is ``MicrosoftDocs/azure-docs: articles/virtual-machines/sizes/gpu-accelerated/``):
-vCPUs and memory from each series' "Basics" tab, GPUs from its "Accelerators" tab, network from
-its "Network" tab (Mbps / 1000).  Sizes with InfiniBand carry the InfiniBand figure instead (the
-"8x 200 Gigabit HDR" / "8x400 Gigabit NDR" lines), since that is the link multi-node jobs use.
-Where the Learn table lists no Ethernet figure (NCv3), ``network_gbps`` is None.
-
-``planner/catalog/reference.py`` keeps an older five-column copy (``AZURE_SIZES``) for the bundled
-snapshot; it should be derived from this table.
+The figures live in ``planner/data/azure_sizes.yaml`` with their sources (Azure's size pages on
+learn.microsoft.com), the one copy that ``planner/catalog/reference.py`` also reads for the bundled
+snapshot; :data:`AZURE_SIZES` reads it on first use.  The sizes the planner cannot offer, with the
+reason a refresh reports, are :data:`UNMAPPED_SIZES` below.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from importlib import resources
+from typing import Any
 
+from planner.config.yamlfile import parse_yaml
+from planner.errors import ConfigError
 from planner.schema import Fabric, Interconnect
 
 LEARN = "https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/"
+DATA_FILE = "azure_sizes.yaml"  # in planner/data
 
 
 @dataclass(frozen=True)
@@ -40,67 +41,48 @@ class AzureSize:
     page: str  # the learn.microsoft.com size page the figures come from
 
 
-def _size(
-    gpu: str,
-    count: int,
-    vcpus: int,
-    memory_gib: float,
-    link: Interconnect,
-    network_gbps: float | None,
-    page: str,
-    fabric: Fabric = Fabric.ETHERNET,
-) -> AzureSize:
-    return AzureSize(gpu, count, vcpus, memory_gib, link, network_gbps, fabric, LEARN + page)
+def _parse_size(name: str, raw: Any) -> AzureSize:
+    try:
+        network = raw["network_gbps"]
+        return AzureSize(
+            gpu=str(raw["gpu"]),
+            gpu_count=int(raw["gpus"]),
+            vcpus=int(raw["vcpus"]),
+            memory_gib=float(raw["memory_gib"]),
+            interconnect=Interconnect(raw["link"]),
+            network_gbps=None if network is None else float(network),
+            fabric=Fabric(raw["fabric"]),
+            page=LEARN + str(raw["page"]),
+        )
+    except (KeyError, TypeError, ValueError) as e:  # a packaging bug, not user input: say where
+        raise ConfigError(f"Azure size {name!r}: {e!r}", file=DATA_FILE) from e
 
 
-_NONE, _PCIE, _NVLINK, _NVSWITCH = (
-    Interconnect.NONE,
-    Interconnect.PCIE,
-    Interconnect.NVLINK,
-    Interconnect.NVSWITCH,
-)
-_IB = Fabric.INFINIBAND
+@functools.cache
+def _load_sizes() -> dict[str, AzureSize]:
+    text = resources.files("planner.data").joinpath(DATA_FILE).read_text(encoding="utf-8")
+    rows = parse_yaml(text, file=DATA_FILE)
+    return {str(name): _parse_size(str(name), raw) for name, raw in rows.items()}
 
-AZURE_SIZES: dict[str, AzureSize] = {
-    # NCasT4_v3: one to four T4 (16 GB), PCIe.
-    "Standard_NC4as_T4_v3": _size("T4", 1, 4, 28, _NONE, 8, "ncast4v3-series"),
-    "Standard_NC8as_T4_v3": _size("T4", 1, 8, 56, _NONE, 8, "ncast4v3-series"),
-    "Standard_NC16as_T4_v3": _size("T4", 1, 16, 110, _NONE, 8, "ncast4v3-series"),
-    "Standard_NC64as_T4_v3": _size("T4", 4, 64, 440, _PCIE, 32, "ncast4v3-series"),
-    # NCv3: Tesla V100 16 GB, PCIe; the r size adds InfiniBand (retired September 2025, still
-    # priced in some regions).
-    "Standard_NC6s_v3": _size("V100-16GB", 1, 6, 112, _NONE, None, "ncv3-series"),
-    "Standard_NC12s_v3": _size("V100-16GB", 2, 12, 224, _PCIE, None, "ncv3-series"),
-    "Standard_NC24s_v3": _size("V100-16GB", 4, 24, 448, _PCIE, None, "ncv3-series"),
-    "Standard_NC24rs_v3": _size("V100-16GB", 4, 24, 448, _PCIE, 56, "ncv3-series", _IB),
-    # NDv2: eight V100 32 GB in an NVLink hybrid cube mesh (no NVSwitch), 100 Gb EDR InfiniBand.
-    "Standard_ND40rs_v2": _size("V100-32GB", 8, 40, 672, _NVLINK, 100, "ndv2-series", _IB),
-    # NC_A100_v4: one to four A100 80 GB PCIe cards.
-    "Standard_NC24ads_A100_v4": _size("A100-80GB", 1, 24, 220, _NONE, 20, "nca100v4-series"),
-    "Standard_NC48ads_A100_v4": _size("A100-80GB", 2, 48, 440, _PCIE, 40, "nca100v4-series"),
-    "Standard_NC96ads_A100_v4": _size("A100-80GB", 4, 96, 880, _PCIE, 80, "nca100v4-series"),
-    # ND A100 v4 / NDm A100 v4: HGX A100 boards (NVSwitch), 8x 200 Gb HDR InfiniBand.
-    "Standard_ND96asr_v4": _size(
-        "A100-40GB", 8, 96, 900, _NVSWITCH, 1600, "ndasra100v4-series", _IB
-    ),
-    "Standard_ND96amsr_A100_v4": _size(
-        "A100-80GB", 8, 96, 1900, _NVSWITCH, 1600, "ndma100v4-series", _IB
-    ),
-    # NCads_H100_v5: the 94 GB H100 NVL card; the two-GPU size bridges its pair with NVLink.
-    "Standard_NC40ads_H100_v5": _size("H100-NVL", 1, 40, 320, _NONE, 40, "ncadsh100v5-series"),
-    "Standard_NC80adis_H100_v5": _size("H100-NVL", 2, 80, 640, _NVLINK, 80, "ncadsh100v5-series"),
-    # ND_H100_v5 / ND_H200_v5: HGX boards, 8x 400 Gb NDR InfiniBand.  The resource-SKU API says
-    # 12 GPUs for ND96isr_H100_v5 (azure-cli#31176); the size page says 8.  ND H200 v5 memory
-    # (1850 GiB) as the SKU list reports it (Aspire's AKS VM-size list, generated from it).
-    "Standard_ND96isr_H100_v5": _size("H100", 8, 96, 1900, _NVSWITCH, 3200, "ndh100v5-series", _IB),
-    "Standard_ND96isr_H200_v5": _size(
-        "H200", 8, 96, 1850, _NVSWITCH, 3200, "nd-h200-v5-series", _IB
-    ),
-    # NVadsA10_v5, the whole-GPU sizes (the smaller ones share one A10: UNMAPPED_SIZES).
-    "Standard_NV36ads_A10_v5": _size("A10", 1, 36, 440, _NONE, 40, "nvadsa10v5-series"),
-    "Standard_NV36adms_A10_v5": _size("A10", 1, 36, 880, _NONE, 80, "nvadsa10v5-series"),
-    "Standard_NV72ads_A10_v5": _size("A10", 2, 72, 880, _PCIE, 80, "nvadsa10v5-series"),
-}
+
+class _SizeTable(Mapping[str, AzureSize]):
+    """``planner/data/azure_sizes.yaml`` as a mapping, read on first use (not at import)."""
+
+    def __getitem__(self, name: str) -> AzureSize:
+        return _load_sizes()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_load_sizes())
+
+    def __len__(self) -> int:
+        return len(_load_sizes())
+
+    def __repr__(self) -> str:
+        return f"AZURE_SIZES({len(self)} sizes from planner/data/{DATA_FILE})"
+
+
+# armSkuName -> its facts, in the file's order.
+AZURE_SIZES: Mapping[str, AzureSize] = _SizeTable()
 
 # GPU sizes the planner cannot offer, with the reason a refresh reports.  Anything else of the N
 # families that is priced but in neither table is reported as missing from this module.
@@ -124,7 +106,7 @@ UNMAPPED_SIZES: dict[str, str] = {
 
 def size_spec(name: str) -> AzureSize | None:
     """The table entry for ``name`` (armSkuName casing varies between APIs: matched without case)."""
-    return _BY_LOWER.get(name.lower())
+    return _by_lower().get(name.lower())
 
 
 def unmapped_reason(name: str) -> str | None:
@@ -132,5 +114,9 @@ def unmapped_reason(name: str) -> str | None:
     return _UNMAPPED_BY_LOWER.get(name.lower())
 
 
-_BY_LOWER = {k.lower(): v for k, v in AZURE_SIZES.items()}
+@functools.cache
+def _by_lower() -> dict[str, AzureSize]:
+    return {k.lower(): v for k, v in _load_sizes().items()}
+
+
 _UNMAPPED_BY_LOWER = {k.lower(): v for k, v in UNMAPPED_SIZES.items()}
