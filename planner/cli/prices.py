@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import sys
 import textwrap
@@ -14,6 +13,7 @@ from planner import api
 from planner.cli.logs import redact
 from planner.cli.offers import format_option, max_age_option
 from planner.cli.params import FiniteFloat, field_options
+from planner.cli.progress import RegionProgress
 from planner.errors import PlannerError
 from planner.reports.tables import dumps_json, render_records
 
@@ -123,8 +123,10 @@ def refresh_command(
 ) -> None:
     """Fetch live specs and prices and publish a new snapshot in your data directory.
 
-    Needs the provider's extra (pip install 'planner[aws]') and its usual credentials.  Before
-    publishing, sanity gates refuse prices that are zero (or round to $0.0000/h), prices that
+    AWS and Azure need no account: their public price files and APIs are read (AWS credentials,
+    when found, switch to the AWS APIs; AZURE_SUBSCRIPTION_ID reads VM specs from the
+    subscription).  GCP needs an API key (PLANNER_GCP_API_KEY) or application-default
+    credentials, Lambda LAMBDA_API_KEY.  The README lists each endpoint's mirror variable.  Throttling and server errors are retried.  Before publishing, sanity gates refuse prices that are zero (or round to $0.0000/h), prices that
     vanished for an instance still listed, price moves beyond x3 and regions that lost half their
     rows; the refusal names each change, and --accept-changes with its id publishes it.
     --dry-run shows what a refresh would publish (the changes, as `prices diff` lists them, and
@@ -134,16 +136,7 @@ def refresh_command(
 
     Example: planner prices refresh --provider aws --dry-run --accept-changes 'aws:*:p5.*'
     """
-    with contextlib.ExitStack() as stack:
-        bars: list[Any] = []
-
-        def progress(provider: str, region: str, done: int, total: int) -> None:
-            if not bars:  # the library knows the total only once it has planned the regions
-                bar = click.progressbar(length=total, file=sys.stderr)
-                bars.append(stack.enter_context(bar))
-            bars[0].label = f"{provider} {region}"
-            bars[0].update(1)
-
+    with RegionProgress(sys.stderr) as progress:  # drawn only when stderr is a terminal
         try:
             result = api.refresh_prices(
                 providers,
