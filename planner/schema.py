@@ -30,6 +30,10 @@ class PurchaseOption(str, Enum):
     SPOT = "spot"
     RESERVED_1Y = "reserved-1y"
     RESERVED_3Y = "reserved-3y"
+    # AWS Compute Savings Plan / Azure savings plan for compute: a $/h commitment, no upfront,
+    # at the effective hourly rate it gives this instance.
+    SAVINGS_PLAN_1Y = "savings-plan-1y"
+    SAVINGS_PLAN_3Y = "savings-plan-3y"
     OWNED = "owned"
 
     def __str__(self) -> str:
@@ -178,6 +182,30 @@ COLUMNS: tuple[Column, ...] = (
         "listed, derived (from published discounts) or none",
     ),
     Column(
+        "price_savings_plan_1y_usd_per_hour",
+        "float",
+        "USD/h",
+        False,
+        "1-year compute savings plan, no upfront, effective hourly for this instance",
+        MAX_PRICE_USD_PER_HOUR,
+    ),
+    Column(
+        "price_savings_plan_3y_usd_per_hour",
+        "float",
+        "USD/h",
+        False,
+        "3-year compute savings plan, no upfront, effective hourly for this instance",
+        MAX_PRICE_USD_PER_HOUR,
+    ),
+    Column(
+        "price_basis_savings_plan",
+        "string",
+        "",
+        False,
+        "listed (read from the provider's price list) or none; left out: listed where a"
+        " savings-plan price is given",
+    ),
+    Column(
         "spot_interruption_pct",
         "float",
         "%/month",
@@ -207,8 +235,21 @@ PRICE_COLUMNS: dict[PurchaseOption, str] = {
     PurchaseOption.SPOT: "price_spot_usd_per_hour",
     PurchaseOption.RESERVED_1Y: "price_reserved_1y_usd_per_hour",
     PurchaseOption.RESERVED_3Y: "price_reserved_3y_usd_per_hour",
+    PurchaseOption.SAVINGS_PLAN_1Y: "price_savings_plan_1y_usd_per_hour",
+    PurchaseOption.SAVINGS_PLAN_3Y: "price_savings_plan_3y_usd_per_hour",
 }
+# The commitments a quote prices when asked to (``--reserved``): reserved instances and savings
+# plans, each for one and three years.
+COMMITMENT_OPTIONS: tuple[PurchaseOption, ...] = (
+    PurchaseOption.RESERVED_1Y,
+    PurchaseOption.RESERVED_3Y,
+    PurchaseOption.SAVINGS_PLAN_1Y,
+    PurchaseOption.SAVINGS_PLAN_3Y,
+)
 PRICE_BASES = ("listed", "derived", "none")
+# Savings-plan prices are only ever read from a price list, never derived from discount levels.
+SAVINGS_PLAN_BASES = ("listed", "none")
+_SAVINGS_PLAN_PRICES = ("price_savings_plan_1y_usd_per_hour", "price_savings_plan_3y_usd_per_hour")
 
 # Columns a private price CSV may leave out: they get these values.
 _DEFAULTS = {"fabric": Fabric.ETHERNET.value, "price_basis_reserved": "none"}
@@ -303,6 +344,7 @@ def validate_offers(
         ("interconnect", [e.value for e in Interconnect]),
         ("fabric", [e.value for e in Fabric]),
         ("price_basis_reserved", list(PRICE_BASES)),
+        ("price_basis_savings_plan", list(SAVINGS_PLAN_BASES)),
     ):
         text[name] = _enum_column(name, text[name], allowed, table)
     _normalise_memory(out, _check_memory(out, text["gpu_model"], catalog, table))
@@ -325,6 +367,19 @@ def _with_derived_columns(df: pd.DataFrame, index: pd.RangeIndex) -> dict[object
     for name, default in _DEFAULTS.items():
         if name not in data:
             data[name] = pd.Series([default] * len(index), index=index, dtype=object)
+    # A price list without the savings-plan basis (older snapshots, private CSVs) or with a blank
+    # one: a savings-plan price it gives is the listed one, and a row without one has none.
+    given = np.zeros(len(index), dtype=bool)
+    for name in _SAVINGS_PLAN_PRICES:
+        if name in data:
+            given |= pd.to_numeric(data[name], errors="coerce").notna().to_numpy()
+    default_basis = pd.Series(np.where(given, "listed", "none"), index=index, dtype=object)
+    basis = data.get("price_basis_savings_plan")
+    if basis is None:
+        data["price_basis_savings_plan"] = default_basis
+    else:
+        blank = basis.isna().to_numpy() | (basis.astype(str).str.strip() == "").to_numpy()
+        data["price_basis_savings_plan"] = basis.where(~blank, default_basis)
     return data
 
 

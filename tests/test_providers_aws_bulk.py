@@ -38,6 +38,7 @@ from planner.providers.aws_bulk import (
     parse_spot_json,
     spot_prices,
 )
+from planner.providers.aws_savings import SAVINGS_PLAN_INDEX_PATH, parse_savings_plans
 from tests.provider_fakes import (
     FIXTURES,
     FROZEN,
@@ -51,6 +52,7 @@ from tests.provider_fakes import (
 
 AWS = FIXTURES / "aws"
 OFFER_PATH = "/offers/v1.0/aws/AmazonEC2/20261120183512/us-east-1/index.csv"
+PLANS_PATH = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20261118213045/us-east-1/index.json"
 HOURS_1Y, HOURS_3Y = 8760, 26280
 
 
@@ -60,6 +62,8 @@ def _serve(server: FakeHttpServer) -> None:
 
     server.route(REGION_INDEX_PATH, file("offer_region_index.json"))
     server.route(OFFER_PATH, file("offer_us-east-1.csv", "text/csv"))
+    server.route(SAVINGS_PLAN_INDEX_PATH, file("savings_plan_region_index.json"))
+    server.route(PLANS_PATH, file("savings_plan_us-east-1.json"))
     server.route("/spot-advisor-data.json", file("spot-advisor-data.json"))
     server.route("/spot.json", file("spot.json", "application/javascript"))
 
@@ -110,12 +114,14 @@ def test_no_credentials_reads_the_public_files(server: FakeHttpServer) -> None:
     assert p5["source"] == provider.source
     assert provider.source == (
         "aws:pricing.us-east-1.amazonaws.com AmazonEC2@20261120183512+spot.json"
-        "+spot-advisor-data.json"
+        "+AWSComputeSavingsPlan@20261118213045+spot-advisor-data.json"
     )
     assert [s.path for s in server.seen] == [
         REGION_INDEX_PATH,
         OFFER_PATH,
         "/spot.json",
+        SAVINGS_PLAN_INDEX_PATH,
+        PLANS_PATH,
         "/spot-advisor-data.json",
     ]
     assert _row(result.offers, "p4d.24xlarge")["price_on_demand_usd_per_hour"] == 21.957642
@@ -161,11 +167,14 @@ def test_capacity_block_rows_never_become_a_zero_on_demand_price(server: FakeHtt
     assert (result.offers["price_on_demand_usd_per_hour"] > 0).all()
     assert _row(result.offers, "p5en.48xlarge")["price_on_demand_usd_per_hour"] == 63.296
     blocks = {u.item: u.reason for u in result.unmapped if "Capacity Block" in u.item}
-    # The offer table has no Capacity Block column: each is reported, with why.
+    # Not an offer: each is reported, with why (issue 13).
     assert set(blocks) == {
         f"us-east-1/{t} Capacity Block" for t in ("p4d.24xlarge", "p5.48xlarge", "p5en.48xlarge")
     }
-    assert all("no Capacity Block column" in r for r in blocks.values())
+    assert set(blocks.values()) == {
+        "Capacity Block for ML: its price is not in the Price List; it is quoted per reservation"
+        " by ec2.describe_capacity_block_offerings"
+    }
 
 
 def test_a_type_with_only_a_capacity_block_row_is_left_out() -> None:
@@ -190,6 +199,81 @@ def test_interruption_comes_from_the_spot_advisor(server: FakeHttpServer) -> Non
     assert pct["g6e.4xlarge"] == OPEN_BUCKET_PCT == 30.0
     assert math.isnan(pct["p4de.24xlarge"])  # not in the Advisor: the planner's default applies
     assert math.isnan(_row(df, "p5en.48xlarge")["price_spot_usd_per_hour"])  # "N/A*" in spot.json
+
+
+# ---------------------------------------------------------------- Compute Savings Plans
+
+# The fixture's No Upfront Compute Savings Plan rates (synthetic: 0.73 and 0.54 of on-demand).
+SAVINGS_PLANS = {
+    "g4dn.xlarge": (0.384, 0.284),
+    "g5.xlarge": (0.7344, 0.5432),
+    "g6e.2xlarge": (1.6367, 1.2107),
+    "p4d.24xlarge": (16.0291, 11.8571),
+    "p5.48xlarge": (40.1792, 29.7216),
+    "p5en.48xlarge": (46.2061, 34.1798),
+}
+
+
+def _plans_bytes() -> bytes:
+    return (AWS / "savings_plan_us-east-1.json").read_bytes()
+
+
+def test_savings_plans_fill_their_own_columns(server: FakeHttpServer) -> None:
+    df = _public().fetch_offers(["us-east-1"])
+    for name, (one_year, three_years) in SAVINGS_PLANS.items():
+        row = _row(df, name)
+        assert row["price_savings_plan_1y_usd_per_hour"] == one_year, name
+        assert row["price_savings_plan_3y_usd_per_hour"] == three_years, name
+        assert row["price_basis_savings_plan"] == "listed"
+    p5 = _row(df, "p5.48xlarge")
+    assert p5["price_reserved_1y_usd_per_hour"] == pytest.approx(34.1248)  # still the RI
+    p4de = _row(df, "p4de.24xlarge")  # no rate in the Savings Plans file: none, not a guess
+    assert math.isnan(p4de["price_savings_plan_1y_usd_per_hour"])
+    assert p4de["price_basis_savings_plan"] == "none"
+
+
+def test_savings_plans_keep_no_upfront_compute_linux_shared_rates_of_the_region() -> None:
+    parsed = parse_savings_plans([_plans_bytes()], "us-east-1", FAMILY_GPU)
+    # Dropped: All Upfront and EC2 Instance Savings Plans, Windows (RunInstances:0002) and
+    # Dedicated rates, the Local Zone g5.xlarge rate, m5.large, Fargate and Lambda.
+    assert {t: (float(r[1]), float(r[3])) for t, r in parsed.rates.items()} == SAVINGS_PLANS
+    assert (parsed.version, parsed.publication_date) == ("20261118213045", "2026-11-18T21:30:45Z")
+    assert parsed.rates_read == 3 * 14 + 3  # three Compute plans of 14 rates, one EC2 plan of 3
+
+
+@pytest.mark.parametrize("size", [1, 7, 4096])  # a byte, a few, a block: the same answer
+def test_savings_plans_stream_in_any_block_size(size: int) -> None:
+    body = _plans_bytes()
+    blocks = [body[i : i + size] for i in range(0, len(body), size)]
+    assert (
+        parse_savings_plans(blocks, "us-east-1", FAMILY_GPU).rates
+        == parse_savings_plans([body], "us-east-1", FAMILY_GPU).rates
+    )
+
+
+def test_savings_plans_terms_before_products() -> None:
+    doc = json.loads(_plans_bytes())
+    reordered = {"terms": doc["terms"], "products": doc["products"], "version": doc["version"]}
+    parsed = parse_savings_plans([json.dumps(reordered).encode()], "us-east-1", FAMILY_GPU)
+    assert parsed.hourly("p5.48xlarge", 3) == Decimal("29.7216")
+
+
+def test_a_savings_plans_file_cut_short_is_a_provider_error() -> None:
+    with pytest.raises(ProviderError, match="Compute Savings Plans file for us-east-1") as info:
+        parse_savings_plans([_plans_bytes()[:5000]], "us-east-1", FAMILY_GPU)
+    assert "retry" in (info.value.hint or "")
+    with pytest.raises(ProviderError, match="is for region 'us-west-2'"):
+        parse_savings_plans([b'{"regionCode": "us-west-2"}'], "us-east-1", FAMILY_GPU)
+
+
+def test_a_region_without_a_savings_plans_file_has_none(server: FakeHttpServer) -> None:
+    index = json.loads((AWS / "savings_plan_region_index.json").read_bytes())
+    index["regions"] = [r for r in index["regions"] if r["regionCode"] != "us-east-1"]
+    server.route(SAVINGS_PLAN_INDEX_PATH, [Reply(200, json.dumps(index).encode())])
+    df = _public().fetch_offers(["us-east-1"])
+    assert df["price_savings_plan_1y_usd_per_hour"].isna().all()
+    assert set(df["price_basis_savings_plan"]) == {"none"}
+    assert PLANS_PATH not in {s.path for s in server.seen}
 
 
 @pytest.mark.parametrize(
@@ -367,8 +451,13 @@ def test_api_path_adds_the_advisor_when_given_the_public_reader(server: FakeHttp
     df = provider.fetch_offers(["us-east-1"])
     assert _row(df, "p5.48xlarge")["spot_interruption_pct"] == 5.0
     assert provider.source.startswith("aws:ec2.describe_instance_types+pricing.get_products")
-    assert provider.source.endswith("+spot-advisor-data.json")
-    assert [s.path for s in server.seen] == ["/spot-advisor-data.json"]
+    assert provider.source.endswith("+AWSComputeSavingsPlan@20261118213045+spot-advisor-data.json")
+    assert _row(df, "p5.48xlarge")["price_savings_plan_1y_usd_per_hour"] == 40.1792
+    assert [s.path for s in server.seen] == [
+        SAVINGS_PLAN_INDEX_PATH,
+        PLANS_PATH,
+        "/spot-advisor-data.json",
+    ]
 
 
 # ---------------------------------------------------------------- no network, and the CLI

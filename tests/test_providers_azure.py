@@ -92,20 +92,45 @@ def test_without_subscription_specs_come_from_the_size_table(server: FakeHttpSer
 
 
 @pytest.mark.parametrize(
-    ("size", "on_demand", "spot", "reserved_1y", "reserved_3y"),
+    ("size", "on_demand", "spot", "reserved", "savings_plan"),
     [
-        # newest Linux consumption row (the 2022 3.90 row is older); reservations are term totals
-        ("Standard_NC24ads_A100_v4", 3.673, 0.7345, 19000 / HOURS_1Y, 38000 / HOURS_3Y),
-        ("Standard_NC48ads_A100_v4", 9.554, 0.888866, 49000 / HOURS_1Y, 95000 / HOURS_3Y),
-        ("Standard_NC96ads_A100_v4", 19.108, 1.777732, 98000 / HOURS_1Y, 190000 / HOURS_3Y),
-        # the "... Srs Win" row (8.31) is a Windows meter; no reservation: savings plans, hourly
-        ("Standard_NC40ads_H100_v5", 6.98, None, 4.886, 3.49),
-        # a 1-year reservation but no 3-year one: the 3-year column is the savings plan
-        ("Standard_NC80adis_H100_v5", 17.64, None, 90000 / HOURS_1Y, 8.82),
-        ("Standard_ND96isr_H100_v5", 98.32, None, 68.824, 49.16),
-        ("Standard_ND96asr_v4", 27.197, 2.99167, 140000 / HOURS_1Y, 270000 / HOURS_3Y),
+        # newest Linux consumption row (the 2022 3.90 row is older); reservations are term totals,
+        # savings-plan rates (nested in the consumption row) hourly
+        (
+            "Standard_NC24ads_A100_v4",
+            3.673,
+            0.7345,
+            (19000 / HOURS_1Y, 38000 / HOURS_3Y),
+            (2.5711, 1.8365),
+        ),
+        (
+            "Standard_NC48ads_A100_v4",
+            9.554,
+            0.888866,
+            (49000 / HOURS_1Y, 95000 / HOURS_3Y),
+            (6.6878, 4.777),
+        ),
+        (
+            "Standard_NC96ads_A100_v4",
+            19.108,
+            1.777732,
+            (98000 / HOURS_1Y, 190000 / HOURS_3Y),
+            (13.3756, 9.554),
+        ),
+        # the "... Srs Win" row (8.31) is a Windows meter; no reservation: none, only savings plans
+        ("Standard_NC40ads_H100_v5", 6.98, None, (None, None), (4.886, 3.49)),
+        # a 1-year reservation but no 3-year one: the 3-year reserved column stays empty
+        ("Standard_NC80adis_H100_v5", 17.64, None, (90000 / HOURS_1Y, None), (12.348, 8.82)),
+        ("Standard_ND96isr_H100_v5", 98.32, None, (None, None), (68.824, 49.16)),
+        (
+            "Standard_ND96asr_v4",
+            27.197,
+            2.99167,
+            (140000 / HOURS_1Y, 270000 / HOURS_3Y),
+            (19.0379, 13.5985),
+        ),
         # the newer isPrimaryMeterRegion=false row (2.0) is not this region's meter
-        ("Standard_NV36ads_A10_v5", 3.2, 0.8, None, None),
+        ("Standard_NV36ads_A10_v5", 3.2, 0.8, (None, None), (None, None)),
     ],
 )
 def test_prices_worked_out_by_hand(
@@ -113,21 +138,24 @@ def test_prices_worked_out_by_hand(
     size: str,
     on_demand: float,
     spot: float | None,
-    reserved_1y: float | None,
-    reserved_3y: float | None,
+    reserved: tuple[float | None, float | None],
+    savings_plan: tuple[float | None, float | None],
 ) -> None:
     row = _row(azure_public_provider_at(server.url).fetch_offers(["eastus"]), size)
     assert row["price_on_demand_usd_per_hour"] == pytest.approx(on_demand)
     for column, expected in [
         ("price_spot_usd_per_hour", spot),
-        ("price_reserved_1y_usd_per_hour", reserved_1y),
-        ("price_reserved_3y_usd_per_hour", reserved_3y),
+        ("price_reserved_1y_usd_per_hour", reserved[0]),
+        ("price_reserved_3y_usd_per_hour", reserved[1]),
+        ("price_savings_plan_1y_usd_per_hour", savings_plan[0]),
+        ("price_savings_plan_3y_usd_per_hour", savings_plan[1]),
     ]:
         if expected is None:
             assert row[column] != row[column], column  # NaN
         else:
             assert row[column] == pytest.approx(expected, abs=1e-6), column
-    assert row["price_basis_reserved"] == ("none" if reserved_1y is None else "listed")
+    assert row["price_basis_reserved"] == ("none" if reserved == (None, None) else "listed")
+    assert row["price_basis_savings_plan"] == ("none" if savings_plan[0] is None else "listed")
 
 
 def test_without_subscription_what_is_left_out(server: FakeHttpServer) -> None:
@@ -345,16 +373,25 @@ def _plan(**terms: float) -> list[dict[str, Any]]:
             "savings_plan_1y",
             None,
         ),
-        # the commitment columns: the reservation when listed, else the savings plan
+        # a reservation and a savings plan for the same term are kept apart (issue 13)
         (
             [
                 _item(savingsPlan=_plan(y1=2.5, y3=1.8)),
                 _item(type="Reservation", reservationTerm="1 Year", retailPrice=17520.0),
             ],
-            "commitment_1y",
+            "reserved_1y",
             Decimal(2),
         ),
-        ([_item(savingsPlan=_plan(y1=2.5, y3=1.8))], "commitment_3y", Decimal("1.8")),
+        (
+            [
+                _item(savingsPlan=_plan(y1=2.5, y3=1.8)),
+                _item(type="Reservation", reservationTerm="1 Year", retailPrice=17520.0),
+            ],
+            "savings_plan_1y",
+            Decimal("2.5"),
+        ),
+        # a savings plan alone is no reservation
+        ([_item(savingsPlan=_plan(y1=2.5, y3=1.8))], "reserved_3y", None),
     ],
 )
 def test_classify(rows: list[dict[str, Any]], field: str, expected: Decimal | None) -> None:

@@ -43,6 +43,8 @@ PRICE_NAMES: dict[str, str] = {
     "price_spot_median_usd_per_hour": "spot-median",
     "price_reserved_1y_usd_per_hour": "reserved-1y",
     "price_reserved_3y_usd_per_hour": "reserved-3y",
+    "price_savings_plan_1y_usd_per_hour": "savings-plan-1y",
+    "price_savings_plan_3y_usd_per_hour": "savings-plan-3y",
 }
 ACCEPT_FLAG = "--accept-changes"
 FORCE_FLAG = "--force"
@@ -280,7 +282,8 @@ def accept_patterns(values: Iterable[str], providers: Iterable[str]) -> tuple[Ac
 
 _HINT = (
     "name a change as PROVIDER:REGION:INSTANCE_TYPE (e.g. aws:us-east-1:p5.48xlarge), optionally"
-    " with :PRICE (on-demand, spot, spot-median, reserved-1y, reserved-3y); globs such as"
+    " with :PRICE (on-demand, spot, spot-median, reserved-1y, reserved-3y, savings-plan-1y,"
+    " savings-plan-3y); globs such as"
     " 'aws:*:p5.*' and 'all' accept more"
 )
 

@@ -131,7 +131,8 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
         "--reserved",
         "include_reserved",
         is_flag=True,
-        help="Also price held 1y/3y commitments at their effective hourly rate.",
+        help="Also price 1y/3y commitments (reserved instances and savings plans) at their "
+        "effective hourly rate.",
     ),
     click.option(
         "--hardware",

@@ -36,7 +36,7 @@ from planner.optimize.spot import (
     checkpoint_hours,
     reserve_hours,
 )
-from planner.schema import PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
+from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
 
@@ -315,10 +315,11 @@ def _precision_supported(
 
 
 def _purchase_options(opts: CandidateOptions) -> list[PurchaseOption]:
-    """The purchase options priced: on-demand and spot (unless refused), reserved on request."""
+    """The purchase options priced: on-demand and spot (unless refused), and on request the
+    commitments (reserved instances and savings plans, 1 and 3 years)."""
     options = [PurchaseOption.ON_DEMAND, PurchaseOption.SPOT]
     if opts.include_reserved:
-        options += [PurchaseOption.RESERVED_1Y, PurchaseOption.RESERVED_3Y]
+        options += COMMITMENT_OPTIONS
     return [
         option
         for option in options

@@ -9,8 +9,9 @@ reserved terms; the GPU model comes from the instance family (``aws_bulk.FAMILY_
 against the file's GPU memory.  Spot prices come from the public spot price feed (spot.json), or,
 when credentials are found, from ``ec2.describe_spot_price_history`` per zone (with
 ``describe_instance_type_offerings`` for the zone count).  Capacity Block rows ($0 in the Price
-List: the price is quoted per reservation) never become an on-demand price; the offer table has
-no Capacity Block column, so they are reported as Unmapped.  Endpoints and their mirror settings:
+List: the price is quoted per reservation by ``ec2.describe_capacity_block_offerings``) never
+become an on-demand price and are reported as Unmapped.  No Upfront Compute Savings Plans rates
+come from the public Savings Plans files (:mod:`planner.providers.aws_savings`) on both paths.  Endpoints and their mirror settings:
 ``PLANNER_AWS_PRICING_URL`` (base of https://pricing.us-east-1.amazonaws.com),
 ``PLANNER_AWS_SPOT_ADVISOR_URL`` and ``PLANNER_AWS_SPOT_PRICES_URL`` (``aws_bulk`` docstring).
 
@@ -29,7 +30,7 @@ no Capacity Block column, so they are reported as Unmapped.  Endpoints and their
 
 ``PLANNER_AWS_PRICE_SOURCE`` (``auto``, ``api`` or ``public``) picks a path; ``auto`` (the default)
 takes the APIs when credentials are found and the public files otherwise.  Both paths write the
-Spot Instance Advisor's interruption bucket of each type into ``spot_interruption_pct`` (the
+Compute Savings Plans rates into the savings-plan columns and the Spot Instance Advisor's interruption bucket of each type into ``spot_interruption_pct`` (the
 bucket's upper bound; ``aws_bulk.OPEN_BUCKET_PCT`` for ">20%"); a type the Advisor does not list
 keeps NaN, and the planner's default rate then applies and is named in the plan.
 """
@@ -48,8 +49,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-import pandas as pd
-
 from planner.errors import ProviderError
 from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.providers.aws_bulk import EFA_TYPES, FAMILY_GPU, AwsPublicData, OfferFile
@@ -64,7 +63,7 @@ from planner.providers.base import (
     require,
     utc_now,
 )
-from planner.schema import Fabric, validate_offers
+from planner.schema import Fabric
 
 log = logging.getLogger(__name__)
 
@@ -347,36 +346,63 @@ class AwsProvider(DraftingProvider):
     def fetch(self, regions: Sequence[str]) -> FetchResult:
         catalog = self._catalog or load_gpu_catalog()
         path = self.price_path()
-        reads_advisor = path == "public" or not self._injected or self._public is not None
+        # The public files every path adds (Savings Plans rates, Spot Advisor buckets), unless a
+        # test injected clients and no public reader.
+        reads_public = path == "public" or not self._injected or self._public is not None
         drafts: list[OfferDraft] = []
         unmapped: list[Unmapped] = []
-        buckets: dict[tuple[str, str], float] = {}
         versions: list[str] = []
+        plan_versions: list[str] = []
         for region in regions:
             if path == "api":
                 d, u = self._fetch_region(region, catalog)
             else:
                 d, u, version = self._public_region(region, catalog)
                 versions.append(version)
+            if reads_public:
+                d, plan_version = self._with_public_extras(region, d)
+                plan_versions.append(plan_version)
             drafts += d
             unmapped += u
-            if reads_advisor:
-                pct = self._public_data().interruption(region)
-                buckets.update({(region, t): v for t, v in pct.items()})
-        self.source = self._source_name(path, versions, reads_advisor)
+        self.source = self._source_name(path, versions, plan_versions if reads_public else None)
         offers = build_offers(
             drafts, provider=self.name, source=self.source, clock=self._clock, catalog=catalog
         )
-        return FetchResult(with_interruption(offers, buckets, catalog), tuple(unmapped))
+        return FetchResult(offers, tuple(unmapped))
 
-    def _source_name(self, path: str, versions: Sequence[str], advisor: bool) -> str:
+    def _with_public_extras(
+        self, region: str, drafts: list[OfferDraft]
+    ) -> tuple[list[OfferDraft], str]:
+        """``drafts`` with their Compute Savings Plans rates and Spot Advisor interruption bucket
+        (a type the Advisor does not list keeps None: the planner's default rate then applies),
+        and the Savings Plans file's version."""
+        data = self._public_data()
+        plans = data.savings_plans(region, FAMILY_GPU)
+        pct = data.interruption(region)
+        out = [
+            dataclasses.replace(
+                d,
+                savings_plan_1y=plans.hourly(d.instance_type, 1),
+                savings_plan_3y=plans.hourly(d.instance_type, 3),
+                interruption_pct=pct.get(d.instance_type),
+            )
+            for d in drafts
+        ]
+        return out, plans.version
+
+    def _source_name(
+        self, path: str, versions: Sequence[str], plan_versions: Sequence[str] | None
+    ) -> str:
         if path == "api":
             parts = [_API_SOURCE]
         else:
             shown = ",".join(sorted({v for v in versions if v})) or "current"
             spot = "ec2.describe_spot_price_history" if self._credentialed() else "spot.json"
             parts = [f"aws:pricing.us-east-1.amazonaws.com AmazonEC2@{shown}", spot]
-        return "+".join([*parts, "spot-advisor-data.json"] if advisor else parts)
+        if plan_versions is None:
+            return "+".join(parts)
+        plans = ",".join(sorted({v for v in plan_versions if v})) or "current"
+        return "+".join([*parts, f"AWSComputeSavingsPlan@{plans}", "spot-advisor-data.json"])
 
     def drafts(
         self, regions: Sequence[str], catalog: GpuCatalog
@@ -567,17 +593,6 @@ class AwsProvider(DraftingProvider):
         return prices
 
 
-def with_interruption(
-    offers: pd.DataFrame, buckets: Mapping[tuple[str, str], float], catalog: GpuCatalog
-) -> pd.DataFrame:
-    """``offers`` with each (region, instance type)'s Spot Advisor bucket; NaN where none."""
-    if offers.empty or not buckets:
-        return offers
-    keys = zip(offers["region"], offers["instance_type"], strict=True)
-    pct = [buckets.get(key, float("nan")) for key in keys]
-    return validate_offers(offers.assign(spot_interruption_pct=pct), source="aws", catalog=catalog)
-
-
 def bulk_drafts(
     offer: OfferFile, catalog: GpuCatalog, offering_class: str, purchase_option: str
 ) -> tuple[list[OfferDraft], list[Unmapped]]:
@@ -618,15 +633,16 @@ def bulk_drafts(
     return drafts, unmapped
 
 
+# Capacity Blocks for ML stay out of the offer table: the Price List lists them at $0.
 _CAPACITY_BLOCK = (
-    "Capacity Block for ML listed ($0 in the Price List: its price is quoted per reservation);"
-    " the offer table has no Capacity Block column, so it is not an offer"
+    "Capacity Block for ML: its price is not in the Price List; it is quoted per reservation by"
+    " ec2.describe_capacity_block_offerings"
 )
 
 
 def _no_price_reason(offer: OfferFile, name: str) -> str:
     if name in offer.capacity_blocks:
-        return "only a Capacity Block row ($0, not an on-demand price) is listed"
+        return f"only a Capacity Block row is listed ({_CAPACITY_BLOCK})"
     if name in offer.zero_on_demand:
         return "the Linux on-demand price is listed as $0"
     return "no Linux on-demand price listed"

@@ -11,6 +11,9 @@ names a mirror, a proxy or an air-gapped copy, read when a refresh runs):
     bulk API" (docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/using-ppslong.html).  The
     us-east-1 file is gigabytes: it is streamed line by line and only the GPU families the planner
     maps are parsed (:func:`parse_offer_file`).
+    The same base serves the Compute Savings Plans files
+    (``/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json`` and each region's
+    ``index.json``; :mod:`planner.providers.aws_savings`), streamed the same way.
 ``PLANNER_AWS_SPOT_ADVISOR_URL`` (default ``https://spot-bid-advisor.s3.amazonaws.com``)
     ``/spot-advisor-data.json``, the data behind the Spot Instance Advisor page
     (aws.amazon.com/ec2/spot/instance-advisor/): ``ranges[]`` (interruption buckets) and
@@ -39,6 +42,12 @@ from typing import IO, Any
 
 from planner.errors import ProviderError, suggestion_hint
 from planner.providers.aws_prices import ListPrice, ReservedTerm
+from planner.providers.aws_savings import (
+    SAVINGS_PLAN_INDEX_PATH,
+    SavingsPlanFile,
+    parse_savings_plans,
+    region_file_path,
+)
 from planner.providers.http import DEFAULT_TIMEOUT_S, base_url, open_url, shown_url
 
 log = logging.getLogger(__name__)
@@ -454,6 +463,16 @@ def spot_prices(doc: Any, region: str) -> dict[str, Decimal]:
 Opener = Callable[..., AbstractContextManager[IO[bytes]]]
 
 
+def _chunks(response: IO[bytes], size: int = 1 << 16) -> Iterator[bytes]:
+    """The body in blocks of ``size`` bytes (an HTTP response or anything with ``read``)."""
+    read = getattr(response, "read", None)
+    if read is None:  # an iterable of lines (test openers)
+        yield from response
+        return
+    while block := read(size):
+        yield block
+
+
 def _file_url(env_var: str, default: str, name: str) -> str:
     base = base_url(env_var, default)
     return base if base.endswith((".json", ".csv", ".js")) else f"{base}/{name}"
@@ -475,6 +494,7 @@ class AwsPublicData:
         self._timeout_s = timeout_s
         self._open = opener
         self._index: Any = None
+        self._plans_index: Any = None
         self._advisor: Any = None
         self._spot: Any = None
 
@@ -532,6 +552,29 @@ class AwsPublicData:
             parsed.lines,
             parsed.rows_parsed,
             len(parsed.prices),
+        )
+        return parsed
+
+    def savings_plans(self, region: str, families: Collection[str]) -> SavingsPlanFile:
+        """``region``'s No Upfront Compute Savings Plans rates for ``families`` (streamed); no
+        rates when AWS publishes no Savings Plans file for the region."""
+        base = base_url(PRICING_ENV, PRICING_DEFAULT)
+        if self._plans_index is None:
+            self._plans_index = self._json(base + SAVINGS_PLAN_INDEX_PATH, PRICING_ENV)
+        path = region_file_path(self._plans_index, region)
+        if path is None:
+            log.warning("aws %s: AWS publishes no Compute Savings Plans file for it", region)
+            return SavingsPlanFile(region=region)
+        url = base + path
+        with self._stream(url, PRICING_ENV) as response:
+            parsed = parse_savings_plans(_chunks(response), region, families)
+        log.info(
+            "aws %s: read %s (version %s): %d rates, %d GPU types with a savings plan",
+            region,
+            shown_url(url),
+            parsed.version or "?",
+            parsed.rates_read,
+            len(parsed.rates),
         )
         return parsed
 

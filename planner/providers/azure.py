@@ -21,10 +21,9 @@ So a refresh reads
   (learn.microsoft.com size pages); a priced GPU size the table does not know is reported, never
   guessed.  A size is offered in a region when the Retail Prices API prices it there.
 
-Every row's ``source`` says which spec source was used.  The offer table has no savings-plan
-column: the 1- and 3-year columns hold the reservation, or the savings-plan rate where a size lists
-no reservation for that term (both are listed commitments; the savings plan is the dearer, more
-flexible one, so a plan never understates a commitment's cost).
+Every row's ``source`` says which spec source was used.  Reservations fill the reserved columns
+and savings-plan rates the savings-plan columns; one is never put in the other's place (a size
+that lists only a savings plan has no reserved price).
 
 Real-world quirks handled here (sources in ``tests/fixtures/README.md``): a ``Zone`` restriction
 takes those zones away from the subscription although the size stays offered in the region; some
@@ -214,16 +213,6 @@ class RetailPrices:
     reserved_3y: Decimal | None = None
     savings_plan_1y: Decimal | None = None
     savings_plan_3y: Decimal | None = None
-
-    @property
-    def commitment_1y(self) -> Decimal | None:
-        """The 1-year column: the reservation, else the savings plan."""
-        return self.reserved_1y if self.reserved_1y is not None else self.savings_plan_1y
-
-    @property
-    def commitment_3y(self) -> Decimal | None:
-        """The 3-year column: the reservation, else the savings plan."""
-        return self.reserved_3y if self.reserved_3y is not None else self.savings_plan_3y
 
 
 def _decimal(value: Any, item: Mapping[str, Any], field: str) -> Decimal:
@@ -492,8 +481,10 @@ class AzureProvider(DraftingProvider):
                     fabric=spec.fabric,
                     interconnect=spec.interconnect,
                     spot=() if prices.spot is None else (prices.spot,),
-                    reserved_1y=prices.commitment_1y,
-                    reserved_3y=prices.commitment_3y,
+                    reserved_1y=prices.reserved_1y,
+                    reserved_3y=prices.reserved_3y,
+                    savings_plan_1y=prices.savings_plan_1y,
+                    savings_plan_3y=prices.savings_plan_3y,
                 )
             )
         return drafts, unmapped
@@ -557,8 +548,10 @@ class AzureProvider(DraftingProvider):
                     fabric=Fabric.INFINIBAND if size.rdma else Fabric.ETHERNET,
                     interconnect=family.interconnect if count > 1 else Interconnect.NONE,
                     spot=() if prices.spot is None else (prices.spot,),
-                    reserved_1y=prices.commitment_1y,
-                    reserved_3y=prices.commitment_3y,
+                    reserved_1y=prices.reserved_1y,
+                    reserved_3y=prices.reserved_3y,
+                    savings_plan_1y=prices.savings_plan_1y,
+                    savings_plan_3y=prices.savings_plan_3y,
                     zones=size.zones or None,
                 )
             )

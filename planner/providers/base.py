@@ -119,13 +119,21 @@ class OfferDraft:
     fabric: Fabric = Fabric.ETHERNET
     interconnect: Interconnect | None = None  # None: derived from the GPU model and count
     spot: tuple[Decimal, ...] = ()  # the spot prices seen: one per zone, or one regional price
-    reserved_1y: Decimal | None = None
+    reserved_1y: Decimal | None = None  # reserved instances / committed use, effective hourly
     reserved_3y: Decimal | None = None
+    # A compute savings plan (AWS Compute Savings Plan, Azure savings plan for compute), no
+    # upfront: the hourly rate it gives this instance.  Never folded into the reserved fields.
+    savings_plan_1y: Decimal | None = None
+    savings_plan_3y: Decimal | None = None
+    # The published interruption frequency (%/month, upper bound; AWS Spot Advisor bucket); None
+    # where the provider publishes none (the planner's default rate then applies).
+    interruption_pct: float | None = None
     zones: int | None = None
 
     def to_record(self, provider: str, source: str, as_of: str) -> dict[str, Any]:
         link = self.interconnect or interconnect_for(self.gpu, self.gpu_count)
         listed = self.reserved_1y is not None or self.reserved_3y is not None
+        plan = self.savings_plan_1y is not None or self.savings_plan_3y is not None
         return {
             "provider": provider,
             "region": self.region,
@@ -146,7 +154,10 @@ class OfferDraft:
             "price_reserved_3y_usd_per_hour": _opt(self.reserved_3y),
             # Reserved prices here are read from the provider's own price API, not derived.
             "price_basis_reserved": "listed" if listed else "none",
-            "spot_interruption_pct": None,
+            "price_savings_plan_1y_usd_per_hour": _opt(self.savings_plan_1y),
+            "price_savings_plan_3y_usd_per_hour": _opt(self.savings_plan_3y),
+            "price_basis_savings_plan": "listed" if plan else "none",
+            "spot_interruption_pct": self.interruption_pct,
             "zones": self.zones,
             "source": source,
             "as_of": as_of,

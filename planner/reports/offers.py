@@ -38,7 +38,12 @@ _PRICE_HEADERS = {
     "price_spot_usd_per_hour": "spot",
     "price_reserved_1y_usd_per_hour": "1y",
     "price_reserved_3y_usd_per_hour": "3y",
+    "price_savings_plan_1y_usd_per_hour": "sp-1y",
+    "price_savings_plan_3y_usd_per_hour": "sp-3y",
 }
+# Savings-plan prices sit after the reserved ones, in tables that have any (the bundled snapshot
+# has none: its tables keep the four columns).
+_SAVINGS_PLAN_COLUMNS = ("price_savings_plan_1y_usd_per_hour", "price_savings_plan_3y_usd_per_hour")
 OFFER_HEADERS = {
     "instance_type": "instance",
     "gpu_model": "gpu",
@@ -75,8 +80,9 @@ def render_offers(
 ) -> str:
     """Offers in ``fmt``.  JSON and CSV carry every schema column (USD per hour, so the CSV is
     a price list ``--offers`` reads back) plus the listed option's price and, for grouped
-    offers, ``offers_in_group``.  Tables show the four prices side by side per ``period``
-    (``hour`` or ``month``) in ``money``'s currency, and the listed ``purchase`` option's price
+    offers, ``offers_in_group``.  Tables show the prices side by side per ``period``
+    (``hour`` or ``month``) in ``money``'s currency (on-demand, spot, reserved 1y/3y, and the
+    savings plans 1y/3y where any offer has one), and the listed ``purchase`` option's price
     per GPU."""
     grouped = "offers_in_group" in df.columns
     if fmt in ("json", "csv"):
@@ -95,7 +101,12 @@ def render_offers(
         **{col: f"{name} {unit}" for col, name in _PRICE_HEADERS.items()},
         "price_usd_per_gpu_hour": f"{purchase} {per_gpu}",
     }
-    columns = [*OFFER_TABLE_COLUMNS, *(["offers_in_group"] if grouped else [])]
+    columns = list(OFFER_TABLE_COLUMNS)
+    plans = [c for c in _SAVINGS_PLAN_COLUMNS if c in shown.columns and shown[c].notna().any()]
+    if plans or purchase.startswith("savings-plan"):
+        at = columns.index("price_reserved_3y_usd_per_hour") + 1
+        columns[at:at] = plans or list(_SAVINGS_PLAN_COLUMNS)
+    columns += ["offers_in_group"] if grouped else []
     # a month of an 8-GPU instance reads 71,770.5, not 7.177e+04
     return render_records(
         frame_records(shown),

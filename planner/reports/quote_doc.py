@@ -377,7 +377,8 @@ def _option_assumptions(result: QuoteResult, money: Money) -> list[tuple[str, Ce
         (
             "Reserved capacity",
             text(
-                "1- and 3-year commitments priced at their effective hourly rate"
+                "1- and 3-year commitments (reserved instances and savings plans) priced at their"
+                " effective hourly rate"
                 if a.reserved_included
                 else "not used"
             ),
