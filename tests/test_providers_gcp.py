@@ -109,11 +109,9 @@ def test_pages_are_followed_and_empty_scopes_tolerated(server: FakeHttpServer) -
 def test_unmatched_gpu_skus_and_unpriced_shapes_are_reported(server: FakeHttpServer) -> None:
     result = _fetch(server, ["us-central1", "europe-west4"])
     items = {u.item: u.reason for u in result.unmapped}
-    # P4 SKUs are mapped now (N1 offers), but planner/data/gpus.yaml has no P4: reported, not guessed
-    assert items["n1-standard-8+p4x1"] == (
-        "accelerator 'nvidia-tesla-p4' not mapped to a catalog GPU"
-        " (P4 is not in planner/data/gpus.yaml)"
-    )
+    # P4 SKUs map to N1 offers now that the GPU catalog has the P4; this fixture has no N1 core
+    # and RAM SKUs, so those offers are reported as unpriced rather than priced without a host
+    assert items["us-central1/n1-standard-8+p4x1"] == "no on-demand SKUs for its parts"
     assert not any(
         "Virtual Workstation" in i for i in items
     )  # licence SKUs are ignored, not unmapped
@@ -402,7 +400,10 @@ def test_n1_offers_are_an_n1_standard_host_plus_attached_gpus(hosts: FakeHttpSer
     # the allowed counts per GPU (GCP GPU docs), 8 vCPUs and 30 GB of n1-standard per GPU
     t4s = ["n1-standard-8+t4x1", "n1-standard-16+t4x2", "n1-standard-32+t4x4"]
     v100s = ["n1-standard-8+v100x1", "n1-standard-16+v100x2", "n1-standard-32+v100x4"]
-    assert sorted(n1["instance_type"]) == sorted([*t4s, *v100s, "n1-standard-64+v100x8"])
+    p100s = ["n1-standard-8+p100x1", "n1-standard-16+p100x2", "n1-standard-32+p100x4"]
+    p4s = ["n1-standard-8+p4x1", "n1-standard-16+p4x2", "n1-standard-32+p4x4"]
+    expected = [*t4s, *v100s, "n1-standard-64+v100x8", *p100s, *p4s]
+    assert sorted(n1["instance_type"]) == sorted(expected)
     t4 = _row(df, "us-central1", "n1-standard-8+t4x1")
     assert (t4["gpu_model"], t4["gpu_count"], t4["vcpus"], t4["host_memory_gib"]) == (
         "T4",
@@ -598,11 +599,14 @@ def test_a_mirror_url_the_client_cannot_use_is_named() -> None:
         _provider(env).fetch(["us-central1"])
 
 
-def test_p100_and_p4_wait_for_the_gpu_catalog(hosts: FakeHttpServer) -> None:
-    result = _provider(_keyed(hosts)).fetch(["us-central1"])
-    reasons = {u.item: u.reason for u in result.unmapped}
-    for name in ("n1-standard-8+p100x1", "n1-standard-32+p100x4", "n1-standard-16+p4x2"):
-        assert "not in planner/data/gpus.yaml" in reasons[name]
+def test_p100_and_p4_are_n1_hosts_plus_their_gpus(hosts: FakeHttpServer) -> None:
+    df = _provider(_keyed(hosts)).fetch(["us-central1"]).offers
+    p100 = _row(df, "us-central1", "n1-standard-8+p100x1")
+    assert (p100["gpu_model"], p100["gpu_count"]) == ("P100", 1)
+    # n1-standard-8 (8 vCPUs, 30 GB) + one P100 at $1.46/h (the fixture's Americas SKU)
+    assert p100["price_on_demand_usd_per_hour"] == pytest.approx(8 * _N1_CORE + 30 * _N1_RAM + 1.46)
+    p4 = _row(df, "us-central1", "n1-standard-16+p4x2")
+    assert (p4["gpu_model"], p4["gpu_count"], p4["interconnect"]) == ("P4", 2, "pcie")
 
 
 @pytest.mark.parametrize(

@@ -117,7 +117,11 @@ def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
     s = est.strategy
     activity = {"finetune": "fine-tuning", "pretrain": "pre-training"}.get(kind or "", "training")
     if s.method == "inference":
-        job = "inference"
+        job = (
+            "serving"
+            if est.serving and est.serving.load_requests_per_s is not None
+            else "inference"
+        )
     else:
         method = {"full": "full", "lora": "LoRA", "qlora": "QLoRA"}.get(s.method, s.method)
         job = f"{method} {activity} with {s.optimizer}"
@@ -165,6 +169,8 @@ def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
         ),
         ("checkpoint size", f"{est.checkpoint_gib:.1f} GiB"),
     ]
+    if est.serving is not None:
+        facts = _serving_facts(est)
     width = max(len(k) for k, _ in facts)
     for key, value in facts:
         lines.append(f"{key:<{width}}  {value}")
@@ -177,6 +183,61 @@ def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
         lines.append("Assumptions:")
         lines.extend(f"  - {x}" for x in est.assumptions)
     return "\n".join(lines)
+
+
+def _ms(value: float) -> str:
+    if math.isinf(value):
+        return "-"
+    return f"{value:,.1f} ms" if value < 100 else f"{value:,.0f} ms"
+
+
+def _serving_facts(est: Estimate) -> list[tuple[str, str]]:
+    """The inference report's facts: latency, throughput, concurrency; no training terms."""
+    sv = est.serving
+    assert sv is not None
+    if sv.load_requests_per_s is None:
+        load = "none given: figures at full batch (offline)"
+    else:
+        load = f"{sv.load_requests_per_s:,.3g} requests/s over {sv.replicas} replica(s)"
+        if sv.overloaded:
+            load += " -- MORE THAN THE REPLICAS CARRY; figures at their capacity"
+    facts = [
+        (
+            "replicas",
+            f"{sv.replicas} x {sv.gpus_per_replica} GPU(s), {sv.framework}, {sv.precision} weights",
+        ),
+        ("load", load),
+        ("time to first token", f"p50 {_ms(sv.ttft_ms.p50)}, p95 {_ms(sv.ttft_ms.p95)}"),
+        ("time per output token", f"p50 {_ms(sv.tpot_ms.p50)}, p95 {_ms(sv.tpot_ms.p95)}"),
+        ("end-to-end latency", f"p50 {_ms(sv.e2e_ms.p50)}, p95 {_ms(sv.e2e_ms.p95)}"),
+        ("throughput", f"{sv.throughput_tokens_per_second:,.0f} output tokens/s"),
+        (
+            "capacity",
+            f"{sv.capacity_tokens_per_second:,.0f} output tokens/s ({sv.capacity_requests_per_second:,.3g} requests/s)",
+        ),
+        (
+            "concurrency",
+            f"{sv.concurrency:,.1f} sequences running per replica, at most {sv.max_concurrency}",
+        ),
+        ("KV cache per sequence", f"{sv.kv_cache_gib_per_sequence * 1024:,.0f} MiB"),
+    ]
+    if sv.slo:
+        targets = ", ".join(
+            f"{k.replace('_ms_p95', '')} p95 <= {v:g} ms" for k, v in sv.slo.items()
+        )
+        facts.append(("latency targets", f"{targets}: {'met' if sv.slo_met else 'MISSED'}"))
+    facts += [
+        ("efficiency (MFU)", f"{est.efficiency:.1%}"),
+        ("efficiency source", est.efficiency_source),
+        (
+            "serving window" if sv.load_requests_per_s is not None else "wall-clock",
+            _hours(est.wall_hours),
+        ),
+        ("GPU-hours", _gpu_hours(est.gpu_hours)),
+        ("interconnect needed", est.interconnect_required.value),
+        ("weights to load", f"{est.checkpoint_gib:.1f} GiB"),
+    ]
+    return facts
 
 
 __all__ = [

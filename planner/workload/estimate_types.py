@@ -33,6 +33,68 @@ class Topology:
 
 
 @dataclass(frozen=True)
+class Percentiles:
+    """A latency's median and 95th percentile, milliseconds."""
+
+    p50: float
+    p95: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"p50": self.p50, "p95": self.p95}
+
+
+@dataclass(frozen=True)
+class ServingMetrics:
+    """What an inference estimate adds: latency, throughput and concurrency of its replicas.
+
+    Latencies are at ``load_requests_per_s`` spread over the replicas; without a load (a batch
+    job) they are those of the saturated batch, and ``throughput_tokens_per_second`` is the
+    capacity.  ``overloaded``: the load is beyond the capacity, and the figures are at capacity.
+    """
+
+    framework: str
+    precision: str
+    kv_precision: str
+    replicas: int
+    gpus_per_replica: int
+    load_requests_per_s: float | None
+    overloaded: bool
+    ttft_ms: Percentiles
+    tpot_ms: Percentiles
+    e2e_ms: Percentiles
+    throughput_tokens_per_second: float
+    capacity_tokens_per_second: float
+    capacity_requests_per_second: float
+    max_concurrency: int  # sequences per replica
+    concurrency: float  # mean sequences running per replica at the load
+    kv_cache_gib_per_sequence: float
+    slo: dict[str, float] = field(default_factory=dict)  # targets asked for (ttft_ms_p95, ...)
+    slo_met: bool | None = None  # None: no target given
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "framework": self.framework,
+            "precision": self.precision,
+            "kv_precision": self.kv_precision,
+            "replicas": self.replicas,
+            "gpus_per_replica": self.gpus_per_replica,
+            "load_requests_per_s": self.load_requests_per_s,
+            "overloaded": self.overloaded,
+            "ttft_ms": self.ttft_ms.to_dict(),
+            "tpot_ms": self.tpot_ms.to_dict(),
+            "e2e_ms": self.e2e_ms.to_dict(),
+            "throughput_tokens_per_second": self.throughput_tokens_per_second,
+            "capacity_tokens_per_second": self.capacity_tokens_per_second,
+            "capacity_requests_per_second": self.capacity_requests_per_second,
+            "max_concurrency": self.max_concurrency,
+            "concurrency": self.concurrency,
+            "kv_cache_gib_per_sequence": self.kv_cache_gib_per_sequence,
+            "slo": dict(self.slo),
+            "slo_met": self.slo_met,
+        }
+
+
+@dataclass(frozen=True)
 class Estimate:
     """The answer for one (workload, GPU, count, topology)."""
 
@@ -62,9 +124,14 @@ class Estimate:
     # the likely range of wall_hours (training): the 10th-90th percentile of measured / estimated
     # time on published runs applied to this estimate; None where there is none (inference)
     wall_hours_range: tuple[float, float] | None = None
+    # inference: latency, throughput and concurrency (None for training)
+    serving: ServingMetrics | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        serving = self.serving.to_dict() if self.serving else {}
         return {
+            # inference: the serving figures first and at the top level (ttft_ms, tpot_ms, ...)
+            **serving,
             "workload": self.workload,
             "gpu": self.gpu,
             "gpu_count": self.gpu_count,
@@ -109,6 +176,7 @@ def make_estimate(
     goodput: float = 1.0,
     time_breakdown_hours: dict[str, float] | None = None,
     wall_hours_range: tuple[float, float] | None = None,
+    serving: ServingMetrics | None = None,
 ) -> Estimate:
     """One :class:`Estimate`: per-GPU memory in GiB, GPU-hours = wall-clock x GPUs."""
     return Estimate(
@@ -132,6 +200,7 @@ def make_estimate(
         goodput=goodput,
         time_breakdown_hours=dict(time_breakdown_hours or {}),
         wall_hours_range=wall_hours_range,
+        serving=serving,
     )
 
 

@@ -1,39 +1,50 @@
-"""The inference estimate: replicas of a transformer LLM and the output rate they sustain (pure).
+"""The inference estimate: replicas of a transformer LLM, their latency and throughput (pure).
 
-Serving (``tokens_per_s`` for ``hours``): ``wall_hours`` is the serving window; the estimate fits
-only if the GPUs sustain the rate, otherwise ``fits`` is False and a suggestion says how many GPUs
-would.  A batch inference job (``tokens``) takes as long as generating them takes.  Decode is
-memory-bandwidth bound (weights + KV cache read per step), prefill compute bound.
+The physics lives in :mod:`planner.workload.serving` (step times, KV cache, batching, queueing);
+this module picks the tensor-parallel size for ``count`` GPUs and turns the result into an
+:class:`Estimate` with its :class:`ServingMetrics`.
+
+A service (``requests_per_s`` or ``tokens_per_s`` for ``hours``) fits when its replicas carry the
+load and meet the latency targets (``inference.slo``); a batch job (``tokens`` or ``requests``)
+takes as long as generating them at the replicas' capacity takes.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from planner.gpu_specs import GpuSpec
 from planner.schema import Interconnect
 from planner.workload import compute
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
-from planner.workload.estimate_types import Estimate, Topology, make_estimate, topology_links
+from planner.workload.estimate_types import (
+    Estimate,
+    Percentiles,
+    ServingMetrics,
+    Topology,
+    make_estimate,
+    topology_links,
+)
 from planner.workload.parallel import Links
+from planner.workload.serving import (
+    RUNTIME_GIB,
+    WEIGHT_BYTES,
+    Lengths,
+    ModelShape,
+    Replica,
+    ServingPoint,
+    serve,
+    serving_stack,
+)
 from planner.workload.spec import InferenceSection, WorkloadSpec
 from planner.workload.strategy import Strategy
 
-# Inference: vLLM's default max_num_seqs is 256 concurrent sequences.
-MAX_INFERENCE_BATCH = 256
 # Tensor-parallel sizes tried for one replica.
 _REPLICA_TENSOR_SIZES = (1, 2, 4, 8)
-
-
-@dataclass(frozen=True)
-class _Replica:
-    tp: int
-    batch: int
-    tokens_per_s: float
-    memory_bytes: float
-    breakdown: dict[str, float]
+# Serving weight formats the planner's training precisions read as.
+_SERVING_FORMAT = {"tf32": "fp32", "pure-bf16": "bf16"}
 
 
 def _section(spec: WorkloadSpec) -> InferenceSection:
@@ -42,73 +53,112 @@ def _section(spec: WorkloadSpec) -> InferenceSection:
     return inf
 
 
-def _inference_replica(spec: WorkloadSpec, gpu: GpuSpec, tp: int, links: Links) -> _Replica | None:
-    """One replica on ``tp`` GPUs: the largest batch its KV cache holds and its output rate, or
-    None when the weights and one sequence's KV cache do not fit."""
+def weight_format(spec: WorkloadSpec) -> str:
+    """The weights' serving format (fp16, bf16, fp8, int8, int4, fp32)."""
+    value = _section(spec).precision.value
+    return _SERVING_FORMAT.get(value, value)
+
+
+def _shape(spec: WorkloadSpec) -> ModelShape:
     m = spec.model
-    inf = _section(spec)
-    params = float(m.params or 0.0)
-    L, h, a = int(m.layers or 1), int(m.hidden or 1), int(m.heads or 1)
-    wbytes = params * mem.BYTES_PER_VALUE[inf.precision.value] / tp
-    kv_bytes = 2.0 if inf.precision.value in ("fp32", "fp16", "bf16", "int8", "int4") else 1.0
-    kv_tok = mem.kv_cache_bytes_per_token(L, h, a, m.kv_heads, kv_bytes) / tp
-    ctx_max = inf.prompt_tokens + inf.output_tokens
-    budget = gpu.memory_gib * mem.GIB
-    room = (budget - mem.FRAMEWORK_FIXED_GIB * mem.GIB) / (1.0 + mem.FRAGMENTATION) - wbytes
-    # prefill working set: one prompt's activations (~20·p·h bytes, no stored backward state)
-    prefill_act = 20.0 * inf.prompt_tokens * h / tp
-    room -= prefill_act
-    if room <= kv_tok * ctx_max:
-        return None
-    batch = int(min(inf.max_batch or MAX_INFERENCE_BATCH, room // (kv_tok * ctx_max)))
-    peak = gpu.peak_flops
-    g = eff.gemm_fraction(gpu)
-    bw = gpu.memory_bandwidth_gb_per_s * 1e9 * eff.MEMORY_BW_FRACTION
-    ctx_avg = inf.prompt_tokens + inf.output_tokens / 2.0
-    read = wbytes + batch * kv_tok * ctx_avg
-    flops = batch * compute.decode_flops_per_token(params, L, h, ctx_avg) / tp
-    t_step = max(read / bw, flops / (peak * g))
-    if tp > 1:
-        per_ar = 2.0 * (tp - 1) / tp * batch * h * 2.0
-        t_step += (
-            2 * L * (per_ar / links.intra_bytes_per_s + eff.COLLECTIVE_LATENCY_S[links.intra_kind])
-        )
-    t_prefill = (
-        inf.prompt_tokens
-        * compute.prefill_flops_per_token(params, L, h, inf.prompt_tokens)
-        / tp
-        / (peak * g)
+    return ModelShape(
+        params=float(m.params or 0.0),
+        layers=int(m.layers or 1),
+        hidden=int(m.hidden or 1),
+        heads=int(m.heads or 1),
+        kv_heads=m.kv_heads,
+        active_params=m.active_params,
+        experts=m.experts,
+        experts_per_token=m.experts_per_token,
     )
-    per_token_s = t_step / batch + t_prefill / inf.output_tokens
-    kv = batch * kv_tok * ctx_max
-    other = wbytes + kv + prefill_act
-    breakdown = {
-        "weights": wbytes / mem.GIB,
-        "kv_cache": kv / mem.GIB,
-        "activations": prefill_act / mem.GIB,
-        "framework": (mem.FRAMEWORK_FIXED_GIB * mem.GIB + mem.FRAGMENTATION * other) / mem.GIB,
-    }
-    total = other + mem.FRAMEWORK_FIXED_GIB * mem.GIB + mem.FRAGMENTATION * other
-    return _Replica(tp, batch, 1.0 / per_token_s, total, breakdown)
 
 
-def _best_replica(
-    spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology
-) -> tuple[float, _Replica] | None:
-    """(output tokens/s of all ``count // tp`` replicas, one replica) for the tensor-parallel size
-    that serves most (the smallest within 1%), or None when no size fits a replica."""
+def _lengths(spec: WorkloadSpec) -> tuple[Lengths, Lengths]:
+    inf = _section(spec)
+    return (
+        Lengths.of(inf.prompt_tokens, inf.prompt_tokens_p95),
+        Lengths.of(inf.output_tokens, inf.output_tokens_p95),
+    )
+
+
+def make_replica(spec: WorkloadSpec, gpu: GpuSpec, tp: int, links: Links) -> Replica:
+    """One replica of ``spec``'s model on ``tp`` x ``gpu``, with its stack and formats.  The
+    stack's sequence limit gives way to ``inference.max_batch`` where the workload sets one."""
+    inf = _section(spec)
+    stack = serving_stack(inf.framework)
+    if inf.max_batch is not None:
+        stack = replace(stack, max_num_seqs=int(inf.max_batch))
+    return Replica(
+        model=_shape(spec),
+        gpu=gpu,
+        tp=tp,
+        links=links,
+        stack=stack,
+        precision=weight_format(spec),
+        kv_precision=inf.kv_precision,
+    )
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """One tensor-parallel size for ``count`` GPUs: its replica and how it carries the load."""
+
+    replica: Replica
+    replicas: int
+    point: ServingPoint
+    slo_met: bool | None
+
+
+def _slo_met(point: ServingPoint, inf: InferenceSection) -> bool | None:
+    targets = inf.slo
+    checks = [
+        (targets.ttft_ms_p95, point.ttft_ms_p95),
+        (targets.tpot_ms_p95, point.tpot_ms_p95),
+        (targets.e2e_ms_p95, point.e2e_ms_p95),
+    ]
+    given = [(t, v) for t, v in checks if t is not None]
+    if not given:
+        return None
+    return not point.overloaded and all(v <= t for t, v in given)
+
+
+def _choices(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> list[_Choice]:
+    """Every tensor-parallel size that fits a replica on ``count`` GPUs, with its serving point
+    at the workload's load (split evenly over the replicas) or at capacity (a batch job)."""
+    inf = _section(spec)
+    prompt, output = _lengths(spec)
     gpn = max(1, min(topo.gpus_per_node, count))
     heads = int(spec.model.heads or 1)
-    best: tuple[float, _Replica] | None = None
+    load = inf.load_requests_per_s
+    out: list[_Choice] = []
     for tp in _REPLICA_TENSOR_SIZES:
         if tp > gpn or count % tp or heads % tp:
             continue
-        r = _inference_replica(spec, gpu, tp, topology_links(gpu, topo, count))
-        if r is None:
+        replica = make_replica(spec, gpu, tp, topology_links(gpu, topo, tp))
+        if not replica.fits(prompt.p95 + output.p95):
             continue
-        capacity = (count // tp) * r.tokens_per_s
-        if best is None or capacity > best[0] * 1.01:
-            best = (capacity, r)
+        replicas = count // tp
+        point = serve(replica, prompt, output, None if load is None else load / replicas)
+        out.append(_Choice(replica, replicas, point, _slo_met(point, inf)))
+    return out
+
+
+def _best(choices: list[_Choice], serving: bool) -> _Choice:
+    """A service: the size that carries the load and meets the targets with the lowest p95
+    end-to-end latency (carrying the load first, then the targets); a batch job, or when none
+    carries the load: the most output tokens/s (the smallest size within 1%)."""
+    carrying = [c for c in choices if not c.point.overloaded]
+    if serving and carrying:
+        met = [c for c in carrying if c.slo_met is not False]
+        pool = met or carrying
+        return min(pool, key=lambda c: (c.point.e2e_ms_p95, c.replica.tp))
+    best = choices[0]
+    for c in choices[1:]:
+        if (
+            c.point.capacity_tokens_per_s * c.replicas
+            > best.point.capacity_tokens_per_s * best.replicas * 1.01
+        ):
+            best = c
     return best
 
 
@@ -116,7 +166,7 @@ def _flops_per_request(spec: WorkloadSpec) -> float:
     """Model FLOPs of one request: the prompt's prefill and the output tokens' decode."""
     inf = _section(spec)
     m = spec.model
-    params = float(m.params or 0.0)
+    params = float(m.active_params or m.params or 0.0)
     L, h = int(m.layers or 1), int(m.hidden or 1)
     return inf.prompt_tokens * compute.prefill_flops_per_token(
         params, L, h, inf.prompt_tokens
@@ -126,21 +176,47 @@ def _flops_per_request(spec: WorkloadSpec) -> float:
 
 
 def _weights_gib(spec: WorkloadSpec) -> float:
-    """The model's weights at the serving precision, GiB (the "checkpoint" a replica loads)."""
-    precision = _section(spec).precision.value
-    return float(spec.model.params or 0.0) * mem.BYTES_PER_VALUE[precision] / mem.GIB
+    """The model's weights in their serving format, GiB (what a replica loads)."""
+    return float(spec.model.params or 0.0) * WEIGHT_BYTES[weight_format(spec)] / mem.GIB
 
 
-def _assumptions(inf: InferenceSection) -> tuple[str, ...]:
-    return (
-        f"{inf.precision.value} weights, 16-bit KV cache, {inf.prompt_tokens:g} prompt + {inf.output_tokens:g} output tokens per request",
-        "decode bound by reading weights + KV cache at 80% of memory bandwidth; prefill compute bound",
-        f"continuous batching up to {inf.max_batch or MAX_INFERENCE_BATCH} sequences (vLLM default 256)",
-    )
+def _assumptions(spec: WorkloadSpec, gpu: GpuSpec, replica: Replica | None) -> tuple[str, ...]:
+    inf = _section(spec)
+    fmt = weight_format(spec)
+    stack = serving_stack(inf.framework)
+    lines = [
+        f"{fmt} weights, {inf.kv_precision} KV cache; prompts of {_length_words(inf.prompt_tokens, inf.prompt_tokens_p95)} "
+        f"and answers of {_length_words(inf.output_tokens, inf.output_tokens_p95)} tokens",
+        f"served by {stack.description}: up to "
+        f"{replica.stack.max_num_seqs if replica else stack.max_num_seqs} sequences per replica, "
+        f"{stack.memory_utilization:.0%} of GPU memory",
+        "each step: max(weights + KV cache read at "
+        f"{stack.bandwidth_fraction:.0%} of memory bandwidth, FLOPs at the matmul efficiency) "
+        "+ tensor-parallel all-reduces + the stack's host time",
+    ]
+    if inf.serving:
+        lines.append(
+            "Poisson arrivals; running batch by Little's law, its 95th percentile B + 1.645 sqrt(B); "
+            "prompts queue as an M/D/1 server"
+        )
+    if fmt == "bf16" and not gpu.bf16:
+        lines.append(f"the {gpu.name} has no bf16: the weights are served in fp16 (same size)")
+    if fmt in ("int8", "int4"):
+        lines.append(f"{fmt} weight-only quantisation (AWQ/GPTQ-style), matmuls in 16-bit")
+    if fmt == "fp8" and not gpu.fp8:
+        lines.append(f"the {gpu.name} has no fp8 tensor cores: fp8 weights, 16-bit matmuls")
+    return tuple(lines)
+
+
+def _length_words(mean: float, p95: float | None) -> str:
+    return f"{mean:g}" if p95 is None else f"{mean:g} on average ({p95:g} at p95)"
 
 
 def _roofline_source(gpu: GpuSpec) -> str:
-    return f"roofline: max(bytes / {gpu.memory_bandwidth_gb_per_s:g} GB/s, FLOPs / ({gpu.tensor_tflops_dense:g} TFLOPS x {eff.gemm_fraction(gpu):.2f}))"
+    return (
+        f"roofline per step: max(bytes / {gpu.memory_bandwidth_gb_per_s:g} GB/s, "
+        f"FLOPs / ({gpu.tensor_tflops_dense:g} TFLOPS x {eff.gemm_fraction(gpu):.2f}))"
+    )
 
 
 def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> Estimate:
@@ -154,14 +230,14 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
         gpus_per_piece=count,
         reason="weights and one sequence of KV cache do not fit",
     )
-    need = weights_gib * 1.1 + mem.FRAMEWORK_FIXED_GIB
+    need = weights_gib / min(8, gpn) + mem.FRAMEWORK_FIXED_GIB
     return make_estimate(
         spec,
         gpu,
         count,
         fits=False,
         memory_bytes=need * mem.GIB,
-        breakdown={"weights": weights_gib},
+        breakdown={"weights": weights_gib / min(8, gpn)},
         strategy=s,
         total_flops=0.0,
         efficiency=0.0,
@@ -171,86 +247,136 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
         fabric=None,
         checkpoint_gib=weights_gib,
         suggestions=[
-            f"weights alone are {weights_gib:.1f} GiB: use more GPUs per replica (tensor parallel, up to {gpn} here), a bigger GPU, or int8/int4 weights"
+            f"weights alone are {weights_gib:.1f} GiB: use more GPUs per replica (tensor "
+            f"parallel, up to {gpn} here), a bigger GPU, or int8/int4 weights"
         ],
-        assumptions=_assumptions(_section(spec)),
+        assumptions=_assumptions(spec, gpu, None),
     )
 
 
-@dataclass(frozen=True)
-class _Load:
-    """How the replicas carry the workload: whether they keep up, for how long, at what MFU."""
+def _memory(c: _Choice, prompt: Lengths, output: Lengths) -> dict[str, float]:
+    """Per-GPU memory at the load: weights, the KV cache of the sequences running at p95, the
+    step workspace and the runtime (CUDA context, kernels, graphs)."""
+    r = c.replica
+    running = min(
+        c.point.concurrency + 1.645 * math.sqrt(c.point.concurrency), c.point.max_concurrency
+    )
+    kv = running * (prompt.mean + output.mean / 2.0) * r.kv_bytes_per_token_per_gpu
+    return {
+        "weights": r.weight_bytes_per_gpu / mem.GIB,
+        "kv_cache": kv / mem.GIB,
+        "activations": r.workspace_bytes_per_gpu / mem.GIB,
+        "runtime": RUNTIME_GIB,
+    }
 
-    fits: bool
-    wall_hours: float
-    total_flops: float
-    efficiency: float
-    suggestions: tuple[str, ...]
 
-
-def _load(spec: WorkloadSpec, gpu: GpuSpec, count: int, capacity: float, r: _Replica) -> _Load:
-    """Serving: the window's hours, fitting only if ``capacity`` sustains the rate (MFU then at the
-    rate served); a batch job: as long as generating its tokens takes."""
+def _serving_metrics(spec: WorkloadSpec, c: _Choice) -> ServingMetrics:
     inf = _section(spec)
-    per_req_flops = _flops_per_request(spec)
-    suggestions: list[str] = []
-    fits = True
-    if inf.serving:
-        need_rate = inf.output_tokens_per_s
-        wall_h = float(inf.hours or 0.0)
-        total_out = need_rate * wall_h * 3600.0
-        if capacity < need_rate:
-            fits = False
-            need_gpus = math.ceil(need_rate / r.tokens_per_s) * r.tp
-            suggestions.append(
-                f"sustains {capacity:,.0f} of the {need_rate:,.0f} output tokens/s needed: use {need_gpus} x {gpu.name}"
-            )
-    else:
-        total_out = inf.total_output_tokens * spec.pieces
-        wall_h = total_out / capacity / 3600.0
-    total_flops = per_req_flops * total_out / inf.output_tokens
-    efficiency = total_flops / (count * gpu.peak_flops * wall_h * 3600.0) if wall_h > 0 else 0.0
-    if inf.serving and not fits:
-        efficiency = capacity * per_req_flops / inf.output_tokens / (count * gpu.peak_flops)
-    return _Load(fits, wall_h, total_flops, efficiency, tuple(suggestions))
+    p = c.point
+    prompt, output = _lengths(spec)
+    slo = {k: v for k, v in inf.slo.model_dump().items() if v is not None}
+    return ServingMetrics(
+        framework=c.replica.stack.name,
+        precision=c.replica.precision,
+        kv_precision=c.replica.kv_precision,
+        replicas=c.replicas,
+        gpus_per_replica=c.replica.tp,
+        load_requests_per_s=inf.load_requests_per_s,
+        overloaded=p.overloaded,
+        ttft_ms=Percentiles(p.ttft_ms_p50, p.ttft_ms_p95),
+        tpot_ms=Percentiles(p.tpot_ms_p50, p.tpot_ms_p95),
+        e2e_ms=Percentiles(p.e2e_ms_p50, p.e2e_ms_p95),
+        throughput_tokens_per_second=p.throughput_tokens_per_s * c.replicas,
+        capacity_tokens_per_second=p.capacity_tokens_per_s * c.replicas,
+        capacity_requests_per_second=p.capacity_requests_per_s * c.replicas,
+        max_concurrency=p.max_concurrency,
+        concurrency=p.concurrency,
+        kv_cache_gib_per_sequence=c.replica.kv_bytes_per_token_per_gpu
+        * c.replica.tp
+        * (prompt.mean + output.mean)
+        / mem.GIB,
+        slo=slo,
+        slo_met=c.slo_met,
+    )
+
+
+def _suggestions(spec: WorkloadSpec, gpu: GpuSpec, c: _Choice) -> list[str]:
+    inf = _section(spec)
+    p = c.point
+    out = []
+    if p.overloaded and inf.load_requests_per_s is not None:
+        per_replica = p.capacity_requests_per_s
+        need = math.ceil(inf.load_requests_per_s / per_replica) * c.replica.tp
+        out.append(
+            f"carries {p.capacity_requests_per_s * c.replicas:,.2f} of the "
+            f"{inf.load_requests_per_s:,.2f} requests/s ({p.capacity_tokens_per_s * c.replicas:,.0f} "
+            f"of {inf.load_requests_per_s * inf.output_tokens:,.0f} output tokens/s): use "
+            f"{need} x {gpu.name}"
+        )
+    if c.slo_met is False and not p.overloaded:
+        out.append(
+            f"misses the latency targets at this load (p95 TTFT {p.ttft_ms_p95:,.0f} ms, "
+            f"TPOT {p.tpot_ms_p95:,.1f} ms): more replicas, a faster GPU, or fp8/int4 weights"
+        )
+    return out
 
 
 def estimate_inference(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> Estimate:
-    """The inference estimate on ``count`` x ``gpu``: as many replicas of the best tensor-parallel
-    size as fit, serving the rate or generating the tokens."""
-    best = _best_replica(spec, gpu, count, topo)
-    if best is None:
+    """The inference estimate on ``count`` x ``gpu``: replicas of the best tensor-parallel size,
+    their latency and throughput at the workload's load (a service) or the time to generate its
+    tokens (a batch job)."""
+    choices = _choices(spec, gpu, count, topo)
+    if not choices:
         return _no_replica(spec, gpu, count, topo)
-    capacity, r = best
-    replicas = count // r.tp
+    inf = _section(spec)
+    c = _best(choices, inf.serving)
+    prompt, output = _lengths(spec)
+    r, p = c.replica, c.point
+    metrics = _serving_metrics(spec, c)
     s = Strategy(
-        data_parallel=replicas,
+        data_parallel=c.replicas,
         tensor_parallel=r.tp,
         method="inference",
-        micro_batch_size=r.batch,
+        micro_batch_size=p.max_concurrency,
         gpus_per_piece=r.tp,
-        concurrent_pieces=replicas,
-        reason=f"{replicas} replica(s) of {r.tp} GPU(s), {r.batch} concurrent sequences each, {r.tokens_per_s:,.0f} output tok/s per replica",
+        concurrent_pieces=c.replicas,
+        reason=(
+            f"{c.replicas} replica(s) of {r.tp} GPU(s), up to {p.max_concurrency} concurrent "
+            f"sequences each; {p.capacity_tokens_per_s:,.0f} output tokens/s per replica at most"
+        ),
     )
-    load = _load(spec, gpu, count, capacity, r)
+    per_req_flops = _flops_per_request(spec)
+    if inf.serving:
+        wall_h = float(inf.hours or 0.0)
+        served = p.requests_per_s * c.replicas
+        fits = not p.overloaded and c.slo_met is not False
+    else:
+        served = p.capacity_requests_per_s * c.replicas
+        requests = inf.total_output_tokens * spec.pieces / inf.output_tokens
+        wall_h = requests / served / 3600.0
+        fits = True
+    total_flops = per_req_flops * served * wall_h * 3600.0
+    efficiency = per_req_flops * served / (count * gpu.peak_flops)
+    breakdown = _memory(c, prompt, output)
     return make_estimate(
         spec,
         gpu,
         count,
-        fits=load.fits,
-        memory_bytes=r.memory_bytes,
-        breakdown=r.breakdown,
+        fits=fits,
+        memory_bytes=sum(breakdown.values()) * mem.GIB,
+        breakdown=breakdown,
         strategy=s,
-        total_flops=load.total_flops,
-        efficiency=load.efficiency,
+        total_flops=total_flops,
+        efficiency=efficiency,
         source=_roofline_source(gpu),
-        wall_hours=load.wall_hours,
+        wall_hours=wall_h,
         # one GPU per replica: nothing between GPUs; tensor parallel: NVLink, NVSwitch beyond 2
         interconnect=Interconnect.NONE
         if r.tp == 1
         else (Interconnect.NVSWITCH if r.tp > 2 else Interconnect.NVLINK),
         fabric=None,
         checkpoint_gib=_weights_gib(spec),
-        suggestions=load.suggestions,
-        assumptions=_assumptions(_section(spec)),
+        suggestions=_suggestions(spec, gpu, c),
+        assumptions=_assumptions(spec, gpu, r),
+        serving=metrics,
     )

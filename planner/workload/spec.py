@@ -26,7 +26,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from planner.config.scenarios import scenarios_dir
 from planner.config.validation import ErrorWording, FieldError, UnknownName, config_error
@@ -292,10 +292,26 @@ class TrainingSection(_Section):
     parallelism: ParallelismSection = ParallelismSection()
 
 
+class ServingSlo(_Section):
+    """Latency targets a serving plan must meet at its load (95th percentiles, milliseconds)."""
+
+    ttft_ms_p95: float | None = Field(default=None, gt=0, le=3_600_000)
+    tpot_ms_p95: float | None = Field(default=None, gt=0, le=3_600_000)
+    e2e_ms_p95: float | None = Field(default=None, gt=0, le=86_400_000)
+
+
 class InferenceSection(_Section):
     precision: Precision = Precision.BF16
+    # serving stack (planner/data/serving_stacks.yaml); auto = vLLM
+    framework: str = "auto"
+    # KV-cache format: 16-bit, or fp8 (vLLM/TensorRT-LLM kv_cache_dtype fp8)
+    kv_precision: Literal["fp16", "bf16", "fp8"] = "fp16"
     prompt_tokens: float = Field(default=512, ge=1, le=MAX_SEQ_LEN)
     output_tokens: float = Field(default=256, ge=1, le=MAX_SEQ_LEN)
+    # the lengths' 95th percentiles (None: every request is as long as the mean)
+    prompt_tokens_p95: float | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    output_tokens_p95: float | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    slo: ServingSlo = ServingSlo()
     max_batch: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
     tokens_per_s: float | None = Field(
         default=None, gt=0, le=1e9
@@ -309,9 +325,42 @@ class InferenceSection(_Section):
     )  # batch job: output tokens to generate
     requests: float | None = Field(default=None, gt=0, le=1e16)  # batch job, alternative to tokens
 
+    @field_validator("framework")
+    @classmethod
+    def _known_framework(cls, value: str) -> str:
+        from planner.workload.serving import serving_stack
+
+        name = value.strip().lower()
+        try:
+            serving_stack(name)
+        except UnknownNameError as e:  # a ValueError names the key path in the file
+            raise ValueError(f"{e.detail}; {e.hint}") from None
+        return name
+
+    @model_validator(mode="after")
+    def _percentiles_above_means(self) -> InferenceSection:
+        for name in ("prompt_tokens", "output_tokens"):
+            p95 = getattr(self, f"{name}_p95")
+            if p95 is not None and p95 < getattr(self, name):
+                raise ValueError(
+                    f"{name}_p95 ({p95:g}) is below the mean {name} ({getattr(self, name):g}); "
+                    "the 95th percentile of a length is at least its mean for the usual "
+                    "right-skewed lengths"
+                )
+        return self
+
     @property
     def serving(self) -> bool:
         return self.tokens_per_s is not None or self.requests_per_s is not None
+
+    @property
+    def load_requests_per_s(self) -> float | None:
+        """Requests per second a service must carry (None: a batch job)."""
+        if self.requests_per_s is not None:
+            return self.requests_per_s
+        if self.tokens_per_s is not None:
+            return self.tokens_per_s / self.output_tokens
+        return None
 
     @property
     def output_tokens_per_s(self) -> float:

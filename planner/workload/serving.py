@@ -1,0 +1,482 @@
+"""LLM serving performance from physics: prefill, decode, KV-cache capacity, batching, queueing (pure).
+
+One *replica* is the model on ``tp`` GPUs (tensor parallel).  Everything follows from one function,
+:meth:`Replica.step_seconds`: the time of one engine step that advances ``decode_seqs`` running
+sequences by a token each and processes ``prefill_tokens`` prompt tokens.  A step
+
+* reads the weights once (a mixture of experts reads the experts its tokens touch) and the KV
+  cache of every running sequence: ``bytes / (bandwidth x the stack's bandwidth fraction)``;
+* does ``2 x active params`` FLOPs per token plus attention (``4 x layers x hidden x context``):
+  ``FLOPs / (peak at the compute precision x the GPU's matmul fraction)``;
+* takes the larger of the two (roofline), plus two all-reduces per layer across the tensor-parallel
+  GPUs, plus the stack's host-side time (scheduling, sampling; eager PyTorch: per layer).
+
+From it, for a replica under a load of ``requests_per_s`` with prompt and output lengths given as
+a mean (and optionally a 95th percentile):
+
+* **TPOT** (time per output token) is the step time at the running batch, stretched by the prompt
+  tokens that share the steps (chunked prefill) or stall them (whole-prompt prefill);
+* the running batch follows Little's law, ``B = lambda x (TTFT + (output - 1) x TPOT)``, solved as
+  a fixed point; its 95th percentile is ``B + 1.645 sqrt(B)`` (Poisson arrivals);
+* **TTFT** (time to first token) is the prompt's own prefill, half a step (p50) or a whole step (p95)
+  of waiting for the running step, and the queue of prompts ahead of it: an M/D/1 queue whose
+  server is the prefill work, waiting ``rho S / (2 (1 - rho))`` on average with an exponential tail;
+* **capacity** is the highest load whose running batch stays within the KV cache and the stack's
+  sequence limit, found by bisection; offline throughput is that load's output tokens/s;
+* a stack without continuous batching (Hugging Face ``generate``) serves one request at a time: an
+  M/D/1 queue whose service is the whole request.
+
+KV cache: ``2 x layers x kv_heads x head_dim`` values per token (grouped-query attention shares
+them), split over the tensor-parallel GPUs down to one KV head each.  The stack's memory share less
+the weights and a prefill workspace is the KV pool; the most sequences it holds at the mean context
+(prompt + half the output) is the replica's concurrency limit, capped by the stack's
+``max_num_seqs``.
+
+Weight formats: fp16/bf16 (2 bytes), fp8 (1 byte; fp8 tensor cores where the GPU has them), int8
+and int4 *weight-only* (AWQ/GPTQ-style: 1 and 0.53 bytes including group-128 scales, the matmuls in
+16-bit after dequantisation).  The KV cache is 16-bit unless ``kv_precision`` is fp8.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from importlib import resources
+
+import yaml
+
+from planner.errors import ConfigError, UnknownNameError
+from planner.gpu_specs import GpuSpec
+from planner.workload import efficiency as eff
+from planner.workload import memory as mem
+from planner.workload.parallel import Links
+
+# Bytes per weight by serving format.  int4: 4 bits + a 16-bit scale and zero point per group of
+# 128 weights (AWQ/GPTQ default group size) = 4.25 bits.
+WEIGHT_BYTES: dict[str, float] = {
+    "fp32": 4.0,
+    "fp16": 2.0,
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 4.25 / 8.0,
+}
+KV_BYTES: dict[str, float] = {"fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "fp32": 4.0}
+# Prompt tokens one step processes at most (vLLM V1 max_num_batched_tokens for online serving).
+PREFILL_CHUNK_TOKENS = 2048
+# Activation workspace per token of a step, in hidden-size values: the widest live tensors of a
+# decoder layer (the MLP's up and gate projections, 2 x ~3.5h, plus QKV and residual): 16 values.
+WORKSPACE_VALUES_PER_TOKEN = 16
+# Host memory the CUDA context, kernels and CUDA graphs take on the GPU (vLLM reports ~0.5-1.5 GiB
+# of "non-torch" memory): one GiB, the planner's usual framework allowance.
+RUNTIME_GIB = mem.FRAMEWORK_FIXED_GIB
+# z of the 95th percentile of a normal distribution (the Poisson batch's fluctuation).
+Z95 = 1.645
+_STEP_ITERATIONS = 60
+
+
+@dataclass(frozen=True)
+class ServingStack:
+    """One serving stack's batching and host-side costs (see serving_stacks.yaml)."""
+
+    name: str
+    description: str
+    continuous_batching: bool
+    chunked_prefill: bool
+    max_num_seqs: int
+    memory_utilization: float
+    step_overhead_ms: float
+    layer_overhead_ms: float
+    bandwidth_fraction: float
+    source: str
+
+
+@functools.lru_cache(maxsize=1)
+def load_serving_stacks() -> dict[str, ServingStack]:
+    """The bundled serving stacks by name (read on first use)."""
+    text = (
+        resources.files("planner.data").joinpath("serving_stacks.yaml").read_text(encoding="utf-8")
+    )
+    stacks = {}
+    for raw in yaml.safe_load(text):
+        stack = ServingStack(**{k: raw[k] for k in ServingStack.__dataclass_fields__})
+        stacks[stack.name] = stack
+    return stacks
+
+
+DEFAULT_STACK = "vllm"
+
+
+def serving_stack(name: str | None) -> ServingStack:
+    """The stack called ``name`` (``None`` or ``auto``: vLLM, the common open-source server)."""
+    stacks = load_serving_stacks()
+    key = DEFAULT_STACK if name in (None, "", "auto") else str(name).strip().lower()
+    if key not in stacks:
+        raise UnknownNameError("serving framework", str(name), [*stacks, "auto"])
+    return stacks[key]
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """A length distribution in tokens: its mean, median and 95th percentile."""
+
+    mean: float
+    p50: float
+    p95: float
+
+    @classmethod
+    def of(cls, mean: float, p95: float | None = None, p50: float | None = None) -> Lengths:
+        """From a mean alone (every request that long) or with percentiles."""
+        return cls(float(mean), float(p50 if p50 is not None else mean), float(p95 or mean))
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """What serving needs to know about a transformer."""
+
+    params: float
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int | None = None
+    active_params: float | None = None  # mixture of experts: parameters one token uses
+    experts: int | None = None
+    experts_per_token: int | None = None
+
+    @property
+    def active(self) -> float:
+        return float(self.active_params or self.params)
+
+
+@dataclass(frozen=True)
+class Replica:
+    """The model on ``tp`` GPUs of one kind, served by one stack at one weight format."""
+
+    model: ModelShape
+    gpu: GpuSpec
+    tp: int
+    links: Links
+    stack: ServingStack
+    precision: str = "bf16"  # weight format
+    kv_precision: str = "fp16"
+
+    # -- memory -----------------------------------------------------------------------------------
+    @property
+    def weight_bytes_per_gpu(self) -> float:
+        return self.model.params * WEIGHT_BYTES[self.precision] / self.tp
+
+    @property
+    def kv_bytes_per_token_per_gpu(self) -> float:
+        """KV cache per token of context on each GPU: KV heads split over the GPUs, at least one."""
+        m = self.model
+        kv_heads = m.kv_heads or m.heads
+        per_gpu_heads = max(kv_heads / self.tp, 1.0)
+        head_dim = m.hidden / m.heads
+        return 2.0 * m.layers * per_gpu_heads * head_dim * KV_BYTES[self.kv_precision]
+
+    @property
+    def workspace_bytes_per_gpu(self) -> float:
+        """Activations of the largest step (a prefill chunk or a full batch of decodes)."""
+        tokens = max(PREFILL_CHUNK_TOKENS, self.stack.max_num_seqs)
+        return tokens * WORKSPACE_VALUES_PER_TOKEN * self.model.hidden * 2.0 / self.tp
+
+    @property
+    def kv_pool_bytes_per_gpu(self) -> float:
+        """Memory left for the KV cache: the stack's share of the GPU less everything else."""
+        budget = self.gpu.memory_gib * mem.GIB * self.stack.memory_utilization
+        return (
+            budget
+            - RUNTIME_GIB * mem.GIB
+            - self.weight_bytes_per_gpu
+            - self.workspace_bytes_per_gpu
+        )
+
+    def max_concurrency(self, context_tokens: float) -> int:
+        """Sequences the KV pool holds at ``context_tokens`` each, capped by the stack's limit."""
+        pool = self.kv_pool_bytes_per_gpu
+        if pool <= 0:
+            return 0
+        fits = int(pool // (self.kv_bytes_per_token_per_gpu * max(context_tokens, 1.0)))
+        return min(fits, self.stack.max_num_seqs)
+
+    def fits(self, longest_sequence_tokens: float) -> bool:
+        """The weights fit and the KV pool holds at least one sequence of the given length."""
+        return (
+            self.kv_pool_bytes_per_gpu >= self.kv_bytes_per_token_per_gpu * longest_sequence_tokens
+        )
+
+    # -- time -------------------------------------------------------------------------------------
+    @property
+    def compute_peak_flops(self) -> float:
+        """The matmul peak the weights run at: fp8 tensor cores for fp8 weights where the GPU has
+        them; 16-bit otherwise (weight-only int8/int4 dequantise to 16-bit)."""
+        if self.precision == "fp8" and self.gpu.fp8:
+            return self.gpu.matmul_peak_flops("fp8")
+        if self.precision == "fp32":
+            return self.gpu.matmul_peak_flops("fp32")
+        return self.gpu.peak_flops
+
+    def _weights_read(self, tokens: float) -> float:
+        """Weight bytes a step reads on each GPU: all of them for a dense model; for a mixture of
+        experts the shared part and the experts its ``tokens`` route to (each token picks k of E,
+        so E (1 - (1 - k/E)^tokens) experts are touched on average)."""
+        m = self.model
+        if not (m.experts and m.experts_per_token and m.active_params):
+            return self.weight_bytes_per_gpu
+        e, k = float(m.experts), float(m.experts_per_token)
+        expert = (m.params - m.active_params) / (e - k)
+        shared = m.active_params - k * expert
+        touched = e * (1.0 - (1.0 - k / e) ** max(tokens, 1.0))
+        return (shared + touched * expert) * WEIGHT_BYTES[self.precision] / self.tp
+
+    def step_seconds(
+        self,
+        decode_seqs: float,
+        decode_context: float,
+        prefill_tokens: float = 0.0,
+        prefill_context: float = 0.0,
+    ) -> float:
+        """One engine step: ``decode_seqs`` sequences at ``decode_context`` tokens of context each
+        advance one token, and ``prefill_tokens`` prompt tokens (of prompts ``prefill_context``
+        long) are processed."""
+        m = self.model
+        tokens = decode_seqs + prefill_tokens
+        if tokens <= 0:
+            return 0.0
+        kv = self.kv_bytes_per_token_per_gpu
+        read = self._weights_read(tokens) + kv * (decode_seqs * decode_context + prefill_tokens)
+        attention_ctx = decode_seqs * decode_context + prefill_tokens * prefill_context / 2.0
+        flops = (2.0 * m.active * tokens + 4.0 * m.layers * m.hidden * attention_ctx) / self.tp
+        gpu_s = max(
+            read / (self.gpu.memory_bandwidth_gb_per_s * 1e9 * self.stack.bandwidth_fraction),
+            flops / (self.compute_peak_flops * eff.gemm_fraction(self.gpu)),
+        )
+        host_s = self.stack.layer_overhead_ms * 1e-3 * m.layers
+        return self.stack.step_overhead_ms * 1e-3 + max(gpu_s, host_s) + self._tp_seconds(tokens)
+
+    def _tp_seconds(self, tokens: float) -> float:
+        """Two all-reduces of the step's activations per layer across the tensor-parallel GPUs."""
+        if self.tp <= 1:
+            return 0.0
+        size = tokens * self.model.hidden * 2.0
+        ring = 2.0 * (self.tp - 1) / self.tp * size / self.links.intra_bytes_per_s
+        latency = eff.COLLECTIVE_LATENCY_S.get(self.links.intra_kind, 25e-6)
+        return 2 * self.model.layers * (ring + latency)
+
+    def prefill_seconds(
+        self, prompt_tokens: float, decode_seqs: float = 0.0, context: float = 0.0
+    ) -> float:
+        """Time to process a whole prompt alongside ``decode_seqs`` running sequences: one step per
+        chunk (a stack without chunked prefill runs the prompt alone in one step)."""
+        if not self.stack.chunked_prefill:
+            return self.step_seconds(0.0, 0.0, prompt_tokens, prompt_tokens)
+        chunks = max(1, math.ceil(prompt_tokens / PREFILL_CHUNK_TOKENS))
+        per = prompt_tokens / chunks
+        return chunks * self.step_seconds(decode_seqs, context, per, prompt_tokens)
+
+    def prefill_work_seconds(
+        self, prompt_tokens: float, decode_seqs: float, context: float
+    ) -> float:
+        """The step time a prompt adds when it rides along the decoding batch (chunked prefill) or
+        takes on its own (whole-prompt prefill): what the prompts ahead of a request cost it."""
+        if not self.stack.chunked_prefill:
+            return self.step_seconds(0.0, 0.0, prompt_tokens, prompt_tokens)
+        return self.prefill_seconds(prompt_tokens, decode_seqs, context) - self.step_seconds(
+            decode_seqs, context
+        ) * max(1, math.ceil(prompt_tokens / PREFILL_CHUNK_TOKENS))
+
+
+@dataclass(frozen=True)
+class ServingPoint:
+    """One replica's latency and throughput at one load (times in milliseconds)."""
+
+    requests_per_s: float  # the load the figures are for (the capacity when none was given)
+    overloaded: bool  # the load asked for is beyond the capacity; figures are at the capacity
+    concurrency: float  # mean sequences running
+    max_concurrency: int
+    ttft_ms_p50: float
+    ttft_ms_p95: float
+    tpot_ms_p50: float
+    tpot_ms_p95: float
+    e2e_ms_p50: float
+    e2e_ms_p95: float
+    throughput_tokens_per_s: float  # output tokens/s at this load
+    capacity_requests_per_s: float
+    capacity_tokens_per_s: float  # output tokens/s at the capacity (offline throughput)
+    prefill_share: float  # share of the replica's time spent on prompts
+
+    @property
+    def capacity_used(self) -> float:
+        return (
+            self.requests_per_s / self.capacity_requests_per_s
+            if self.capacity_requests_per_s
+            else math.inf
+        )
+
+
+def _wait_quantile(mean_wait: float, rho: float, q: float) -> float:
+    """The q-quantile of a queue's waiting time with mean ``mean_wait``: zero with probability
+    1 - rho, exponential tail otherwise (P(W > t) = rho exp(-rho t / mean_wait))."""
+    if rho <= 0 or mean_wait <= 0 or rho <= 1.0 - q:
+        return 0.0
+    return mean_wait / rho * math.log(rho / (1.0 - q))
+
+
+@dataclass(frozen=True)
+class _State:
+    """The steady state of a continuously batching replica at one load."""
+
+    batch: float
+    step_s: float  # decode step time, prompts' share included (= TPOT)
+    rho: float  # share of time on prompts
+    prefill_s: float  # one mean prompt's own prefill time at this batch
+
+
+def _steady_state(
+    r: Replica, rate: float, prompt: Lengths, output: Lengths, limit: int
+) -> _State | None:
+    """The fixed point of Little's law at ``rate`` requests/s, or None when the batch it needs
+    exceeds ``limit`` or the prompts alone keep the replica busy."""
+    context = prompt.mean + output.mean / 2.0
+    batch = 1.0
+    state = None
+    for _ in range(_STEP_ITERATIONS):
+        work = r.prefill_work_seconds(prompt.mean, batch, context)
+        rho = rate * work
+        if rho >= 1.0:
+            return None
+        step = r.step_seconds(batch, context) / (1.0 - rho)
+        prefill = r.prefill_seconds(prompt.mean, batch, context)
+        ttft = step / 2.0 + prefill
+        new_batch = max(rate * (ttft + max(output.mean - 1.0, 0.0) * step), 1.0)
+        state = _State(new_batch, step, rho, prefill)
+        if abs(new_batch - batch) <= 1e-4 * batch:
+            break
+        batch = new_batch
+    if state is None or state.batch > limit:
+        return None
+    return state
+
+
+def _capacity(r: Replica, prompt: Lengths, output: Lengths, limit: int) -> float:
+    """The highest load (requests/s) the replica sustains, by bisection on the steady state."""
+    context = prompt.mean + output.mean / 2.0
+    # an upper bound: the batch at its limit with no prompt stalls
+    hi = limit / (
+        output.mean * r.step_seconds(limit, context)
+        + r.prefill_work_seconds(prompt.mean, limit, context)
+    )
+    hi = max(hi, 1e-9) * 2.0
+    lo = 0.0
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        if _steady_state(r, mid, prompt, output, limit) is None:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= 1e-6 * hi:
+            break
+    return lo
+
+
+def serve(
+    r: Replica, prompt: Lengths, output: Lengths, requests_per_s: float | None = None
+) -> ServingPoint:
+    """Latency and throughput of replica ``r`` at ``requests_per_s`` (None: at its capacity).
+
+    Raises :class:`ConfigError` when not one sequence of the longest length fits.
+    """
+    longest = prompt.p95 + output.p95
+    if not r.fits(longest):
+        raise ConfigError(
+            f"{r.model.params / 1e9:.1f}B parameters in {r.precision} on {r.tp} x {r.gpu.name} "
+            f"leave no room for one {longest:,.0f}-token sequence",
+            hint="use more GPUs per replica (tensor parallel), a bigger GPU or int8/int4 weights",
+        )
+    context = prompt.mean + output.mean / 2.0
+    limit = max(r.max_concurrency(context), 1)
+    if not r.stack.continuous_batching:
+        return _serve_one_at_a_time(r, prompt, output, requests_per_s)
+    cap = _capacity(r, prompt, output, limit)
+    rate = cap if requests_per_s is None else float(requests_per_s)
+    overloaded = requests_per_s is not None and rate > cap
+    if overloaded or rate <= 0:
+        rate = cap if overloaded else max(rate, 1e-9)
+    state = _steady_state(r, rate, prompt, output, limit) or _steady_state(
+        r, cap * (1 - 1e-6), prompt, output, limit
+    )
+    assert state is not None  # the capacity is a load the steady state exists for
+    batch95 = min(state.batch + Z95 * math.sqrt(state.batch), float(limit))
+    step95 = r.step_seconds(batch95, context) / (1.0 - state.rho)
+    # the queue of prompts: an M/D/1 server whose service is a prompt's added work
+    work = r.prefill_work_seconds(prompt.mean, state.batch, context)
+    wait = state.rho * work / (2.0 * (1.0 - state.rho)) if state.rho < 1 else math.inf
+    ttft50 = (
+        state.step_s / 2.0
+        + r.prefill_seconds(prompt.p50, state.batch, context)
+        + _wait_quantile(wait, state.rho, 0.5)
+    )
+    ttft95 = (
+        step95
+        + r.prefill_seconds(prompt.p95, batch95, context)
+        + _wait_quantile(wait, state.rho, 0.95)
+    )
+    return ServingPoint(
+        requests_per_s=rate,
+        overloaded=overloaded,
+        concurrency=state.batch,
+        max_concurrency=limit,
+        ttft_ms_p50=ttft50 * 1e3,
+        ttft_ms_p95=ttft95 * 1e3,
+        tpot_ms_p50=state.step_s * 1e3,
+        tpot_ms_p95=step95 * 1e3,
+        e2e_ms_p50=(ttft50 + max(output.p50 - 1.0, 0.0) * state.step_s) * 1e3,
+        e2e_ms_p95=(ttft95 + max(output.p95 - 1.0, 0.0) * step95) * 1e3,
+        throughput_tokens_per_s=rate * output.mean,
+        capacity_requests_per_s=cap,
+        capacity_tokens_per_s=cap * output.mean,
+        prefill_share=state.rho,
+    )
+
+
+def _serve_one_at_a_time(
+    r: Replica, prompt: Lengths, output: Lengths, requests_per_s: float | None
+) -> ServingPoint:
+    """A stack that runs one request to its end before the next: an M/D/1 queue whose service is
+    the whole request (prefill, then one step per output token)."""
+
+    def service(p: float, o: float) -> tuple[float, float, float]:
+        pre = r.prefill_seconds(p)
+        tpot = r.step_seconds(1.0, p + o / 2.0)
+        return pre, tpot, pre + max(o - 1.0, 0.0) * tpot
+
+    pre50, tpot50, s_mean = service(prompt.mean, output.mean)
+    pre95, tpot95, _ = service(prompt.p95, output.p95)
+    cap = 1.0 / s_mean
+    rate = cap if requests_per_s is None else float(requests_per_s)
+    overloaded = requests_per_s is not None and rate >= cap
+    rate = min(rate, cap)
+    rho = rate * s_mean
+    # offline (no load given) or beyond the capacity: the figures of back-to-back requests, with
+    # no queue in front of them
+    queued = requests_per_s is not None and not overloaded
+    wait = rho * s_mean / (2.0 * (1.0 - rho)) if queued else 0.0
+    ttft50 = pre50 + _wait_quantile(wait, rho, 0.5)
+    ttft95 = pre95 + _wait_quantile(wait, rho, 0.95)
+    return ServingPoint(
+        requests_per_s=rate,
+        overloaded=overloaded,
+        concurrency=1.0,
+        max_concurrency=1,
+        ttft_ms_p50=ttft50 * 1e3,
+        ttft_ms_p95=ttft95 * 1e3,
+        tpot_ms_p50=tpot50 * 1e3,
+        tpot_ms_p95=tpot95 * 1e3,
+        e2e_ms_p50=(ttft50 + max(output.p50 - 1.0, 0.0) * tpot50) * 1e3,
+        e2e_ms_p95=(ttft95 + max(output.p95 - 1.0, 0.0) * tpot95) * 1e3,
+        throughput_tokens_per_s=rate * output.mean,
+        capacity_requests_per_s=cap,
+        capacity_tokens_per_s=cap * output.mean,
+        prefill_share=rate * pre50,
+    )

@@ -1,0 +1,211 @@
+"""The LLM serving model (issue 19): step times, KV cache, batching and queueing against hand-worked
+numbers, and the inference estimate's latency figures through the product's path."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+
+from planner.cli import main
+from planner.errors import ConfigError
+from planner.gpu_specs import resolve_gpu
+from planner.workload import efficiency as eff
+from planner.workload import estimate, load_workload, parse_workload
+from planner.workload.parallel import Links
+from planner.workload.serving import (
+    WEIGHT_BYTES,
+    Lengths,
+    ModelShape,
+    Replica,
+    serve,
+    serving_stack,
+)
+
+LLAMA2_7B = ModelShape(params=6.74e9, layers=32, hidden=4096, heads=32)
+LLAMA2_70B = ModelShape(params=68.98e9, layers=80, hidden=8192, heads=64, kv_heads=8)
+NVLINK = Links(gpus_per_node=8, intra_bytes_per_s=450e9, intra_kind="nvlink", node_bytes_per_s=50e9)
+
+
+def _replica(
+    model: ModelShape = LLAMA2_7B, gpu: str = "A100-80GB", tp: int = 1, **kw: object
+) -> Replica:
+    stack = kw.pop("stack", "vllm")
+    return Replica(model, resolve_gpu(gpu), tp, NVLINK, serving_stack(str(stack)), **kw)
+
+
+def test_batch_one_decode_reads_weights_and_kv_at_the_stacks_bandwidth() -> None:
+    r = _replica()
+    # 13.48 GB of weights + 0.5 MiB of KV per token x 600 tokens, at 80% of 2,039 GB/s, + 1 ms
+    kv = 2 * 32 * 32 * 128 * 2
+    assert r.kv_bytes_per_token_per_gpu == kv == 524_288
+    read = 6.74e9 * 2 + kv * 600
+    assert r.step_seconds(1, 600) == pytest.approx(read / (2039e9 * 0.8) + 1e-3)
+
+
+def test_a_big_batch_is_compute_bound() -> None:
+    r = _replica(gpu="H100")
+    gpu = resolve_gpu("H100")
+    batch, ctx = 4096, 1
+    flops = 2 * 6.74e9 * batch + 4 * 32 * 4096 * batch * ctx
+    compute = flops / (gpu.peak_flops * eff.gemm_fraction(gpu))
+    memory = (6.74e9 * 2 + r.kv_bytes_per_token_per_gpu * batch * ctx) / (3350e9 * 0.8)
+    assert compute > memory
+    assert r.step_seconds(batch, ctx) == pytest.approx(compute + 1e-3)
+
+
+def test_grouped_query_kv_heads_split_over_tensor_parallel_gpus_down_to_one() -> None:
+    per_token = 2 * 80 * 8 * 128 * 2  # 327,680 bytes: 8 KV heads of 128
+    assert _replica(LLAMA2_70B, "H100", tp=1).kv_bytes_per_token_per_gpu == per_token
+    assert _replica(LLAMA2_70B, "H100", tp=8).kv_bytes_per_token_per_gpu == per_token / 8
+    # 16 GPUs cannot split 8 heads further: each keeps one
+    assert _replica(LLAMA2_70B, "H100", tp=16).kv_bytes_per_token_per_gpu == per_token / 8
+
+
+def test_concurrency_is_the_kv_pool_over_the_context_capped_by_the_stack() -> None:
+    r = _replica()
+    gpu = resolve_gpu("A100-80GB")
+    pool = gpu.memory_gib * 2**30 * 0.9 - 2**30 - 6.74e9 * 2 - 2048 * 16 * 4096 * 2
+    assert r.kv_pool_bytes_per_gpu == pytest.approx(pool)
+    assert r.max_concurrency(4096) == int(pool // (524_288 * 4096)) < 256
+    assert r.max_concurrency(64) == 256  # vLLM's max_num_seqs
+
+
+def test_int4_weights_are_a_quarter_plus_their_scales() -> None:
+    assert WEIGHT_BYTES["int4"] == pytest.approx(4.25 / 8)
+    fp16 = _replica(precision="fp16").weight_bytes_per_gpu
+    assert _replica(precision="int4").weight_bytes_per_gpu == pytest.approx(fp16 * 4.25 / 16)
+
+
+def test_a_mixture_of_experts_reads_only_the_experts_its_tokens_touch() -> None:
+    # Mixtral 8x7B: 46.7B in all, 12.9B active with 2 of 8 experts
+    moe = ModelShape(46.7e9, 32, 4096, 32, 8, active_params=12.9e9, experts=8, experts_per_token=2)
+    r = _replica(moe, "H100", tp=2)
+    expert = (46.7e9 - 12.9e9) / 6
+    shared = 12.9e9 - 2 * expert
+    one = (shared + 8 * (1 - 6 / 8) * expert) * 2 / 2  # one token touches 2 experts
+    assert r._weights_read(1) == pytest.approx(one)
+    assert r._weights_read(1000) == pytest.approx(46.7e9 * 2 / 2, rel=1e-6)  # all of them
+
+
+def test_little_law_holds_at_the_solved_batch() -> None:
+    r = _replica()
+    prompt, output = Lengths.of(512), Lengths.of(256)
+    pt = serve(r, prompt, output, 5.0)
+    assert not pt.overloaded
+    # B = lambda x (TTFT + (o - 1) x TPOT) with the mean TTFT (half a step + the prefill)
+    e2e = pt.e2e_ms_p50 / 1e3  # no queue wait at the median here
+    assert pt.concurrency == pytest.approx(5.0 * e2e, rel=0.02)
+    assert pt.ttft_ms_p95 > pt.ttft_ms_p50 and pt.tpot_ms_p95 >= pt.tpot_ms_p50
+
+
+def test_latency_grows_with_load_and_capacity_caps_it() -> None:
+    r = _replica()
+    prompt, output = Lengths.of(512), Lengths.of(256)
+    light, heavy = serve(r, prompt, output, 1.0), serve(r, prompt, output, 10.0)
+    assert heavy.tpot_ms_p50 > light.tpot_ms_p50 and heavy.ttft_ms_p95 > light.ttft_ms_p95
+    offline = serve(r, prompt, output)
+    assert offline.requests_per_s == offline.capacity_requests_per_s
+    assert offline.throughput_tokens_per_s == pytest.approx(offline.capacity_requests_per_s * 256)
+    beyond = serve(r, prompt, output, offline.capacity_requests_per_s * 2)
+    assert beyond.overloaded and beyond.requests_per_s == pytest.approx(
+        offline.capacity_requests_per_s
+    )
+
+
+def test_one_request_at_a_time_is_an_md1_queue() -> None:
+    r = _replica(gpu="RTX3090", stack="hf-transformers", precision="fp16")
+    prompt, output = Lengths.of(100), Lengths.of(200)
+    service = r.prefill_seconds(100) + 199 * r.step_seconds(1, 200)
+    idle = serve(r, prompt, output)
+    assert idle.capacity_requests_per_s == pytest.approx(1 / service)
+    rate = 0.5 / service  # 50% busy: mean wait rho S / (2 (1 - rho)) = S / 2
+    busy = serve(r, prompt, output, rate)
+    wait = 0.5 * service / (2 * 0.5)
+    # p95 of the exponential tail: wait / rho x ln(rho / 0.05)
+    assert busy.ttft_ms_p95 / 1e3 == pytest.approx(
+        r.prefill_seconds(100) + wait / 0.5 * math.log(0.5 / 0.05)
+    )
+    assert busy.ttft_ms_p50 / 1e3 == pytest.approx(
+        r.prefill_seconds(100)
+    )  # half the requests never wait
+
+
+def test_eager_pytorch_pays_per_layer_on_the_host() -> None:
+    gpt2 = ModelShape(124e6, 12, 768, 12)
+    r = _replica(gpt2, "RTX3060", stack="hf-transformers", precision="fp16")
+    # GPT-2 small reads 0.25 GB a token (0.7 ms on an RTX 3060); the 12 layers' Python and kernel
+    # launches take 3.6 ms: the host, not the GPU, sets the pace
+    assert r.step_seconds(1, 100) == pytest.approx(1e-3 + 12 * 0.3e-3)
+
+
+def test_a_sequence_that_cannot_fit_is_a_config_error() -> None:
+    r = _replica(LLAMA2_70B, "A100-80GB", tp=1)
+    with pytest.raises(ConfigError, match="leave no room"):
+        serve(r, Lengths.of(512), Lengths.of(256), 1.0)
+
+
+def test_estimate_json_carries_latency_throughput_and_concurrency() -> None:
+    out = CliRunner().invoke(
+        main,
+        ["estimate", "llm-serving-7b", "--gpu", "A100-80GB", "--count", "2", "--format", "json"],
+    )
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    for key in ("ttft_ms", "tpot_ms", "e2e_ms"):
+        assert set(doc[key]) == {"p50", "p95"} and doc[key]["p95"] >= doc[key]["p50"] > 0
+    assert doc["throughput_tokens_per_second"] == pytest.approx(5000)
+    assert doc["max_concurrency"] >= 1 and doc["fits"] is True
+    assert "gradients" not in out.stdout and "optimizer" not in json.dumps(
+        doc["memory_breakdown_gib"]
+    )
+
+
+def test_latency_targets_decide_whether_a_service_fits() -> None:
+    base = {"name": "s", "kind": "inference", "model": "llama-2-7b"}
+    gpu = resolve_gpu("A100-80GB")
+    loose = parse_workload(
+        {
+            **base,
+            "inference": {
+                "requests_per_s": 5,
+                "hours": 1,
+                "slo": {"ttft_ms_p95": 5000, "tpot_ms_p95": 200},
+            },
+        }
+    )
+    tight = parse_workload(
+        {**base, "inference": {"requests_per_s": 5, "hours": 1, "slo": {"tpot_ms_p95": 5}}}
+    )
+    ok, missed = estimate(loose, gpu, 1), estimate(tight, gpu, 1)
+    assert ok.fits and ok.serving is not None and ok.serving.slo_met is True
+    assert not missed.fits and missed.serving is not None and missed.serving.slo_met is False
+    assert any("misses the latency targets" in s for s in missed.suggestions)
+
+
+@pytest.mark.parametrize(
+    ("inference", "says"),
+    [
+        ({"framework": "vlm"}, "did you mean vllm"),
+        ({"prompt_tokens": 500, "prompt_tokens_p95": 100}, "below the mean prompt_tokens"),
+        ({"slo": {"ttft_ms_p95": -1}}, "slo.ttft_ms_p95"),
+        ({"kv_precision": "int3"}, "kv_precision"),
+    ],
+)
+def test_bad_serving_fields_name_the_field(inference: dict[str, object], says: str) -> None:
+    raw = {
+        "name": "s",
+        "kind": "inference",
+        "model": "llama-2-7b",
+        "inference": {"requests_per_s": 1, "hours": 1, **inference},
+    }
+    with pytest.raises(ConfigError, match=says):
+        parse_workload(raw)
+
+
+def test_the_bundled_services_fit_where_they_should() -> None:
+    spec = load_workload("llm-serving-7b")
+    assert not estimate(spec, resolve_gpu("A100-80GB"), 1).fits  # 5,000 tokens/s is beyond one GPU
+    assert estimate(spec, resolve_gpu("A100-80GB"), 2).fits
