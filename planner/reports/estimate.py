@@ -195,6 +195,8 @@ def _serving_facts(est: Estimate) -> list[tuple[str, str]]:
     """The inference report's facts: latency, throughput, concurrency; no training terms."""
     sv = est.serving
     assert sv is not None
+    if sv.unit == "images":
+        return _image_facts(est)
     if sv.load_requests_per_s is None:
         load = "none given: figures at full batch (offline)"
     else:
@@ -236,6 +238,42 @@ def _serving_facts(est: Estimate) -> list[tuple[str, str]]:
         ("GPU-hours", _gpu_hours(est.gpu_hours)),
         ("interconnect needed", est.interconnect_required.value),
         ("weights to load", f"{est.checkpoint_gib:.1f} GiB"),
+    ]
+    return facts
+
+
+def _image_facts(est: Estimate) -> list[tuple[str, str]]:
+    """The vision / diffusion inference report: images/s and per-image latency."""
+    sv = est.serving
+    assert sv is not None and sv.latency_ms is not None
+    if sv.load_requests_per_s is None:
+        load = "none given: figures at full batch (offline)"
+    else:
+        load = f"{sv.load_requests_per_s:,.4g} images/s over {sv.replicas} replica(s)"
+        if sv.overloaded:
+            load += " -- MORE THAN THE REPLICAS CARRY; figures at their capacity"
+    what = f"{sv.resolution} px" if sv.resolution else "native resolution"
+    if sv.steps:
+        what += f", {sv.steps} steps"
+    facts = [
+        ("replicas", f"{sv.replicas} x 1 GPU, {sv.framework}, {sv.precision}, {what}"),
+        ("load", load),
+        ("latency per image", f"p50 {_ms(sv.latency_ms.p50)}, p95 {_ms(sv.latency_ms.p95)}"),
+        ("throughput", f"{sv.throughput_images_per_second or 0.0:,.4g} images/s"),
+        ("capacity", f"{sv.capacity_images_per_second or 0.0:,.4g} images/s"),
+        (
+            "batch",
+            f"{sv.batch_size or 0.0:,.1f} image(s) per call on average, at most {sv.max_batch}",
+        ),
+        ("GPU time per image", f"{(sv.seconds_per_image or 0.0) * 1e3:,.2f} ms"),
+        ("efficiency", f"{est.efficiency:.1%} of the peak at this precision"),
+        ("efficiency source", est.efficiency_source),
+        (
+            "serving window" if sv.load_requests_per_s is not None else "wall-clock",
+            _hours(est.wall_hours),
+        ),
+        ("GPU-hours", _gpu_hours(est.gpu_hours)),
+        ("weights to load", f"{est.checkpoint_gib:.2f} GiB"),
     ]
     return facts
 

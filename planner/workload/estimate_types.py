@@ -70,8 +70,20 @@ class ServingMetrics:
     kv_cache_gib_per_sequence: float
     slo: dict[str, float] = field(default_factory=dict)  # targets asked for (ttft_ms_p95, ...)
     slo_met: bool | None = None  # None: no target given
+    # vision and diffusion ("images"): the token fields above are unused and left out of to_dict
+    unit: str = "tokens"
+    throughput_images_per_second: float | None = None  # at the load (the capacity offline)
+    capacity_images_per_second: float | None = None  # all replicas at their largest batch
+    latency_ms: Percentiles | None = None  # one image (a request), queueing included
+    batch_size: float | None = None  # mean images per engine call per replica
+    max_batch: int | None = None
+    seconds_per_image: float | None = None  # one replica at its batch, per image
+    resolution: int | None = None
+    steps: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        if self.unit == "images":
+            return self._images_dict()
         return {
             "framework": self.framework,
             "precision": self.precision,
@@ -89,6 +101,26 @@ class ServingMetrics:
             "max_concurrency": self.max_concurrency,
             "concurrency": self.concurrency,
             "kv_cache_gib_per_sequence": self.kv_cache_gib_per_sequence,
+            "slo": dict(self.slo),
+            "slo_met": self.slo_met,
+        }
+
+    def _images_dict(self) -> dict[str, Any]:
+        return {
+            "framework": self.framework,
+            "precision": self.precision,
+            "replicas": self.replicas,
+            "gpus_per_replica": self.gpus_per_replica,
+            "load_images_per_s": self.load_requests_per_s,
+            "overloaded": self.overloaded,
+            "latency_ms": self.latency_ms.to_dict() if self.latency_ms else None,
+            "throughput_images_per_second": self.throughput_images_per_second,
+            "capacity_images_per_second": self.capacity_images_per_second,
+            "seconds_per_image": self.seconds_per_image,
+            "batch_size": self.batch_size,
+            "max_batch": self.max_batch,
+            "resolution": self.resolution,
+            "steps": self.steps,
             "slo": dict(self.slo),
             "slo_met": self.slo_met,
         }

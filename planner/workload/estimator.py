@@ -36,6 +36,7 @@ from planner.workload.estimate_types import Estimate, Topology, default_topology
 from planner.workload.inference import estimate_inference
 from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.training import estimate_training
+from planner.workload.vision_inference import estimate_vision_inference
 
 __all__ = [
     "Estimate",
@@ -88,6 +89,8 @@ def estimate(
     if gpu_count < 1:
         raise ConfigError("GPU count must be at least 1", key_path="gpu_count")
     topo = topology or default_topology(gpu, gpu_count)
+    if spec.kind is Kind.INFERENCE and not spec.model.is_transformer:
+        return estimate_vision_inference(spec, gpu, gpu_count, topo)
     if spec.kind is Kind.INFERENCE:
         return estimate_inference(spec, gpu, gpu_count, topo)
     check_precision(spec, gpu)

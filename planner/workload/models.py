@@ -381,6 +381,30 @@ _PRESETS: tuple[ModelPreset, ...] = (
         activation_gib_per_sample=3.0,
         largest_layer_params=0.86e9,
     ),
+    # Stable Diffusion 2.x at 768 px (96x96 latents): UNet 865M + OpenCLIP ViT-H text 354M + VAE 84M
+    # (stabilityai/stable-diffusion-2 model card).  Training one sample (D): UNet forward ~2.15
+    # TFLOPs x3 + VAE encoder ~2.5 TFLOPs + text ~0.05.
+    ModelPreset(
+        "stable-diffusion-2",
+        "diffusion",
+        1.30e9,
+        "stabilityai/stable-diffusion-2 model card; FLOPs derived",
+        flops_per_sample=9.0e12,
+        activation_gib_per_sample=6.0,
+        largest_layer_params=0.865e9,
+    ),
+    # SDXL base at 1024 px: UNet 2.567B + CLIP ViT-L (123M) and OpenCLIP ViT-bigG (695M) text
+    # encoders + VAE 84M (Podell et al. 2023).  Training one sample (D): UNet forward ~6.3 TFLOPs
+    # x3 + VAE encoder ~4.5 TFLOPs + text ~0.1.
+    ModelPreset(
+        "stable-diffusion-xl",
+        "diffusion",
+        3.47e9,
+        "Podell et al. 2023 (SDXL); FLOPs derived",
+        flops_per_sample=23.5e12,
+        activation_gib_per_sample=12.0,
+        largest_layer_params=2.567e9,
+    ),
 )
 
 
@@ -399,6 +423,9 @@ ALIASES: dict[str, str] = {
     "llama2-13b": "llama-2-13b",
     "llama2-70b": "llama-2-70b",
     "sd-1.5": "stable-diffusion",
+    "stable-diffusion-1.5": "stable-diffusion",
+    "sd-2": "stable-diffusion-2",
+    "sdxl": "stable-diffusion-xl",
     "resnet-50": "resnet50",
     "resnet-18": "resnet18",
 }

@@ -324,6 +324,16 @@ class InferenceSection(_Section):
         default=None, gt=0, le=1e16
     )  # batch job: output tokens to generate
     requests: float | None = Field(default=None, gt=0, le=1e16)  # batch job, alternative to tokens
+    # vision and diffusion models (arch cnn, unet, diffusion): a service of images_per_s for hours,
+    # or a batch job of images; the input side in pixels (default: the preset's), denoising steps
+    # and classifier-free guidance (diffusion), the engine's largest batch, and the Jetson's DLAs
+    images_per_s: float | None = Field(default=None, gt=0, le=1e9)
+    images: float | None = Field(default=None, gt=0, le=1e16)
+    resolution: int | None = Field(default=None, ge=16, le=16384)
+    steps: int | None = Field(default=None, ge=1, le=10_000)
+    guidance: bool = True
+    batch: int | None = Field(default=None, ge=1, le=65_536)
+    dla: bool = False
 
     @field_validator("framework")
     @classmethod
@@ -331,6 +341,10 @@ class InferenceSection(_Section):
         from planner.workload.serving import serving_stack
 
         name = value.strip().lower()
+        from planner.workload.vision_serving import VISION_ENGINE_NAMES
+
+        if name in VISION_ENGINE_NAMES:  # checked against the model's kind in WorkloadSpec
+            return name
         try:
             serving_stack(name)
         except UnknownNameError as e:  # a ValueError names the key path in the file
@@ -351,7 +365,21 @@ class InferenceSection(_Section):
 
     @property
     def serving(self) -> bool:
-        return self.tokens_per_s is not None or self.requests_per_s is not None
+        return (
+            self.tokens_per_s is not None
+            or self.requests_per_s is not None
+            or self.images_per_s is not None
+        )
+
+    @property
+    def load_images_per_s(self) -> float | None:
+        """Images per second a vision or diffusion service must carry (a request is an image)."""
+        return self.images_per_s if self.images_per_s is not None else self.requests_per_s
+
+    @property
+    def total_images(self) -> float:
+        """Images a vision or diffusion batch job processes (a request is an image)."""
+        return self.images if self.images is not None else (self.requests or 0.0)
 
     @property
     def load_requests_per_s(self) -> float | None:
@@ -456,10 +484,12 @@ class WorkloadSpec(_Section):
                 if getattr(m, key) is None:
                     raise FieldError(f"model.{key}", f"is required for a {m.arch} transformer")
             _check_shape(m, self.training)
+        if self.kind is Kind.INFERENCE and not m.is_transformer:
+            return self._check_vision_inference()
         if self.kind is Kind.INFERENCE:
-            if not m.is_transformer:
-                raise FieldError("model.arch", "inference estimates cover transformer LLMs only")
             inf = self.inference
+            if inf is not None:
+                _no_vision_keys(inf, m.arch)
             if inf is None:
                 raise FieldError(
                     "inference",
@@ -491,6 +521,46 @@ class WorkloadSpec(_Section):
                 raise FieldError("data.samples", f"is required for a {m.arch} model")
             if (d.flops_per_sample or m.flops_per_sample) is None:
                 raise FieldError("data.flops_per_sample", f"is required for a {m.arch} model")
+        return self
+
+    def _check_vision_inference(self) -> WorkloadSpec:
+        """A vision or diffusion inference workload: images, not tokens."""
+        inf = self.inference
+        arch = self.model.arch
+        if inf is None:
+            raise FieldError(
+                "inference",
+                "is required for kind: inference; e.g. inference: {images: 1e6} for a batch job, "
+                "or {images_per_s: 30, hours: 730} for a service",
+            )
+        for key in ("tokens_per_s", "tokens", "prompt_tokens_p95", "output_tokens_p95"):
+            if getattr(inf, key) is not None:
+                raise FieldError(
+                    f"inference.{key}",
+                    f"counts tokens; a {arch} model serves images: use images_per_s or images",
+                )
+        from planner.workload.serving import load_serving_stacks
+
+        if inf.framework in load_serving_stacks():
+            from planner.workload.vision_serving import VISION_ENGINE_NAMES
+
+            raise FieldError(
+                "inference.framework",
+                f"{inf.framework} serves LLMs; a {arch} model runs on "
+                f"{', '.join(VISION_ENGINE_NAMES)} or auto",
+            )
+        if inf.images_per_s is not None and inf.requests_per_s is not None:
+            raise FieldError("inference", "give images_per_s or requests_per_s, not both")
+        if inf.serving and inf.hours is None:
+            raise FieldError("inference.hours", "is required with images_per_s / requests_per_s")
+        if not inf.serving and inf.total_images <= 0:
+            raise FieldError(
+                "inference", "needs images_per_s (or requests_per_s) and hours, or images"
+            )
+        if arch != "diffusion" and inf.steps is not None:
+            raise FieldError("inference.steps", f"applies to diffusion models, not a {arch} model")
+        if arch in ("cnn", "unet") and self.model.flops_per_sample is None:
+            raise FieldError("model.flops_per_sample", f"is required for a {arch} model")
         return self
 
     # -- derived quantities used by the estimator -------------------------------------------------
@@ -528,7 +598,18 @@ class WorkloadSpec(_Section):
     def summary(self) -> dict[str, Any]:
         """One row for ``planner workloads``."""
         size = self.model.params or 0.0
-        if self.kind is Kind.INFERENCE and self.inference is not None:
+        if (
+            self.kind is Kind.INFERENCE
+            and self.inference is not None
+            and not self.model.is_transformer
+        ):
+            inf = self.inference
+            amount = (
+                f"{inf.load_images_per_s:,.4g} images/s x {inf.hours:g} h"
+                if inf.serving
+                else f"{inf.total_images:.3g} images"
+            )
+        elif self.kind is Kind.INFERENCE and self.inference is not None:
             inf = self.inference
             amount = (
                 f"{inf.output_tokens_per_s:,.0f} tok/s x {inf.hours:g} h"
@@ -550,6 +631,30 @@ class WorkloadSpec(_Section):
             "data": amount,
             "description": self.description,
         }
+
+
+_VISION_KEYS = ("images_per_s", "images", "resolution", "steps", "batch")
+
+
+def _no_vision_keys(inf: InferenceSection, arch: str) -> None:
+    """An LLM counts tokens: the image keys are a mistake there."""
+    from planner.workload.serving import load_serving_stacks
+    from planner.workload.vision_serving import VISION_ENGINE_NAMES
+
+    for key in _VISION_KEYS:
+        if getattr(inf, key) is not None:
+            raise FieldError(
+                f"inference.{key}",
+                f"applies to vision and diffusion models, not a {arch} transformer",
+            )
+    if inf.dla:
+        raise FieldError("inference.dla", "the Jetson's DLAs run CNNs, not a transformer")
+    if inf.framework in VISION_ENGINE_NAMES:
+        raise FieldError(
+            "inference.framework",
+            f"{inf.framework} runs vision models here; an LLM is served by "
+            f"{', '.join(load_serving_stacks())} or auto",
+        )
 
 
 def _is_number(annotation: Any) -> bool:

@@ -1,0 +1,253 @@
+"""Vision and diffusion inference (issue 19, deliverable 2): batch times from the roofline, images/s,
+latency under dynamic batching, the workload keys, and the CLI."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from planner.cli import main
+from planner.errors import ConfigError
+from planner.gpu_specs import resolve_gpu
+from planner.workload import efficiency as eff
+from planner.workload import estimate, load_workload, parse_workload
+from planner.workload import vision_serving as vs
+
+
+def _replica(preset: str, gpu: str, precision: str, engine: str = "tensorrt") -> vs.VisionReplica:
+    from planner.workload.models import get_preset
+
+    p = get_preset(preset)
+    assert p is not None
+    work = vs.cnn_workload(
+        preset,
+        params=p.params,
+        flops_per_sample=p.flops_per_sample,
+        activation_gib_per_sample=p.activation_gib_per_sample,
+        resolution=None,
+    )
+    return vs.VisionReplica(work, resolve_gpu(gpu), vs.engine(engine), precision)
+
+
+def _sd(gpu: str, steps: int, precision: str = "fp16") -> vs.VisionReplica:
+    work = vs.diffusion_workload(
+        "stable-diffusion",
+        params=0.0,
+        flops_per_sample=None,
+        resolution=None,
+        steps=steps,
+        guidance=True,
+    )
+    return vs.VisionReplica(work, resolve_gpu(gpu), vs.engine("diffusers"), precision)
+
+
+def test_resnet50_batch1_fp16_a100_by_hand() -> None:
+    # 4.09 GMACs = 8.18 GFLOPs; A100 312 TFLOPS x 0.55; the batch's activations stay in L2, so
+    # the memory term is the 25.56M fp16 weights at 2,039 GB/s x 0.8 -- below the compute term
+    r = _replica("resnet50", "A100-80GB", "fp16")
+    compute = 8.18e9 / (312e12 * 0.55)
+    weights = 25.56e6 * 2 / (2039e9 * eff.MEMORY_BW_FRACTION)
+    assert weights < compute
+    expected = compute + 54 * 7e-6 + 0.05e-3  # 54 kernels at the 7 us floor, the call overhead
+    assert r.batch_seconds(1) == pytest.approx(expected, rel=1e-3)
+
+
+def test_int8_peak_is_twice_the_16_bit_rate_on_tensor_cores_and_4x_on_geforce() -> None:
+    assert vs.conv_peak_flops(resolve_gpu("A100-80GB"), "int8") == pytest.approx(624e12)
+    assert vs.conv_peak_flops(resolve_gpu("Jetson-AGX-Orin"), "int8") == pytest.approx(85e12)
+    assert vs.conv_peak_flops(resolve_gpu("RTX3090"), "int8") == pytest.approx(284e12)
+    # fp32 on a T4 runs on CUDA cores (no TF32 on Turing)
+    assert vs.conv_peak_flops(resolve_gpu("T4"), "fp32") == pytest.approx(8.1e12)
+
+
+@pytest.mark.parametrize(
+    ("preset", "gpu"),
+    [
+        ("resnet50", "A100-80GB"),  # datacenter
+        ("yolov5s", "Jetson-AGX-Orin"),  # edge
+        ("resnet18", "T4"),  # small model, inference card
+    ],
+)
+def test_bigger_batch_gives_more_images_per_second_and_longer_calls(preset: str, gpu: str) -> None:
+    r = _replica(preset, gpu, "int8")
+    rates = [r.images_per_second(b) for b in (1, 4, 16, 64)]
+    calls = [r.batch_seconds(b) for b in (1, 4, 16, 64)]
+    assert rates == sorted(rates) and rates[0] < rates[-1]
+    assert calls == sorted(calls) and calls[0] < calls[-1]
+
+
+def test_int8_faster_than_fp16_and_fp32_on_a_t4_slowest() -> None:
+    t4 = {p: _replica("resnet50", "T4", p).images_per_second(64) for p in ("int8", "fp16", "fp32")}
+    assert t4["int8"] > t4["fp16"] > t4["fp32"]
+    a100 = _replica("resnet50", "A100-80GB", "int8").images_per_second(64)
+    assert a100 > _replica("resnet50", "A100-80GB", "fp16").images_per_second(64)
+
+
+def test_eager_pytorch_is_slower_than_tensorrt_at_batch_1() -> None:
+    trt = _replica("resnet50", "A100-80GB", "fp16", "tensorrt").batch_seconds(1)
+    eager = _replica("resnet50", "A100-80GB", "fp16", "pytorch").batch_seconds(1)
+    assert eager > 2 * trt  # 54 layers x 3 operators x ~10 us of Python dispatch
+
+
+def test_diffusion_time_is_linear_in_steps() -> None:
+    times = {n: _sd("A100-80GB", n).batch_seconds(1) for n in (10, 20, 40)}
+    step = times[20] - times[10]
+    assert times[40] - times[20] == pytest.approx(2 * step, rel=1e-9)
+    assert step == pytest.approx(10 * _sd("A100-80GB", 10).step_seconds(1), rel=1e-9)
+
+
+def test_sd15_step_from_its_flops() -> None:
+    # two latents (guidance) x 0.80 TFLOPs at 312 TFLOPS x 0.55, + 300 layers x 3 kernels x 7 us,
+    # + the 1 ms eager step overhead (compute dominates the 900 x 10 us of dispatch)
+    r = _sd("A100-80GB", 50)
+    expected = 2 * 0.80e12 / (312e12 * 0.55) + 900 * 7e-6 + 1e-3
+    assert r.step_seconds(1) == pytest.approx(expected, rel=1e-3)
+
+
+def test_dynamic_batching_latency_rises_with_load() -> None:
+    r = _replica("resnet50", "T4", "int8")
+    low, high = vs.serve(r, 32, 100.0), vs.serve(r, 32, 4000.0)
+    assert high.batch > low.batch
+    assert high.latency_ms_p95 > low.latency_ms_p95 >= low.latency_ms_p50
+    over = vs.serve(r, 32, 1e6)
+    assert over.overloaded and over.images_per_s == pytest.approx(over.capacity_images_per_s)
+
+
+def test_dla_adds_throughput_not_latency() -> None:
+    gpu_only = _replica("resnet50", "Jetson-AGX-Orin", "int8")
+    both = vs.VisionReplica(gpu_only.work, gpu_only.gpu, gpu_only.engine, "int8", use_dla=True)
+    assert both.images_per_second(64) > gpu_only.images_per_second(64)
+    assert both.batch_seconds(1) == gpu_only.batch_seconds(1)
+
+
+def _spec(**inference: Any) -> dict[str, Any]:
+    return {"name": "w", "kind": "inference", "model": "resnet50", "inference": inference}
+
+
+@pytest.mark.parametrize(
+    ("raw", "key"),
+    [
+        # negative steps
+        (
+            {
+                "name": "w",
+                "kind": "inference",
+                "model": "stable-diffusion",
+                "inference": {"images": 10, "steps": -5},
+            },
+            "inference.steps",
+        ),
+        # a resolution that is not a number
+        (_spec(images=10, resolution="large"), "inference.resolution"),
+        # tokens for an image model
+        (_spec(tokens_per_s=100, hours=1), "inference.tokens_per_s"),
+        # an LLM serving stack for a CNN
+        (_spec(images=10, framework="vllm"), "inference.framework"),
+        # steps for a CNN
+        (_spec(images=10, steps=20), "inference.steps"),
+        # a service without hours
+        (_spec(images_per_s=10), "inference.hours"),
+        # images for an LLM
+        (
+            {
+                "name": "w",
+                "kind": "inference",
+                "model": "gpt2",
+                "inference": {"tokens": 1e6, "images": 10},
+            },
+            "inference.images",
+        ),
+    ],
+)
+def test_bad_input_names_the_field(raw: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        parse_workload(raw)
+    assert key in str(e.value)
+
+
+def test_fp8_on_a_gpu_without_fp8_names_the_precision() -> None:
+    spec = parse_workload(_spec(images=10, precision="fp8"))
+    with pytest.raises(ConfigError, match="fp8"):
+        estimate(spec, resolve_gpu("A100-80GB"), 1)
+
+
+def test_resolution_scales_cnn_flops_quadratically() -> None:
+    def at(side: int | None) -> vs.Workload:
+        return vs.cnn_workload(
+            "yolov5s",
+            params=7.2e6,
+            flops_per_sample=16.5e9 * 3,
+            activation_gib_per_sample=None,
+            resolution=side,
+        )
+
+    assert at(None).forward_flops == pytest.approx(16.5e9)  # training FLOPs / 3 at 640 px
+    assert at(320).forward_flops == pytest.approx(16.5e9 / 4)
+    assert at(1280).forward_flops == pytest.approx(16.5e9 * 4)
+
+
+def test_service_estimate_carries_images_and_latency() -> None:
+    spec = load_workload("yolov5s-inference")
+    est = estimate(spec, resolve_gpu("Jetson-AGX-Orin"), 1)
+    assert est.fits and est.serving is not None and est.serving.latency_ms is not None
+    assert est.serving.throughput_images_per_second == pytest.approx(30.0)
+    assert est.serving.latency_ms.p50 < 33.3  # keeps up with a 30 fps camera
+    d = est.to_dict()
+    assert "ttft_ms" not in d and "tpot_ms" not in d
+
+
+@pytest.mark.parametrize(
+    ("workload", "gpu"),
+    [
+        ("yolov5s-inference", "Jetson-AGX-Orin"),
+        ("resnet50-inference-t4", "T4"),
+        ("stable-diffusion-generation", "A10G"),
+        ("sdxl-generation", "H100"),
+    ],
+)
+def test_cli_estimate_json_has_images_per_second_and_latency(workload: str, gpu: str) -> None:
+    result = CliRunner().invoke(main, ["estimate", workload, "--gpu", gpu, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["throughput_images_per_second"] > 0
+    assert doc["latency_ms"]["p95"] >= doc["latency_ms"]["p50"] > 0
+    text = CliRunner().invoke(main, ["estimate", workload, "--gpu", gpu])
+    assert "images/s" in text.stdout and "token" not in text.stdout
+
+
+def test_cli_lists_the_new_workloads() -> None:
+    result = CliRunner().invoke(main, ["workloads"])
+    for name in ("yolov5s-inference", "resnet50-inference-t4", "stable-diffusion-generation"):
+        assert name in result.stdout
+
+
+def test_predict_measurement_answers_vision_and_diffusion_rows_only() -> None:
+    row = {
+        "kind": "vision",
+        "model": "resnet50",
+        "gpu": "A100-80GB",
+        "gpus": 1,
+        "precision": "int8",
+        "framework": "tensorrt",
+        "scenario": "single-stream",
+        "batch": 1,
+        "measured": {"latency_ms_p50": 0.45},
+    }
+    out = vs.predict_measurement(row)
+    assert out is not None and set(out) == {"latency_ms_p50"}
+    assert vs.predict_measurement({**row, "kind": "llm"}) is None
+    sd = {
+        "kind": "diffusion",
+        "model": "stable-diffusion",
+        "gpu": "RTX4090",
+        "precision": "fp16",
+        "framework": "diffusers",
+        "batch": 1,
+        "steps": 50,
+        "measured": {"steps_per_s": 40.5},
+    }
+    got = vs.predict_measurement(sd)
+    assert got is not None and got["steps_per_s"] > 0
