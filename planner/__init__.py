@@ -42,6 +42,7 @@ _PUBLIC: dict[str, str] = {
     "prices_history": "planner.api",
     "prices_status": "planner.api",
     "quote": "planner.api",
+    "quote_service": "planner.api",
     "refresh_prices": "planner.api",
     "remove_calibration": "planner.api",
     "report": "planner.api",
@@ -63,6 +64,8 @@ _PUBLIC: dict[str, str] = {
     "load_hardware": "planner.ownership.hardware",
     "QuoteRequest": "planner.quoting.request",
     "QuoteResult": "planner.quoting.result",
+    "ServiceRequest": "planner.quoting.service_quote",
+    "ServiceQuoteResult": "planner.quoting.service_quote",
     "Interconnect": "planner.schema",
     "PurchaseOption": "planner.schema",
     "Estimate": "planner.workload",
@@ -93,6 +96,7 @@ if TYPE_CHECKING:  # the same names for type checkers and editors, which do not 
         prices_history,
         prices_status,
         quote,
+        quote_service,
         refresh_prices,
         remove_calibration,
         report,
@@ -109,6 +113,7 @@ if TYPE_CHECKING:  # the same names for type checkers and editors, which do not 
     from planner.ownership.hardware import HardwareSpec, load_hardware
     from planner.quoting.request import QuoteRequest
     from planner.quoting.result import QuoteResult
+    from planner.quoting.service_quote import ServiceQuoteResult, ServiceRequest
     from planner.schema import Interconnect, PurchaseOption
     from planner.workload import Estimate, Topology, WorkloadSpec, default_topology
     from planner.workload.adhoc import workload_from_facts

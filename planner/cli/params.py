@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Callable, Mapping
 from datetime import timezone
 from typing import Any, TypeVar, cast
@@ -119,6 +120,31 @@ def _hours_until(text: str, option: str) -> float | None:
         )
     click.echo(f"deadline: {shown}, {hours:,.1f} h from now", err=True)
     return hours
+
+
+_LATENCY = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s)?\s*$", re.IGNORECASE)
+
+
+class Latency(click.ParamType):
+    """A latency target -> milliseconds: ``800ms``, ``1s``, ``1.5s``, or a bare number of ms."""
+
+    name = "latency"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float):
+            return value
+        option = _option(param, "--p95-ttft")
+        match = _LATENCY.match(str(value))
+        ms = None
+        if match:
+            ms = float(match.group(1)) * (1000.0 if (match.group(2) or "").lower() == "s" else 1.0)
+        if ms is None or not math.isfinite(ms) or ms <= 0:
+            raise ConfigError(
+                f"cannot read latency {value!r}",
+                key_path=option,
+                hint="write it like 800ms, 1s or 1.5s (a bare number is milliseconds), above 0",
+            )
+        return ms
 
 
 class Count(click.ParamType):

@@ -16,6 +16,7 @@ from planner.cli.params import (
     Discount,
     Duration,
     FiniteFloat,
+    Latency,
     Quota,
     currency_option,
     field_options,
@@ -23,9 +24,13 @@ from planner.cli.params import (
 )
 from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.cli.workloads import FACT_FIELDS, WorkloadFacts, workload_fact_options
+from planner.errors import ConfigError
 from planner.quoting.request import QuoteRequest
+from planner.quoting.service_quote import ServiceRequest, is_service
 from planner.reports.formatting import Money
 from planner.reports.quote import render_quote
+from planner.reports.service_quote import render_service_quote
+from planner.workload import WorkloadSpec, load_workload
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,35 +44,33 @@ def quote_options(func: F) -> F:
 
 # The option behind each QuoteRequest field: a library error about a field reads
 # "discounts (--discount): ...", the field and then the option to change.
-QUOTE_FIELDS = field_options(
-    {
-        name: f"{name} ({option})"
-        for name, option in {
-            "workload": "--workload",
-            "deadline_hours": "--deadline",
-            "budget_usd": "--budget",
-            "providers": "--provider",
-            "regions": "--region",
-            "gpus": "--gpu",
-            "allow_spot": "--no-spot",
-            "spot_only": "--spot-only",
-            "max_interruption_pct": "--max-interruption",
-            "confidence_pct": "--confidence",
-            "include_reserved": "--reserved",
-            "hardware": "--hardware",
-            "offers_files": "--offers",
-            "snapshot_dir": "--snapshot",
-            "discounts": "--discount",
-            "quotas": "--quota",
-            "local_cost_basis": "--hardware-cost",
-            "top": "--top",
-            "pareto": "--pareto",
-            "near": "--near",
-            "currency": "--currency",
-        }.items()
-    }
-    | FACT_FIELDS
-)
+QUOTE_LABELS = {
+    name: f"{name} ({option})"
+    for name, option in {
+        "workload": "--workload",
+        "deadline_hours": "--deadline",
+        "budget_usd": "--budget",
+        "providers": "--provider",
+        "regions": "--region",
+        "gpus": "--gpu",
+        "allow_spot": "--no-spot",
+        "spot_only": "--spot-only",
+        "max_interruption_pct": "--max-interruption",
+        "confidence_pct": "--confidence",
+        "include_reserved": "--reserved",
+        "hardware": "--hardware",
+        "offers_files": "--offers",
+        "snapshot_dir": "--snapshot",
+        "discounts": "--discount",
+        "quotas": "--quota",
+        "local_cost_basis": "--hardware-cost",
+        "top": "--top",
+        "pareto": "--pareto",
+        "near": "--near",
+        "currency": "--currency",
+    }.items()
+} | FACT_FIELDS
+QUOTE_FIELDS = field_options(QUOTE_LABELS)
 
 
 _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
@@ -81,9 +84,9 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     click.option(
         "--deadline",
         type=Duration(),
-        required=True,
-        help="Wall-clock limit: 90m, 24h, 3d, 2w; or a date or time to finish by: 2026-12-01, "
-        "2026-12-01T18:00Z, 'friday 18:00' (UTC unless a zone is given).",
+        help="Wall-clock limit of a job: 90m, 24h, 3d, 2w; or a date or time to finish by: "
+        "2026-12-01, 2026-12-01T18:00Z, 'friday 18:00' (UTC unless a zone is given). A service "
+        "(an inference workload with a load) has none: it is priced per month.",
     ),
     click.option(
         "--budget",
@@ -177,7 +180,7 @@ def request_from_options(
     *,
     workload: str | None,
     facts: WorkloadFacts,
-    deadline: float,
+    deadline: float | None,
     budget: tuple[float, str | None] | None,
     providers: tuple[str, ...],
     regions: tuple[str, ...],
@@ -203,6 +206,11 @@ def request_from_options(
     ``currency``)."""
     if no_spot and spot_only:
         raise click.UsageError("--no-spot and --spot-only exclude each other")
+    if deadline is None:
+        raise click.UsageError(
+            "Missing option '--deadline': a job needs one (24h, 3d, 2026-12-01); a service "
+            "(an inference workload with a load, or --rps) is priced per month without one"
+        )
     named = facts.workload(workload, option="--workload")
     return QuoteRequest(
         workload=named,
@@ -250,19 +258,113 @@ def run_quote(request: QuoteRequest, solver: str = "highs") -> api.QuoteResult:
         return api.quote(request, solver=solver, on_progress=progress)
 
 
+_SERVICE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
+    click.option(
+        "--rps",
+        type=FiniteFloat(min=0, min_open=True),
+        help="Service: requests per second to carry (default: the workload's load).",
+    ),
+    click.option(
+        "--peak-rps",
+        type=FiniteFloat(min=0, min_open=True),
+        help="Service: the load in peak hours (with --peak-hours); the base fleet can be "
+        "committed, the peak runs on demand.",
+    ),
+    click.option(
+        "--peak-hours",
+        type=FiniteFloat(min=0, max=24),
+        default=0.0,
+        help="Service: hours a day at --peak-rps.",
+    ),
+    click.option(
+        "--p95-ttft", type=Latency(), help="Service: p95 time to first token (1s, 800ms)."
+    ),
+    click.option("--p95-tpot", type=Latency(), help="Service: p95 time per output token (60ms)."),
+    click.option("--p95-e2e", type=Latency(), help="Service: p95 end-to-end latency (20s)."),
+)
+_SERVICE_NAMES = ("rps", "peak_rps", "peak_hours", "p95_ttft", "p95_tpot", "p95_e2e")
+SERVICE_LABELS = {
+    "requests_per_s": "requests_per_s (--rps)",
+    "peak_requests_per_s": "peak_requests_per_s (--peak-rps)",
+    "peak_hours_per_day": "peak_hours_per_day (--peak-hours)",
+    "ttft_ms_p95": "ttft_ms_p95 (--p95-ttft)",
+    "tpot_ms_p95": "tpot_ms_p95 (--p95-tpot)",
+    "e2e_ms_p95": "e2e_ms_p95 (--p95-e2e)",
+}
+
+
+def service_options(func: F) -> F:
+    """The options of a service quote (load and latency targets), `quote` only."""
+    for option in reversed(_SERVICE_OPTIONS):
+        func = option(func)
+    return func
+
+
+def _service_request(options: dict[str, Any], service: dict[str, Any]) -> ServiceRequest | None:
+    """A :class:`ServiceRequest` when the quote is for a service: a load or target was given, or
+    the workload is an inference workload with a load and no --deadline was."""
+    asked = any(service[k] for k in _SERVICE_NAMES if k != "peak_hours") or service["peak_hours"]
+    named = options["facts"].workload(options["workload"], option="--workload")
+    try:
+        spec = named if isinstance(named, WorkloadSpec) else load_workload(named)
+    except ConfigError:
+        if not asked:
+            return None  # the job quote reports the workload's problem, as it always has
+        raise
+    if not asked and not is_service(spec):
+        return None
+    if options["deadline"] is not None:
+        raise click.UsageError(
+            f"{spec.name} is quoted as a service (a load to carry, priced per month): leave out "
+            "--deadline; --rps and --p95-ttft/--p95-tpot set its load and targets"
+        )
+    return ServiceRequest(
+        workload=spec,
+        requests_per_s=service["rps"],
+        peak_requests_per_s=service["peak_rps"],
+        peak_hours_per_day=service["peak_hours"] or 0.0,
+        ttft_ms_p95=service["p95_ttft"],
+        tpot_ms_p95=service["p95_tpot"],
+        e2e_ms_p95=service["p95_e2e"],
+        providers=options["providers"],
+        regions=options["regions"],
+        gpus=options["gpus"],
+        include_reserved=options["include_reserved"],
+        offers_files=options["offers_files"],
+        snapshot_dir=options["snapshot_dir"],
+        discounts=dict(options["discounts"]),
+        top=options["top"],
+    )
+
+
 @click.command("quote")
-@QUOTE_FIELDS
+@field_options({**QUOTE_LABELS, **SERVICE_LABELS})
 @quote_options
+@service_options
 @format_option
 @report_path_option
 def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **options: Any) -> None:
-    """Cheapest plans (cloud, spot, owned hardware, or a mix) that finish a workload by a deadline.
+    """Cheapest plans (cloud, spot, owned hardware, or a mix) that finish a workload by a deadline,
+    or, for a service, the cheapest fleet that carries its load within latency targets.
 
     With --report, also sweeps the cost-versus-deadline frontier and writes a self-contained
     HTML (or Markdown, CSV) report with the recommendation, charts and every assumption.
 
-    Example: planner quote --workload gpt2-xl-finetune --deadline 24h --report quote.html
+    Examples: planner quote --workload gpt2-xl-finetune --deadline 24h --report quote.html
+
+    planner quote --workload llm-serving-70b --rps 5 --p95-ttft 1s --p95-tpot 60ms --reserved
     """
+    service = {k: options.pop(k) for k in _SERVICE_NAMES}
+    service_req = _service_request(options, service)
+    if service_req is not None:
+        if report_path is not None:
+            raise click.UsageError("--report covers job quotes; a service quote prints as --format")
+        served = api.quote_service(service_req)
+        click.echo(render_service_quote(served, fmt, max_age_days=max_age_days).rstrip("\n"))
+        if fmt not in ("table", "markdown"):
+            for w in served.book.stale_warnings(max_age_days):
+                click.echo(f"warning: {w}", err=True)
+        return
     target = report_target(report_path)
     if target is not None:
         options["pareto"] = True  # the report charts the cost-versus-deadline frontier

@@ -73,7 +73,8 @@ def _shape(spec: WorkloadSpec) -> ModelShape:
     )
 
 
-def _lengths(spec: WorkloadSpec) -> tuple[Lengths, Lengths]:
+def service_lengths(spec: WorkloadSpec) -> tuple[Lengths, Lengths]:
+    """The prompt and output length distributions of an inference workload."""
     inf = _section(spec)
     return (
         Lengths.of(inf.prompt_tokens, inf.prompt_tokens_p95),
@@ -126,7 +127,7 @@ def _choices(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> li
     """Every tensor-parallel size that fits a replica on ``count`` GPUs, with its serving point
     at the workload's load (split evenly over the replicas) or at capacity (a batch job)."""
     inf = _section(spec)
-    prompt, output = _lengths(spec)
+    prompt, output = service_lengths(spec)
     gpn = max(1, min(topo.gpus_per_node, count))
     heads = int(spec.model.heads or 1)
     load = inf.load_requests_per_s
@@ -273,7 +274,7 @@ def _memory(c: _Choice, prompt: Lengths, output: Lengths) -> dict[str, float]:
 def _serving_metrics(spec: WorkloadSpec, c: _Choice) -> ServingMetrics:
     inf = _section(spec)
     p = c.point
-    prompt, output = _lengths(spec)
+    prompt, output = service_lengths(spec)
     slo = {k: v for k, v in inf.slo.model_dump().items() if v is not None}
     return ServingMetrics(
         framework=c.replica.stack.name,
@@ -330,7 +331,7 @@ def estimate_inference(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
         return _no_replica(spec, gpu, count, topo)
     inf = _section(spec)
     c = _best(choices, inf.serving)
-    prompt, output = _lengths(spec)
+    prompt, output = service_lengths(spec)
     r, p = c.replica, c.point
     metrics = _serving_metrics(spec, c)
     s = Strategy(

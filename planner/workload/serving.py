@@ -359,6 +359,7 @@ def _steady_state(
     return state
 
 
+@functools.lru_cache(maxsize=1024)
 def _capacity(r: Replica, prompt: Lengths, output: Lengths, limit: int) -> float:
     """The highest load (requests/s) the replica sustains, by bisection on the steady state."""
     context = prompt.mean + output.mean / 2.0

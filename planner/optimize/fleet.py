@@ -1,0 +1,332 @@
+"""Serving fleets: the cheapest replicas x instances that carry a load within latency targets (pure).
+
+A service is priced per month, not per job.  For each offer (instance type, region, price) and each
+tensor-parallel size its GPUs allow, the serving model (:mod:`planner.workload.serving`) gives the
+highest load one replica carries *within the targets* -- the largest ``requests_per_s`` whose p95
+TTFT, TPOT and end-to-end latency stay under them, found by bisection, once per instance shape
+(GPU, GPUs per instance, link): it does not depend on the region or the price.  The fleet for a
+load is then ``ceil(load / that) replicas``, packed ``GPUs per instance / TP`` to an instance.
+
+The load may follow a daily curve: a base load all day and a peak for some hours.  The base fleet
+runs all month and may be bought on a commitment (reserved instances or savings plans, paid for
+every hour of the term); the extra instances for the peak run only in peak hours, on demand.
+Spot capacity is never counted on: a service must keep its targets when spot capacity is taken
+back, so spot replicas could only ever be headroom the plan does not need.
+
+Finding the cheapest fleet is exact by enumeration: every (offer, TP size, purchase option) gives
+one fleet whose cost is a closed form, so the cheapest plans are a sort, not a MILP.  Mixing
+instance types in one fleet is left out: replicas of one shape behind one load balancer is how
+services are run, and a mix saves at most the rounding of one instance.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from planner.catalog.query import region_rank
+from planner.errors import InfeasibleError
+from planner.gpu_specs import GpuCatalog, GpuSpec
+from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
+from planner.units import HOURS_PER_MONTH
+from planner.workload.estimate_types import Topology, topology_links
+from planner.workload.inference import make_replica, service_lengths
+from planner.workload.serving import Lengths, Replica, ServingPoint, serve
+from planner.workload.spec import ServingSlo, WorkloadSpec
+
+DAYS_PER_MONTH = HOURS_PER_MONTH / 24.0
+_TENSOR_SIZES = (1, 2, 4, 8)
+_BISECTIONS = 24  # the load within 6e-8 of the capacity
+# Without latency targets a replica is loaded to at most this share of its capacity: Poisson
+# bursts and uneven request lengths need headroom, and at 100% the queue has no bound.  (U: the
+# 70-85% utilisation targets autoscalers are commonly set to.)
+UNTARGETED_UTILISATION = 0.85
+
+
+@dataclass(frozen=True)
+class LoadCurve:
+    """Requests per second: ``base`` all day, ``peak`` for ``peak_hours`` of each day."""
+
+    base_requests_per_s: float
+    peak_requests_per_s: float | None = None
+    peak_hours_per_day: float = 0.0
+
+    @property
+    def peak(self) -> float:
+        return max(self.base_requests_per_s, self.peak_requests_per_s or 0.0)
+
+    @property
+    def has_peak(self) -> bool:
+        return self.peak > self.base_requests_per_s and self.peak_hours_per_day > 0
+
+    def monthly_requests(self) -> float:
+        hours_peak = self.peak_hours_per_day if self.has_peak else 0.0
+        per_day = (self.base_requests_per_s * (24.0 - hours_peak) + self.peak * hours_peak) * 3600.0
+        return per_day * DAYS_PER_MONTH
+
+
+@dataclass(frozen=True)
+class ShapeLimit:
+    """What one replica of a shape carries within the targets, and its latency there."""
+
+    tp: int
+    replicas_per_instance: int
+    requests_per_s: float  # 0: not even a lone request meets the targets
+    at_limit: ServingPoint | None  # the serving point at that load (None when 0)
+    alone: ServingPoint  # a lone request: the fastest this shape answers
+
+
+@dataclass(frozen=True)
+class FleetPlan:
+    """One fleet: replicas of one instance type in one region, priced per month."""
+
+    provider: str
+    region: str
+    instance_type: str
+    gpu_model: str
+    gpus_per_instance: int
+    tensor_parallel: int
+    replicas_base: int
+    replicas_peak: int
+    instances_base: int
+    instances_peak: int  # extra instances in peak hours (0 without a peak)
+    purchase_base: str  # on-demand or a commitment for the base fleet
+    price_base_usd_per_hour: float  # per instance
+    price_on_demand_usd_per_hour: float  # per instance (the peak's price)
+    cost_usd_per_month: float
+    cost_usd_per_million_tokens: float
+    ttft_ms_p95: float  # at the peak load, per replica
+    tpot_ms_p95: float
+    e2e_ms_p95: float
+    capacity_requests_per_s: float  # what the peak fleet carries within the targets
+    price_source: str = ""
+    price_as_of: str = ""
+    label: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class FleetResult:
+    plans: tuple[FleetPlan, ...]
+    excluded: tuple[str, ...] = field(default=())
+
+
+def _meets(point: ServingPoint, slo: ServingSlo) -> bool:
+    if point.overloaded:
+        return False
+    checks = (
+        (slo.ttft_ms_p95, point.ttft_ms_p95),
+        (slo.tpot_ms_p95, point.tpot_ms_p95),
+        (slo.e2e_ms_p95, point.e2e_ms_p95),
+    )
+    return all(target is None or value <= target for target, value in checks)
+
+
+def replica_limit(
+    r: Replica, prompt: Lengths, output: Lengths, slo: ServingSlo
+) -> tuple[float, ServingPoint | None, ServingPoint]:
+    """The highest load (requests/s) replica ``r`` carries within ``slo``, its serving point there,
+    and the point of a lone request (bisection: latency rises with load)."""
+    alone = serve(r, prompt, output, 1e-6)
+    if not _meets(alone, slo):
+        return 0.0, None, alone
+    cap = serve(r, prompt, output).capacity_requests_per_s
+    if slo.ttft_ms_p95 is None and slo.tpot_ms_p95 is None and slo.e2e_ms_p95 is None:
+        load = cap * UNTARGETED_UTILISATION
+        return load, serve(r, prompt, output, load), alone
+    lo, hi = 0.0, cap
+    best = alone
+    top = serve(r, prompt, output, cap * (1 - 1e-9))
+    if _meets(top, slo):
+        return top.requests_per_s, top, alone
+    for _ in range(_BISECTIONS):
+        mid = (lo + hi) / 2.0
+        point = serve(r, prompt, output, mid)
+        if _meets(point, slo):
+            lo, best = mid, point
+        else:
+            hi = mid
+    return lo, best, alone
+
+
+def _shape_limits(
+    spec: WorkloadSpec, gpu: GpuSpec, gpus: int, link: Interconnect, slo: ServingSlo
+) -> list[ShapeLimit]:
+    """Each tensor-parallel size that fits a replica in one instance of ``gpus`` x ``gpu``."""
+    prompt, output = service_lengths(spec)
+    heads = int(spec.model.heads or 1)
+    out = []
+    for tp in _TENSOR_SIZES:
+        if tp > gpus or gpus % tp or heads % tp:
+            continue
+        topo = Topology(gpus_per_node=gpus, interconnect=link, fabric=Fabric.ETHERNET)
+        r = make_replica(spec, gpu, tp, topology_links(gpu, topo, tp))
+        if not r.fits(prompt.p95 + output.p95):
+            continue
+        limit, at, alone = replica_limit(r, prompt, output, slo)
+        out.append(ShapeLimit(tp, gpus // tp, limit, at, alone))
+    return out
+
+
+def size_fleets(
+    offers: pd.DataFrame,
+    spec: WorkloadSpec,
+    load: LoadCurve,
+    slo: ServingSlo,
+    catalog: GpuCatalog,
+    *,
+    commitments: bool = False,
+    discounts: Mapping[str, float] | None = None,
+) -> FleetResult:
+    """Every fleet the offers allow, cheapest first per month (one per instance type and region).
+
+    Raises :class:`InfeasibleError` when no offer can meet ``slo`` at all, naming the best
+    latencies any of them reaches.
+    """
+    discounts = discounts or {}
+    output_mean = service_lengths(spec)[1].mean
+    tokens_per_month = load.monthly_requests() * output_mean
+    limits: dict[tuple[str, int, str], list[ShapeLimit]] = {}
+    plans: list[FleetPlan] = []
+    excluded: list[str] = []
+    options = [PurchaseOption.ON_DEMAND, *(COMMITMENT_OPTIONS if commitments else ())]
+    records: list[dict[str, Any]] = offers.to_dict("records")  # type: ignore[assignment]
+    for row in records:
+        key = (str(row["gpu_model"]), int(row["gpu_count"]), str(row["interconnect"]))
+        if key not in limits:
+            limits[key] = _shape_limits(
+                spec, catalog.resolve(key[0]), key[1], Interconnect(key[2]), slo
+            )
+        for shape in limits[key]:
+            if shape.requests_per_s <= 0:
+                continue
+            plan = _cheapest_fleet(row, shape, load, options, discounts, tokens_per_month)
+            if plan is not None:
+                plans.append(plan)
+    if not plans:
+        raise _impossible(limits, slo)
+    # cheapest first; where cost ties (one price in every region), the provider's home region,
+    # then the US (as job quotes), then the faster layout
+    plans.sort(
+        key=lambda p: (
+            round(p.cost_usd_per_month, 6),
+            region_rank(p.provider, p.region),
+            p.e2e_ms_p95,
+            p.instance_type,
+            p.region,
+        )
+    )
+    seen: set[tuple[str, str]] = set()
+    distinct = []
+    for p in plans:
+        k = (p.provider, p.instance_type)
+        if k not in seen:  # the cheapest region and layout of each instance type
+            seen.add(k)
+            distinct.append(p)
+    return FleetResult(tuple(distinct), tuple(excluded))
+
+
+def _price(
+    row: Mapping[str, Any], option: PurchaseOption, discounts: Mapping[str, float]
+) -> float | None:
+    value = row.get(PRICE_COLUMNS[option])
+    if value is None or pd.isna(value) or float(value) <= 0:
+        return None
+    return float(value) * (1.0 - float(discounts.get(str(row["provider"]), 0.0)))
+
+
+def _cheapest_fleet(
+    row: Mapping[str, Any],
+    shape: ShapeLimit,
+    load: LoadCurve,
+    options: Sequence[PurchaseOption],
+    discounts: Mapping[str, float],
+    tokens_per_month: float,
+) -> FleetPlan | None:
+    """The cheapest way to buy the fleet of ``shape`` on the offer ``row`` for ``load``."""
+    on_demand = _price(row, PurchaseOption.ON_DEMAND, discounts)
+    if on_demand is None:
+        return None
+    per = shape.replicas_per_instance
+    replicas_base = math.ceil(load.base_requests_per_s / shape.requests_per_s - 1e-9)
+    replicas_peak = math.ceil(load.peak / shape.requests_per_s - 1e-9)
+    base = max(math.ceil(replicas_base / per), 1)
+    peak_total = max(math.ceil(replicas_peak / per), base)
+    extra = peak_total - base if load.has_peak else 0
+    if not load.has_peak:
+        base = peak_total
+    peak_hours = load.peak_hours_per_day * DAYS_PER_MONTH if load.has_peak else 0.0
+    best: FleetPlan | None = None
+    for option in options:
+        price = _price(row, option, discounts)
+        if price is None:
+            continue
+        cost = base * price * HOURS_PER_MONTH + extra * on_demand * peak_hours
+        if best is not None and cost >= best.cost_usd_per_month:
+            continue
+        at = shape.at_limit or shape.alone
+        best = FleetPlan(
+            provider=str(row["provider"]),
+            region=str(row["region"]),
+            instance_type=str(row["instance_type"]),
+            gpu_model=str(row["gpu_model"]),
+            gpus_per_instance=int(row["gpu_count"]),
+            tensor_parallel=shape.tp,
+            replicas_base=replicas_base,
+            replicas_peak=replicas_peak,
+            instances_base=base,
+            instances_peak=extra,
+            purchase_base=option.value,
+            price_base_usd_per_hour=price,
+            price_on_demand_usd_per_hour=on_demand,
+            cost_usd_per_month=cost,
+            cost_usd_per_million_tokens=cost / tokens_per_month * 1e6
+            if tokens_per_month
+            else math.inf,
+            ttft_ms_p95=at.ttft_ms_p95,
+            tpot_ms_p95=at.tpot_ms_p95,
+            e2e_ms_p95=at.e2e_ms_p95,
+            capacity_requests_per_s=(base + extra) * per * shape.requests_per_s,
+            price_source=str(row.get("source", "")),
+            price_as_of=str(row.get("as_of", "")),
+        )
+    return best
+
+
+def _impossible(
+    limits: Mapping[tuple[str, int, str], list[ShapeLimit]], slo: ServingSlo
+) -> InfeasibleError:
+    """No fleet meets the targets: name the best latency any shape reaches for a lone request."""
+    shapes = [(key, s) for key, ss in limits.items() for s in ss]
+    if not shapes:
+        return InfeasibleError(
+            "no offer fits one replica of the model",
+            hint="allow bigger GPUs or more GPUs per instance (--gpu), or serve int8/int4 weights",
+        )
+    parts = []
+    for name, attr in (
+        ("TTFT", "ttft_ms_p95"),
+        ("TPOT", "tpot_ms_p95"),
+        ("end-to-end", "e2e_ms_p95"),
+    ):
+        target = getattr(slo, attr)
+        if target is None:
+            continue
+        (gpu, n, _link), s = min(shapes, key=lambda ks: getattr(ks[1].alone, attr))
+        best = getattr(s.alone, attr)
+        if best > target:
+            parts.append(
+                f"p95 {name} {target:g} ms: the fastest reachable is {best:,.1f} ms "
+                f"({n} x {gpu}, tensor parallel {s.tp}, one request at a time)"
+            )
+    detail = "; ".join(parts) or "the targets together"
+    return InfeasibleError(
+        f"no fleet meets the latency targets: {detail}",
+        hint="loosen the targets, allow faster GPUs (--gpu), or serve fp8/int4 weights",
+    )

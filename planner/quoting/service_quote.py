@@ -1,0 +1,222 @@
+"""Quotes for services: the cheapest fleet that carries a load within latency targets, per month.
+
+A job quote (:mod:`planner.quoting.service`) finishes work by a deadline; a service runs for good,
+so it is priced per month and per million output tokens.  The load and the targets come from the
+workload's ``inference`` section (``requests_per_s`` or ``tokens_per_s``, ``slo``) and may be
+replaced by the request's fields (``planner quote --rps 5 --p95-ttft 1s --p95-tpot 60ms``).  The
+fleets themselves are sized by :func:`planner.optimize.fleet.size_fleets`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from planner.catalog import OfferBook, load_offer_book
+from planner.catalog.query import OfferFilter, filter_offers
+from planner.errors import ConfigError, is_number
+from planner.gpu_specs import load_gpu_catalog
+from planner.optimize.fleet import FleetPlan, LoadCurve, size_fleets
+from planner.workload import WorkloadSpec, load_workload
+from planner.workload.inference import service_lengths
+from planner.workload.spec import Kind, ServingSlo
+
+
+@dataclass(frozen=True)
+class ServiceRequest:
+    """What a service quote depends on.  ``None`` load or targets: the workload's own."""
+
+    workload: str | WorkloadSpec
+    requests_per_s: float | None = None
+    peak_requests_per_s: float | None = None
+    peak_hours_per_day: float = 0.0
+    ttft_ms_p95: float | None = None
+    tpot_ms_p95: float | None = None
+    e2e_ms_p95: float | None = None
+    providers: tuple[str, ...] = ()
+    regions: tuple[str, ...] = ()
+    gpus: tuple[str, ...] = ()
+    include_reserved: bool = False
+    offers_files: tuple[str | Path, ...] = ()
+    snapshot_dir: str | Path | None = None
+    discounts: Mapping[str, float] = field(default_factory=dict)
+    top: int = 5
+
+    def __post_init__(self) -> None:
+        for name in (
+            "requests_per_s",
+            "peak_requests_per_s",
+            "ttft_ms_p95",
+            "tpot_ms_p95",
+            "e2e_ms_p95",
+        ):
+            value = getattr(self, name)
+            if value is not None and (
+                not is_number(value) or not math.isfinite(value) or value <= 0
+            ):
+                raise ConfigError(
+                    f"must be a positive number, got {value!r}",
+                    key_path=name,
+                    hint="e.g. requests_per_s=5, ttft_ms_p95=1000, tpot_ms_p95=60",
+                )
+        hours = self.peak_hours_per_day
+        if not is_number(hours) or not 0 <= hours <= 24:
+            raise ConfigError(
+                f"must be from 0 to 24 hours, got {hours!r}",
+                key_path="peak_hours_per_day",
+                hint="e.g. peak_hours_per_day=8 for a working day's peak",
+            )
+        if not isinstance(self.top, int) or self.top < 1:
+            raise ConfigError(
+                f"must be a whole number of at least 1, got {self.top!r}", key_path="top"
+            )
+
+
+@dataclass(frozen=True)
+class ServiceQuoteResult:
+    request: ServiceRequest
+    workload: WorkloadSpec
+    load: LoadCurve
+    slo: ServingSlo
+    plans: tuple[FleetPlan, ...]
+    book: OfferBook
+    output_tokens_per_request: float
+    notes: tuple[str, ...] = ()
+
+    @property
+    def tokens_per_month(self) -> float:
+        return self.load.monthly_requests() * self.output_tokens_per_request
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of a service quote (``planner quote --format json``)."""
+        return {
+            "workload": self.workload.name,
+            "kind": "service",
+            "load": {
+                "requests_per_s": self.load.base_requests_per_s,
+                "peak_requests_per_s": self.load.peak if self.load.has_peak else None,
+                "peak_hours_per_day": self.load.peak_hours_per_day if self.load.has_peak else 0.0,
+                "output_tokens_per_request": self.output_tokens_per_request,
+                "output_tokens_per_month": self.tokens_per_month,
+            },
+            "slo": {k: v for k, v in self.slo.model_dump().items() if v is not None},
+            "plans": [p.to_dict() for p in self.plans],
+            "notes": list(self.notes),
+            "snapshot": {
+                "as_of": self.book.as_of,
+                "source": self.book.source_text,
+                "parts": [s.to_dict() for s in self.book.sources],
+            },
+        }
+
+
+def is_service(spec: WorkloadSpec) -> bool:
+    """An inference workload with a load to carry (rather than tokens to generate by a deadline)."""
+    return spec.kind is Kind.INFERENCE and spec.inference is not None and spec.inference.serving
+
+
+def _spec(req: ServiceRequest) -> WorkloadSpec:
+    if isinstance(req.workload, WorkloadSpec):
+        spec = req.workload
+    else:
+        if not str(req.workload).strip():
+            raise ConfigError("workload name is blank", key_path="workload")
+        try:
+            spec = load_workload(req.workload)
+        except ConfigError as e:  # name the field a library caller or the CLI passed it in
+            if e.file is None and e.key_path is None:
+                raise e.located_at("workload") from None
+            raise
+    if spec.kind is not Kind.INFERENCE or spec.inference is None:
+        raise ConfigError(
+            f"{spec.name} is a {spec.kind.value} workload; a service quote serves an inference "
+            "workload",
+            key_path="workload",
+            hint="quote training jobs with --deadline; `planner workloads` lists llm-serving-7b, "
+            "llm-serving-70b",
+        )
+    return spec
+
+
+def _load(req: ServiceRequest, spec: WorkloadSpec) -> LoadCurve:
+    inf = spec.inference
+    assert inf is not None
+    base = req.requests_per_s if req.requests_per_s is not None else inf.load_requests_per_s
+    if base is None:
+        raise ConfigError(
+            f"{spec.name} has no load to serve",
+            key_path="requests_per_s",
+            hint="give the requests per second (--rps 5), or inference.requests_per_s in the "
+            "workload file",
+        )
+    peak = req.peak_requests_per_s
+    if peak is not None and peak < base:
+        raise ConfigError(
+            f"the peak load {peak:g} requests/s is below the base load {base:g}",
+            key_path="peak_requests_per_s",
+            hint="the peak is the busiest hours' load: at least --rps",
+        )
+    if peak is not None and req.peak_hours_per_day <= 0:
+        raise ConfigError(
+            "a peak load needs the hours it lasts each day",
+            key_path="peak_hours_per_day",
+            hint="e.g. --peak-hours 8",
+        )
+    return LoadCurve(float(base), peak, float(req.peak_hours_per_day))
+
+
+def _slo(req: ServiceRequest, spec: WorkloadSpec) -> ServingSlo:
+    inf = spec.inference
+    assert inf is not None
+    given = {
+        "ttft_ms_p95": req.ttft_ms_p95,
+        "tpot_ms_p95": req.tpot_ms_p95,
+        "e2e_ms_p95": req.e2e_ms_p95,
+    }
+    return inf.slo.model_copy(update={k: v for k, v in given.items() if v is not None})
+
+
+def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> ServiceQuoteResult:
+    """The cheapest fleets for ``req``, cheapest first (at most ``req.top``).
+
+    Raises :class:`~planner.errors.InfeasibleError` (exit 3 at the CLI) when no fleet meets the
+    targets, naming the best latency reachable.
+    """
+    spec = _spec(req)
+    load = _load(req, spec)
+    slo = _slo(req, spec)
+    catalog = load_gpu_catalog()
+    book = book or load_offer_book(list(req.offers_files), snapshot_dir=req.snapshot_dir)
+    offers = filter_offers(
+        book.offers,
+        OfferFilter(providers=req.providers, regions=req.regions, gpus=req.gpus),
+        catalog,
+    )
+    fleets = size_fleets(
+        offers, spec, load, slo, catalog, commitments=req.include_reserved, discounts=req.discounts
+    )
+    plans = list(fleets.plans[: req.top])
+    labelled = [replace(plans[0], label="cheapest")] + [replace(p, label="") for p in plans[1:]]
+    if req.include_reserved and plans[0].purchase_base != "on-demand":
+        on_demand = next((p for p in fleets.plans if p.purchase_base == "on-demand"), None)
+        if on_demand is not None and on_demand not in plans:
+            labelled.append(replace(on_demand, label="cheapest without a commitment"))
+    notes = [
+        "spot capacity is not counted on: a service must keep its targets when spot capacity is "
+        "taken back",
+    ]
+    if not req.include_reserved:
+        notes.append("commitments (1y/3y reserved, savings plans) not priced: add --reserved")
+    return ServiceQuoteResult(
+        request=req,
+        workload=spec,
+        load=load,
+        slo=slo,
+        plans=tuple(labelled),
+        book=book,
+        output_tokens_per_request=service_lengths(spec)[1].mean,
+        notes=tuple(notes),
+    )

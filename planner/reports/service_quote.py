@@ -1,0 +1,91 @@
+"""Renderers for service quotes: fleets priced per month (table, Markdown, CSV, JSON)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.quoting.service_quote import ServiceQuoteResult
+from planner.reports.offers import provenance_lines
+from planner.reports.tables import dumps_json, render_records
+
+_CSV_COLUMNS = (
+    "label",
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "gpus_per_instance",
+    "tensor_parallel",
+    "replicas_peak",
+    "instances_base",
+    "instances_peak",
+    "purchase_base",
+    "price_base_usd_per_hour",
+    "price_on_demand_usd_per_hour",
+    "cost_usd_per_month",
+    "cost_usd_per_million_tokens",
+    "ttft_ms_p95",
+    "tpot_ms_p95",
+    "e2e_ms_p95",
+    "capacity_requests_per_s",
+    "price_as_of",
+)
+
+
+def _load_text(result: ServiceQuoteResult) -> str:
+    load = result.load
+    text = f"{load.base_requests_per_s:,.3g} requests/s"
+    if load.has_peak:
+        text += f", {load.peak:,.3g} for {load.peak_hours_per_day:g} h a day"
+    tokens = result.tokens_per_month
+    return f"{text} ({result.output_tokens_per_request:g} output tokens each, {tokens / 1e6:,.0f}M a month)"
+
+
+def _slo_text(result: ServiceQuoteResult) -> str:
+    names = {"ttft_ms_p95": "TTFT", "tpot_ms_p95": "TPOT", "e2e_ms_p95": "end-to-end"}
+    parts = [f"{names[k]} <= {v:g} ms" for k, v in result.slo.model_dump().items() if v is not None]
+    return "p95 " + ", ".join(parts) if parts else "none (carry the load only)"
+
+
+def _row(p: Any) -> dict[str, Any]:
+    fleet = f"{p.replicas_peak} x TP{p.tensor_parallel} on {p.instances_base}"
+    if p.instances_peak:
+        fleet += f" (+{p.instances_peak} peak)"
+    return {
+        "plan": p.label,
+        "provider": p.provider,
+        "region": p.region,
+        "instance": p.instance_type,
+        "gpus": f"{p.gpus_per_instance} x {p.gpu_model}",
+        "replicas on instances": fleet,
+        "base bought": p.purchase_base,
+        "$/month": f"{p.cost_usd_per_month:,.0f}",
+        "$/M tokens": f"{p.cost_usd_per_million_tokens:,.2f}",
+        "p95 TTFT ms": f"{p.ttft_ms_p95:,.0f}",
+        "p95 TPOT ms": f"{p.tpot_ms_p95:,.1f}",
+    }
+
+
+def render_service_quote(result: ServiceQuoteResult, fmt: str, *, max_age_days: int = 90) -> str:
+    """A service quote; table and Markdown carry the load, targets, plans and price provenance."""
+    if fmt == "json":
+        return dumps_json(result.to_dict())
+    if fmt == "csv":
+        rows = [{k: getattr(p, k) for k in _CSV_COLUMNS} for p in result.plans]
+        return render_records(rows, "csv", columns=_CSV_COLUMNS)
+    kind = "markdown" if fmt == "markdown" else "table"
+    lines = [
+        f"Service quote for {result.workload.name}",
+        "",
+        f"Load: {_load_text(result)}",
+        f"Latency targets: {_slo_text(result)}",
+        "",
+        render_records([_row(p) for p in result.plans], kind),
+        "",
+        "Latency is each replica's at the peak load; a month is 730 h; peak instances run on "
+        "demand in peak hours only.",
+    ]
+    lines += [f"note: {n}" for n in result.notes]
+    lines.append("")
+    lines += provenance_lines(result.book, max_age_days)
+    return "\n".join(lines)
