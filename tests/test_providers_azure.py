@@ -165,7 +165,7 @@ def test_without_subscription_what_is_left_out(server: FakeHttpServer) -> None:
         "Standard_NV6ads_A10_v5": "fractional GPU (1/6 of an A10)",
         "Standard_ND96isr_MI300X_v5": "AMD Instinct MI300X: not in the planner's GPU catalog",
         # an M60 size still priced in eastus: reported, not guessed
-        "Standard_NV12s_v3": "not in the bundled size table (planner/providers/azure_sizes.py);"
+        "Standard_NV12s_v3": "not in the planner's table of Azure VM sizes;"
         " set AZURE_SUBSCRIPTION_ID to read its specs from Azure",
     }
     # NP is FPGA: it shares the Standard_N prefix but is no GPU size
@@ -420,7 +420,9 @@ def test_cli_refresh_without_subscription(
     assert out.exit_code == 0, out.output
     (published,) = json.loads(out.stdout)
     assert (published["provider"], published["regions"]) == ("azure", "eastus")
-    assert "Standard_NV12s_v3: not in the bundled size table" in out.stderr  # reported, not hidden
+    assert (
+        "Standard_NV12s_v3: not in the planner's table of Azure VM sizes" in out.stderr
+    )  # reported, not hidden
     assert "subscription id" not in out.output
 
     offers = runner.invoke(

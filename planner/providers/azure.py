@@ -456,7 +456,7 @@ class AzureProvider(DraftingProvider):
             spec = size_spec(size_name)
             if reason is None and spec is None:
                 reason = (
-                    "not in the bundled size table (planner/providers/azure_sizes.py);"
+                    "not in the planner's table of Azure VM sizes;"
                     " set AZURE_SUBSCRIPTION_ID to read its specs from Azure"
                 )
             if reason is not None or spec is None:

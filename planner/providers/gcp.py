@@ -308,7 +308,7 @@ class GcpProvider(DraftingProvider):
         gpu_name = ACCELERATOR_GPUS.get(shape.accelerator)
         gpu = catalog.get(gpu_name) if gpu_name else None
         if gpu is None:
-            missing = f" ({gpu_name} is not in planner/data/gpus.yaml)" if gpu_name else ""
+            missing = f" ({gpu_name} is not in the GPU catalog, planner gpus)" if gpu_name else ""
             return Unmapped(
                 self.name,
                 name,
