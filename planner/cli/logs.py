@@ -32,6 +32,11 @@ THIRD_PARTY_LOGGERS = (
     "msal",
 )
 
+# Held at ERROR: their warnings say what the planner's own error then says better
+# (google.auth's default-credentials probe warns of the metadata server before the refresh
+# reports "no GCP credentials" with its fix).
+QUIETER_LOGGERS = ("google.auth._default",)
+
 # Environment variables whose values are secrets (their values are redacted wherever they appear).
 SECRET_VARIABLES = (
     "AWS_ACCESS_KEY_ID",
@@ -135,3 +140,5 @@ def configure_logging(verbose: int) -> None:
     logging.getLogger("planner").setLevel(max(logging.WARNING - 10 * verbose, logging.DEBUG))
     for name in THIRD_PARTY_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
+    for name in QUIETER_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
