@@ -350,9 +350,9 @@ def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **optio
     With --report, also sweeps the cost-versus-deadline frontier and writes a self-contained
     HTML (or Markdown, CSV) report with the recommendation, charts and every assumption.
 
-    Examples: planner quote --workload gpt2-xl-finetune --deadline 24h --report quote.html
+    Example: planner quote --workload gpt2-xl-finetune --deadline 24h --report quote.html
 
-    planner quote --workload llm-serving-70b --rps 5 --p95-ttft 1s --p95-tpot 60ms --reserved
+    A service: planner quote --workload llm-serving-70b --rps 5 --p95-ttft 1s --p95-tpot 60ms
     """
     service = {k: options.pop(k) for k in _SERVICE_NAMES}
     service_req = _service_request(options, service)
