@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus" / "bad_input.yaml"
 BASES = {
     "workload": ROOT / "scenarios" / "workloads" / "gpt2-xl-finetune.yaml",
+    "service": ROOT / "scenarios" / "workloads" / "llm-serving-7b.yaml",
     "hardware": ROOT / "scenarios" / "hardware" / "8xh100-hgx.yaml",
     "budget": ROOT / "scenarios" / "budgets" / "2027-ml-platform.yaml",
 }

@@ -167,7 +167,10 @@ def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
             "fabric needed",
             est.fabric_required.value if est.fabric_required else "none (single node)",
         ),
-        ("checkpoint size", f"{est.checkpoint_gib:.1f} GiB"),
+        (
+            "weights to load" if s.method == "inference" else "checkpoint size",
+            f"{est.checkpoint_gib:.1f} GiB",
+        ),
     ]
     if est.serving is not None:
         facts = _serving_facts(est)

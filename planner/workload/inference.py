@@ -244,7 +244,13 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
         efficiency=0.0,
         source=_roofline_source(gpu),
         wall_hours=math.inf,
-        interconnect=Interconnect.NVSWITCH if gpn > 2 else Interconnect.NVLINK,
+        interconnect=(
+            Interconnect.NONE
+            if gpn == 1
+            else Interconnect.NVSWITCH
+            if gpn > 2
+            else Interconnect.NVLINK
+        ),
         fabric=None,
         checkpoint_gib=weights_gib,
         suggestions=[

@@ -26,7 +26,15 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from planner.config.scenarios import scenarios_dir
 from planner.config.validation import ErrorWording, FieldError, UnknownName, config_error
@@ -351,17 +359,17 @@ class InferenceSection(_Section):
             raise ValueError(f"{e.detail}; {e.hint}") from None
         return name
 
-    @model_validator(mode="after")
-    def _percentiles_above_means(self) -> InferenceSection:
-        for name in ("prompt_tokens", "output_tokens"):
-            p95 = getattr(self, f"{name}_p95")
-            if p95 is not None and p95 < getattr(self, name):
-                raise ValueError(
-                    f"{name}_p95 ({p95:g}) is below the mean {name} ({getattr(self, name):g}); "
-                    "the 95th percentile of a length is at least its mean for the usual "
-                    "right-skewed lengths"
-                )
-        return self
+    @field_validator("prompt_tokens_p95", "output_tokens_p95")
+    @classmethod
+    def _percentile_above_mean(cls, value: float | None, info: ValidationInfo) -> float | None:
+        mean_name = str(info.field_name).removesuffix("_p95")
+        mean = info.data.get(mean_name)
+        if value is not None and mean is not None and value < mean:
+            raise ValueError(
+                f"{value:g} is below the mean {mean_name} ({mean:g}); the 95th percentile of a "
+                "length is at least its mean for the usual right-skewed lengths"
+            )
+        return value
 
     @property
     def serving(self) -> bool:
