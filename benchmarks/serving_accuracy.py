@@ -61,6 +61,7 @@ class Comparison:
     metric: str
     measured: float
     estimated: float
+    split: str = "unmarked"  # calibration | holdout (vision/diffusion rows); LLM rows: unmarked
 
     @property
     def ratio(self) -> float:
@@ -168,7 +169,14 @@ def _other(row: Mapping[str, Any]) -> list[Comparison] | str:
     if not predicted:
         return "no prediction for this row"
     return [
-        Comparison(row["id"], row["kind"], k, float(row["measured"][k]), float(v))
+        Comparison(
+            row["id"],
+            row["kind"],
+            k,
+            float(row["measured"][k]),
+            float(v),
+            str(row.get("split", "unmarked")),
+        )
         for k, v in predicted.items()
         if k in row["measured"]
     ]
@@ -197,6 +205,22 @@ def compare(rows: list[Mapping[str, Any]]) -> tuple[list[Comparison], list[tuple
     return done, skipped
 
 
+def _split_summary(done: list[Comparison]) -> str:
+    """Median errors of the calibration rows (a model constant was set from them), the holdout
+    rows (none was) and the rows without a split (LLM), per kind and together."""
+    lines = ["by split (calibration: a constant was set from the row; holdout: none was)"]
+    kinds = sorted({c.kind for c in done})
+    for split in ("calibration", "holdout", "unmarked"):
+        for kind in [*kinds, "all"]:
+            errs = [c.error for c in done if c.split == split and kind in (c.kind, "all")]
+            if errs and not (kind == "all" and split == "unmarked"):
+                lines.append(
+                    f"  {split:<12} {kind:<10} {len(errs):3d} comparisons  "
+                    f"median error {statistics.median(errs):6.1%}  worst {max(errs):6.1%}"
+                )
+    return "\n".join(lines)
+
+
 def main() -> int:
     rows = read_yaml(DATA_FILE, what="serving measurements")["measurements"]
     done, skipped = compare(rows)
@@ -220,6 +244,8 @@ def main() -> int:
         print(
             f"{'all':<10} {len(errs):3d} comparisons  median error {statistics.median(errs):6.1%}  worst {max(errs):6.1%}"
         )
+        print()
+        print(_split_summary(done))
     if skipped:
         print(f"\nskipped {len(skipped)} rows:")
         for rid, why in skipped:

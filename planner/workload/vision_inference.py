@@ -82,7 +82,7 @@ def _assumptions(spec: WorkloadSpec, r: vs.VisionReplica, max_batch: int) -> tup
         f"{r.engine.name} engine, {r.precision}: {peak:,.1f} dense T(FL)OPS x "
         f"{r.efficiency:.2f} matmul fraction, {gpu.memory_bandwidth_gb_per_s:g} GB/s",
         f"dynamic batching up to {max_batch} image(s) per call; Poisson arrivals (M/D/1 queue)",
-        f"one replica per GPU; a {vs.KERNEL_FLOOR_S * 1e6:.0f} us floor per kernel "
+        f"one replica per GPU; a {r.kernel_floor_s * 1e6:.1f} us floor per kernel "
         f"({w.kernels * r.engine.kernels_per_layer:,.0f} kernels per forward pass)",
     ]
     if w.kind == "diffusion":

@@ -4,11 +4,14 @@ One *replica* is the model on one GPU (images are independent, so more GPUs are 
 Everything follows from :meth:`VisionReplica.batch_seconds`, the time one engine call takes for
 ``b`` images:
 
-* the FLOPs of ``b`` forward passes at ``peak at the precision x the GPU's matmul fraction``
-  (:func:`planner.workload.efficiency.gemm_fraction`), or the bytes they move (weights once,
-  activations written and read per image) at the memory bandwidth, whichever is longer (roofline);
-* plus a floor per kernel the engine launches (a kernel cannot take less than its ramp-up and
-  drain, however little work it has: what makes batch 1 slow on a big GPU), and the host's time
+* the FLOPs of ``b`` forward passes at ``peak at the precision x the board's sustained share
+  under a power cap x the engine's fraction`` (:class:`InferenceEfficiency`, read from
+  ``planner/data/inference_efficiency.yaml`` with the source of every figure), or the bytes they
+  move (weights once, activations written and read per image) at the memory bandwidth, whichever
+  is longer (roofline);
+* plus a floor per kernel the engine launches (a kernel cannot take less than its launch gap,
+  ramp-up and drain, a fixed number of GPU cycles however little work it has: what makes batch 1
+  slow on a big GPU, and faster on a high-clocked one), and the host's time
   (eager PyTorch dispatches every operator from Python; a TensorRT engine is enqueued at once) --
   the GPU waits for the slower of the two;
 * plus the engine's fixed cost per call (copying the batch in, pre- and post-processing).
@@ -36,8 +39,13 @@ Figures marked (U) are planning assumptions, (D) derived here from the cited sha
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import yaml
 
 from planner.errors import ConfigError, UnknownNameError
 from planner.gpu_specs import GpuSpec
@@ -60,11 +68,61 @@ class Engine:
     source: str
 
 
-# Kernel floor: a kernel with little work still takes its launch gap, ramp-up and drain.  CUDA kernel
-# launch latency is a few microseconds and a small convolution's tiles run one dependent wave; 7 us
-# per kernel (U) is consistent with MLPerf single-stream ResNet-50 (54 kernels in 0.35-0.64 ms on
-# L4, A100 and Orin, i.e. 6-12 us per layer when the FLOPs take a few percent of that).
-KERNEL_FLOOR_S = 7e-6
+# -- inference efficiency --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InferenceEfficiency:
+    """What share of a GPU's peak conv/attention networks reach (inference_efficiency.yaml)."""
+
+    boost_clock_mhz: dict[str, float]
+    default_boost_clock_mhz: float
+    power_capped_peak_fraction: dict[str, float]
+    kernel_floor_cycles: float
+    attention_relative: float  # attention kernels' rate / the engine's matmul rate
+    engine_fraction: dict[str, dict[str, float]]
+
+    def clock_hz(self, gpu: GpuSpec) -> float:
+        return self.boost_clock_mhz.get(gpu.name, self.default_boost_clock_mhz) * 1e6
+
+    def kernel_floor_s(self, gpu: GpuSpec) -> float:
+        """The least time one kernel takes on ``gpu`` (launch gap, ramp-up, drain)."""
+        return self.kernel_floor_cycles / self.clock_hz(gpu)
+
+    def fraction(self, engine_name: str, gpu: GpuSpec) -> float:
+        """Share of the datasheet peak ``engine_name``'s kernels sustain on ``gpu`` with a
+        saturating batch: the engine's fraction x the board's power-capped share."""
+        table = self.engine_fraction.get(engine_name, self.engine_fraction["pytorch"])
+        engine_share = table.get(gpu.name, table.get(gpu.family, table["default"]))
+        return engine_share * self.power_capped_peak_fraction.get(gpu.name, 1.0)
+
+
+def _parse_efficiency(raw: dict[str, Any]) -> InferenceEfficiency:
+    return InferenceEfficiency(
+        boost_clock_mhz={str(k): float(v) for k, v in raw["boost_clock_mhz"].items()},
+        default_boost_clock_mhz=float(raw["default_boost_clock_mhz"]),
+        power_capped_peak_fraction={
+            str(k): float(v) for k, v in raw["power_capped_peak_fraction"].items()
+        },
+        kernel_floor_cycles=float(raw["kernel_floor_cycles"]),
+        attention_relative=float(raw["attention_relative"]),
+        engine_fraction={
+            str(e): {str(k): float(v) for k, v in t.items()}
+            for e, t in raw["engine_fraction"].items()
+        },
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def load_inference_efficiency() -> InferenceEfficiency:
+    """The bundled inference-efficiency figures (read on first use)."""
+    text = (
+        resources.files("planner.data")
+        .joinpath("inference_efficiency.yaml")
+        .read_text(encoding="utf-8")
+    )
+    return _parse_efficiency(yaml.safe_load(text))
+
 
 ENGINES: dict[str, Engine] = {
     "tensorrt": Engine(
@@ -359,17 +417,26 @@ class VisionReplica:
 
     @property
     def efficiency(self) -> float:
-        return eff.gemm_fraction(self.gpu)
+        """Share of the peak this engine's kernels sustain on this GPU (saturating batch)."""
+        return load_inference_efficiency().fraction(self.engine.name, self.gpu)
 
-    def _compute_seconds(self, flops: float, quantised_share: float) -> float:
-        """FLOPs at the precision's peak x the matmul fraction; int8/fp8 only for the quantisable
-        share (attention scores, norms and the VAE stay 16-bit)."""
+    @property
+    def kernel_floor_s(self) -> float:
+        return load_inference_efficiency().kernel_floor_s(self.gpu)
+
+    def _compute_seconds(self, flops: float, linear_share: float) -> float:
+        """FLOPs at the precision's peak x the engine's fraction for the convolutions and linear
+        layers (``linear_share``); the attention scores (the rest) run 16-bit (int8/fp8 engines
+        keep them in fp16) at the attention kernels' lower share of the peak."""
         e = self.efficiency
         fast = conv_peak_flops(self.gpu, self.precision) * e
-        if self.precision not in QUANTISED:
+        attention = flops * (1.0 - linear_share)
+        if attention <= 0:
             return flops / fast
-        slow = conv_peak_flops(self.gpu, "fp16") * e
-        return flops * quantised_share / fast + flops * (1.0 - quantised_share) / slow
+        scores_precision = "fp16" if self.precision in QUANTISED else self.precision
+        slow = conv_peak_flops(self.gpu, scores_precision) * e
+        slow *= load_inference_efficiency().attention_relative
+        return flops * linear_share / fast + attention / slow
 
     def _memory_seconds(self, images: float) -> float:
         """Weights read once per call; each layer's output written and read back, from memory
@@ -394,7 +461,7 @@ class VisionReplica:
             self._memory_seconds(images),
         )
         kernels = w.kernels * self.engine.kernels_per_layer
-        gpu += kernels * KERNEL_FLOOR_S
+        gpu += kernels * self.kernel_floor_s
         host = kernels * self.engine.host_us_per_kernel * 1e-6
         return max(gpu, host)
 
