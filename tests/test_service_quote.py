@@ -252,3 +252,83 @@ def test_a_workload_file_sets_the_load_and_targets(tmp_path: Path) -> None:
     result = api.quote_service(workload=str(path))
     assert result.load.base_requests_per_s == 2 and result.slo == spec.inference.slo
     assert all(p.tpot_ms_p95 <= 50 and p.ttft_ms_p95 <= 800 for p in result.plans)
+
+
+# -- image services: vision and diffusion workloads quoted per month and per 1,000 images ---------
+
+
+def test_an_image_service_quotes_plans_per_month_and_per_thousand_images() -> None:
+    # a request is one image; --p95-e2e is the p95 latency per image
+    out = CliRunner().invoke(
+        main,
+        [
+            "quote",
+            "--workload",
+            "stable-diffusion-generation",
+            "--rps",
+            "2",
+            "--p95-e2e",
+            "20s",
+            "--format",
+            "json",
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    assert doc["kind"] == "service" and doc["unit"] == "images"
+    assert doc["slo"] == {"e2e_ms_p95": 20_000.0}
+    assert doc["load"]["images_per_s"] == 2.0
+    assert doc["load"]["images_per_month"] == pytest.approx(2.0 * HOURS_PER_MONTH * 3600)
+    plan = doc["plans"][0]
+    assert plan["unit"] == "images" and plan["tensor_parallel"] == 1
+    assert "cost_usd_per_million_tokens" not in plan and "ttft_ms_p95" not in plan
+    assert plan["cost_usd_per_thousand_images"] == pytest.approx(
+        plan["cost_usd_per_month"] / doc["load"]["images_per_month"] * 1e3
+    )
+    assert plan["e2e_ms_p95"] <= 20_000.0 and plan["capacity_images_per_s"] >= 2.0
+    text = CliRunner().invoke(
+        main, ["quote", "--workload", "yolov5s-inference", "--p95-e2e", "50ms"]
+    )
+    assert text.exit_code == 0, text.output
+    assert "$/1k images" in text.stdout and "30 images/s" in text.stdout
+
+
+def test_every_quoted_image_fleet_meets_its_latency_per_image_when_estimated_again() -> None:
+    result = api.quote_service(workload="yolov5s-inference", requests_per_s=300, e2e_ms_p95=20)
+    assert result.plans and result.unit == "images"
+    base = load_workload("yolov5s-inference")
+    assert base.inference is not None
+    for plan in result.plans:
+        # the fleet's replicas share the load evenly: estimate one GPU's share again
+        per_replica = 300.0 / plan.replicas_peak
+        spec = base.model_copy(
+            update={"inference": base.inference.model_copy(update={"images_per_s": per_replica})}
+        )
+        est = api.estimate(spec, plan.gpu_model, 1)
+        assert est.serving is not None
+        assert est.serving.e2e_ms.p95 <= 20 * 1.001
+
+
+def test_an_image_fleet_holds_one_replica_per_gpu() -> None:
+    spec = load_workload("yolov5s-inference")
+    offers = _offers(
+        gpu_model="T4", gpu_count=4, instance_type="g4dn.12xlarge", interconnect="pcie"
+    )
+    load = LoadCurve(30.0)
+    fleets = size_fleets(offers, spec, load, ServingSlo(e2e_ms_p95=50), load_gpu_catalog())
+    plan = fleets.plans[0]
+    assert plan.tensor_parallel == 1 and plan.instances_base == 1 and plan.unit == "images"
+    assert plan.cost_usd_per_month == pytest.approx(27.44705 * HOURS_PER_MONTH)
+
+
+def test_token_targets_on_an_image_service_are_a_clear_error() -> None:
+    with pytest.raises(ConfigError, match="serves images"):
+        api.quote_service(workload="yolov5s-inference", ttft_ms_p95=100)
+
+
+def test_an_impossible_latency_per_image_exits_3() -> None:
+    out = CliRunner().invoke(
+        main, ["quote", "--workload", "stable-diffusion-generation", "--p95-e2e", "10ms"]
+    )
+    assert out.exit_code == 3
+    assert "p95 end-to-end 10 ms: the fastest reachable is" in out.stderr

@@ -13,6 +13,15 @@ every hour of the term); the extra instances for the peak run only in peak hours
 Spot capacity is never counted on: a service must keep its targets when spot capacity is taken
 back, so spot replicas could only ever be headroom the plan does not need.
 
+**Images** (vision and diffusion workloads, ``images_per_s``): a replica is the model on one GPU
+(images are independent, so an instance of n GPUs holds n replicas and there is no tensor
+parallelism); a request is one image, and the latency target is the p95 end-to-end latency *per
+image* (``--p95-e2e``: queueing for a batch, the batch's engine call -- for diffusion all its
+denoising steps and the VAE decode).  TTFT and TPOT do not apply.  The highest load a replica
+carries within the target comes from :func:`planner.workload.vision_serving.serve` (dynamic
+batching up to the workload's ``batch``, M/D/1 queue) by the same bisection, and the fleet is
+priced per month and per 1,000 images.
+
 Finding the cheapest fleet is exact by enumeration: every (offer, TP size, purchase option) gives
 one fleet whose cost is a closed form, so the cheapest plans are a sort, not a MILP.  Mixing
 instance types in one fleet is left out: replicas of one shape behind one load balancer is how
@@ -24,7 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -37,6 +46,9 @@ from planner.workload.estimate_types import Topology, topology_links
 from planner.workload.inference import make_replica, service_lengths
 from planner.workload.serving import Lengths, Replica, ServingPoint, serve
 from planner.workload.spec import ServingSlo, WorkloadSpec
+from planner.workload.vision_inference import replica_of as image_replica_of
+from planner.workload.vision_serving import VisionPoint, VisionReplica, default_max_batch
+from planner.workload.vision_serving import serve as serve_images
 
 DAYS_PER_MONTH = HOURS_PER_MONTH / 24.0
 _TENSOR_SIZES = (1, 2, 4, 8)
@@ -69,6 +81,47 @@ class LoadCurve:
         return per_day * DAYS_PER_MONTH
 
 
+class LatencyPoint(Protocol):
+    """What fleet sizing reads of a serving point (LLM :class:`ServingPoint` or an image one)."""
+
+    @property
+    def ttft_ms_p95(self) -> float: ...
+    @property
+    def tpot_ms_p95(self) -> float: ...
+    @property
+    def e2e_ms_p95(self) -> float: ...
+    @property
+    def overloaded(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class ImagePoint:
+    """An image replica at one load, read as a serving point: a request is an image, so the
+    end-to-end latency is the image's (queue + its engine call); TTFT and TPOT do not apply (0)."""
+
+    point: VisionPoint
+
+    @property
+    def ttft_ms_p95(self) -> float:
+        return 0.0
+
+    @property
+    def tpot_ms_p95(self) -> float:
+        return 0.0
+
+    @property
+    def e2e_ms_p95(self) -> float:
+        return self.point.latency_ms_p95
+
+    @property
+    def overloaded(self) -> bool:
+        return self.point.overloaded
+
+    @property
+    def requests_per_s(self) -> float:
+        return self.point.images_per_s
+
+
 @dataclass(frozen=True)
 class ShapeLimit:
     """What one replica of a shape carries within the targets, and its latency there."""
@@ -76,8 +129,13 @@ class ShapeLimit:
     tp: int
     replicas_per_instance: int
     requests_per_s: float  # 0: not even a lone request meets the targets
-    at_limit: ServingPoint | None  # the serving point at that load (None when 0)
-    alone: ServingPoint  # a lone request: the fastest this shape answers
+    at_limit: LatencyPoint | None  # the serving point at that load (None when 0)
+    alone: LatencyPoint  # a lone request: the fastest this shape answers
+
+
+def serves_images(spec: WorkloadSpec) -> bool:
+    """A vision or diffusion workload: its load is images per second, one replica per GPU."""
+    return not spec.model.is_transformer
 
 
 @dataclass(frozen=True)
@@ -106,9 +164,20 @@ class FleetPlan:
     price_source: str = ""
     price_as_of: str = ""
     label: str = ""
+    unit: str = "tokens"  # what the service produces: tokens (LLM) or images
+    cost_usd_per_thousand_images: float | None = None  # unit images only
 
     def to_dict(self) -> dict[str, object]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        """The plan's JSON fields: an LLM plan's as they always were; an image plan carries
+        $/1,000 images and its p95 latency per image instead of tokens, TTFT and TPOT."""
+        out: dict[str, object] = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        if self.unit == "tokens":
+            del out["unit"], out["cost_usd_per_thousand_images"]
+        else:
+            for key in ("cost_usd_per_million_tokens", "ttft_ms_p95", "tpot_ms_p95"):
+                del out[key]
+            out["capacity_images_per_s"] = out.pop("capacity_requests_per_s")
+        return out
 
 
 @dataclass(frozen=True)
@@ -117,7 +186,7 @@ class FleetResult:
     excluded: tuple[str, ...] = field(default=())
 
 
-def _meets(point: ServingPoint, slo: ServingSlo) -> bool:
+def _meets(point: LatencyPoint, slo: ServingSlo) -> bool:
     if point.overloaded:
         return False
     checks = (
@@ -155,10 +224,49 @@ def replica_limit(
     return lo, best, alone
 
 
+def image_replica_limit(
+    r: VisionReplica, max_batch: int, slo: ServingSlo
+) -> tuple[float, ImagePoint | None, ImagePoint]:
+    """The highest load (images/s) image replica ``r`` carries with its p95 latency per image
+    within ``slo.e2e_ms_p95``, its point there, and a lone image's point (bisection)."""
+    alone = ImagePoint(serve_images(r, max_batch, 1e-6))
+    if not _meets(alone, slo):
+        return 0.0, None, alone
+    cap = r.images_per_second(max_batch)
+    if slo.e2e_ms_p95 is None:
+        load = cap * UNTARGETED_UTILISATION
+        return load, ImagePoint(serve_images(r, max_batch, load)), alone
+    lo, hi, best = 0.0, cap, alone
+    for _ in range(_BISECTIONS):
+        mid = (lo + hi) / 2.0
+        point = ImagePoint(serve_images(r, max_batch, mid))
+        if _meets(point, slo):
+            lo, best = mid, point
+        else:
+            hi = mid
+    return lo, best, alone
+
+
+def _image_shape_limits(
+    spec: WorkloadSpec, gpu: GpuSpec, gpus: int, slo: ServingSlo
+) -> list[ShapeLimit]:
+    """One replica per GPU of an instance of ``gpus`` x ``gpu`` (none when it does not fit)."""
+    r = image_replica_of(spec, gpu)
+    inf = spec.inference
+    assert inf is not None
+    max_batch = inf.batch or default_max_batch(r.work.kind, True)
+    if sum(r.memory_gib(max_batch).values()) > gpu.memory_gib:
+        return []
+    limit, at, alone = image_replica_limit(r, max_batch, slo)
+    return [ShapeLimit(1, gpus, limit, at, alone)]
+
+
 def _shape_limits(
     spec: WorkloadSpec, gpu: GpuSpec, gpus: int, link: Interconnect, slo: ServingSlo
 ) -> list[ShapeLimit]:
     """Each tensor-parallel size that fits a replica in one instance of ``gpus`` x ``gpu``."""
+    if serves_images(spec):
+        return _image_shape_limits(spec, gpu, gpus, slo)
     prompt, output = service_lengths(spec)
     heads = int(spec.model.heads or 1)
     out = []
@@ -190,8 +298,10 @@ def size_fleets(
     latencies any of them reaches.
     """
     discounts = discounts or {}
-    output_mean = service_lengths(spec)[1].mean
-    tokens_per_month = load.monthly_requests() * output_mean
+    images = serves_images(spec)
+    # what a month's bill is divided by: output tokens, or images (a request is an image)
+    per_request = 1.0 if images else service_lengths(spec)[1].mean
+    units_per_month = load.monthly_requests() * per_request
     limits: dict[tuple[str, int, str], list[ShapeLimit]] = {}
     plans: list[FleetPlan] = []
     excluded: list[str] = []
@@ -206,7 +316,15 @@ def size_fleets(
         for shape in limits[key]:
             if shape.requests_per_s <= 0:
                 continue
-            plan = _cheapest_fleet(row, shape, load, options, discounts, tokens_per_month)
+            plan = _cheapest_fleet(
+                row,
+                shape,
+                load,
+                options,
+                discounts,
+                units_per_month,
+                "images" if images else "tokens",
+            )
             if plan is not None:
                 plans.append(plan)
     if not plans:
@@ -247,7 +365,8 @@ def _cheapest_fleet(
     load: LoadCurve,
     options: Sequence[PurchaseOption],
     discounts: Mapping[str, float],
-    tokens_per_month: float,
+    units_per_month: float,
+    unit: str = "tokens",
 ) -> FleetPlan | None:
     """The cheapest way to buy the fleet of ``shape`` on the offer ``row`` for ``load``."""
     on_demand = _price(row, PurchaseOption.ON_DEMAND, discounts)
@@ -286,8 +405,8 @@ def _cheapest_fleet(
             price_base_usd_per_hour=price,
             price_on_demand_usd_per_hour=on_demand,
             cost_usd_per_month=cost,
-            cost_usd_per_million_tokens=cost / tokens_per_month * 1e6
-            if tokens_per_month
+            cost_usd_per_million_tokens=cost / units_per_month * 1e6
+            if unit == "tokens" and units_per_month
             else math.inf,
             ttft_ms_p95=at.ttft_ms_p95,
             tpot_ms_p95=at.tpot_ms_p95,
@@ -295,6 +414,10 @@ def _cheapest_fleet(
             capacity_requests_per_s=(base + extra) * per * shape.requests_per_s,
             price_source=str(row.get("source", "")),
             price_as_of=str(row.get("as_of", "")),
+            unit=unit,
+            cost_usd_per_thousand_images=cost / units_per_month * 1e3
+            if unit == "images" and units_per_month
+            else None,
         )
     return best
 

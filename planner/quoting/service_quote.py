@@ -5,6 +5,11 @@ so it is priced per month and per million output tokens.  The load and the targe
 workload's ``inference`` section (``requests_per_s`` or ``tokens_per_s``, ``slo``) and may be
 replaced by the request's fields (``planner quote --rps 5 --p95-ttft 1s --p95-tpot 60ms``).  The
 fleets themselves are sized by :func:`planner.optimize.fleet.size_fleets`.
+
+A vision or diffusion workload (``images_per_s``) is a service too: a request is one image (``--rps``
+is images per second), its latency target is the p95 end-to-end latency *per image*
+(``--p95-e2e``; TTFT and TPOT do not apply), one replica runs on each GPU, and the fleet is priced
+per month and per 1,000 images.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
 from planner.errors import ConfigError, is_number
 from planner.gpu_specs import load_gpu_catalog
-from planner.optimize.fleet import FleetPlan, LoadCurve, size_fleets
+from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
 from planner.workload.spec import Kind, ServingSlo
@@ -85,23 +90,40 @@ class ServiceQuoteResult:
     book: OfferBook
     output_tokens_per_request: float
     notes: tuple[str, ...] = ()
+    unit: str = "tokens"  # tokens (LLM) or images (vision, diffusion: a request is an image)
 
     @property
     def tokens_per_month(self) -> float:
         return self.load.monthly_requests() * self.output_tokens_per_request
 
+    @property
+    def images_per_month(self) -> float:
+        return self.load.monthly_requests() if self.unit == "images" else 0.0
+
+    def _load_dict(self) -> dict[str, Any]:
+        peak = self.load.peak if self.load.has_peak else None
+        hours = self.load.peak_hours_per_day if self.load.has_peak else 0.0
+        if self.unit == "images":
+            return {
+                "images_per_s": self.load.base_requests_per_s,
+                "peak_images_per_s": peak,
+                "peak_hours_per_day": hours,
+                "images_per_month": self.images_per_month,
+            }
+        return {
+            "requests_per_s": self.load.base_requests_per_s,
+            "peak_requests_per_s": peak,
+            "peak_hours_per_day": hours,
+            "output_tokens_per_request": self.output_tokens_per_request,
+            "output_tokens_per_month": self.tokens_per_month,
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of a service quote (``planner quote --format json``)."""
-        return {
+        out: dict[str, Any] = {
             "workload": self.workload.name,
             "kind": "service",
-            "load": {
-                "requests_per_s": self.load.base_requests_per_s,
-                "peak_requests_per_s": self.load.peak if self.load.has_peak else None,
-                "peak_hours_per_day": self.load.peak_hours_per_day if self.load.has_peak else 0.0,
-                "output_tokens_per_request": self.output_tokens_per_request,
-                "output_tokens_per_month": self.tokens_per_month,
-            },
+            "load": self._load_dict(),
             "slo": {k: v for k, v in self.slo.model_dump().items() if v is not None},
             "plans": [p.to_dict() for p in self.plans],
             "notes": list(self.notes),
@@ -111,6 +133,9 @@ class ServiceQuoteResult:
                 "parts": [s.to_dict() for s in self.book.sources],
             },
         }
+        if self.unit == "images":
+            out["unit"] = "images"
+        return out
 
 
 def is_service(spec: WorkloadSpec) -> bool:
@@ -144,7 +169,8 @@ def _spec(req: ServiceRequest) -> WorkloadSpec:
 def _load(req: ServiceRequest, spec: WorkloadSpec) -> LoadCurve:
     inf = spec.inference
     assert inf is not None
-    base = req.requests_per_s if req.requests_per_s is not None else inf.load_requests_per_s
+    own = inf.load_images_per_s if serves_images(spec) else inf.load_requests_per_s
+    base = req.requests_per_s if req.requests_per_s is not None else own
     if base is None:
         raise ConfigError(
             f"{spec.name} has no load to serve",
@@ -176,6 +202,14 @@ def _slo(req: ServiceRequest, spec: WorkloadSpec) -> ServingSlo:
         "tpot_ms_p95": req.tpot_ms_p95,
         "e2e_ms_p95": req.e2e_ms_p95,
     }
+    if serves_images(spec):
+        for key, flag in (("ttft_ms_p95", "--p95-ttft"), ("tpot_ms_p95", "--p95-tpot")):
+            if given[key] is not None or getattr(inf.slo, key) is not None:
+                raise ConfigError(
+                    f"{spec.name} serves images: a {flag} target applies to token streams",
+                    key_path=key,
+                    hint="give the p95 latency per image with --p95-e2e (e.g. --p95-e2e 50ms)",
+                )
     return inf.slo.model_copy(update={k: v for k, v in given.items() if v is not None})
 
 
@@ -204,10 +238,16 @@ def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> Service
         on_demand = next((p for p in fleets.plans if p.purchase_base == "on-demand"), None)
         if on_demand is not None and on_demand not in plans:
             labelled.append(replace(on_demand, label="cheapest without a commitment"))
+    images = serves_images(spec)
     notes = [
         "spot capacity is not counted on: a service must keep its targets when spot capacity is "
         "taken back",
     ]
+    if images:
+        notes.append(
+            "one replica per GPU; a request is one image and the latency is per image (queue + "
+            "its engine call)"
+        )
     if not req.include_reserved:
         notes.append("commitments (1y/3y reserved, savings plans) not priced: add --reserved")
     return ServiceQuoteResult(
@@ -217,6 +257,7 @@ def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> Service
         slo=slo,
         plans=tuple(labelled),
         book=book,
-        output_tokens_per_request=service_lengths(spec)[1].mean,
+        output_tokens_per_request=0.0 if images else service_lengths(spec)[1].mean,
         notes=tuple(notes),
+        unit="images" if images else "tokens",
     )

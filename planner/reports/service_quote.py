@@ -32,17 +32,29 @@ _CSV_COLUMNS = (
 )
 
 
+_IMAGE_CSV_COLUMNS = tuple(
+    "cost_usd_per_thousand_images" if c == "cost_usd_per_million_tokens" else c
+    for c in _CSV_COLUMNS
+    if c not in ("ttft_ms_p95", "tpot_ms_p95")
+)
+
+
 def _load_text(result: ServiceQuoteResult) -> str:
     load = result.load
-    text = f"{load.base_requests_per_s:,.3g} requests/s"
+    unit = "images/s" if result.unit == "images" else "requests/s"
+    text = f"{load.base_requests_per_s:,.3g} {unit}"
     if load.has_peak:
         text += f", {load.peak:,.3g} for {load.peak_hours_per_day:g} h a day"
+    if result.unit == "images":
+        return f"{text} ({result.images_per_month / 1e6:,.2f}M images a month)"
     tokens = result.tokens_per_month
     return f"{text} ({result.output_tokens_per_request:g} output tokens each, {tokens / 1e6:,.0f}M a month)"
 
 
 def _slo_text(result: ServiceQuoteResult) -> str:
     names = {"ttft_ms_p95": "TTFT", "tpot_ms_p95": "TPOT", "e2e_ms_p95": "end-to-end"}
+    if result.unit == "images":
+        names["e2e_ms_p95"] = "latency per image"
     parts = [f"{names[k]} <= {v:g} ms" for k, v in result.slo.model_dump().items() if v is not None]
     return "p95 " + ", ".join(parts) if parts else "none (carry the load only)"
 
@@ -51,6 +63,19 @@ def _row(p: Any) -> dict[str, Any]:
     fleet = f"{p.replicas_peak} x TP{p.tensor_parallel} on {p.instances_base}"
     if p.instances_peak:
         fleet += f" (+{p.instances_peak} peak)"
+    if p.unit == "images":
+        return {
+            "plan": p.label,
+            "provider": p.provider,
+            "region": p.region,
+            "instance": p.instance_type,
+            "gpus": f"{p.gpus_per_instance} x {p.gpu_model}",
+            "replicas on instances": fleet.replace(" x TP1", ""),
+            "base bought": p.purchase_base,
+            "$/month": f"{p.cost_usd_per_month:,.0f}",
+            "$/1k images": f"{p.cost_usd_per_thousand_images:,.4f}",
+            "p95 ms/image": f"{p.e2e_ms_p95:,.1f}",
+        }
     return {
         "plan": p.label,
         "provider": p.provider,
@@ -71,8 +96,9 @@ def render_service_quote(result: ServiceQuoteResult, fmt: str, *, max_age_days: 
     if fmt == "json":
         return dumps_json(result.to_dict())
     if fmt == "csv":
-        rows = [{k: getattr(p, k) for k in _CSV_COLUMNS} for p in result.plans]
-        return render_records(rows, "csv", columns=_CSV_COLUMNS)
+        columns = _IMAGE_CSV_COLUMNS if result.unit == "images" else _CSV_COLUMNS
+        rows = [{k: getattr(p, k) for k in columns} for p in result.plans]
+        return render_records(rows, "csv", columns=columns)
     kind = "markdown" if fmt == "markdown" else "table"
     lines = [
         f"Service quote for {result.workload.name}",
