@@ -332,3 +332,50 @@ def test_an_impossible_latency_per_image_exits_3() -> None:
     )
     assert out.exit_code == 3
     assert "p95 end-to-end 10 ms: the fastest reachable is" in out.stderr
+
+
+def test_owned_machines_serve_at_their_cost_per_machine_hour() -> None:
+    from planner.ownership.costs import machine_cost_usd_per_hour
+    from planner.ownership.hardware import load_hardware
+
+    hw = load_hardware("4xa100-80gb-nvlink")
+    result = api.quote_service(
+        workload="llm-serving-7b", hardware=("4xa100-80gb-nvlink",), providers=("owned",)
+    )
+    (plan,) = result.plans
+    assert (plan.provider, plan.instance_type, plan.purchase_base) == (
+        "owned",
+        hw.name,
+        "owned-amortised",
+    )
+    hourly = machine_cost_usd_per_hour(hw, "amortised")
+    assert plan.cost_usd_per_month == pytest.approx(plan.instances_base * hourly * HOURS_PER_MONTH)
+    sunk = api.quote_service(
+        workload="llm-serving-7b",
+        hardware=("4xa100-80gb-nvlink",),
+        providers=("owned",),
+        local_cost_basis="sunk",
+    ).plans[0]
+    assert sunk.cost_usd_per_month < plan.cost_usd_per_month
+
+
+def test_a_fleet_needing_more_machines_than_owned_is_left_out_and_said() -> None:
+    out = CliRunner().invoke(
+        main, ["quote", "--workload", "llm-serving-7b", "--hardware", "workstation-rtx4090"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "workstation-rtx4090: needs" in out.stdout and "you have 1" in out.stdout
+    alone = CliRunner().invoke(
+        main,
+        [
+            "quote",
+            "--workload",
+            "llm-serving-7b",
+            "--hardware",
+            "workstation-rtx4090",
+            "--owned-only",
+        ],
+    )
+    assert alone.exit_code == 3  # one RTX 4090 cannot carry 19.5 requests/s
+    assert "no fleet carries the load on the machines there are" in alone.stderr
+    assert "Traceback" not in alone.output

@@ -262,7 +262,8 @@ _SERVICE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     click.option(
         "--rps",
         type=FiniteFloat(min=0, min_open=True),
-        help="Service: requests per second to carry (default: the workload's load).",
+        help="Service: requests (images, for an image model) per second to carry (default: the "
+        "workload's load).",
     ),
     click.option(
         "--peak-rps",
@@ -280,7 +281,11 @@ _SERVICE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
         "--p95-ttft", type=Latency(), help="Service: p95 time to first token (1s, 800ms)."
     ),
     click.option("--p95-tpot", type=Latency(), help="Service: p95 time per output token (60ms)."),
-    click.option("--p95-e2e", type=Latency(), help="Service: p95 end-to-end latency (20s)."),
+    click.option(
+        "--p95-e2e",
+        type=Latency(),
+        help="Service: p95 end-to-end latency (20s); for an image model, per image.",
+    ),
 )
 _SERVICE_NAMES = ("rps", "peak_rps", "peak_hours", "p95_ttft", "p95_tpot", "p95_e2e")
 SERVICE_LABELS = {
@@ -326,10 +331,12 @@ def _service_request(options: dict[str, Any], service: dict[str, Any]) -> Servic
         ttft_ms_p95=service["p95_ttft"],
         tpot_ms_p95=service["p95_tpot"],
         e2e_ms_p95=service["p95_e2e"],
-        providers=options["providers"],
+        providers=("owned",) if options["owned_only"] else options["providers"],
         regions=options["regions"],
         gpus=options["gpus"],
         include_reserved=options["include_reserved"],
+        hardware=options["hardware"],
+        local_cost_basis=options["hardware_cost"],
         offers_files=options["offers_files"],
         snapshot_dir=options["snapshot_dir"],
         discounts=dict(options["discounts"]),

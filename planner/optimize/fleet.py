@@ -294,6 +294,9 @@ def size_fleets(
 ) -> FleetResult:
     """Every fleet the offers allow, cheapest first per month (one per instance type and region).
 
+    An offer row may carry ``max_instances`` (owned machines: how many there are); a fleet that
+    needs more is left out and said so in ``excluded``.
+
     Raises :class:`InfeasibleError` when no offer can meet ``slo`` at all, naming the best
     latencies any of them reaches.
     """
@@ -325,8 +328,23 @@ def size_fleets(
                 units_per_month,
                 "images" if images else "tokens",
             )
-            if plan is not None:
-                plans.append(plan)
+            if plan is None:
+                continue
+            limit = row.get("max_instances")
+            if limit is not None and not pd.isna(limit):
+                needed = plan.instances_base + plan.instances_peak
+                if needed > int(limit):
+                    excluded.append(
+                        f"{plan.instance_type}: needs {needed} machines at TP{shape.tp}, "
+                        f"you have {int(limit)}"
+                    )
+                    continue
+            plans.append(plan)
+    if not plans and excluded:
+        raise InfeasibleError(
+            f"no fleet carries the load on the machines there are: {'; '.join(excluded)}",
+            hint="add machines (machines: in the hardware file) or allow cloud offers",
+        )
     if not plans:
         raise _impossible(limits, slo)
     # cheapest first; where cost ties (one price in every region), the provider's home region,
@@ -401,7 +419,8 @@ def _cheapest_fleet(
             replicas_peak=replicas_peak,
             instances_base=base,
             instances_peak=extra,
-            purchase_base=option.value,
+            # owned machines say how they are costed (owned-amortised, owned-sunk)
+            purchase_base=str(row.get("purchase_label") or option.value),
             price_base_usd_per_hour=price,
             price_on_demand_usd_per_hour=on_demand,
             cost_usd_per_month=cost,

@@ -20,11 +20,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
 from planner.errors import ConfigError, is_number
-from planner.gpu_specs import load_gpu_catalog
+from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
+from planner.ownership.costs import machine_cost_usd_per_hour
+from planner.ownership.hardware import load_hardware
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
 from planner.workload.spec import Kind, ServingSlo
@@ -49,6 +53,9 @@ class ServiceRequest:
     snapshot_dir: str | Path | None = None
     discounts: Mapping[str, float] = field(default_factory=dict)
     top: int = 5
+    # owned machines (hardware files or bundled names), at their cost per machine-hour
+    hardware: tuple[str, ...] = ()
+    local_cost_basis: str = "amortised"  # amortised (full TCO per hour) | sunk (power only)
 
     def __post_init__(self) -> None:
         for name in (
@@ -138,6 +145,10 @@ class ServiceQuoteResult:
         return out
 
 
+# The provider name of owned machines (as in job quotes).
+OWNED = "owned"
+
+
 def is_service(spec: WorkloadSpec) -> bool:
     """An inference workload with a load to carry (rather than tokens to generate by a deadline)."""
     return spec.kind is Kind.INFERENCE and spec.inference is not None and spec.inference.serving
@@ -213,6 +224,36 @@ def _slo(req: ServiceRequest, spec: WorkloadSpec) -> ServingSlo:
     return inf.slo.model_copy(update={k: v for k, v in given.items() if v is not None})
 
 
+def _owned_offers(req: ServiceRequest, catalog: GpuCatalog) -> pd.DataFrame:
+    """The owned machines as offer rows: a machine-hour at its cost basis, at most as many
+    instances as there are machines."""
+    if OWNED in req.providers and not req.hardware:
+        raise ConfigError(
+            "provider owned means your own machines, and no hardware was given",
+            key_path="hardware",
+            hint="pass --hardware FILE (scenarios/hardware/*.yaml)",
+        )
+    rows = []
+    for name in req.hardware:
+        hw = load_hardware(name)
+        rows.append(
+            {
+                "provider": OWNED,
+                "region": hw.name,
+                "instance_type": hw.name,
+                "gpu_model": catalog.resolve(hw.gpu).name,
+                "gpu_count": hw.gpus_per_machine,
+                "interconnect": hw.interconnect.value,
+                "price_on_demand_usd_per_hour": machine_cost_usd_per_hour(hw, req.local_cost_basis),
+                "max_instances": hw.machines,
+                "purchase_label": f"owned-{req.local_cost_basis}",
+                "source": f"{hw.source or hw.name} ({req.local_cost_basis} cost per machine-hour)",
+                "as_of": "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> ServiceQuoteResult:
     """The cheapest fleets for ``req``, cheapest first (at most ``req.top``).
 
@@ -224,11 +265,17 @@ def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> Service
     slo = _slo(req, spec)
     catalog = load_gpu_catalog()
     book = book or load_offer_book(list(req.offers_files), snapshot_dir=req.snapshot_dir)
+    cloud = [p for p in req.providers if p != OWNED]
     offers = filter_offers(
         book.offers,
-        OfferFilter(providers=req.providers, regions=req.regions, gpus=req.gpus),
+        OfferFilter(providers=tuple(cloud), regions=req.regions, gpus=req.gpus),
         catalog,
     )
+    if req.providers and not cloud:  # --provider owned: only the machines given
+        offers = offers.iloc[0:0]
+    owned = _owned_offers(req, catalog)
+    if not owned.empty:
+        offers = pd.concat([offers, owned], ignore_index=True)
     fleets = size_fleets(
         offers, spec, load, slo, catalog, commitments=req.include_reserved, discounts=req.discounts
     )
@@ -250,6 +297,7 @@ def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> Service
         )
     if not req.include_reserved:
         notes.append("commitments (1y/3y reserved, savings plans) not priced: add --reserved")
+    notes += list(fleets.excluded)
     return ServiceQuoteResult(
         request=req,
         workload=spec,
