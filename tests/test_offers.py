@@ -260,7 +260,11 @@ def test_a_price_list_written_by_offers_reads_back_as_it_is(tmp_path: Path) -> N
         ("A100:80GB:8", {"A100-80GB"}, 8),
         ("A100:40GB", {"A100-40GB"}, None),
         ("A100", {"A100-40GB", "A100-80GB"}, None),  # the catalog's family: both sizes
-        ("..16GB", {"T4", "V100-16GB", "RTX3060", "RTXA4000", "P100", "P4", "GTX1660", "RTX2060"}, None),
+        (
+            "..16GB",
+            {"T4", "V100-16GB", "RTX3060", "RTXA4000", "P100", "P4", "GTX1660", "RTX2060"},
+            None,
+        ),
         ("141GB..150GB", {"H200"}, None),
         ("90GB..100GB:8", {"H100-NVL", "GH200", "RTX-PRO-6000"}, 8),
     ],
