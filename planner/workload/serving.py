@@ -315,7 +315,7 @@ class ServingPoint:
         )
 
 
-def _wait_quantile(mean_wait: float, rho: float, q: float) -> float:
+def wait_quantile(mean_wait: float, rho: float, q: float) -> float:
     """The q-quantile of a queue's waiting time with mean ``mean_wait``: zero with probability
     1 - rho, exponential tail otherwise (P(W > t) = rho exp(-rho t / mean_wait))."""
     if rho <= 0 or mean_wait <= 0 or rho <= 1.0 - q:
@@ -416,12 +416,12 @@ def serve(
     ttft50 = (
         state.step_s / 2.0
         + r.prefill_seconds(prompt.p50, state.batch, context)
-        + _wait_quantile(wait, state.rho, 0.5)
+        + wait_quantile(wait, state.rho, 0.5)
     )
     ttft95 = (
         step95
         + r.prefill_seconds(prompt.p95, batch95, context)
-        + _wait_quantile(wait, state.rho, 0.95)
+        + wait_quantile(wait, state.rho, 0.95)
     )
     return ServingPoint(
         requests_per_s=rate,
@@ -463,8 +463,8 @@ def _serve_one_at_a_time(
     # no queue in front of them
     queued = requests_per_s is not None and not overloaded
     wait = rho * s_mean / (2.0 * (1.0 - rho)) if queued else 0.0
-    ttft50 = pre50 + _wait_quantile(wait, rho, 0.5)
-    ttft95 = pre95 + _wait_quantile(wait, rho, 0.95)
+    ttft50 = pre50 + wait_quantile(wait, rho, 0.5)
+    ttft95 = pre95 + wait_quantile(wait, rho, 0.95)
     return ServingPoint(
         requests_per_s=rate,
         overloaded=overloaded,

@@ -51,6 +51,7 @@ from planner.errors import ConfigError, UnknownNameError
 from planner.gpu_specs import GpuSpec
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
+from planner.workload.serving import wait_quantile
 
 # -- engines ---------------------------------------------------------------------------------------
 
@@ -526,14 +527,6 @@ class VisionPoint:
     capacity_images_per_s: float
     batch_ms: float  # one call at the mean batch
     utilisation: float
-
-
-def wait_quantile(mean_wait: float, rho: float, q: float) -> float:
-    """The q-quantile of an M/D/1 wait with mean ``mean_wait`` (as in :mod:`.serving`): zero with
-    probability 1 - rho, an exponential tail P(W > t) = rho exp(-rho t / mean_wait) otherwise."""
-    if rho <= 0 or mean_wait <= 0 or rho <= 1.0 - q:
-        return 0.0
-    return mean_wait / rho * math.log(rho / (1.0 - q))
 
 
 def serve(r: VisionReplica, max_batch: int, images_per_s: float | None = None) -> VisionPoint:
