@@ -27,8 +27,6 @@ from planner.catalog.query import OfferFilter, filter_offers
 from planner.errors import ConfigError, is_number
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
-from planner.ownership.costs import machine_cost_usd_per_hour
-from planner.ownership.hardware import load_hardware
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
 from planner.workload.spec import Kind, ServingSlo
@@ -233,6 +231,10 @@ def _owned_offers(req: ServiceRequest, catalog: GpuCatalog) -> pd.DataFrame:
             key_path="hardware",
             hint="pass --hardware FILE (scenarios/hardware/*.yaml)",
         )
+    # loaded only when machines are given: a cloud quote starts without the ownership modules
+    from planner.ownership.costs import machine_cost_usd_per_hour
+    from planner.ownership.hardware import load_hardware
+
     rows = []
     for name in req.hardware:
         hw = load_hardware(name)
