@@ -102,8 +102,13 @@ def _header(result: QuoteResult, md: bool, money: Money) -> list[str]:
         "",
         f"Requirements: {req.total_flops:.3g} FLOPs in all"
         + (f" ({req.pieces} independent pieces)" if req.pieces > 1 else "")
-        + f"; model states (weights, gradients, optimizer) {req.model_states_gib:.1f} GiB unsharded;"
-        f" {req.memory_per_gpu_gib:.1f} GiB per GPU with the cheapest plan's strategy"
+        + (
+            f"; weights {req.model_states_gib:.1f} GiB;"
+            if result.workload.kind.value == "inference"
+            else f"; model states (weights, gradients, optimizer) {req.model_states_gib:.1f} GiB "
+            "unsharded;"
+        )
+        + f" {req.memory_per_gpu_gib:.1f} GiB per GPU with the cheapest plan's strategy"
         f" ({req.strategy}); interconnect: {req.interconnect_required}.",
     ]
     if request.confidence_pct > 0:
