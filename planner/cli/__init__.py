@@ -121,6 +121,12 @@ def _tco(group: click.Group) -> None:
     tco.register(group)
 
 
+def _build(group: click.Group) -> None:
+    from planner.cli import build
+
+    build.register(group)
+
+
 def _report(group: click.Group) -> None:
     from planner.cli import report
 
@@ -146,6 +152,7 @@ _COMMANDS: dict[str, Callable[[click.Group], None]] = {
     "quote": _quote,
     "tco": _tco,
     "budget": _tco,
+    "build": _build,
     "report": _report,
     "workloads": _workloads,
     "estimate": _workloads,

@@ -72,7 +72,7 @@ def save_report(result: Any, target: tuple[Path, str] | None, **options: Any) ->
         write_report(api.report(result, fmt, **options), path)
 
 
-def write_report(text: str, path: Path) -> None:
+def write_report(text: str, path: Path, *, what: str = "report") -> None:
     """Write ``text`` to ``path``: a file atomically (a reader never sees half a report; a crash
     leaves the old one), a device or pipe (``/dev/stdout``, a FIFO) by writing into it.  A
     file-system failure is a PlannerError naming the path and what to do."""
@@ -80,7 +80,7 @@ def write_report(text: str, path: Path) -> None:
     try:
         if path.is_dir():
             raise ConfigError(
-                f"cannot write the report to {str(path)!r}: it is a folder",
+                f"cannot write the {what} to {str(path)!r}: it is a folder",
                 hint="name a file, e.g. report.html",
             )
         if path.exists() and not path.is_file():
@@ -90,7 +90,7 @@ def write_report(text: str, path: Path) -> None:
             _replace_atomically(text, path)
     except OSError as e:
         raise report_write_failed(path, e) from e
-    click.echo(f"report written to {path}", err=True)
+    click.echo(f"{what} written to {path}", err=True)
 
 
 def _replace_atomically(text: str, path: Path) -> None:

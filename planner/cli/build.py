@@ -1,0 +1,134 @@
+"""`planner build`: what machine to build for a workload and a budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from planner.cli.offers import format_option
+from planner.cli.params import Amount, currency_option, field_options
+from planner.errors import ConfigError
+from planner.reports.formatting import Money
+
+BUILD_FIELDS = field_options(
+    {
+        "workloads": "--workload",
+        "budget": "--budget",
+        "currency": "--currency",
+        "gpus_allowed": "--gpu",
+        "gpu_counts": "--gpus",
+    }
+)
+
+
+def _workload_runs(values: tuple[str, ...]) -> list[tuple[Any, float]]:
+    """``NAME`` or ``NAME:RUNS`` (runs a month, default 1) -> (spec, runs)."""
+    from planner.workload import load_workload
+
+    out = []
+    for value in values:
+        name, _, runs = value.rpartition(":") if ":" in value else (value, "", "1")
+        try:
+            count = float(runs)
+        except ValueError:
+            count = -1.0
+        if not count > 0 or count != count or count == float("inf"):
+            raise ConfigError(
+                f"cannot read runs per month {runs!r} in {value!r}",
+                key_path="--workload",
+                hint="write NAME or NAME:RUNS, e.g. gpt2-finetune:4 for four runs a month",
+            )
+        try:
+            out.append((load_workload(name), count))
+        except ConfigError as e:
+            raise e.located_at("--workload") if e.file is None else e from None
+    return out
+
+
+@click.command("build")
+@BUILD_FIELDS
+@click.option(
+    "--workload",
+    "-w",
+    "workloads",
+    multiple=True,
+    required=True,
+    help="Workload name or YAML, optionally with runs a month: gpt2-finetune:4 (repeatable).",
+)
+@click.option("--budget", type=Amount(), help="Spend at most this on the machine: 10000 CNY, 5000.")
+@click.option("--gpu", "gpus", multiple=True, help="Only these GPUs (repeatable).")
+@click.option(
+    "--gpus",
+    "gpu_counts",
+    type=click.IntRange(min=1, max=8),
+    multiple=True,
+    help="Only machines with this many GPUs (repeatable).",
+)
+@click.option(
+    "--preset",
+    help="Price a known configuration from the parts table: a hardware file or bundled name "
+    "(workstation-rtx3060, 4xrtxa4000, 8xa100-80gb...), its GPU and count.",
+)
+@click.option("--top", type=click.IntRange(min=1, max=20), default=3, show_default=True)
+@click.option(
+    "--output",
+    "-o",
+    "output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the first machine's hardware file here (for quote/tco --hardware).",
+)
+@currency_option
+@format_option
+def build_command(
+    workloads: tuple[str, ...],
+    budget: tuple[float, str | None] | None,
+    gpus: tuple[str, ...],
+    gpu_counts: tuple[int, ...],
+    preset: str | None,
+    top: int,
+    output: Path | None,
+    currency: str,
+    fmt: str,
+) -> None:
+    """Whole machines for your workloads within a budget: GPUs, CPU, memory, storage, power supply
+    and chassis priced from a dated parts table, the hours and cost of each run on them, and a
+    hardware file that quote --hardware and tco --hardware read.
+
+    Example: planner build --workload gpt2-finetune --budget 10000 --currency CNY -o box.yaml
+    """
+    from planner.config.currency import load_fx_rates
+    from planner.ownership.build import build_machines
+    from planner.reports.build import render_build
+
+    runs = _workload_runs(workloads)
+    budget_usd = None
+    if budget is not None:
+        amount, code = budget
+        budget_usd = load_fx_rates().to_usd(amount, code or currency)
+    note = ""
+    if preset is not None:
+        from planner.ownership.hardware import load_hardware
+
+        try:
+            hw = load_hardware(preset)
+        except ConfigError as e:
+            raise e.located_at("--preset") if e.file is None else e from None
+        gpus, gpu_counts = (hw.gpu,), (hw.gpus_per_machine,)
+        note = f"preset {hw.name}: its file says {hw.capex_usd:,.0f} USD a machine"
+    result = build_machines(
+        runs, budget_usd=budget_usd, gpus_allowed=gpus, gpu_counts=gpu_counts, top=top
+    )
+    money = Money.of(currency, key_path="--currency")
+    click.echo(render_build(result, fmt, money=money).rstrip("\n"))
+    if note and fmt in ("table", "markdown"):
+        click.echo(f"{note}; priced from the parts table: {money(result.machines[0].total_usd)}")
+    if output is not None:
+        from planner.cli.report_file import write_report
+
+        write_report(result.machines[0].hardware_yaml(), output, what="hardware file")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(build_command)
