@@ -102,6 +102,12 @@ def build_command(
     from planner.ownership.build import build_machines
     from planner.reports.build import render_build
 
+    if output is not None and not output.resolve().parent.is_dir():
+        raise ConfigError(
+            f"cannot write the hardware file to {str(output)!r}: its folder does not exist",
+            key_path="--output",
+            hint="create the folder first, or choose another path",
+        )
     runs = _workload_runs(workloads)
     budget_usd = None
     if budget is not None:

@@ -432,7 +432,7 @@ def build_machines(
         raise ConfigError("give at least one workload", key_path="workloads")
     table = table or load_parts()
     catalog = catalog or load_gpu_catalog()
-    allowed = {catalog.resolve(g).name for g in gpus_allowed}
+    allowed = {catalog.resolve(g, key_path="gpus_allowed").name for g in gpus_allowed}
     plans: list[MachinePlan] = []
     left_out: list[str] = []
     for part in table.of("gpu") + table.of("system"):
@@ -493,6 +493,12 @@ def build_machines(
             "no machine of the GPUs and counts asked for runs every workload: "
             + ("; ".join(left_out) or "the parts table has none of them"),
             hint="allow other GPUs (--gpu) or counts (--gpus)",
+        )
+    if not plans:
+        raise InfeasibleError(
+            "no machine from the parts table runs every workload: "
+            + ("; ".join(left_out[-3:]) or "it sells none of the GPUs they need"),
+            hint="rent instead (planner quote shows the cloud's cost), or split the workloads",
         )
     if not within:
         cheapest = min(plans, key=lambda p: p.total_usd) if plans else None
