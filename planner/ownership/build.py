@@ -513,11 +513,17 @@ def build_machines(
             hint="raise --budget, or rent: planner quote shows what the cloud would cost",
         )
     within.sort(key=lambda p: (p.hours_per_month, p.total_usd))
+    fastest = within[0]
     cheapest = min(within, key=lambda p: (p.total_usd, p.hours_per_month))
-    chosen = [_label(within[0], "fastest within the budget" if budget_usd else "fastest")]
-    if cheapest is not within[0]:
-        chosen.append(_label(cheapest, "cheapest that runs them"))
-    chosen += [p for p in within if p is not within[0] and p is not cheapest][
+    if budget_usd is not None:  # the budget is what may be spent: the fastest machine within it
+        chosen = [_label(fastest, "fastest within the budget")]
+        if cheapest is not fastest:
+            chosen.append(_label(cheapest, "cheapest that runs them"))
+    else:  # no budget: the cheapest machine first, the fastest as the alternative
+        chosen = [_label(cheapest, "cheapest that runs them")]
+        if fastest is not cheapest:
+            chosen.append(_label(fastest, "fastest"))
+    chosen += [p for p in within if p is not fastest and p is not cheapest][
         : max(top - len(chosen), 0)
     ]
     return BuildResult(tuple(chosen), budget_usd, table.as_of, tuple(left_out))

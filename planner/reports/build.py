@@ -107,8 +107,13 @@ def render_build(result: BuildResult, fmt: str, *, money: Money) -> str:
             f"{i}. {plan.label or 'alternative'}: {plan.gpus} x {plan.gpu}, {money(plan.total_usd)}"
             f"; {_hours(plan.hours_per_month)} of runs a month",
             f"   needs: {n.cpu_cores} CPU cores, {n.ram_gb:,.0f} GB RAM, {n.storage_gb:,.0f} GB "
-            f"storage{_read(n.read_mb_per_s)}, {n.psu_watts:,.0f} W supply "
-            f"({n.draw_watts:,.0f} W rated draw + 30%), {n.gpu_slots} GPU slots, {n.pcie_lanes} PCIe lanes",
+            f"storage{_read(n.read_mb_per_s)}, "
+            + (
+                f"{n.draw_watts:,.0f} W rated draw (the server's own supplies)"
+                if plan.lines[0].role == "system"
+                else f"{n.psu_watts:,.0f} W supply ({n.draw_watts:,.0f} W rated draw + 30%), "
+                f"{n.gpu_slots} GPU slots, {n.pcie_lanes} PCIe lanes"
+            ),
             render_records(
                 [
                     {
