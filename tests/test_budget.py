@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import json
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -28,6 +30,7 @@ from planner.optimize.budget import (
 from planner.optimize.solvers import default_solver
 from planner.ownership.budget_spec import BudgetSpec, budget_from_mapping, load_budget
 from planner.ownership.hardware import HardwareSpec
+from planner.reports.tco import render_budget
 from planner.schema import Interconnect
 from tests.test_optimize_model import assert_not_dearer, assert_same_cost
 
@@ -324,21 +327,79 @@ def test_the_budget_model_reads_no_files() -> None:
         assert reader not in loaded, reader
 
 
-def test_the_terminal_reconciles_the_mix_with_its_monthly_rows() -> None:
-    """The 2027 platform budget: the months add up to $1,199,625, the machines bought in month 31
-    keep $290,625 of book value at the end, and the mix is the difference -- said on the
-    terminal, not only in the HTML report."""
+def test_cash_out_and_book_value_reconcile_in_every_format() -> None:
+    """Issue 16: the 2027 platform budget's headline shows cash out and book value kept side by
+    side -- terminal, JSON, Markdown, HTML and the report CSV -- and they reconcile with the
+    monthly rows: sum of the rows == cash out; cash out - book value kept (+ commitments due after
+    the horizon) == the net total."""
     from click.testing import CliRunner
 
     from planner.cli import main
 
     run = CliRunner().invoke
-    args = ["budget", "scenarios/budgets/2027-ml-platform.yaml"]
+    args = ["budget", "scenarios/budgets/2027-ml-platform.yaml", "--no-sensitivity"]
     record = json.loads(run(main, [*args, "--format", "json"]).stdout)
-    plan = record
-    rows = sum(m["cost_usd"] for m in plan["months"])
-    total = rows - plan["residual_value_usd"] + plan["commitments_after_horizon_usd"]
-    assert total == pytest.approx(plan["total_usd"], rel=1e-9)
-    text = run(main, args).stdout
-    assert f"= {rows:,.0f} USD spent in the 36 months" in text
-    assert f"- {plan['residual_value_usd']:,.0f} book value" in text
+    rows = sum(m["cost_usd"] for m in record["months"])
+    assert record["cash_out_usd"] == pytest.approx(rows, rel=1e-12)
+    assert record["book_value_kept_usd"] == pytest.approx(290_625)  # 310k bought in month 31
+    net = record["cash_out_usd"] - record["book_value_kept_usd"]
+    assert net + record["commitments_after_horizon_usd"] == pytest.approx(record["total_usd"])
+    cash, book, total = (
+        f"{record[k]:,.0f}" for k in ("cash_out_usd", "book_value_kept_usd", "total_usd")
+    )
+    terminal = run(main, args).stdout
+    for label, amount in (("cash out", cash), ("book value kept", book), ("net total", total)):
+        assert re.search(rf"^  {label} +{amount} USD", terminal, re.M), (label, terminal[:400])
+    for fmt in ("markdown", "html", "csv"):
+        doc = run(main, ["report", *args, "--format", fmt]).stdout
+        for figure, amount in (("Cash out in the horizon", cash), ("Book value kept", book)):
+            assert figure in doc and f"${amount}" in doc, (fmt, figure)
+        assert f"${total}" in doc
+
+
+def test_purchase_paid_back_after_the_horizon_is_flagged() -> None:
+    """Issue 16: the $310k H100 server bought in month 31 of 36 saves money only through the book
+    value it keeps.  By hand: it displaces the class's cheapest rate, the 3-year commitment at
+    $2.00, on 8 x 730 x 0.8 = 4,672 useful GPU-hours a month (9,344) less its running costs at
+    80% use (power (0.8 x 8 + 0.2 x 2.4) kW x 1.4 x 730 h x $0.10 = 703.14, colocation 1,876.80,
+    support 2,583.33, staff 221.67: 5,384.94), so it pays back 310,000 / 3,959.06 = 78.3 months
+    after it enters service in 2029-10: by 2036-04."""
+    spec = load_budget("2027-ml-platform")
+    plan = budget_report(spec, sensitivity=False).plan
+    (p,) = plan.purchases
+    assert (p.hardware, p.ordered, p.in_service_from, p.machines) == (
+        "8xh100-hgx",
+        "2029-07",
+        "2029-10",
+        1,
+    )
+    running = (0.8 * 8 + 0.2 * 2.4) * 1.4 * 730 * 0.10 + 10.2 * 184 + 31_000 / 12 + 2_660 / 12
+    assert p.payback_months == pytest.approx(310_000 / (2.00 * 4_672 - running))
+    assert p.payback_months == pytest.approx(78.3, abs=0.05)
+    assert (p.paid_back_by, p.pays_back_in_horizon) == ("2036-04", False)
+    assert plan.late_purchases == (p,)
+    text = render_budget(budget_report(spec, sensitivity=False), "table")
+    assert (
+        "flag: 1 x 8xh100-hgx ordered 2029-07 (310,000 USD) pays back its cash only by 2036-04"
+        in text
+    )
+
+
+def test_sensitivity_table_prints_money_not_scientific_notation() -> None:
+    spec = load_budget("2027-ml-platform")
+    text = render_budget(budget_report(spec), "table")
+    table = text.split("sensitivity:")[1]
+    assert not re.search(r"\d\.\d+e[+-]\d", table), table
+    for row in budget_report(spec).sensitivity:
+        assert f"{row.total_usd:,.0f}" in table
+
+
+def test_budget_warns_when_its_prices_are_stale() -> None:
+    spec = load_budget("2027-ml-platform")
+    report = budget_report(spec, sensitivity=False)
+    assert report.prices_as_of == "2024-01-01"
+    (warning,) = report.stale_warnings(datetime.date(2026, 11, 23), 90)
+    assert "1057 days old" in warning
+    assert report.stale_warnings(datetime.date(2024, 2, 1), 90) == []
+    undated = budget_report(replace(spec, prices_as_of=""), sensitivity=False)
+    assert "prices_as_of" in undated.stale_warnings(datetime.date(2024, 2, 1), 90)[0]

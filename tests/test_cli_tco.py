@@ -47,8 +47,11 @@ def test_commands_have_docstring_examples() -> None:
 def test_tco_table_reports_worked_example() -> None:
     code, out, _ = run("tco", "--hardware", H100_FILE, "--utilization", "0.6", "--years", "4")
     assert code == 0
-    assert "143,493" in out  # total per year
-    assert "2.048 USD" in out and "3.413 USD" in out
+    # a year at 60% use: the worked example's 143,493 less 40% of the hours idling at 2.4 kW
+    # instead of working at 8 kW (2,747 of power)
+    assert "140,746" in out
+    assert "2.048 USD" in out and "3.347 USD" in out
+    assert "5.76 kW a machine on average (8 kW working, 2.4 kW idle)" in out
     assert "breakeven" in out and "cloud prices as of" in out
 
 
@@ -67,7 +70,8 @@ def test_tco_json_has_the_issue_keys() -> None:
     } <= set(data)
     assert data["capex_usd"] == 310000
     assert data["annual_cost_usd"]["support"] == pytest.approx(31000)
-    assert data["usd_per_useful_gpu_hour"] == pytest.approx(data["usd_per_gpu_hour"] / 0.6)
+    total = data["annual_cost_usd"]["total"]  # at 60% use
+    assert data["usd_per_useful_gpu_hour"] == pytest.approx(total / (8 * 8760 * 0.6))
     assert data["comparisons"], "the bundled snapshot has H100 offers"
     for c in data["comparisons"]:
         assert {
@@ -78,8 +82,12 @@ def test_tco_json_has_the_issue_keys() -> None:
             "breakeven_utilization",
             "breakeven_months",
         } <= set(c)
+        # owning costs A0 + u x A1 a year, A1 the energy of working rather than idling:
+        # (8 - 2.4) kW x 1.4 x 8,760 h x $0.10 = 6,867.84
+        a1 = 6_867.84
+        a0 = total - 0.6 * a1
         assert c["breakeven_utilization"] == pytest.approx(
-            data["annual_cost_usd"]["total"] / (c["cloud_usd_per_gpu_hour"] * 8 * 8760)
+            a0 / (c["cloud_usd_per_gpu_hour"] * 8 * 8760 - a1)
         )
 
 

@@ -275,6 +275,8 @@ def test_tco_report_numbers_match_the_json(tco_pair: tuple[dict[str, Any], str])
 
 
 def test_payback_after_the_hardware_life_is_called_out() -> None:
+    # issue 16: the cash payback past the life reads "never within its life", as the breakeven
+    # utilization above 100% does, never a bare month count next to "never"
     args = ("--hardware", "8xh100-hgx", "--utilization", "1.0")
     code, out, err = run("tco", *args, "--format", "json")
     assert code == 0, err
@@ -282,16 +284,16 @@ def test_payback_after_the_hardware_life_is_called_out() -> None:
     code, markdown, err = run("report", "tco", *args, "--format", "markdown")
     assert code == 0, err
     life_months = record["years"] * 12
-    late = [c for c in record["comparisons"] if (c["breakeven_months"] or 0) > life_months]
-    on_time = [c for c in record["comparisons"] if 0 < (c["breakeven_months"] or 0) <= life_months]
+    late = [c for c in record["comparisons"] if (c["payback_months"] or 0) > life_months]
+    on_time = [c for c in record["comparisons"] if 0 < (c["payback_months"] or 0) <= life_months]
     assert late and on_time  # at full use the bundled prices give both kinds
     for c in late:
-        assert (
-            f"| {c['breakeven_months']:,.1f} months (after its {life_months:.0f}-month life) |"
-            in (markdown)
+        assert c["breakeven_utilization"] > 1
+        assert f"| never (cloud cheaper) | never within its {life_months:.0f}-month life |" in (
+            markdown
         )
     for c in on_time:
-        assert f"| {c['breakeven_months']:,.1f} months |" in markdown
+        assert f"| the start | {c['payback_months']:,.1f} months |" in markdown
 
 
 def test_budget_headline_reconciles_cash_and_book_value(
@@ -307,7 +309,7 @@ def test_budget_headline_reconciles_cash_and_book_value(
         record["total_usd"], abs=0.01
     )
     assert (
-        f"({f.money(cash, f.USD_MONEY)} paid out in the horizon, less "
+        f"({f.money(cash, f.USD_MONEY)} cash out in the horizon, less "
         f"{f.money(residual, f.USD_MONEY)} book value of the machines kept)"
     ) in html
 

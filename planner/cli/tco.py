@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from planner import api
+from planner import api, clock
 from planner.cli.offers import max_age_option
 from planner.cli.params import FiniteFloat, currency_option, field_options, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
@@ -64,7 +64,8 @@ tco_options = _apply(
         click.option(
             "--compare-gpu",
             default=None,
-            help="Cloud GPU to compare with [default: the same model].",
+            help="Cloud GPU to compare with [default: the same model; for a GPU no cloud rents, "
+            "the offered one of nearest dense tensor throughput with at least its memory].",
         ),
         click.option(
             "--offers",
@@ -176,6 +177,7 @@ def tco_command(currency: str, fmt: str, report_path: Path | None, **options: An
 @budget_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @report_path_option
+@max_age_option
 def budget_command(currency: str, fmt: str, report_path: Path | None, **options: Any) -> None:
     """Cheapest mix of owned servers, commitments, on-demand and spot over a planning horizon.
 
@@ -186,8 +188,11 @@ def budget_command(currency: str, fmt: str, report_path: Path | None, **options:
     Example: planner budget scenarios/budgets/2027-ml-platform.yaml --report budget.html
     """
     target = report_target(report_path)
+    max_age_days = options.pop("max_age_days")
     report = run_budget(**options)
     click.echo(render_budget(report, fmt, currency=currency), nl=False)
+    for warning in report.stale_warnings(clock.utc_today(), max_age_days):
+        click.echo(f"warning: {warning}", err=True)
     save_report(report, target, currency=currency)
 
 

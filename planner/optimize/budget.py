@@ -26,12 +26,20 @@ The MILP, for GPU classes ``c``, months ``t = 0..T-1`` and ``H = 730`` hours a m
     sum x * capex <= capex_limit                                         (when given)
 
 ``g_b`` GPUs per machine, ``a_b`` share of the day available, ``u_b`` utilization; ``run_b`` the
-monthly running cost (power, colocation, support, staff, financing) from :mod:`planner.ownership.costs`;
-``residual_b(s)`` the straight-line book value at the end of the horizon.
+monthly running cost (power at ``u_b``: load draw while working, idle draw the rest; colocation,
+support, staff, financing) from :mod:`planner.ownership.costs`; ``residual_b(s)`` the
+straight-line book value at the end of the horizon.
+
+The plan's headline reconciles: ``cash out`` (the sum of the monthly rows) ``- book value kept``
+(``residual_b`` of the machines bought) ``+ commitment fees due after the horizon = net total``
+(the objective).  A purchase whose cash payback (capex over the monthly saving against the
+cheapest cloud rate of its class) ends after the horizon is flagged: its saving rests on the book
+value kept.
 """
 
 from __future__ import annotations
 
+import datetime
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -91,9 +99,12 @@ def machine_gpu_hours_per_month(hw: HardwareSpec, utilization: float) -> float:
     return hw.gpus_per_machine * HOURS_PER_MONTH * hw.hours_available_per_day / 24 * utilization
 
 
-def machine_running_usd_per_month(hw: HardwareSpec, *, with_financing: bool = True) -> float:
-    """Running cost of one machine for a month (power, colocation, support, staff; financing)."""
-    cost = annual_cost(replace(hw, machines=1))
+def machine_running_usd_per_month(
+    hw: HardwareSpec, *, with_financing: bool = True, utilization: float = 1.0
+) -> float:
+    """Running cost of one machine for a month (power at ``utilization``, colocation, support,
+    staff; financing)."""
+    cost = annual_cost(replace(hw, machines=1), utilization)
     return (cost.running_usd + (cost.financing_usd if with_financing else 0.0)) / 12
 
 
@@ -172,7 +183,9 @@ def build_budget_model(spec: BudgetSpec, allowed: frozenset[str] = ALL_OPTIONS) 
         if BUY in allowed:
             _add_buy_columns(model, ci, c, peak, objective, capex)
         model.fixed_cost_usd += sum(
-            machine_running_usd_per_month(o.hardware, with_financing=False)
+            machine_running_usd_per_month(
+                o.hardware, with_financing=False, utilization=o.utilization
+            )
             * o.hardware.machines
             * spec.horizon_months
             for o in c.owned
@@ -235,7 +248,7 @@ def _add_buy_columns(
         if b.max_machines is not None:
             bound = min(bound, b.max_machines)
         life_months = round(hw.lifetime_years * 12)
-        running = machine_running_usd_per_month(hw)
+        running = machine_running_usd_per_month(hw, utilization=b.utilization)
         bought_here = Terms()
         for s in range(T - b.lead_time_months):
             first = s + b.lead_time_months
@@ -370,6 +383,26 @@ class MonthPlan:
 
 
 @dataclass(frozen=True)
+class Purchase:
+    """Machines of one buy option ordered in one month, and when their cash comes back."""
+
+    gpu: str
+    hardware: str
+    ordered: str  # month label
+    in_service_from: str  # month label
+    machines: int
+    capex_usd: float  # all the machines
+    book_value_usd: float  # what they are still worth at the end of the horizon
+    months_in_service: int  # within the horizon
+    payback_months: float | None  # cash, from delivery; None: never (no cheaper cloud to displace)
+    paid_back_by: str | None  # month label of the cash payback, None if never
+    pays_back_in_horizon: bool
+
+    def to_record(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
 class BudgetPlan:
     name: str
     start: str
@@ -384,6 +417,22 @@ class BudgetPlan:
     months: tuple[MonthPlan, ...]
     residual_value_usd: float
     commitments_after_horizon_usd: float
+    purchases: tuple[Purchase, ...] = ()
+
+    @property
+    def cash_out_usd(self) -> float:
+        """Cash paid within the horizon: the sum of the monthly rows."""
+        return sum(m.cost_usd for m in self.months)
+
+    @property
+    def book_value_kept_usd(self) -> float:
+        """Book value of the machines bought and still held at the end of the horizon."""
+        return self.residual_value_usd
+
+    @property
+    def late_purchases(self) -> tuple[Purchase, ...]:
+        """Purchases whose cash payback falls after the horizon."""
+        return tuple(p for p in self.purchases if not p.pays_back_in_horizon)
 
     @property
     def machines_bought(self) -> int:
@@ -443,7 +492,57 @@ def read_plan(
         months=tuple(rows),
         residual_value_usd=residual,
         commitments_after_horizon_usd=after,
+        purchases=_purchases(model, value),
     )
+
+
+def displaced_usd_per_gpu_hour(c: GpuClassPlan) -> float | None:
+    """The cheapest cloud rate an owned GPU-hour of class ``c`` replaces: on-demand or a
+    commitment (spot is capped and can be taken back, so it is not counted on); None if the class
+    has no cloud price."""
+    rates = [k.usd_per_gpu_hour for k in c.commitments]
+    if c.on_demand_usd_per_gpu_hour is not None:
+        rates.append(c.on_demand_usd_per_gpu_hour)
+    return min(rates, default=None)
+
+
+def _purchases(model: BudgetModel, value: Callable[[int | None], float]) -> tuple[Purchase, ...]:
+    """The machines the plan buys, each with its cash payback: capex over the monthly saving of
+    its useful GPU-hours at the class's cheapest cloud rate less its running costs."""
+    spec, T = model.spec, model.spec.horizon_months
+    out = []
+    for b in model.buys:
+        n = round(value(b.var))
+        if n <= 0:
+            continue
+        c = spec.classes[b.cls]
+        option = c.buy[b.option]
+        hw = option.hardware
+        rate = displaced_usd_per_gpu_hour(c)
+        saving = (
+            -math.inf
+            if rate is None
+            else rate * machine_gpu_hours_per_month(hw, option.utilization)
+            - machine_running_usd_per_month(hw, utilization=option.utilization)
+        )
+        payback = hw.capex_usd / saving if saving > 0 else None
+        end = None if payback is None else b.first_month + math.ceil(payback - 1e-9) - 1
+        out.append(
+            Purchase(
+                gpu=c.gpu,
+                hardware=hw.name,
+                ordered=_month_label(spec.start, b.month),
+                in_service_from=_month_label(spec.start, b.first_month),
+                machines=n,
+                capex_usd=n * hw.capex_usd,
+                book_value_usd=n * residual_value_usd(hw, b.last_month - b.first_month + 1),
+                months_in_service=b.last_month - b.first_month + 1,
+                payback_months=payback,
+                paid_back_by=None if end is None else _month_label(spec.start, end),
+                pays_back_in_horizon=end is not None and end < T,
+            )
+        )
+    return tuple(out)
 
 
 def _past_horizon(model: BudgetModel, value: Callable[[int | None], float]) -> tuple[float, float]:
@@ -490,10 +589,14 @@ def _month_plan(
     spot_usd = sp * (c.spot_usd_per_gpu_hour or 0.0)
     capex_usd = sum(round(value(b.var)) * c.buy[b.option].hardware.capex_usd for b in ordered_here)
     owned_running_usd = sum(
-        round(value(b.var)) * machine_running_usd_per_month(c.buy[b.option].hardware)
+        round(value(b.var))
+        * machine_running_usd_per_month(
+            c.buy[b.option].hardware, utilization=c.buy[b.option].utilization
+        )
         for b in in_service
     ) + sum(
-        machine_running_usd_per_month(o.hardware, with_financing=False) * o.hardware.machines
+        machine_running_usd_per_month(o.hardware, with_financing=False, utilization=o.utilization)
+        * o.hardware.machines
         for o in c.owned
     )
     committed_usd = sum(
@@ -575,6 +678,23 @@ class BudgetReport:
     strategies: tuple[StrategyResult, ...]
     sensitivity: tuple[SensitivityRow, ...]
     source: str = ""
+    prices_as_of: str = ""  # the budget file's ``prices_as_of`` ("" when it does not say)
+
+    def stale_warnings(self, today: datetime.date, max_age_days: int) -> list[str]:
+        """Warnings when the budget file's prices are older than ``max_age_days`` on ``today``,
+        or carry no date."""
+        if not self.prices_as_of:
+            return [
+                "the budget file does not say when its cloud prices were read: add "
+                "prices_as_of: YYYY-MM-DD to it, and check them before relying on the plan"
+            ]
+        age = (today - datetime.date.fromisoformat(self.prices_as_of)).days
+        if age <= max_age_days:
+            return []
+        return [
+            f"the budget file's cloud prices are {age} days old (prices_as_of: "
+            f"{self.prices_as_of}); check them against `planner offers` before relying on the plan"
+        ]
 
     def mix_saves_usd(self, s: StrategyResult) -> float | None:
         """What the optimal mix saves against strategy ``s`` (None: ``s`` is not possible)."""
@@ -595,8 +715,11 @@ class BudgetReport:
             "solver": plan.solver,
             "solve_seconds": plan.solve_seconds,
             "total_usd": best,
+            "cash_out_usd": plan.cash_out_usd,
+            "book_value_kept_usd": plan.book_value_kept_usd,
             "residual_value_usd": plan.residual_value_usd,
             "commitments_after_horizon_usd": plan.commitments_after_horizon_usd,
+            "purchases": [p.to_record() for p in plan.purchases],
             "machines_bought": plan.machines_bought,
             "peak_committed_gpus": plan.peak_committed_gpus,
             "strategies": [
@@ -612,6 +735,7 @@ class BudgetReport:
             "months": [m.__dict__.copy() for m in plan.months],
             "sensitivity": [r.__dict__.copy() for r in self.sensitivity],
             "source": self.source,
+            "prices_as_of": self.prices_as_of or None,
         }
 
 
@@ -722,7 +846,7 @@ def budget_report(
                     p.spot_gpu_hours,
                 )
             )
-    return BudgetReport(plan, tuple(strategies), tuple(rows), spec.source)
+    return BudgetReport(plan, tuple(strategies), tuple(rows), spec.source, spec.prices_as_of)
 
 
 def check_time_limit(time_limit_s: float) -> None:

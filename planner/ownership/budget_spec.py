@@ -7,6 +7,7 @@ to USD on load.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -86,6 +87,7 @@ class BudgetSpec:
     capex_limit_usd: float | None = None
     source: str = ""
     hardware_files: Mapping[str, HardwareSpec] = field(default_factory=dict)
+    prices_as_of: str = ""  # YYYY-MM-DD: when the file's cloud prices were read ("" not said)
 
 
 _Money = float | str
@@ -153,6 +155,7 @@ class _BudgetFile(BaseModel):
     start: str = Field(default="2027-01", pattern=r"^\d{4}-(0[1-9]|1[0-2])$")
     horizon_months: int = Field(ge=1, le=120)
     capex_limit_usd: _Money | None = None
+    prices_as_of: datetime.date | None = None
     classes: list[_Class] = Field(min_length=1)
     workloads: list[_Workload] = []
 
@@ -205,6 +208,7 @@ def budget_from_mapping(
         capex_limit_usd=limit,
         source="; ".join(m.source) if isinstance(m.source, list) else m.source,
         hardware_files=hw_files,
+        prices_as_of=m.prices_as_of.isoformat() if m.prices_as_of else "",
     )
 
 

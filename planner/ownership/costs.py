@@ -9,20 +9,33 @@ The model, per year, for the whole fleet (``n`` machines, ``h`` hours available 
     financing    = n * [(capex - S) * CRF(r, L) + S * r] - depreciation,  S = resale * capex
                    (the annuity that repays the capital at rate r, less the depreciation;
                     0 when r = 0)
-    power        = n * power_kw_avg * pue * h * electricity_usd_per_kwh
+    power        = n * (u * power_kw_avg + (1 - u) * power_kw_idle) * pue * h * electricity_usd_per_kwh
     colocation   = n * 12 * (power_kw_max * colocation_usd_per_kw_month + rack_usd_per_month)
     support      = n * support_fraction_per_year * capex
     staff        = n * staff_fte * staff_usd_per_year
 
-Power is charged for every available hour whatever the utilization (an idle GPU server still
-draws a large share of its running power), so the yearly cost does not depend on utilization;
-only the cost per *useful* GPU-hour does: ``usd_per_gpu_hour / utilization``.
+Power follows the utilization ``u``: a machine draws its load power (``power_kw_avg``) in the
+share ``u`` of its available hours that do work and its idle power (``power_kw_idle``, by default
+30% of load: :data:`~planner.ownership.hardware.IDLE_POWER_FRACTION`) in the rest, since an idle
+server stays switched on.  Every other category is the same whatever the utilization.  So the
+yearly cost is ``A0 + u * A1`` (``A1`` the extra energy of working rather than idling).
 
-Against a cloud price ``p`` per GPU-hour (throughput-equivalent), for the same useful hours:
+Resale is treated one way everywhere: the machines lose value straight-line from capex to their
+resale value over the lifetime, and every figure counts the *book value* they keep.  Owned cost
+at month ``m`` is the cash paid (capex, running costs, financing) less the book value then::
 
-    breakeven utilization  u* = annual_total / (p * gpu_hours_per_year)   (> 1: cloud always cheaper)
-    breakeven month        m* = capex_total / (cloud_monthly(u) - running_monthly)
-                                (cash view: capex up front, then running costs incl. financing)
+    owned_net(m) = capex + running * m + financing * min(m, L) - book(m)
+    book(m)      = capex - (capex - S) * min(m / L, 1)                  (L the lifetime in months)
+
+Against a cloud price ``p`` per GPU-hour (throughput-equivalent), for the same useful hours
+``G * u`` a year (``c = p * G * u / 12`` a month):
+
+    breakeven utilization  u* = A0 / (p * G - A1)                       (> 1: cloud always cheaper)
+    breakeven month        m* = first m with owned_net(m) <= c * m: 0 when owning costs less per
+                                useful hour (owned_net grows linearly within the life), else past
+                                the life, (capex - S + financing * L) / (c - running), or never
+    cash payback month     the same without the book value: capex / (c - running - financing),
+                                the months until the cloud bill passes the cash paid out
 
 cost-facts.md s2.4 works this through for an 8x H100 server: about $143k a year, $2.05 per GPU-hour
 at full use, breakeven at ~87% utilization against $2.35 per GPU-hour.
@@ -97,8 +110,9 @@ def capital_recovery_factor(rate: float, years: float) -> float:
     return rate / (1.0 - (1.0 + rate) ** -years)
 
 
-def annual_cost(hw: HardwareSpec) -> AnnualCost:
-    """The fleet's yearly cost by category (see the module docstring for the formulas)."""
+def annual_cost(hw: HardwareSpec, utilization: float = 1.0) -> AnnualCost:
+    """The fleet's yearly cost by category at ``utilization`` (see the module docstring for the
+    formulas; at 1.0, the default, power is the load draw for every available hour)."""
     n = hw.machines
     salvage = hw.resale_fraction * hw.capex_usd
     depreciation = (hw.capex_usd - salvage) / hw.lifetime_years
@@ -109,7 +123,11 @@ def annual_cost(hw: HardwareSpec) -> AnnualCost:
     return AnnualCost(
         depreciation_usd=n * depreciation,
         financing_usd=n * (annuity - depreciation),
-        power_usd=n * hw.power_kw_avg * hw.pue * hw.hours_per_year * hw.electricity_usd_per_kwh,
+        power_usd=n
+        * hw.power_kw_at(utilization)
+        * hw.pue
+        * hw.hours_per_year
+        * hw.electricity_usd_per_kwh,
         colocation_usd=n
         * 12
         * (hw.power_kw_max * hw.colocation_usd_per_kw_month + hw.rack_usd_per_month),
@@ -123,23 +141,68 @@ def usd_per_gpu_hour(hw: HardwareSpec) -> float:
     return annual_cost(hw).total_usd / hw.gpu_hours_per_year
 
 
+def usd_per_useful_gpu_hour(hw: HardwareSpec, utilization: float) -> float:
+    """Full cost per useful GPU-hour when ``utilization`` of the available hours do work (power at
+    that utilization)."""
+    return annual_cost(hw, utilization).total_usd / (hw.gpu_hours_per_year * utilization)
+
+
 def breakeven_utilization(
-    annual_total_usd: float, gpu_hours_per_year: float, cloud_usd_per_gpu_hour: float
+    annual_total_usd: float,
+    gpu_hours_per_year: float,
+    cloud_usd_per_gpu_hour: float,
+    *,
+    usd_per_year_per_utilization: float = 0.0,
 ) -> float:
-    """Utilization at which owning costs the same as renting the useful hours (inf if free cloud)."""
-    if cloud_usd_per_gpu_hour <= 0:
+    """Utilization at which owning costs the same as renting the useful hours (inf if never).
+
+    ``annual_total_usd`` is the yearly cost at 0% utilization (``A0``) and
+    ``usd_per_year_per_utilization`` what each unit of utilization adds (``A1``, the energy of
+    working rather than idling), so owning costs ``A0 + u * A1`` a year against
+    ``p * gpu_hours_per_year * u`` for renting.
+    """
+    margin = cloud_usd_per_gpu_hour * gpu_hours_per_year - usd_per_year_per_utilization
+    if cloud_usd_per_gpu_hour <= 0 or margin <= 0:
         return math.inf
-    return annual_total_usd / (cloud_usd_per_gpu_hour * gpu_hours_per_year)
+    return annual_total_usd / margin
 
 
 def breakeven_months(
     capex_usd: float, running_usd_per_month: float, cloud_usd_per_month: float
 ) -> float | None:
-    """Months until the cumulative cloud bill passes capex plus running costs; None if never."""
+    """Cash payback: months until the cumulative cloud bill passes capex plus running costs
+    (no resale counted); None if never."""
     margin = cloud_usd_per_month - running_usd_per_month
     if margin <= 0:
         return None
     return capex_usd / margin
+
+
+def book_value_usd(capex_usd: float, salvage_usd: float, life_months: float, month: float) -> float:
+    """Straight-line book value at ``month``: from capex down to the salvage (resale) value at the
+    end of the life, then kept there."""
+    return capex_usd - (capex_usd - salvage_usd) * min(month / life_months, 1.0)
+
+
+def net_breakeven_months(
+    capex_usd: float,
+    salvage_usd: float,
+    life_months: float,
+    running_usd_per_month: float,
+    financing_usd_per_month: float,
+    cloud_usd_per_month: float,
+) -> float | None:
+    """The first month at which owning, net of the book value the machines keep, costs no more
+    than renting: 0 when owning is cheaper per month of the life, a month past the life when only
+    the running costs after it catch up, None if never (see the module docstring)."""
+    within_life = (capex_usd - salvage_usd) / life_months + running_usd_per_month
+    within_life += financing_usd_per_month
+    if cloud_usd_per_month >= within_life:
+        return 0.0
+    margin = cloud_usd_per_month - running_usd_per_month
+    if margin <= 0:
+        return None
+    return (capex_usd - salvage_usd + financing_usd_per_month * life_months) / margin
 
 
 @dataclass(frozen=True)
@@ -156,7 +219,10 @@ class CloudComparison:
     throughput_ratio: float  # owned GPU / cloud GPU, dense tensor peak (1.0 for the same model)
     cloud_usd_per_equivalent_gpu_hour: float  # cloud cost of one owned GPU-hour of work
     breakeven_utilization: float
-    breakeven_months: float | None
+    breakeven_months: (
+        float | None
+    )  # net of the book value kept (0: owning costs less from the start)
+    payback_months: float | None = None  # cash: capex recovered by the monthly saving, no resale
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -171,14 +237,17 @@ class CloudComparison:
             "cloud_usd_per_equivalent_gpu_hour": self.cloud_usd_per_equivalent_gpu_hour,
             "breakeven_utilization": self.breakeven_utilization,
             "breakeven_months": self.breakeven_months,
+            "payback_months": self.payback_months,
         }
 
 
 @dataclass(frozen=True)
 class CumulativePoint:
     month: int
-    owned_usd: float
+    owned_usd: float  # cash paid less the book value kept: the figure the breakeven month uses
     cloud_usd: dict[str, float]  # purchase option -> cumulative cost
+    owned_cash_usd: float = 0.0  # capex, running costs and financing paid so far
+    book_value_usd: float = 0.0  # what the machines are still worth (straight line to resale)
 
 
 @dataclass(frozen=True)
@@ -197,6 +266,11 @@ class TcoResult:
     compare_gpu: str
     offers_as_of: str = ""  # set by the caller that loaded the offers
     offers_source: str = ""
+    compare_reason: str = ""  # why the cloud GPU compared with is not the owned one, when not
+
+    def usd_per_useful_gpu_hour_at(self, utilization: float) -> float:
+        """Cost per useful GPU-hour at another utilization (power follows the utilization)."""
+        return usd_per_useful_gpu_hour(self.hardware, utilization)
 
     def to_record(self) -> dict[str, Any]:
         """The JSON shape of ``planner tco --format json``."""
@@ -215,9 +289,17 @@ class TcoResult:
             "total_cost_usd": self.total_usd,
             "residual_value_usd": self.residual_value_usd,
             "compare_gpu": self.compare_gpu,
+            "compare_reason": self.compare_reason,
             "comparisons": [c.to_record() for c in self.comparisons],
             "cumulative_cost_usd": [
-                {"month": p.month, "owned": p.owned_usd, **p.cloud_usd} for p in self.cumulative
+                {
+                    "month": p.month,
+                    "owned": p.owned_usd,
+                    "owned_cash": p.owned_cash_usd,
+                    "book_value": p.book_value_usd,
+                    **p.cloud_usd,
+                }
+                for p in self.cumulative
             ],
             "source": hw.source,
             "offers": {"as_of": self.offers_as_of, "source": self.offers_source}
@@ -281,9 +363,13 @@ def compare_cloud(
     target = catalog.resolve(compare_gpu, key_path="compare_gpu") if compare_gpu else own
     ratio = own.peak_flops / target.peak_flops
     need = Interconnect.NONE if any_interconnect or hw.gpus_per_machine == 1 else hw.interconnect
-    annual = annual_cost(hw)
-    running_per_month = annual.running_usd / 12 + annual.financing_usd / 12
+    annual = annual_cost(hw, utilization)
+    idle, busy = annual_cost(hw, 0.0).total_usd, annual_cost(hw, 1.0).total_usd
+    running_per_month = annual.running_usd / 12
+    financing_per_month = annual.financing_usd / 12
     capex = hw.capex_usd * hw.machines
+    salvage = hw.resale_fraction * capex
+    life_months = hw.lifetime_years * 12
     useful_gpu_hours_per_month = hw.gpu_hours_per_year * utilization / 12
     result = []
     for option, row in cheapest_offers(offers, target.name, min_interconnect=need).items():
@@ -301,10 +387,23 @@ def compare_cloud(
                 throughput_ratio=ratio,
                 cloud_usd_per_equivalent_gpu_hour=equivalent,
                 breakeven_utilization=breakeven_utilization(
-                    annual.total_usd, hw.gpu_hours_per_year, equivalent
+                    idle,
+                    hw.gpu_hours_per_year,
+                    equivalent,
+                    usd_per_year_per_utilization=busy - idle,
                 ),
-                breakeven_months=breakeven_months(
-                    capex, running_per_month, equivalent * useful_gpu_hours_per_month
+                breakeven_months=net_breakeven_months(
+                    capex,
+                    salvage,
+                    life_months,
+                    running_per_month,
+                    financing_per_month,
+                    equivalent * useful_gpu_hours_per_month,
+                ),
+                payback_months=breakeven_months(
+                    capex,
+                    running_per_month + financing_per_month,
+                    equivalent * useful_gpu_hours_per_month,
                 ),
             )
         )
@@ -319,24 +418,27 @@ def cumulative_costs(
     *,
     step_months: int = 1,
 ) -> tuple[CumulativePoint, ...]:
-    """Cumulative cash cost, month by month: capex at month 0 then running costs (financing only
-    within the lifetime), against each cloud option billed for the same useful hours."""
-    annual = annual_cost(hw)
+    """Cumulative cost, month by month: the cash paid (capex at month 0, then running costs at
+    ``utilization`` and financing within the lifetime), the book value kept and their difference,
+    against each cloud option billed for the same useful hours."""
+    annual = annual_cost(hw, utilization)
     capex = hw.capex_usd * hw.machines
+    salvage = hw.resale_fraction * capex
     lifetime_months = hw.lifetime_years * 12
     useful_per_month = hw.gpu_hours_per_year * utilization / 12
     points = []
     for m in range(0, months + 1, step_months):
-        owned = (
+        cash = (
             capex
             + annual.running_usd * m / 12
             + annual.financing_usd * min(m, lifetime_months) / 12
         )
+        book = book_value_usd(capex, salvage, lifetime_months, m)
         cloud = {
             c.purchase_option.value: c.cloud_usd_per_equivalent_gpu_hour * useful_per_month * m
             for c in comparisons
         }
-        points.append(CumulativePoint(m, owned, cloud))
+        points.append(CumulativePoint(m, cash - book, cloud, cash, book))
     return tuple(points)
 
 
@@ -383,13 +485,18 @@ def tco(
             key_path="years",
             hint="the horizon in years, e.g. 3; leave it out for the hardware's lifetime",
         )
-    annual = annual_cost(hw)
-    per_gpu_hour = annual.total_usd / hw.gpu_hours_per_year
+    catalog = catalog or load_gpu_catalog()
+    annual = annual_cost(hw, utilization)
+    per_gpu_hour = usd_per_gpu_hour(hw)
     capex = hw.capex_usd * hw.machines
-    used_share = min(years / hw.lifetime_years, 1.0)
     salvage = hw.resale_fraction * capex
-    residual = capex - (capex - salvage) * used_share
+    residual = book_value_usd(capex, salvage, hw.lifetime_years * 12, years * 12)
     total = annual.capital_usd * min(years, hw.lifetime_years) + annual.running_usd * years
+    reason = ""
+    if offers is not None and compare_gpu is None:
+        compare_gpu, reason = nearest_cloud_gpu(
+            hw, offers, any_interconnect=any_interconnect, catalog=catalog
+        )
     comparisons = (
         compare_cloud(
             hw,
@@ -410,14 +517,60 @@ def tco(
         capex_usd=capex,
         annual=annual,
         usd_per_gpu_hour=per_gpu_hour,
-        usd_per_useful_gpu_hour=per_gpu_hour / utilization,
+        usd_per_useful_gpu_hour=annual.total_usd / (hw.gpu_hours_per_year * utilization),
         total_usd=total,
         residual_value_usd=residual,
         comparisons=comparisons,
         cumulative=cumulative_costs(hw, comparisons, utilization, months),
-        compare_gpu=(catalog or load_gpu_catalog()).resolve(compare_gpu).name
-        if compare_gpu
-        else hw.gpu,
+        compare_gpu=catalog.resolve(compare_gpu).name if compare_gpu else hw.gpu,
+        compare_reason=reason,
+    )
+
+
+def nearest_cloud_gpu(
+    hw: HardwareSpec,
+    offers: pd.DataFrame,
+    *,
+    any_interconnect: bool = False,
+    catalog: GpuCatalog | None = None,
+) -> tuple[str | None, str]:
+    """The cloud GPU to compare ``hw`` with when none is named, and why.
+
+    The owned model when the offers have it (``None``, no reason).  Otherwise (a consumer or
+    edge GPU no cloud rents) the offered GPU whose dense tensor peak is nearest the owned one's
+    (by ratio, so 2x faster and 2x slower are as far), among those with at least the owned GPU's
+    memory (a job that fits the owned GPU fits it) and an instance with a strong enough GPU link;
+    a tie goes to the smaller memory, then the name.  ``(None, reason)`` when no offered GPU fits.
+    """
+    catalog = catalog or load_gpu_catalog()
+    own = catalog.resolve(hw.gpu)
+    need = Interconnect.NONE if any_interconnect or hw.gpus_per_machine == 1 else hw.interconnect
+    if offers.empty:
+        return None, ""
+    rank = offers["interconnect"].map(lambda v: Interconnect(str(v)).rank)
+    linked = offers[rank >= need.rank]
+    offered = set(linked["gpu_model"].astype(str))
+    if own.name in offered:
+        return None, ""
+    candidates = []
+    for name in sorted(offered):
+        spec = catalog.get(name)
+        if spec is None or spec.memory_gib + 0.5 < own.memory_gib or spec.peak_flops <= 0:
+            continue
+        distance = abs(math.log(spec.peak_flops / own.peak_flops))
+        candidates.append((distance, spec.memory_gib, spec.name, spec))
+    if not candidates:
+        return None, (
+            f"no cloud GPU with at least {own.memory_gib:g} GB is offered to compare "
+            f"{own.name} with"
+        )
+    best = min(candidates)[3]
+    tflops = 1e-12
+    return best.name, (
+        f"{own.name} is not rented in the cloud; compared with {best.name}, the offered GPU of "
+        f"nearest dense tensor throughput ({best.peak_flops * tflops:,.0f} vs "
+        f"{own.peak_flops * tflops:,.0f} TFLOPS) with the memory to run the same jobs "
+        f"({best.memory_gib:g} GB >= {own.memory_gib:g} GB); use --compare-gpu to choose another"
     )
 
 

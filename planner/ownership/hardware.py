@@ -24,6 +24,15 @@ from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
 from planner.units import MAX_LIFETIME_YEARS, MAX_USD, MIN_LIFETIME_YEARS
 
+# Share of its load draw a GPU server draws switched on but idle, when the file gives no
+# ``power_kw_idle``.  Servers are far from energy-proportional: SPECpower_ssj2008 results put a
+# recent server's idle draw at roughly a quarter to a third of its full-load draw (Barroso, Hoelzle
+# and Ranganathan, "The Datacenter as a Computer", 3rd ed. 2018, s5.3 on energy proportionality),
+# and a GPU server's host (CPUs, memory, fans, NICs) keeps drawing while its GPUs idle at ~10-15%
+# of their TDP (an idle H100 SXM reports ~70-100 W of its 700 W in nvidia-smi).  0.3 is the upper
+# end of that range: the cautious figure for a cost.
+IDLE_POWER_FRACTION = 0.3
+
 
 @dataclass(frozen=True)
 class HardwareSpec:
@@ -36,12 +45,15 @@ class HardwareSpec:
     interconnect: Interconnect
     capex_usd: float  # per machine, all-in (server, GPUs, network share, installation)
     lifetime_years: float  # straight-line depreciation period
-    power_kw_avg: float  # per machine, average draw while switched on
+    power_kw_avg: float  # per machine, draw while working (under load)
     electricity_usd_per_kwh: float
     fabric: Fabric = Fabric.ETHERNET
     hours_available_per_day: float = 24.0
     resale_fraction: float = 0.0  # of capex, at the end of the lifetime
     power_kw_max: float = 0.0  # per machine; colocation is charged on it (0 -> power_kw_avg)
+    power_kw_idle: float | None = (
+        None  # per machine, switched on but idle (None: the default share)
+    )
     pue: float = 1.0
     colocation_usd_per_kw_month: float = 0.0
     rack_usd_per_month: float = 0.0  # per machine: its share of rack rent
@@ -50,6 +62,19 @@ class HardwareSpec:
     staff_usd_per_year: float = 0.0  # cost of one FTE
     financing_rate_per_year: float = 0.0
     source: str = ""
+
+    @property
+    def idle_power_kw(self) -> float:
+        """Draw of one machine switched on but idle: ``power_kw_idle``, else
+        :data:`IDLE_POWER_FRACTION` of the load draw."""
+        if self.power_kw_idle is not None:
+            return self.power_kw_idle
+        return IDLE_POWER_FRACTION * self.power_kw_avg
+
+    def power_kw_at(self, utilization: float) -> float:
+        """Average draw of one machine over its available hours when ``utilization`` of them do
+        work: load draw while working, idle draw the rest of the time."""
+        return utilization * self.power_kw_avg + (1.0 - utilization) * self.idle_power_kw
 
     @property
     def gpus(self) -> int:
@@ -123,6 +148,7 @@ class _HardwareFile(BaseModel):
     resale_fraction: float = Field(default=0.0, ge=0, le=1)
     power_kw_avg: float = Field(ge=0, le=MAX_POWER_KW)
     power_kw_max: float | None = Field(default=None, ge=0, le=MAX_POWER_KW)
+    power_kw_idle: float | None = Field(default=None, ge=0, le=MAX_POWER_KW)
     pue: float = Field(default=1.0, ge=1.0, le=3.0)
     electricity_usd_per_kwh: float | None = Field(
         default=None, ge=0, le=MAX_ELECTRICITY_USD_PER_KWH
@@ -178,6 +204,7 @@ def hardware_from_mapping(
     _check_amounts(money, file, {u: _given_key(m, u, n) for u, n, _ in _MONEY_KEYS})
     _check_lifetime(m.lifetime_years, file)
     power_max = _power_kw_max(m, file)
+    power_idle = _power_kw_idle(m, file)
     gpu = catalog.resolve(m.gpu, file=file, key_path="gpu")
     interconnect = m.interconnect or (
         Interconnect.NONE if m.gpus_per_machine == 1 else Interconnect.PCIE
@@ -196,6 +223,7 @@ def hardware_from_mapping(
         resale_fraction=m.resale_fraction,
         power_kw_avg=m.power_kw_avg,
         power_kw_max=power_max,
+        power_kw_idle=power_idle,
         pue=m.pue,
         electricity_usd_per_kwh=money["electricity_usd_per_kwh"],
         colocation_usd_per_kw_month=money["colocation_usd_per_kw_month"],
@@ -292,6 +320,22 @@ def _power_kw_max(m: _HardwareFile, file: str) -> float:
             key_path="power_kw_max",
         )
     return power_max
+
+
+def _power_kw_idle(m: _HardwareFile, file: str) -> float:
+    """The idle draw: ``power_kw_idle``, else :data:`IDLE_POWER_FRACTION` of the load draw;
+    never above the load draw."""
+    if m.power_kw_idle is None:
+        return IDLE_POWER_FRACTION * m.power_kw_avg
+    if m.power_kw_idle > m.power_kw_avg:
+        raise ConfigError(
+            f"power_kw_idle ({m.power_kw_idle}) is above power_kw_avg ({m.power_kw_avg})",
+            file=file,
+            key_path="power_kw_idle",
+            hint="power_kw_avg is the draw while working, power_kw_idle the draw switched on "
+            f"but idle (leave it out for {IDLE_POWER_FRACTION:.0%} of power_kw_avg)",
+        )
+    return m.power_kw_idle
 
 
 def load_hardware(path_or_name: str) -> HardwareSpec:

@@ -30,7 +30,13 @@ from planner.reports.document import (
 from planner.reports.formatting import USD_MONEY, Money
 
 if TYPE_CHECKING:
-    from planner.optimize.budget import BudgetReport, MonthPlan, SensitivityRow, StrategyResult
+    from planner.optimize.budget import (
+        BudgetReport,
+        MonthPlan,
+        Purchase,
+        SensitivityRow,
+        StrategyResult,
+    )
 
 MIX = "optimal mix"  # the strategy the optimizer found, listed with the pure ones
 
@@ -75,23 +81,22 @@ def _best_pure(report: BudgetReport) -> StrategyResult | None:
 
 
 def _headline(report: BudgetReport, money: Money) -> str:
-    """The total, reconciled with the cash paid out, and what the mix saves."""
+    """The net total, reconciled with the cash paid out and the book value kept, and what the
+    mix saves; a purchase whose cash comes back only after the horizon is named."""
     plan = report.plan
-    cash_usd = sum(m.cost_usd for m in plan.months)
-    net_of = [f"{f.money(cash_usd, money)} paid out in the horizon"]
+    net_of = [
+        f"{f.money(plan.cash_out_usd, money)} cash out in the horizon",
+        f"less {f.money(plan.book_value_kept_usd, money)} book value of the machines kept",
+    ]
     if plan.commitments_after_horizon_usd > 0:
         net_of.append(
             f"plus {f.money(plan.commitments_after_horizon_usd, money)} of commitments due after it"
         )
-    if plan.residual_value_usd > 0:
-        net_of.append(
-            f"less {f.money(plan.residual_value_usd, money)} book value of the machines kept"
-        )
     best = _best_pure(report)
     return (
-        f"The optimal mix for {plan.name} costs {f.money(plan.total_usd, money)} over "
+        f"The optimal mix for {plan.name} costs {f.money(plan.total_usd, money)} net over "
         f"{plan.horizon_months} months"
-        + (f" ({', '.join(net_of)})" if len(net_of) > 1 else "")
+        + f" ({', '.join(net_of)})"
         + f": buy {_count(plan.machines_bought, 'machine')}, "
         f"commit up to {_count(plan.peak_committed_gpus, 'GPU')}"
         + (
@@ -101,14 +106,35 @@ def _headline(report: BudgetReport, money: Money) -> str:
             if best
             else "."
         )
+        + "".join(f" {_late_sentence(p, money)}" for p in plan.late_purchases)
+    )
+
+
+def _late_sentence(p: Purchase, money: Money) -> str:
+    when = (
+        f"pays back its cash only by {p.paid_back_by}"
+        if p.paid_back_by is not None
+        else "never pays back its cash against the cloud rates"
+    )
+    return (
+        f"Flag: the {p.machines} x {p.hardware} ordered {p.ordered} "
+        f"({f.money(p.capex_usd, money)}) {when}, after the horizon; its saving rests on the "
+        f"{f.money(p.book_value_usd, money)} of book value kept."
     )
 
 
 def _figures(report: BudgetReport, money: Money) -> tuple[tuple[str, Cell], ...]:
     plan = report.plan
     figures = [
-        ("Total over the horizon", Cell.of(plan.total_usd, money)),
-        ("Paid out in the horizon", Cell.of(sum(m.cost_usd for m in plan.months), money)),
+        ("Cash out in the horizon", Cell.of(plan.cash_out_usd, money)),
+        ("Book value kept", Cell.of(plan.book_value_kept_usd, money)),
+    ]
+    if plan.commitments_after_horizon_usd > 0:
+        figures.append(
+            ("Commitments due after it", Cell.of(plan.commitments_after_horizon_usd, money))
+        )
+    figures += [
+        ("Net total over the horizon", Cell.of(plan.total_usd, money)),
         ("Machines bought", Cell.of(plan.machines_bought, f.number)),
         ("Peak committed GPUs", Cell.of(plan.peak_committed_gpus, f.number)),
     ]
@@ -190,6 +216,37 @@ def _month_table(report: BudgetReport, money: Money) -> Table:
     return table_of("", report.plan.months, columns, json_path="months")
 
 
+def _purchases_section(report: BudgetReport, money: Money) -> Section | None:
+    purchases = report.plan.purchases
+    if not purchases:
+        return None
+    columns: tuple[Column[Purchase], ...] = (
+        Column("hardware", "machine", lambda p: p.hardware, plain),
+        Column("gpu", "GPU", lambda p: p.gpu, plain),
+        Column("ordered", "ordered", lambda p: p.ordered, plain),
+        Column("in_service_from", "in service from", lambda p: p.in_service_from, plain),
+        Column("machines", "machines", lambda p: p.machines, f.number),
+        Column("capex_usd", "capex", lambda p: p.capex_usd, money),
+        Column("book_value_usd", "book value kept", lambda p: p.book_value_usd, money),
+        Column("payback_months", "cash payback", lambda p: p.payback_months, f.months),
+        Column("paid_back_by", "paid back by", lambda p: p.paid_back_by, plain),
+        Column(
+            "pays_back_in_horizon",
+            "within the horizon",
+            lambda p: p.pays_back_in_horizon,
+            lambda v: "yes" if v else "no: flagged",
+        ),
+    )
+    intro = Paragraph(
+        "Cash payback: the purchase price over what each month in service saves against the "
+        "cheapest on-demand or committed rate of its GPU class, less its running costs. A "
+        "purchase paid back only after the horizon saves money on paper through the book value "
+        "it keeps, not in cash."
+    )
+    table = table_of("", purchases, columns, json_path="purchases")
+    return Section("Purchases", (intro, table))
+
+
 def _sensitivity_section(report: BudgetReport, money: Money) -> Section | None:
     if not report.sensitivity:
         return None
@@ -244,6 +301,7 @@ def budget_document(
     sections = (
         _strategies_section(report, money),
         Section("Month by month", (_spend_chart(report, money), _month_table(report, money))),
+        _purchases_section(report, money),
         _sensitivity_section(report, money),
         _assumptions_section(report, money),
     )
@@ -254,6 +312,17 @@ def budget_document(
         summary=Summary(_headline(report, money), _figures(report, money)),
         sections=tuple(s for s in sections if s is not None),
         provenance=tuple(n for n in (money.note(),) if n),
-        warnings=tuple(warnings),
+        warnings=(*warnings, *_stale(report, warnings)),
         generated_by=generated_by,
     )
+
+
+def _stale(report: BudgetReport, given: Sequence[str]) -> list[str]:
+    """The budget file's own price-age warnings (its prices are not from a snapshot), at the
+    default age limit, unless the caller gave them."""
+    from planner import clock
+    from planner.catalog import DEFAULT_MAX_AGE_DAYS
+
+    return [
+        w for w in report.stale_warnings(clock.utc_today(), DEFAULT_MAX_AGE_DAYS) if w not in given
+    ]

@@ -17,13 +17,13 @@ from planner.reports.tables import dumps_json, render_records
 
 if TYPE_CHECKING:
     from planner.config.currency import FxTable
-    from planner.optimize.budget import BudgetReport
+    from planner.optimize.budget import BudgetPlan, BudgetReport
     from planner.ownership.costs import TcoResult
 
 _CATEGORY_NOTES = {
     "depreciation": "capex less resale, straight line",
     "financing": "interest on the capital",
-    "power": "avg draw x PUE x electricity",
+    "power": "load/idle draw by use x PUE x electricity",
     "colocation": "per kW-month on max draw, or rack rent",
     "support": "share of capex per year",
     "staff": "share of an engineer",
@@ -31,12 +31,16 @@ _CATEGORY_NOTES = {
 }
 
 
-def _months(value: float | None, lifetime_months: float) -> str:
+def _months(value: float | None, lifetime_months: float, horizon_months: float) -> str:
     if value is None:
         return "never"
+    if value == 0:
+        return "from the start"
     text = f"{value:.1f}"
     # past the machines' life the purchase never pays back: say so before the number
-    return f"never within its life ({text})" if value > lifetime_months else text
+    if value > lifetime_months:  # as "never" as the breakeven utilization over 100%
+        return "never within its life"
+    return f"{text} (after the horizon)" if value > horizon_months else text
 
 
 def _pct(value: float) -> str:
@@ -57,6 +61,7 @@ def tco_record(
 def _comparison_rows(result: TcoResult, money: Money) -> list[dict[str, Any]]:
     cur = money.code.lower()
     lifetime_months = result.hardware.lifetime_years * 12
+    horizon_months = result.years * 12
     return [
         {
             "provider": c.provider,
@@ -66,7 +71,8 @@ def _comparison_rows(result: TcoResult, money: Money) -> list[dict[str, Any]]:
             f"cloud_{cur}_per_gpu_hour": money.scale(c.cloud_usd_per_gpu_hour),
             f"cloud_{cur}_per_owned_gpu_hour": money.scale(c.cloud_usd_per_equivalent_gpu_hour),
             "breakeven_utilization": _pct(c.breakeven_utilization),
-            "breakeven_months": _months(c.breakeven_months, lifetime_months),
+            "breakeven_months": _months(c.breakeven_months, lifetime_months, horizon_months),
+            "payback_months": _months(c.payback_months, lifetime_months, horizon_months),
         }
         for c in result.comparisons
     ]
@@ -87,6 +93,7 @@ def _cost_lines(result: TcoResult, money: Money, fmt: str) -> list[str]:
         for name, value in annual.items()
     ]
     useful = f"per useful GPU-hour at {result.utilization:.0%} use:"
+    u = result.utilization
     return [
         f"{hw.name}: {hw.machines} x {hw.gpus_per_machine} x {hw.gpu} ({hw.interconnect.value}), "
         f"capex {money.scale(result.capex_usd):,.0f} {cur}, {hw.lifetime_years:g}-year life",
@@ -96,7 +103,9 @@ def _cost_lines(result: TcoResult, money: Money, fmt: str) -> list[str]:
         f"{'per GPU-hour at 100% use:':<34}{money.scale(result.usd_per_gpu_hour):,.3f} {cur}",
         f"{useful:<34}{money.scale(result.usd_per_useful_gpu_hour):,.3f} {cur}",
         f"{f'total over {result.years:g} years:':<34}{money.scale(result.total_usd):,.0f} {cur}"
-        f" (residual value {money.scale(result.residual_value_usd):,.0f})",
+        f" (net of the book value kept, {money.scale(result.residual_value_usd):,.0f})",
+        f"{f'power at {u:.0%} use:':<34}{hw.power_kw_at(u):,.3g} kW a machine on average "
+        f"({hw.power_kw_avg:g} kW working, {hw.idle_power_kw:,.3g} kW idle), x PUE {hw.pue:g}",
     ]
 
 
@@ -107,7 +116,8 @@ def _cloud_lines(
     if not result.comparisons:
         return [
             "",
-            f"no cloud offers with {result.compare_gpu} GPUs to compare with (try --compare-gpu or --offers)",
+            result.compare_reason
+            or f"no cloud offers with {result.compare_gpu} GPUs to compare with (try --compare-gpu or --offers)",
         ]
     cur = money.code
     headers = {
@@ -115,13 +125,18 @@ def _cloud_lines(
         f"cloud_{cur.lower()}_per_owned_gpu_hour": f"{cur}/owned-GPU-h",
         "breakeven_utilization": "breakeven util",
         "breakeven_months": "breakeven month",
+        "payback_months": "cash payback month",
     }
+    reason = [result.compare_reason] if result.compare_reason else []
     return [
         "",
+        *reason,
         f"cheapest cloud {result.compare_gpu} capacity, same useful hours at {result.utilization:.0%}:",
         render_records(comparisons, fmt, headers=headers, floatfmt=",.3f"),
+        "breakeven month: owning, net of the book value kept, costs no more than renting;"
+        " cash payback month: the cloud bill passes the cash paid out (no resale)",
         "",
-        "cumulative cost:",
+        "cumulative cost (owned = cash out - book value kept):",
         render_records(_curve_rows(result, money), fmt, floatfmt=",.0f"),
     ]
 
@@ -154,6 +169,8 @@ def _curve_rows(result: TcoResult, money: Money) -> list[dict[str, Any]]:
     return [
         {
             "month": p.month,
+            "owned cash": money.scale(p.owned_cash_usd),
+            "book value": money.scale(p.book_value_usd),
             "owned": money.scale(p.owned_usd),
             **{o: money.scale(v) for o, v in p.cloud_usd.items()},
         }
@@ -206,25 +223,11 @@ def render_budget(
     if fmt == "csv":
         return render_records(months, "csv")
     plan = report.plan
-    cash = plan.total_usd + plan.residual_value_usd - plan.commitments_after_horizon_usd
     lines = [
-        f"{plan.name}: {plan.horizon_months} months from {plan.start}, "
-        f"optimal mix {money.scale(plan.total_usd):,.0f} {money.code} ({plan.status}, "
-        f"{plan.solve_seconds:.2f} s, {plan.solver})",
-        f"  = {money.scale(cash):,.0f} {money.code} spent in the {plan.horizon_months} months "
-        f"(the monthly rows)"
-        + (
-            f" - {money.scale(plan.residual_value_usd):,.0f} book value of the machines still "
-            "in service at the end (straight-line to their resale value)"
-            if plan.residual_value_usd
-            else ""
-        )
-        + (
-            f" + {money.scale(plan.commitments_after_horizon_usd):,.0f} of commitments that run "
-            "past the horizon"
-            if plan.commitments_after_horizon_usd
-            else ""
-        ),
+        f"{plan.name}: {plan.horizon_months} months from {plan.start}, optimal mix "
+        f"({plan.status}, {plan.solve_seconds:.2f} s, {plan.solver})",
+        *_headline_lines(plan, money),
+        *_late_purchase_lines(plan, money),
         "",
         "strategies:",
         render_records(_strategy_rows(report, money), fmt, floatfmt=",.0f"),
@@ -234,11 +237,60 @@ def render_budget(
     ]
     if report.sensitivity:
         rows = [_field_row(r, money) for r in report.sensitivity]
-        lines += ["", "sensitivity:", render_records(rows, fmt, floatfmt=",.4g")]
+        lines += ["", "sensitivity:", render_records(rows, fmt, floatfmt=",.0f")]
     note = money.note()
     if note:
         lines += ["", note]
     return "\n".join(lines) + "\n"
+
+
+def _headline_lines(plan: BudgetPlan, money: Money) -> list[str]:
+    """Cash out and book value kept side by side, and the net total they make."""
+    cur = money.code
+    rows = [
+        (
+            "cash out",
+            plan.cash_out_usd,
+            f"paid in the {plan.horizon_months} months (the monthly rows)",
+        ),
+        (
+            "book value kept",
+            plan.book_value_kept_usd,
+            "machines still in service at the end, straight-line to their resale value",
+        ),
+    ]
+    formula = "cash out - book value kept"
+    if plan.commitments_after_horizon_usd:
+        rows.append(
+            (
+                "commitments after",
+                plan.commitments_after_horizon_usd,
+                "fees of commitments that run past the horizon",
+            )
+        )
+        formula += " + commitments after"
+    rows.append(("net total", plan.total_usd, formula))
+    width = max(len(f"{money.scale(v):,.0f}") for _, v, _ in rows)
+    return [f"  {name:<18}{money.scale(v):>{width},.0f} {cur}  {what}" for name, v, what in rows]
+
+
+def _late_purchase_lines(plan: BudgetPlan, money: Money) -> list[str]:
+    """A flag per purchase whose cash payback falls after the horizon."""
+    lines = []
+    for p in plan.late_purchases:
+        when = (
+            f"pays back its cash only by {p.paid_back_by} (after {p.payback_months:,.0f} months "
+            "in service)"
+            if p.payback_months is not None
+            else "never pays back its cash against the cloud rates"
+        )
+        lines.append(
+            f"  flag: {p.machines} x {p.hardware} ordered {p.ordered} "
+            f"({money.scale(p.capex_usd):,.0f} {money.code}) {when}, after the horizon: its "
+            f"saving rests on the {money.scale(p.book_value_usd):,.0f} {money.code} of book "
+            "value kept"
+        )
+    return lines
 
 
 def _scale_row(row: Mapping[str, Any], money: Money) -> dict[str, Any]:

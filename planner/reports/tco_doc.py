@@ -40,7 +40,7 @@ _UTILIZATION_GRID = tuple(u / 100 for u in range(10, 101, 5))
 _CATEGORY_NOTES = {
     "depreciation": "capex less resale, straight line over the lifetime",
     "financing": "interest on the capital",
-    "power": "average draw x PUE x electricity price",
+    "power": "load draw while working, idle draw otherwise, x PUE x electricity price",
     "colocation": "per kW-month on maximum draw, or rack rent",
     "support": "share of capex per year",
     "staff": "share of an engineer",
@@ -76,9 +76,18 @@ def _verdict(result: TcoResult, money: Money) -> str:
     price = f.per_hour(rent.cloud_usd_per_equivalent_gpu_hour, money)
     where = f"{rent.purchase_option.value}, {rent.provider} {rent.instance_type}"
     if rent.cloud_usd_per_equivalent_gpu_hour > owned:
-        months = rent.breakeven_months
+        months = rent.payback_months
+        horizon = result.years * 12
         text_ = f"{head}, less than the cheapest reliable rent ({where}, {price}): buy" + (
-            f"; the purchase pays for itself in {f.months(months)}" if months else ""
+            f"; its cash comes back in {f.months(months)}"
+            + (
+                f", after the {horizon:.0f}-month horizon: the saving rests on the "
+                f"{f.money(result.residual_value_usd, money)} of book value kept"
+                if months > horizon
+                else ""
+            )
+            if months
+            else ""
         )
     elif rent.breakeven_utilization <= 1:
         text_ = (
@@ -106,7 +115,10 @@ def _cumulative_chart(result: TcoResult, money: Money) -> Figure | None:
     if not points:
         return None
     k, fmt, unit = money.chart_axis()
-    series = [Series("owned", tuple((p.month, p.owned_usd * k) for p in points))]
+    series = [
+        Series("owned (net of book value)", tuple((p.month, p.owned_usd * k) for p in points)),
+        Series("owned: cash out", tuple((p.month, p.owned_cash_usd * k) for p in points)),
+    ]
     series += [
         Series(f"cloud {o}", tuple((p.month, p.cloud_usd[o] * k) for p in points), dashed=True)
         for o in _cloud_options(points)
@@ -115,7 +127,7 @@ def _cumulative_chart(result: TcoResult, money: Money) -> Figure | None:
     last = points[-1].month
     for c in result.comparisons:
         m = c.breakeven_months
-        if m is None or m > last:
+        if m is None or m <= 0 or m > last:
             continue
         owned_at = _interpolate([(p.month, p.owned_usd) for p in points], m)
         markers.append(
@@ -131,9 +143,12 @@ def _cumulative_chart(result: TcoResult, money: Money) -> Figure | None:
             x_format="months",
             y_format=fmt,
             caption=(
-                "Owning starts with the purchase price and grows by the running costs; each "
-                "dashed line is a cloud purchase option billed for the same useful GPU-hours. "
-                "Where a dashed line crosses above the solid one, owning has paid for itself."
+                "Owning, net, is the cash paid out (the purchase price, then the running costs) "
+                "less the book value the machines keep, straight-line to their resale value, as "
+                "in the cost per hour; each dashed line is a cloud purchase option billed for the "
+                "same useful GPU-hours. Where a dashed line runs above the net owned line, owning "
+                "costs less net of what the machines are still worth; above the cash line, it "
+                "has paid back its cash."
             ),
         )
     )
@@ -148,9 +163,11 @@ def _interpolate(points: Sequence[tuple[float, float]], x: float) -> float:
 
 def _utilization_chart(result: TcoResult, money: Money) -> Figure:
     k, fmt, unit = money.chart_axis()
-    full = result.usd_per_gpu_hour
     series = [
-        Series("owned", tuple((u, full / u * k) for u in _UTILIZATION_GRID)),
+        Series(
+            "owned",
+            tuple((u, result.usd_per_useful_gpu_hour_at(u) * k) for u in _UTILIZATION_GRID),
+        ),
     ]
     markers = []
     for c in result.comparisons:
@@ -177,8 +194,9 @@ def _utilization_chart(result: TcoResult, money: Money) -> Figure:
             x_format="pct",
             y_format=fmt,
             caption=(
-                "An owned GPU costs the same per year whether busy or idle, so its cost per useful "
-                "hour falls as utilization rises; owning wins to the right of each dot."
+                "An owned GPU costs nearly the same per year whether busy or idle (only its power "
+                "falls to the idle draw), so its cost per useful hour falls as utilization rises; "
+                "owning wins to the right of each dot."
             ),
         )
     )
@@ -194,7 +212,8 @@ def _hardware_facts(hw: HardwareSpec, money: Money) -> Facts:
         ("Capex per machine", Cell.of(hw.capex_usd, money)),
         ("Lifetime (straight-line depreciation)", Cell(f"{hw.lifetime_years:g} years")),
         ("Resale value at end of life", Cell.of(hw.resale_fraction, f.pct)),
-        ("Average power per machine", Cell(f"{hw.power_kw_avg:g} kW", hw.power_kw_avg)),
+        ("Power per machine, working", Cell(f"{hw.power_kw_avg:g} kW", hw.power_kw_avg)),
+        ("Power per machine, idle", Cell(f"{hw.idle_power_kw:,.3g} kW", hw.idle_power_kw)),
         ("PUE", Cell(f"{hw.pue:g}", hw.pue)),
         (
             "Electricity",
@@ -286,9 +305,15 @@ def _comparison_table(result: TcoResult, money: Money) -> Table:
         ),
         Column(
             "breakeven_months",
-            "pays for itself after",
+            "cheaper net of book value from",
             lambda c: c.breakeven_months,
-            _payback(result.years),
+            _breakeven_month(result.hardware.lifetime_years),
+        ),
+        Column(
+            "payback_months",
+            "cash paid back after",
+            lambda c: c.payback_months,
+            _payback(result.hardware.lifetime_years, result.years),
         ),
     )
     return table_of(
@@ -307,7 +332,9 @@ def _cumulative_table(result: TcoResult, money: Money) -> Table:
     picked = [i for i, p in enumerate(curve) if p.month % step == 0 or p.month == last]
     columns: list[Column[CumulativePoint]] = [
         Column("month", "month", lambda p: p.month, f.number),
-        Column("owned", "owned", lambda p: p.owned_usd, money),
+        Column("owned_cash", "owned: cash out", lambda p: p.owned_cash_usd, money),
+        Column("book_value", "book value kept", lambda p: p.book_value_usd, money),
+        Column("owned", "owned, net", lambda p: p.owned_usd, money),
     ]
     columns += [_cloud_column(o, money) for o in _cloud_options(curve)]
     return table_of("Cumulative cost", curve, columns, json_path="cumulative_cost_usd", rows=picked)
@@ -323,13 +350,16 @@ def _cloud_section(result: TcoResult, money: Money) -> Section:
             "Against the cloud",
             (
                 Paragraph(
-                    f"No cloud offers with {result.compare_gpu} GPUs to compare with; try "
+                    result.compare_reason
+                    or f"No cloud offers with {result.compare_gpu} GPUs to compare with; try "
                     "--compare-gpu or --offers."
                 ),
             ),
         )
     cumulative = _cumulative_chart(result, money)
+    reason = [Paragraph(result.compare_reason)] if result.compare_reason else []
     blocks: list[Block] = [
+        *reason,
         _comparison_table(result, money),
         _utilization_chart(result, money),
         *((cumulative,) if cumulative else ()),
@@ -396,13 +426,35 @@ def tco_document(
     )
 
 
-def _payback(life_years: float) -> Callable[[float | None], str]:
-    """Payback months, saying so when they fall after the hardware's life (it never pays back)."""
-    life_months = life_years * 12
+def _payback(life_years: float, horizon_years: float) -> Callable[[float | None], str]:
+    """Cash payback months, saying so when they fall after the hardware's life (it never pays
+    back) or after the horizon."""
+    life_months, horizon_months = life_years * 12, horizon_years * 12
 
     def text(months: float | None) -> str:
         if months is not None and months > life_months:
-            return f"{f.months(months)} (after its {life_months:.0f}-month life)"
+            return f"never within its {life_months:.0f}-month life"
+        if months is not None and months > horizon_months:
+            return f"{f.months(months)} (after the {horizon_months:.0f}-month horizon)"
+        return f.months(months)
+
+    return text
+
+
+def _breakeven_month(life_years: float) -> Callable[[float | None], str]:
+    """The month owning, net of book value, costs no more than renting: from the start, or only
+    after the hardware's life, or never."""
+    life_months = life_years * 12
+
+    def text(months: float | None) -> str:
+        if months is None:
+            return "never"
+        if months == 0:
+            return "the start"
+        if (
+            months > life_months
+        ):  # owning costs more per hour over the life: as the utilization says
+            return f"never within its {life_months:.0f}-month life"
         return f.months(months)
 
     return text
