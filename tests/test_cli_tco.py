@@ -221,3 +221,51 @@ def test_tco_and_gpus_warn_on_stale_prices_on_stderr_only() -> None:
         assert "warning:" in result.stderr and "days old" in result.stderr
         quiet = CliRunner().invoke(main, [*args, "--format", "json", "--max-age-days", "100000"])
         assert "warning:" not in quiet.stderr
+
+
+def test_tco_power_cost_differs_at_25_and_100_percent_use() -> None:
+    """Issue 16: power follows the utilization.  By hand for the 8x H100 server (load 8 kW, idle
+    2.4 kW, PUE 1.4, $0.10/kWh, 8,760 h): 9,811.20 a year at 100%, (2 + 1.8) kW x 1,226.4 =
+    4,660.32 at 25%."""
+    power = {}
+    for u in ("0.25", "1.0"):
+        code, out, err = run("tco", "--hardware", H100_FILE, "--utilization", u, "--format", "json")
+        assert code == 0, err
+        power[u] = json.loads(out)["annual_cost_usd"]["power"]
+    assert power == {"0.25": pytest.approx(4_660.32), "1.0": pytest.approx(9_811.20)}
+
+
+def test_consumer_gpu_is_compared_with_the_nearest_cloud_gpu_by_default() -> None:
+    """Issue 16: no cloud rents an RTX 4090 (165 dense TFLOPS, 24 GB); the offered GPU of nearest
+    throughput with at least 24 GB is compared, and the output says which and why."""
+    code, out, err = run("tco", "--hardware", "workstation-rtx4090", "--format", "json")
+    assert code == 0, err
+    record = json.loads(out)
+    assert record["compare_gpu"] == "RTXA6000"  # 155 TFLOPS, 48 GB (an L4 is 121 TFLOPS)
+    assert record["comparisons"]
+    assert "nearest dense tensor throughput (155 vs 165 TFLOPS)" in record["compare_reason"]
+    code, text, _ = run("tco", "--hardware", "workstation-rtx4090")
+    assert "RTX4090 is not rented in the cloud; compared with RTXA6000" in text
+    # --compare-gpu still decides
+    code, out, _ = run(
+        "tco", "--hardware", "workstation-rtx4090", "--compare-gpu", "H100", "--format", "json"
+    )
+    record = json.loads(out)
+    assert (record["compare_gpu"], record["compare_reason"]) == ("H100", "")
+
+
+def test_budget_warns_on_stale_prices_on_stderr_only() -> None:
+    code, out, err = run(
+        "budget", "scenarios/budgets/2027-ml-platform.yaml", "--no-sensitivity", "--format", "json"
+    )
+    assert code == 0
+    json.loads(out)  # stdout is the document alone
+    assert "budget file's cloud prices are" in err and "prices_as_of: 2024-01-01" in err
+    code, _, err = run(
+        "budget",
+        "scenarios/budgets/2027-ml-platform.yaml",
+        "--no-sensitivity",
+        "--max-age-days",
+        "100000",
+    )
+    assert code == 0 and "prices are" not in err

@@ -92,6 +92,7 @@ def test_file_currency_applies_to_untagged_neutral_keys(tmp_path: Path) -> None:
         ({"resale_fraction": 1.5}, "resale_fraction", "must be at most 1, got 1.5"),
         ({"pue": 0.9}, "pue", "must be at least 1, got 0.9"),
         ({"power_kw_max": 5.0}, "power_kw_max", "below power_kw_avg"),
+        ({"power_kw_idle": 9.0}, "power_kw_idle", "above power_kw_avg"),  # idle over load
         ({"hours_available_per_day": 25}, "hours_available_per_day", "must be at most 24, got 25"),
         ({"capex_usd": None, "capex": "80000 XYZ"}, "capex", "unknown currency 'XYZ'"),
         ({"capex": "1000 EUR"}, "capex", "both capex_usd and capex"),
