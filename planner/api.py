@@ -579,6 +579,10 @@ def stale_warnings(
     limit = DEFAULT_MAX_AGE_DAYS if max_age_days is None else max_age_days
     if isinstance(result, QuoteResult):
         return result.book.stale_warnings(limit)
+    from planner.optimize.budget import BudgetReport
+
+    if isinstance(result, BudgetReport):
+        return result.stale_warnings(clock.utc_today(), limit)
     if isinstance(result, TcoResult) and result.offers_as_of:
         age = snapshot_age_days(result.offers_as_of, clock.utc_today())
         if age > limit:
