@@ -93,6 +93,9 @@ MAX_GPUS_PER_INSTANCE = 72
 MAX_GPU_MEMORY_GIB = 1024.0
 MAX_NETWORK_GBPS = 100_000.0
 MAX_PRICE_USD_PER_HOUR = 10_000.0
+# - 1,000,000 GB of local disk: the largest instance store on a GPU instance is 30,400 GB
+#   (8 x 3,800 GB NVMe on p5/p6); storage-optimised hosts reach ~120,000 GB.
+MAX_LOCAL_DISK_GB = 1_000_000.0
 
 
 COLUMNS: tuple[Column, ...] = (
@@ -127,6 +130,14 @@ COLUMNS: tuple[Column, ...] = (
     ),
     Column("vcpus", "float", "vCPUs", False, "host vCPUs", 100_000.0),
     Column("host_memory_gib", "float", "GiB", False, "host RAM", 1_048_576.0),
+    Column(
+        "local_disk_gb",
+        "float",
+        "GB",
+        False,
+        "instance-store / local SSD per instance (empty: not known; 0: none, network disks only)",
+        MAX_LOCAL_DISK_GB,
+    ),
     Column("interconnect", "string", "", True, "GPU-GPU link: none, pcie, nvlink, nvswitch"),
     Column(
         "network_gbps", "float", "Gbit/s", False, "instance network bandwidth", MAX_NETWORK_GBPS

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
@@ -43,6 +43,8 @@ class OfferFilter:
     # the host: data-loader workers need CPU cores, offload and dataset caches need RAM
     min_vcpus: float | None = None
     min_host_memory_gib: float | None = None
+    # instance-store / local SSD, GB (datasets staged next to the GPUs, checkpoint scratch)
+    min_local_disk_gb: float | None = None
 
     def __post_init__(self) -> None:
         # Checked here, where a filter is made, so that the CLI and the library give the same
@@ -80,6 +82,7 @@ class OfferFilter:
             "min_gpu_count",
             "min_vcpus",
             "min_host_memory_gib",
+            "min_local_disk_gb",
         ):
             value = getattr(self, key)
             if value is None:
@@ -149,6 +152,8 @@ def filter_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
         df = df[df["vcpus"].fillna(-1.0) >= flt.min_vcpus]
     if flt.min_host_memory_gib is not None:
         df = df[df["host_memory_gib"].fillna(-1.0) >= flt.min_host_memory_gib]
+    if flt.min_local_disk_gb is not None:
+        df = df[df["local_disk_gb"].fillna(-1.0) >= flt.min_local_disk_gb]
     if flt.min_interconnect is not None:
         ranks = {i.value: i.rank for i in Interconnect}
         df = df[df["interconnect"].map(ranks) >= flt.min_interconnect.rank]
@@ -325,7 +330,42 @@ _AT_LEAST_FILTERS = (
     ),
     ("min_vcpus", "vcpus", "vCPUs per instance", "vCPUs", ""),
     ("min_host_memory_gib", "host_memory_gib", "GiB of host memory", "host memory", " GiB"),
+    ("min_local_disk_gb", "local_disk_gb", "GB of local disk", "local disk", " GB"),
 )
+
+
+def unknown_host_notes(
+    offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog
+) -> tuple[str, ...]:
+    """What the host filters of ``flt`` (vCPUs, host memory, local disk) left out for not
+    knowing: one line per filter, counting the offers that would otherwise have matched but do
+    not state the column ("12 offers do not state their local disk and are left out")."""
+    notes = []
+    for floor, column, _what, name, _unit in _AT_LEAST_FILTERS:
+        if floor not in _HOST_FLOORS or getattr(flt, floor) is None:
+            continue
+        # the same filter without this floor, on the rows that do not state the column
+        without: dict[str, Any] = {floor: None}
+        loose = replace(flt, **without)
+        if not offers[column].isna().any():
+            continue
+        count = int(filter_offers(offers, loose, catalog)[column].isna().sum())
+        if count:
+            one = count == 1
+            notes.append(
+                f"{count:,} {'offer does' if one else 'offers do'} not state "
+                f"{'its' if one else 'their'} {_HOST_FLOORS[floor]} and "
+                f"{'is' if one else 'are'} left out by the {name} filter"
+            )
+    return tuple(notes)
+
+
+# The host floors an offer may leave unstated, and what the note calls the missing figure.
+_HOST_FLOORS = {
+    "min_vcpus": "vCPUs",
+    "min_host_memory_gib": "host memory",
+    "min_local_disk_gb": "local disk",
+}
 
 
 def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -> str | None:
@@ -373,10 +413,14 @@ def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
             continue
         left = df[df[column] >= least]
         if left.empty:
-            return (
-                f"no offers with at least {least:g} {what}{scope} ({name} filter); "
-                f"the most on offer is {df[column].max():g}{unit}"
+            most = df[column].max()
+            best = (
+                f"the most on offer is {most:g}{unit}"
+                if pd.notna(most)
+                else f"no offer{scope} states its {name}"
             )
+            return f"no offers with at least {least:g} {what}{scope} ({name} filter); {best}"
+
         df = left
     if flt.min_interconnect is not None:
         ranks = {i.value: i.rank for i in Interconnect}

@@ -23,6 +23,9 @@ What happens to the raw rows:
 * Interconnect and network bandwidth come from the providers' public instance documentation
   (tables below).  Reserved 1- and 3-year prices are not in the reference data; they are derived
   from published discount levels and marked ``price_basis_reserved = derived``.
+* Local disk (``local_disk_gb``): AWS rows give the instance store (``LocalDiskSize`` GB per disk x
+  ``LocalDiskCount``; none listed = EBS only, 0); GCP machine types with bundled Local SSD get
+  their documented size (:data:`GCP_LOCAL_SSD_DISKS`); the rest are left empty (not known).
 * GCP ``a4-highgpu-8g`` hosts are listed at $0 with the whole price on the B200 accelerator rows;
   host + accelerators still sums to the VM price.
 """
@@ -162,6 +165,19 @@ GCP_NET: dict[str, InstanceNet] = {
     "g2-standard-48": InstanceNet("pcie", 50, "ethernet"),
     "g2-standard-96": InstanceNet("pcie", 100, "ethernet"),
 }
+
+# GCP Local SSD bundled with a machine type (a fixed count of 375 GiB disks): "GPU machine types"
+# (cloud.google.com/compute/docs/gpus, the "Attached Local SSD (GiB)" column: A2 Ultra 375 GiB
+# per GPU, A3 High 750 GiB per GPU, A3 Mega 6,000 GiB, A3 Ultra and A4 12,000 GiB) and "About
+# Local SSD disks" (/compute/docs/disks/local-ssd: A4, A3 and A2 Ultra machine types come with
+# Local SSD; G2, A2 Standard and N1 take disks only as an option, priced apart, so they are left
+# empty here).  Stored in GB, as AWS lists its instance store: 375 GiB = 402.65 GB.
+GCP_LOCAL_SSD_DISKS: dict[str, int] = {
+    "a2-ultragpu-1g": 1, "a2-ultragpu-2g": 2, "a2-ultragpu-4g": 4, "a2-ultragpu-8g": 8,
+    "a3-highgpu-1g": 2, "a3-highgpu-2g": 4, "a3-highgpu-4g": 8, "a3-highgpu-8g": 16,
+    "a3-megagpu-8g": 16, "a3-ultragpu-8g": 32, "a4-highgpu-8g": 32,
+}  # fmt: skip
+GCP_LOCAL_SSD_GB_PER_DISK = 375 * 2**30 / 1e9
 
 # Azure: "GPU accelerated VM sizes" (learn.microsoft.com/azure/virtual-machines/sizes-gpu), the
 # table in planner/data/azure_sizes.yaml that the Azure adapter reads too (one copy of the facts;
@@ -314,6 +330,7 @@ def normalise_aws(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> p
             "gpu_memory_gib": raw["gpu_memory_gib"].astype(float),
             "vcpus": raw["vCPUs"].astype(float),
             "host_memory_gib": raw["MemoryGiB"].astype(float),
+            "local_disk_gb": _aws_local_disk_gb(raw),
             "price": pd.to_numeric(raw["Price"], errors="coerce"),
             "spot": pd.to_numeric(raw["SpotPrice"], errors="coerce"),
             "zone": raw["AvailabilityZone"],
@@ -328,6 +345,17 @@ def normalise_aws(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> p
     df["network_gbps"] = df["instance_type"].map(AWS_NETWORK_GBPS).astype(float)
     df["fabric"] = np.where(df["instance_type"].isin(AWS_EFA), "efa", "ethernet")
     return _finish(df, prov)
+
+
+def _aws_local_disk_gb(raw: pd.DataFrame) -> pd.Series:
+    """Instance store per instance, GB: size per disk x disks; an instance without any (the
+    extract leaves both empty: EBS only) has 0.  An extract without the columns (the older
+    schema) leaves the column empty, not known."""
+    if not {"LocalDiskSize", "LocalDiskCount"} <= set(raw.columns):
+        return pd.Series(np.nan, index=raw.index, dtype=float)
+    size = pd.to_numeric(raw["LocalDiskSize"], errors="coerce")
+    count = pd.to_numeric(raw["LocalDiskCount"], errors="coerce")
+    return (size * count).fillna(0.0).astype(float)
 
 
 def normalise_gcp(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> pd.DataFrame:
@@ -366,6 +394,8 @@ def normalise_gcp(raw: pd.DataFrame, prov: Provenance, catalog: GpuCatalog) -> p
     df["interconnect"] = df["instance_type"].map(lambda t: GCP_NET[t].interconnect)
     df["network_gbps"] = df["instance_type"].map(lambda t: GCP_NET[t].network_gbps).astype(float)
     df["fabric"] = df["instance_type"].map(lambda t: GCP_NET[t].fabric)
+    disks = df["instance_type"].map(GCP_LOCAL_SSD_DISKS).astype(float)
+    df["local_disk_gb"] = (disks * GCP_LOCAL_SSD_GB_PER_DISK).round(0)
     return _finish(df, prov)
 
 

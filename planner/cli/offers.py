@@ -10,8 +10,9 @@ from click.core import ParameterSource
 
 from planner import api
 from planner.catalog import DEFAULT_MAX_AGE_DAYS
-from planner.catalog.query import SORT_KEYS, OfferFilter
+from planner.catalog.query import SORT_KEYS, OfferFilter, unknown_host_notes
 from planner.cli.params import FiniteFloat, currency_option, field_options
+from planner.gpu_specs import load_gpu_catalog
 from planner.reports.formatting import Money
 from planner.reports.offers import provenance_lines, render_gpus, render_offers
 from planner.reports.tables import FORMATS
@@ -94,6 +95,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
         "group_by": "--group-by",
         "min_vcpus": "--min-vcpus",
         "min_host_memory_gib": "--min-host-memory",
+        "min_local_disk_gb": "--min-local-disk",
     }
 )
 @click.option(
@@ -123,6 +125,18 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 @click.option("--min-vcpus", type=FiniteFloat(min=0), help="At least this many vCPUs per instance.")
 @click.option(
     "--min-host-memory", type=FiniteFloat(min=0), help="At least this much host RAM, GiB."
+)
+@click.option(
+    "--min-local-disk",
+    type=FiniteFloat(min=0),
+    help="At least this much instance-store / local SSD per instance, GB (1000 for 1 TB); "
+    "offers that do not state it are left out, and counted in a note.",
+)
+@click.option(
+    "--show-local-disk",
+    is_flag=True,
+    help="Add the local disk column (GB; '-' not known, 0 network disks only) to the table; "
+    "--min-local-disk adds it too.",
 )
 @click.option(
     "--max-price",
@@ -171,6 +185,8 @@ def offers_command(
     min_total_gpu_memory: float | None,
     min_vcpus: float | None,
     min_host_memory: float | None,
+    min_local_disk: float | None,
+    show_local_disk: bool,
     max_price: float | None,
     purchase: str,
     interconnect: str | None,
@@ -188,6 +204,8 @@ def offers_command(
     """List GPU instance offers from AWS, GCP, Azure and Lambda out of one table.
 
     Example: planner offers --gpu A100-80GB --max-price 40 --sort price
+
+    Host filters: planner offers --gpu H100:8 --min-vcpus 192 --min-local-disk 10000
     """
     money = Money.of(currency, key_path="--currency")
     if max_price is not None:
@@ -201,6 +219,7 @@ def offers_command(
         min_total_gpu_memory_gib=min_total_gpu_memory,
         min_vcpus=min_vcpus,
         min_host_memory_gib=min_host_memory,
+        min_local_disk_gb=min_local_disk,
         max_price_usd_per_hour=max_price,
         purchase_option=PurchaseOption(purchase),
         min_interconnect=Interconnect(interconnect) if interconnect else None,
@@ -216,7 +235,12 @@ def offers_command(
     )
     people = fmt in ("table", "markdown")
     shown = render_offers(
-        result.offers, fmt, period=period, purchase=purchase, money=money if people else Money()
+        result.offers,
+        fmt,
+        period=period,
+        purchase=purchase,
+        money=money if people else Money(),
+        local_disk=show_local_disk or min_local_disk is not None,
     )
     click.echo(shown.rstrip("\n"))
     if people:
@@ -225,6 +249,8 @@ def offers_command(
             click.echo(money.note())
     if result.why_empty:
         click.echo(f"note: {result.why_empty}", err=True)
+    for note in unknown_host_notes(result.book.offers, flt, load_gpu_catalog()):
+        click.echo(f"note: {note}", err=True)
     echo_provenance(result.book, fmt, max_age_days)
 
 

@@ -63,6 +63,72 @@ STARTUP_HOURS = 10 / 60
 MIN_USEFUL_JOB_HOURS = STARTUP_HOURS
 
 
+# -- the host a gang needs (an offer whose vCPUs or host RAM fall short is excluded) -------------
+# Offloaded optimizer states (training.offload: optimizer) live in host RAM: ZeRO-Offload keeps the
+# fp32 master weights and both Adam moments there, 12 bytes per parameter (Ren et al. 2021,
+# "ZeRO-Offload: Democratizing Billion-Scale Model Training", s4; the rule `planner build` sizes
+# RAM with).  Sharded over the data-parallel ranks like the states on the GPU (ZeRO stage >= 1),
+# and split by the tensor and pipeline ranks, so an instance holds its GPUs' share.
+OFFLOAD_BYTES_PER_PARAM = 12.0
+# Host RAM the rest takes when states are offloaded: the OS, each rank's CUDA context and
+# framework (~2-3 GiB resident per process) and the pinned staging buffers.  A planning figure.
+HOST_RESERVE_GIB = 8.0
+# JPEG decode + random-resized-crop + flip + normalise on one vCPU, images per second, for
+# ImageNet-sized JPEGs in a PyTorch DataLoader (PIL / libjpeg-turbo): "JPEG decoding at 50-200
+# images/sec per CPU core" (systemoverflow.com, Image Preprocessing: production data pipeline
+# design and throughput); 100 is the middle of that band.  Cross-check: the PyTorch examples
+# maintainers' "at least 32 CPUs for 8 GPUs" for ImageNet ResNet-50 (pytorch/examples#387) is
+# 4 vCPUs per GPU at the ~350 images/s of a V100 of the time.  A pipeline that decodes on the GPU
+# (NVIDIA DALI / nvJPEG) needs far fewer cores; this rule assumes CPU decoding.
+DECODE_IMAGES_PER_S_PER_VCPU = 100.0
+# Token ids need no decoding: one loader worker per GPU keeps up.
+TEXT_LOADER_VCPUS_PER_GPU = 1
+# Every GPU's training process (its rank) also holds a core.
+TRAINER_VCPUS_PER_GPU = 1
+
+
+@dataclass(frozen=True)
+class HostNeed:
+    """What one instance of a gang needs from its host (0: nothing beyond the default)."""
+
+    vcpus: float
+    host_memory_gib: float
+    images_per_s: float = 0.0  # the instance's data loader, for the exclusion's wording
+
+
+def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> HostNeed:
+    """The vCPUs and host RAM one instance of ``gpus_per_instance`` GPUs needs to run its share
+    of ``est``: data-loader cores per GPU (image decoding at :data:`DECODE_IMAGES_PER_S_PER_VCPU`
+    for the images per second the estimate trains at, one core for token ids) plus one per
+    GPU for its trainer; and, with offloaded optimizer states, the instance's share of
+    :data:`OFFLOAD_BYTES_PER_PARAM` per parameter plus :data:`HOST_RESERVE_GIB`.  Inference
+    needs nothing here."""
+    if spec.kind.value == "inference":
+        return HostNeed(0.0, 0.0)
+    s = est.strategy
+    used = max(s.gpus_per_piece * s.concurrent_pieces, 1)
+    per_instance = min(gpus_per_instance, used)
+    images_per_s = 0.0
+    if spec.model.is_transformer:
+        loader = float(TEXT_LOADER_VCPUS_PER_GPU)
+    else:
+        samples = float(spec.data.samples or 0.0) if spec.data is not None else 0.0
+        epochs = float(spec.data.epochs) if spec.data is not None else 1.0
+        step_hours = est.time_breakdown_hours.get("training steps") or est.wall_hours
+        per_gpu = samples * epochs * spec.pieces / max(step_hours * 3600.0, 1e-9) / used
+        images_per_s = per_gpu * per_instance
+        loader = float(math.ceil(per_gpu / DECODE_IMAGES_PER_S_PER_VCPU))
+    vcpus = per_instance * (loader + TRAINER_VCPUS_PER_GPU)
+    ram = 0.0
+    if spec.train.offload == "optimizer" and s.method == "full":
+        shards = s.tensor_parallel * s.pipeline_parallel
+        if s.zero_stage >= 1:
+            shards *= s.data_parallel
+        states = OFFLOAD_BYTES_PER_PARAM * float(spec.model.params or 0.0) / max(shards, 1)
+        ram = states * per_instance / 2**30 + HOST_RESERVE_GIB
+    return HostNeed(vcpus, ram, images_per_s)
+
+
 @dataclass(frozen=True)
 class CandidateOptions:
     """User choices that decide which configurations exist and what they cost."""
@@ -90,13 +156,16 @@ class CandidateOptions:
 class Exclusion:
     """Why an offer (or owned machine) produced no candidate."""
 
-    reason: str  # memory | quota | price | spot-risk | deadline
+    reason: str  # memory | precision | quota | spot-risk | vcpus | host-memory
     provider: str
     instance_type: str
     gpu_model: str
     detail: str
     gpu_memory_gib: float = 0.0
     need_gib: float = 0.0
+    # host exclusions (vcpus, host-memory): what the instance has and what the gang needs
+    host_has: float = 0.0
+    host_needs: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -241,6 +310,8 @@ def build_candidates(
         ],
         columns=["_shape", "instances", "_est"],
     )
+    fit_table = _with_host_needs(spec, fit_table)
+    exclusions += _host_exclusions(shaped, fit_table)
     frames = []
     for option in _purchase_options(opts):
         frame, excluded = _priced_rows(
@@ -478,6 +549,79 @@ def _cheapest_alone(
     return best
 
 
+def _with_host_needs(spec: WorkloadSpec, fit_table: pd.DataFrame) -> pd.DataFrame:
+    """``fit_table`` with what one instance of each fitting gang needs from its host
+    (:func:`host_need`): ``_need_vcpus``, ``_need_ram_gib`` and ``_images_per_s``."""
+    needs = [
+        host_need(spec, est, int(key[1]))
+        for key, est in zip(fit_table["_shape"], fit_table["_est"], strict=True)
+    ]
+    return fit_table.assign(
+        _need_vcpus=[n.vcpus for n in needs],
+        _need_ram_gib=[n.host_memory_gib for n in needs],
+        _images_per_s=[n.images_per_s for n in needs],
+    )
+
+
+def _host_suffices(rows: pd.DataFrame) -> pd.Series:
+    """Rows (offer x gang size) whose host has the vCPUs and RAM the gang needs; an offer that
+    does not state them is given the benefit of the doubt."""
+    vcpus, ram = rows["vcpus"], rows["host_memory_gib"]
+    return (vcpus.isna() | (vcpus >= rows["_need_vcpus"])) & (
+        ram.isna() | (ram >= rows["_need_ram_gib"] - 1e-9)
+    )
+
+
+def _host_exclusions(shaped: pd.DataFrame, fit_table: pd.DataFrame) -> list[Exclusion]:
+    """One exclusion per offer (instance type) that fits in GPU memory at some gang size but
+    whose host falls short at every one: too few vCPUs to feed its GPUs, or too little RAM for
+    the offloaded optimizer states.  The figures are the smallest need over the gang sizes."""
+    if fit_table.empty:
+        return []
+    offers = shaped.drop_duplicates(["provider", "instance_type"])
+    rows = offers.merge(fit_table, on="_shape", how="inner")
+    if rows.empty:
+        return []
+    rows = rows.assign(_ok=_host_suffices(rows).to_numpy())
+    key = ["provider", "instance_type"]
+    short = rows.groupby(key, sort=False)["_ok"].any()
+    out = []
+    for provider, instance_type in short.index[~short.to_numpy()]:
+        mine = rows[(rows["provider"] == provider) & (rows["instance_type"] == instance_type)]
+        first = mine.iloc[0]
+        vcpus = float(first["vcpus"])
+        least = mine.loc[mine["_need_vcpus"].idxmin()]
+        if float(least["_need_vcpus"]) > vcpus:
+            images = float(least["_images_per_s"])
+            need = f"{float(least['_need_vcpus']):,.0f} vCPUs"
+            why = (
+                f"needs {need} to decode {images:,.0f} images/s, {instance_type} has {vcpus:g}"
+                if images > 0
+                else f"needs {need} for its data loaders and trainers, {instance_type} has "
+                f"{vcpus:g}"
+            )
+            reason, has, needs = "vcpus", vcpus, float(least["_need_vcpus"])
+        else:
+            ram = float(mine["_need_ram_gib"].min())
+            why = (
+                f"needs {ram:,.0f} GiB of host RAM for the offloaded optimizer states, "
+                f"{instance_type} has {float(first['host_memory_gib']):g}"
+            )
+            reason, has, needs = "host-memory", float(first["host_memory_gib"]), ram
+        out.append(
+            Exclusion(
+                reason,
+                str(provider),
+                str(instance_type),
+                str(first["gpu_model"]),
+                why,
+                host_has=has,
+                host_needs=needs,
+            )
+        )
+    return out
+
+
 def _memory_exclusions(
     shaped: pd.DataFrame,
     shape_fits: Mapping[tuple[Any, ...], list[tuple[int, Estimate]]],
@@ -602,6 +746,7 @@ def _priced_rows(
             ["provider", "instance_type"]
         )
     rows = priced.merge(fits, on="_shape", how="inner")
+    rows = rows[_host_suffices(rows)]
     if rows.empty:
         return pd.DataFrame(columns=list(CANDIDATE_COLUMNS)), exclusions
     family = rows["instance_type"].map(instance_family)
@@ -843,7 +988,37 @@ def group_exclusions(exclusions: Sequence[Exclusion]) -> list[str]:
         if e.reason == "precision":  # one line per fix: bf16 works on an A100, fp16 on a T4
             by_detail.setdefault(e.detail, set()).add(e.gpu_model)
     lines += [f"{', '.join(sorted(gpus))}: {detail}" for detail, gpus in by_detail.items()]
+    for reason, rule in (
+        ("vcpus", _CPU_RULE),
+        ("host-memory", "offloaded optimizer states take 12 bytes per parameter of host RAM"),
+    ):
+        short = [e for e in exclusions if e.reason == reason]
+        if short:
+            lines.append(_host_line(short, rule))
     risky = [e for e in exclusions if e.reason == "spot-risk"]
     if risky:
         lines.append(f"{len(risky)} spot offers: interruption rate above --max-interruption")
     return lines
+
+
+# How the vCPU rule reads in a quote's "Excluded:" line.
+_CPU_RULE = (
+    f"a vCPU decodes ~{DECODE_IMAGES_PER_S_PER_VCPU:g} images/s and each GPU's trainer holds one; "
+    "decoding on the GPU (DALI) needs fewer"
+)
+
+
+def _host_line(short: Sequence[Exclusion], rule: str) -> str:
+    """One line for the offers a host need excluded: the nearest miss per GPU model (the most
+    it has for what it needs; ties go to the cheaper need), how many instance types in all, and
+    the rule."""
+    by_gpu: dict[str, list[Exclusion]] = {}
+    for e in short:
+        by_gpu.setdefault(e.gpu_model, []).append(e)
+    types = len({(e.provider, e.instance_type) for e in short})
+    nearest = {
+        gpu: max(found, key=lambda e: (e.host_has / max(e.host_needs, 1e-9), -e.host_needs))
+        for gpu, found in by_gpu.items()
+    }
+    shown = [f"{gpu}: {e.detail}" for gpu, e in sorted(nearest.items())]
+    return f"{'; '.join(shown)} ({types} instance type{'s' if types != 1 else ''}; {rule})"

@@ -328,6 +328,22 @@ def _nothing_runs(inputs: _Inputs, cset: CandidateSet) -> InfeasibleError:
         gpus = ", ".join(sorted({e.gpu_model for e in excluded}))
         reasons.append(f"{offers_in(excluded)} offer(s) ({gpus}) {detail}")
         hints.append(detail.split("; ")[-1].replace(" runs on them", " includes them"))
+    if "vcpus" in by_reason:
+        excluded = by_reason["vcpus"]
+        reasons.append(
+            f"{offers_in(excluded)} offer(s) have too few vCPUs to feed their GPUs "
+            f"(e.g. {excluded[0].gpu_model}: {excluded[0].detail})"
+        )
+        hints.append("offers with more vCPUs per GPU (planner offers --min-vcpus N) or more time")
+    if "host-memory" in by_reason:
+        excluded = by_reason["host-memory"]
+        reasons.append(
+            f"{offers_in(excluded)} offer(s) have too little host RAM for the offloaded "
+            f"optimizer states (e.g. {excluded[0].detail})"
+        )
+        hints.append(
+            "more instances share the states; or training.offload: none where GPU memory allows"
+        )
     if "spot-risk" in by_reason:
         excluded = by_reason["spot-risk"]
         reasons.append(

@@ -50,6 +50,7 @@ OFFER_HEADERS = {
     "gpu_count": "gpus",
     "gpu_memory_gib": "GiB/gpu",
     "host_memory_gib": "host GiB",
+    "local_disk_gb": "disk GB",
     "network_gbps": "net Gbps",
     "offers_in_group": "offers",
 }
@@ -77,8 +78,10 @@ def render_offers(
     period: str = "hour",
     purchase: str = "on-demand",
     money: Money = USD_MONEY,
+    local_disk: bool = False,
 ) -> str:
-    """Offers in ``fmt``.  JSON and CSV carry every schema column (USD per hour, so the CSV is
+    """Offers in ``fmt``.  Tables show the local disk column (GB per instance) only with
+    ``local_disk``.  JSON and CSV carry every schema column (USD per hour, so the CSV is
     a price list ``--offers`` reads back) plus the listed option's price and, for grouped
     offers, ``offers_in_group``.  Tables show the prices side by side per ``period``
     (``hour`` or ``month``) in ``money``'s currency (on-demand, spot, reserved 1y/3y, and the
@@ -102,6 +105,11 @@ def render_offers(
         "price_usd_per_gpu_hour": f"{purchase} {per_gpu}",
     }
     columns = list(OFFER_TABLE_COLUMNS)
+    if local_disk:  # whole GB with separators (30,400, not 3.04e+04); unknown stays blank
+        columns.insert(columns.index("host_memory_gib") + 1, "local_disk_gb")
+        shown["local_disk_gb"] = [
+            None if pd.isna(v) else f"{float(v):,.0f}" for v in shown["local_disk_gb"]
+        ]
     plans = [c for c in _SAVINGS_PLAN_COLUMNS if c in shown.columns and shown[c].notna().any()]
     if plans or purchase.startswith("savings-plan"):
         at = columns.index("price_reserved_3y_usd_per_hour") + 1
