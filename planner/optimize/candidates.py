@@ -94,6 +94,21 @@ class HostNeed:
     vcpus: float
     host_memory_gib: float
     images_per_s: float = 0.0  # the instance's data loader, for the exclusion's wording
+    trainer_vcpus: float = 0.0  # the cores its GPUs' training processes hold
+    step_hours: float = 0.0  # hours of training steps the loader must keep fed
+
+
+def loader_slowdown(need: HostNeed, vcpus: float) -> float:
+    """How much slower the training steps run when ``vcpus`` cannot decode the images the GPUs
+    would train on: the GPUs wait for the loader, which decodes at
+    :data:`DECODE_IMAGES_PER_S_PER_VCPU` on every core the trainers leave (1: the host keeps up,
+    or does not say how many cores it has; inf: no core is left for loading)."""
+    if need.images_per_s <= 0 or not math.isfinite(vcpus) or vcpus >= need.vcpus:
+        return 1.0
+    loaders = vcpus - need.trainer_vcpus
+    if loaders <= 0:
+        return math.inf
+    return max(need.images_per_s / (loaders * DECODE_IMAGES_PER_S_PER_VCPU), 1.0)
 
 
 def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> HostNeed:
@@ -119,6 +134,7 @@ def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> Host
         images_per_s = per_gpu * per_instance
         loader = float(math.ceil(per_gpu / DECODE_IMAGES_PER_S_PER_VCPU))
     vcpus = per_instance * (loader + TRAINER_VCPUS_PER_GPU)
+    step_hours = est.time_breakdown_hours.get("training steps") or est.wall_hours
     ram = 0.0
     if spec.train.offload == "optimizer" and s.method == "full":
         shards = s.tensor_parallel * s.pipeline_parallel
@@ -126,7 +142,7 @@ def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> Host
             shards *= s.data_parallel
         states = OFFLOAD_BYTES_PER_PARAM * float(spec.model.params or 0.0) / max(shards, 1)
         ram = states * per_instance / 2**30 + HOST_RESERVE_GIB
-    return HostNeed(vcpus, ram, images_per_s)
+    return HostNeed(vcpus, ram, images_per_s, per_instance * TRAINER_VCPUS_PER_GPU, step_hours)
 
 
 @dataclass(frozen=True)
@@ -560,16 +576,20 @@ def _with_host_needs(spec: WorkloadSpec, fit_table: pd.DataFrame) -> pd.DataFram
         _need_vcpus=[n.vcpus for n in needs],
         _need_ram_gib=[n.host_memory_gib for n in needs],
         _images_per_s=[n.images_per_s for n in needs],
+        _host_need=pd.Series(needs, index=fit_table.index, dtype=object),
     )
 
 
 def _host_suffices(rows: pd.DataFrame) -> pd.Series:
-    """Rows (offer x gang size) whose host has the vCPUs and RAM the gang needs; an offer that
-    does not state them is given the benefit of the doubt."""
+    """Rows (offer x gang size) whose host can run the gang: the RAM the gang needs, and the
+    vCPUs -- all of them for text; for images, a core left for loading once every GPU's trainer
+    has one (fewer loader cores than the images need only slow the steps, :func:`loader_slowdown`).
+    An offer that does not state them is given the benefit of the doubt."""
     vcpus, ram = rows["vcpus"], rows["host_memory_gib"]
-    return (vcpus.isna() | (vcpus >= rows["_need_vcpus"])) & (
-        ram.isna() | (ram >= rows["_need_ram_gib"] - 1e-9)
-    )
+    images = rows["_images_per_s"] > 0
+    trainers = pd.Series([n.trainer_vcpus for n in rows["_host_need"]], index=rows.index)
+    cpu_ok = vcpus.isna() | (vcpus >= rows["_need_vcpus"]) | (images & (vcpus > trainers))
+    return cpu_ok & (ram.isna() | (ram >= rows["_need_ram_gib"] - 1e-9))
 
 
 def _host_exclusions(shaped: pd.DataFrame, fit_table: pd.DataFrame) -> list[Exclusion]:
@@ -800,7 +820,16 @@ def _cloud_frame(
     """The candidate columns of priced cloud ``rows`` (offer x gang size, within quota); spot
     gangs run slower by the restarts the spot model expects."""
     ests = rows["_est"].tolist()
-    job = np.maximum(np.array([e.wall_hours for e in ests], dtype=float), MIN_BILLED_HOURS)
+    # a host too small to decode the images the GPUs train on stretches the training steps
+    loader = np.array(
+        [
+            loader_slowdown(need, float(v) if pd.notna(v) else math.inf)
+            for need, v in zip(rows["_host_need"], rows["vcpus"], strict=True)
+        ]
+    )
+    steps = np.array([need.step_hours for need in rows["_host_need"]], dtype=float)
+    wall = np.array([e.wall_hours for e in ests], dtype=float) + steps * (loader - 1.0)
+    job = np.maximum(wall, MIN_BILLED_HOURS)
     ckpt = np.array([e.checkpoint_gib for e in ests], dtype=float)
     n = rows["instances"].to_numpy(dtype=int)
     is_spot = option is PurchaseOption.SPOT
@@ -835,7 +864,10 @@ def _cloud_frame(
             "max_gangs": np.maximum(rows["quota_instances"].to_numpy() // n, 1),
             "memory_per_gpu_gib": [e.memory_per_gpu_gib for e in ests],
             "gpu_memory_gib": rows["gpu_memory_gib"].to_numpy(dtype=float),
-            "strategy": [_strategy_text(e) for e in ests],
+            "strategy": [
+                _strategy_text(e) + (f", loader-bound x{f:.1f}" if f > 1.0 + 1e-9 else "")
+                for e, f in zip(ests, loader, strict=True)
+            ],
             "interconnect": rows["interconnect"].to_numpy(),
             "fabric": rows["fabric"].to_numpy(),
             "spot_slowdown": slowdown,
