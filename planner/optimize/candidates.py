@@ -39,6 +39,7 @@ from planner.optimize.spot import (
 from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
+from planner.workload.memory import OFFLOAD_HOST_BYTES_PER_PARAM
 
 if TYPE_CHECKING:
     from planner.ownership.hardware import HardwareSpec
@@ -64,12 +65,11 @@ MIN_USEFUL_JOB_HOURS = STARTUP_HOURS
 
 
 # -- the host a gang needs (an offer whose vCPUs or host RAM fall short is excluded) -------------
-# Offloaded optimizer states (training.offload: optimizer) live in host RAM: ZeRO-Offload keeps the
-# fp32 master weights and both Adam moments there, 12 bytes per parameter (Ren et al. 2021,
-# "ZeRO-Offload: Democratizing Billion-Scale Model Training", s4; the rule `planner build` sizes
-# RAM with).  Sharded over the data-parallel ranks like the states on the GPU (ZeRO stage >= 1),
-# and split by the tensor and pipeline ranks, so an instance holds its GPUs' share.
-OFFLOAD_BYTES_PER_PARAM = 12.0
+# Offloaded optimizer states (training.offload: optimizer) live in host RAM, 12 bytes per parameter
+# (memory.OFFLOAD_HOST_BYTES_PER_PARAM, the rule `planner build` sizes RAM with).  Sharded over the
+# data-parallel ranks like the states on the GPU (ZeRO stage >= 1), and split by the tensor and
+# pipeline ranks, so an instance holds its GPUs' share.
+OFFLOAD_BYTES_PER_PARAM = OFFLOAD_HOST_BYTES_PER_PARAM
 # Host RAM the rest takes when states are offloaded: the OS, each rank's CUDA context and
 # framework (~2-3 GiB resident per process) and the pinned staging buffers.  A planning figure.
 HOST_RESERVE_GIB = 8.0

@@ -43,6 +43,7 @@ from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
 from planner.workload import WorkloadSpec
 from planner.workload.estimate_types import Estimate, Topology
+from planner.workload.memory import OFFLOAD_HOST_BYTES_PER_PARAM
 from planner.workload.spec import Kind
 
 # -- sizing rules (see the module docstring) ------------------------------------------------------
@@ -51,7 +52,6 @@ WORKERS_PER_GPU_IMAGES = 8
 CORES_FOR_THE_TRAINER = 2
 RAM_PER_GPU_MEMORY = 2.0
 MIN_RAM_GB = 32
-OFFLOAD_BYTES_PER_PARAM = 12.0
 BYTES_PER_TOKEN_ON_DISK = 4.0
 BYTES_PER_IMAGE_ON_DISK = 110e3
 CHECKPOINTS_KEPT = 3
@@ -171,7 +171,7 @@ def host_needs(
         cores = max(cores, gpus * per_gpu + CORES_FOR_THE_TRAINER)
         need = RAM_PER_GPU_MEMORY * gpus * gpu.memory_gib
         if spec.training is not None and spec.training.offload == "optimizer":
-            need += OFFLOAD_BYTES_PER_PARAM * float(spec.model.params or 0.0) / 1e9
+            need += OFFLOAD_HOST_BYTES_PER_PARAM * float(spec.model.params or 0.0) / 1e9
         ram = max(ram, need)
         dataset, rate = _dataset(spec, est)
         disk = max(disk, dataset + CHECKPOINTS_KEPT * est.checkpoint_gib * 1.074 + SYSTEM_DISK_GB)

@@ -59,6 +59,10 @@ OPTIMIZER_STATE_BYTES: dict[str, float] = {
     "adafactor": 0.0,
 }
 
+# Optimizer states offloaded to host RAM (training.offload: optimizer): ZeRO-Offload keeps the fp32
+# master weights and both Adam moments there, 12 bytes per parameter (Ren et al. 2021,
+# "ZeRO-Offload: Democratizing Billion-Scale Model Training", s4).
+OFFLOAD_HOST_BYTES_PER_PARAM = 12.0
 # NF4 with double quantisation: 4 bits + 0.127 bits of constants per parameter (QLoRA paper, s3).
 QLORA_BYTES_PER_PARAM = 4.127 / 8
 # LoRA parameters per layer per unit of rank·hidden (see module doc).
