@@ -229,7 +229,8 @@ def _owned_offers(req: ServiceRequest, catalog: GpuCatalog) -> pd.DataFrame:
         raise ConfigError(
             "provider owned means your own machines, and no hardware was given",
             key_path="hardware",
-            hint="pass --hardware FILE (scenarios/hardware/*.yaml)",
+            hint="pass --hardware FILE (a hardware YAML file, or a bundled name such as "
+            "workstation-rtx3060)",
         )
     # loaded only when machines are given: a cloud quote starts without the ownership modules
     from planner.ownership.costs import machine_cost_usd_per_hour
