@@ -24,12 +24,18 @@ import pandas as pd
 
 from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
-from planner.errors import ConfigError, is_number
+from planner.errors import ConfigError, UnknownNameError, is_number
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
 from planner.workload.spec import Kind, ServingSlo
+
+# The most requests per second a service quote takes: well past the largest public services (web
+# search answers ~10^5 queries/s); a bigger figure is a unit slip (per month typed per second).
+MAX_REQUESTS_PER_S = 1e6
+# Where a filter's unknown name is refused, the request field that named it.
+_FILTER_FIELDS = {"provider": "providers", "region": "regions", "GPU": "gpus"}
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,15 @@ class ServiceRequest:
                     f"must be a positive number, got {value!r}",
                     key_path=name,
                     hint="e.g. requests_per_s=5, ttft_ms_p95=1000, tpot_ms_p95=60",
+                )
+        for name in ("requests_per_s", "peak_requests_per_s"):
+            value = getattr(self, name)
+            if value is not None and value > MAX_REQUESTS_PER_S:
+                raise ConfigError(
+                    f"{value:g} requests/s is more than any service carries (at most "
+                    f"{MAX_REQUESTS_PER_S:,.0f})",
+                    key_path=name,
+                    hint="the load is per second: divide a daily count by 86,400",
                 )
         hours = self.peak_hours_per_day
         if not is_number(hours) or not 0 <= hours <= 24:
@@ -269,11 +284,15 @@ def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> Service
     catalog = load_gpu_catalog()
     book = book or load_offer_book(list(req.offers_files), snapshot_dir=req.snapshot_dir)
     cloud = [p for p in req.providers if p != OWNED]
-    offers = filter_offers(
-        book.offers,
-        OfferFilter(providers=tuple(cloud), regions=req.regions, gpus=req.gpus),
-        catalog,
-    )
+    try:
+        offers = filter_offers(
+            book.offers,
+            OfferFilter(providers=tuple(cloud), regions=req.regions, gpus=req.gpus),
+            catalog,
+        )
+    except UnknownNameError as e:  # name the request field (the CLI shows it as its option)
+        field_name = _FILTER_FIELDS.get(e.kind)
+        raise (e.located_at(field_name) if field_name and e.key_path is None else e) from None
     if req.providers and not cloud:  # --provider owned: only the machines given
         offers = offers.iloc[0:0]
     owned = _owned_offers(req, catalog)
