@@ -141,7 +141,16 @@ def _llm(row: Mapping[str, Any]) -> list[Comparison]:
 
     def add(metric: str, value: float) -> None:
         if metric in measured:
-            out.append(Comparison(row["id"], "llm", metric, float(measured[metric]), value))
+            out.append(
+                Comparison(
+                    row["id"],
+                    "llm",
+                    metric,
+                    float(measured[metric]),
+                    value,
+                    str(row.get("split", "unmarked")),
+                )
+            )
 
     scenario = row["scenario"]
     if scenario in ("offline", "batch"):

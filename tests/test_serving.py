@@ -209,3 +209,19 @@ def test_the_bundled_services_fit_where_they_should() -> None:
     spec = load_workload("llm-serving-7b")
     assert not estimate(spec, resolve_gpu("A100-80GB"), 1).fits  # 5,000 tokens/s is beyond one GPU
     assert estimate(spec, resolve_gpu("A100-80GB"), 2).fits
+
+
+def test_llama_cpp_streams_hbm_at_half_its_peak_and_stores_q4_k_m() -> None:
+    # its batch-1 kernels fill GDDR (80% of peak) but only half of HBM; "int4" is Q4_K_M, 4.83 bits
+    a100 = _replica(gpu="A100-80GB", stack="llama.cpp", precision="int4")
+    rtx = _replica(gpu="RTX4090", stack="llama.cpp", precision="int4")
+    assert a100.bandwidth_bytes_per_s == pytest.approx(2039e9 * 0.5)
+    assert rtx.bandwidth_bytes_per_s == pytest.approx(
+        resolve_gpu("RTX4090").memory_bandwidth_gb_per_s * 1e9 * 0.8
+    )
+    assert a100.weight_bytes_per_gpu == pytest.approx(6.74e9 * 4.83 / 8)
+    assert _replica(precision="int4").weight_bytes_per_gpu == pytest.approx(
+        6.74e9 * 4.25 / 8
+    )  # vLLM: AWQ
+    vllm = _replica(gpu="A100-80GB")
+    assert vllm.bandwidth_bytes_per_s == pytest.approx(2039e9 * 0.8)  # other stacks fill HBM

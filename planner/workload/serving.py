@@ -90,6 +90,17 @@ class ServingStack:
     layer_overhead_ms: float
     bandwidth_fraction: float
     source: str
+    hbm_bandwidth_fraction: float | None = None  # replaces bandwidth_fraction on HBM GPUs
+    int4_bits: float | None = None  # the stack's 4-bit format, where it is not 4.25 bits
+
+
+# GPU families whose memory is HBM (datasheets); the rest (GeForce, RTX/L-series, T4, Jetson) use
+# GDDR or LPDDR.  The P100 is HBM2 in a family (Pascal) the GDDR5 P4 shares.
+_HBM_FAMILIES = frozenset({"V100", "A100", "H100", "H200", "B200"})
+
+
+def has_hbm(gpu: GpuSpec) -> bool:
+    return gpu.family in _HBM_FAMILIES or gpu.name == "P100"
 
 
 @functools.lru_cache(maxsize=1)
@@ -100,7 +111,7 @@ def load_serving_stacks() -> dict[str, ServingStack]:
     )
     stacks = {}
     for raw in yaml.safe_load(text):
-        stack = ServingStack(**{k: raw[k] for k in ServingStack.__dataclass_fields__})
+        stack = ServingStack(**{k: raw[k] for k in ServingStack.__dataclass_fields__ if k in raw})
         stacks[stack.name] = stack
     return stacks
 
@@ -163,8 +174,22 @@ class Replica:
 
     # -- memory -----------------------------------------------------------------------------------
     @property
+    def bytes_per_weight(self) -> float:
+        if self.precision == "int4" and self.stack.int4_bits:
+            return self.stack.int4_bits / 8.0
+        return WEIGHT_BYTES[self.precision]
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float:
+        """The memory bandwidth decode streams at: the stack's share of the datasheet figure."""
+        share = self.stack.bandwidth_fraction
+        if self.stack.hbm_bandwidth_fraction is not None and has_hbm(self.gpu):
+            share = self.stack.hbm_bandwidth_fraction
+        return self.gpu.memory_bandwidth_gb_per_s * 1e9 * share
+
+    @property
     def weight_bytes_per_gpu(self) -> float:
-        return self.model.params * WEIGHT_BYTES[self.precision] / self.tp
+        return self.model.params * self.bytes_per_weight / self.tp
 
     @property
     def kv_bytes_per_token_per_gpu(self) -> float:
@@ -228,7 +253,7 @@ class Replica:
         expert = (m.params - m.active_params) / (e - k)
         shared = m.active_params - k * expert
         touched = e * (1.0 - (1.0 - k / e) ** max(tokens, 1.0))
-        return (shared + touched * expert) * WEIGHT_BYTES[self.precision] / self.tp
+        return (shared + touched * expert) * self.bytes_per_weight / self.tp
 
     def step_seconds(
         self,
@@ -249,7 +274,7 @@ class Replica:
         attention_ctx = decode_seqs * decode_context + prefill_tokens * prefill_context / 2.0
         flops = (2.0 * m.active * tokens + 4.0 * m.layers * m.hidden * attention_ctx) / self.tp
         gpu_s = max(
-            read / (self.gpu.memory_bandwidth_gb_per_s * 1e9 * self.stack.bandwidth_fraction),
+            read / self.bandwidth_bytes_per_s,
             flops / (self.compute_peak_flops * eff.gemm_fraction(self.gpu)),
         )
         host_s = self.stack.layer_overhead_ms * 1e-3 * m.layers
