@@ -47,28 +47,32 @@ from planner.workload.memory import OFFLOAD_HOST_BYTES_PER_PARAM
 from planner.workload.spec import Kind
 
 # -- sizing rules (see the module docstring) ------------------------------------------------------
+# A machine to buy gets headroom: several loader workers per GPU, the common PyTorch DataLoader
+# practice (U: a planning rule, not a measurement).  A quote only refuses a host that cannot run a
+# job at all and slows one that decodes too few images (optimize.candidates.host_need), so the two
+# rules differ on purpose: one recommends, the other checks.
 WORKERS_PER_GPU_TEXT = 4
 WORKERS_PER_GPU_IMAGES = 8
 CORES_FOR_THE_TRAINER = 2
 RAM_PER_GPU_MEMORY = 2.0
 MIN_RAM_GB = 32
 BYTES_PER_TOKEN_ON_DISK = 4.0
-BYTES_PER_IMAGE_ON_DISK = 110e3
+BYTES_PER_IMAGE_ON_DISK = 110e3  # ImageNet-1k: ~140 GB for 1.28M training JPEGs
 CHECKPOINTS_KEPT = 3
-SYSTEM_DISK_GB = 200.0
-STORAGE_HEADROOM = 1.25
+SYSTEM_DISK_GB = 200.0  # OS, CUDA, conda/pip environments and containers (U)
+STORAGE_HEADROOM = 1.25  # (U)
 SATA_READ_MB_PER_S = 500.0
-BOARD_AND_REST_W = 150.0
-PSU_HEADROOM = 1.3
-MAX_SINGLE_PSU_W = 1600.0
+BOARD_AND_REST_W = 150.0  # board, memory, drives and fans (U)
+PSU_HEADROOM = 1.3  # the seeds' "sum of TDPs with headroom"; GPU transients exceed TDP briefly
+MAX_SINGLE_PSU_W = 1600.0  # the largest ATX supplies sold (the parts table's 1,600 W row)
 LANES_PER_GPU = 8
 # What the machine costs to run, for the hardware file (assumptions the user should check): a
 # 4-year life, 10% resale, and electricity at 0.16 USD/kWh (a US home office or small office, EIA).
 LIFETIME_YEARS = 4.0
 RESALE_FRACTION = 0.10
 ELECTRICITY_USD_PER_KWH = 0.16
-# Average draw while a run goes: GPUs at 80% of their rated power (training rarely holds the cap),
-# the rest of the machine at its share.
+# Average draw while a run goes: GPUs at 80% of their rated power (training rarely holds the cap;
+# U), the rest of the machine at its share.
 GPU_AVG_DRAW = 0.8
 GPU_COUNTS = (1, 2, 4, 8)
 
