@@ -55,6 +55,10 @@ if TYPE_CHECKING:
     from planner.workload.calibration import Calibration
 
 
+# A request that names its prices (offers files, a snapshot): a job quote's or a service quote's.
+_Sourced = TypeVar("_Sourced", "QuoteRequest", "ServiceRequest")
+
+
 def __getattr__(name: str) -> Any:
     # PEP 562: names defined in other modules (the workload model, the optimizer, the ownership
     # maths) load on first use, from the one table in planner/__init__.py, so that `planner
@@ -421,15 +425,13 @@ class Planner:
         """The cheapest fleets that carry a service's load within its latency targets, per
         month, from this session's prices: keywords named as :class:`ServiceRequest`'s fields
         (``workload``, ``requests_per_s``, ``ttft_ms_p95``, ``tpot_ms_p95``, ...) or a request."""
+        from planner.quoting.service_quote import make_service_request
         from planner.quoting.service_quote import quote_service as run_service_quote
 
-        req = _service_request(request, fields)
-        asked = _sources(req.offers_files, req.snapshot_dir)
-        if asked != _sources((), None) and asked != _sources(self.offers_files, self.snapshot_dir):
-            return run_service_quote(req)
+        req = self._with_sources(make_service_request(request, **fields))
         return run_service_quote(req, book=self.book)
 
-    def _with_sources(self, req: QuoteRequest) -> QuoteRequest:
+    def _with_sources(self, req: _Sourced) -> _Sourced:
         """``req`` priced from this session's offers: a request that names none gets the
         session's; one that names others is refused rather than quietly priced from these."""
         asked = _sources(req.offers_files, req.snapshot_dir)
@@ -676,33 +678,6 @@ def budget(
 
 
 @_keywords_checked
-def _service_request(request: ServiceRequest | None, fields: dict[str, Any]) -> ServiceRequest:
-    """A :class:`ServiceRequest` from a request and/or its fields as keywords (misspelt keywords
-    are a ConfigError with suggestions, as for :func:`quote`)."""
-    from dataclasses import fields as dataclass_fields
-
-    from planner.quoting.service_quote import ServiceRequest
-
-    known = [f.name for f in dataclass_fields(ServiceRequest)]
-    for name in fields:
-        if name not in known:
-            raise UnknownNameError("quote_service() keyword argument", name, known)
-    if isinstance(request, ServiceRequest):
-        return replace(request, **fields) if fields else request
-    if request is not None:
-        raise ConfigError(
-            f"expected a ServiceRequest or keywords, got {type(request).__name__}",
-            hint="quote_service(workload='llm-serving-70b', requests_per_s=5, ttft_ms_p95=1000)",
-        )
-    if "workload" not in fields:
-        raise ConfigError(
-            "workload is required",
-            key_path="workload",
-            hint="quote_service(workload='llm-serving-7b')",
-        )
-    return ServiceRequest(**fields)
-
-
 def quote_service(request: ServiceRequest | None = None, **fields: Any) -> ServiceQuoteResult:
     """The cheapest fleets (replicas x instances, priced per month and per million output tokens)
     that carry an inference service's load within its p95 latency targets.
@@ -717,7 +692,9 @@ def quote_service(request: ServiceRequest | None = None, **fields: Any) -> Servi
     >>> r = quote_service(workload="llm-serving-7b", ttft_ms_p95=1000)  # doctest: +SKIP
     >>> r.plans[0].cost_usd_per_month  # doctest: +SKIP
     """
-    req = _service_request(request, fields)
+    from planner.quoting.service_quote import make_service_request
+
+    req = make_service_request(request, **fields)
     return Planner(offers_files=req.offers_files, snapshot_dir=req.snapshot_dir).quote_service(req)
 
 

@@ -379,3 +379,13 @@ def test_a_fleet_needing_more_machines_than_owned_is_left_out_and_said() -> None
     assert alone.exit_code == 3  # one RTX 4090 cannot carry 19.5 requests/s
     assert "no fleet carries the load on the machines there are" in alone.stderr
     assert "Traceback" not in alone.output
+
+
+def test_a_session_prices_services_from_its_own_prices_only(tmp_path: Path) -> None:
+    # as for job quotes: a request naming other prices is refused, not quietly repriced
+    session = api.Planner()
+    other = tmp_path / "other.csv"
+    pd.DataFrame([offer_row()]).to_csv(other, index=False)
+    with pytest.raises(ConfigError, match="are not this session's"):
+        session.quote_service(workload="llm-serving-7b", offers_files=(other,))
+    assert session.quote_service(workload="llm-serving-7b", top=1).plans

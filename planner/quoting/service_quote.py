@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +161,31 @@ class ServiceQuoteResult:
 
 # The provider name of owned machines (as in job quotes).
 OWNED = "owned"
+
+
+def make_service_request(request: object = None, /, **fields: Any) -> ServiceRequest:
+    """A :class:`ServiceRequest` from keywords named as its fields, from a request, or from a
+    request with some fields replaced (as :func:`planner.quoting.request.make_request` reads a job
+    quote's).  A misspelt keyword is a ConfigError with suggestions, not a TypeError."""
+    known = [f.name for f in dataclass_fields(ServiceRequest)]
+    for name in fields:
+        if name not in known:
+            raise UnknownNameError("quote_service() keyword argument", name, known)
+    if isinstance(request, ServiceRequest):
+        return replace(request, **fields) if fields else request
+    if request is not None:
+        raise ConfigError(
+            f"expected a ServiceRequest or keywords, got {type(request).__name__}",
+            key_path="request",
+            hint="quote_service(workload='llm-serving-70b', requests_per_s=5, ttft_ms_p95=1000)",
+        )
+    if "workload" not in fields:
+        raise ConfigError(
+            "workload is required",
+            key_path="workload",
+            hint="quote_service(workload='llm-serving-7b')",
+        )
+    return ServiceRequest(**fields)
 
 
 def is_service(spec: WorkloadSpec) -> bool:
