@@ -5,10 +5,12 @@
 Prints:
 1. whole-process time of `planner quote --workload gpt2-xl-finetune --deadline 24h` on the
    bundled snapshot (median of --runs), next to `python -c "import pandas, pulp"` (the floor any
-   such tool pays) and `planner offers` for reference;
-2. issue 15's scale cases: the 20-trial sweep (with and without spot), the llama-2-7b-pretrain
-   week, the 36-month budget (whole process: median time as a ratio to the floor, peak RSS) and
-   the sweep at 100 trials (in process);
+   such tool pays) and `planner offers` for reference, with planner's bytecode cached
+   (:func:`compile_bytecode`), and the quote as found before that;
+2. issue 15's scale cases: the 20-trial sweep (with and without spot, and on the offer table
+   replicated x5 and x10 with perturbed prices), the llama-2-7b-pretrain week, the 36-month
+   budget (whole process: median time as a ratio to the floor, peak RSS) and the sweep at 100
+   trials (in process);
 3. the same quote in-process: time per call (median of --runs after a warm-up call), workload
    estimator calls, MILP solves, candidates before and after pruning;
 4. where the quote process spends its imports (``python -X importtime``, cumulative ms);
@@ -20,11 +22,14 @@ Prints:
 from __future__ import annotations
 
 import argparse
+import compileall
+import importlib.util
 import math
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,6 +38,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from planner.catalog.store import (
+    bundled_snapshot_root,
+    list_snapshots,
+    load_snapshot,
+    write_snapshot,
+)
 from planner.optimize.candidates import prune_dominated
 from planner.optimize.model import ModelInputs, build_model, solve
 from planner.optimize.program import LinearProgram
@@ -68,6 +79,26 @@ class CountingHiGHS(HighsSolver):
     def solve(self, program: LinearProgram, initial: Sequence[float] | None = None) -> SolveResult:
         self.solves += 1
         return super().solve(program, initial)
+
+
+def compile_bytecode() -> int:
+    """Write planner's bytecode cache (``__pycache__``), as ``pip install`` does for an installed
+    package and as Python does on a checkout's first run, and return how many modules lacked one.
+
+    The site-packages of the floor's libraries were compiled when they were installed; an
+    editable checkout under ``PYTHONDONTWRITEBYTECODE=1`` (some CI images and sandboxes) would
+    otherwise compile every planner module from source on every run (~0.1 s on a 2-core machine),
+    which the floor never pays.  The timings below are with the cache, and the line before them
+    says what the quote took as found.
+    """
+    package = Path(__file__).resolve().parent.parent / "planner"
+    missing = sum(
+        1
+        for src in package.rglob("*.py")
+        if not Path(importlib.util.cache_from_source(str(src))).exists()
+    )
+    compileall.compile_dir(str(package), quiet=1)
+    return missing
 
 
 def wall(cmd: list[str], runs: int) -> float:
@@ -120,8 +151,8 @@ def in_process(runs: int) -> None:
         f"in-process quote (median of {runs}, warm)             {statistics.median(times):6.3f} s"
     )
     print(
-        f"  workload estimates {stats['workload_estimates']}, MILP solves {solver.solves}, "
-        f"candidates {stats['candidates']} -> {stats['candidates_after_pruning']} after pruning"
+        f"  workload estimates {stats.workload_estimates}, MILP solves {solver.solves}, "
+        f"candidates {stats.candidates} -> {stats.candidates_after_pruning} after pruning"
     )
     print(f"  strategy searches in the first quote of a process: {searches}")
 
@@ -187,14 +218,47 @@ def _probe_mib(script: str, *args: str) -> float:
     return int(out.stderr.strip().splitlines()[-1]) / 1024
 
 
+def replicated_snapshot(root: Path, copies: int, seed: int = 0) -> Path:
+    """The bundled snapshot with every region written ``copies`` times (the copies renamed, their
+    prices scaled by a random factor in 0.9-1.1 per row): issue 15's "offer table x5 / x10"."""
+    rng = np.random.default_rng(seed)
+    offers = load_snapshot(list_snapshots(bundled_snapshot_root())[-1]).offers
+    prices = [c for c in offers.columns if c.startswith("price_") and c.endswith("_usd_per_hour")]
+    parts = [offers]
+    for k in range(1, copies):
+        copy = offers.copy()
+        copy["region"] = copy["region"] + f"-copy{k}"
+        for column in prices:
+            copy[column] = copy[column] * rng.uniform(0.9, 1.1, len(copy))
+        parts.append(copy)
+    table = pd.concat(parts, ignore_index=True)
+    frames = {str(p): table[table["provider"] == p] for p in table["provider"].unique()}
+    return write_snapshot(root, frames, snapshot_id=f"x{copies}")
+
+
 def scale_cases(exe: list[str], floor: float, runs: int) -> None:
     print(f"scale cases (median of {runs} runs; peak RSS of one run)")
-    for label, args in SCALE_CASES:
+    cases = list(SCALE_CASES)
+    with tempfile.TemporaryDirectory() as tmp:
+        for copies in (5, 10):
+            snap = str(replicated_snapshot(Path(tmp), copies))
+            sweep = ["quote", "--workload", "gpt2-finetune-sweep", "--deadline", "24h"]
+            cases.append((f"sweep, offer table x{copies}", [*sweep, "--snapshot", snap]))
+        _scale_rows(exe, floor, runs, cases)
+
+
+def _scale_rows(
+    exe: list[str], floor: float, runs: int, cases: Sequence[tuple[str, list[str]]]
+) -> None:
+    for label, args in cases:
         seconds = wall([*exe, *args], runs)
         print(
             f"  {label:34s} {seconds:7.3f} s  ({seconds / floor:5.2f}x floor)  "
             f"{peak_rss_mib(args):6.0f} MiB"
         )
+
+
+def sweep_at_100_trials(floor: float) -> None:
     spec = load_workload("gpt2-finetune-sweep").model_copy(update={"pieces": 100})
     t = time.perf_counter()
     quote(QuoteRequest(workload=spec, deadline_hours=24.0))
@@ -262,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
 
     exe = [sys.executable, "-m", "planner"]
     floor = wall([sys.executable, "-c", "import pandas, pulp"], args.runs)
+    as_found = wall([*exe, *QUOTE_ARGS], args.runs)
+    compiled = compile_bytecode()
     offers = wall([*exe, "offers", "--gpu", "A100-80GB", "--max-price", "40"], args.runs)
     quote_s = wall([*exe, *QUOTE_ARGS], args.runs)
     print("whole-process times (median of", args.runs, "runs)")
@@ -272,8 +338,13 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  planner quote --workload gpt2-xl-finetune --deadline 24h {quote_s:6.3f} s  ({quote_s / floor:.2f}x floor)"
     )
+    print(
+        f"  the same quote before planner's bytecode was cached      {as_found:6.3f} s  "
+        f"({as_found / floor:.2f}x floor; {compiled} modules compiled since)"
+    )
     print()
     scale_cases(exe, floor, args.runs)
+    sweep_at_100_trials(floor)
     print()
     in_process(args.runs)
     print()

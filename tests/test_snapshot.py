@@ -27,6 +27,7 @@ from planner.catalog.store import (
     locked,
     newest_per_provider,
     read_manifest,
+    read_offers_csv,
     write_snapshot,
 )
 from planner.errors import OfferValidationError, SnapshotError
@@ -303,6 +304,29 @@ def test_corrupt_file_is_detected(tmp_path: Path) -> None:
     )
     with pytest.raises(SnapshotError, match="checksum mismatch"):
         load_snapshot(path)
+
+
+def test_a_bad_row_in_one_file_of_a_snapshot_names_that_file_and_row(tmp_path: Path) -> None:
+    # The files of a snapshot are validated as one table; an error must still point at its file.
+    frames = {
+        "aws": pd.DataFrame([offer_row(), offer_row(region="us-west-2")]),
+        "gcp": pd.DataFrame([offer_row(provider="gcp"), offer_row(provider="gcp", region="b")]),
+    }
+    path = write_snapshot(tmp_path, frames, snapshot_id="s1")
+    together = load_snapshot(path).offers
+    one_by_one = pd.concat(
+        [read_offers_csv(path / f"offers-{p}.csv") for p in ("aws", "gcp")], ignore_index=True
+    )
+    pd.testing.assert_frame_equal(together, one_by_one)
+    gcp = path / "offers-gcp.csv"
+    lines = gcp.read_text().splitlines()
+    lines[2] = lines[2].replace("A100-40GB", "A100-400GB")  # the second data row: file row 3
+    gcp.write_text("\n".join(lines) + "\n")
+    with pytest.raises(OfferValidationError) as err:
+        load_snapshot(path, verify=False)
+    assert str(gcp) in str(err.value)
+    assert "row 3" in str(err.value)
+    assert "A100-400GB" in str(err.value)
 
 
 def test_snapshots_are_immutable_and_invalid_frames_publish_nothing(tmp_path: Path) -> None:

@@ -406,7 +406,7 @@ def load_snapshot(
             f"{path}: schema version {manifest.schema_version} is newer than this planner ({SCHEMA_VERSION})",
             hint="upgrade planner",
         )
-    frames = []
+    parts: list[tuple[str, pd.DataFrame]] = []
     for entry in manifest.providers:
         if providers is not None and entry.provider not in providers:
             continue
@@ -419,13 +419,27 @@ def load_snapshot(
             raise SnapshotError(
                 f"{file}: checksum mismatch; the snapshot is corrupt", hint="refresh prices"
             )
-        frames.append(read_offers_csv(io.BytesIO(data), source=str(file)))
-    offers = (
-        pd.concat(frames, ignore_index=True)
-        if frames
-        else validate_offers(pd.DataFrame(columns=COLUMN_NAMES))
-    )
-    return Snapshot(path=path, manifest=manifest, offers=offers)
+        parts.append((str(file), _parse_offers_csv(io.BytesIO(data), str(file))))
+    return Snapshot(path=path, manifest=manifest, offers=_validated_parts(parts))
+
+
+def _validated_parts(parts: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+    """The snapshot's files (source, raw table) as one validated table.
+
+    Files with the same columns (every file a snapshot writes) are validated as one table: the
+    checks work on whole columns, so one pass over the whole snapshot costs about what one pass
+    over a single file does.  Should that pass fail (a file edited by hand, or a check newer than
+    the snapshot), each file is validated on its own, so that the error names the file and row.
+    """
+    if not parts:
+        return validate_offers(pd.DataFrame(columns=COLUMN_NAMES))
+    if len({tuple(raw.columns) for _, raw in parts}) == 1:
+        try:
+            return validate_offers(pd.concat([raw for _, raw in parts], ignore_index=True))
+        except OfferValidationError:
+            pass  # found again below, in its own file
+    frames = [validate_offers(raw, source=source) for source, raw in parts]
+    return pd.concat(frames, ignore_index=True)
 
 
 # A private price list with every region of every provider is ~100k rows, ~40 MB; the bundled
@@ -445,10 +459,15 @@ def read_offers_csv(src: str | Path | io.BytesIO, *, source: str | None = None) 
                 hint="pass the path of a .csv file",
             )
         )
+    return validate_offers(_parse_offers_csv(src, where), source=where)
+
+
+def _parse_offers_csv(src: io.BytesIO, where: str) -> pd.DataFrame:
+    """The raw table of an offers CSV (not yet validated); unreadable CSV is a SnapshotError."""
     try:
         # dtypes are inferred; a stray word in a number column leaves it as text, which
         # validate_offers reports with its row and column
-        raw = pd.read_csv(src, keep_default_na=False, na_values=[""])
+        return pd.read_csv(src, keep_default_na=False, na_values=[""])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise SnapshotError(
@@ -456,7 +475,6 @@ def read_offers_csv(src: str | Path | io.BytesIO, *, source: str | None = None) 
             hint="a price list is a CSV with a header row of offer columns; "
             "`planner offers --format csv` prints one",
         ) from e
-    return validate_offers(raw, source=where)
 
 
 def list_snapshots(root: Path) -> list[Path]:

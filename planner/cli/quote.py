@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -26,11 +26,13 @@ from planner.cli.report_file import report_path_option, report_target, save_repo
 from planner.cli.workloads import FACT_FIELDS, WorkloadFacts, workload_fact_options
 from planner.errors import ConfigError
 from planner.quoting.request import QuoteRequest
-from planner.quoting.service_quote import ServiceRequest, is_service
 from planner.reports.formatting import Money
 from planner.reports.quote import render_quote
-from planner.reports.service_quote import render_service_quote
 from planner.workload import WorkloadSpec, load_workload
+from planner.workload.spec import Kind
+
+if TYPE_CHECKING:
+    from planner.quoting.service_quote import ServiceRequest
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -316,6 +318,10 @@ def _service_request(options: dict[str, Any], service: dict[str, Any]) -> Servic
         if not asked:
             return None  # the job quote reports the workload's problem, as it always has
         raise
+    if not asked and spec.kind is not Kind.INFERENCE:
+        return None  # a training job: the service quote's models need not load
+    from planner.quoting.service_quote import ServiceRequest, is_service
+
     if not asked and not is_service(spec):
         return None
     if options["deadline"] is not None:
@@ -366,6 +372,8 @@ def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **optio
     if service_req is not None:
         if report_path is not None:
             raise click.UsageError("--report covers job quotes; a service quote prints as --format")
+        from planner.reports.service_quote import render_service_quote
+
         served = api.quote_service(service_req)
         click.echo(render_service_quote(served, fmt, max_age_days=max_age_days).rstrip("\n"))
         if fmt not in ("table", "markdown"):

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
 
 USD = "USD"
@@ -68,7 +67,7 @@ def fx_table_from_mapping(raw: Mapping[str, Any], *, file: str = "fx_rates.yaml"
 def load_fx_rates() -> FxTable:
     """The bundled rate table (read on first use, then cached)."""
     text = resources.files("planner.data").joinpath("fx_rates.yaml").read_text(encoding="utf-8")
-    return fx_table_from_mapping(yaml.safe_load(text))
+    return fx_table_from_mapping(parse_packaged_yaml(text))
 
 
 _MONEY = re.compile(

@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 
 from planner.config.currency import FxTable, load_fx_rates
+from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, InfeasibleError
 from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
@@ -142,7 +143,7 @@ def parts_from_mapping(
 def load_parts() -> PartsTable:
     """The bundled parts table (``planner/data/parts.yaml``), read on first use."""
     text = resources.files("planner.data").joinpath("parts.yaml").read_text(encoding="utf-8")
-    return parts_from_mapping(yaml.safe_load(text), load_fx_rates())
+    return parts_from_mapping(parse_packaged_yaml(text), load_fx_rates())
 
 
 # -- what a machine must have ----------------------------------------------------------------------

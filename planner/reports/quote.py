@@ -11,12 +11,51 @@ from typing import TYPE_CHECKING, Any
 
 from planner.reports import formatting as f
 from planner.reports.formatting import USD_MONEY, Money
-from planner.reports.quote_doc import owned_line, plan_title
 from planner.reports.tables import dumps_json, render_records
 
 if TYPE_CHECKING:
     from planner.optimize.plans import Plan
-    from planner.quoting.result import QuoteResult
+    from planner.quoting.result import OwnedLine, QuoteResult
+
+
+def plan_title(plan: Plan, money: Money = USD_MONEY, confidence_pct: float = 0.0) -> str:
+    """What a plan is, for people: its label, with the money behind it shown in ``money``.
+
+    ``fastest within $3.62 (1.25x the cheapest)``; ``risky alternative (saves $724, 0.9%; 49.6%
+    chance to meet the deadline, below 90%)``.  ``confidence_pct`` is the request's confidence.
+    """
+    if plan.budget_usd is not None:
+        cap = f"{plan.budget_factor:g}x the cheapest" if plan.budget_factor else "your budget"
+        return f"fastest within {money(plan.budget_usd)} ({cap})"
+    if plan.saving_usd is not None:
+        saving, base = plan.saving_usd, plan.total_cost_usd + plan.saving_usd
+        share = f", {saving / base:.1%}" if base > 0 else ""
+        return (
+            f"{plan.label} (saves {money(saving)}{share}; {plan.risk.p_meet_deadline:.1%} chance "
+            f"to meet the deadline, below {confidence_pct:g}%)"
+        )
+    return plan.label
+
+
+def owned_line(o: OwnedLine, result: QuoteResult, money: Money = USD_MONEY) -> str:
+    """``1 of 1 x workstation-rtx3060 (RTX3060) alone: 14.2 days, $24.12; dearer than ...``."""
+    head = (
+        f"{o.machines_used} of {o.machines} x {o.hardware} ({o.gpu_model}) alone: "
+        f"{f.hours(o.hours, with_hours=True)}, {money(o.cost_usd)} at {o.cost_basis} cost; "
+        if o.hours is not None
+        else f"{o.machines} x {o.hardware} ({o.gpu_model}): "
+    )
+    deadline = result.request.deadline_hours
+    cheapest = result.plans[0].total_cost_usd if result.plans else None
+    why = {
+        "in-plan": f"in plan {', '.join(str(n) for n in o.in_plans)}",
+        "cannot-run": f"cannot run it: {o.why_not}",
+        "too-slow": f"too slow: its fastest gang takes {f.hours(o.fastest_hours, with_hours=True)} "
+        f"of the {f.hours(deadline, with_hours=True)} deadline",
+        "dearer": f"not used: dearer than the cheapest plan ({money(cheapest)})",
+    }[o.status]
+    return head + why
+
 
 ITEM_COLUMNS = (
     "provider",

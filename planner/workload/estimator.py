@@ -33,10 +33,8 @@ from planner.gpu_specs import GpuSpec
 from planner.workload.advice import train_suggestions, unplaceable_estimate
 from planner.workload.calibration import Calibration, calibrated
 from planner.workload.estimate_types import Estimate, Topology, default_topology
-from planner.workload.inference import estimate_inference
 from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.training import estimate_training
-from planner.workload.vision_inference import estimate_vision_inference
 
 __all__ = [
     "Estimate",
@@ -89,9 +87,14 @@ def estimate(
     if gpu_count < 1:
         raise ConfigError("GPU count must be at least 1", key_path="gpu_count")
     topo = topology or default_topology(gpu, gpu_count)
-    if spec.kind is Kind.INFERENCE and not spec.model.is_transformer:
-        return estimate_vision_inference(spec, gpu, gpu_count, topo)
     if spec.kind is Kind.INFERENCE:
+        # the serving models load with the first inference estimate, not with every training one
+        if not spec.model.is_transformer:
+            from planner.workload.vision_inference import estimate_vision_inference
+
+            return estimate_vision_inference(spec, gpu, gpu_count, topo)
+        from planner.workload.inference import estimate_inference
+
         return estimate_inference(spec, gpu, gpu_count, topo)
     check_precision(spec, gpu)
     blocked = unplaceable_estimate(spec, gpu, gpu_count, topo)

@@ -17,8 +17,7 @@ import functools
 from dataclasses import dataclass
 from importlib import resources
 
-import yaml
-
+from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
 
 AUTO = "auto"
@@ -45,7 +44,7 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
     """The bundled profiles by name (read on first use, then cached)."""
     text = resources.files("planner.data").joinpath("frameworks.yaml").read_text(encoding="utf-8")
     profiles: dict[str, FrameworkProfile] = {}
-    for raw in yaml.safe_load(text):
+    for raw in parse_packaged_yaml(text):
         try:
             profile = FrameworkProfile(
                 name=str(raw["name"]),

@@ -44,8 +44,7 @@ import math
 from dataclasses import dataclass
 from importlib import resources
 
-import yaml
-
+from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
 from planner.gpu_specs import GpuSpec
 from planner.workload import efficiency as eff
@@ -110,7 +109,7 @@ def load_serving_stacks() -> dict[str, ServingStack]:
         resources.files("planner.data").joinpath("serving_stacks.yaml").read_text(encoding="utf-8")
     )
     stacks = {}
-    for raw in yaml.safe_load(text):
+    for raw in parse_packaged_yaml(text):
         stack = ServingStack(**{k: raw[k] for k in ServingStack.__dataclass_fields__ if k in raw})
         stacks[stack.name] = stack
     return stacks

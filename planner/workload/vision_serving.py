@@ -45,8 +45,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
 from planner.gpu_specs import GpuSpec
 from planner.workload import efficiency as eff
@@ -122,7 +121,7 @@ def load_inference_efficiency() -> InferenceEfficiency:
         .joinpath("inference_efficiency.yaml")
         .read_text(encoding="utf-8")
     )
-    return _parse_efficiency(yaml.safe_load(text))
+    return _parse_efficiency(parse_packaged_yaml(text))
 
 
 ENGINES: dict[str, Engine] = {
