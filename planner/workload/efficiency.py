@@ -45,7 +45,7 @@ from planner.schema import Fabric, Interconnect
 GEMM_FRACTION: dict[str, float] = {
     "A100": 0.55,
     "H100": 0.52,
-    "H200": 0.52,
+    "H200": 0.52,  # the H100 SXM's figure: same SMs and clocks (CALIBRATION_OPS_PER_BYTE)
     "B200": 0.45,
     "V100": 0.42,
     "GeForce": 0.30,
@@ -284,18 +284,75 @@ def reference_bytes_per_flop(gpu: GpuSpec) -> float:
     return layer_bytes_per_flop(REFERENCE_TOKENS, h, 1, 12.0 * h * h)
 
 
+# The part each family's GEMM_FRACTION was measured on, as its dense 16-bit peak over its memory
+# bandwidth (FLOPs per byte).  The calibrated time per FLOP at the reference shape holds the
+# result traffic of that part's matmuls (and, under fp8, its casts: FP8_CAST_BYTES_PER_ELEMENT),
+# streamed at that part's bandwidth; the rest is the tensor cores' own time.  A part of the same
+# family with other memory keeps the compute and streams the traffic at its own bandwidth.  Every
+# Hopper calibration run (llm.c GPT-2 on 8 H100 SXM, C2; llm-foundry's H100 tables; Megatron-LM's
+# H100 scaling runs) used the 80 GB SXM part: 989.4 TFLOPS dense BF16 over 3,350 GB/s of HBM3
+# (NVIDIA H100 datasheet).  The H200 has the same 989.4 TFLOPS and 4,800 GB/s of HBM3e (NVIDIA
+# H200 datasheet: "4.8 terabytes per second", 141 GB), the H100 NVL 3,900 GB/s, the H100 PCIe
+# 2,000 GB/s.  Families whose calibration runs mixed parts (A100 40 and 80 GB: TinyLlama and MPT
+# on 40 GB, Llama 2 on 80 GB) keep each part's own bandwidth, as before.
+_H100_SXM_OPS_PER_BYTE = 989.4e12 / 3350e9
+CALIBRATION_OPS_PER_BYTE: dict[str, float] = {
+    "H100": _H100_SXM_OPS_PER_BYTE,
+    "H200": _H100_SXM_OPS_PER_BYTE,
+}
+
+
+def ops_per_byte(gpu: GpuSpec) -> float:
+    """Dense 16-bit peak FLOPs per byte of ``gpu``'s memory bandwidth."""
+    return gpu.peak_flops / (gpu.memory_bandwidth_gb_per_s * 1e9)
+
+
+def calibration_ops_per_byte(gpu: GpuSpec) -> float:
+    """:func:`ops_per_byte` of the part ``gpu``'s family fraction was measured on
+    (:data:`CALIBRATION_OPS_PER_BYTE`; ``gpu``'s own where the family names none)."""
+    return CALIBRATION_OPS_PER_BYTE.get(gpu.family, ops_per_byte(gpu))
+
+
 def matmul_fraction(gpu: GpuSpec, bytes_per_flop: float) -> float:
     """Share of the dense peak that training matmuls writing ``bytes_per_flop`` sustain on ``gpu``.
 
-    ``1/e = 1/GEMM_FRACTION + (peak / bandwidth) · (x - x_ref)``: the calibrated time per FLOP at the
-    reference shape plus (or minus) the result traffic this shape adds (or saves).  Never above the
-    peak.
+    ``1/e = 1/GEMM_FRACTION - (peak/bandwidth)_cal · x_ref + (peak / bandwidth) · x``: the calibrated
+    time per FLOP at the reference shape less the result traffic it held on the calibration part
+    (:data:`CALIBRATION_OPS_PER_BYTE`), plus this shape's traffic at ``gpu``'s own bandwidth.
+    Never above the peak.
     """
-    ops_per_byte = gpu.peak_flops / (gpu.memory_bandwidth_gb_per_s * 1e9)
-    inverse = 1.0 / gemm_fraction(gpu) + ops_per_byte * (
-        bytes_per_flop - reference_bytes_per_flop(gpu)
+    inverse = (
+        1.0 / gemm_fraction(gpu)
+        - calibration_ops_per_byte(gpu) * reference_bytes_per_flop(gpu)
+        + ops_per_byte(gpu) * bytes_per_flop
     )
     return 1.0 / max(inverse, 1.0)
+
+
+# Transformer Engine runs an fp8 linear layer on fp8 copies of its input and, in the backward pass,
+# of its output gradient, each cast from 16 bits with a transposed copy for the other GEMM that
+# reads it (Hopper's fp8 tensor cores take only the "TN" layout; TE's fused cast_transpose): read 2
+# bytes, write 1 + 1 per element, 4 bytes.  Per (M x K)·(K x N) layer that is 4·M·K + 4·M·N bytes
+# against its 6·M·K·N training FLOPs, ``(2/3)·(1/K + 1/N)`` bytes per FLOP, streamed at the memory
+# bandwidth (TE docs, "Using FP8 with Transformer Engine"; Micikevicius et al. 2022, "FP8 Formats
+# for Deep Learning").  FP8_GEMM_SPEEDUP was set on H100 SXM with these casts inside it, so they
+# are carved out of it there (:func:`calibration_ops_per_byte`) and charged at each GPU's own
+# bandwidth.
+FP8_CAST_BYTES_PER_ELEMENT = 4.0
+
+
+def fp8_cast_bytes_per_flop(hidden: int, tp: int, layer_params: float) -> float:
+    """Cast bytes per fp8 linear FLOP of one transformer layer (FLOP-weighted over its four
+    matmuls, whose ``1/K + 1/N`` averages ``1/hidden + MATMULS_PER_LAYER · tp · hidden /
+    layer_params`` as in :func:`layer_bytes_per_flop`)."""
+    inverse_dims = 1.0 / hidden + MATMULS_PER_LAYER * tp * hidden / layer_params
+    return FP8_CAST_BYTES_PER_ELEMENT / 6.0 * inverse_dims
+
+
+def reference_fp8_cast_bytes_per_flop(gpu: GpuSpec) -> float:
+    """:func:`fp8_cast_bytes_per_flop` at the reference shape of ``gpu``'s family."""
+    h = REFERENCE_HIDDEN.get(gpu.family, DEFAULT_REFERENCE_HIDDEN)
+    return fp8_cast_bytes_per_flop(h, 1, 12.0 * h * h)
 
 
 # Tensor-parallel communication overlap.  With sequence parallel the activation all-gathers and

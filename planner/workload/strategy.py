@@ -198,6 +198,7 @@ class _Search:
     shaped: bool
     ops_per_byte: float
     inverse_at_zero: float
+    fp8_share: float  # share of the FLOPs in fp8 linear layers, whose casts stream HBM
     straggler: float
     tp_overlap: bool
     memory_bytes: float
@@ -252,6 +253,12 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         stack /= eff.QLORA_SLOWDOWN
     # matmul results are written in the precision's own width (fp32 and tf32: 4 bytes, not 2)
     ops_per_byte = peak / bw * eff.result_bytes(f.precision) / 2.0
+    # the traffic the calibrated fraction held was streamed at the calibration part's bandwidth
+    ops_per_byte_cal = ops_per_byte * eff.calibration_ops_per_byte(gpu) / eff.ops_per_byte(gpu)
+    # fp8: the linear layers' casts (a share ``linear_share`` of the FLOPs), at the reference shape
+    fp8_share = f.linear_share if f.precision == "fp8" else 0.0
+    reference_x = eff.reference_bytes_per_flop(gpu)
+    reference_x += fp8_share * eff.reference_fp8_cast_bytes_per_flop(gpu)
     gpn = max(1, min(links.gpus_per_node, count))
     modes, tps, pps, zeros = _choices(f, count, gpn, flash)
     return _Search(
@@ -265,7 +272,8 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         flat_efficiency=fraction * stack,
         shaped=f.transformer and f.layer_params > 0,
         ops_per_byte=ops_per_byte,
-        inverse_at_zero=1.0 / fraction - ops_per_byte * eff.reference_bytes_per_flop(gpu),
+        inverse_at_zero=1.0 / fraction - ops_per_byte_cal * reference_x,
+        fp8_share=fp8_share,
         straggler=eff.straggler_factor(count),
         tp_overlap=eff.overlaps_tensor_parallel(gpu)
         and links.intra_kind == "nvlink"
@@ -509,6 +517,8 @@ def _matmul_efficiency(f: TrainFacts, s: _Search, tp: int, b: int, stage_flops: 
         share = f.head_flops_per_seq / tp / stage_flops
         x_head = eff.head_bytes_per_flop(tokens, f.hidden, tp, f.vocab)
         x += share * (x_head - x)
+    if s.fp8_share:
+        x += s.fp8_share * eff.fp8_cast_bytes_per_flop(f.hidden, tp, f.layer_params)
     return s.stack / max(s.inverse_at_zero + s.ops_per_byte * x, 1.0)
 
 
