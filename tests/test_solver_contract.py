@@ -186,6 +186,32 @@ def test_a_solve_writes_nothing_to_stdout_or_stderr(solver_name: str) -> None:
     assert (out.stdout, out.stderr) == ("", "")
 
 
+def test_highs_solves_in_a_thread_pool_another_caller_started() -> None:
+    # HiGHS has one thread pool per process.  A quote asks for one thread; a program that has
+    # already run HiGHS with two makes that request fail, and the solve must still succeed (the
+    # optimum b = 2 at 10 of the MILP above).  Only a fresh process has no pool yet.
+    code = (
+        "import highspy, numpy as np\n"
+        "from planner.optimize.program import LinearProgram, Terms\n"
+        "from planner.optimize.solvers import HighsSolver, SolveStatus\n"
+        "h = highspy.Highs(); h.setOptionValue('output_flag', False)\n"
+        "h.setOptionValue('threads', 2)\n"
+        "h.addVar(0.0, 1.0); h.changeColIntegrality(0, highspy.HighsVarType.kInteger)\n"
+        "assert h.run() == highspy.HighsStatus.kOk\n"
+        "p = LinearProgram('mip')\n"
+        "a = p.add_variable('a', 0, 10, integer=True)\n"
+        "b = p.add_variable('b', 0, 10, integer=True)\n"
+        "p.add_ge('cover', Terms().add(a, 2).add(b, 4), 7)\n"
+        "p.set_objective(Terms().add(a, 3).add(b, 5))\n"
+        "r = HighsSolver(threads=1).solve(p)\n"
+        "assert r.status is SolveStatus.OPTIMAL and r.values == (0.0, 2.0), r\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert out.returncode == 0, out.stderr
+
+
 def test_unknown_solver_name_suggests_the_registered_ones() -> None:
     with pytest.raises(UnknownNameError) as e:
         get_solver("hihgs")

@@ -134,11 +134,15 @@ class Solver(ABC):
         self,
         time_limit_s: float | None = DEFAULT_TIME_LIMIT_S,
         mip_rel_gap: float = DEFAULT_MIP_REL_GAP,
+        threads: int | None = None,
     ) -> None:
         if time_limit_s is not None and not time_limit_s > 0:
             raise ValueError(f"time_limit_s must be positive, got {time_limit_s}")
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
         self.time_limit_s = time_limit_s
         self.mip_rel_gap = mip_rel_gap
+        self.threads = threads  # None: the solver's own default
 
     @classmethod
     @abstractmethod
@@ -207,20 +211,40 @@ class HighsSolver(Solver):
         import highspy
 
         started = time.perf_counter()
-        highs = self._configured()
-        _load_into_highs(highs, program)
-        if initial is not None and program.violation(initial) <= FEASIBILITY_TOLERANCE:
-            start = highspy.HighsSolution()
-            start.col_value = [float(v) for v in initial]
-            start.value_valid = True
-            highs.setSolution(start)
-        highs.run()
+        highs = self._loaded(program, initial, threads=self.threads)
+        if (
+            highs.run() == highspy.HighsStatus.kError
+            and highs.getModelStatus() == highspy.HighsModelStatus.kNotset
+            and self.threads is not None
+        ):
+            # HiGHS's thread pool is one per process: another caller in this process started it
+            # with another size, so this run refused the one-thread setting; run in that pool.
+            highs = self._loaded(program, initial, threads=None)
+            highs.run()
         seconds = time.perf_counter() - started
         status = _highs_status(highs, program.num_columns)
         values: tuple[float, ...] = ()
         if status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE) and program.num_columns:
             values = tuple(float(x) for x in highs.getSolution().col_value)
         return _result(program, status, self.label, values, seconds)
+
+    def _loaded(
+        self, program: LinearProgram, initial: Sequence[float] | None, threads: int | None
+    ) -> Any:
+        """A configured HiGHS instance holding ``program`` and, when it is feasible, the start
+        ``initial``; ``threads`` sizes HiGHS's thread pool (None: the pool as it is)."""
+        import highspy
+
+        highs = self._configured()
+        if threads is not None:
+            highs.setOptionValue("threads", threads)
+        _load_into_highs(highs, program)
+        if initial is not None and program.violation(initial) <= FEASIBILITY_TOLERANCE:
+            start = highspy.HighsSolution()
+            start.col_value = [float(v) for v in initial]
+            start.value_valid = True
+            highs.setSolution(start)
+        return highs
 
     def _configured(self) -> Any:
         """A quiet HiGHS instance with this solver's limits."""
@@ -498,12 +522,16 @@ def available_solvers() -> tuple[str, ...]:
 
 
 def default_solver(
-    time_limit_s: float | None = DEFAULT_TIME_LIMIT_S, mip_rel_gap: float = DEFAULT_MIP_REL_GAP
+    time_limit_s: float | None = DEFAULT_TIME_LIMIT_S,
+    mip_rel_gap: float = DEFAULT_MIP_REL_GAP,
+    threads: int | None = None,
 ) -> Solver:
-    """HiGHS when highspy is installed, CBC otherwise."""
+    """HiGHS when highspy is installed, CBC otherwise (``threads``: None for its default)."""
     for name in PREFERENCE:
         if SOLVERS[name].available():
-            return SOLVERS[name](time_limit_s=time_limit_s, mip_rel_gap=mip_rel_gap)
+            return SOLVERS[name](
+                time_limit_s=time_limit_s, mip_rel_gap=mip_rel_gap, threads=threads
+            )
     raise MissingDependencyError("no MILP solver is installed", hint="pip install highspy")
 
 
