@@ -50,8 +50,22 @@ def test_quote_starts_without_tco_budget_or_owned_hardware_modules() -> None:
         "planner.ownership.costs",
         "planner.cli.tco",
         "planner.cli.report",
+        # a training job's quote: no serving models, no service quote, no HTML document model
+        "planner.workload.serving",
+        "planner.workload.vision_serving",
+        "planner.optimize.fleet",
+        "planner.quoting.service_quote",
+        "planner.reports.quote_doc",
+        "planner.reports.charts",
     ):
         assert unused not in loaded, unused
+
+
+def test_a_service_quote_loads_the_serving_models() -> None:
+    loaded = _modules_after(
+        ["quote", "--workload", "llm-serving-7b", "--rps", "1", "--format", "json"]
+    )
+    assert {"planner.workload.serving", "planner.optimize.fleet"} <= loaded
 
 
 def test_estimate_starts_without_the_optimizer_or_the_chart_library() -> None:
