@@ -77,6 +77,24 @@ def _config_label(path: Path) -> str:
     return (path.resolve().parent.name if stem == "config" else stem) or "model"
 
 
+# The model fields a job from facts writes out (a config.json's shape; a mixture of experts adds
+# its experts, the parameters a token uses and its largest layer).
+_MODEL_KEYS = (
+    "arch",
+    "params",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "vocab",
+    "seq_len",
+    "experts",
+    "experts_per_token",
+    "active_params",
+    "largest_layer_params",
+)
+
+
 def workload_yaml(spec: WorkloadSpec, *, model: str) -> str:
     """A commented workload file for a job made from facts (``model`` as the user named it: a
     preset, or a config.json whose shape is written out); loading it gives ``spec`` again."""
@@ -93,7 +111,7 @@ def workload_yaml(spec: WorkloadSpec, *, model: str) -> str:
         lines.append(f"model: {preset.name}  # {preset.params:.3g} parameters; {preset.source}")
     else:
         lines.append("model:  # the shape the estimator needs")
-        for key in ("arch", "params", "layers", "hidden", "heads", "kv_heads", "vocab", "seq_len"):
+        for key in _MODEL_KEYS:
             value = getattr(spec.model, key)
             if value is not None:
                 lines.append(f"  {key}: {_yaml_number(value)}")

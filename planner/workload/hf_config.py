@@ -11,8 +11,68 @@ sequence length.  ``config.json`` gives the shape; the parameter count follows f
   where the family has them (GPT-2).
 
 Checked against the exact published counts: Mistral 7B's config gives 7,241,732,096 (Jiang et al.
-2023; the model card), GPT-2's 124,439,808 (Radford et al. 2019; the model card).  Mixture-of-experts configs are refused (the presets mixtral-8x7b and deepseek-v2-lite cover them): their active and total
-parameters differ, which this shape does not say.
+2023; the model card), GPT-2's 124,439,808 (Radford et al. 2019; the model card).
+
+Mixture of experts (Mixtral, DeepSeek-V2/V3, Qwen1.5/2 MoE, Qwen3 MoE, OLMoE) gives the total
+parameters (memory) and the active ones, those one token runs through (FLOPs).  Each expert is a
+gated MLP, ``3 x hidden x expert_intermediate``; a MoE layer holds ``E`` of them, a router
+``hidden x E``, and the shared experts every token runs; a token uses ``k`` of the ``E``:
+
+- total  = embeddings + sum over layers (attention + norms + MLP or router + shared + E experts);
+- active = the same with ``k`` experts in place of ``E`` (the router and shared experts run for
+  every token), embeddings included as in ``params`` (the estimator's 6·N·D counts them too).
+
+Per family (the layout of each family's ``transformers`` modelling code):
+
+- ``mixtral``: every layer MoE, experts of ``intermediate_size``;
+- ``olmoe``: as Mixtral, plus QK norms (``hidden`` + ``kv_heads x head_dim``);
+- ``qwen2_moe``: experts of ``moe_intermediate_size``, Q/K/V biases, one shared expert of
+  ``shared_expert_intermediate_size`` with a ``hidden x 1`` sigmoid gate; ``qwen3_moe``: no
+  shared expert, per-head QK norms (``2 x head_dim``); both make a layer dense (MLP of
+  ``intermediate_size``) when it is in ``mlp_only_layers`` or off the ``decoder_sparse_step``;
+- ``deepseek_v2``/``deepseek_v3``: the first ``first_k_dense_replace`` layers dense
+  (``intermediate_size``), the rest MoE every ``moe_layer_freq``, ``n_shared_experts`` of
+  ``moe_intermediate_size``, and multi-head latent attention (MLA, DeepSeek-AI 2024 s2.1):
+  Q ``hidden x heads·(nope + rope)`` or, with ``q_lora_rank`` r, ``hidden x r`` + norm +
+  ``r x heads·(nope + rope)``; KV ``hidden x (kv_lora_rank + rope)`` + norm +
+  ``kv_lora_rank x heads·(nope + v)``; O ``heads·v x hidden``.  DeepSeek-V3's router keeps a
+  per-expert bias (``topk_method: noaux_tc``).  V3's multi-token-prediction module
+  (``num_nextn_predict_layers``: one more MoE layer, a ``2·hidden x hidden`` projection, norms and
+  copies of the embedding and head, 13.46B) is left out: it is a training objective that serving
+  drops, and the published 671B / 37B leave it out too.
+
+Checked against the published and exact counts (every exact count is the checkpoint's safetensors
+total on its Hugging Face page; the configs are the tests' ``tests/data/hf_configs``):
+
+======================  ====================  ==================  ==========================
+model                   total (exact)         active              published total / active
+======================  ====================  ==================  ==========================
+Mixtral 8x7B            46,702,792,704 (=)    12,879,925,248      46.7B / 12.9B (Mistral AI)
+DeepSeek-V2-Lite        15,706,484,224 (=)    2,661,150,208       15.7B / 2.4B (DeepSeek-AI)
+DeepSeek-V2             235,741,434,880 (=)   21,375,800,320      236B / 21B
+DeepSeek-V3             671,026,419,200 [1]   37,552,297,472      671B / 37B (+14B MTP)
+Qwen1.5-MoE-A2.7B       14,315,784,192 (=)    2,689,173,504       14.3B / 2.7B (Qwen blog)
+Qwen3-30B-A3B           30,532,122,624 (=)    3,353,032,704       30.5B / 3.3B (model card)
+OLMoE-1B-7B-0924        6,919,161,856 (=)     1,282,017,280       6.9B / 1.3B (Muennighoff
+                                                                  et al. 2024)
+======================  ====================  ==================  ==========================
+
+[1] with the MTP module, 684,489,845,504: the checkpoint's bf16 and fp8 tensors plus the router
+biases, its fp32 tensors less the 41,540,496 fp8 block scales.  DeepSeek counts activated
+parameters without the input embedding (a lookup, no arithmetic): 2.45B, 20.85B and 36.63B, the
+published 2.4B, 21B and 37B; Mistral AI and Qwen count it (12.88B, 2.69B, 3.35B; Qwen's 3.3B is
+truncated, not rounded).
+
+KV cache.  The estimator stores ``2 x kv_heads x hidden / heads`` values per token and layer (K and
+V, heads of ``hidden / heads``).  Where the real cache differs, ``kv_heads`` is the smallest
+divisor of ``heads`` whose cache holds the real one (at most ``heads``): a family with its own
+``head_dim`` (Qwen3-30B-A3B: 4 KV heads of 128, not 64, so ``kv_heads`` 8: exact), and MLA, whose
+cache is the compressed latent and the shared RoPE key, ``kv_lora_rank + qk_rope_head_dim`` values
+per token and layer (576 for DeepSeek-V2, V2-Lite and V3; what vLLM and SGLang keep; Hugging Face
+``transformers`` keeps the decompressed heads instead).  No ``kv_heads`` gives 576 exactly, so it
+is rounded up, never down, to keep a fit honest: DeepSeek-V2 640 values (+11%), V2-Lite 1,024
+(+78%), V3 896 (+56%).  Under tensor parallelism the estimator splits KV heads across GPUs, while
+every GPU holds the whole MLA latent, so there the per-GPU cache of an MLA model is understated.
 """
 
 from __future__ import annotations
@@ -24,10 +84,42 @@ from typing import Any
 from planner.config.yamlfile import read_bounded
 from planner.errors import ConfigError
 
-# Families whose MLP is gated (three projections) and whose output head is untied by default.
-_GATED = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "olmo", "olmo2"}
+# Families whose MLP is gated (three projections) and whose output head is untied by default
+# (the mixture-of-experts families' config classes too: tie_word_embeddings False).
+_GATED = {
+    "llama",
+    "mistral",
+    "qwen2",
+    "qwen3",
+    "gemma",
+    "gemma2",
+    "phi3",
+    "olmo",
+    "olmo2",
+    "mixtral",
+    "olmoe",
+    "qwen2_moe",
+    "qwen3_moe",
+    "deepseek_v2",
+    "deepseek_v3",
+}
 # Families with learned position embeddings and biases on every projection.
 _GPT2_LIKE = {"gpt2", "gpt_neo", "gptj"}
+# Mixture-of-experts families read here, each with the key that counts its routed experts and
+# the one that sizes an expert's MLP.
+_MOE_FAMILIES = {
+    "mixtral": ("num_local_experts", "intermediate_size"),
+    "olmoe": ("num_experts", "intermediate_size"),
+    "qwen2_moe": ("num_experts", "moe_intermediate_size"),
+    "qwen3_moe": ("num_experts", "moe_intermediate_size"),
+    "deepseek_v2": ("n_routed_experts", "moe_intermediate_size"),
+    "deepseek_v3": ("n_routed_experts", "moe_intermediate_size"),
+}
+_EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
+_MOE_HINT = (
+    "use a preset (--model mixtral-8x7b, deepseek-v2-lite) or write a workload file with "
+    "model.params, model.experts, model.experts_per_token and model.active_params"
+)
 # The longest default sequence length taken from a config (max_position_embeddings is the
 # longest context the model supports, often far longer than it is trained on).
 _MAX_DEFAULT_SEQ_LEN = 8192
@@ -50,15 +142,9 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
         ) from None
     if not isinstance(config, dict):
         raise ConfigError("a config.json is a JSON object", file=file)
-    if any(k in config for k in ("num_local_experts", "num_experts", "n_routed_experts")):
-        raise ConfigError(
-            "mixture-of-experts configs are not read from config.json (their expert and shared "
-            "parameter counts need the model's own code)",
-            file=file,
-            hint="use a preset (--model mixtral-8x7b, deepseek-v2-lite) or write a workload file "
-            "with model.params, model.experts, model.experts_per_token and model.active_params",
-        )
     family = str(config.get("model_type", "")).lower()
+    if family in _MOE_FAMILIES or any(config.get(k) is not None for k in _EXPERT_KEYS):
+        return _moe_section(config, file, family)
     hidden = _whole(config, file, "hidden_size", "n_embd", "d_model")
     layers = _whole(config, file, "num_hidden_layers", "n_layer", "num_layers")
     heads = _whole(config, file, "num_attention_heads", "n_head")
@@ -68,33 +154,233 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
     gated = family in _GATED
     gpt2_like = family in _GPT2_LIKE
     ffn = int(config.get("intermediate_size") or config.get("n_inner") or 4 * hidden)
-    positions = int(config.get("max_position_embeddings") or config.get("n_positions") or 2048)
     tied = bool(config.get("tie_word_embeddings", not gated))
     attention = hidden * head_dim * (2 * heads + 2 * kv_heads)
     mlp = (3 if gated else 2) * hidden * ffn
     biases = (head_dim * (heads + 2 * kv_heads) + hidden + ffn + hidden) if gpt2_like else 0
     norms = (4 if gpt2_like else 2) * hidden
+    positions = _positions(config)
     embeddings = vocab * hidden * (1 if tied else 2) + (positions * hidden if gpt2_like else 0)
     final_norm = (2 if gpt2_like else 1) * hidden  # LayerNorm has a bias, RMSNorm none
     params = layers * (attention + mlp + biases + norms) + embeddings + final_norm
+    section = _section(config, family, params, layers, hidden, heads, vocab)
+    section["kv_heads"] = _schema_kv_heads(2 * kv_heads * head_dim, hidden, heads)
+    return section
+
+
+def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, Any]:
+    """The model section of a mixture of experts: total and active parameters from its shape
+    (the module docstring gives the count per family)."""
+    if family not in _MOE_FAMILIES:
+        raise ConfigError(
+            f"a mixture-of-experts config of model_type {family or 'none'!r} is not read (read: "
+            f"{', '.join(sorted(_MOE_FAMILIES))}): its expert layout is the model's own code",
+            file=file,
+            key_path="model_type",
+            hint=_MOE_HINT,
+        )
+    experts_key, expert_ffn_key = _MOE_FAMILIES[family]
+    hidden = _whole(config, file, "hidden_size")
+    layers = _whole(config, file, "num_hidden_layers")
+    heads = _whole(config, file, "num_attention_heads")
+    vocab = _whole(config, file, "vocab_size")
+    experts = _moe_field(config, file, experts_key, "the routed experts in a MoE layer")
+    per_token = _moe_field(config, file, "num_experts_per_tok", "the experts each token runs")
+    expert_ffn = _moe_field(config, file, expert_ffn_key, "one expert's MLP width")
+    if experts < 2:
+        raise ConfigError(
+            f"a mixture of experts has at least 2 experts, got {experts}",
+            file=file,
+            key_path=experts_key,
+            hint="a one-expert model is dense: drop the key, or check it against the model card",
+        )
+    if per_token > experts:
+        raise ConfigError(
+            f"num_experts_per_tok ({per_token}) is more than the {experts} experts "
+            f"({experts_key}): a token runs some of the experts, not more than all of them",
+            file=file,
+            key_path="num_experts_per_tok",
+            hint="check both values against the model card (Mixtral 8x7B: 8 experts, 2 per token)",
+        )
+    expert = 3 * hidden * expert_ffn  # gate, up and down projections (SwiGLU)
+    router = hidden * experts
+    shared = 0
+    if family.startswith("deepseek"):
+        shared_experts = _optional_whole(config, file, "n_shared_experts", 0, least=0)
+        shared = shared_experts * expert  # as wide as a routed expert, run by every token
+        if config.get("topk_method") == "noaux_tc":  # V3: a routing bias per expert
+            router += experts
+        attention, kv_values = _mla(config, file, hidden, heads)
+        first_dense = _optional_whole(config, file, "first_k_dense_replace", 0, least=0)
+        every = _optional_whole(config, file, "moe_layer_freq", 1)
+        moe = [i >= first_dense and i % every == 0 for i in range(layers)]
+    else:
+        if family == "qwen2_moe":  # a shared expert and its sigmoid gate (hidden x 1)
+            width = _moe_field(config, file, "shared_expert_intermediate_size", "its width")
+            shared = 3 * hidden * width + hidden
+        attention, kv_values = _gqa(config, file, family, hidden, heads)
+        moe = [True] * layers
+        if family in ("qwen2_moe", "qwen3_moe"):
+            step = _optional_whole(config, file, "decoder_sparse_step", 1)
+            dense_only = _layer_list(config, file, "mlp_only_layers")
+            moe = [i not in dense_only and (i + 1) % step == 0 for i in range(layers)]
+    norms = 2 * hidden
+    moe_total = attention + norms + router + shared + experts * expert
+    moe_active = attention + norms + router + shared + per_token * expert
+    dense_layers = moe.count(False)
+    if dense_layers == layers:
+        raise ConfigError(
+            "no layer of this config has experts (first_k_dense_replace, moe_layer_freq, "
+            "decoder_sparse_step or mlp_only_layers make every layer dense)",
+            file=file,
+            hint="check the layer keys against the model card",
+        )
+    dense = 0  # a dense layer: the same attention and a gated MLP of intermediate_size
+    if dense_layers:
+        dense = attention + norms + 3 * hidden * _whole(config, file, "intermediate_size")
+    tied = bool(config.get("tie_word_embeddings", False))
+    outside = vocab * hidden * (1 if tied else 2) + hidden  # embeddings, head and final norm
+    moe_layers = layers - dense_layers
+    params = moe_layers * moe_total + dense_layers * dense + outside
+    section = _section(config, family, params, layers, hidden, heads, vocab)
+    section["kv_heads"] = _schema_kv_heads(kv_values, hidden, heads)
+    section["experts"] = experts
+    section["experts_per_token"] = per_token
+    section["active_params"] = float(moe_layers * moe_active + dense_layers * dense + outside)
+    # the largest block the strategy gathers whole (FSDP/ZeRO-3): a MoE layer or the vocabulary
+    section["largest_layer_params"] = float(max(moe_total, dense, vocab * hidden))
+    return section
+
+
+def _gqa(
+    config: dict[str, Any], file: str, family: str, hidden: int, heads: int
+) -> tuple[int, int]:
+    """Grouped-query attention's parameters per layer, and its KV cache values per token."""
+    kv_heads = _optional_whole(config, file, "num_key_value_heads", heads)
+    head_dim = _optional_whole(config, file, "head_dim", hidden // heads)
+    params = hidden * head_dim * (2 * heads + 2 * kv_heads)
+    if family == "qwen2_moe":  # biases on Q, K and V (Qwen2MoeAttention)
+        params += head_dim * (heads + 2 * kv_heads)
+    elif config.get("attention_bias"):  # on all four projections
+        params += head_dim * (heads + 2 * kv_heads) + hidden
+    if family == "qwen3_moe":  # RMSNorm over each head's query and key
+        params += 2 * head_dim
+    elif family == "olmoe":  # RMSNorm over the whole query and the whole key
+        params += hidden + kv_heads * head_dim
+    return params, 2 * kv_heads * head_dim
+
+
+def _mla(config: dict[str, Any], file: str, hidden: int, heads: int) -> tuple[int, int]:
+    """Multi-head latent attention's parameters per layer, and its KV cache values per token
+    (the compressed latent and the RoPE key all heads share)."""
+    if "q_lora_rank" not in config:
+        raise ConfigError(
+            "no q_lora_rank in the config (null: queries projected directly, as DeepSeek-V2-Lite)",
+            file=file,
+            key_path="q_lora_rank",
+            hint="copy the key from the model's config.json",
+        )
+    q_rank = config["q_lora_rank"]
+    kv_rank = _moe_field(config, file, "kv_lora_rank", "the compressed KV width")
+    nope = _moe_field(config, file, "qk_nope_head_dim", "a head's query/key width without RoPE")
+    rope = _moe_field(config, file, "qk_rope_head_dim", "a head's RoPE query/key width")
+    v = _moe_field(config, file, "v_head_dim", "a head's value width")
+    q_width = heads * (nope + rope)
+    if q_rank is None:
+        q = hidden * q_width
+    else:
+        q_rank = _whole(config, file, "q_lora_rank")
+        q = hidden * q_rank + q_rank + q_rank * q_width  # down, norm, up
+    kv = hidden * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v)  # down, norm, up
+    o = heads * v * hidden
+    bias = ((q_rank or 0) + kv_rank + rope + hidden) if config.get("attention_bias") else 0
+    return q + kv + o + bias, kv_rank + rope
+
+
+def _section(
+    config: dict[str, Any],
+    family: str,
+    params: int,
+    layers: int,
+    hidden: int,
+    heads: int,
+    vocab: int,
+) -> dict[str, Any]:
+    """The fields every decoder shares."""
+    gated = family in _GATED
     # absent keys take the transformers config class's default: LlamaConfig, MistralConfig and
     # Qwen2Config have attention_dropout 0.0, GPT2Config attn_pdrop 0.1
     dropout = config.get("attention_dropout", config.get("attn_pdrop"))
     if dropout is None:
-        dropout = 0.0 if gated else 0.1 if gpt2_like else None
+        dropout = 0.0 if gated else 0.1 if family in _GPT2_LIKE else None
     section: dict[str, Any] = {
         "arch": "decoder",
         "params": float(params),
         "layers": layers,
         "hidden": hidden,
         "heads": heads,
-        "kv_heads": kv_heads,
         "vocab": vocab,
-        "seq_len": min(positions, _MAX_DEFAULT_SEQ_LEN),
+        "seq_len": min(_positions(config), _MAX_DEFAULT_SEQ_LEN),
     }
     if isinstance(dropout, (int, float)) and not isinstance(dropout, bool):
         section["dropout"] = float(dropout)
     return section
+
+
+def _positions(config: dict[str, Any]) -> int:
+    return int(config.get("max_position_embeddings") or config.get("n_positions") or 2048)
+
+
+def _schema_kv_heads(values: int, hidden: int, heads: int) -> int:
+    """The ``kv_heads`` whose cache in the estimator (``2 x kv_heads x hidden / heads`` values per
+    token and layer) is the smallest that holds ``values``: a divisor of ``heads``, at most
+    ``heads``.  Equal to the config's KV heads when its heads are ``hidden / heads`` wide."""
+    for count in range(1, heads + 1):
+        if heads % count == 0 and 2 * count * hidden >= values * heads:
+            return count
+    return heads
+
+
+def _layer_list(config: dict[str, Any], file: str, key: str) -> set[int]:
+    """A list of layer indices (absent: none)."""
+    value = config.get(key) or []
+    if not isinstance(value, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in value
+    ):
+        raise ConfigError(
+            f"expected a list of layer numbers, got {value!r}", file=file, key_path=key
+        )
+    return set(value)
+
+
+def _moe_field(config: dict[str, Any], file: str, key: str, what: str) -> int:
+    """A mixture-of-experts key the count needs, as a positive whole number."""
+    if config.get(key) is None:
+        raise ConfigError(
+            f"no {key} ({what}) in this mixture-of-experts config",
+            file=file,
+            key_path=key,
+            hint=f"copy {key} from the model's config.json on Hugging Face, or {_MOE_HINT}",
+        )
+    return _whole(config, file, key)
+
+
+def _optional_whole(
+    config: dict[str, Any], file: str, key: str, default: int, *, least: int = 1
+) -> int:
+    """``key`` as a whole number >= ``least`` when the config has it, else the default (the
+    ``transformers`` config class's)."""
+    value = config.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ConfigError(
+            f"expected a whole number >= {least}, got {value!r}",
+            file=file,
+            key_path=key,
+            hint=f"copy {key} from the model's config.json on Hugging Face",
+        )
+    return value
 
 
 def _whole(config: dict[str, Any], file: str, *keys: str) -> int:
@@ -105,7 +391,10 @@ def _whole(config: dict[str, Any], file: str, *keys: str) -> int:
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(
-                f"expected a whole number >= 1, got {value!r}", file=file, key_path=key
+                f"expected a whole number >= 1, got {value!r}",
+                file=file,
+                key_path=key,
+                hint=f"copy {key} from the model's config.json on Hugging Face",
             )
         return value
     raise ConfigError(
