@@ -59,6 +59,7 @@ QUOTE_LABELS = {
         "spot_only": "--spot-only",
         "max_interruption_pct": "--max-interruption",
         "confidence_pct": "--confidence",
+        "count_estimate_error": "--count-estimate-error",
         "include_reserved": "--reserved",
         "hardware": "--hardware",
         "offers_files": "--offers",
@@ -133,6 +134,12 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
         "(0: any risk); a cheaper, riskier plan is shown as a labelled alternative.",
     ),
     click.option(
+        "--count-estimate-error",
+        is_flag=True,
+        help="Let --confidence cover the time estimate's own error too: plan on training times "
+        "at its pessimistic end (from the estimator's error on published runs).",
+    ),
+    click.option(
         "--reserved",
         "include_reserved",
         is_flag=True,
@@ -203,6 +210,7 @@ def request_from_options(
     snapshot_dir: Path | None,
     near: str | None = None,
     currency: str = "USD",
+    count_estimate_error: bool = False,
 ) -> QuoteRequest:
     """The options of `quote_options` as a :class:`QuoteRequest` (a bare ``--budget`` number is in
     ``currency``)."""
@@ -235,6 +243,7 @@ def request_from_options(
         top=top,
         pareto=pareto,
         near=near,
+        count_estimate_error=count_estimate_error,
     )
 
 

@@ -84,6 +84,9 @@ class QuoteRequest:
     pareto: bool = False
     # where prices tie across regions, prefer this region or area (``eu-west-1``, ``europe``)
     near: str | None = None
+    # the confidence covers the estimator's own error too: plans are made on training times at
+    # its pessimistic end (planner.workload.uncertainty), not at its central estimate
+    count_estimate_error: bool = False
 
     def __post_init__(self) -> None:
         # Checked where a request is made, before any work, so that a library caller gets a
@@ -248,7 +251,7 @@ def _check_money_and_percentages(req: QuoteRequest) -> None:
 
 
 def _check_flags(req: QuoteRequest) -> None:
-    for name in ("allow_spot", "spot_only", "include_reserved", "pareto"):
+    for name in ("allow_spot", "spot_only", "include_reserved", "pareto", "count_estimate_error"):
         value = getattr(req, name)
         if not isinstance(value, bool):
             raise ConfigError(
@@ -261,6 +264,13 @@ def _check_flags(req: QuoteRequest) -> None:
             "spot_only=True needs spot capacity, but allow_spot=False forbids it",
             key_path="spot_only",
             hint="drop one of them",
+        )
+    if req.count_estimate_error and req.confidence_pct == 0:
+        raise ConfigError(
+            "count_estimate_error=True plans on the estimate's error at the confidence asked "
+            "for, and confidence_pct=0 asks for none",
+            key_path="count_estimate_error",
+            hint="give a confidence (e.g. confidence_pct=90), or leave count_estimate_error out",
         )
 
 

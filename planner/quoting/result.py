@@ -40,6 +40,26 @@ class Requirements:
 
 
 @dataclass(frozen=True)
+class EstimateMargin:
+    """How a quote counts the estimator's own error (``count_estimate_error``).
+
+    Training times are planned at the ``quantile`` of measured / estimated time on ``runs``
+    published runs (``ratio`` times the estimate, :mod:`planner.workload.uncertainty`).  With spot
+    capacity allowed, the spot model must also give ``spot_confidence``: the two are independent,
+    so a plan meets its deadline with at least their product, the request's confidence (each is
+    its square root).  Without spot, the quantile is the confidence itself.
+    """
+
+    quantile: float
+    ratio: float
+    runs: int
+    spot_confidence: float | None  # None: no spot capacity allowed
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class OwnedLine:
     """What one owned machine type could do for the quote, and why a plan uses it or not."""
 
@@ -120,6 +140,8 @@ class QuoteResult:
     frontier: tuple[tuple[float, float], ...] = ()  # (deadline_hours, cheapest total_cost_usd)
     notes: tuple[str, ...] = ()  # plan variants left out (the solver gave up on them)
     owned: tuple[OwnedLine, ...] = ()  # one line per owned machine type given (--hardware)
+    # the estimator's error the plans were made on (count_estimate_error), else None
+    estimate_margin: EstimateMargin | None = None
 
     @property
     def assumptions(self) -> QuoteAssumptions:
@@ -154,6 +176,7 @@ class QuoteResult:
             "plans": [p.to_dict() for p in self.plans],
             "owned": [{**o.to_dict(), "used": o.used} for o in self.owned],
             "assumptions": self.assumptions.to_dict(),
+            "estimate_margin": self.estimate_margin.to_dict() if self.estimate_margin else None,
             "stats": self.stats.to_dict(),
         }
         if self.request.pareto:

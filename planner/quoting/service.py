@@ -13,11 +13,12 @@ The data flow, step by step (each step is a pure function over the previous one'
 from __future__ import annotations
 
 import functools
+import math
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -25,7 +26,7 @@ import pandas as pd
 from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, check_near, filter_offers, why_no_offers
 from planner.errors import ConfigError, InfeasibleError
-from planner.gpu_specs import GpuCatalog, load_gpu_catalog
+from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.optimize.candidates import (
     CandidateOptions,
     CandidateSet,
@@ -37,8 +38,14 @@ from planner.optimize.candidates import (
 )
 from planner.optimize.plans import STARTUP_HOURS, Plan, PlanRequest, frontier, make_plans
 from planner.quoting.request import QuoteRequest, _canonical_discounts, _canonical_quotas
-from planner.quoting.result import OwnedLine, QuoteResult, QuoteStats, Requirements
-from planner.workload import WorkloadSpec, estimate, load_workload
+from planner.quoting.result import (
+    EstimateMargin,
+    OwnedLine,
+    QuoteResult,
+    QuoteStats,
+    Requirements,
+)
+from planner.workload import Estimate, WorkloadSpec, estimate, load_workload
 
 if TYPE_CHECKING:
     from planner.optimize.solvers import Solver
@@ -67,19 +74,23 @@ def quote(
         )
     started = time.perf_counter()
     inputs = _inputs(req, book)
-    cset, pruned = _candidates(inputs)
+    margin = estimate_margin(inputs.request)
+    cset, pruned = _candidates(inputs, margin)
     if pruned.empty:
         raise _nothing_runs(inputs, cset)
     t_candidates = time.perf_counter()
     spec, req = inputs.spec, inputs.request
+    confidence = req.confidence_pct / 100 if req.confidence_pct > 0 else None
     plan_req = PlanRequest(
         deadline_hours=req.deadline_hours,
         budget_usd=req.budget_usd,
         pieces=spec.pieces,
         top=req.top,
-        confidence=req.confidence_pct / 100 if req.confidence_pct > 0 else None,
+        confidence=margin.spot_confidence if margin is not None else confidence,
     )
     plan_set = make_plans(pruned, plan_req, solver)
+    if margin is not None:
+        plan_set = replace(plan_set, plans=tuple(_joint_risk(p, margin) for p in plan_set.plans))
     curve = frontier(pruned, plan_req, solver, on_progress=on_progress) if req.pareto else ()
     requirements = _requirements(spec, plan_set.plans, inputs.catalog)
     stats = QuoteStats(
@@ -101,7 +112,37 @@ def quote(
         stats=stats,
         notes=plan_set.notes,
         owned=_owned_lines(inputs, cset, plan_set.plans),
+        estimate_margin=margin,
     )
+
+
+def estimate_margin(req: QuoteRequest) -> EstimateMargin | None:
+    """How ``req`` counts the estimator's own error (None: it plans on the central estimate).
+
+    The request's confidence ``c`` is split between two independent risks: the estimate's error
+    (times planned at its ``q`` quantile) and spot interruptions (each plan meets the deadline
+    with ``s`` under the spot model), ``q x s = c``, each ``sqrt(c)``.  Without spot capacity the
+    error is the only risk, and ``q = c``.
+    """
+    if not req.count_estimate_error or req.confidence_pct <= 0:
+        return None
+    from planner.workload.uncertainty import estimate_error
+
+    c = req.confidence_pct / 100
+    spot = req.allow_spot
+    q = math.sqrt(c) if spot else c
+    error = estimate_error()
+    return EstimateMargin(
+        quantile=q, ratio=error.quantile(q), runs=error.runs, spot_confidence=q if spot else None
+    )
+
+
+def _joint_risk(plan: Plan, margin: EstimateMargin) -> Plan:
+    """``plan`` with its chance to meet the deadline counting the estimate's error too: the
+    chance under the spot model on times at the error's quantile, times the chance that the run
+    takes no longer than that (a lower bound: a faster run has more slack for interruptions)."""
+    risk = replace(plan.risk, p_meet_deadline=plan.risk.p_meet_deadline * margin.quantile)
+    return replace(plan, risk=risk)
 
 
 def _why_excluded(e: Exclusion) -> str:
@@ -216,8 +257,11 @@ def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
     return _Inputs(req, spec, book, offers, hardware, catalog)
 
 
-def _candidates(inputs: _Inputs) -> tuple[CandidateSet, pd.DataFrame]:
-    """Every configuration that can run the workload, and those left after dominance pruning."""
+def _candidates(
+    inputs: _Inputs, margin: EstimateMargin | None = None
+) -> tuple[CandidateSet, pd.DataFrame]:
+    """Every configuration that can run the workload, and those left after dominance pruning
+    (with ``margin``, on training times at the estimate's pessimistic end)."""
     req, spec = inputs.request, inputs.spec
     options = CandidateOptions(
         allow_spot=req.allow_spot,
@@ -237,7 +281,7 @@ def _candidates(inputs: _Inputs) -> tuple[CandidateSet, pd.DataFrame]:
         inputs.catalog,
         hardware=inputs.hardware,
         options=options,
-        estimator=_calibrated_estimator(),
+        estimator=_planning_estimator(margin),
     )
     pruned = prune_dominated(
         cset.table,
@@ -248,6 +292,27 @@ def _candidates(inputs: _Inputs) -> tuple[CandidateSet, pd.DataFrame]:
         pieces=spec.pieces if spec.pieces > 1 else None,
     )
     return cset, pruned
+
+
+def _planning_estimator(margin: EstimateMargin | None) -> Estimator | None:
+    """The workload model a quote plans with: the user's calibrations applied, and with
+    ``margin`` every training time at the estimate's pessimistic end (None: the plain model)."""
+    calibrated = _calibrated_estimator()
+    if margin is None:
+        return calibrated
+    from planner.workload.uncertainty import at_ratio
+
+    base: Estimator = calibrated or estimate
+    note = (
+        f"planned at the {margin.quantile:.1%} quantile of the estimator's own error: x"
+        f"{margin.ratio:.2f} (measured / estimated training time on {margin.runs} published runs, "
+        "a lognormal fit)"
+    )
+
+    def pessimistic(spec: WorkloadSpec, gpu: GpuSpec, count: int, **kw: Any) -> Estimate:
+        return at_ratio(base(spec, gpu, count, **kw), margin.ratio, note)
+
+    return pessimistic
 
 
 def _calibrated_estimator() -> Estimator | None:

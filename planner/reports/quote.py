@@ -150,7 +150,21 @@ def _header(result: QuoteResult, md: bool, money: Money) -> list[str]:
         + f" {req.memory_per_gpu_gib:.1f} GiB per GPU with the cheapest plan's strategy"
         f" ({req.strategy}); interconnect: {req.interconnect_required}.",
     ]
-    if request.confidence_pct > 0:
+    margin = result.estimate_margin
+    if margin is not None:
+        spot = (
+            f", and at least {margin.spot_confidence:.1%} under the spot model on those times"
+            if margin.spot_confidence is not None
+            else ""
+        )
+        out.append(
+            f"Confidence: each recommended plan meets the deadline with at least a "
+            f"{request.confidence_pct:g}% chance counting the time estimate's own error "
+            f"(--confidence, --count-estimate-error): training times x{margin.ratio:.2f}, the "
+            f"{margin.quantile:.1%} quantile of measured / estimated time on {margin.runs} "
+            f"published runs{spot}."
+        )
+    elif request.confidence_pct > 0:
         out.append(
             f"Confidence: each recommended plan meets the deadline with at least a "
             f"{request.confidence_pct:g}% chance under the spot model (--confidence)."

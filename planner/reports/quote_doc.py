@@ -335,7 +335,28 @@ def _cost_assumptions(result: QuoteResult, money: Money) -> list[tuple[str, Cell
                 else "not used (--no-spot)"
             ),
         ),
+        ("Time estimate", text(_margin_text(result))),
     ]
+
+
+def _margin_text(result: QuoteResult) -> str:
+    """How the plans count the estimator's own error (--count-estimate-error), or that they do
+    not."""
+    m = result.estimate_margin
+    if m is None:
+        return (
+            "the central estimate (its own error is not counted in the confidence; "
+            "--count-estimate-error counts it)"
+        )
+    spot = (
+        f"; at least {m.spot_confidence:.1%} under the spot model on those times"
+        if m.spot_confidence is not None
+        else ""
+    )
+    return (
+        f"training times x{m.ratio:.2f}: the {m.quantile:.1%} quantile of measured / estimated "
+        f"time on {m.runs} published runs (a lognormal fit){spot}"
+    )
 
 
 def _option_assumptions(result: QuoteResult, money: Money) -> list[tuple[str, Cell]]:
