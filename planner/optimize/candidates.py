@@ -39,7 +39,7 @@ from planner.optimize.spot import (
 from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
-from planner.workload.memory import OFFLOAD_HOST_BYTES_PER_PARAM
+from planner.workload.memory import OFFLOAD_HOST_BYTES_PER_PARAM, nvme_staging_bytes
 
 if TYPE_CHECKING:
     from planner.ownership.hardware import HardwareSpec
@@ -68,7 +68,9 @@ MIN_USEFUL_JOB_HOURS = STARTUP_HOURS
 # Offloaded optimizer states (training.offload: optimizer) live in host RAM, 12 bytes per parameter
 # (memory.OFFLOAD_HOST_BYTES_PER_PARAM, the rule `planner build` sizes RAM with).  Sharded over the
 # data-parallel ranks like the states on the GPU (ZeRO stage >= 1), and split by the tensor and
-# pipeline ranks, so an instance holds its GPUs' share.
+# pipeline ranks, so an instance holds its GPUs' share.  On NVMe (training.offload: nvme) the host
+# holds only each rank's pinned staging buffers (memory.nvme_staging_bytes: 16 bytes per parameter
+# of one sub-group, at most 1e9 parameters).
 OFFLOAD_BYTES_PER_PARAM = OFFLOAD_HOST_BYTES_PER_PARAM
 # Host RAM the rest takes when states are offloaded: the OS, each rank's CUDA context and
 # framework (~2-3 GiB resident per process) and the pinned staging buffers.  A planning figure.
@@ -136,11 +138,16 @@ def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> Host
     vcpus = per_instance * (loader + TRAINER_VCPUS_PER_GPU)
     step_hours = est.time_breakdown_hours.get("training steps") or est.wall_hours
     ram = 0.0
-    if spec.train.offload == "optimizer" and s.method == "full":
+    if spec.train.offload in ("optimizer", "nvme") and s.method == "full":
         shards = s.tensor_parallel * s.pipeline_parallel
         if s.zero_stage >= 1:
             shards *= s.data_parallel
-        states = OFFLOAD_BYTES_PER_PARAM * float(spec.model.params or 0.0) / max(shards, 1)
+        rank_params = float(spec.model.params or 0.0) / max(shards, 1)
+        states = (
+            nvme_staging_bytes(rank_params)  # the states on NVMe, staged through pinned buffers
+            if spec.train.offload == "nvme"
+            else OFFLOAD_BYTES_PER_PARAM * rank_params
+        )
         ram = states * per_instance / 2**30 + HOST_RESERVE_GIB
     return HostNeed(vcpus, ram, images_per_s, per_instance * TRAINER_VCPUS_PER_GPU, step_hours)
 
@@ -783,6 +790,8 @@ def _priced_rows(
 def _quota_exclusions(rows: pd.DataFrame, within: pd.Series) -> list[Exclusion]:
     """One exclusion per offer whose every fitting gang needs more instances than its quota
     allows (``--quota aws=0`` leaves no AWS offer), so that an empty result can say so."""
+    if within.all():
+        return []  # every row within its quota (no quota given, or none binding)
     offer = ["provider", "region", "instance_type"]
     ok = within.groupby([rows[c] for c in offer]).any()
     fewest = rows["instances"].groupby([rows[c] for c in offer]).min()

@@ -162,6 +162,17 @@ LOAD_BYTES_PER_S = 1.0e9
 # 50 GB/s is a planning figure (U) for a server's DDR4/DDR5 channels under a vectorised update.
 HOST_OPTIMIZER_BYTES_PER_S = 50e9
 
+# Local NVMe under the optimizer states (training.offload: nvme), per node, GB/s, when
+# training.nvme_read_gb_per_s / nvme_write_gb_per_s are not given: DeepSpeed's DeepNVMe
+# measurements between NVMe and CPU buffers on an Azure NC96ads_A100_v4 (four NVMe SSDs in
+# RAID-0, libaio): "10GB/sec reads and 5GB/sec writes" (DeepSpeed blogs/deepspeed-gds, 2024).
+NVME_READ_GB_PER_S = 10.0
+NVME_WRITE_GB_PER_S = 5.0
+NVME_SOURCE = (
+    "DeepSpeed DeepNVMe blog: 10 GB/s reads, 5 GB/s writes on 4 NVMe SSDs in RAID-0, "
+    "Azure NC96ads_A100_v4"
+)
+
 
 # -- precision ------------------------------------------------------------------------------------
 # fp32 matmuls run on the CUDA cores (PyTorch has not used TF32 for fp32 matmuls by default since

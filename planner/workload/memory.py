@@ -63,6 +63,21 @@ OPTIMIZER_STATE_BYTES: dict[str, float] = {
 # master weights and both Adam moments there, 12 bytes per parameter (Ren et al. 2021,
 # "ZeRO-Offload: Democratizing Billion-Scale Model Training", s4).
 OFFLOAD_HOST_BYTES_PER_PARAM = 12.0
+# Optimizer states on local NVMe (training.offload: nvme, DeepSpeed ZeRO-Infinity, Rajbhandari et al.
+# 2021): the fp32 master weights and the optimizer's states live in swap files, and so does an fp32
+# copy of each gradient, written at the accumulation boundary and read back by the CPU optimizer
+# (deepspeed/runtime/zero/stage3.py partition_grads -> optimizer_swapper.swap_out_gradients): 4
+# bytes per parameter on top of the states.  Cross-check: a 10B model on two ranks keeps "80G of
+# swap files" in the NVMe file system (deepspeedai/DeepSpeedExamples#192), 16 x 5e9 bytes.
+NVME_GRADIENT_BYTES_PER_PARAM = 4.0
+# Host RAM stages them: DeepSpeed's optimizer swapper holds ``buffer_count`` pinned fp32 buffers
+# ("at least the number of states maintained per parameter by the optimizer ... Adam optimizer has 4
+# states (parameter, gradient, momentum, and variance)", default 4), each the size of the largest
+# sub-group, and the optimizer step walks the rank's states one sub-group of ``sub_group_size``
+# elements at a time (default 1e9; DeepSpeed config-json docs, offload_optimizer and
+# zero_optimization.sub_group_size).  So a rank stages 4 x 4 bytes x min(1e9, its parameters).
+NVME_SWAP_BUFFERS = 4
+NVME_SUB_GROUP_PARAMS = 1e9
 # NF4 with double quantisation: 4 bits + 0.127 bits of constants per parameter (QLoRA paper, s3).
 QLORA_BYTES_PER_PARAM = 4.127 / 8
 # LoRA parameters per layer per unit of rank·hidden (see module doc).
@@ -120,6 +135,18 @@ def state_bytes(precision: str, optimizer: str) -> StateBytes:
     # fp16 / bf16 / fp8 compute keep 16-bit weights and grads plus an fp32 master copy
     # (FP8 training keeps higher-precision weights too: Transformer Engine docs).
     return StateBytes(2.0, 2.0, 4.0 + states)
+
+
+def nvme_state_bytes_per_param(state: StateBytes) -> float:
+    """Bytes per trainable parameter in the NVMe swap files under ``offload: nvme``: the optimizer
+    states with their fp32 master copy, plus the fp32 gradient (16 for mixed-precision AdamW)."""
+    return state.optimizer + NVME_GRADIENT_BYTES_PER_PARAM
+
+
+def nvme_staging_bytes(rank_params: float) -> float:
+    """Host RAM one rank pins to stage its optimizer states to and from NVMe: DeepSpeed's
+    :data:`NVME_SWAP_BUFFERS` fp32 buffers of one sub-group each (see the constants)."""
+    return NVME_SWAP_BUFFERS * 4.0 * min(NVME_SUB_GROUP_PARAMS, max(rank_params, 0.0))
 
 
 def lora_params(layers: int, hidden: int, rank: int, targets: str = "all-linear") -> float:

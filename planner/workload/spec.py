@@ -288,8 +288,14 @@ class TrainingSection(_Section):
     # projections, or q and v only (the LoRA paper's and PEFT's default for Llama)
     lora_targets: Literal["all-linear", "attention", "qv"] = "all-linear"
     # optimizer states (and their fp32 master copy) kept and stepped in host memory (DeepSpeed
-    # ZeRO-Offload); the GPU keeps the 16-bit weights and gradients
-    offload: Literal["none", "optimizer"] = "none"
+    # ZeRO-Offload); the GPU keeps the 16-bit weights and gradients.  ``nvme``: the states live on
+    # the node's local NVMe instead, staged through pinned host buffers and stepped on the CPU
+    # (DeepSpeed ZeRO-Infinity, offload_optimizer.device: nvme; ZeRO-3 only)
+    offload: Literal["none", "optimizer", "nvme"] = "none"
+    # the node's NVMe bandwidth under offload: nvme, GB/s (None: the DeepNVMe measurement,
+    # efficiency.NVME_READ_GB_PER_S and NVME_WRITE_GB_PER_S)
+    nvme_read_gb_per_s: float | None = Field(default=None, gt=0, le=1000)
+    nvme_write_gb_per_s: float | None = Field(default=None, gt=0, le=1000)
     # each gradient applied as soon as the backward pass produces it, never all held at once
     # (torchtune optimizer_in_bwd; no gradient accumulation)
     optimizer_in_backward: bool = False
@@ -298,6 +304,45 @@ class TrainingSection(_Section):
     activation_checkpointing: Recompute = Recompute.AUTO
     flash_attention: bool | None = None  # None: where the GPU supports it (Ampere and newer)
     parallelism: ParallelismSection = ParallelismSection()
+
+    @model_validator(mode="after")
+    def _nvme_offload(self) -> TrainingSection:
+        """NVMe offload is DeepSpeed ZeRO-Infinity: ZeRO-3 only, no pipeline parallel, a stack that
+        runs DeepSpeed; its bandwidths mean nothing without it."""
+        nvme_keys = [
+            k for k in ("nvme_read_gb_per_s", "nvme_write_gb_per_s") if getattr(self, k) is not None
+        ]
+        if self.offload != "nvme":
+            if nvme_keys:
+                raise ValueError(
+                    f"{nvme_keys[0]} applies only with offload: nvme (the optimizer states on "
+                    "local NVMe); drop it or set offload: nvme"
+                )
+            return self
+        # DeepSpeed config docs: "NVMe offloading is available only with ZeRO stage 3"
+        pin = self.parallelism
+        if pin.zero is not None and pin.zero != 3:
+            raise ValueError(
+                f"offload: nvme needs ZeRO stage 3 (DeepSpeed offloads to NVMe only under "
+                f"ZeRO-3), not parallelism.zero: {pin.zero}; set zero: 3 or offload: optimizer"
+            )
+        if pin.pipeline is not None and pin.pipeline > 1:
+            raise ValueError(
+                "offload: nvme runs under DeepSpeed ZeRO-3, which does not combine with pipeline "
+                "parallel; drop parallelism.pipeline or use offload: optimizer"
+            )
+        if self.framework not in _NVME_FRAMEWORKS:
+            raise ValueError(
+                f"offload: nvme is DeepSpeed ZeRO-Infinity, which framework {self.framework} does "
+                f"not run; use framework {', '.join(sorted(_NVME_FRAMEWORKS - {'any'}))}, or "
+                "offload: optimizer"
+            )
+        return self
+
+
+# The stacks that run DeepSpeed ZeRO-Infinity (the Hugging Face Trainer through its DeepSpeed
+# integration); ``any`` is the best calibrated stack, which may be DeepSpeed.
+_NVME_FRAMEWORKS = frozenset({"auto", "any", "deepspeed", "hf-trainer"})
 
 
 class ServingSlo(_Section):

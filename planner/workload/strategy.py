@@ -20,6 +20,10 @@ FLOPs (whole layers plus the LM head on the last stage), the gradient all-reduce
 (:func:`~planner.workload.parallel.exposed_gradient_sync`), and ZeRO-3's per-micro-batch gathers (3·G) overlapped with that
 micro-batch.  Candidates within 1% of the fastest are ranked DP < ZeRO-1 < ZeRO-2 < ZeRO-3 < TP < PP
 and the simplest wins.
+
+With the optimizer states offloaded the step adds the PCIe round trip and the CPU optimizer; with
+them on NVMe (``offload: nvme``, ZeRO-3 only) also the node's NVMe reads and writes of every
+state (:func:`_nvme_seconds`).
 """
 
 from __future__ import annotations
@@ -32,7 +36,14 @@ from typing import Any, NamedTuple
 from planner.gpu_specs import GpuSpec
 from planner.workload import efficiency as eff
 from planner.workload.frameworks import FrameworkProfile
-from planner.workload.memory import FRAGMENTATION, FRAMEWORK_FIXED_GIB, GIB, StateBytes
+from planner.workload.memory import (
+    FRAGMENTATION,
+    FRAMEWORK_FIXED_GIB,
+    GIB,
+    NVME_GRADIENT_BYTES_PER_PARAM,
+    StateBytes,
+    nvme_state_bytes_per_param,
+)
 from planner.workload.parallel import (
     Links,
     collective_seconds,
@@ -150,6 +161,11 @@ class TrainFacts:
     # in the backward pass (never all held)
     host_optimizer: bool = False
     optimizer_in_backward: bool = False
+    # ... and those states on the node's local NVMe (ZeRO-Infinity, ZeRO-3 only), read and written
+    # at these speeds per node (bytes/s)
+    nvme_optimizer: bool = False
+    nvme_read_bytes_per_s: float = 0.0
+    nvme_write_bytes_per_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -162,6 +178,8 @@ class Candidate:
     hardware_flops_per_piece: float
     comm_exposed_s: float
     step_s: float
+    # seconds of each step spent waiting on NVMe (offload: nvme), stragglers included
+    nvme_step_s: float = 0.0
 
 
 def _divisors_pow2(n: int, limit: int) -> list[int]:
@@ -241,6 +259,8 @@ def _choices(
     if "pipeline" in pin:
         pps = [pin["pipeline"]]
     zeros = [pin["zero"]] if "zero" in pin else list(stack.zero if stack else (0, 1, 2, 3))
+    if f.nvme_optimizer:  # DeepSpeed offloads to NVMe under ZeRO-3 only, without pipeline parallel
+        zeros, pps = [3], [1]
     return modes, tuple(tps), tuple(pps), tuple(zeros)
 
 
@@ -318,6 +338,10 @@ class _Layout(NamedTuple):
     sync_s: float  # one data-parallel exchange (ZeRO-3: one micro-batch's gathers)
     optimizer_s: float  # the optimizer step
     ep: int = 1  # expert-parallel ranks (mixture of experts): the experts split over them
+    # offload: nvme: of optimizer_s, the seconds reading and writing the states on NVMe; and the
+    # fp32 gradients' write at the accumulation boundary (hidden behind the last backward pass)
+    nvme_s: float = 0.0
+    nvme_gradient_s: float = 0.0
 
 
 def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
@@ -350,11 +374,15 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
         gr = min(gr, f.largest_layer * f.state.grads / tp)
     opt_params = sharded(f.trainable / split, 1)
     optimizer_s = opt_params * f.opt_traffic / (s.bytes_per_s * eff.MEMORY_BW_FRACTION)
+    nvme_s = nvme_gradient_s = 0.0
     if f.host_optimizer:
         # the states (and master copy) stay in host memory: the GPU sends its gradients down
         # and gets its weights back over PCIe, and the host streams the states
         optimizer_s = opt_params * (f.state.grads + f.state.weights) / s.pcie_bytes_per_s
         optimizer_s += o * 2.0 / eff.HOST_OPTIMIZER_BYTES_PER_S
+        if f.nvme_optimizer:
+            nvme_s, nvme_gradient_s = _nvme_seconds(f, opt_params, s.gpus_per_node)
+            optimizer_s += nvme_s
         o = 0.0
     # prefetching: the gathered current and next layer in 16 bits
     buffers = 2.0 * 2.0 * f.largest_layer / tp if zero >= 3 else 0.0
@@ -377,7 +405,28 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
         sync_s=_sync_seconds(f, s, dp, d_in, split, zero, ep),
         optimizer_s=optimizer_s,
         ep=ep,
+        nvme_s=nvme_s,
+        nvme_gradient_s=nvme_gradient_s,
     )
+
+
+def _nvme_seconds(f: TrainFacts, opt_params: float, gpus_per_node: int) -> tuple[float, float]:
+    """(optimizer-step seconds on NVMe, seconds writing the fp32 gradients) of one step under
+    ``offload: nvme``, for a GPU that steps ``opt_params`` parameters.
+
+    Every GPU of the node swaps its own partition through the node's drives at once, so the node
+    moves ``gpus_per_node`` partitions.  DeepSpeed's step walks the states one sub-group at a time:
+    it reads the fp32 master weights, the optimizer states and the fp32 gradient, runs the CPU
+    optimizer, and writes the weights and states back; with its defaults (offload_optimizer
+    ``pipeline_read`` / ``pipeline_write`` false) the reads and writes do not overlap the CPU step
+    or each other, so they add.  The gradients are written as the backward pass produces them
+    (asynchronous swap-out), so they overlap the last backward pass (:func:`_cost`).
+    """
+    node_params = opt_params * gpus_per_node
+    read = node_params * nvme_state_bytes_per_param(f.state) / f.nvme_read_bytes_per_s
+    write = node_params * f.state.optimizer / f.nvme_write_bytes_per_s
+    gradients = node_params * NVME_GRADIENT_BYTES_PER_PARAM / f.nvme_write_bytes_per_s
+    return read + write, gradients
 
 
 def _sync_seconds(
@@ -402,7 +451,8 @@ def _layouts(f: TrainFacts, s: _Search, tp: int, pp: int) -> Iterator[_Layout]:
     data-parallel rank shards nothing, so it is skipped unless pinned)."""
     dp = s.count // (tp * pp)
     for zero in s.zero_stages:
-        if zero and dp == 1 and "zero" not in f.pinned:
+        # (offload: nvme runs ZeRO-3 whatever the count: DeepSpeed's NVMe swapper lives there)
+        if zero and dp == 1 and "zero" not in f.pinned and not f.nvme_optimizer:
             continue
         yield _place(f, s, tp, pp, zero)
 
@@ -601,6 +651,7 @@ class _Costed(NamedTuple):
     piece_seconds: float
     comm_exposed_s: float
     step_s: float
+    nvme_step_s: float = 0.0  # of step_s, waiting on NVMe (offload: nvme)
 
 
 # Expert-parallel all-to-alls per MoE layer per micro-batch: dispatch and combine in the forward
@@ -653,7 +704,9 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     else:
         compute = busiest / b * (t_mb + t_tp)  # a partly filled last micro-batch
     exposed = _exposed_sync_seconds(lay, t_mb, m, v)
-    step = (compute + exposed + lay.optimizer_s) * s.straggler
+    # offload: nvme: the gradients' swap-out shows where it outlasts the last backward pass
+    nvme_exposed = max(0.0, lay.nvme_gradient_s - t_mb * 2.0 / 3.0)
+    step = (compute + exposed + lay.optimizer_s + nvme_exposed) * s.straggler
     return _Costed(
         lay=lay,
         seq=seq,
@@ -666,6 +719,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         piece_seconds=f.samples_per_piece / (lay.per_rank * lay.dp) * step,
         comm_exposed_s=exposed + (m + lay.pp - 1) * t_tp,
         step_s=step,
+        nvme_step_s=(lay.nvme_s + nvme_exposed) * s.straggler,
     )
 
 
@@ -695,6 +749,7 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         hardware_flops_per_piece=f.samples_per_piece * c.seq.hw_flops,
         comm_exposed_s=c.comm_exposed_s,
         step_s=c.step_s,
+        nvme_step_s=c.nvme_step_s,
     )
 
 

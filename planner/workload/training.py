@@ -240,8 +240,11 @@ def _compute_train_facts(
         linear_share=linear_share,
         framework=stack,
         framework_auto=stack_auto,
-        host_optimizer=t.offload == "optimizer" or opt == "paged-adamw-8bit",
+        host_optimizer=t.offload in ("optimizer", "nvme") or opt == "paged-adamw-8bit",
         optimizer_in_backward=t.optimizer_in_backward,
+        nvme_optimizer=t.offload == "nvme",
+        nvme_read_bytes_per_s=(t.nvme_read_gb_per_s or eff.NVME_READ_GB_PER_S) * 1e9,
+        nvme_write_bytes_per_s=(t.nvme_write_gb_per_s or eff.NVME_WRITE_GB_PER_S) * 1e9,
         experts=int(spec.model.experts or 0),
         experts_per_token=int(spec.model.experts_per_token or 0),
         expert_share=spec.model.expert_params / params if params and transformer else 0.0,
@@ -365,6 +368,42 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
             f"{_LORA_TARGET_TEXT[spec.train.lora_targets]}, {f.trainable:.3g} trainable parameters"
         )
     return assumptions
+
+
+def nvme_assumption(
+    spec: WorkloadSpec, f: TrainFacts, cand: Candidate, gpus_per_node: int, rounds: int
+) -> str:
+    """The assumptions line of ``offload: nvme``: the NVMe each node needs, the pinned host RAM
+    that stages it (against what ``offload: optimizer`` would hold), and the time each step
+    waits on the drives.
+
+    Under ZeRO-3 every GPU steps ``trainable / GPUs`` parameters; the node's drives hold and move
+    its GPUs' partitions (:func:`~planner.workload.strategy._nvme_seconds`)."""
+    s = cand.strategy
+    rank_params = f.trainable / max(1, s.gpus_per_piece)
+    node_params = rank_params * gpus_per_node
+    per_param = mem.nvme_state_bytes_per_param(f.state)
+    staging = mem.nvme_staging_bytes(rank_params)
+    host_states = mem.OFFLOAD_HOST_BYTES_PER_PARAM * rank_params
+    read = node_params * per_param
+    written = node_params * (f.state.optimizer + mem.NVME_GRADIENT_BYTES_PER_PARAM)
+    t = spec.train
+    given = t.nvme_read_gb_per_s is not None or t.nvme_write_gb_per_s is not None
+    source = "training.nvme_read_gb_per_s / nvme_write_gb_per_s" if given else eff.NVME_SOURCE
+    steps_h = rounds * cand.piece_seconds * cand.nvme_step_s / max(cand.step_s, 1e-12) / 3600.0
+    return (
+        f"optimizer states on local NVMe (offload: nvme, DeepSpeed ZeRO-Infinity, ZeRO-3): "
+        f"{node_params * per_param / 1e9:,.0f} GB of NVMe per node ({per_param:g} bytes per "
+        "parameter: fp32 master weights, optimizer states and fp32 gradients), staged through "
+        f"{staging / mem.GIB:,.1f} GiB of pinned host RAM per GPU ({mem.NVME_SWAP_BUFFERS} fp32 "
+        f"buffers of a sub-group of up to {mem.NVME_SUB_GROUP_PARAMS:.0e} parameters) instead of "
+        f"the {host_states / mem.GIB:,.0f} GiB offload: optimizer holds; each step reads "
+        f"{read / 1e9:,.0f} GB and writes {written / 1e9:,.0f} GB per node at "
+        f"{f.nvme_read_bytes_per_s / 1e9:g} / {f.nvme_write_bytes_per_s / 1e9:g} GB/s ({source}), "
+        f"not overlapped with the CPU optimizer (DeepSpeed's pipeline_read / pipeline_write "
+        f"default off): {cand.nvme_step_s:,.1f} s of each {cand.step_s:,.1f} s step, "
+        f"{steps_h:,.2f} h of the training steps"
+    )
 
 
 def checkpoint_bytes(f: TrainFacts) -> float:
@@ -613,6 +652,9 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         "evaluation passes": rounds * eval_s,
     }
     total_s += rounds * (start_s + eval_s)
+    if f.nvme_optimizer:
+        gpn = max(1, min(topo.gpus_per_node, size))
+        assumptions = [*assumptions, nvme_assumption(spec, f, cand, gpn, rounds)]
     return make_estimate(
         spec,
         gpu,
