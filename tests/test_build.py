@@ -20,6 +20,7 @@ from planner.gpu_specs import resolve_gpu
 from planner.ownership import build as build_module
 from planner.ownership.build import (
     PSU_HEADROOM,
+    STORAGE_HEADROOM,
     PartsTable,
     build_machines,
     host_needs,
@@ -84,6 +85,32 @@ def test_offloaded_optimizer_states_need_host_ram() -> None:
     est = estimate(offloaded, gpu, 1)
     needs = host_needs([(offloaded, est)], gpu, 1, 105)
     assert needs.ram_gb == pytest.approx(2 * 48 + 12 * float(offloaded.model.params or 0) / 1e9)
+
+
+def test_states_on_nvme_need_staging_ram_swap_space_and_an_nvme_drive(table: PartsTable) -> None:
+    base = load_workload("llama-2-7b-lora")
+    raw = base.model_dump(mode="json", exclude_none=True)
+    raw["training"].update(offload="nvme", method="full")
+    raw.pop("preset", None)
+    on_nvme = parse_workload(raw)
+    raw["training"]["offload"] = "none"
+    plain = parse_workload(raw)
+    gpu = resolve_gpu("RTXA6000")
+    params = float(on_nvme.model.params or 0)
+    est = estimate(on_nvme, gpu, 1)
+    needs = host_needs([(on_nvme, est)], gpu, 1, 105)
+    without = host_needs([(plain, estimate(plain, gpu, 1))], gpu, 1, 105)
+    # RAM: twice the GPU's memory + DeepSpeed's 4 pinned fp32 buffers of one 1e9-parameter
+    # sub-group (16 GB), not the 12 bytes per parameter of states kept in RAM (81 GB here)
+    assert needs.ram_gb == pytest.approx(2 * 48 + 4 * 4 * 1e9 / 1e9)
+    # storage: the swap files, 16 bytes per parameter with mixed-precision AdamW, with headroom
+    swap_gb = 16 * params / 1e9
+    grown = needs.storage_gb / STORAGE_HEADROOM - without.storage_gb / STORAGE_HEADROOM
+    assert grown == pytest.approx(swap_gb, rel=1e-6)
+    # each step reads them back at the workload's NVMe rate (10 GB/s by default): NVMe, not SATA
+    assert needs.read_mb_per_s == pytest.approx(10_000)
+    drive = build_module._storage(table, needs)
+    assert drive is not None and drive.part.get("interface") == "nvme"
 
 
 def test_the_budget_picks_the_fastest_machine_it_can_pay_for(table: PartsTable) -> None:

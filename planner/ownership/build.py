@@ -9,10 +9,12 @@ documents and the frameworks' guidance give:
   images, decoded and augmented on the CPU: the PyTorch DataLoader guidance of a few workers per
   GPU, more for image pipelines), plus 2 for the training process itself.
 * **Host RAM**: twice the GPUs' memory (pinned staging buffers and loading a checkpoint while the
-  previous one is held), at least 32 GB; plus the optimizer states when they are offloaded
-  (ZeRO-Offload keeps fp32 master weights and two Adam moments: 12 bytes per parameter).
+  previous one is held), at least 32 GB; plus the optimizer states when they are offloaded to RAM
+  (ZeRO-Offload keeps fp32 master weights and two Adam moments: 12 bytes per parameter), or, when
+  they are offloaded to NVMe (ZeRO-Infinity), only DeepSpeed's pinned staging buffers.
 * **Storage**: the dataset (text: 4 bytes per token, uint32 token ids on disk; images: ~110 KB
-  each, the ImageNet JPEG mean) + the last three checkpoints + 200 GB of OS and environments,
+  each, the ImageNet JPEG mean) + the last three checkpoints (+ the NVMe swap files of offloaded
+  optimizer states, 16 bytes per parameter with AdamW) + 200 GB of OS and environments,
   with 25% headroom; an NVMe drive where the loader reads faster than a SATA SSD's ~500 MB/s.
 * **Power supply**: the GPUs' and CPU's rated power plus 150 W for the board, memory, drives and
   fans, with 30% headroom (the seeds' "sum of TDPs with headroom"); above 1,600 W no single ATX
@@ -43,8 +45,14 @@ from planner.errors import ConfigError, InfeasibleError
 from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
 from planner.workload import WorkloadSpec
+from planner.workload.efficiency import NVME_READ_GB_PER_S
 from planner.workload.estimate_types import Estimate, Topology
-from planner.workload.memory import OFFLOAD_HOST_BYTES_PER_PARAM
+from planner.workload.memory import (
+    OFFLOAD_HOST_BYTES_PER_PARAM,
+    nvme_staging_bytes,
+    nvme_state_bytes_per_param,
+    state_bytes,
+)
 from planner.workload.spec import Kind
 
 # -- sizing rules (see the module docstring) ------------------------------------------------------
@@ -175,11 +183,16 @@ def host_needs(
         per_gpu = WORKERS_PER_GPU_IMAGES if _images(spec) else WORKERS_PER_GPU_TEXT
         cores = max(cores, gpus * per_gpu + CORES_FOR_THE_TRAINER)
         need = RAM_PER_GPU_MEMORY * gpus * gpu.memory_gib
-        if spec.training is not None and spec.training.offload == "optimizer":
-            need += OFFLOAD_HOST_BYTES_PER_PARAM * float(spec.model.params or 0.0) / 1e9
-        ram = max(ram, need)
+        ram_offload, swap_gb = _offload_needs(spec, gpus)
+        ram = max(ram, need + ram_offload)
         dataset, rate = _dataset(spec, est)
-        disk = max(disk, dataset + CHECKPOINTS_KEPT * est.checkpoint_gib * 1.074 + SYSTEM_DISK_GB)
+        disk = max(
+            disk,
+            dataset + CHECKPOINTS_KEPT * est.checkpoint_gib * 1.074 + swap_gb + SYSTEM_DISK_GB,
+        )
+        if swap_gb > 0:  # every step reads the swap files back: NVMe, at the workload's rate
+            train = spec.train
+            rate = max(rate, (train.nvme_read_gb_per_s or NVME_READ_GB_PER_S) * 1000.0)
         read = max(read, rate)
     draw = gpus * gpu.tdp_w + cpu_tdp_w + BOARD_AND_REST_W
     return HostNeeds(
@@ -192,6 +205,24 @@ def host_needs(
         gpu_slots=gpus,
         pcie_lanes=gpus * LANES_PER_GPU,
     )
+
+
+def _offload_needs(spec: WorkloadSpec, gpus: int) -> tuple[float, float]:
+    """(GB of host RAM, GB of NVMe swap files) a full training run's offloaded optimizer states
+    take on a machine of ``gpus`` GPUs: ``offload: optimizer`` keeps them in RAM (12 bytes per
+    parameter); ``offload: nvme`` keeps them, the fp32 master weights and gradients in swap files
+    on the machine's NVMe (16 bytes per parameter with mixed-precision AdamW) and pins only
+    DeepSpeed's staging buffers per GPU in RAM (ZeRO-3: each GPU stages its share)."""
+    train = spec.training
+    if train is None or train.method.value != "full" or train.offload == "none":
+        return 0.0, 0.0
+    params = float(spec.model.params or 0.0)
+    if train.offload == "optimizer":
+        return OFFLOAD_HOST_BYTES_PER_PARAM * params / 1e9, 0.0
+    per_param = nvme_state_bytes_per_param(
+        state_bytes(spec.train.precision.value, train.optimizer.value)
+    )
+    return gpus * nvme_staging_bytes(params / gpus) / 1e9, per_param * params / 1e9
 
 
 def _dataset(spec: WorkloadSpec, est: Estimate) -> tuple[float, float]:
