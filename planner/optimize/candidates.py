@@ -39,7 +39,12 @@ from planner.optimize.spot import (
 from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
-from planner.workload.memory import OFFLOAD_HOST_BYTES_PER_PARAM, nvme_staging_bytes
+from planner.workload.memory import (
+    OFFLOAD_HOST_BYTES_PER_PARAM,
+    nvme_staging_bytes,
+    nvme_state_bytes_per_param,
+    state_bytes,
+)
 
 if TYPE_CHECKING:
     from planner.ownership.hardware import HardwareSpec
@@ -98,6 +103,7 @@ class HostNeed:
     images_per_s: float = 0.0  # the instance's data loader, for the exclusion's wording
     trainer_vcpus: float = 0.0  # the cores its GPUs' training processes hold
     step_hours: float = 0.0  # hours of training steps the loader must keep fed
+    local_disk_gb: float = 0.0  # local NVMe for optimizer states swapped there (offload: nvme)
 
 
 def loader_slowdown(need: HostNeed, vcpus: float) -> float:
@@ -137,7 +143,7 @@ def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> Host
         loader = float(math.ceil(per_gpu / DECODE_IMAGES_PER_S_PER_VCPU))
     vcpus = per_instance * (loader + TRAINER_VCPUS_PER_GPU)
     step_hours = est.time_breakdown_hours.get("training steps") or est.wall_hours
-    ram = 0.0
+    ram = disk_gb = 0.0
     if spec.train.offload in ("optimizer", "nvme") and s.method == "full":
         shards = s.tensor_parallel * s.pipeline_parallel
         if s.zero_stage >= 1:
@@ -149,7 +155,14 @@ def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> Host
             else OFFLOAD_BYTES_PER_PARAM * rank_params
         )
         ram = states * per_instance / 2**30 + HOST_RESERVE_GIB
-    return HostNeed(vcpus, ram, images_per_s, per_instance * TRAINER_VCPUS_PER_GPU, step_hours)
+        if spec.train.offload == "nvme":  # the swap files of the instance's ranks, on its NVMe
+            per_param = nvme_state_bytes_per_param(
+                state_bytes(spec.train.precision.value, spec.train.optimizer.value)
+            )
+            disk_gb = per_param * rank_params * per_instance / 1e9
+    return HostNeed(
+        vcpus, ram, images_per_s, per_instance * TRAINER_VCPUS_PER_GPU, step_hours, disk_gb
+    )
 
 
 @dataclass(frozen=True)
@@ -179,14 +192,14 @@ class CandidateOptions:
 class Exclusion:
     """Why an offer (or owned machine) produced no candidate."""
 
-    reason: str  # memory | precision | quota | spot-risk | vcpus | host-memory
+    reason: str  # memory | precision | quota | spot-risk | vcpus | host-memory | local-disk
     provider: str
     instance_type: str
     gpu_model: str
     detail: str
     gpu_memory_gib: float = 0.0
     need_gib: float = 0.0
-    # host exclusions (vcpus, host-memory): what the instance has and what the gang needs
+    # host exclusions (vcpus, host-memory, local-disk): what the instance has and the gang needs
     host_has: float = 0.0
     host_needs: float = 0.0
 
@@ -582,27 +595,44 @@ def _with_host_needs(spec: WorkloadSpec, fit_table: pd.DataFrame) -> pd.DataFram
     return fit_table.assign(
         _need_vcpus=[n.vcpus for n in needs],
         _need_ram_gib=[n.host_memory_gib for n in needs],
+        _need_disk_gb=[n.local_disk_gb for n in needs],
         _images_per_s=[n.images_per_s for n in needs],
         _host_need=pd.Series(needs, index=fit_table.index, dtype=object),
     )
 
 
 def _host_suffices(rows: pd.DataFrame) -> pd.Series:
-    """Rows (offer x gang size) whose host can run the gang: the RAM the gang needs, and the
-    vCPUs -- all of them for text; for images, a core left for loading once every GPU's trainer
-    has one (fewer loader cores than the images need only slow the steps, :func:`loader_slowdown`).
-    An offer that does not state them is given the benefit of the doubt."""
-    vcpus, ram = rows["vcpus"], rows["host_memory_gib"]
+    """Rows (offer x gang size) whose host can run the gang: the RAM the gang needs, the local
+    NVMe its swapped optimizer states need (``offload: nvme``), and the vCPUs -- all of them for
+    text; for images, a core left for loading once every GPU's trainer has one (fewer loader
+    cores than the images need only slow the steps, :func:`loader_slowdown`).  An offer that does
+    not state them is given the benefit of the doubt."""
+    return _cpu_suffices(rows) & _ram_suffices(rows) & _disk_suffices(rows)
+
+
+def _cpu_suffices(rows: pd.DataFrame) -> pd.Series:
+    vcpus = rows["vcpus"]
     images = rows["_images_per_s"] > 0
     trainers = pd.Series([n.trainer_vcpus for n in rows["_host_need"]], index=rows.index)
-    cpu_ok = vcpus.isna() | (vcpus >= rows["_need_vcpus"]) | (images & (vcpus > trainers))
-    return cpu_ok & (ram.isna() | (ram >= rows["_need_ram_gib"] - 1e-9))
+    return vcpus.isna() | (vcpus >= rows["_need_vcpus"]) | (images & (vcpus > trainers))
+
+
+def _ram_suffices(rows: pd.DataFrame) -> pd.Series:
+    ram = rows["host_memory_gib"]
+    return ram.isna() | (ram >= rows["_need_ram_gib"] - 1e-9)
+
+
+def _disk_suffices(rows: pd.DataFrame) -> pd.Series:
+    need = rows["_need_disk_gb"]
+    disk = rows["local_disk_gb"]
+    return (need <= 0) | disk.isna() | (disk >= need - 1e-9)
 
 
 def _host_exclusions(shaped: pd.DataFrame, fit_table: pd.DataFrame) -> list[Exclusion]:
     """One exclusion per offer (instance type) that fits in GPU memory at some gang size but
-    whose host falls short at every one: too few vCPUs to feed its GPUs, or too little RAM for
-    the offloaded optimizer states.  The figures are the smallest need over the gang sizes."""
+    whose host falls short at every one: too few vCPUs to feed its GPUs, too little RAM for the
+    offloaded optimizer states, or too little local NVMe for those swapped there.  The figures
+    are the smallest need over the gang sizes."""
     if fit_table.empty:
         return []
     offers = shaped.drop_duplicates(["provider", "instance_type"])
@@ -628,13 +658,21 @@ def _host_exclusions(shaped: pd.DataFrame, fit_table: pd.DataFrame) -> list[Excl
                 f"{vcpus:g}"
             )
             reason, has, needs = "vcpus", vcpus, float(least["_need_vcpus"])
-        else:
+        elif not _ram_suffices(mine).any():
             ram = float(mine["_need_ram_gib"].min())
             why = (
                 f"needs {ram:,.0f} GiB of host RAM for the offloaded optimizer states, "
                 f"{instance_type} has {float(first['host_memory_gib']):g}"
             )
             reason, has, needs = "host-memory", float(first["host_memory_gib"]), ram
+        else:
+            disk = float(mine["_need_disk_gb"].min())
+            has_disk = float(first["local_disk_gb"])
+            why = (
+                f"needs {disk:,.0f} GB of local NVMe for the optimizer states swapped there, "
+                f"{instance_type} has {has_disk:g}"
+            )
+            reason, has, needs = "local-disk", has_disk, disk
         out.append(
             Exclusion(
                 reason,
@@ -1032,6 +1070,10 @@ def group_exclusions(exclusions: Sequence[Exclusion]) -> list[str]:
     for reason, rule in (
         ("vcpus", _CPU_RULE),
         ("host-memory", "offloaded optimizer states take 12 bytes per parameter of host RAM"),
+        (
+            "local-disk",
+            "optimizer states on NVMe take 16 bytes per parameter (mixed-precision AdamW)",
+        ),
     ):
         short = [e for e in exclusions if e.reason == reason]
         if short:

@@ -409,6 +409,15 @@ def _nothing_runs(inputs: _Inputs, cset: CandidateSet) -> InfeasibleError:
         hints.append(
             "more instances share the states; or training.offload: none where GPU memory allows"
         )
+    if "local-disk" in by_reason:
+        excluded = by_reason["local-disk"]
+        reasons.append(
+            f"{offers_in(excluded)} offer(s) have too little local NVMe (e.g. {excluded[0].detail})"
+        )
+        hints.append(
+            "more instances share the states (offers with local NVMe: planner offers "
+            "--min-local-disk GB); or training.offload: optimizer where host RAM allows"
+        )
     if "spot-risk" in by_reason:
         excluded = by_reason["spot-risk"]
         reasons.append(
