@@ -407,7 +407,8 @@ def _nothing_runs(inputs: _Inputs, cset: CandidateSet) -> InfeasibleError:
             f"optimizer states (e.g. {excluded[0].detail})"
         )
         hints.append(
-            "more instances share the states; or training.offload: none where GPU memory allows"
+            "more instances share the states; training.offload: nvme keeps them on local NVMe "
+            "(16 GB of RAM per GPU stages them); or training.offload: none where GPU memory allows"
         )
     if "local-disk" in by_reason:
         excluded = by_reason["local-disk"]
