@@ -184,13 +184,17 @@ NVME_SOURCE = (
 # against 24.29 in FP16, 3.21x.
 FP32_FRACTION_RATIO = 1.6
 FP32_MAX_FRACTION = 0.85
-# Transformer Engine (and torchao's float8) run the linear layers' matmuls in fp8 (twice the 16-bit
-# tensor rate on Hopper, Ada and Blackwell) and keep attention and the output layer in bf16.
-# Casting, per-tensor scaling and amax bookkeeping keep an fp8 linear layer well below twice the
-# bf16 one: 1.5x is a planning figure (U).  Checked against torchtitan's docs/performance.md
-# Table 1 (Llama 3.1 8B, 8 H100, FSDP + torch.compile): + Float8 8,532 against 6,667 tokens/s/GPU,
-# 1.28x; the model gives 1.32x there, and 1.2-1.5x on other shapes (published FP8 runs: 1.3-1.6x).
-FP8_GEMM_SPEEDUP = 1.5
+# fp8 recipes (Transformer Engine, torchao float8) run the linear layers' matmuls in fp8 and keep
+# attention and the output layer in bf16.  The fp8 tensor cores run at twice the dense 16-bit rate
+# on Hopper, Ada and Blackwell (H100 SXM 1,979 against 989 TFLOPS, B200 4.5 against 2.25 PFLOPS,
+# NVIDIA datasheets), and large cuBLAS fp8 GEMMs reach the same share of that peak as bf16 ones:
+# torchao's float8 roofline (pytorch/ao torchao/testing/float8/roofline_utils.py) takes
+# "pct_achievable_gemm_tops": 0.78 for both, "based on experimental observation with sample large
+# inputs", and its README finds "the gemm speedup approaching 2x as M, K, N increase".  So the
+# linear layers' tensor-core time halves; the casts that feed them are memory traffic of their own
+# (FP8_CAST_BYTES_PER_ELEMENT, by the stack's scaling recipe), charged at the memory bandwidth, and
+# the result writes stay 16-bit.
+FP8_TENSOR_RATE = 2.0
 
 
 def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> tuple[float, float]:
@@ -198,8 +202,9 @@ def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> t
 
     fp32 runs on the CUDA cores (see :data:`FP32_FRACTION_RATIO`); tf32 on tensor cores at half
     the 16-bit rate, or on the CUDA cores where those are as fast (GeForce: the same peak); fp8
-    runs ``linear_share`` of the FLOPs (the linear layers) at :data:`FP8_GEMM_SPEEDUP` times the
-    16-bit rate and the rest at it, folded into one effective peak; 16-bit recipes run at the dense
+    runs ``linear_share`` of the FLOPs (the linear layers) at :data:`FP8_TENSOR_RATE` times the
+    16-bit rate and the rest at it, folded into one effective peak (the casts are charged as
+    memory traffic, :func:`fp8_cast_bytes_per_flop`); 16-bit recipes run at the dense
     tensor peak.  Tensor paths keep the family's :func:`gemm_fraction`.
     """
     tensor = gemm_fraction(gpu)
@@ -214,7 +219,7 @@ def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> t
         return max(tf32, cuda_cores, key=lambda p: p[0] * p[1])
     if precision == "fp8":
         share = min(max(linear_share, 0.0), 1.0)
-        speedup = 1.0 / (1.0 - share + share / FP8_GEMM_SPEEDUP)
+        speedup = 1.0 / (1.0 - share + share / FP8_TENSOR_RATE)
         return gpu.peak_flops * speedup, tensor
     return gpu.matmul_peak_flops(precision), tensor
 
@@ -297,8 +302,7 @@ def reference_bytes_per_flop(gpu: GpuSpec) -> float:
 
 # The part each family's GEMM_FRACTION was measured on, as its dense 16-bit peak over its memory
 # bandwidth (FLOPs per byte).  The calibrated time per FLOP at the reference shape holds the
-# result traffic of that part's matmuls (and, under fp8, its casts: FP8_CAST_BYTES_PER_ELEMENT),
-# streamed at that part's bandwidth; the rest is the tensor cores' own time.  A part of the same
+# result traffic of that part's matmuls, streamed at that part's bandwidth; the rest is the tensor cores' own time.  A part of the same
 # family with other memory keeps the compute and streams the traffic at its own bandwidth.  Every
 # Hopper calibration run (llm.c GPT-2 on 8 H100 SXM, C2; llm-foundry's H100 tables; Megatron-LM's
 # H100 scaling runs) used the 80 GB SXM part: 989.4 TFLOPS dense BF16 over 3,350 GB/s of HBM3
@@ -340,28 +344,55 @@ def matmul_fraction(gpu: GpuSpec, bytes_per_flop: float) -> float:
     return 1.0 / max(inverse, 1.0)
 
 
-# Transformer Engine runs an fp8 linear layer on fp8 copies of its input and, in the backward pass,
-# of its output gradient, each cast from 16 bits with a transposed copy for the other GEMM that
-# reads it (Hopper's fp8 tensor cores take only the "TN" layout; TE's fused cast_transpose): read 2
-# bytes, write 1 + 1 per element, 4 bytes.  Per (M x K)·(K x N) layer that is 4·M·K + 4·M·N bytes
-# against its 6·M·K·N training FLOPs, ``(2/3)·(1/K + 1/N)`` bytes per FLOP, streamed at the memory
-# bandwidth (TE docs, "Using FP8 with Transformer Engine"; Micikevicius et al. 2022, "FP8 Formats
-# for Deep Learning").  FP8_GEMM_SPEEDUP was set on H100 SXM with these casts inside it, so they
-# are carved out of it there (:func:`calibration_ops_per_byte`) and charged at each GPU's own
-# bandwidth.
-FP8_CAST_BYTES_PER_ELEMENT = 4.0
+# An fp8 linear layer runs on fp8 copies of its input and, in the backward pass, of its output
+# gradient, each cast from 16 bits with a transposed copy for the other GEMM that reads it (Hopper's
+# fp8 tensor cores take only the "TN" layout), and of its weight.  What the casts cost depends on
+# how the stack picks the scale (FP8_SCALING):
+#
+# - ``delayed`` (Transformer Engine's DelayedScaling, its default recipe, used by Megatron-LM and
+#   NeMo): the scale comes from the amax history of earlier steps and the amax of this tensor is
+#   taken inside the same fused cast-transpose kernel: read 2 bytes, write 1 + 1, 4 bytes per
+#   element (TE docs, "Using FP8 with Transformer Engine"; Micikevicius et al. 2022, "FP8 Formats
+#   for Deep Learning").  The weights' fp8 copies are made once per optimizer step and reused by
+#   every micro-batch (TE's ``is_first_microbatch``), or gathered in fp8 (``fp8_param_gather``):
+#   no per-micro-batch weight traffic (U: amortised over the accumulation steps).
+# - ``dynamic`` (torchao float8 tensorwise scaling, torchtitan's recipe: "tensor-wise scaling
+#   with dynamic scales", torchtitan docs/float8.md): the scale needs this tensor's amax before
+#   any element can be cast, so the amax is a pass of its own.  torchao's float8 roofline counts,
+#   per input or output-gradient element, the amax read (2 bytes) plus the cast that reads it again
+#   and writes both layouts (2 + 1 + 1): 6 bytes; and per weight element, every micro-batch, the
+#   amax read (2) and a forward and a backward cast (2 + 1 each): 8 bytes
+#   (pytorch/ao torchao/testing/float8/roofline_utils.py, get_tensor_memory_traffic_ovhd_s,
+#   "tensorwise"); its README: "Delayed scaling is theoretically faster than dynamic scaling because
+#   of reduced read/write traffic requirements".
+#
+# Per (M x K)·(K x N) layer with 6·M·K·N training FLOPs, activation casts of ``a`` bytes per element
+# cost ``(a/6)·(1/K + 1/N)`` bytes per FLOP, weight casts of ``w`` bytes ``w / (6·M)``, streamed at
+# the memory bandwidth.
+FP8_SCALING = ("delayed", "dynamic")
+FP8_CAST_BYTES_PER_ELEMENT: dict[str, float] = {"delayed": 4.0, "dynamic": 6.0}
+FP8_WEIGHT_CAST_BYTES_PER_ELEMENT: dict[str, float] = {"delayed": 0.0, "dynamic": 8.0}
 
 
-def fp8_cast_bytes_per_flop(hidden: int, tp: int, layer_params: float) -> float:
-    """Cast bytes per fp8 linear FLOP of one transformer layer (FLOP-weighted over its four
-    matmuls, whose ``1/K + 1/N`` averages ``1/hidden + MATMULS_PER_LAYER · tp · hidden /
-    layer_params`` as in :func:`layer_bytes_per_flop`)."""
+def fp8_cast_bytes_per_flop(
+    hidden: int, tp: int, layer_params: float, tokens: float = 0.0, scaling: str = "delayed"
+) -> float:
+    """Cast bytes per fp8 linear FLOP of one transformer layer under ``scaling`` (FP8_SCALING):
+    its activation casts, FLOP-weighted over the four matmuls (whose ``1/K + 1/N`` averages
+    ``1/hidden + MATMULS_PER_LAYER · tp · hidden / layer_params`` as in
+    :func:`layer_bytes_per_flop`), plus, under dynamic scaling, the weight casts of each micro-batch
+    of ``tokens`` tokens (``M``; the tp ranks cast their own shards, so ``tp`` cancels)."""
     inverse_dims = 1.0 / hidden + MATMULS_PER_LAYER * tp * hidden / layer_params
-    return FP8_CAST_BYTES_PER_ELEMENT / 6.0 * inverse_dims
+    x = FP8_CAST_BYTES_PER_ELEMENT[scaling] / 6.0 * inverse_dims
+    weight = FP8_WEIGHT_CAST_BYTES_PER_ELEMENT[scaling]
+    if weight and tokens > 0:
+        x += weight / (6.0 * tokens)
+    return x
 
 
 def reference_fp8_cast_bytes_per_flop(gpu: GpuSpec) -> float:
-    """:func:`fp8_cast_bytes_per_flop` at the reference shape of ``gpu``'s family."""
+    """:func:`fp8_cast_bytes_per_flop` (delayed scaling) at the reference shape of ``gpu``'s
+    family: the cast traffic an fp8 layer of that shape adds to the calibrated matmul time."""
     h = REFERENCE_HIDDEN.get(gpu.family, DEFAULT_REFERENCE_HIDDEN)
     return fp8_cast_bytes_per_flop(h, 1, 12.0 * h * h)
 

@@ -19,6 +19,7 @@ from importlib import resources
 
 from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
+from planner.workload.efficiency import FP8_SCALING
 
 AUTO = "auto"
 
@@ -37,6 +38,9 @@ class FrameworkProfile:
     compile_seconds: float
     source: str
     expert_parallel: bool = False  # splits a mixture of experts' experts over GPUs (all-to-all)
+    # how its fp8 recipe picks the cast scales (efficiency.FP8_SCALING): delayed (Transformer
+    # Engine: amax history, fused cast) or dynamic (torchao float8: an amax pass per cast tensor)
+    fp8_scaling: str = "delayed"
 
 
 @functools.lru_cache(maxsize=1)
@@ -57,7 +61,10 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 compile_seconds=float(raw["compile_seconds"]),
                 source=str(raw["source"]).strip(),
                 expert_parallel=bool(raw.get("expert_parallel", False)),
+                fp8_scaling=str(raw["fp8_scaling"]),
             )
+            if profile.fp8_scaling not in FP8_SCALING:
+                raise ValueError(f"fp8_scaling must be one of {', '.join(FP8_SCALING)}")
         except (KeyError, TypeError, ValueError) as e:  # a packaging bug: say which row
             raise ConfigError(
                 f"framework {raw!r} is malformed ({e})", file="frameworks.yaml"

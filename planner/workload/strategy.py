@@ -217,6 +217,7 @@ class _Search:
     ops_per_byte: float
     inverse_at_zero: float
     fp8_share: float  # share of the FLOPs in fp8 linear layers, whose casts stream HBM
+    fp8_scaling: str  # how the stack scales its fp8 casts (efficiency.FP8_SCALING)
     straggler: float
     tp_overlap: bool
     memory_bytes: float
@@ -275,10 +276,12 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
     ops_per_byte = peak / bw * eff.result_bytes(f.precision) / 2.0
     # the traffic the calibrated fraction held was streamed at the calibration part's bandwidth
     ops_per_byte_cal = ops_per_byte * eff.calibration_ops_per_byte(gpu) / eff.ops_per_byte(gpu)
-    # fp8: the linear layers' casts (a share ``linear_share`` of the FLOPs), at the reference shape
+    # fp8: the linear layers (a share ``linear_share`` of the FLOPs) run at the fp8 tensor rate
+    # (folded into ``peak``) and their casts, by the stack's scaling recipe, stream the memory on top
+    # of the calibrated time, which held 16-bit matmuls only
     fp8_share = f.linear_share if f.precision == "fp8" else 0.0
+    fp8_scaling = f.framework.fp8_scaling if f.framework is not None else "delayed"
     reference_x = eff.reference_bytes_per_flop(gpu)
-    reference_x += fp8_share * eff.reference_fp8_cast_bytes_per_flop(gpu)
     gpn = max(1, min(links.gpus_per_node, count))
     modes, tps, pps, zeros = _choices(f, count, gpn, flash)
     return _Search(
@@ -294,6 +297,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         ops_per_byte=ops_per_byte,
         inverse_at_zero=1.0 / fraction - ops_per_byte_cal * reference_x,
         fp8_share=fp8_share,
+        fp8_scaling=fp8_scaling,
         straggler=eff.straggler_factor(count),
         tp_overlap=eff.overlaps_tensor_parallel(gpu)
         and links.intra_kind == "nvlink"
@@ -401,7 +405,7 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
         buffers=buffers,
         states=states,
         room=(s.memory_bytes - _FIXED_BYTES) / (1.0 + FRAGMENTATION) - states,
-        per_rank=max(1.0, f.global_batch / dp),
+        per_rank=f.global_batch / dp,  # under 1: ranks beyond the batch idle
         sync_s=_sync_seconds(f, s, dp, d_in, split, zero, ep),
         optimizer_s=optimizer_s,
         ep=ep,
@@ -568,7 +572,9 @@ def _matmul_efficiency(f: TrainFacts, s: _Search, tp: int, b: int, stage_flops: 
         x_head = eff.head_bytes_per_flop(tokens, f.hidden, tp, f.vocab)
         x += share * (x_head - x)
     if s.fp8_share:
-        x += s.fp8_share * eff.fp8_cast_bytes_per_flop(f.hidden, tp, f.layer_params)
+        x += s.fp8_share * eff.fp8_cast_bytes_per_flop(
+            f.hidden, tp, f.layer_params, tokens, s.fp8_scaling
+        )
     return s.stack / max(s.inverse_at_zero + s.ops_per_byte * x, 1.0)
 
 

@@ -431,10 +431,11 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
     """``the 989 TFLOPS dense bf16 tensor peak`` for the unit the precision's matmuls run on."""
     peak, g = eff.precision_peak(gpu, f.precision, f.linear_share)
     if f.precision == "fp8":
+        scaling = f.framework.fp8_scaling if f.framework is not None else "delayed"
         return (
             f"{g:.2f} of the {gpu.tensor_tflops_dense:g} TFLOPS dense 16-bit peak, "
-            f"{f.linear_share:.0%} of the FLOPs (the linear layers) {eff.FP8_GEMM_SPEEDUP:g}x "
-            "faster in fp8"
+            f"{f.linear_share:.0%} of the FLOPs (the linear layers) at {eff.FP8_TENSOR_RATE:g}x "
+            f"that rate in fp8, their casts ({scaling} scaling) as memory traffic"
         )
     unit = (
         "CUDA-core fp32"

@@ -1,0 +1,116 @@
+"""fp8 training by software stack: the fp8 tensor rate and the casts each scaling recipe pays.
+
+An fp8 linear layer runs its matmuls at twice the 16-bit tensor rate (H100 SXM: 1,979 against 989
+TFLOPS dense) and pays for the casts that feed them in memory traffic.  Transformer Engine's delayed
+scaling casts in one fused pass (4 bytes per element); torchao's dynamic tensorwise scaling reads
+each tensor once more for its amax (6 bytes) and recasts the weights every micro-batch (8 bytes per
+weight element).  The expected values below are worked by hand from those byte counts and the
+datasheet figures, not read back from the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from planner.gpu_specs import resolve_gpu
+from planner.schema import Fabric, Interconnect
+from planner.workload import Topology, estimate, parse_workload
+from planner.workload import efficiency as eff
+from planner.workload.estimate_types import topology_links
+from planner.workload.frameworks import load_frameworks
+from planner.workload.strategy import _matmul_efficiency, _setup
+from planner.workload.training import train_facts
+
+H100 = resolve_gpu("H100")
+NODE = Topology(gpus_per_node=8, interconnect=Interconnect.NVSWITCH, fabric=Fabric.INFINIBAND)
+
+
+def _llama3_8b(precision: str, framework: str) -> dict[str, object]:
+    return {
+        "name": "fp8",
+        "kind": "pretrain",
+        "model": "llama-3-8b",
+        "data": {"tokens": 1.0e9},
+        "training": {
+            "precision": precision,
+            "framework": framework,
+            "global_batch_tokens": 131072,
+            "activation_checkpointing": "none",
+            "parallelism": {"zero": 3, "tensor": 1, "pipeline": 1, "micro_batch": 1},
+        },
+    }
+
+
+def test_fp8_linear_layers_run_at_twice_the_16_bit_rate() -> None:
+    # 70% of the FLOPs at 2x, 30% at 1x: 989.4 / (0.3 + 0.35) = 1,522.15 TFLOPS effective
+    peak, fraction = eff.precision_peak(H100, "fp8", 0.7)
+    assert peak == pytest.approx(1522.15e12, rel=1e-5)
+    assert fraction == pytest.approx(0.52)  # the tensor cores' share is the bf16 one
+
+
+@pytest.mark.parametrize(
+    ("hidden", "tp", "tokens", "scaling", "expected"),
+    [
+        # delayed: 4/6 x (1/4096 + 4/(12·4096)) = 2.17014e-4; no per-micro-batch weight casts
+        (4096, 1, 8192, "delayed", 2.17014e-4),
+        # dynamic: 6/6 x (1/4096 + 4/(12·4096)) + 8/(6·8192) = 3.25521e-4 + 1.62760e-4
+        (4096, 1, 8192, "dynamic", 4.88281e-4),
+        # two tensor-parallel ways: 1/8192 + 8/(12·8192) = 2.03451e-4; weight shards and FLOPs
+        # both halve, so the weight term is 8/(6·4096) = 3.25521e-4
+        (8192, 2, 4096, "dynamic", 5.28971e-4),
+    ],
+)
+def test_cast_bytes_per_fp8_flop(
+    hidden: int, tp: int, tokens: float, scaling: str, expected: float
+) -> None:
+    x = eff.fp8_cast_bytes_per_flop(hidden, tp, 12.0 * hidden**2, tokens, scaling)
+    assert x == pytest.approx(expected, rel=1e-4)
+
+
+def test_stacks_name_the_scaling_their_fp8_recipe_uses() -> None:
+    stacks = load_frameworks()
+    assert stacks["torchtitan"].fp8_scaling == "dynamic"  # torchao float8, tensorwise dynamic
+    assert stacks["pytorch-fsdp"].fp8_scaling == "dynamic"
+    assert stacks["megatron"].fp8_scaling == "delayed"  # Transformer Engine
+    assert stacks["nemo"].fp8_scaling == "delayed"
+
+
+def _inverse_efficiency(precision: str, scaling: str) -> float:
+    """1 / matmul efficiency of Llama 3 8B's layers (one 8,192-token sequence, tp 1) on 8 H100
+    under the torchtitan stack with its fp8 scaling set to ``scaling``."""
+    f = train_facts(parse_workload(_llama3_8b(precision, "torchtitan")))
+    assert f.framework is not None
+    f = replace(f, framework=replace(f.framework, fp8_scaling=scaling))
+    s = _setup(f, H100, 8, topology_links(H100, NODE, 8), flash=True)
+    return 1.0 / _matmul_efficiency(f, s, 1, 1, f.model_flops_per_seq)
+
+
+def test_dynamic_scaling_pays_its_extra_traffic_at_the_memory_bandwidth() -> None:
+    # Llama 3 8B: 73.74% of the FLOPs in the linear layers (6·8192·32·234.52M over the model
+    # FLOPs), so the effective peak is 989.4 / (0.26262 + 0.36869) = 1,567.2 TFLOPS, 467.8 FLOPs
+    # per byte of the 3,350 GB/s HBM3.  Dynamic scaling adds (2/6)(1/4096 + 4·4096/234.52M) +
+    # 8/(6·8192) = 1.04667e-4 + 1.62760e-4 = 2.67428e-4 bytes per linear FLOP:
+    # 0.73738 x 2.67428e-4 x 467.8 = 0.09225 on 1/efficiency.
+    delta = _inverse_efficiency("fp8", "dynamic") - _inverse_efficiency("fp8", "delayed")
+    assert delta == pytest.approx(0.09225, rel=2e-3)
+
+
+def test_bf16_matmuls_do_not_see_the_fp8_recipe() -> None:
+    assert _inverse_efficiency("bf16", "dynamic") == _inverse_efficiency("bf16", "delayed")
+
+
+def test_fp8_step_is_faster_than_bf16_but_within_the_tensor_rate_bound() -> None:
+    # Only the linear layers (73.7% of the FLOPs) double their rate: Amdahl's bound is
+    # 1 / (0.2626 + 0.3687) = 1.584x; casts, attention, activation traffic and communication keep
+    # the step below it, and the torchao recipe's heavier casts below Transformer Engine's.
+    def seconds(precision: str, framework: str) -> float:
+        est = estimate(parse_workload(_llama3_8b(precision, framework)), H100, 8, topology=NODE)
+        return float(est.time_breakdown_hours["training steps"])
+
+    bf16 = seconds("bf16", "torchtitan")
+    torchao = bf16 / seconds("fp8", "torchtitan")
+    assert 1.2 < torchao < 1.584
+    te = seconds("bf16", "megatron") / seconds("fp8", "megatron")
+    assert torchao < te < 1.584
