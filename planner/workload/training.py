@@ -18,9 +18,6 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, replace
-from importlib import resources
-
-import yaml
 
 from planner.gpu_specs import GpuSpec
 from planner.schema import Fabric, Interconnect
@@ -32,6 +29,7 @@ from planner.workload.frameworks import resolve_framework
 from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.strategy import Candidate, Strategy, TrainFacts, explain, search_training
+from planner.workload.uncertainty import estimate_error
 
 # Default global batch in tokens by model size for pre-training: GPT-3 paper Table 2.1
 # (125M-760M: 0.5M; 1.3B-2.7B: 1M; 6.7B-13B: 2M; 175B: 3.2M).
@@ -679,28 +677,19 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     )
 
 
-@functools.lru_cache(maxsize=1)
-def _error_deciles() -> tuple[int, float, float]:
-    """(runs, 10th and 90th percentile of measured / estimated time) on the published runs the
-    bundled ``estimate_error.yaml`` was computed from."""
-    text = resources.files("planner.data").joinpath("estimate_error.yaml").read_text("utf-8")
-    raw = yaml.safe_load(text)
-    return int(raw["runs"]), float(raw["ratio_p10"]), float(raw["ratio_p90"])
-
-
 def likely_range(wall_hours: float) -> tuple[float, float]:
     """The wall-clock a run will likely take: this estimate times the 10th and 90th percentile of
-    the measured / estimated ratio on published training runs."""
-    _, low, high = _error_deciles()
-    return wall_hours * low, wall_hours * high
+    the measured / estimated ratio on published training runs (:mod:`.uncertainty`)."""
+    error = estimate_error()
+    return wall_hours * error.p10, wall_hours * error.p90
 
 
 def range_note() -> str:
     """Where the likely range comes from, in words."""
-    runs, low, high = _error_deciles()
+    error = estimate_error()
     return (
-        f"likely range: this estimate x {low:.2f} to x {high:.2f}, the 10th to 90th percentile of "
-        f"measured / estimated time on {runs} published training runs"
+        f"likely range: this estimate x {error.p10:.2f} to x {error.p90:.2f}, the 10th to 90th "
+        f"percentile of measured / estimated time on {error.runs} published training runs"
     )
 
 
