@@ -152,3 +152,18 @@ def test_cli_says_how_the_plans_count_the_error() -> None:
     bad = CliRunner().invoke(main, [*args, "--count-estimate-error", "--confidence", "0"])
     assert bad.exit_code == 2
     assert "--count-estimate-error" in bad.output and "Traceback" not in bad.output
+
+
+def test_the_error_table_covers_training_only() -> None:
+    with pytest.raises(ConfigError, match="inference workload") as err:
+        quote(
+            QuoteRequest(
+                workload="llama-2-7b-batch-inference", deadline_hours=24, count_estimate_error=True
+            )
+        )
+    assert err.value.key_path == "count_estimate_error"
+    service = CliRunner().invoke(
+        main, ["quote", "--workload", "llm-serving-7b", "--rps", "1", "--count-estimate-error"]
+    )
+    assert service.exit_code == 2
+    assert "latency targets" in service.output and "Traceback" not in service.output

@@ -381,6 +381,11 @@ def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **optio
     if service_req is not None:
         if report_path is not None:
             raise click.UsageError("--report covers job quotes; a service quote prints as --format")
+        if options.get("count_estimate_error"):
+            raise click.UsageError(
+                "--count-estimate-error covers a job's training time by a deadline; a service "
+                "is sized on its latency targets (--p95-ttft, --p95-tpot, --p95-e2e)"
+            )
         from planner.reports.service_quote import render_service_quote
 
         served = api.quote_service(service_req)

@@ -75,6 +75,13 @@ def quote(
     started = time.perf_counter()
     inputs = _inputs(req, book)
     margin = estimate_margin(inputs.request)
+    if margin is not None and inputs.spec.kind.value == "inference":
+        raise ConfigError(
+            f"count_estimate_error covers training times, and {inputs.spec.name} is an inference "
+            "workload (the error table was measured on published training runs)",
+            key_path="count_estimate_error",
+            hint="leave count_estimate_error out for inference workloads",
+        )
     cset, pruned = _candidates(inputs, margin)
     if pruned.empty:
         raise _nothing_runs(inputs, cset)
