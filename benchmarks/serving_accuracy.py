@@ -48,8 +48,8 @@ STACK_FOR = {"exllama": "llama.cpp"}
 # tokens_per_s / samples_per_s ~ 290 tokens per sample; its prompts are short instructions, taken
 # at the same ~290 tokens (U).
 DATASET_LENGTHS = {"openorca-24576": (290.0, 290.0)}
-# Weight formats the planner models; fp4 (Blackwell) is not one yet.
-FORMATS = {"fp16", "bf16", "fp8", "int8", "int4"}
+# Weight formats the planner models (fp4: NVIDIA NVFP4, mxfp4: OCP MXFP4).
+FORMATS = {"fp16", "bf16", "fp8", "int8", "int4", "fp4", "mxfp4"}
 # A request so rare that nothing queues: single-request latency.
 ISOLATED_RATE = 1e-4
 

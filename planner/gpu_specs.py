@@ -36,6 +36,8 @@ class GpuSpec:
     source: str
     aliases: tuple[str, ...] = field(default=())
     fp8: bool = False  # fp8 tensor cores (Hopper, Ada, Blackwell) at twice the 16-bit rate
+    fp4: bool = False  # fp4 (e2m1, block-scaled) tensor cores (Blackwell) at twice the fp8 rate
+    fp4_tflops_dense: float | None = None  # the dense fp4 peak where it is not twice fp8 (B300)
 
     @property
     def peak_flops(self) -> float:
@@ -44,14 +46,17 @@ class GpuSpec:
 
     def matmul_peak_flops(self, precision: str) -> float:
         """Dense peak of the unit ``precision``'s matmuls run on, FLOP/s: CUDA cores for fp32,
-        TF32 tensor cores at half the 16-bit rate, fp8 tensor cores at twice it (see gpus.yaml);
-        16-bit tensor cores otherwise."""
+        TF32 tensor cores at half the 16-bit rate, fp8 tensor cores at twice it, fp4 tensor cores
+        (where the GPU has them) at twice fp8 or the datasheet's fp4 figure (see gpus.yaml); 16-bit
+        tensor cores otherwise."""
         if precision == "fp32":
             return self.fp32_tflops * 1e12
         if precision == "tf32":
             return self.peak_flops / 2.0
         if precision == "fp8":
             return self.peak_flops * 2.0
+        if precision == "fp4" and self.fp4:
+            return (self.fp4_tflops_dense or self.tensor_tflops_dense * 4.0) * 1e12
         return self.peak_flops
 
     def cannot_train_in(self, precision: str) -> str | None:
@@ -266,6 +271,10 @@ def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:
             source=str(raw["source"]),
             aliases=tuple(str(a) for a in raw.get("aliases", [])),
             fp8=bool(raw.get("fp8", False)),
+            fp4=bool(raw.get("fp4", False)),
+            fp4_tflops_dense=(
+                float(raw["fp4_tflops_dense"]) if raw.get("fp4_tflops_dense") is not None else None
+            ),
         )
     except KeyError as e:  # a packaging bug, not user input, but say which row
         raise ConfigError(f"GPU entry {raw.get('name')!r} lacks {e}", file="gpus.yaml") from e

@@ -29,12 +29,14 @@ from planner.workload.estimate_types import (
 )
 from planner.workload.parallel import Links
 from planner.workload.serving import (
+    FP4_FORMATS,
     RUNTIME_GIB,
     WEIGHT_BYTES,
     Lengths,
     ModelShape,
     Replica,
     ServingPoint,
+    matmul_precision,
     serve,
     serving_stack,
 )
@@ -54,7 +56,7 @@ def _section(spec: WorkloadSpec) -> InferenceSection:
 
 
 def weight_format(spec: WorkloadSpec) -> str:
-    """The weights' serving format (fp16, bf16, fp8, int8, int4, fp32)."""
+    """The weights' serving format (fp16, bf16, fp8, int8, int4, fp4, mxfp4, fp32)."""
     value = _section(spec).precision.value
     return _SERVING_FORMAT.get(value, value)
 
@@ -206,7 +208,32 @@ def _assumptions(spec: WorkloadSpec, gpu: GpuSpec, replica: Replica | None) -> t
         lines.append(f"{fmt} weight-only quantisation (AWQ/GPTQ-style), matmuls in 16-bit")
     if fmt == "fp8" and not gpu.fp8:
         lines.append(f"the {gpu.name} has no fp8 tensor cores: fp8 weights, 16-bit matmuls")
+    if fmt in FP4_FORMATS:
+        lines.append(_fp4_words(fmt, gpu))
     return tuple(lines)
+
+
+def _fp4_words(fmt: str, gpu: GpuSpec) -> str:
+    """How 4-bit floating-point weights are served on ``gpu`` (see serving's module docstring)."""
+    bits = WEIGHT_BYTES[fmt] * 8.0
+    name = {"fp4": "NVFP4", "mxfp4": "MXFP4"}[fmt]
+    unit = matmul_precision(fmt, gpu)
+    if unit == "fp4":
+        return (
+            f"{fmt} ({name}, {bits:g} bits a weight) weights and activations on the "
+            f"{gpu.name}'s fp4 tensor cores ({gpu.matmul_peak_flops('fp4') / 1e12:,.0f} dense "
+            "TFLOPS)"
+        )
+    if unit == "fp8":
+        return (
+            f"{fmt} ({name}, {bits:g} bits a weight) weights with MXFP8 activations on the "
+            f"{gpu.name}'s fp8 tensor cores (a mixed fp4 x fp8 matmul runs at the fp8 rate)"
+        )
+    return (
+        f"the {gpu.name} has no fp4 tensor cores: {fmt} ({name}) weights served weight-only, "
+        f"streamed at {bits:g} bits and dequantised to 16-bit on the fly (Marlin/Triton "
+        "kernels), matmuls at the 16-bit rate"
+    )
 
 
 def _length_words(mean: float, p95: float | None) -> str:

@@ -34,7 +34,21 @@ the weights and a prefill workspace is the KV pool; the most sequences it holds 
 
 Weight formats: fp16/bf16 (2 bytes), fp8 (1 byte; fp8 tensor cores where the GPU has them), int8
 and int4 *weight-only* (AWQ/GPTQ-style: 1 and 0.53 bytes including group-128 scales, the matmuls in
-16-bit after dequantisation).  The KV cache is 16-bit unless ``kv_precision`` is fp8.
+16-bit after dequantisation), and two 4-bit floating-point formats (e2m1 values with block scales):
+
+* ``fp4``, NVIDIA NVFP4: an e4m3 scale per 16 values and an fp32 scale per tensor, 4.5 bits a
+  weight.  On a GPU with fp4 tensor cores (Blackwell: B200/B300, RTX PRO 6000, RTX 50-series) the
+  activations are quantised to NVFP4 too (TensorRT Model Optimizer's NVFP4 checkpoints, W4A4) and
+  the matmuls run at the fp4 rate, twice fp8;
+* ``mxfp4``, OCP Microscaling MXFP4 (what gpt-oss ships in): an 8-bit power-of-two scale per 32
+  values, 4.25 bits a weight.  On Blackwell the stacks pair it with MXFP8 activations (TensorRT-LLM's
+  gpt-oss MoE backends: MXFP8 activations x MXFP4 weights on B200/GB200/B300/GB300), and a mixed
+  fp4 x fp8 matmul runs at the fp8 rate.
+
+Elsewhere (Hopper, Ada, Ampere) both are served *weight-only*, like int4: the weights stream at their
+4.25 or 4.5 bits and are dequantised to 16-bit in the kernel (vLLM's Marlin and Triton MXFP4/NVFP4
+kernels; TensorRT-LLM's Triton MoE backend on H200 takes BF16 activations), the matmuls at the 16-bit
+rate.  The KV cache is 16-bit unless ``kv_precision`` is fp8.
 """
 
 from __future__ import annotations
@@ -52,7 +66,10 @@ from planner.workload import memory as mem
 from planner.workload.parallel import Links
 
 # Bytes per weight by serving format.  int4: 4 bits + a 16-bit scale and zero point per group of
-# 128 weights (AWQ/GPTQ default group size) = 4.25 bits.
+# 128 weights (AWQ/GPTQ default group size) = 4.25 bits.  fp4 (NVFP4): 4 bits + an 8-bit e4m3 scale
+# per 16 = 4.5 bits (the per-tensor fp32 scale is negligible; NVIDIA, "Introducing NVFP4 for
+# efficient and accurate low-precision inference", 2025).  mxfp4: 4 bits + an 8-bit e8m0 scale per
+# 32 = 4.25 bits (OCP Microscaling Formats (MX) v1.0 specification, 2023, table 1).
 WEIGHT_BYTES: dict[str, float] = {
     "fp32": 4.0,
     "fp16": 2.0,
@@ -60,7 +77,11 @@ WEIGHT_BYTES: dict[str, float] = {
     "fp8": 1.0,
     "int8": 1.0,
     "int4": 4.25 / 8.0,
+    "fp4": 4.5 / 8.0,
+    "mxfp4": 4.25 / 8.0,
 }
+# The 4-bit floating-point weight formats (e2m1 values with block scales).
+FP4_FORMATS = ("fp4", "mxfp4")
 KV_BYTES: dict[str, float] = {"fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "fp32": 4.0}
 # Prompt tokens one step processes at most (vLLM V1 max_num_batched_tokens for online serving).
 PREFILL_CHUNK_TOKENS = 2048
@@ -159,6 +180,22 @@ class ModelShape:
         return float(self.active_params or self.params)
 
 
+def matmul_precision(weights: str, gpu: GpuSpec) -> str:
+    """The unit a weight format's matmuls run on, by its compute precision: fp8 tensor cores for
+    fp8 weights where the GPU has them; fp4 tensor cores for NVFP4 (``fp4``) weights and the fp8
+    ones for MXFP4 weights with their MXFP8 activations where the GPU has fp4 tensor cores; 16-bit
+    otherwise (weight-only int8/int4 and fp4/mxfp4 on older GPUs dequantise to 16-bit)."""
+    if weights == "fp32":
+        return "fp32"
+    if weights == "fp8" and gpu.fp8:
+        return "fp8"
+    if weights == "fp4" and gpu.fp4:
+        return "fp4"
+    if weights == "mxfp4" and gpu.fp4 and gpu.fp8:
+        return "fp8"
+    return "bf16"
+
+
 @dataclass(frozen=True)
 class Replica:
     """The model on ``tp`` GPUs of one kind, served by one stack at one weight format."""
@@ -233,13 +270,8 @@ class Replica:
     # -- time -------------------------------------------------------------------------------------
     @property
     def compute_peak_flops(self) -> float:
-        """The matmul peak the weights run at: fp8 tensor cores for fp8 weights where the GPU has
-        them; 16-bit otherwise (weight-only int8/int4 dequantise to 16-bit)."""
-        if self.precision == "fp8" and self.gpu.fp8:
-            return self.gpu.matmul_peak_flops("fp8")
-        if self.precision == "fp32":
-            return self.gpu.matmul_peak_flops("fp32")
-        return self.gpu.peak_flops
+        """The matmul peak the weights run at (see :func:`matmul_precision`)."""
+        return self.gpu.matmul_peak_flops(matmul_precision(self.precision, self.gpu))
 
     def _weights_read(self, tokens: float) -> float:
         """Weight bytes a step reads on each GPU: all of them for a dense model; for a mixture of
@@ -417,7 +449,8 @@ def serve(
         raise ConfigError(
             f"{r.model.params / 1e9:.1f}B parameters in {r.precision} on {r.tp} x {r.gpu.name} "
             f"leave no room for one {longest:,.0f}-token sequence",
-            hint="use more GPUs per replica (tensor parallel), a bigger GPU or int8/int4 weights",
+            hint="use more GPUs per replica (tensor parallel), a bigger GPU or 4-bit weights "
+            "(int4, fp4, mxfp4)",
         )
     context = prompt.mean + output.mean / 2.0
     limit = max(r.max_concurrency(context), 1)

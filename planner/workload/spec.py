@@ -63,7 +63,10 @@ class Precision(_StrEnum):
     cores: Ampere and newer), ``fp16`` and ``bf16`` (torch.amp autocast with fp32 master weights,
     also written ``amp-fp16`` / ``amp-bf16``), ``pure-bf16`` (bf16 weights, gradients and optimizer
     states, no fp32 copy: torchtune's default), ``fp8`` (Transformer Engine: fp8 linear layers,
-    bf16 elsewhere, bf16/fp32 master weights).  ``int8`` and ``int4`` are inference weight formats.
+    bf16 elsewhere, bf16/fp32 master weights).  ``int8`` and ``int4`` are inference weight formats,
+    and so are the 4-bit floating-point ones: ``fp4`` (NVIDIA NVFP4: e2m1 values, an e4m3 scale per
+    16 and an fp32 scale per tensor, 4.5 bits a weight) and ``mxfp4`` (OCP Microscaling MXFP4: e2m1
+    values, a power-of-two e8m0 scale per 32, 4.25 bits a weight; what gpt-oss ships in).
     """
 
     FP32 = "fp32"
@@ -74,6 +77,8 @@ class Precision(_StrEnum):
     FP8 = "fp8"
     INT8 = "int8"  # inference weights only
     INT4 = "int4"  # inference weights only
+    FP4 = "fp4"  # inference weights only (NVFP4)
+    MXFP4 = "mxfp4"  # inference weights only (OCP MXFP4)
 
 
 # Other names for a training precision, as frameworks and users write them.
@@ -92,7 +97,7 @@ PRECISION_ALIASES = {
     "32-true": "fp32",
 }
 # Weight formats that serve a model but cannot train one.
-INFERENCE_ONLY_PRECISIONS = ("int8", "int4")
+INFERENCE_ONLY_PRECISIONS = ("int8", "int4", "fp4", "mxfp4")
 
 
 class Optimizer(_StrEnum):
@@ -252,15 +257,18 @@ class TrainingSection(_Section):
     @model_validator(mode="before")
     @classmethod
     def _precision_names(cls, raw: Any) -> Any:
-        """``amp-bf16`` and the other framework spellings read as their precision; ``int8`` and
-        ``int4`` are refused: they store weights for serving, and no training recipe runs on
-        them (QLoRA's 4-bit frozen weights are ``method: qlora``)."""
+        """``amp-bf16`` and the other framework spellings read as their precision; ``int8``,
+        ``int4``, ``fp4`` and ``mxfp4`` are refused: they store weights for serving, and no
+        training recipe the planner models runs on them (QLoRA's 4-bit frozen weights are
+        ``method: qlora``; fp8 is the lowest training precision modelled)."""
         if isinstance(raw, dict) and isinstance(raw.get("precision"), str):
             name = raw["precision"].strip().lower()
             if name in INFERENCE_ONLY_PRECISIONS:
+                fp4 = " (4-bit floating-point training is not modelled)" if "fp4" in name else ""
                 raise ValueError(
-                    f"precision {name} stores weights for serving; training runs in fp32, tf32, "
-                    "fp16, bf16, pure-bf16 or fp8 (for 4-bit frozen weights use method: qlora)"
+                    f"precision {name} stores weights for serving{fp4}; training runs in fp32, "
+                    "tf32, fp16, bf16, pure-bf16 or fp8 (for 4-bit frozen weights use method: "
+                    f"qlora; serve {name} weights with kind: inference)"
                 )
             raw = {**raw, "precision": PRECISION_ALIASES.get(name, name)}
         if isinstance(raw, dict) and "framework" in raw:
