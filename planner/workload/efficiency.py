@@ -73,11 +73,28 @@ MEMORY_BW_FRACTION = 0.8
 OPTIMIZER_TRAFFIC_BYTES: dict[str, float] = {
     "adamw": 28.0,
     "adamw-8bit": 16.0,
+    "paged-adamw": 28.0,
     "paged-adamw-8bit": 16.0,
     "lion": 20.0,
     "sgd": 20.0,
     "adafactor": 12.0,
 }
+# Under pure bf16 there is no fp32 master copy: a bitsandbytes optimizer (states at their own
+# width, memory.BNB_OPTIMIZERS) reads the 2-byte weight instead of the 4-byte master (-2) and
+# writes no master (-4): 6 bytes fewer per parameter (32-bit AdamW: weight 2, gradient 2, states 8
+# read, weight 2 and states 8 written = 22; 8-bit: 10).  torch's own optimizers keep bf16 states
+# there, so their traffic halves (training.py).
+PURE_BF16_BNB_TRAFFIC_SAVING = 6.0
+# Paged optimizer states evicted to host RAM cross PCIe twice per optimizer step: paged in to the
+# GPU when the update touches them (bitsandbytes prefetches each paged state before its update,
+# cudaMemPrefetchAsync, Optimizer8bit.prefetch_state) and evicted again to make room for the next
+# (the CUDA driver's page eviction), each at the host link's rate (pcie_gb_per_s x LINK_EFFICIENCY
+# "pcie"), not overlapped with the update that waits on them.  bitsandbytes' docs ("Paged
+# optimizers") expect less of unified memory: prefetched transfers run at "about half or worse than
+# the full PCIe memory bandwidth", and they time 1 GB evicted per step as 1 GB at half of PCIe 3.0
+# x16 (125 ms).  Per GB evicted that example charges 1 / 0.5 = 2.0 GB of link time, this model
+# 2 / 0.7 = 2.9: it errs on the slow side.
+PAGED_CROSSINGS_PER_STEP = 2.0
 
 # NCCL bus bandwidth / link rate.  NVSwitch: nccl-tests all-reduce busbw ~230 of 300 GB/s per
 # direction on DGX A100 and ~370 of 450 on DGX H100 (~0.8); Calculon uses 0.6 for NVLink and 0.9 for

@@ -10,6 +10,17 @@ Conventions (why these numbers):
 - Optimizer state bytes per parameter beyond the master copy: AdamW 8 (m, v), 8-bit AdamW 2
   (bitsandbytes block-wise quantised m, v; HF memory-anatomy doc), Lion 4 (one momentum; Chen et al.
   2023), SGD with momentum 4, Adafactor ~0 (factored second moment, no momentum; Shazeer & Stern 2018).
+- Paged optimizers (bitsandbytes ``PagedAdamW`` 32-bit, ``PagedAdamW8bit``; HF Trainer ``optim``
+  ``paged_adamw_32bit`` / ``paged_adamw_8bit``) allocate their states in CUDA unified memory; paging
+  "only becomes active if you run out of GPU memory. When that happens, memory is transferred
+  page-by-page from GPU to CPU" (bitsandbytes docs, 8-bit optimizers, "Paged optimizers",
+  huggingface.co/docs/bitsandbytes/explanations/optimizers).  So the states count
+  against the GPU only as far as it has room left after the weights, gradients, activations and
+  working buffers; the rest lives in host RAM (:func:`paged_spill_bytes`).  bitsandbytes sizes
+  those states by its own width whatever the parameters' dtype (``get_state_buffer(p,
+  dtype=torch.float32)`` for 32-bit, uint8 for 8-bit; bitsandbytes/optim/optimizer.py), so under
+  ``pure-bf16`` a paged 32-bit AdamW still keeps 8 bytes per parameter, not 4; the fp32 master copy
+  of mixed precision is an ordinary tensor and stays on the GPU.
 - ZeRO-1 shards optimizer states, ZeRO-2 also gradients, ZeRO-3 / FSDP full-shard also weights, each
   over the data-parallel size; tensor and pipeline parallel divide all model states by tp·pp.
 - Activations per transformer layer follow Korthikanti et al. 2022 (arXiv 2205.05198) eq. 2:
@@ -53,11 +64,17 @@ BYTES_PER_VALUE: dict[str, float] = {
 OPTIMIZER_STATE_BYTES: dict[str, float] = {
     "adamw": 8.0,
     "adamw-8bit": 2.0,
+    "paged-adamw": 8.0,
     "paged-adamw-8bit": 2.0,
     "lion": 4.0,
     "sgd": 4.0,
     "adafactor": 0.0,
 }
+
+# bitsandbytes optimizers: states at their own width (fp32 or 8-bit) whatever the parameters' dtype.
+BNB_OPTIMIZERS = frozenset({"adamw-8bit", "paged-adamw", "paged-adamw-8bit"})
+# Of those, the paged ones: states in CUDA unified memory, spilled to host RAM under pressure.
+PAGED_OPTIMIZERS = frozenset({"paged-adamw", "paged-adamw-8bit"})
 
 # Optimizer states offloaded to host RAM (training.offload: optimizer): ZeRO-Offload keeps the fp32
 # master weights and both Adam moments there, 12 bytes per parameter (Ren et al. 2021,
@@ -126,15 +143,32 @@ def state_bytes(precision: str, optimizer: str) -> StateBytes:
 
     fp32 and tf32 keep fp32 weights and gradients (no master copy); ``pure-bf16`` keeps bf16
     weights, gradients and optimizer states, no fp32 copy (torchtune's default recipe: 8 bytes per
-    parameter with AdamW; 8-bit optimizer states stay 8-bit)."""
+    parameter with AdamW; bitsandbytes' states keep their width: 8-bit stay 8-bit, the paged 32-bit
+    AdamW's stay fp32, 8 bytes)."""
     states = OPTIMIZER_STATE_BYTES[optimizer]
     if precision in ("fp32", "tf32"):
         return StateBytes(4.0, 4.0, states)
     if precision == "pure-bf16":
-        return StateBytes(2.0, 2.0, states if optimizer == "adamw-8bit" else states / 2.0)
+        return StateBytes(2.0, 2.0, states if optimizer in BNB_OPTIMIZERS else states / 2.0)
     # fp16 / bf16 / fp8 compute keep 16-bit weights and grads plus an fp32 master copy
     # (FP8 training keeps higher-precision weights too: Transformer Engine docs).
     return StateBytes(2.0, 2.0, 4.0 + states)
+
+
+def paged_state_bytes(optimizer: str) -> float:
+    """Bytes per trainable parameter a paged optimizer keeps in unified memory (its moments at
+    their own width: 8 for paged 32-bit AdamW, 2 for paged 8-bit); 0 for any other optimizer.
+
+    bitsandbytes pages only tensors of 1e5 elements or more (``get_state_buffer``): the states of
+    layer norms and biases stay ordinary GPU tensors, a share too small to count here."""
+    return OPTIMIZER_STATE_BYTES[optimizer] if optimizer in PAGED_OPTIMIZERS else 0.0
+
+
+def paged_spill_bytes(paged_bytes: float, spare_bytes: float) -> float:
+    """Bytes of a paged optimizer's states evicted to host RAM: what does not fit in the GPU memory
+    left over (``spare_bytes``) once everything that must stay resident is placed.  The CUDA
+    driver keeps pages on the GPU while it has room and evicts the rest (see module doc)."""
+    return max(0.0, paged_bytes - max(0.0, spare_bytes))
 
 
 def nvme_state_bytes_per_param(state: StateBytes) -> float:

@@ -103,7 +103,10 @@ INFERENCE_ONLY_PRECISIONS = ("int8", "int4", "fp4", "mxfp4")
 class Optimizer(_StrEnum):
     ADAMW = "adamw"
     ADAMW_8BIT = "adamw-8bit"
-    # bitsandbytes' paged 8-bit AdamW: its states live in host memory, paged to the GPU per step
+    # bitsandbytes' paged AdamW (HF Trainer optim paged_adamw_32bit / paged_adamw_8bit): its
+    # 32-bit or 8-bit states live in CUDA unified memory, on the GPU while it has room and evicted
+    # to host RAM under memory pressure (memory.paged_state_bytes)
+    PAGED_ADAMW = "paged-adamw"
     PAGED_ADAMW_8BIT = "paged-adamw-8bit"
     SGD = "sgd"
     LION = "lion"
@@ -314,6 +317,20 @@ class TrainingSection(_Section):
     parallelism: ParallelismSection = ParallelismSection()
 
     @model_validator(mode="after")
+    def _paged_optimizer(self) -> TrainingSection:
+        """A paged optimizer keeps its states in CUDA unified memory next to the GPU that steps
+        them; ``offload`` moves them to the host for a CPU optimizer instead (DeepSpeed CPU Adam),
+        where bitsandbytes does not page (its CPU tensors fall back to plain ones)."""
+        if self.optimizer in _PAGED_OPTIMIZERS and self.offload != "none":
+            raise ValueError(
+                f"optimizer {self.optimizer.value} pages its states between GPU and host memory "
+                f"itself and does not combine with offload: {self.offload} (DeepSpeed's CPU "
+                f"optimizer); drop training.offload, or use optimizer: adamw with offload: "
+                f"{self.offload}"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _nvme_offload(self) -> TrainingSection:
         """NVMe offload is DeepSpeed ZeRO-Infinity: ZeRO-3 only, no pipeline parallel, a stack that
         runs DeepSpeed; its bandwidths mean nothing without it."""
@@ -347,6 +364,9 @@ class TrainingSection(_Section):
             )
         return self
 
+
+# bitsandbytes' paged optimizers (states in CUDA unified memory).
+_PAGED_OPTIMIZERS = frozenset({Optimizer.PAGED_ADAMW, Optimizer.PAGED_ADAMW_8BIT})
 
 # The stacks that run DeepSpeed ZeRO-Infinity (the Hugging Face Trainer through its DeepSpeed
 # integration); ``any`` is the best calibrated stack, which may be DeepSpeed.

@@ -23,7 +23,10 @@ and the simplest wins.
 
 With the optimizer states offloaded the step adds the PCIe round trip and the CPU optimizer; with
 them on NVMe (``offload: nvme``, ZeRO-3 only) also the node's NVMe reads and writes of every
-state (:func:`_nvme_seconds`).
+state (:func:`_nvme_seconds`).  A paged optimizer (bitsandbytes, states in CUDA unified memory)
+steps on the GPU; its states need no room to fit, they take what the GPU has spare once the
+micro-batch is placed, and the rest crosses PCIe twice per step, in and back out
+(:func:`_paging`).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from planner.workload.memory import (
     NVME_GRADIENT_BYTES_PER_PARAM,
     StateBytes,
     nvme_state_bytes_per_param,
+    paged_spill_bytes,
 )
 from planner.workload.parallel import (
     Links,
@@ -157,10 +161,14 @@ class TrainFacts:
     experts: int = 0
     experts_per_token: int = 0
     expert_share: float = 0.0
-    # optimizer states in host memory (ZeRO-Offload, paged 8-bit AdamW), and gradients applied
-    # in the backward pass (never all held)
+    # optimizer states in host memory (ZeRO-Offload), and gradients applied in the backward pass
+    # (never all held)
     host_optimizer: bool = False
     optimizer_in_backward: bool = False
+    # bytes per trainable parameter of a paged optimizer's states in CUDA unified memory
+    # (memory.paged_state_bytes; 0: not paged): part of ``state.optimizer``, resident on the GPU
+    # only where it has room
+    paged_bytes: float = 0.0
     # ... and those states on the node's local NVMe (ZeRO-Infinity, ZeRO-3 only), read and written
     # at these speeds per node (bytes/s)
     nvme_optimizer: bool = False
@@ -180,6 +188,11 @@ class Candidate:
     step_s: float
     # seconds of each step spent waiting on NVMe (offload: nvme), stragglers included
     nvme_step_s: float = 0.0
+    # a paged optimizer: its states on this GPU (bytes), the part evicted to host RAM, and the
+    # seconds of each step spent paging it over PCIe, stragglers included
+    paged_bytes: float = 0.0
+    paged_spill_bytes: float = 0.0
+    paging_s: float = 0.0
 
 
 def _divisors_pow2(n: int, limit: int) -> list[int]:
@@ -346,6 +359,9 @@ class _Layout(NamedTuple):
     # fp32 gradients' write at the accumulation boundary (hidden behind the last backward pass)
     nvme_s: float = 0.0
     nvme_gradient_s: float = 0.0
+    # a paged optimizer's states on this GPU (bytes), not in ``optimizer`` nor ``states``: they
+    # take the memory left over (:func:`_paging`)
+    paged: float = 0.0
 
 
 def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
@@ -374,6 +390,10 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
         return total * (1.0 - rho) + total * rho / ep
 
     w, gr, o = sharded(w0, 3), sharded(g0, 2), sharded(o0, 1)
+    # a paged optimizer's states stay out of the fit (mixed precision's fp32 master copy is an
+    # ordinary tensor and stays in ``o``)
+    paged = sharded(f.trainable * f.paged_bytes / split, 1)
+    o = max(0.0, o - paged)
     if f.optimizer_in_backward:  # one layer's gradients at a time
         gr = min(gr, f.largest_layer * f.state.grads / tp)
     opt_params = sharded(f.trainable / split, 1)
@@ -411,7 +431,24 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
         ep=ep,
         nvme_s=nvme_s,
         nvme_gradient_s=nvme_gradient_s,
+        paged=paged,
     )
+
+
+def _paging(s: _Search, lay: _Layout, memory_bytes: float) -> tuple[float, float]:
+    """(bytes of a paged optimizer's states evicted to host RAM, seconds of each step paging them)
+    on a GPU whose job needs ``memory_bytes`` besides them.
+
+    The states keep whatever memory the GPU has left (:func:`~planner.workload.memory.paged_spill_bytes`);
+    each optimizer step pages the evicted part in over PCIe and evicts as much again to make room,
+    :data:`~planner.workload.efficiency.PAGED_CROSSINGS_PER_STEP` crossings at the host link's
+    rate, not overlapped with the update that waits on them.  The update itself streams HBM like any
+    GPU optimizer (``optimizer_s``).  Nothing spills, and nothing is added, where the states fit.
+    """
+    if lay.paged <= 0.0:
+        return 0.0, 0.0
+    spilled = paged_spill_bytes(lay.paged, s.memory_bytes - memory_bytes)
+    return spilled, eff.PAGED_CROSSINGS_PER_STEP * spilled / s.pcie_bytes_per_s
 
 
 def _nvme_seconds(f: TrainFacts, opt_params: float, gpus_per_node: int) -> tuple[float, float]:
@@ -658,6 +695,8 @@ class _Costed(NamedTuple):
     comm_exposed_s: float
     step_s: float
     nvme_step_s: float = 0.0  # of step_s, waiting on NVMe (offload: nvme)
+    paged_spill_bytes: float = 0.0  # a paged optimizer's states evicted to host RAM
+    paging_s: float = 0.0  # of step_s, paging them over PCIe
 
 
 # Expert-parallel all-to-alls per MoE layer per micro-batch: dispatch and combine in the forward
@@ -712,7 +751,9 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     exposed = _exposed_sync_seconds(lay, t_mb, m, v)
     # offload: nvme: the gradients' swap-out shows where it outlasts the last backward pass
     nvme_exposed = max(0.0, lay.nvme_gradient_s - t_mb * 2.0 / 3.0)
-    step = (compute + exposed + lay.optimizer_s + nvme_exposed) * s.straggler
+    memory = _memory_bytes(lay, act)
+    spilled, paging_s = _paging(s, lay, memory)
+    step = (compute + exposed + lay.optimizer_s + paging_s + nvme_exposed) * s.straggler
     return _Costed(
         lay=lay,
         seq=seq,
@@ -721,11 +762,13 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         chunks=v,
         fits=fits,
         act_bytes=act,
-        memory_bytes=_memory_bytes(lay, act),
+        memory_bytes=memory,
         piece_seconds=f.samples_per_piece / (lay.per_rank * lay.dp) * step,
         comm_exposed_s=exposed + (m + lay.pp - 1) * t_tp,
         step_s=step,
         nvme_step_s=(lay.nvme_s + nvme_exposed) * s.straggler,
+        paged_spill_bytes=spilled,
+        paging_s=paging_s * s.straggler,
     )
 
 
@@ -756,6 +799,9 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         comm_exposed_s=c.comm_exposed_s,
         step_s=c.step_s,
         nvme_step_s=c.nvme_step_s,
+        paged_bytes=lay.paged,
+        paged_spill_bytes=c.paged_spill_bytes,
+        paging_s=c.paging_s,
     )
 
 

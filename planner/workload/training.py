@@ -185,7 +185,9 @@ def _compute_train_facts(
     finetune = spec.kind is Kind.FINETUNE
     stack, stack_auto = resolve_framework(t.framework, finetune=finetune)
     opt_traffic = eff.OPTIMIZER_TRAFFIC_BYTES[opt]
-    if precision == "pure-bf16":
+    if precision == "pure-bf16" and opt in mem.BNB_OPTIMIZERS:
+        opt_traffic -= eff.PURE_BF16_BNB_TRAFFIC_SAVING  # no master copy; states at their width
+    elif precision == "pure-bf16":
         opt_traffic /= 2.0  # bf16 weights, gradients and states: half the bytes an fp32 copy moves
     # FLOPs of the linear layers' weight matmuls (fp8 under Transformer Engine): 2 per weight per
     # token forward, 4 more backward (2 with frozen weights)
@@ -238,8 +240,9 @@ def _compute_train_facts(
         linear_share=linear_share,
         framework=stack,
         framework_auto=stack_auto,
-        host_optimizer=t.offload in ("optimizer", "nvme") or opt == "paged-adamw-8bit",
+        host_optimizer=t.offload in ("optimizer", "nvme"),
         optimizer_in_backward=t.optimizer_in_backward,
+        paged_bytes=mem.paged_state_bytes(opt),
         nvme_optimizer=t.offload == "nvme",
         nvme_read_bytes_per_s=(t.nvme_read_gb_per_s or eff.NVME_READ_GB_PER_S) * 1e9,
         nvme_write_bytes_per_s=(t.nvme_write_gb_per_s or eff.NVME_WRITE_GB_PER_S) * 1e9,
@@ -401,6 +404,29 @@ def nvme_assumption(
         f"not overlapped with the CPU optimizer (DeepSpeed's pipeline_read / pipeline_write "
         f"default off): {cand.nvme_step_s:,.1f} s of each {cand.step_s:,.1f} s step, "
         f"{steps_h:,.2f} h of the training steps"
+    )
+
+
+def paged_assumption(f: TrainFacts, cand: Candidate, gpu: GpuSpec, rounds: int) -> str:
+    """The assumptions line of a paged optimizer: its states per GPU, the part the GPU keeps in
+    its spare memory, the part evicted to host RAM and what paging it costs each step
+    (:func:`~planner.workload.strategy._paging`)."""
+    spilled, paged = cand.paged_spill_bytes, cand.paged_bytes
+    resident = paged - spilled
+    link = eff.pcie_gb_per_s(gpu) * eff.LINK_EFFICIENCY["pcie"]
+    head = (
+        f"{f.optimizer}: {f.paged_bytes:g} bytes per parameter of optimizer states in CUDA unified "
+        f"memory (bitsandbytes paged optimizer), {paged / 1e9:,.1f} GB per GPU, outside the fit: "
+    )
+    if spilled <= 0.0:
+        return head + "all resident in the GPU's spare memory, so nothing is paged"
+    steps_h = rounds * cand.piece_seconds * cand.paging_s / max(cand.step_s, 1e-12) / 3600.0
+    return head + (
+        f"{resident / 1e9:,.1f} GB stay resident in the GPU's spare memory, {spilled / 1e9:,.1f} GB "
+        f"are evicted to host RAM (which must hold them); each step pages them in and out "
+        f"({eff.PAGED_CROSSINGS_PER_STEP:g} x {spilled / 1e9:,.1f} GB over PCIe at {link:g} GB/s: "
+        f"{eff.pcie_gb_per_s(gpu):g} GB/s x {eff.LINK_EFFICIENCY['pcie']:g}): {cand.paging_s:,.2f} s "
+        f"of each {cand.step_s:,.2f} s step, {steps_h:,.2f} h of the training steps"
     )
 
 
@@ -654,6 +680,8 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     if f.nvme_optimizer:
         gpn = max(1, min(topo.gpus_per_node, size))
         assumptions = [*assumptions, nvme_assumption(spec, f, cand, gpn, rounds)]
+    if f.paged_bytes:
+        assumptions = [*assumptions, paged_assumption(f, cand, gpu, rounds)]
     return make_estimate(
         spec,
         gpu,
