@@ -249,7 +249,7 @@ def test_offloaded_optimizer_states_need_host_ram(tmp_path: Path) -> None:
     used = {i.instance_type for p in result.plans for i in p.items}
     assert used == {"a100-ram"}
     line = next(x for x in result.excluded if "a100-4gib" in x)
-    assert "GiB of host RAM for the offloaded optimizer states, a100-4gib has 4" in line
+    assert "GiB of host RAM for the optimizer states held there, a100-4gib has 4" in line
 
 
 def test_a_quote_nothing_can_feed_says_why(tmp_path: Path) -> None:

@@ -9,10 +9,12 @@ import pytest
 
 from planner.catalog import OfferBook, load_offer_book
 from planner.errors import InfeasibleError
+from planner.gpu_specs import resolve_gpu
+from planner.optimize.candidates import HOST_RESERVE_GIB, host_need
 from planner.quoting.request import QuoteRequest
 from planner.quoting.service import quote
 from planner.schema import validate_offers
-from planner.workload import parse_workload
+from planner.workload import estimate, parse_workload
 from tests.conftest import offer_row
 
 # Llama 2 7B, full fine-tune, states on NVMe: 16 x 6.74e9 = 108 GB of swap files for one GPU.
@@ -89,3 +91,58 @@ def test_states_kept_in_ram_need_no_local_disk() -> None:
         QuoteRequest(workload=spec, deadline_hours=240, allow_spot=False), book=_book(small)
     )
     assert result.plans[0].items[0].instance_type == "small-disk.1x"
+
+
+# -- a paged optimizer's states evicted to host RAM ----------------------------------------------
+
+PAGED_7B = {
+    "name": "paged-7b",
+    "kind": "finetune",
+    "model": "llama-2-7b",
+    "data": {"tokens": 20.0e6},
+    "training": {
+        "method": "full",
+        "precision": "pure-bf16",
+        "optimizer": "paged-adamw",
+        "optimizer_in_backward": True,
+        "activation_checkpointing": "full",
+        "global_batch_samples": 4,
+        "parallelism": {"micro_batch": 4},
+    },
+}
+
+
+def _one_a100(name: str, host_gib: float) -> dict[str, object]:
+    return offer_row(
+        instance_type=name,
+        gpu_model="A100-40GB",
+        gpu_count=1,
+        vcpus=12.0,
+        host_memory_gib=host_gib,
+        price_on_demand_usd_per_hour=1.0,
+        price_spot_usd_per_hour=None,
+    )
+
+
+def test_paged_states_the_gpu_cannot_hold_need_host_ram() -> None:
+    # Llama 2 7B's fp32 moments, 8 x 6.74e9 = 53.9 GB, beside the ~20 GiB the job needs on a
+    # 40 GiB card: the rest is evicted to host RAM, plus the 8 GiB reserve
+    spec = parse_workload(PAGED_7B)
+    est = estimate(spec, resolve_gpu("A100-40GB"), 1)
+    spare = (40.0 - est.memory_per_gpu_gib) * 2**30
+    spilled = 8 * float(spec.model.params or 0) - spare
+    need = host_need(spec, est, 1).host_memory_gib
+    assert need == pytest.approx(spilled / 2**30 + HOST_RESERVE_GIB)
+    assert 32 < need < 256
+    # one GPU on a 32 GiB host cannot hold them; on a 256 GiB host it can (two GPUs on the small
+    # host would: ZeRO-3 halves each GPU's states and leaves more of its memory spare)
+    small, big = _one_a100("a100-32gib", 32.0), _one_a100("a100-256gib", 256.0)
+    result = quote(
+        QuoteRequest(workload=spec, deadline_hours=24 * 30, allow_spot=False),
+        book=_book(small, big),
+    )
+    cheapest = result.plans[0].items
+    assert [(i.instance_type, i.instances) for i in cheapest] == [("a100-256gib", 1)]
+    assert all(
+        i.instances >= 2 for p in result.plans for i in p.items if i.instance_type == "a100-32gib"
+    )

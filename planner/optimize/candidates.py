@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from planner.catalog.query import in_region_preference
-from planner.gpu_specs import GpuCatalog, GpuSpec
+from planner.gpu_specs import GpuCatalog, GpuSpec, resolve_gpu
 from planner.optimize.spot import (
     DEFAULT_INTERRUPTION_PCT,
     DEFAULT_RESTART_HOURS,
@@ -41,8 +41,11 @@ from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
 from planner.workload.memory import (
     OFFLOAD_HOST_BYTES_PER_PARAM,
+    PAGED_OPTIMIZERS,
     nvme_staging_bytes,
     nvme_state_bytes_per_param,
+    paged_spill_bytes,
+    paged_state_bytes,
     state_bytes,
 )
 
@@ -160,9 +163,30 @@ def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> Host
                 state_bytes(spec.train.precision.value, spec.train.optimizer.value)
             )
             disk_gb = per_param * rank_params * per_instance / 1e9
+    elif spec.train.optimizer.value in PAGED_OPTIMIZERS and s.method == "full":
+        ram = _paged_host_gib(spec, est, per_instance)
     return HostNeed(
         vcpus, ram, images_per_s, per_instance * TRAINER_VCPUS_PER_GPU, step_hours, disk_gb
     )
+
+
+def _paged_host_gib(spec: WorkloadSpec, est: Estimate, per_instance: int) -> float:
+    """Host RAM (GiB) an instance needs for a paged optimizer's states (bitsandbytes, CUDA
+    unified memory): what each GPU cannot keep in the memory its job leaves spare is evicted to
+    host RAM (:func:`~planner.workload.memory.paged_spill_bytes`), plus :data:`HOST_RESERVE_GIB`
+    when anything spills.  The estimate's memory per GPU leaves the paged states out."""
+    s = est.strategy
+    shards = s.tensor_parallel * s.pipeline_parallel
+    if s.zero_stage >= 1:
+        shards *= s.data_parallel
+    paged = (
+        float(spec.model.params or 0.0)
+        / max(shards, 1)
+        * paged_state_bytes(spec.train.optimizer.value)
+    )
+    spare = (resolve_gpu(est.gpu).memory_gib - est.memory_per_gpu_gib) * 2**30
+    spilled = paged_spill_bytes(paged, spare)
+    return spilled * per_instance / 2**30 + HOST_RESERVE_GIB if spilled > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -661,7 +685,7 @@ def _host_exclusions(shaped: pd.DataFrame, fit_table: pd.DataFrame) -> list[Excl
         elif not _ram_suffices(mine).any():
             ram = float(mine["_need_ram_gib"].min())
             why = (
-                f"needs {ram:,.0f} GiB of host RAM for the offloaded optimizer states, "
+                f"needs {ram:,.0f} GiB of host RAM for the optimizer states held there, "
                 f"{instance_type} has {float(first['host_memory_gib']):g}"
             )
             reason, has, needs = "host-memory", float(first["host_memory_gib"]), ram

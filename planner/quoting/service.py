@@ -410,8 +410,8 @@ def _nothing_runs(inputs: _Inputs, cset: CandidateSet) -> InfeasibleError:
     if "host-memory" in by_reason:
         excluded = by_reason["host-memory"]
         reasons.append(
-            f"{offers_in(excluded)} offer(s) have too little host RAM for the offloaded "
-            f"optimizer states (e.g. {excluded[0].detail})"
+            f"{offers_in(excluded)} offer(s) have too little host RAM for the optimizer states "
+            f"offloaded or paged there (e.g. {excluded[0].detail})"
         )
         hints.append(
             "more instances share the states; training.offload: nvme keeps them on local NVMe "
