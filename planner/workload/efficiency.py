@@ -39,8 +39,13 @@ from planner.schema import Fabric, Interconnect
 # B200 0.45: newer generations reach a lower fraction at launch (U, by the Hopper precedent).
 # V100 0.42: NVIDIA DeepLearningExamples-era mixed precision; Megatron-LM 2019 sustained 30% with
 #   older kernels (Shoeybi et al. 2019), C25 BERT on SQuAD ~25% under a fine-tuning stack.
-# GeForce 0.30 and workstation 0.40 of the FP32-accumulate tensor rate: estimation.md s4 "consumer
-#   cards about 0.25" after stack losses; Turing Quadro/Titan full-rate FP32 accumulate (C27).
+# GeForce 0.52 of the FP32-accumulate tensor rate, at Llama-size matmuls (reference hidden 4,096),
+#   as the Hopper parts: checked against torchtune's two RTX 4090 runs of one table, now calibration
+#   rows (C31: one GPU with a paged optimizer, 0.96; C32: four GPUs with FSDP over PCIe, 1.16;
+#   Llama 2 7B full fine-tune, 4 x 2,048 tokens a step, full recompute: 1,388 tokens/s per GPU on
+#   four is 75 of the 4090's 165 dense TFLOPS with recompute).  It had been 0.30 at DeBERTa's
+#   hidden 1,536, a planning figure never checked against a GeForce run, and was 1.97x slow on C32.
+#   Workstation 0.40: Turing Quadro/Titan full-rate FP32 accumulate (C27).
 # Inference-class datacenter cards (T4, L4, A10, A10G, L40S) 0.35: power-capped parts (70-350 W).
 GEMM_FRACTION: dict[str, float] = {
     "A100": 0.55,
@@ -48,7 +53,7 @@ GEMM_FRACTION: dict[str, float] = {
     "H200": 0.52,  # the H100 SXM's figure: same SMs and clocks (CALIBRATION_OPS_PER_BYTE)
     "B200": 0.45,
     "V100": 0.42,
-    "GeForce": 0.30,
+    "GeForce": 0.52,
     "RTX-Pro": 0.40,
     "T4": 0.35,
     "L4": 0.35,
@@ -279,7 +284,7 @@ def gemm_fraction(gpu: GpuSpec) -> float:
 # GeForce/RTX-Pro 1,536: DeBERTa-v2-XL (C27).
 REFERENCE_HIDDEN: dict[str, int] = {
     "V100": 1024,
-    "GeForce": 1536,
+    "GeForce": 4096,
     "RTX-Pro": 1536,
 }
 DEFAULT_REFERENCE_HIDDEN = 4096

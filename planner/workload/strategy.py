@@ -188,13 +188,11 @@ class Candidate:
     step_s: float
     # seconds of each step spent waiting on NVMe (offload: nvme), stragglers included
     nvme_step_s: float = 0.0
-    # a paged optimizer: its states on this GPU (bytes), the part evicted to host RAM, the seconds
-    # of each step paging it over PCIe, and those the step waits on (an optimizer in the backward
-    # pass hides paging behind it), stragglers included
+    # a paged optimizer: its states on this GPU (bytes), the part evicted to host RAM, and the
+    # seconds of each step spent paging it over PCIe, stragglers included
     paged_bytes: float = 0.0
     paged_spill_bytes: float = 0.0
     paging_s: float = 0.0
-    paging_exposed_s: float = 0.0
 
 
 def _divisors_pow2(n: int, limit: int) -> list[int]:
@@ -698,8 +696,7 @@ class _Costed(NamedTuple):
     step_s: float
     nvme_step_s: float = 0.0  # of step_s, waiting on NVMe (offload: nvme)
     paged_spill_bytes: float = 0.0  # a paged optimizer's states evicted to host RAM
-    paging_s: float = 0.0  # paging them over PCIe each step
-    paging_exposed_s: float = 0.0  # of step_s, the paging no backward pass hides
+    paging_s: float = 0.0  # of step_s, paging them over PCIe
 
 
 # Expert-parallel all-to-alls per MoE layer per micro-batch: dispatch and combine in the forward
@@ -756,14 +753,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     nvme_exposed = max(0.0, lay.nvme_gradient_s - t_mb * 2.0 / 3.0)
     memory = _memory_bytes(lay, act)
     spilled, paging_s = _paging(s, lay, memory)
-    paging_exposed = paging_s
-    if f.optimizer_in_backward:
-        # each parameter's update runs in its backward hook (PyTorch's "fusing the optimizer step
-        # into the backward pass"; torchtune's optimizer_in_bwd), and bitsandbytes prefetches that
-        # parameter's paged states first: the paging overlaps the rest of the backward pass
-        # (two thirds of a micro-batch, as for the gradient exchange) and shows where it outlasts it
-        paging_exposed = max(0.0, paging_s - t_mb * 2.0 / 3.0)
-    step = (compute + exposed + lay.optimizer_s + paging_exposed + nvme_exposed) * s.straggler
+    step = (compute + exposed + lay.optimizer_s + paging_s + nvme_exposed) * s.straggler
     return _Costed(
         lay=lay,
         seq=seq,
@@ -779,7 +769,6 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         nvme_step_s=(lay.nvme_s + nvme_exposed) * s.straggler,
         paged_spill_bytes=spilled,
         paging_s=paging_s * s.straggler,
-        paging_exposed_s=paging_exposed * s.straggler,
     )
 
 
@@ -813,7 +802,6 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         paged_bytes=lay.paged,
         paged_spill_bytes=c.paged_spill_bytes,
         paging_s=c.paging_s,
-        paging_exposed_s=c.paging_exposed_s,
     )
 
 

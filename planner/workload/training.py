@@ -420,21 +420,13 @@ def paged_assumption(f: TrainFacts, cand: Candidate, gpu: GpuSpec, rounds: int) 
     )
     if spilled <= 0.0:
         return head + "all resident in the GPU's spare memory, so nothing is paged"
-    exposed = cand.paging_exposed_s
-    steps_h = rounds * cand.piece_seconds * exposed / max(cand.step_s, 1e-12) / 3600.0
-    hidden = (
-        f"; the optimizer runs in the backward pass, which hides {cand.paging_s - exposed:,.2f} s "
-        "of it"
-        if exposed < cand.paging_s
-        else ""
-    )
+    steps_h = rounds * cand.piece_seconds * cand.paging_s / max(cand.step_s, 1e-12) / 3600.0
     return head + (
         f"{resident / 1e9:,.1f} GB stay resident in the GPU's spare memory, {spilled / 1e9:,.1f} GB "
         f"are evicted to host RAM (which must hold them); each step pages them in and out "
         f"({eff.PAGED_CROSSINGS_PER_STEP:g} x {spilled / 1e9:,.1f} GB over PCIe at {link:g} GB/s: "
         f"{eff.pcie_gb_per_s(gpu):g} GB/s x {eff.LINK_EFFICIENCY['pcie']:g}): {cand.paging_s:,.2f} s "
-        f"of paging a step{hidden}; {exposed:,.2f} s of each {cand.step_s:,.2f} s step waits on it, "
-        f"{steps_h:,.2f} h of the training steps"
+        f"of each {cand.step_s:,.2f} s step, {steps_h:,.2f} h of the training steps"
     )
 
 
