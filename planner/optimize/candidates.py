@@ -40,6 +40,7 @@ from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconne
 from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
 from planner.workload.memory import (
+    GIB,
     OFFLOAD_HOST_BYTES_PER_PARAM,
     PAGED_OPTIMIZERS,
     nvme_staging_bytes,
@@ -147,46 +148,41 @@ def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> Host
     vcpus = per_instance * (loader + TRAINER_VCPUS_PER_GPU)
     step_hours = est.time_breakdown_hours.get("training steps") or est.wall_hours
     ram = disk_gb = 0.0
+    # a GPU's share of the parameters whose optimizer states it steps (sharded by tensor and
+    # pipeline parallelism, and by data parallelism under ZeRO)
+    shards = s.tensor_parallel * s.pipeline_parallel * (s.data_parallel if s.zero_stage >= 1 else 1)
+    rank_params = float(spec.model.params or 0.0) / max(shards, 1)
     if spec.train.offload in ("optimizer", "nvme") and s.method == "full":
-        shards = s.tensor_parallel * s.pipeline_parallel
-        if s.zero_stage >= 1:
-            shards *= s.data_parallel
-        rank_params = float(spec.model.params or 0.0) / max(shards, 1)
         states = (
             nvme_staging_bytes(rank_params)  # the states on NVMe, staged through pinned buffers
             if spec.train.offload == "nvme"
             else OFFLOAD_BYTES_PER_PARAM * rank_params
         )
-        ram = states * per_instance / 2**30 + HOST_RESERVE_GIB
+        ram = states * per_instance / GIB + HOST_RESERVE_GIB
         if spec.train.offload == "nvme":  # the swap files of the instance's ranks, on its NVMe
             per_param = nvme_state_bytes_per_param(
                 state_bytes(spec.train.precision.value, spec.train.optimizer.value)
             )
             disk_gb = per_param * rank_params * per_instance / 1e9
     elif spec.train.optimizer.value in PAGED_OPTIMIZERS and s.method == "full":
-        ram = _paged_host_gib(spec, est, per_instance)
+        ram = _paged_host_gib(spec, est, rank_params, per_instance)
     return HostNeed(
         vcpus, ram, images_per_s, per_instance * TRAINER_VCPUS_PER_GPU, step_hours, disk_gb
     )
 
 
-def _paged_host_gib(spec: WorkloadSpec, est: Estimate, per_instance: int) -> float:
+def _paged_host_gib(
+    spec: WorkloadSpec, est: Estimate, rank_params: float, per_instance: int
+) -> float:
     """Host RAM (GiB) an instance needs for a paged optimizer's states (bitsandbytes, CUDA
-    unified memory): what each GPU cannot keep in the memory its job leaves spare is evicted to
-    host RAM (:func:`~planner.workload.memory.paged_spill_bytes`), plus :data:`HOST_RESERVE_GIB`
-    when anything spills.  The estimate's memory per GPU leaves the paged states out."""
-    s = est.strategy
-    shards = s.tensor_parallel * s.pipeline_parallel
-    if s.zero_stage >= 1:
-        shards *= s.data_parallel
-    paged = (
-        float(spec.model.params or 0.0)
-        / max(shards, 1)
-        * paged_state_bytes(spec.train.optimizer.value)
-    )
-    spare = (resolve_gpu(est.gpu).memory_gib - est.memory_per_gpu_gib) * 2**30
+    unified memory) of ``rank_params`` parameters a GPU: what each GPU cannot keep in the memory
+    its job leaves spare is evicted to host RAM (:func:`~planner.workload.memory.paged_spill_bytes`),
+    plus :data:`HOST_RESERVE_GIB` when anything spills.  The estimate's memory per GPU leaves the
+    paged states out."""
+    paged = rank_params * paged_state_bytes(spec.train.optimizer.value)
+    spare = (resolve_gpu(est.gpu).memory_gib - est.memory_per_gpu_gib) * GIB
     spilled = paged_spill_bytes(paged, spare)
-    return spilled * per_instance / 2**30 + HOST_RESERVE_GIB if spilled > 0 else 0.0
+    return spilled * per_instance / GIB + HOST_RESERVE_GIB if spilled > 0 else 0.0
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,8 @@ class Solver(ABC):
             raise ValueError(f"threads must be at least 1, got {threads}")
         self.time_limit_s = time_limit_s
         self.mip_rel_gap = mip_rel_gap
-        self.threads = threads  # None: the solver's own default
+        # None: the solver's own default; HiGHS sizes its thread pool with it, CBC ignores it
+        self.threads = threads
 
     @classmethod
     @abstractmethod
