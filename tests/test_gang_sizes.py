@@ -10,6 +10,7 @@ the candidate table, nor the dominance pruning, nor the MILP.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from dataclasses import dataclass
@@ -186,3 +187,32 @@ def test_a_quota_is_a_gang_size() -> None:
     best = brute_force(spec, offers.assign(price_spot_usd_per_hour=float("nan")), deadline)
     assert best is not None and best.instances == 3
     assert plan.total_cost_usd <= best.cost_usd + mip_tolerance(best.cost_usd)
+
+
+def test_the_ladder_stops_once_doubling_the_gang_no_longer_shortens_the_job() -> None:
+    """gpt2-xl-finetune's global batch is spread over every rank of a few 8 x A100 instances:
+    the doubling that first gains no time is the last size estimated, and every size before it
+    was faster than the one before."""
+    from planner.optimize.candidates import INSTANCE_COUNTS, build_candidates
+
+    spec = load_workload("gpt2-xl-finetune")
+    table = load_offer_book().offers
+    offers = table[table["instance_type"] == "p4d.24xlarge"].head(1).reset_index(drop=True)
+    asked: list[tuple[int, float]] = []
+
+    def recording(spec: Any, gpu: Any, count: int, **kw: Any) -> Any:
+        est = estimate(spec, gpu, count, **kw)
+        asked.append((count // 8, est.wall_hours))
+        return est
+
+    build_candidates(spec, offers, load_gpu_catalog(), estimator=recording)
+    sizes = [n for n, _ in asked]
+    walls = [w for _, w in asked]
+    assert sizes == list(INSTANCE_COUNTS[: len(sizes)])
+    assert len(sizes) < len(INSTANCE_COUNTS)  # it stopped before 64 instances
+    assert all(b < a for a, b in itertools.pairwise(walls[:-1]))
+    assert walls[-1] >= min(walls[:-1])  # the last doubling gained nothing
+    # what it skipped would have gained nothing either
+    a100, topology = load_gpu_catalog().resolve("A100-40GB"), _topology(offers.iloc[0].to_dict())
+    skipped = INSTANCE_COUNTS[len(sizes)]
+    assert estimate(spec, a100, skipped * 8, topology=topology).wall_hours >= min(walls[:-1])

@@ -69,7 +69,12 @@ DEFAULT_MAX_GPUS = 512
 # figure (SkyPilot's recovery path: relaunch + setup, cost-facts.md s3.4).
 STARTUP_HOURS = 10 / 60
 # Once a gang finishes the whole job in less than a phase's billed start-up, larger gangs of the
-# same offer can only save minutes while paying more start-up: they are not generated.
+# same offer can only save minutes while paying more start-up: they are not generated.  Nor once
+# doubling the gang no longer shortens the job: the global batch is already spread over every rank
+# that can get a share (ranks beyond it idle) or the links cost what the extra GPUs save.  That
+# gang costs at least twice the GPU-hours for no time, so no plan uses it, and a still bigger one
+# only spreads the same batch thinner over the same links.  (On the headline quote this halves the
+# workload estimates made, 471 -> 256, with the same plans.)
 MIN_USEFUL_JOB_HOURS = STARTUP_HOURS
 
 
@@ -485,9 +490,12 @@ def _shape_fits(
             est = probe(n)
             need = min(need, est.memory_per_gpu_gib)
             if est.fits:
+                no_faster = bool(fits) and est.wall_hours >= min(e.wall_hours for _, e in fits)
                 fits.append((n, est))
-                if est.wall_hours < MIN_USEFUL_JOB_HOURS:
-                    break  # a bigger gang saves less time than its own start-up takes
+                if est.wall_hours < MIN_USEFUL_JOB_HOURS or no_faster:
+                    # a bigger gang saves less time than its own start-up takes, or doubling
+                    # the gang no longer made it faster (see MIN_USEFUL_JOB_HOURS)
+                    break
         largest = min(INSTANCE_COUNTS[-1], opts.max_gpus // gpi)
         spot_pcts = spot_pct_by_shape.get(key, ())
         extra = _fill_sizes(fits, probe, opts, spot_pcts, largest) if fits else []
