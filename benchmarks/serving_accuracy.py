@@ -103,6 +103,8 @@ def _workload(row: Mapping[str, Any], prompt: float, output: float) -> WorkloadS
         "prompt_tokens": max(prompt, 1.0),
         "output_tokens": max(output, 1.0),
     }
+    if row.get("kv_precision"):
+        inference["kv_precision"] = row["kv_precision"]
     if row.get("batch"):
         inference["max_batch"] = int(row["batch"])
     if scenario == "server":

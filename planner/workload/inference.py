@@ -242,8 +242,9 @@ def _length_words(mean: float, p95: float | None) -> str:
 
 def _roofline_source(gpu: GpuSpec) -> str:
     return (
-        f"roofline per step: max(bytes / {gpu.memory_bandwidth_gb_per_s:g} GB/s, "
-        f"FLOPs / ({gpu.tensor_tflops_dense:g} TFLOPS x {eff.gemm_fraction(gpu):.2f}))"
+        f"roofline per step, weight matmuls then attention: each max(bytes / "
+        f"{gpu.memory_bandwidth_gb_per_s:g} GB/s, FLOPs / ({gpu.tensor_tflops_dense:g} TFLOPS x "
+        f"{eff.gemm_fraction(gpu):.2f}))"
     )
 
 
