@@ -8,7 +8,13 @@ layout where it matters), estimates it, and compares the figure the source repor
 hours, GPU-hours, seconds per iteration or seconds per epoch.  The numbers we had to assume (GPU
 counts the sources omit, epochs to convergence) are named in ``note``; every row cites its source.
 
-Run: ``python benchmarks/accuracy.py`` (prints both tables, each with its median and worst error).
+The fit checks are the cases of ``benchmarks/data/published_fits.yaml``: published memory
+outcomes (a configuration that ran, or ran out of GPU memory, on a named GPU, and where the source
+gives it the measured peak), each rebuilt as a workload with every layout choice pinned, so that the
+estimate's fit call is the published configuration's.
+
+Run: ``python benchmarks/accuracy.py`` (prints both time tables, each with its median and worst
+error, then the fit checks with how many are called right and the median peak-memory error).
 A row it cannot use (an unknown, missing or mistyped key) stops it with a message naming the file,
 the row id and the field, and exit status 2.
 """
@@ -32,8 +38,10 @@ from planner.gpu_specs import resolve_gpu
 from planner.schema import Fabric, Interconnect
 from planner.workload import Estimate, Topology, WorkloadSpec, estimate, parse_workload
 from planner.workload.compute import megatron_flops_per_iteration
+from planner.workload.memory import GIB
 
 DATA_FILE = Path(__file__).parent / "data" / "published_runs.yaml"
+FITS_FILE = Path(__file__).parent / "data" / "published_fits.yaml"
 # wall_hours | gpu_hours | seconds: the whole workload, interruptions included;
 # steady_seconds: training steps only (rows measured as throughput over a healthy stretch, or
 #   timed inside the training loop: seconds per iteration, HF Trainer's train_runtime)
@@ -375,15 +383,168 @@ def _print(title: str, records: list[dict[str, Any]]) -> None:
     print(f"\nmedian |error| {median:.1%}; worst {worst} ratio {ratio:.2f}\n")
 
 
-def main(path: Path = DATA_FILE) -> int:
+# -- fit checks ---------------------------------------------------------------------------------------
+
+OUTCOMES = ("fits", "oom")
+# a published peak in the source's unit -> bytes per unit
+_PEAK_UNITS = {"gb": 1e9, "gib": GIB}
+
+
+@dataclass(frozen=True)
+class FitCase:
+    """One published memory outcome: a configuration that ran (``fits``) or ran out of GPU memory
+    (``oom``) on ``count`` x ``gpu``, with the measured peak per GPU where the source states it."""
+
+    id: str
+    label: str
+    workload: dict[str, Any]
+    gpu: str
+    count: int
+    outcome: str  # one of OUTCOMES
+    source: str
+    peak_gib: float | None = None
+    topology: Topology | None = None
+    note: str = ""
+
+
+_FIT_TOP_KEYS = {"shared": _MAPPING, "cases": _ROWS}
+_FIT_REQUIRED = ("id", "label", "gpu", "count", "outcome", "source", "workload")
+_FIT_KEYS = {
+    **dict.fromkeys(("id", "label", "gpu", "outcome", "source", "note"), _TEXT),
+    "count": _INT,
+    **dict.fromkeys(("workload", "topology", "peak"), _MAPPING),
+}
+
+
+def _peak_gib(raw: dict[str, Any], file: str, at: str) -> float | None:
+    """The published peak in GiB, from ``{gb: N}`` or ``{gib: N}``; only a run that fitted has one."""
+    if "peak" not in raw:
+        return None
+    where = _at(at, "peak")
+    value = _checked(raw["peak"], dict.fromkeys(_PEAK_UNITS, _NUMBER), (), file, where)
+    if len(value) != 1:
+        raise ConfigError(
+            f"give exactly one of {', '.join(_PEAK_UNITS)}", file=file, key_path=where
+        )
+    if raw["outcome"] != "fits":
+        message = f"a peak needs outcome fits, not {raw['outcome']}"
+        raise ConfigError(message, file=file, key_path=where)
+    ((unit, amount),) = value.items()
+    return float(amount) * _PEAK_UNITS[unit] / GIB
+
+
+def _fit_case(raw: Any, file: str, at: str) -> FitCase:
+    """One case, checked; errors name the case by its id once it has a usable one."""
+    if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
+        at = raw["id"]
+    _checked(raw, _FIT_KEYS, _FIT_REQUIRED, file, at)
+    if raw["outcome"] not in OUTCOMES:
+        hint = ", ".join(OUTCOMES)
+        message = f"unknown outcome {raw['outcome']!r}"
+        raise ConfigError(message, file=file, key_path=_at(at, "outcome"), hint=hint)
+    try:
+        resolve_gpu(raw["gpu"])
+    except ConfigError as e:
+        raise ConfigError(e.message, file=file, key_path=_at(at, "gpu"), hint=e.hint) from None
+    workload = copy.deepcopy(raw["workload"])  # YAML anchors share one dict between cases
+    parse_workload(workload, file=f"{file}: {at}.workload")
+    return FitCase(
+        raw["id"],
+        raw["label"],
+        workload,
+        raw["gpu"],
+        raw["count"],
+        raw["outcome"],
+        raw["source"],
+        peak_gib=_peak_gib(raw, file, at),
+        topology=_topology(raw.get("topology"), file, _at(at, "topology")),
+        note=raw.get("note", ""),
+    )
+
+
+def load_fits(path: Path = FITS_FILE) -> tuple[FitCase, ...]:
+    """The cases of ``path``, every case checked.
+
+    Raises :class:`ConfigError` naming the file, the case id and the field for a case it cannot use.
+    """
+    file = str(path)
+    doc = _checked(read_yaml(path, what="published-fits file"), _FIT_TOP_KEYS, ("cases",), file, "")
+    cases = tuple(_fit_case(raw, file, f"cases[{i}]") for i, raw in enumerate(doc["cases"]))
+    seen: dict[str, int] = {}
+    for i, case in enumerate(cases):
+        if case.id in seen:
+            message = f"duplicate id {case.id!r} (also cases[{seen[case.id]}])"
+            raise ConfigError(message, file=file, key_path=f"cases[{i}].id")
+        seen[case.id] = i
+    return cases
+
+
+def measure_fit(case: FitCase) -> Estimate:
+    """The estimate of ``case``'s workload on its GPUs."""
+    spec = parse_workload(case.workload, file=f"benchmark {case.id}")
+    return estimate(spec, resolve_gpu(case.gpu), case.count, topology=case.topology)
+
+
+def fit_table(cases: Sequence[FitCase]) -> list[dict[str, Any]]:
+    """One record per case: the published outcome and peak, the estimate's memory and fit call."""
+    out = []
+    for case in cases:
+        est = measure_fit(case)
+        called = "fits" if est.fits else "oom"
+        out.append(
+            {
+                "id": case.id,
+                "run": case.label,
+                "hardware": f"{case.count}x {case.gpu}",
+                "outcome": case.outcome,
+                "peak_gib": case.peak_gib,
+                "estimate_gib": est.memory_per_gpu_gib,
+                "gpu_gib": resolve_gpu(case.gpu).memory_gib,
+                "called": called,
+                "right": called == case.outcome,
+            }
+        )
+    return out
+
+
+def fit_summary(records: list[dict[str, Any]]) -> tuple[int, int, float | None, int]:
+    """(cases called right, cases, median |estimate / peak - 1| over the cases with a peak, how many)."""
+    errors = [
+        abs(r["estimate_gib"] / r["peak_gib"] - 1.0) for r in records if r["peak_gib"] is not None
+    ]
+    median = statistics.median(errors) if errors else None
+    return sum(r["right"] for r in records), len(records), median, len(errors)
+
+
+def _print_fits(title: str, records: list[dict[str, Any]]) -> None:
+    print(title)
+    print(
+        f"{'id':5} {'run':60} {'hardware':16} {'published':>16} {'estimate GiB':>18}  {'call':5} check"
+    )
+    for r in records:
+        published = r["outcome"] if r["peak_gib"] is None else f"fits {r['peak_gib']:.1f} GiB"
+        used = f"{r['estimate_gib']:.1f} / {r['gpu_gib']:g}"
+        check = "OK" if r["right"] else "WRONG"
+        print(
+            f"{r['id']:5} {r['run'][:60]:60} {r['hardware']:16} {published:>16} {used:>18}  "
+            f"{r['called']:5} {check}"
+        )
+    right, total, median, peaks = fit_summary(records)
+    peak = f"{median:.1%} ({peaks} cases)" if median is not None else "n/a (0 cases)"
+    print(f"\nfit checks: {right} of {total} called right; peak memory median |error| {peak}\n")
+
+
+def main(path: Path = DATA_FILE, fits_path: Path = FITS_FILE) -> int:
     try:
         calibration, holdout = load_runs(path)
         records = table(calibration), table(holdout)
+        fits = fit_table(load_fits(fits_path))
     except PlannerError as e:
         print(f"error: {e}", file=sys.stderr)
         return e.exit_code
     _print("C-rows (estimation.md s3)", records[0])
     _print("Held-out runs", records[1])
+    _print_fits("Fit checks (published fits / OOM outcomes and peak memory)", fits)
     return 0
 
 

@@ -10,7 +10,15 @@ from typing import Any
 import pytest
 import yaml
 
-from benchmarks.accuracy import DATA_FILE, load_runs, main
+from benchmarks.accuracy import (
+    DATA_FILE,
+    FITS_FILE,
+    FitCase,
+    load_fits,
+    load_runs,
+    main,
+    measure_fit,
+)
 from planner.errors import ConfigError
 
 _GOOD_ROW: dict[str, Any] = {
@@ -114,3 +122,119 @@ def test_main_reports_a_bad_file_without_a_traceback(
     assert "Traceback" not in err
     assert main(tmp_path / "missing.yaml") == 2
     assert "missing.yaml: file not found" in capsys.readouterr().err
+
+
+# -- the published-fits file (benchmarks/data/published_fits.yaml) -----------------------------------
+
+_GOOD_CASE: dict[str, Any] = {
+    "id": "Z1",
+    "label": "GPT-2 124M full FT, 1x H100",
+    "gpu": "H100",
+    "count": 1,
+    "outcome": "fits",
+    "peak": {"gb": 10.0},
+    "source": "a test",
+    "workload": {
+        "name": "z1",
+        "kind": "finetune",
+        "model": "gpt2",
+        "data": {"samples": 100, "epochs": 1},
+        "training": {"precision": "bf16", "parallelism": {"micro_batch": 4, "zero": 0}},
+    },
+}
+
+
+def _write_fits(tmp_path: Path, cases: list[Any]) -> Path:
+    path = tmp_path / "fits.yaml"
+    path.write_text(yaml.safe_dump({"cases": cases}), encoding="utf-8")
+    return path
+
+
+def _changed_case(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
+    case = copy.deepcopy(_GOOD_CASE)
+    change(case)
+    return case
+
+
+def test_fits_file_cases_load_and_their_workloads_validate() -> None:
+    cases = load_fits(FITS_FILE)
+    assert 10 <= len(cases) <= 20
+    assert len({c.id for c in cases}) == len(cases)
+    assert {c.outcome for c in cases} == {"fits", "oom"}
+    for case in cases:
+        assert case.source.strip(), case.id
+        # the reconstructed workload validates and estimates (an OOM case included)
+        assert measure_fit(case).memory_per_gpu_gib > 0, case.id
+        assert case.peak_gib is None or case.outcome == "fits", case.id
+
+
+def test_good_case_loads_with_its_peak_in_gib(tmp_path: Path) -> None:
+    (case,) = load_fits(_write_fits(tmp_path, [_GOOD_CASE]))
+    assert case.outcome == "fits" and case.count == 1
+    assert case.peak_gib == pytest.approx(10.0e9 / 2**30)
+
+
+@pytest.mark.parametrize(
+    ("change", "names"),
+    [
+        (
+            lambda c: c.update(outcom="oom"),
+            ["Z1", "unknown key 'outcom'", "did you mean 'outcome'"],
+        ),
+        (lambda c: c.pop("workload"), ["Z1", "missing key 'workload'"]),
+        (lambda c: c.update(outcome="OOM!"), ["Z1.outcome", "unknown outcome"]),
+        (lambda c: c.update(count=0), ["Z1.count", "expected a positive integer"]),
+        (lambda c: c.update(gpu="H1000"), ["Z1.gpu"]),
+        (lambda c: c.update(peak={"mb": 3}), ["Z1.peak", "unknown key 'mb'"]),
+        (lambda c: c.update(peak={"gb": 3, "gib": 3}), ["Z1.peak", "exactly one of gb, gib"]),
+        (lambda c: c.update(outcome="oom"), ["Z1.peak", "a peak needs outcome fits"]),
+        (
+            lambda c: c["workload"]["training"].update(recompute="full"),
+            ["Z1.workload", "recompute"],
+        ),
+    ],
+)
+def test_bad_case_names_the_file_case_and_field(
+    tmp_path: Path, change: Callable[[dict[str, Any]], object], names: list[str]
+) -> None:
+    path = _write_fits(tmp_path, [_changed_case(change)])
+    with pytest.raises(ConfigError) as err:
+        load_fits(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: ")
+    for name in names:
+        assert name in message
+
+
+def test_duplicate_case_id(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"cases\[1\]\.id: duplicate id 'Z1'"):
+        load_fits(_write_fits(tmp_path, [_GOOD_CASE, _GOOD_CASE]))
+
+
+def test_main_reports_a_bad_fits_file_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write_fits(tmp_path, [_changed_case(lambda c: c.update(outcome="maybe"))])
+    assert main(DATA_FILE, path) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"error: {path}: Z1.outcome: unknown outcome 'maybe'")
+
+
+# The cases whose published outcome the estimator calls right today; the others are printed as WRONG
+# by benchmarks/accuracy.py and named in _CALLED_WRONG with the reason, not faked right here.
+_CALLED_WRONG = {
+    # the estimate leaves ~3 GiB spare: an untied output head stays in 16 bits (not counted: a
+    # workload does not say whether it is tied), and PEFT's k-bit preparation upcasts embedding and
+    # head to fp32 (+6 GiB) where a recipe does not cast them back (qlora.py does)
+    "F7": "Llama 3.3 70B QLoRA on 48 GB",
+}
+
+
+@pytest.mark.parametrize("case", load_fits(FITS_FILE), ids=lambda c: c.id)
+def test_fit_call_matches_the_published_outcome(case: FitCase) -> None:
+    called = "fits" if measure_fit(case).fits else "oom"
+    if case.id in _CALLED_WRONG:
+        assert called != case.outcome, f"{case.id} is now called right: drop it from _CALLED_WRONG"
+    else:
+        assert called == case.outcome, case.label

@@ -99,6 +99,33 @@ def test_logits_are_fp32_plus_softmax() -> None:
     assert mem.logits_bytes(1024, 2, 50257) == 1024 * 2 * 50257 * 8
 
 
+def test_hugging_face_loss_holds_three_fp32_copies_of_the_logits() -> None:
+    # upcast, shifted contiguous copy, log-softmax output; other stacks: fp32 logits + softmax
+    assert mem.logit_bytes("hf-trainer") == 12.0
+    assert mem.logit_bytes("megatron") == mem.logit_bytes(None) == 8.0
+    assert mem.logits_bytes(4096, 1, 128256, bytes_per_logit=12.0) == 4096 * 128256 * 12
+
+
+def test_full_recompute_peak_holds_the_larger_of_working_set_and_logits() -> None:
+    # the loss frees the logits before the backward pass recomputes the last layer
+    kw = {"layers": 32, "seq": 4096, "micro_batch": 1, "hidden": 4096, "heads": 32}
+    full = mem.transformer_activation_bytes(**kw, vocab=128256, recompute="full")
+    inputs = 32 * 2.0 * 4096 * 4096
+    logits = mem.logits_bytes(4096, 1, 128256)
+    working = mem.full_recompute_working_bytes(4096, 1, 4096, 32, tp=1, flash=True)
+    assert logits > working
+    assert full == pytest.approx(inputs + logits)
+    # without recompute every layer's activations are stored when the logits are made
+    none = mem.transformer_activation_bytes(**kw, vocab=128256, recompute="none")
+    assert none == pytest.approx(32 * working + logits)
+
+
+def test_offloaded_optimizer_keeps_one_gradient_bucket_on_the_gpu() -> None:
+    # ZeRO-Offload: 16-bit gradients leave for the host through one 5e8-element bucket
+    assert mem.offloaded_gradient_bytes(20.0e9) == 1.0e9
+    assert mem.offloaded_gradient_bytes(0.4e9) == 0.4e9
+
+
 def test_kv_cache_per_token() -> None:
     # Llama 2 7B: 2 x 32 layers x 4096 x 2 bytes = 0.5 MiB per token; 70B (GQA, 8 KV heads): 320 KiB
     assert mem.kv_cache_bytes_per_token(32, 4096, 32, None, 2.0) == 512 * 1024
@@ -121,3 +148,15 @@ def test_presets_have_consistent_shapes() -> None:
     assert pytest.approx(gpt2xl.params, rel=0.02) == 12 * 48 * 1600**2 + 50257 * 1600
     assert get_preset("llama2-7b") is get_preset("llama-2-7b")
     assert get_preset("nope") is None
+
+
+def test_qlora_keeps_the_token_embedding_in_16_bits() -> None:
+    # Llama 3 70B: 128,256 x 8,192 embedding in bf16, the linear layers in NF4
+    frozen, vocab, hidden = 70.55e9, 128256, 8192
+    mean = mem.qlora_frozen_bytes_per_param(frozen, vocab, hidden)
+    embedding = vocab * hidden
+    assert mean * frozen == pytest.approx(
+        (frozen - embedding) * mem.QLORA_BYTES_PER_PARAM + embedding * 2.0
+    )
+    # no vocabulary (a non-transformer): everything in NF4
+    assert mem.qlora_frozen_bytes_per_param(1.0e9, 0, 1) == mem.QLORA_BYTES_PER_PARAM

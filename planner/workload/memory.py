@@ -34,11 +34,27 @@ Conventions (why these numbers):
   dropout stores ``s·b·h·(32 + 2·a·s/h)``: the softmax output is then the value matmul's input.
   FlashAttention regenerates its dropout mask from the saved RNG state (Dao et al. 2022,
   Algorithm 2), so with it only the two s·b·h masks differ.
-- Output logits in fp32 plus their softmax: ``b·s·V·4·2`` bytes (vram.asmirnov.xyz), over t.
+- Output logits in fp32 plus their softmax: ``b·s·V·4·2`` bytes (vram.asmirnov.xyz), over t.  The
+  Hugging Face Trainer's causal-LM loss holds more: transformers' ``*ForCausalLM.forward`` upcasts
+  the logits (``logits = logits.float()``), makes a shifted contiguous copy
+  (``logits[..., :-1, :].contiguous()``) and ``CrossEntropyLoss`` keeps its log-softmax output for
+  the backward pass: three fp32 copies, 12 bytes per logit (:func:`logit_bytes`).
+- Under full recompute the logits and the recomputed layer's working set are never live together:
+  the loss and the output head's backward run (and free the logits) before the backward pass
+  recomputes the last layer, so the stored layer inputs carry the larger of the two, not both.
+- Optimizer states offloaded to the host (ZeRO-Offload, ZeRO-Infinity): the 16-bit gradients leave
+  the GPU as the backward pass produces them, through one reduction bucket; the GPU keeps the 16-bit
+  weights (Ren et al. 2021, s4.1; DeepSpeed's ZeRO-2 estimator charges ``2·Ψ`` on the GPU with
+  ``cpu_offload``, deepspeed/runtime/zero/stage_1_and_2.py ``estimate_zero2_model_states_mem_needs``).
 - LoRA adapters on every linear layer: ``19·r·h`` parameters per layer (q, k, v, o: 4·2·r·h; a
   gated MLP of width ~2.7h: 3·r·3.7h); on the four attention projections ``8·r·h``; on q and v
   ``4·r·h``; trained with the optimizer's full state; base weights frozen
   in 16 bits, or 4-bit NF4 with double quantisation for QLoRA (4.127 bits; Dettmers et al. 2023).
+  QLoRA quantises the linear layers only: transformers' bitsandbytes integration replaces
+  ``nn.Linear`` modules (``replace_with_bnb_linear``), so the token embedding (``vocab x hidden``,
+  an ``nn.Embedding``) stays in 16 bits -- 2 GiB for Llama 3 70B's 128k x 8,192 -- and so does the
+  output head (``get_keys_to_not_convert`` keeps it out); the head is not counted again here, since
+  a workload does not say whether it is tied to the embedding (:func:`qlora_frozen_bytes_per_param`).
 - Framework: 1 GiB for the CUDA context, cuBLAS workspaces and NCCL buffers (vram.asmirnov.xyz counts
   0.3-2 GiB) plus 5% of everything else for caching-allocator fragmentation.
 - KV cache: ``2·L·kv_heads·(h/heads)·bytes`` per token of context.
@@ -101,6 +117,15 @@ QLORA_BYTES_PER_PARAM = 4.127 / 8
 LORA_PARAMS_PER_RANK_HIDDEN = 19.0
 # The same per target set (``training.lora_targets``).
 LORA_PARAMS_BY_TARGETS = {"all-linear": 19.0, "attention": 8.0, "qv": 4.0}
+# Bytes per output logit at the loss (see module doc): fp32 logits and their softmax; the Hugging Face
+# causal-LM loss: the fp32 upcast, its shifted contiguous copy and the log-softmax output.
+LOGIT_BYTES = 8.0
+HF_LOGIT_BYTES = 12.0
+# The stacks that compute the loss the Hugging Face way (planner/data/frameworks.yaml names).
+HF_LOSS_STACKS = frozenset({"hf-trainer"})
+# Gradients on the GPU under offloaded optimizer states: one reduction bucket of 16-bit values,
+# DeepSpeed's ``reduce_bucket_size`` default of 5e8 elements (DeepSpeed config-json docs).
+OFFLOAD_GRADIENT_BUCKET_BYTES = 5e8 * 2.0
 # Framework term (see module doc).
 FRAMEWORK_FIXED_GIB = 1.0
 FRAGMENTATION = 0.05
@@ -183,6 +208,16 @@ def nvme_staging_bytes(rank_params: float) -> float:
     return NVME_SWAP_BUFFERS * 4.0 * min(NVME_SUB_GROUP_PARAMS, max(rank_params, 0.0))
 
 
+def qlora_frozen_bytes_per_param(frozen_params: float, vocab: int, hidden: int) -> float:
+    """Mean bytes per frozen parameter under QLoRA: NF4 for the linear layers, 16 bits for the
+    token embedding's ``vocab x hidden`` (see module doc)."""
+    if frozen_params <= 0:
+        return QLORA_BYTES_PER_PARAM
+    embedding = min(frozen_params, float(vocab) * hidden)
+    quantised = frozen_params - embedding
+    return (quantised * QLORA_BYTES_PER_PARAM + embedding * 2.0) / frozen_params
+
+
 def lora_params(layers: int, hidden: int, rank: int, targets: str = "all-linear") -> float:
     """Trainable LoRA parameters with adapters on every linear layer."""
     return LORA_PARAMS_BY_TARGETS[targets] * rank * hidden * layers
@@ -261,9 +296,29 @@ def full_recompute_working_bytes(
     )
 
 
-def logits_bytes(seq: int, micro_batch: float, vocab: int, *, tp: int = 1) -> float:
-    """fp32 logits and their softmax for one micro-batch (vocab-parallel over t)."""
-    return seq * micro_batch * vocab * 4.0 * 2.0 / tp
+def logit_bytes(stack: str | None) -> float:
+    """Bytes per output logit held at the loss by ``stack`` (a framework name; see module doc)."""
+    return HF_LOGIT_BYTES if stack in HF_LOSS_STACKS else LOGIT_BYTES
+
+
+def logits_bytes(
+    seq: int, micro_batch: float, vocab: int, *, tp: int = 1, bytes_per_logit: float = LOGIT_BYTES
+) -> float:
+    """The logits and their loss's copies for one micro-batch (vocab-parallel over t): fp32 logits
+    and their softmax unless ``bytes_per_logit`` says otherwise (:func:`logit_bytes`)."""
+    return seq * micro_batch * vocab * bytes_per_logit / tp
+
+
+def recompute_peak_bytes(working_bytes: float, logits_bytes: float) -> float:
+    """What full recompute adds to the stored layer inputs at the peak: the recomputed layer's
+    working set or the logits, whichever is larger -- they are never live together (module doc)."""
+    return max(working_bytes, logits_bytes)
+
+
+def offloaded_gradient_bytes(grads_bytes: float) -> float:
+    """GPU bytes of gradients when the optimizer states live on the host: one reduction bucket at
+    most, the rest has left for the host as the backward pass produced it (module doc)."""
+    return min(grads_bytes, OFFLOAD_GRADIENT_BUCKET_BYTES)
 
 
 def transformer_activation_bytes(
@@ -280,18 +335,19 @@ def transformer_activation_bytes(
     with_logits: bool = True,
     dropout: bool = True,
 ) -> float:
-    """Activation bytes per GPU for one micro-batch: L layers (1F1B keeps ~L under pipeline) + logits."""
+    """Activation bytes per GPU for one micro-batch: L layers (1F1B keeps ~L under pipeline) + logits
+    (under full recompute: the stored inputs + the larger of one layer's working set and the logits)."""
     per_layer = activation_bytes_per_layer(
         seq, micro_batch, hidden, heads, tp=tp, recompute=recompute, flash=flash, dropout=dropout
     )
     total = layers * per_layer
+    logits = logits_bytes(seq, micro_batch, vocab, tp=tp) if (with_logits and vocab) else 0.0
     if recompute == "full":
-        total += full_recompute_working_bytes(
+        working = full_recompute_working_bytes(
             seq, micro_batch, hidden, heads, tp=tp, flash=flash, dropout=dropout
         )
-    if with_logits and vocab:
-        total += logits_bytes(seq, micro_batch, vocab, tp=tp)
-    return total
+        return total + recompute_peak_bytes(working, logits)
+    return total + logits
 
 
 def model_state_bytes_per_gpu(

@@ -46,7 +46,9 @@ from planner.workload.memory import (
     NVME_GRADIENT_BYTES_PER_PARAM,
     StateBytes,
     nvme_state_bytes_per_param,
+    offloaded_gradient_bytes,
     paged_spill_bytes,
+    recompute_peak_bytes,
 )
 from planner.workload.parallel import (
     Links,
@@ -408,6 +410,7 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
             nvme_s, nvme_gradient_s = _nvme_seconds(f, opt_params, s.gpus_per_node)
             optimizer_s += nvme_s
         o = 0.0
+        gr = offloaded_gradient_bytes(gr)  # streamed to the host as the backward pass makes them
     # prefetching: the gathered current and next layer in 16 bits
     buffers = 2.0 * 2.0 * f.largest_layer / tp if zero >= 3 else 0.0
     states = w + gr + o + buffers
@@ -536,14 +539,13 @@ def _activation_bytes(
     if not f.transformer:
         return f.act_per_sample, f.act_per_sample
     if mode == "full":
+        working = f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
         act1 = (
-            f.layers * 2.0 * f.seq * f.hidden / tp
-            + (f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)) / tp
-        )
+            f.layers * 2.0 * f.seq * f.hidden + recompute_peak_bytes(working, f.logits_per_seq)
+        ) / tp
     else:
         score = 0.0 if (flash or mode == "selective") else f.act_score_per_seq_layer
-        act1 = f.layers * (f.act_base_per_seq_layer + score) / tp
-    act1 += f.logits_per_seq / tp
+        act1 = (f.layers * (f.act_base_per_seq_layer + score) + f.logits_per_seq) / tp
     traffic1 = (f.layers / pp) * (
         f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
     ) / tp + f.logits_per_seq / tp

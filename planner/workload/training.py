@@ -103,8 +103,9 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     act_layer += extra_mlps * mem.MLP_BYTES_PER_SBH * eff.result_bytes(precision) / 2.0
     vocab = int(m.vocab or 0)
     # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
+    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
     logits = (
-        mem.logits_bytes(seq, 1, vocab)
+        mem.logits_bytes(seq, 1, vocab, bytes_per_logit=mem.logit_bytes(stack.name))
         if (m.arch == "decoder" or spec.kind is Kind.PRETRAIN)
         else 0.0
     )
@@ -178,7 +179,9 @@ def _compute_train_facts(
     transformer = spec.model.is_transformer
     shape = _transformer_shape(spec, params, meth) if transformer else _other_shape(spec, params)
     frozen_bytes = (
-        mem.QLORA_BYTES_PER_PARAM if meth == "qlora" else mem.BYTES_PER_VALUE.get(precision, 2.0)
+        mem.qlora_frozen_bytes_per_param(params - shape.trainable, shape.vocab, shape.hidden)
+        if meth == "qlora"
+        else mem.BYTES_PER_VALUE.get(precision, 2.0)
     )
     if precision in ("fp32", "tf32") and meth != "full":
         frozen_bytes = 4.0
