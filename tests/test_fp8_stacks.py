@@ -102,15 +102,20 @@ def test_bf16_matmuls_do_not_see_the_fp8_recipe() -> None:
 
 
 def test_fp8_step_is_faster_than_bf16_but_within_the_tensor_rate_bound() -> None:
-    # Only the linear layers (73.7% of the FLOPs) double their rate: Amdahl's bound is
-    # 1 / (0.2626 + 0.3687) = 1.584x; casts, attention, activation traffic and communication keep
-    # the step below it, and the torchao recipe's heavier casts below Transformer Engine's.
+    # Only the linear layers double their rate (Amdahl).  They are 73.74% of the model FLOPs; the
+    # attention core (12·L·h·s per token) is 21.10%, of which a causal fused kernel runs half.
+    # Transformer Engine (cuDNN attention at the matmul rate): executed 1 - 0.1055 = 0.8945 of the
+    # model FLOPs, linear 0.7374 / 0.8945 = 82.43% of them: bound 1 / (0.1757 + 0.4122) = 1.701x.
+    # torchtitan (FlashAttention-2, at 0.35/0.75 of that rate on H100): the attention core costs
+    # 0.5 / 0.4667 = 1.0714 of its counted FLOPs, 1.0151 of the model FLOPs in all, linear
+    # 72.64%: bound 1 / (0.2736 + 0.3632) = 1.570x.  Casts, activation traffic and communication
+    # keep each step below its bound, and the torchao recipe's heavier casts below TE's.
     def seconds(precision: str, framework: str) -> float:
         est = estimate(parse_workload(_llama3_8b(precision, framework)), H100, 8, topology=NODE)
         return float(est.time_breakdown_hours["training steps"])
 
     bf16 = seconds("bf16", "torchtitan")
     torchao = bf16 / seconds("fp8", "torchtitan")
-    assert 1.2 < torchao < 1.584
+    assert 1.2 < torchao < 1.570
     te = seconds("bf16", "megatron") / seconds("fp8", "megatron")
-    assert torchao < te < 1.584
+    assert torchao < te < 1.701
