@@ -394,12 +394,25 @@ def matmul_fraction(gpu: GpuSpec, bytes_per_flop: float) -> float:
 FP8_SCALING = ("delayed", "dynamic")
 FP8_CAST_BYTES_PER_ELEMENT: dict[str, float] = {"delayed": 4.0, "dynamic": 6.0}
 FP8_WEIGHT_CAST_BYTES_PER_ELEMENT: dict[str, float] = {"delayed": 0.0, "dynamic": 8.0}
+# Share of the memory bandwidth the cast kernels reach.  Transformer Engine's hand-written fused
+# cast-transpose kernels stream (1.0).  torchao's dynamic scaling runs the amax reductions and casts
+# that torch.compile generates, which its README says do not yet reach "the optimal behavior"
+# (torch.compile limitations, pytorch/ao issue 556) and bounds by "memory bandwidth, framework
+# overhead and compiler limitations".  Its measured Float8Linear forward + backward speedup on H100
+# at M, K, N = 4,096, 8,192, 16,384 is 1.39x over bf16 (pytorch/ao torchao/float8 README,
+# "Performance", example 2, a shape large enough that "the gemm speedup [approaches] 2x"); this
+# model's matmul time at that shape (fp8 at twice the rate, 6/6·(1/K + 1/N) + 8/(6·M) cast bytes
+# per FLOP) gives 1.73x with the casts at the full bandwidth and 1.39x with them at 0.36 of it.
+# Were it measured on power-capped H100s (torchtitan's own tables ran at 500 W), a slower fp8 GEMM
+# would carry part of that gap (U).
+FP8_CAST_BANDWIDTH_SHARE: dict[str, float] = {"delayed": 1.0, "dynamic": 0.36}
 
 
 def fp8_cast_bytes_per_flop(
     hidden: int, tp: int, layer_params: float, tokens: float = 0.0, scaling: str = "delayed"
 ) -> float:
-    """Cast bytes per fp8 linear FLOP of one transformer layer under ``scaling`` (FP8_SCALING):
+    """Cast bytes per fp8 linear FLOP of one transformer layer under ``scaling`` (FP8_SCALING), as
+    bytes streamed at the full bandwidth (over :data:`FP8_CAST_BANDWIDTH_SHARE`):
     its activation casts, FLOP-weighted over the four matmuls (whose ``1/K + 1/N`` averages
     ``1/hidden + MATMULS_PER_LAYER · tp · hidden / layer_params`` as in
     :func:`layer_bytes_per_flop`), plus, under dynamic scaling, the weight casts of each micro-batch
@@ -409,7 +422,7 @@ def fp8_cast_bytes_per_flop(
     weight = FP8_WEIGHT_CAST_BYTES_PER_ELEMENT[scaling]
     if weight and tokens > 0:
         x += weight / (6.0 * tokens)
-    return x
+    return x / FP8_CAST_BANDWIDTH_SHARE[scaling]
 
 
 def reference_fp8_cast_bytes_per_flop(gpu: GpuSpec) -> float:
