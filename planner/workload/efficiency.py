@@ -8,6 +8,9 @@ The time model is physical rather than one fitted MFU:
   matmuls' shape (:func:`matmul_fraction`): the result tiles each matmul writes, ``(1/M + 1/K +
   1/N) / 3`` bytes per FLOP, are charged at the memory bandwidth, so thin matmuls (small hidden size, wide tensor-parallel splits, short
   micro-batches) run further below peak and very large ones closer to it.
+- **Attention core**: a causal decoder's fused (flash) kernel skips the masked half of the score
+  FLOPs, at the matmul rate under cuDNN fused attention or FlashAttention-3 and at about half of it
+  under FlashAttention-2 on Hopper and newer (:func:`attention_time_factor`).
 - **Memory traffic**: element-wise work (norms, activations, residuals, softmax, dropout, the logits)
   is bandwidth-bound.  Every stored activation byte is written in the forward pass, read in the
   backward pass and its gradient written: ``3 x activation bytes / memory bandwidth`` (4x under full
