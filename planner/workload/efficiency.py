@@ -8,6 +8,9 @@ The time model is physical rather than one fitted MFU:
   matmuls' shape (:func:`matmul_fraction`): the result tiles each matmul writes, ``(1/M + 1/K +
   1/N) / 3`` bytes per FLOP, are charged at the memory bandwidth, so thin matmuls (small hidden size, wide tensor-parallel splits, short
   micro-batches) run further below peak and very large ones closer to it.
+- **Attention core**: a causal decoder's fused (flash) kernel skips the masked half of the score
+  FLOPs, at the matmul rate under cuDNN fused attention or FlashAttention-3 and at about half of it
+  under FlashAttention-2 on Hopper and newer (:func:`attention_time_factor`).
 - **Memory traffic**: element-wise work (norms, activations, residuals, softmax, dropout, the logits)
   is bandwidth-bound.  Every stored activation byte is written in the forward pass, read in the
   backward pass and its gradient written: ``3 x activation bytes / memory bandwidth`` (4x under full
@@ -394,12 +397,25 @@ def matmul_fraction(gpu: GpuSpec, bytes_per_flop: float) -> float:
 FP8_SCALING = ("delayed", "dynamic")
 FP8_CAST_BYTES_PER_ELEMENT: dict[str, float] = {"delayed": 4.0, "dynamic": 6.0}
 FP8_WEIGHT_CAST_BYTES_PER_ELEMENT: dict[str, float] = {"delayed": 0.0, "dynamic": 8.0}
+# Share of the memory bandwidth the cast kernels reach.  Transformer Engine's hand-written fused
+# cast-transpose kernels stream (1.0).  torchao's dynamic scaling runs the amax reductions and casts
+# that torch.compile generates, which its README says do not yet reach "the optimal behavior"
+# (torch.compile limitations, pytorch/ao issue 556) and bounds by "memory bandwidth, framework
+# overhead and compiler limitations".  Its measured Float8Linear forward + backward speedup on H100
+# at M, K, N = 4,096, 8,192, 16,384 is 1.39x over bf16 (pytorch/ao torchao/float8 README,
+# "Performance", example 2, a shape large enough that "the gemm speedup [approaches] 2x"); this
+# model's matmul time at that shape (fp8 at twice the rate, 6/6·(1/K + 1/N) + 8/(6·M) cast bytes
+# per FLOP) gives 1.73x with the casts at the full bandwidth and 1.39x with them at 0.36 of it.
+# Were it measured on power-capped H100s (torchtitan's own tables ran at 500 W), a slower fp8 GEMM
+# would carry part of that gap (U).
+FP8_CAST_BANDWIDTH_SHARE: dict[str, float] = {"delayed": 1.0, "dynamic": 0.36}
 
 
 def fp8_cast_bytes_per_flop(
     hidden: int, tp: int, layer_params: float, tokens: float = 0.0, scaling: str = "delayed"
 ) -> float:
-    """Cast bytes per fp8 linear FLOP of one transformer layer under ``scaling`` (FP8_SCALING):
+    """Cast bytes per fp8 linear FLOP of one transformer layer under ``scaling`` (FP8_SCALING), as
+    bytes streamed at the full bandwidth (over :data:`FP8_CAST_BANDWIDTH_SHARE`):
     its activation casts, FLOP-weighted over the four matmuls (whose ``1/K + 1/N`` averages
     ``1/hidden + MATMULS_PER_LAYER · tp · hidden / layer_params`` as in
     :func:`layer_bytes_per_flop`), plus, under dynamic scaling, the weight casts of each micro-batch
@@ -409,7 +425,7 @@ def fp8_cast_bytes_per_flop(
     weight = FP8_WEIGHT_CAST_BYTES_PER_ELEMENT[scaling]
     if weight and tokens > 0:
         x += weight / (6.0 * tokens)
-    return x
+    return x / FP8_CAST_BANDWIDTH_SHARE[scaling]
 
 
 def reference_fp8_cast_bytes_per_flop(gpu: GpuSpec) -> float:
@@ -448,6 +464,80 @@ def exposed_tensor_parallel_seconds(t_comm: float, tp: int, t_matmul: float) -> 
 def supports_flash_attention(gpu: GpuSpec) -> bool:
     """FlashAttention-2 needs Ampere or newer (Dao 2023 README); BF16 support marks the same GPUs."""
     return gpu.bf16 and gpu.family != "Jetson"
+
+
+# -- attention kernels ---------------------------------------------------------------------------
+# The attention core (scores Q·Kᵀ and their product with V, 12·L·h·s FLOPs per token in training,
+# compute.attention_flops_per_token) is counted as the full s x s square, as MFU counts it (PaLM).
+# A fused (flash) attention kernel of a causal decoder works tile by tile and skips every tile above
+# the diagonal, whose scores the mask would discard: it runs half those FLOPs.  FlashAttention's
+# own benchmark counts them so ("4 * batch * seqlen**2 * nheads * headdim // (2 if causal else 1)",
+# Dao-AILab/flash-attention benchmarks/benchmark_flash_attention.py), and so do NVIDIA's model
+# TFLOP/s figures for Megatron-Bridge (Llama 3 8B at 8,192 tokens: 744 TFLOP/s for 14,451
+# tokens/s per GPU is 6 x 7.5B non-embedding weights + 6·L·h·s per token, half of 12·L·h·s).
+# Without a fused kernel the scores are materialised as the full square (then masked): all of it.
+CAUSAL_ATTENTION_SHARE = 0.5
+# How fast a fused attention kernel runs, against the GEMMs: the share of the family's matmul
+# fraction (GEMM_FRACTION) its executed FLOPs reach, by kernel class (frameworks.yaml
+# ``attention``):
+#
+# - ``cudnn``: kernels written for the GPU's own tensor-core instructions -- cuDNN's fused
+#   attention (Transformer Engine's default backend: Megatron-LM, NeMo; llm.c) and
+#   FlashAttention-3 on Hopper, which uses its asynchronous warpgroup MMA and TMA and reaches "up to
+#   740 TFLOPs/s (75% utilization)" in FP16 on H100 (Shah et al. 2024, "FlashAttention-3", abstract),
+#   about a large cuBLAS GEMM's share: 1.0.
+# - ``fa2``: FlashAttention-2 (PyTorch's scaled_dot_product_attention flash backend, used by Hugging
+#   Face models, torchtitan and plain FSDP), written for Ampere's synchronous mma instructions.  On
+#   Ampere it reaches "50-73% of the theoretical maximum FLOPs/s on A100" (Dao 2023, abstract), a
+#   GEMM's share: 1.0.  On the parts with asynchronous tensor cores (Hopper's wgmma, Blackwell's
+#   tcgen05) it cannot use them and reaches "only 35% utilization on the H100 GPU" (Shah et al. 2024)
+#   against FlashAttention-3's 75%: 0.35 / 0.75 of the family's fraction there.  Blackwell
+#   unmeasured (U): the Hopper figure.
+ATTENTION_KERNELS = ("cudnn", "fa2")
+FA2_ON_ASYNC_TENSOR_CORES = 0.35 / 0.75
+_ASYNC_TENSOR_CORES = _HOPPER_AND_NEWER
+
+
+def attention_kernel_fraction(gpu: GpuSpec, kernel: str) -> float:
+    """Share of the family's matmul fraction a fused attention kernel of class ``kernel``
+    (:data:`ATTENTION_KERNELS`) reaches on ``gpu``."""
+    if kernel == "fa2" and gpu.family in _ASYNC_TENSOR_CORES:
+        return FA2_ON_ASYNC_TENSOR_CORES
+    return 1.0
+
+
+def attention_time_factor(gpu: GpuSpec, kernel: str, *, causal: bool, flash: bool) -> float:
+    """Time of the attention core against its counted FLOPs run at the matmul rate: the share of
+    them a fused kernel executes (:data:`CAUSAL_ATTENTION_SHARE` for a causal decoder) over the
+    share of the matmul rate it reaches (:func:`attention_kernel_fraction`); 1 without a fused
+    kernel (the full square, at the matmul rate)."""
+    if not flash:
+        return 1.0
+    executed = CAUSAL_ATTENTION_SHARE if causal else 1.0
+    return executed / attention_kernel_fraction(gpu, kernel)
+
+
+def attention_extra_flops(
+    gpu: GpuSpec,
+    kernel: str,
+    *,
+    causal: bool,
+    flash: bool,
+    precision: str,
+    linear_share: float = 0.0,
+) -> float:
+    """FLOPs to add to a step's counted FLOPs per attention-core FLOP, so that they run in the time
+    :func:`attention_time_factor` gives (negative: fewer).
+
+    The search times a step's FLOPs at one effective peak (:func:`precision_peak`); under fp8 that
+    peak folds the fp8 linear layers in, while the attention core runs at the 16-bit rate, so its
+    change is scaled up by the fold (``1 - share + share / FP8_TENSOR_RATE``) to cost its 16-bit time.
+    """
+    extra = attention_time_factor(gpu, kernel, causal=causal, flash=flash) - 1.0
+    if precision == "fp8":
+        share = min(max(linear_share, 0.0), 1.0)
+        extra /= 1.0 - share + share / FP8_TENSOR_RATE
+    return extra
 
 
 # Synchronous training waits for the slowest GPU every step.  GPUs of one model differ persistently

@@ -1,7 +1,8 @@
 """Training software stacks: what each runs fast and which parallel layouts it offers (pure).
 
-A stack changes a training estimate in three physical ways: how close its kernels come to the
-calibrated matmul efficiency (``stack``), which layouts the strategy search may use (Hugging Face
+A stack changes a training estimate in four physical ways: how close its kernels come to the
+calibrated matmul efficiency (``stack``), which attention kernel it runs (``attention``: on Hopper
+and newer, FlashAttention-2 reaches about half the rate of cuDNN's fused attention), which layouts the strategy search may use (Hugging Face
 Trainer, DeepSpeed and eager FSDP shard with ZeRO but cannot split layers; Megatron, NeMo,
 torchtitan split them with tensor and pipeline parallelism), and fixed costs (graph compilation).
 The profiles and their sources live in ``planner/data/frameworks.yaml``, read on first use.
@@ -19,7 +20,7 @@ from importlib import resources
 
 from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
-from planner.workload.efficiency import FP8_SCALING
+from planner.workload.efficiency import ATTENTION_KERNELS, FP8_SCALING
 
 AUTO = "auto"
 
@@ -41,6 +42,10 @@ class FrameworkProfile:
     # how its fp8 recipe picks the cast scales (efficiency.FP8_SCALING): delayed (Transformer
     # Engine: amax history, fused cast) or dynamic (torchao float8: an amax pass per cast tensor)
     fp8_scaling: str = "delayed"
+    # its fused attention kernel's class (efficiency.ATTENTION_KERNELS): cudnn (cuDNN fused
+    # attention or FlashAttention-3, written for the GPU's own tensor cores) or fa2
+    # (FlashAttention-2, PyTorch's scaled_dot_product_attention)
+    attention: str = "cudnn"
 
 
 @functools.lru_cache(maxsize=1)
@@ -62,9 +67,12 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 source=str(raw["source"]).strip(),
                 expert_parallel=bool(raw.get("expert_parallel", False)),
                 fp8_scaling=str(raw["fp8_scaling"]),
+                attention=str(raw["attention"]),
             )
             if profile.fp8_scaling not in FP8_SCALING:
                 raise ValueError(f"fp8_scaling must be one of {', '.join(FP8_SCALING)}")
+            if profile.attention not in ATTENTION_KERNELS:
+                raise ValueError(f"attention must be one of {', '.join(ATTENTION_KERNELS)}")
         except (KeyError, TypeError, ValueError) as e:  # a packaging bug: say which row
             raise ConfigError(
                 f"framework {raw!r} is malformed ({e})", file="frameworks.yaml"

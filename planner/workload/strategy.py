@@ -176,6 +176,10 @@ class TrainFacts:
     nvme_optimizer: bool = False
     nvme_read_bytes_per_s: float = 0.0
     nvme_write_bytes_per_s: float = 0.0
+    # attention-core FLOPs per sequence by recompute mode (part of the model and recompute FLOPs),
+    # and whether the model is a causal decoder (efficiency.attention_time_factor)
+    attention_flops_per_seq: dict[str, float] = field(default_factory=dict)
+    causal: bool = False
 
 
 @dataclass(frozen=True)
@@ -233,6 +237,7 @@ class _Search:
     inverse_at_zero: float
     fp8_share: float  # share of the FLOPs in fp8 linear layers, whose casts stream HBM
     fp8_scaling: str  # how the stack scales its fp8 casts (efficiency.FP8_SCALING)
+    attention_extra: float  # FLOPs added per attention-core FLOP (efficiency.attention_extra_flops)
     straggler: float
     tp_overlap: bool
     memory_bytes: float
@@ -313,6 +318,14 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         inverse_at_zero=1.0 / fraction - ops_per_byte_cal * reference_x,
         fp8_share=fp8_share,
         fp8_scaling=fp8_scaling,
+        attention_extra=eff.attention_extra_flops(
+            gpu,
+            f.framework.attention if f.framework is not None else "cudnn",
+            causal=f.causal,
+            flash=flash,
+            precision=f.precision,
+            linear_share=f.linear_share,
+        ),
         straggler=eff.straggler_factor(count),
         tp_overlap=eff.overlaps_tensor_parallel(gpu)
         and links.intra_kind == "nvlink"
@@ -507,15 +520,21 @@ class _PerSequence(NamedTuple):
     mode: str
     act_bytes: float  # activations stored
     traffic_bytes: float  # activation bytes this GPU's stage streams through HBM
-    hw_flops: float  # hardware FLOPs of the whole model, recompute included
+    # hardware FLOPs of the whole model, recompute included, the attention core's as the FLOPs
+    # that take its time at the step's rate
+    hw_flops: float
     stage_flops: float  # hardware FLOPs on this GPU's pipeline stage
     passes: float  # passes over the activations: forward, backward, and the recompute
 
 
-def _per_sequence(f: TrainFacts, tp: int, pp: int, mode: str, flash: bool) -> _PerSequence:
-    """The :class:`_PerSequence` of ``mode`` on ``tp`` x ``pp``."""
+def _per_sequence(
+    f: TrainFacts, tp: int, pp: int, mode: str, flash: bool, attention_extra: float = 0.0
+) -> _PerSequence:
+    """The :class:`_PerSequence` of ``mode`` on ``tp`` x ``pp``; each attention-core FLOP counts
+    ``1 + attention_extra`` (:func:`~planner.workload.efficiency.attention_extra_flops`)."""
     act1, traffic1 = _activation_bytes(f, tp, pp, mode, flash)
     hw_per_seq = f.model_flops_per_seq + f.recompute_flops_per_seq.get(mode, 0.0)
+    hw_per_seq += attention_extra * f.attention_flops_per_seq.get(mode, 0.0)
     return _PerSequence(
         mode=mode,
         act_bytes=act1,
@@ -815,7 +834,7 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
     for tp in s.tensor_sizes:
         if s.count % (tp * pp):
             continue  # no layout: tensor x pipeline must divide the GPUs
-        per_mode = [_per_sequence(f, tp, pp, mode, s.flash) for mode in s.modes]
+        per_mode = [_per_sequence(f, tp, pp, mode, s.flash, s.attention_extra) for mode in s.modes]
         for lay in _layouts(f, s, tp, pp):
             for seq in per_mode:
                 c = _cost(f, s, lay, seq)

@@ -86,6 +86,8 @@ class _Shape:
     largest_layer: float
     head_flops_per_seq: float
     layer_params: float
+    attention_flops_per_seq: dict[str, float]
+    causal: bool
 
 
 def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
@@ -141,6 +143,18 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
         head_flops_per_seq=seq * (6.0 if meth == "full" else 4.0) * vocab * h if logits else 0.0,
         # one layer's weights: all but the vocabulary matrix (GPT layer 12·h², never below 4·h²)
         layer_params=max(active - vocab * h, 4.0 * h * h * L) / L,
+        # the attention core's share of those FLOPs: 12·L·h·s per token, and the 4·L·h·s of its
+        # forward pass again under recompute (compute.py)
+        attention_flops_per_seq={
+            mode: seq
+            * (
+                compute.attention_flops_per_token(L, h, seq)
+                + (0.0 if mode == "none" else 4.0 * L * h * seq)
+            )
+            for mode in ("none", "selective", "full")
+        },
+        # a decoder masks each token's attention to the tokens before it
+        causal=m.arch == "decoder",
     )
 
 
@@ -164,6 +178,8 @@ def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
         largest_layer=float(m.largest_layer_params or params),
         head_flops_per_seq=0.0,
         layer_params=0.0,
+        attention_flops_per_seq={},
+        causal=False,
     )
 
 
@@ -252,6 +268,8 @@ def _compute_train_facts(
         experts=int(spec.model.experts or 0),
         experts_per_token=int(spec.model.experts_per_token or 0),
         expert_share=spec.model.expert_params / params if params and transformer else 0.0,
+        attention_flops_per_seq=shape.attention_flops_per_seq,
+        causal=shape.causal,
     )
 
 
@@ -477,7 +495,31 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
     return f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense {unit} peak"
 
 
-def efficiency_source(gpu: GpuSpec, f: TrainFacts) -> str:
+def _attention_text(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
+    """How the attention core is timed (:func:`~planner.workload.efficiency.attention_time_factor`),
+    in words; empty where it runs as counted (no fused kernel, or not a transformer)."""
+    if not (f.transformer and flash):
+        return ""
+    kernel = f.framework.attention if f.framework is not None else "cudnn"
+    share = eff.attention_kernel_fraction(gpu, kernel)
+    text = (
+        "; causal attention: the fused kernel skips the masked half of the score FLOPs"
+        if f.causal
+        else ""
+    )
+    if share < 1.0:
+        text += (
+            f"; {KERNEL_TEXT.get(kernel, kernel)} attention at {share:.2f} of the matmul rate on "
+            f"{gpu.name} (FlashAttention-3 paper: 35% against 75% utilization on H100)"
+        )
+    return text
+
+
+# Attention kernel classes (efficiency.ATTENTION_KERNELS), in words.
+KERNEL_TEXT = {"cudnn": "cuDNN fused", "fa2": "FlashAttention-2"}
+
+
+def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
     """Where a training estimate's efficiency comes from, in words."""
     text = (
         f"physics model: {gpu.name} matmuls at {_peak_text(gpu, f)} "
@@ -486,7 +528,7 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts) -> str:
         f"{', adjusted for the matmul shapes' if f.transformer else ''}), plus activation "
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
-    )
+    ) + _attention_text(gpu, f, flash)
     if f.framework is not None and f.framework.stack != 1.0:
         text += f"; x{f.framework.stack:g} for the {f.framework.name} software stack"
     if f.method == "qlora":
@@ -642,7 +684,7 @@ def unrunnable_estimate(
         strategy=strategy,
         total_flops=model_flops(spec, f),
         efficiency=0.0,
-        source=efficiency_source(gpu, f),
+        source=efficiency_source(gpu, f, flash_attention(spec, gpu)),
         wall_hours=math.inf,
         interconnect=interconnect_required(strategy, topo),
         fabric=None,
@@ -695,7 +737,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         strategy=s,
         total_flops=flops,
         efficiency=flops / (count * gpu.peak_flops * total_s) if total_s > 0 else 0.0,
-        source=efficiency_source(gpu, f),
+        source=efficiency_source(gpu, f, flash_attention(spec, gpu)),
         wall_hours=total_s / 3600.0,
         interconnect=interconnect_required(s, sub),
         fabric=_fabric_required(spec, gpu, cand, sub, flash),

@@ -1,0 +1,151 @@
+"""The attention core under fused (flash) kernels: causal decoders skip the masked half, and the
+kernel class a stack runs sets its rate on Hopper and newer (issue 14).
+
+A fused attention kernel of a causal decoder skips every tile above the diagonal, so it runs half
+the 12·L·h·s FLOPs per token that MFU counts (FlashAttention's benchmark divides them by 2 when
+causal; LLaMA, Touvron et al. 2023 s2.4: the xformers kernel does "not [compute] the key/query
+scores that are masked").  cuDNN's fused attention and FlashAttention-3 run at a GEMM's share of
+the peak on Hopper (75% utilization, FA3 paper); FlashAttention-2 reaches 35% there (the same paper)
+and a GEMM's share on Ampere (50-73%, FA2 paper).  The expected values are worked by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.gpu_specs import resolve_gpu
+from planner.schema import Fabric, Interconnect
+from planner.workload import Topology, parse_workload
+from planner.workload import efficiency as eff
+from planner.workload.estimate_types import topology_links
+from planner.workload.frameworks import load_frameworks
+from planner.workload.strategy import _per_sequence, _setup
+from planner.workload.training import train_facts
+
+H100 = resolve_gpu("H100")
+A100 = resolve_gpu("A100-80GB")
+NODE = Topology(gpus_per_node=8, interconnect=Interconnect.NVSWITCH, fabric=Fabric.INFINIBAND)
+
+
+def _llama3_8b(framework: str, precision: str = "bf16") -> dict[str, object]:
+    return {
+        "name": "attention",
+        "kind": "pretrain",
+        "model": "llama-3-8b",
+        "data": {"tokens": 1.0e9},
+        "training": {
+            "precision": precision,
+            "framework": framework,
+            "global_batch_tokens": 131072,
+            "activation_checkpointing": "none",
+            "parallelism": {"zero": 3, "tensor": 1, "pipeline": 1, "micro_batch": 1},
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("gpu", "kernel", "causal", "flash", "expected"),
+    [
+        # a causal decoder under cuDNN attention on H100: half the square, at the matmul rate
+        ("H100", "cudnn", True, True, 0.5),
+        # FlashAttention-2 on H100: half the square at 0.35/0.75 of the rate: 0.5 x 0.75/0.35
+        ("H100", "fa2", True, True, 1.071429),
+        # ... and on Blackwell's datacenter part, the Hopper figure
+        ("B200", "fa2", True, True, 1.071429),
+        # FlashAttention-2 on Ampere, the GPUs it was written for: a GEMM's share
+        ("A100-80GB", "fa2", True, True, 0.5),
+        # consumer Blackwell and Ada run the same synchronous mma instructions as Ampere
+        ("RTX-PRO-6000", "fa2", True, True, 0.5),
+        ("RTX4090", "fa2", True, True, 0.5),
+        # an encoder (BERT) attends both ways: the whole square
+        ("H100", "cudnn", False, True, 1.0),
+        ("H100", "fa2", False, True, 2.142857),
+        # no fused kernel (V100, or flash_attention: false): the square is materialised, then masked
+        ("V100-16GB", "fa2", True, False, 1.0),
+        ("H100", "cudnn", True, False, 1.0),
+    ],
+)
+def test_attention_time_per_counted_flop(
+    gpu: str, kernel: str, causal: bool, flash: bool, expected: float
+) -> None:
+    factor = eff.attention_time_factor(resolve_gpu(gpu), kernel, causal=causal, flash=flash)
+    assert factor == pytest.approx(expected, rel=1e-5)
+
+
+def test_under_fp8_the_attention_saving_is_scaled_to_its_16_bit_time() -> None:
+    # 70% of the FLOPs in fp8 linear layers: the step's FLOPs run at 1 / (0.3 + 0.35) = 1.5385 x
+    # the 16-bit peak, so removing half of the 16-bit attention core (-0.5) takes -0.5 / 0.65 =
+    # -0.76923 counted FLOPs per attention FLOP at that blended rate
+    extra = eff.attention_extra_flops(
+        H100, "cudnn", causal=True, flash=True, precision="fp8", linear_share=0.7
+    )
+    assert extra == pytest.approx(-0.769231, rel=1e-5)
+    # in 16 bits the fold is 1: exactly the half skipped
+    assert (
+        eff.attention_extra_flops(H100, "cudnn", causal=True, flash=True, precision="bf16") == -0.5
+    )
+
+
+def test_facts_carry_the_attention_core_by_recompute_mode() -> None:
+    f = train_facts(parse_workload(_llama3_8b("megatron")))
+    # 8,192 tokens x 12·32·4,096·8,192 = 1.05553e14 per sequence; recompute repeats the forward
+    # 4·L·h·s: 16·32·4,096·8,192 x 8,192 = 1.40737e14
+    assert f.causal
+    assert f.attention_flops_per_seq["none"] == pytest.approx(1.05553e14, rel=1e-5)
+    assert f.attention_flops_per_seq["full"] == pytest.approx(1.40737e14, rel=1e-5)
+    bert = train_facts(
+        parse_workload(
+            {
+                "name": "bert",
+                "kind": "finetune",
+                "model": "bert-large",
+                "data": {"samples": 1000, "tokens_per_sample": 384},
+            }
+        )
+    )
+    # 384 x 12·24·1,024·384 = 4.34865e10, and an encoder is not causal
+    assert not bert.causal
+    assert bert.attention_flops_per_seq["none"] == pytest.approx(4.34865e10, rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("framework", "gpu", "expected"),
+    [
+        # Megatron (cuDNN attention) on H100: 5.00244e14 model FLOPs per sequence less half of
+        # the 1.05553e14 attention core = 4.47467e14
+        ("megatron", "H100", 4.47467e14),
+        # torchtitan (FlashAttention-2) on H100: + (1.071429 - 1) x 1.05553e14 = 5.07783e14
+        ("torchtitan", "H100", 5.07783e14),
+        # ... and on A100, where FlashAttention-2 keeps a GEMM's rate: as Megatron
+        ("torchtitan", "A100-80GB", 4.47467e14),
+    ],
+)
+def test_a_steps_counted_flops_follow_the_stacks_attention_kernel(
+    framework: str, gpu: str, expected: float
+) -> None:
+    g = resolve_gpu(gpu)
+    f = train_facts(parse_workload(_llama3_8b(framework)))
+    assert f.model_flops_per_seq == pytest.approx(5.00244e14, rel=1e-5)
+    s = _setup(f, g, 8, topology_links(g, NODE, 8), flash=True)
+    seq = _per_sequence(f, 1, 1, "none", True, s.attention_extra)
+    assert seq.hw_flops == pytest.approx(expected, rel=1e-5)
+
+
+def test_stacks_name_their_attention_kernel() -> None:
+    stacks = load_frameworks()
+    for name in ("megatron", "nemo", "any", "llm.c"):
+        assert stacks[name].attention == "cudnn"  # Transformer Engine / cuDNN fused attention
+    for name in ("torchtitan", "pytorch-fsdp", "hf-trainer"):
+        assert stacks[name].attention == "fa2"  # PyTorch SDPA's flash backend
+
+
+def test_issue_14_te_step_on_h100_is_faster_than_the_fa2_step_by_the_attention_alone() -> None:
+    # One Megatron step with its attention kernel swapped (compare the step FLOPs directly):
+    # the cuDNN step runs 4.47467e14 counted FLOPs, the FlashAttention-2 step 5.07783e14; both
+    # at the same rate, so the matmul time differs by 5.07783 / 4.47467 = 1.1348.
+    f = train_facts(parse_workload(_llama3_8b("megatron")))
+    s = _setup(f, H100, 8, topology_links(H100, NODE, 8), flash=True)
+    fa2 = eff.attention_extra_flops(H100, "fa2", causal=True, flash=True, precision="bf16")
+    cudnn = _per_sequence(f, 1, 1, "none", True, s.attention_extra)
+    flash2 = _per_sequence(f, 1, 1, "none", True, fa2)
+    assert flash2.stage_flops / cudnn.stage_flops == pytest.approx(1.1348, rel=1e-4)
