@@ -53,6 +53,30 @@ INTERLEAVE_CHOICES = (2, 4, 8)
 NON_LAYER_CHUNKS = 2
 
 
+def busiest_stage(layers: int, pp: int, head_layers: float) -> tuple[int, bool]:
+    """(whole layers on the busiest of ``pp`` pipeline stages, whether it also runs the output layer
+    and loss), the head weighing ``head_layers`` layers' worth of FLOPs.
+
+    Stages hold whole layers, and the stacks balance them counting the embedding and the head as
+    one layer each: BLOOM's ``--pp-partition-method 'type:transformer|embedding'`` (70 layers on
+    12 stages as ``[embed | 5], [6] x 10, [5 | embed]``; bigscience tr11-176B-ml README), Llama 3
+    "reduce[s] one Transformer layer each from the first and the last stages" (Dubey et al. 2024
+    s3.3.2), Megatron-LM ``--account-for-embedding-in-pipeline-split`` and
+    ``--account-for-loss-in-pipeline-split``.  With ``u = ceil((L + 2)/pp)``
+    such units per stage the last stage keeps ``n = u - 1`` layers beside the head and the others
+    share the rest, at most ``ceil((L - n)/(pp - 1))`` each.  Where the layers divide evenly the
+    head stage is the busiest (GPT-3's 96 layers on 8 stages: 12 + head); where they leave room
+    the head takes a layer's place (Llama 3's 126 on 16: stages of 8, the head beside 7).
+    """
+    if pp <= 1:
+        return layers, True
+    n = min(layers, max(0, math.ceil((layers + 2) / pp) - 1))
+    others = math.ceil((layers - n) / (pp - 1))
+    if n + head_layers >= others:
+        return n, True
+    return others, False
+
+
 def pipeline_schedule(
     pp: int,
     m: int,
