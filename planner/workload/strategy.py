@@ -5,7 +5,7 @@ node), pipeline sizes, ZeRO stages 0-3 (3 = FSDP full shard) and activation chec
 selective where FlashAttention is unavailable, full), sizes the largest micro-batch that fits, and
 times one optimizer step:
 
-``step = (m + (pp - 1)/v)·(t_mb + t_tp + v·t_p2p) + exposed data-parallel communication + optimizer step``
+``step = m·slot + (pp - 1)/v·(t_mb + t_tp + v·t_p2p) + exposed data-parallel communication + optimizer step``
 
 with ``m`` micro-batches per step (gradient accumulation), ``t_mb`` the compute + memory-traffic time
 of one micro-batch (:mod:`planner.workload.efficiency`; the matmul efficiency follows the
@@ -14,8 +14,9 @@ tensor-parallel all-reduces (4 per layer per micro-batch, 6 with full recompute;
 with the matmuls on Hopper and newer over NVLink
 (:func:`~planner.workload.efficiency.exposed_tensor_parallel_seconds`), the pipeline bubble
 ``pp - 1`` (1F1B) or ``(pp - 1)/v`` with ``v`` interleaved chunks per rank
-(:func:`~planner.workload.parallel.pipeline_schedule`), the stage-to-stage sends ``t_p2p``, the
-slowest stage's share of the FLOPs
+(:func:`~planner.workload.parallel.pipeline_schedule`), the stage-to-stage sends ``t_p2p`` (blocking
+in plain 1F1B, ``slot = t_mb + t_tp + t_p2p``; overlapped with a chunk's compute under interleaving,
+:func:`~planner.workload.parallel.steady_slot_seconds`), the slowest stage's share of the FLOPs
 (whole layers, the LM head counted as one of them when the stages are balanced,
 :func:`~planner.workload.parallel.busiest_stage`), the gradient all-reduce / reduce-scatter
 (2·G bytes) overlapped with the last backward pass, chunk by chunk under interleaving
