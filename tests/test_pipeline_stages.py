@@ -60,6 +60,16 @@ def test_a_split_the_busiest_stage_names_holds_every_layer() -> None:
         assert most <= math.ceil(layers / pp) + 1
 
 
+def test_without_a_head_the_busiest_stage_is_ceil_l_over_pp_and_a_head_never_costs_more() -> None:
+    # the unit split reduces to ceil(L/pp) with nothing on the last stage, and with a head of half
+    # a layer the busiest stage never works more than the old ceil(L/pp) + head
+    for layers in range(1, 200):
+        for pp in range(2, min(64, layers) + 1):
+            assert busiest_stage(layers, pp, 0.0)[0] == math.ceil(layers / pp)
+            most, with_head = busiest_stage(layers, pp, 0.5)
+            assert most + (0.5 if with_head else 0.0) <= math.ceil(layers / pp) + 0.5
+
+
 def test_llama3_405b_busiest_stage_runs_eight_layers_and_no_head() -> None:
     # 126 layers on 16 stages: the slowest stage does 8 layers' FLOPs, not 8 + the head
     # (0.6 of a layer), and its matmul shapes carry no vocabulary matrix
