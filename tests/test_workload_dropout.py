@@ -3,6 +3,7 @@ trained with dropout, hand-computed per-layer bytes, presets and the ``model.dro
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -134,12 +135,17 @@ def test_estimate_activations_differ_by_the_two_masks_per_layer() -> None:
 
 
 def test_llama3_405b_runs_metas_layout_once_the_masks_are_gone() -> None:
-    # Regression for the accuracy rows H12-H14: with dropout masks Meta's layout did not fit in 80 GB
-    # and the search fell back to full recompute; Llama 3 has no dropout, so it runs without
+    # Regression for the accuracy rows H12-H14: with dropout masks Meta's layout (no activation
+    # recompute, interleaved stages) did not fit in 80 GB; Llama 3 has no dropout, so it fits, and
+    # the layout the search picks is no slower than it beyond the 1% within which the search prefers
+    # the simpler layout (full recompute with unsharded optimizer states ties with it)
     _, holdout = load_runs()
     for rid in ("H12", "H13", "H14"):
         row = next(r for r in holdout if r.id == rid)
-        _, est = measure(row)
-        assert est.fits and est.strategy.activation_checkpointing == "none"
-        assert est.strategy.virtual_stages > 1  # interleaved, as Meta ran it
-        assert est.memory_per_gpu_gib <= resolve_gpu("H100").memory_gib
+        chosen, est = measure(row)
+        training = {**row.workload["training"], "activation_checkpointing": "none"}
+        metas, pinned = measure(replace(row, workload={**row.workload, "training": training}))
+        assert pinned.fits and pinned.strategy.activation_checkpointing == "none"
+        assert pinned.strategy.virtual_stages > 1  # interleaved, as Meta ran it
+        assert pinned.memory_per_gpu_gib <= resolve_gpu("H100").memory_gib
+        assert est.fits and chosen <= metas * 1.01

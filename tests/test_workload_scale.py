@@ -22,11 +22,12 @@ _, HOLDOUT = load_runs()
 HOLDOUT_MAX_RATIO = 2.0
 # Rows the physics does not explain (Row.known_gap) are still held within 3x.
 KNOWN_GAP_MAX_RATIO = 3.0
-# The largest pipelined runs (Falcon 180B, Llama 3 405B) within 1.5x: 1.55-1.76x before the
+# The largest pipelined runs (Falcon 180B, Llama 3 405B) within 1.4x: 1.55-1.76x before the
 # matmul-shape and communication-overlap terms, 1.42-1.45x with them, 1.30-1.45x once Llama 3's
-# activations drop the dropout masks it never stored (Meta's no-recompute layout then fits).
+# activations drop the dropout masks it never stored (Meta's no-recompute layout then fits),
+# 1.26-1.34x with the stages balanced around the head and the interleaved sends overlapped.
 LARGE_SCALE_ROWS = ("H9", "H12", "H13", "H14")
-LARGE_SCALE_MAX_RATIO = 1.5
+LARGE_SCALE_MAX_RATIO = 1.4
 
 GB = 1e9
 LINKS = Links(
@@ -71,11 +72,12 @@ def test_interleaving_cuts_the_bubble_and_costs_memory() -> None:
     assert extra == pytest.approx(10 * GB * 7 / 64)
 
 
-def test_interleaving_stops_where_the_sends_cost_more_than_the_bubble() -> None:
-    # sends of 0.02 s per chunk per micro-batch: v=1 -> 23 x 1.02 = 23.46; v=2 -> 19.5 x 1.04 =
-    # 20.28; v=4 -> 17.75 x 1.08 = 19.17; v=8 -> 16.875 x 1.16 = 19.575 (slower again)
+def test_interleaved_sends_hide_behind_the_chunks_but_not_the_fill() -> None:
+    # sends of 0.02 s per chunk per micro-batch, shorter than any chunk (1/8 s): the 16 steady
+    # slots take 1 s each, the bubble pays them: v=1 -> 23 x 1.02 = 23.46; v=8 -> 16 + 0.875 x 1.16
+    # = 17.015 (tests/test_pipeline_stages.py has sends that outlast a chunk)
     v, seconds, _ = pipeline_schedule(8, 16, 64, 1.0, 0.02, 1 * GB, 100 * GB)
-    assert v == 4 and seconds == pytest.approx(19.17)
+    assert v == 8 and seconds == pytest.approx(17.015)
 
 
 def test_interleaving_needs_as_many_micro_batches_as_stages_and_a_layer_per_chunk() -> None:

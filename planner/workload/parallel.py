@@ -53,6 +53,30 @@ INTERLEAVE_CHOICES = (2, 4, 8)
 NON_LAYER_CHUNKS = 2
 
 
+def busiest_stage(layers: int, pp: int, head_layers: float) -> tuple[int, bool]:
+    """(whole layers on the busiest of ``pp`` pipeline stages, whether it also runs the output layer
+    and loss), the head weighing ``head_layers`` layers' worth of FLOPs.
+
+    Stages hold whole layers, and the stacks balance them counting the embedding and the head as
+    one layer each: BLOOM's ``--pp-partition-method 'type:transformer|embedding'`` (70 layers on
+    12 stages as ``[embed | 5], [6] x 10, [5 | embed]``; bigscience tr11-176B-ml README), Llama 3
+    "reduce[s] one Transformer layer each from the first and the last stages" (Dubey et al. 2024
+    s3.3.2), Megatron-LM ``--account-for-embedding-in-pipeline-split`` and
+    ``--account-for-loss-in-pipeline-split``.  With ``u = ceil((L + 2)/pp)``
+    such units per stage the last stage keeps ``n = u - 1`` layers beside the head and the others
+    share the rest, at most ``ceil((L - n)/(pp - 1))`` each.  Where the layers divide evenly the
+    head stage is the busiest (GPT-3's 96 layers on 8 stages: 12 + head); where they leave room
+    the head takes a layer's place (Llama 3's 126 on 16: stages of 8, the head beside 7).
+    """
+    if pp <= 1:
+        return layers, True
+    n = min(layers, max(0, math.ceil((layers + 2) / pp) - 1))
+    others = math.ceil((layers - n) / (pp - 1))
+    if n + head_layers >= others:
+        return n, True
+    return others, False
+
+
 def pipeline_schedule(
     pp: int,
     m: int,
@@ -71,6 +95,13 @@ def pipeline_schedule(
     ``L·(1 + (pp - 1)/(pp·v))`` layers instead of ``L`` (Korthikanti et al. 2022 s4.2.3).  Megatron
     needs at least ``pp`` micro-batches for it; each chunk needs at least one layer, or the embedding
     or the head (:data:`NON_LAYER_CHUNKS`).
+
+    The sends of plain 1F1B block: each slot waits for its exchange with the next stage.  Under
+    interleaving they are asynchronous, posted before a chunk's compute and waited on after it
+    (Megatron-LM's ``overlap_p2p_comm``, on for the interleaved schedule and forced off for the
+    plain one; Llama 3's "asynchronous point-to-point communication", Dubey et al. 2024 s3.3.2),
+    so in the ``m`` steady slots a send shows only where it outlasts one chunk's compute
+    (:func:`steady_slot_seconds`); the fill and drain still wait on every hop.
     """
     best = (1, (m + pp - 1) * (t_mb + t_p2p), 0.0)
     if pp <= 1 or m < pp:
@@ -81,10 +112,17 @@ def pipeline_schedule(
         extra = act_layers_bytes * (pp - 1) / (pp * v)
         if extra > headroom_bytes:
             continue
-        t = (m + (pp - 1) / v) * (t_mb + v * t_p2p)
+        t = m * steady_slot_seconds(t_mb, t_p2p, v) + (pp - 1) / v * (t_mb + v * t_p2p)
         if t < best[1] * 0.99:
             best = (v, t, extra)
     return best
+
+
+def steady_slot_seconds(t_mb: float, t_p2p: float, chunks: int) -> float:
+    """One steady-state micro-batch slot of an interleaved schedule: ``t_mb`` of compute over
+    ``chunks`` chunks, each chunk's sends (``t_p2p``) overlapped with one chunk's compute
+    (``t_mb / chunks``), only their excess showing."""
+    return t_mb + chunks * max(0.0, t_p2p - t_mb / chunks)
 
 
 def exposed_gradient_sync(t_comm: float, t_backward: float, chunks: int, pp: int) -> float:

@@ -5,7 +5,7 @@ node), pipeline sizes, ZeRO stages 0-3 (3 = FSDP full shard) and activation chec
 selective where FlashAttention is unavailable, full), sizes the largest micro-batch that fits, and
 times one optimizer step:
 
-``step = (m + (pp - 1)/v)·(t_mb + t_tp + v·t_p2p) + exposed data-parallel communication + optimizer step``
+``step = m·slot + (pp - 1)/v·(t_mb + t_tp + v·t_p2p) + exposed data-parallel communication + optimizer step``
 
 with ``m`` micro-batches per step (gradient accumulation), ``t_mb`` the compute + memory-traffic time
 of one micro-batch (:mod:`planner.workload.efficiency`; the matmul efficiency follows the
@@ -14,8 +14,11 @@ tensor-parallel all-reduces (4 per layer per micro-batch, 6 with full recompute;
 with the matmuls on Hopper and newer over NVLink
 (:func:`~planner.workload.efficiency.exposed_tensor_parallel_seconds`), the pipeline bubble
 ``pp - 1`` (1F1B) or ``(pp - 1)/v`` with ``v`` interleaved chunks per rank
-(:func:`~planner.workload.parallel.pipeline_schedule`), the stage-to-stage sends ``t_p2p``, the slowest stage's share of the
-FLOPs (whole layers plus the LM head on the last stage), the gradient all-reduce / reduce-scatter
+(:func:`~planner.workload.parallel.pipeline_schedule`), the stage-to-stage sends ``t_p2p`` (blocking
+in plain 1F1B, ``slot = t_mb + t_tp + t_p2p``; overlapped with a chunk's compute under interleaving,
+:func:`~planner.workload.parallel.steady_slot_seconds`), the slowest stage's share of the FLOPs
+(whole layers, the LM head counted as one of them when the stages are balanced,
+:func:`~planner.workload.parallel.busiest_stage`), the gradient all-reduce / reduce-scatter
 (2·G bytes) overlapped with the last backward pass, chunk by chunk under interleaving
 (:func:`~planner.workload.parallel.exposed_gradient_sync`), and ZeRO-3's per-micro-batch gathers (3·G) overlapped with that
 micro-batch.  Candidates within 1% of the fastest are ranked DP < ZeRO-1 < ZeRO-2 < ZeRO-3 < TP < PP
@@ -52,6 +55,7 @@ from planner.workload.memory import (
 )
 from planner.workload.parallel import (
     Links,
+    busiest_stage,
     collective_seconds,
     exposed_gradient_sync,
     pipeline_schedule,
@@ -524,6 +528,7 @@ class _PerSequence(NamedTuple):
     # that take its time at the step's rate
     hw_flops: float
     stage_flops: float  # hardware FLOPs on this GPU's pipeline stage
+    head_flops: float  # of them, the LM head's (0 where the slowest stage does not run it)
     passes: float  # passes over the activations: forward, backward, and the recompute
 
 
@@ -535,12 +540,14 @@ def _per_sequence(
     act1, traffic1 = _activation_bytes(f, tp, pp, mode, flash)
     hw_per_seq = f.model_flops_per_seq + f.recompute_flops_per_seq.get(mode, 0.0)
     hw_per_seq += attention_extra * f.attention_flops_per_seq.get(mode, 0.0)
+    stage_flops, head_flops = _stage_flops(f, tp, pp, hw_per_seq)
     return _PerSequence(
         mode=mode,
         act_bytes=act1,
         traffic_bytes=traffic1,
         hw_flops=hw_per_seq,
-        stage_flops=_stage_flops(f, tp, pp, hw_per_seq),
+        stage_flops=stage_flops,
+        head_flops=head_flops,
         passes=eff.ACTIVATION_PASSES + (1.0 if mode == "full" else 0.0),
     )
 
@@ -606,27 +613,39 @@ def _breakdown_gib(lay: _Layout, act: float) -> dict[str, float]:
     }
 
 
-def _stage_flops(f: TrainFacts, tp: int, pp: int, hw_per_seq: float) -> float:
-    """Hardware FLOPs per sequence on this GPU's pipeline stage.
+def _stage_flops(f: TrainFacts, tp: int, pp: int, hw_per_seq: float) -> tuple[float, float]:
+    """(hardware FLOPs per sequence on this GPU's pipeline stage, of them the LM head's).
 
-    The slowest stage sets the pace: ``ceil(L/pp)`` whole layers, plus the LM head on the last
-    stage (BLOOM's 250k vocabulary: +18% on that stage).
+    The slowest stage sets the pace: its whole layers, plus the LM head where that stage runs it
+    (:func:`~planner.workload.parallel.busiest_stage`; BLOOM's 250k vocabulary: 1.5 layers' worth).
     """
     if pp > 1:
-        body = hw_per_seq - f.head_flops_per_seq
-        return (body * math.ceil(f.layers / pp) / f.layers + f.head_flops_per_seq) / tp
-    return hw_per_seq / float(tp * pp)
+        layer = (hw_per_seq - f.head_flops_per_seq) / f.layers
+        head_layers = f.head_flops_per_seq / layer if layer > 0 else 0.0
+        n, with_head = busiest_stage(f.layers, pp, head_layers)
+        head = f.head_flops_per_seq if with_head else 0.0
+        return (layer * n + head) / tp, head / tp
+    return hw_per_seq / float(tp * pp), f.head_flops_per_seq / float(tp * pp)
 
 
-def _matmul_efficiency(f: TrainFacts, s: _Search, tp: int, b: int, stage_flops: float) -> float:
+def _matmul_efficiency(
+    f: TrainFacts,
+    s: _Search,
+    tp: int,
+    b: int,
+    stage_flops: float,
+    head_flops: float | None = None,
+) -> float:
     """Matmul efficiency from this micro-batch's shapes: the layers' matmuls and the LM head,
-    weighted by their FLOPs on the slowest stage (:func:`~planner.workload.efficiency.matmul_fraction`)."""
+    weighted by their FLOPs on the slowest stage (:func:`~planner.workload.efficiency.matmul_fraction`;
+    ``head_flops`` of its ``stage_flops`` are the head's, all of the model's head when not given)."""
     if not s.shaped:
         return s.flat_efficiency
     tokens = b * f.seq
     x = eff.layer_bytes_per_flop(tokens, f.hidden, tp, f.layer_params)
-    if f.head_flops_per_seq and f.vocab:
-        share = f.head_flops_per_seq / tp / stage_flops
+    head = f.head_flops_per_seq / tp if head_flops is None else head_flops
+    if head and f.vocab:
+        share = head / stage_flops
         x_head = eff.head_bytes_per_flop(tokens, f.hidden, tp, f.vocab)
         x += share * (x_head - x)
     if s.fp8_share:
@@ -757,7 +776,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     act = act1 * b
     busiest = math.ceil(lay.per_rank - 1e-9)  # sequences on the busiest rank
     m = max(1, math.ceil(busiest / b))
-    g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops)
+    g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops, seq.head_flops)
     t_matmul = b * seq.stage_flops / (s.peak_flops * g)
     t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s
     t_tp = _tensor_parallel_seconds(f, s, lay, b, seq.mode, t_matmul)
