@@ -2,9 +2,10 @@
 
 A stack changes a training estimate in four physical ways: how close its kernels come to the
 calibrated matmul efficiency (``stack``), which attention kernel it runs (``attention``: on Hopper
-and newer, FlashAttention-2 reaches about half the rate of cuDNN's fused attention), which layouts the strategy search may use (Hugging Face
-Trainer, DeepSpeed and eager FSDP shard with ZeRO but cannot split layers; Megatron, NeMo,
-torchtitan split them with tensor and pipeline parallelism), and fixed costs (graph compilation).
+and newer, FlashAttention-2 reaches about half the rate of cuDNN's fused attention), which layouts
+the strategy search may use (Hugging Face Trainer, DeepSpeed and eager FSDP shard with ZeRO but
+cannot split layers; Megatron, NeMo, torchtitan split them with tensor and pipeline parallelism),
+and fixed costs (graph compilation).
 The profiles and their sources live in ``planner/data/frameworks.yaml``, read on first use.
 
 ``auto`` picks the common stack for the job: the Hugging Face Trainer for fine-tuning, and for
