@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -161,3 +162,41 @@ def test_bloom_as_published_within_ten_percent() -> None:
     workload["training"]["parallelism"]["micro_batch"] = 2
     ratio = measure(replace(row, workload=workload))[0] / row.published
     assert 0.9 <= ratio <= 1.1
+
+
+# -- what the busiest stage holds ------------------------------------------------------------------
+
+
+def test_the_first_pipeline_stage_holds_the_layers_and_the_last_the_logits() -> None:
+    """1F1B: the first stage keeps pp micro-batches of its L/pp layers (L layers' worth of one) and
+    no logits; the last keeps one micro-batch of its layers and the logits.  Without a pipeline the
+    one stage keeps both."""
+    from planner.workload.strategy import _activation_bytes
+
+    def facts(hidden: int, heads: int, params: float) -> Any:
+        return train_facts(
+            parse_workload(
+                {
+                    "name": "big-vocab",
+                    "kind": "pretrain",
+                    "model": {"arch": "decoder", "params": params, "layers": 32, "hidden": hidden,
+                              "heads": heads, "vocab": 256000, "seq_len": 4096, "dropout": 0.0},
+                    "data": {"tokens": 1e9},
+                }
+            )
+        )  # fmt: skip
+
+    f = facts(4096, 32, 8.0e9)
+    layer = f.act_base_per_seq_layer  # flash attention: no score matrix
+    assert f.logits_per_seq == pytest.approx(4096 * 256000 * 8.0)  # fp32 logits + softmax
+    alone, _ = _activation_bytes(f, 2, 1, "none", True)
+    assert alone == pytest.approx((32 * layer + f.logits_per_seq) / 2)
+    first_heavy, _ = _activation_bytes(f, 2, 4, "none", True)
+    assert 32 * layer > 8 * layer + f.logits_per_seq  # the first stage is the fuller one
+    assert first_heavy == pytest.approx(32 * layer / 2)
+    # a narrow model on 32 one-layer stages: the last stage's logits outweigh the first's layers
+    g = facts(1024, 16, 0.9e9)
+    narrow = g.act_base_per_seq_layer
+    last_heavy, _ = _activation_bytes(g, 1, 32, "none", True)
+    assert narrow + g.logits_per_seq > 32 * narrow
+    assert last_heavy == pytest.approx(narrow + g.logits_per_seq)

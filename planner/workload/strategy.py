@@ -566,12 +566,21 @@ def _activation_bytes(
         return f.act_per_sample, f.act_per_sample
     if mode == "full":
         working = f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
-        act1 = (
-            f.layers * 2.0 * f.seq * f.hidden + recompute_peak_bytes(working, f.logits_per_seq)
-        ) / tp
+        per_layer = 2.0 * f.seq * f.hidden  # each layer's input
+        head = recompute_peak_bytes(working, f.logits_per_seq)
+        first_extra = working
     else:
         score = 0.0 if (flash or mode == "selective") else f.act_score_per_seq_layer
-        act1 = (f.layers * (f.act_base_per_seq_layer + score) + f.logits_per_seq) / tp
+        per_layer = f.act_base_per_seq_layer + score
+        head = f.logits_per_seq
+        first_extra = 0.0
+    act1 = (f.layers * per_layer + head) / tp
+    if pp > 1:
+        # 1F1B: the first stage holds pp micro-batches of its L/pp layers (L layers' worth of one)
+        # and no logits; the last holds one micro-batch of its layers and the logits
+        first = f.layers * per_layer + first_extra
+        last = f.layers / pp * per_layer + head
+        act1 = max(first, last) / tp
     traffic1 = (f.layers / pp) * (
         f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
     ) / tp + f.logits_per_seq / tp
@@ -701,7 +710,7 @@ def _pipelined(
         else links.node_bytes_per_s / links.gpus_per_node
     )
     t_p2p = 2.0 * b * f.seq * f.hidden * 2.0 / lay.tp / p2p_bw
-    act_layers = (act1 - f.logits_per_seq / lay.tp) * b
+    act_layers = act1 * b
     return pipeline_schedule(lay.pp, m, f.layers, t_slot, t_p2p, act_layers, headroom)
 
 
