@@ -281,3 +281,32 @@ def test_estimate_to_dict_has_the_required_keys() -> None:
     assert isinstance(d["strategy"], dict) and d["interconnect_required"] in {
         i.value for i in Interconnect
     }
+
+
+def test_a_bigger_gpu_is_named_only_when_it_is_the_smallest_that_fits() -> None:
+    """Llama 2 70B pre-training fits on no 8 x H100 layout: the remedy names the smallest GPU with
+    more memory that does fit, and every GPU of a size in between truly does not."""
+    from planner.gpu_specs import load_gpu_catalog
+
+    spec = load_workload("llama-2-70b-pretrain")
+    est = estimate(spec, resolve_gpu("H100"), 8)
+    assert not est.fits
+    named = [s for s in est.suggestions if s.startswith("a bigger GPU would fit")]
+    assert named == ["a bigger GPU would fit: 8 x H200 (141 GiB)"]
+    between = [
+        g
+        for g in load_gpu_catalog().gpus
+        if 80 < g.memory_gib < 141 and g.cannot_train_in(spec.train.precision.value) is None
+    ]
+    assert between  # the search had GPUs to rule out
+    assert not any(estimate(spec, g, 8).fits for g in between)
+
+
+def test_the_planner_asks_for_no_remedies() -> None:
+    """The optimizer's estimates (suggest=False) leave a misfit's remedies out: the same estimate
+    otherwise, without the searches that find them."""
+    spec = load_workload("llama-2-70b-pretrain")
+    full = estimate(spec, resolve_gpu("H100"), 8)
+    bare = estimate(spec, resolve_gpu("H100"), 8, suggest=False)
+    assert full.suggestions and bare.suggestions == ()
+    assert bare.memory_per_gpu_gib == full.memory_per_gpu_gib and bare.fits == full.fits

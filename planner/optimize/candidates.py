@@ -19,6 +19,7 @@ Pure functions: the estimator is passed in (defaults to :func:`planner.workload.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -354,7 +355,8 @@ def build_candidates(
     if estimator is None:
         from planner.workload import estimate as default_estimator
 
-        estimator = default_estimator
+        # no remedies for the shapes that do not fit: the plans never read them
+        estimator = functools.partial(default_estimator, suggest=False)
     opts = options or CandidateOptions()
     offers, exclusions = _precision_supported(spec, offers, catalog)
     offers = in_region_preference(offers, opts.near)  # price ties go to the preferred region

@@ -303,13 +303,14 @@ def _candidates(
 
 def _planning_estimator(margin: EstimateMargin | None) -> Estimator | None:
     """The workload model a quote plans with: the user's calibrations applied, and with
-    ``margin`` every training time at the estimate's pessimistic end (None: the plain model)."""
+    ``margin`` every training time at the estimate's pessimistic end (None: the plain model).
+    Neither asks for the remedies of a job that does not fit (the plans never read them)."""
     calibrated = _calibrated_estimator()
     if margin is None:
         return calibrated
     from planner.workload.uncertainty import at_ratio
 
-    base: Estimator = calibrated or estimate
+    base: Estimator = calibrated or functools.partial(estimate, suggest=False)
     note = (
         f"planned at the {margin.quantile:.1%} quantile of the estimator's own error: x"
         f"{margin.ratio:.2f} (measured / estimated training time on {margin.runs} published runs, "
@@ -331,7 +332,7 @@ def _calibrated_estimator() -> Estimator | None:
         return None
     from planner.workload import estimate
 
-    return functools.partial(estimate, calibrations=calibrations)
+    return functools.partial(estimate, calibrations=calibrations, suggest=False)
 
 
 # The provider name of owned hardware in plans and in --provider.

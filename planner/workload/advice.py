@@ -44,18 +44,26 @@ def _least_gib(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: b
     return least.memory_bytes / mem.GIB if least is not None else math.inf
 
 
-def _bigger_gpu(spec: WorkloadSpec, f: TrainFacts, gpu: GpuSpec, count: int) -> str | None:
-    """The smallest GPU with more memory than ``gpu`` on which the job fits, as a suggestion."""
+def _bigger_gpu(
+    spec: WorkloadSpec, f: TrainFacts, gpu: GpuSpec, count: int, least_gib: float
+) -> str | None:
+    """The smallest GPU with more memory than ``gpu`` on which the job fits, as a suggestion.
+
+    ``least_gib`` is the least memory per GPU the job needs on ``count`` x ``gpu``: a GPU with the
+    same attention kernels needs as much (the layouts and their bytes do not depend on the GPU's
+    memory), so one with less is not searched."""
     bigger = sorted(
         (g for g in load_gpu_catalog().gpus if g.memory_gib > gpu.memory_gib),
         key=lambda g: (g.memory_gib, g.name),
     )
+    flash = eff.supports_flash_attention(gpu)
     for other in bigger:
         if other.cannot_train_in(spec.train.precision.value) is not None:
             continue
-        if _fits(
-            f, other, count, default_topology(other, count), eff.supports_flash_attention(other)
-        ):
+        other_flash = eff.supports_flash_attention(other)
+        if other.memory_gib < least_gib and other_flash == flash:
+            continue
+        if _fits(f, other, count, default_topology(other, count), other_flash):
             return f"a bigger GPU would fit: {count} x {other.name} ({other.memory_gib:g} GiB)"
     return None
 
@@ -67,7 +75,8 @@ def train_suggestions(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     f = train_facts(spec)
     flash = flash_attention(spec, gpu)
     out: list[str] = []
-    needed = f"{_least_gib(f, gpu, count, topo, flash):.1f} GiB"
+    least_gib = _least_gib(f, gpu, count, topo, flash)
+    needed = f"{least_gib:.1f} GiB"
     out.append(
         f"needs at least {needed} per GPU even with recompute and sharding; {gpu.name} has {gpu.memory_gib:g} GiB"
     )
@@ -102,7 +111,7 @@ def train_suggestions(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
                     f"{'LoRA' if meth == 'lora' else 'QLoRA'} would fit: set training.method: {meth}"
                 )
                 break
-    bigger = _bigger_gpu(spec, f, gpu, count)
+    bigger = _bigger_gpu(spec, f, gpu, count, least_gib)
     if bigger is not None:
         out.append(bigger)
     return out

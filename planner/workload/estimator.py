@@ -77,12 +77,15 @@ def estimate(
     *,
     topology: Topology | None = None,
     calibrations: Sequence[Calibration] = (),
+    suggest: bool = True,
 ) -> Estimate:
     """Memory, strategy, FLOPs, efficiency, hours and interconnect for ``spec`` on ``gpu_count`` x ``gpu``.
 
     A training count that cannot hold the pinned layout is answered as not runnable; a training
-    job that fits nowhere carries the remedies that would make it fit.  ``calibrations`` (the
-    user's measured runs, :mod:`.calibration`) correct the training steps of a similar job.
+    job that fits nowhere carries the remedies that would make it fit, unless ``suggest`` is
+    False (the optimizer asks for hundreds of estimates and reads no remedies; each costs several
+    strategy searches).  ``calibrations`` (the user's measured runs, :mod:`.calibration`) correct
+    the training steps of a similar job.
     """
     if gpu_count < 1:
         raise ConfigError("GPU count must be at least 1", key_path="gpu_count")
@@ -103,4 +106,6 @@ def estimate(
     result = estimate_training(spec, gpu, gpu_count, topo)
     if result.fits:
         return calibrated(spec, result, calibrations)
+    if not suggest:
+        return result
     return replace(result, suggestions=tuple(train_suggestions(spec, gpu, gpu_count, topo)))
