@@ -36,7 +36,13 @@ from planner.catalog.query import (
     sort_offers,
     why_no_offers,
 )
-from planner.errors import ConfigError, UnknownNameError, is_number, is_whole_number
+from planner.errors import (
+    ConfigError,
+    UnknownNameError,
+    is_number,
+    is_whole_number,
+    training_keyword_error,
+)
 from planner.gpu_specs import GpuSpec, load_gpu_catalog, resolve_gpu
 from planner.units import MAX_GPUS_PER_JOB
 
@@ -95,6 +101,9 @@ def _keywords_checked(func: Callable[_P, _R]) -> Callable[_P, _R]:
     def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         for name in kwargs:
             if name not in known and not open_ended:
+                misplaced = training_keyword_error(func.__name__, name)
+                if misplaced is not None and "workload" in known:
+                    raise misplaced
                 raise UnknownNameError(what, name, known)
         if not converters:
             return func(*args, **kwargs)

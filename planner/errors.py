@@ -151,3 +151,32 @@ def suggest(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
     by_lower = {c.lower(): c for c in options}
     close = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.5)
     return [by_lower[c] for c in close]
+
+
+# Training fields a caller may hand a library function that takes a workload: the CLI's --precision
+# and --framework change the workload, and in Python planner.with_training does.
+TRAINING_KEYWORDS = frozenset(
+    {
+        "precision",
+        "framework",
+        "optimizer",
+        "method",
+        "offload",
+        "activation_checkpointing",
+        "lora_rank",
+        "lora_targets",
+        "parallelism",
+    }
+)
+
+
+def training_keyword_error(function: str, name: str) -> ConfigError | None:
+    """The error for a training field ``name`` handed to ``function`` (a library function that
+    takes a workload), saying how to set it; None for any other name."""
+    if name not in TRAINING_KEYWORDS:
+        return None
+    return ConfigError(
+        f"{function}() takes no {name!r} keyword: it is a training field of the workload",
+        key_path=name,
+        hint=f"planner.{function}(planner.with_training(WORKLOAD, {name}=...), ...)",
+    )

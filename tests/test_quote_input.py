@@ -251,3 +251,16 @@ def test_parsers_keep_their_forms() -> None:
     assert Duration().convert("90m", deadline, None) == pytest.approx(1.5)
     with pytest.raises(ConfigError, match="--quota"):
         Quota().convert("aws:us-east-1:p5:x=2", quota, None)
+
+
+def test_a_training_field_handed_to_estimate_names_with_training() -> None:
+    # the CLI's --precision / --framework change the workload; in Python that is with_training
+    with pytest.raises(ConfigError, match="training field of the workload") as info:
+        planner.estimate("gpt2-xl-finetune", "H100", precision="fp8")  # type: ignore[call-arg]
+    assert info.value.key_path == "precision"
+    assert "planner.with_training(WORKLOAD, precision=...)" in str(info.value.hint)
+    spec = planner.with_training("gpt2-xl-finetune", precision="fp8", framework="nemo")
+    assert planner.estimate(spec, "H100").strategy is not None
+    with pytest.raises(ConfigError, match="training field of the workload") as quoted:
+        planner.quote(workload=WORKLOAD, deadline_hours=24, framework="nemo")
+    assert "planner.with_training(WORKLOAD, framework=...)" in str(quoted.value.hint)

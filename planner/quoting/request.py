@@ -22,6 +22,7 @@ from planner.errors import (
     is_number,
     is_whole_number,
     suggestion_hint,
+    training_keyword_error,
 )
 from planner.optimize.candidates import instance_family
 from planner.optimize.plans import DEFAULT_CONFIDENCE
@@ -106,7 +107,9 @@ def make_request(request: object = None, /, **keywords: Any) -> QuoteRequest:
     known = [f.name for f in fields(QuoteRequest)]
     for name in keywords:
         if name not in known:
-            raise UnknownNameError("quote() keyword argument", name, known)
+            raise training_keyword_error("quote", name) or UnknownNameError(
+                "quote() keyword argument", name, known
+            )
     if isinstance(request, QuoteRequest):
         return replace(request, **keywords) if keywords else request
     if request is not None:
