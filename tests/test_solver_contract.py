@@ -311,3 +311,42 @@ def test_concurrent_solves_silence_the_banner_and_leave_stdout_working() -> None
     )
     assert out.returncode == 0, out.stderr
     assert (out.stdout, out.stderr) == ("stdout still works\n", "")
+
+
+def test_the_quote_solver_skips_presolve_and_keeps_the_optimum() -> None:
+    """Quote models are solved on one thread without presolve (model.QUOTE_SOLVER_PRESOLVE): HiGHS
+    is told so, and the integer optimum and the quote model's brute-force cost are unchanged."""
+    from planner.optimize.model import QUOTE_SOLVER_PRESOLVE, QUOTE_SOLVER_THREADS
+    from planner.optimize.solvers import HighsSolver
+
+    assert QUOTE_SOLVER_PRESOLVE is False
+    solver = HighsSolver(threads=QUOTE_SOLVER_THREADS, presolve=QUOTE_SOLVER_PRESOLVE)
+
+    def presolve_option(s: HighsSolver) -> str:
+        value = s._configured().getOptionValue("presolve")
+        return str(value[1] if isinstance(value, tuple) else value)  # highspy 1.16: (status, value)
+
+    assert presolve_option(solver) == "off"
+    assert presolve_option(HighsSolver()) == "choose"
+    p = LinearProgram("mip")
+    a = p.add_variable("a", 0, 10, integer=True)
+    b = p.add_variable("b", 0, 10, integer=True)
+    p.add_ge("cover", Terms().add(a, 2).add(b, 4), 7)
+    p.set_objective(Terms().add(a, 3).add(b, 5))
+    result = solver.solve(p)
+    assert result.status is SolveStatus.OPTIMAL
+    assert result.values == pytest.approx((0.0, 2.0), abs=1e-6)
+    df = cands_frame(
+        [
+            {"kind": "local", "price_usd_per_hour": 2.0, "job_hours": 40.0},
+            {"price_usd_per_hour": 40.0, "job_hours": 10.0},
+            {"price_usd_per_hour": 25.0, "job_hours": 18.0, "wall_factor": 1.0},
+        ]
+    )
+    for deadline in (12.0, 19.0, 25.0, 60.0):
+        inputs = ModelInputs(
+            deadline_hours=deadline, switch_hours=TAU, switch_usd=SIGMA, startup_hours=START
+        )
+        solution = solve(build_model(df, inputs))  # the quote's default solver
+        got = read_plan(df, inputs, solution, "t").total_cost_usd
+        assert_same_cost(got, brute_sequential(df, deadline, None))

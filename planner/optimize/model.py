@@ -344,6 +344,11 @@ def _safe(name: str) -> str:
 # the 20-trial sweep's twenty 188 -> 92 ms; the week-long llama-2-7b-pretrain's six 230 -> 137 ms;
 # the same optima (highspy 1.16).  The budget's MILPs branch, and keep HiGHS's default.
 QUOTE_SOLVER_THREADS = 1
+# For the same reason presolve costs a quote's model more than it saves (even with the probing and
+# enumeration rules off, solvers.HighsSolver): without it, the week-long llama-2-7b-pretrain
+# quote's six solves took 61 ms instead of 103, the 20-trial sweep's 64 instead of 74, the 24 h
+# gpt2-xl-finetune quote's five 21 instead of 26; the same optima (2-core machine, highspy 1.16).
+QUOTE_SOLVER_PRESOLVE = False
 
 
 def solve(model: BuiltModel, solver: Solver | None = None) -> Solution:
@@ -354,7 +359,9 @@ def solve(model: BuiltModel, solver: Solver | None = None) -> Solution:
     PlannerError for any other outcome.
     """
     result = check_result(
-        (solver or default_solver(threads=QUOTE_SOLVER_THREADS)).solve(model.program)
+        (
+            solver or default_solver(threads=QUOTE_SOLVER_THREADS, presolve=QUOTE_SOLVER_PRESOLVE)
+        ).solve(model.program)
     )
     x = result.values
     hours = {i: x[j] for i, j in model.hours.items()}

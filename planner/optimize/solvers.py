@@ -135,6 +135,7 @@ class Solver(ABC):
         time_limit_s: float | None = DEFAULT_TIME_LIMIT_S,
         mip_rel_gap: float = DEFAULT_MIP_REL_GAP,
         threads: int | None = None,
+        presolve: bool = True,
     ) -> None:
         if time_limit_s is not None and not time_limit_s > 0:
             raise ValueError(f"time_limit_s must be positive, got {time_limit_s}")
@@ -144,6 +145,8 @@ class Solver(ABC):
         self.mip_rel_gap = mip_rel_gap
         # None: the solver's own default; HiGHS sizes its thread pool with it, CBC ignores it
         self.threads = threads
+        # whether the solver presolves the model (HiGHS; CBC ignores it)
+        self.presolve = presolve
 
     @classmethod
     @abstractmethod
@@ -271,6 +274,8 @@ class HighsSolver(Solver):
         highs.setOptionValue(
             "presolve_rule_off", _HIGHS_PRESOLVE_PROBING | _HIGHS_PRESOLVE_ENUMERATION
         )
+        if not self.presolve:
+            highs.setOptionValue("presolve", "off")
         return highs
 
 
@@ -526,12 +531,17 @@ def default_solver(
     time_limit_s: float | None = DEFAULT_TIME_LIMIT_S,
     mip_rel_gap: float = DEFAULT_MIP_REL_GAP,
     threads: int | None = None,
+    presolve: bool = True,
 ) -> Solver:
-    """HiGHS when highspy is installed, CBC otherwise (``threads``: None for its default)."""
+    """HiGHS when highspy is installed, CBC otherwise (``threads``: None for its default;
+    ``presolve``: whether HiGHS presolves)."""
     for name in PREFERENCE:
         if SOLVERS[name].available():
             return SOLVERS[name](
-                time_limit_s=time_limit_s, mip_rel_gap=mip_rel_gap, threads=threads
+                time_limit_s=time_limit_s,
+                mip_rel_gap=mip_rel_gap,
+                threads=threads,
+                presolve=presolve,
             )
     raise MissingDependencyError("no MILP solver is installed", hint="pip install highspy")
 
