@@ -45,18 +45,17 @@ def _least_gib(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: b
 
 
 def _bigger_gpu(
-    spec: WorkloadSpec, f: TrainFacts, gpu: GpuSpec, count: int, least_gib: float
+    spec: WorkloadSpec, f: TrainFacts, gpu: GpuSpec, count: int, least_gib: float, flash: bool
 ) -> str | None:
     """The smallest GPU with more memory than ``gpu`` on which the job fits, as a suggestion.
 
-    ``least_gib`` is the least memory per GPU the job needs on ``count`` x ``gpu``: a GPU with the
-    same attention kernels needs as much (the layouts and their bytes do not depend on the GPU's
-    memory), so one with less is not searched."""
+    ``least_gib`` is the least memory per GPU the job needs on ``count`` x ``gpu`` with
+    FlashAttention ``flash``: a GPU searched with the same attention needs as much (the layouts
+    and their bytes do not depend on the GPU's memory), so one with less is not searched."""
     bigger = sorted(
         (g for g in load_gpu_catalog().gpus if g.memory_gib > gpu.memory_gib),
         key=lambda g: (g.memory_gib, g.name),
     )
-    flash = eff.supports_flash_attention(gpu)
     for other in bigger:
         if other.cannot_train_in(spec.train.precision.value) is not None:
             continue
@@ -111,7 +110,7 @@ def train_suggestions(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
                     f"{'LoRA' if meth == 'lora' else 'QLoRA'} would fit: set training.method: {meth}"
                 )
                 break
-    bigger = _bigger_gpu(spec, f, gpu, count, least_gib)
+    bigger = _bigger_gpu(spec, f, gpu, count, least_gib, flash)
     if bigger is not None:
         out.append(bigger)
     return out
