@@ -499,7 +499,7 @@ def fit_table(cases: Sequence[FitCase]) -> list[dict[str, Any]]:
                 "outcome": case.outcome,
                 "peak_gib": case.peak_gib,
                 "estimate_gib": est.memory_per_gpu_gib,
-                "gpu_gib": resolve_gpu(case.gpu).memory_gib,
+                "gpu_gib": resolve_gpu(case.gpu).usable_memory_gib,
                 "called": called,
                 "right": called == case.outcome,
             }

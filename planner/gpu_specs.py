@@ -38,6 +38,15 @@ class GpuSpec:
     fp8: bool = False  # fp8 tensor cores (Hopper, Ada, Blackwell) at twice the 16-bit rate
     fp4: bool = False  # fp4 (e2m1, block-scaled) tensor cores (Blackwell) at twice the fp8 rate
     fp4_tflops_dense: float | None = None  # the dense fp4 peak where it is not twice fp8 (B300)
+    # what a job can allocate where it is less than memory_gib: GDDR6 parts that ship with ECC on
+    # give 1/16 of it to the check bits (gpus.yaml); None: memory_gib
+    ecc_usable_memory_gib: float | None = None
+
+    @property
+    def usable_memory_gib(self) -> float:
+        """GiB a job can allocate: the datasheet memory, less what ECC holds back where it is on
+        by default (T4, A10/A10G, L4, L40S)."""
+        return self.memory_gib if self.ecc_usable_memory_gib is None else self.ecc_usable_memory_gib
 
     @property
     def peak_flops(self) -> float:
@@ -272,6 +281,11 @@ def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:
             aliases=tuple(str(a) for a in raw.get("aliases", [])),
             fp8=bool(raw.get("fp8", False)),
             fp4=bool(raw.get("fp4", False)),
+            ecc_usable_memory_gib=(
+                None
+                if raw.get("ecc_usable_memory_gib") is None
+                else float(raw["ecc_usable_memory_gib"])
+            ),
             fp4_tflops_dense=(
                 float(raw["fp4_tflops_dense"]) if raw.get("fp4_tflops_dense") is not None else None
             ),

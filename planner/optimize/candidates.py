@@ -186,7 +186,7 @@ def _paged_host_gib(
     plus :data:`HOST_RESERVE_GIB` when anything spills.  The estimate's memory per GPU leaves the
     paged states out."""
     paged = rank_params * paged_state_bytes(spec.train.optimizer.value)
-    spare = (resolve_gpu(est.gpu).memory_gib - est.memory_per_gpu_gib) * GIB
+    spare = (resolve_gpu(est.gpu).usable_memory_gib - est.memory_per_gpu_gib) * GIB
     spilled = paged_spill_bytes(paged, spare)
     return spilled * per_instance / GIB + HOST_RESERVE_GIB if spilled > 0 else 0.0
 
@@ -364,6 +364,12 @@ def build_candidates(
     shape_fits, shape_best_need = _shape_fits(offers, catalog, opts, run)
     shaped = offers.copy()
     shaped["_shape"] = pd.Series(_shape_keys(offers), index=offers.index, dtype=object)
+    # the memory a job can allocate, which the fit used: less than listed where ECC holds 1/16
+    # back (GpuSpec.usable_memory_gib)
+    usable = {g: catalog.resolve(str(g)).usable_memory_gib for g in offers["gpu_model"].unique()}
+    shaped["gpu_memory_gib"] = np.minimum(
+        shaped["gpu_memory_gib"].astype(float), shaped["gpu_model"].map(usable).astype(float)
+    )
     exclusions += _memory_exclusions(shaped, shape_fits, shape_best_need)
     fit_table = pd.DataFrame(
         [
@@ -764,7 +770,7 @@ def _owned_rows(
     if rows:
         return rows, []
     return [], [
-        Exclusion("memory", "owned", hw.name, gpu.name, "does not fit", gpu.memory_gib, need)
+        Exclusion("memory", "owned", hw.name, gpu.name, "does not fit", gpu.usable_memory_gib, need)
     ]
 
 
@@ -797,7 +803,7 @@ def _owned_row(
         "quota_instances": hw.machines,
         "max_gangs": max(hw.machines // k, 1),
         "memory_per_gpu_gib": est.memory_per_gpu_gib,
-        "gpu_memory_gib": gpu.memory_gib,
+        "gpu_memory_gib": gpu.usable_memory_gib,
         "strategy": _strategy_text(est),
         "interconnect": hw.interconnect.value,
         "fabric": hw.fabric.value,

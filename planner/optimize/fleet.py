@@ -255,7 +255,7 @@ def _image_shape_limits(
     inf = spec.inference
     assert inf is not None
     max_batch = inf.batch or default_max_batch(r.work.kind, True)
-    if sum(r.memory_gib(max_batch).values()) > gpu.memory_gib:
+    if sum(r.memory_gib(max_batch).values()) > gpu.usable_memory_gib:
         return []
     limit, at, alone = image_replica_limit(r, max_batch, slo)
     return [ShapeLimit(1, gpus, limit, at, alone)]

@@ -53,14 +53,14 @@ def _bigger_gpu(
     FlashAttention ``flash``: a GPU searched with the same attention needs as much (the layouts
     and their bytes do not depend on the GPU's memory), so one with less is not searched."""
     bigger = sorted(
-        (g for g in load_gpu_catalog().gpus if g.memory_gib > gpu.memory_gib),
-        key=lambda g: (g.memory_gib, g.name),
+        (g for g in load_gpu_catalog().gpus if g.usable_memory_gib > gpu.usable_memory_gib),
+        key=lambda g: (g.usable_memory_gib, g.name),
     )
     for other in bigger:
         if other.cannot_train_in(spec.train.precision.value) is not None:
             continue
         other_flash = eff.supports_flash_attention(other)
-        if other.memory_gib < least_gib and other_flash == flash:
+        if other.usable_memory_gib < least_gib and other_flash == flash:
             continue
         if _fits(f, other, count, default_topology(other, count), other_flash):
             return f"a bigger GPU would fit: {count} x {other.name} ({other.memory_gib:g} GiB)"
@@ -77,7 +77,8 @@ def train_suggestions(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     least_gib = _least_gib(f, gpu, count, topo, flash)
     needed = f"{least_gib:.1f} GiB"
     out.append(
-        f"needs at least {needed} per GPU even with recompute and sharding; {gpu.name} has {gpu.memory_gib:g} GiB"
+        f"needs at least {needed} per GPU even with recompute and sharding; {gpu.name} has "
+        f"{gpu.usable_memory_gib:g} GiB"
     )
     if f.optimizer == "adamw" and f.method == "full":
         f8 = train_facts(spec, optimizer="adamw-8bit")

@@ -165,6 +165,7 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
     params = layers * (attention + mlp + biases + norms) + embeddings + final_norm
     section = _section(config, family, params, layers, hidden, heads, vocab)
     section["kv_heads"] = _schema_kv_heads(2 * kv_heads * head_dim, hidden, heads)
+    section["tied_embeddings"] = tied
     return section
 
 
@@ -246,6 +247,7 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
     section["kv_heads"] = _schema_kv_heads(kv_values, hidden, heads)
     section["experts"] = experts
     section["experts_per_token"] = per_token
+    section["tied_embeddings"] = tied
     section["active_params"] = float(moe_layers * moe_active + dense_layers * dense + outside)
     # the largest block the strategy gathers whole (FSDP/ZeRO-3): a MoE layer or the vocabulary
     section["largest_layer_params"] = float(max(moe_total, dense, vocab * hidden))

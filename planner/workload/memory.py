@@ -53,8 +53,9 @@ Conventions (why these numbers):
   QLoRA quantises the linear layers only: transformers' bitsandbytes integration replaces
   ``nn.Linear`` modules (``replace_with_bnb_linear``), so the token embedding (``vocab x hidden``,
   an ``nn.Embedding``) stays in 16 bits -- 2 GiB for Llama 3 70B's 128k x 8,192 -- and so does the
-  output head (``get_keys_to_not_convert`` keeps it out); the head is not counted again here, since
-  a workload does not say whether it is tied to the embedding (:func:`qlora_frozen_bytes_per_param`).
+  output head (``get_keys_to_not_convert`` keeps it out): a second such matrix where the model does
+  not tie it to the embedding (``model.tied_embeddings``; Llama, Mistral, Mixtral do not)
+  (:func:`qlora_frozen_bytes_per_param`).
 - Framework: 1 GiB for the CUDA context, cuBLAS workspaces and NCCL buffers (vram.asmirnov.xyz counts
   0.3-2 GiB) plus 5% of everything else for caching-allocator fragmentation.
 - KV cache: ``2·L·kv_heads·(h/heads)·bytes`` per token of context.
@@ -208,12 +209,15 @@ def nvme_staging_bytes(rank_params: float) -> float:
     return NVME_SWAP_BUFFERS * 4.0 * min(NVME_SUB_GROUP_PARAMS, max(rank_params, 0.0))
 
 
-def qlora_frozen_bytes_per_param(frozen_params: float, vocab: int, hidden: int) -> float:
+def qlora_frozen_bytes_per_param(
+    frozen_params: float, vocab: int, hidden: int, *, tied: bool = True
+) -> float:
     """Mean bytes per frozen parameter under QLoRA: NF4 for the linear layers, 16 bits for the
-    token embedding's ``vocab x hidden`` (see module doc)."""
+    token embedding's ``vocab x hidden`` and, unless ``tied`` to it, the output head's (see
+    module doc)."""
     if frozen_params <= 0:
         return QLORA_BYTES_PER_PARAM
-    embedding = min(frozen_params, float(vocab) * hidden)
+    embedding = min(frozen_params, float(vocab) * hidden * (1 if tied else 2))
     quantised = frozen_params - embedding
     return (quantised * QLORA_BYTES_PER_PARAM + embedding * 2.0) / frozen_params
 

@@ -13,7 +13,8 @@ and the training step is forward + backward = 3 x forward.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class ModelPreset:
     experts: int | None = None
     experts_per_token: int | None = None
     active_params: float | None = None
+    # whether the output head shares the token embedding's matrix (its public config.json's
+    # tie_word_embeddings); None: not a language model
+    tied_embeddings: bool | None = None
 
 
 def _cnn_train_flops(forward_gmacs: float) -> float:
@@ -408,9 +412,41 @@ _PRESETS: tuple[ModelPreset, ...] = (
 )
 
 
+# Output heads (``tied_embeddings``), from each model's public config.json: GPT-2, BERT, DeBERTa-v2
+# and MPT (its logits use transformer.wte) tie the head to the token embedding, as Megatron's GPT-3
+# does; GPT-NeoX (Pythia: tie_word_embeddings false), Llama (TinyLlama, Llama 2 and 3), Mistral,
+# Mixtral and DeepSeek-V2 (tie_word_embeddings false) keep a separate head.  It matters where the
+# two are stored differently: QLoRA quantises neither (memory.qlora_frozen_bytes_per_param).
+_UNTIED_HEADS = frozenset(
+    {
+        "pythia-1b",
+        "tinyllama-1.1b",
+        "llama-2-7b",
+        "llama-2-13b",
+        "llama-2-70b",
+        "llama-3-8b",
+        "llama-3-70b",
+        "mistral-7b",
+        "mixtral-8x7b",
+        "deepseek-v2-lite",
+    }
+)
+
+
+@functools.cache
+def _with_heads() -> tuple[ModelPreset, ...]:
+    """The presets, each language model with its output head (:data:`_UNTIED_HEADS`)."""
+    return tuple(
+        replace(p, tied_embeddings=p.name not in _UNTIED_HEADS)
+        if p.arch in ("decoder", "encoder")
+        else p
+        for p in _PRESETS
+    )
+
+
 def presets() -> dict[str, ModelPreset]:
     """All presets by name."""
-    return {p.name: p for p in _PRESETS}
+    return {p.name: p for p in _with_heads()}
 
 
 # Common spellings people use for the presets.

@@ -251,7 +251,7 @@ class Replica:
     @property
     def kv_pool_bytes_per_gpu(self) -> float:
         """Memory left for the KV cache: the stack's share of the GPU less everything else."""
-        budget = self.gpu.memory_gib * mem.GIB * self.stack.memory_utilization
+        budget = self.gpu.usable_memory_gib * mem.GIB * self.stack.memory_utilization
         return (
             budget
             - RUNTIME_GIB * mem.GIB

@@ -188,6 +188,9 @@ class ModelSection(_Section):
     experts: int | None = Field(default=None, ge=2, le=MAX_HIDDEN)
     experts_per_token: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
     active_params: float | None = Field(default=None, gt=0, le=MAX_PARAMS)
+    # whether the output head shares the token embedding's matrix (config.json's
+    # tie_word_embeddings); None (a custom model): assumed tied
+    tied_embeddings: bool | None = None
 
     @model_validator(mode="after")
     def _moe_fields(self) -> ModelSection:
@@ -544,6 +547,7 @@ class WorkloadSpec(_Section):
                 "experts": preset.experts,
                 "experts_per_token": preset.experts_per_token,
                 "active_params": preset.active_params,
+                "tied_embeddings": preset.tied_embeddings,
             }
             filled = {k: v for k, v in filled.items() if v is not None}
             filled.update({k: v for k, v in model.items() if v is not None})

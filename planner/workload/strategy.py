@@ -334,7 +334,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         tp_overlap=eff.overlaps_tensor_parallel(gpu)
         and links.intra_kind == "nvlink"
         and (f.framework is None or f.framework.tp_overlap),
-        memory_bytes=gpu.memory_gib * GIB,
+        memory_bytes=gpu.usable_memory_gib * GIB,
         gpus_per_node=gpn,
         # Largest micro-batch considered: 8,192 tokens per GPU (typical FSDP/Megatron configs run
         # 4-16k; larger ones only raise memory, not speed, once the matmuls are large).

@@ -195,7 +195,12 @@ def _compute_train_facts(
     transformer = spec.model.is_transformer
     shape = _transformer_shape(spec, params, meth) if transformer else _other_shape(spec, params)
     frozen_bytes = (
-        mem.qlora_frozen_bytes_per_param(params - shape.trainable, shape.vocab, shape.hidden)
+        mem.qlora_frozen_bytes_per_param(
+            params - shape.trainable,
+            shape.vocab,
+            shape.hidden,
+            tied=spec.model.tied_embeddings is not False,
+        )
         if meth == "qlora"
         else mem.BYTES_PER_VALUE.get(precision, 2.0)
     )

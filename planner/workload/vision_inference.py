@@ -121,7 +121,7 @@ def estimate_vision_inference(
     point = vs.serve(r, max_batch, None if load is None else load / count)
     breakdown = r.memory_gib(math.ceil(point.batch))
     memory_gib = sum(breakdown.values())
-    fits = memory_gib <= gpu.memory_gib
+    fits = memory_gib <= gpu.usable_memory_gib
     per_image_s = point.batch_ms / 1e3 / max(point.batch, 1.0)
     capacity = point.capacity_images_per_s * count
     served = point.images_per_s * count
@@ -140,9 +140,9 @@ def estimate_vision_inference(
         suggestions.append(
             f"carries {capacity:,.4g} of the {load:,.4g} images/s: use {need} x {gpu.name}"
         )
-    if memory_gib > gpu.memory_gib:
+    if memory_gib > gpu.usable_memory_gib:
         suggestions.append(
-            f"needs {memory_gib:.1f} GiB of the {gpu.memory_gib:g} GiB: a smaller batch "
+            f"needs {memory_gib:.1f} GiB of the {gpu.usable_memory_gib:g} GiB: a smaller batch "
             "(inference.batch) or int8"
         )
     metrics = ServingMetrics(
