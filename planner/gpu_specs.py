@@ -79,6 +79,7 @@ class GpuSpec:
     def to_record(self) -> dict[str, Any]:
         record = asdict(self)
         record["aliases"] = list(self.aliases)
+        record["usable_memory_gib"] = self.usable_memory_gib
         return record
 
 

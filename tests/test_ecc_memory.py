@@ -72,3 +72,11 @@ def test_qlora_keeps_an_untied_output_head_in_16_bits() -> None:
         ).model.tied_embeddings
         is True
     )
+
+
+def test_the_gpu_listing_shows_what_a_job_can_allocate() -> None:
+    import planner
+
+    records = {r["name"]: r for r in planner.gpus()}
+    assert (records["T4"]["memory_gib"], records["T4"]["usable_memory_gib"]) == (16.0, 15.0)
+    assert records["H100"]["usable_memory_gib"] == records["H100"]["memory_gib"] == 80.0

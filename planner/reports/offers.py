@@ -128,6 +128,7 @@ def render_offers(
 GPU_TABLE_COLUMNS = (
     "name",
     "memory_gib",
+    "usable_memory_gib",
     "memory_bandwidth_gb_per_s",
     "tensor_tflops_dense",
     "fp32_tflops",
@@ -140,6 +141,7 @@ GPU_TABLE_COLUMNS = (
 _GPU_PRICE = "cheapest_on_demand_usd_per_gpu_hour"
 GPU_HEADERS = {
     "memory_gib": "GiB",
+    "usable_memory_gib": "usable",  # what a job can allocate: less where ECC takes 1/16 of GDDR6
     "memory_bandwidth_gb_per_s": "GB/s",
     "tensor_tflops_dense": "BF16/FP16 TFLOPS",
     "fp32_tflops": "FP32 TFLOPS",
