@@ -272,18 +272,29 @@ def _workload_and_published(
     return workload, _published(raw, spec, file, at)
 
 
+def _named(raw: Any, at: str) -> str:
+    """Where errors point in an entry: its id once it has a usable one, else its position."""
+    if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
+        return str(raw["id"])
+    return at
+
+
+def _check_gpu(name: str, file: str, at: str) -> None:
+    """An entry's GPU is in the catalog (the catalog's error, pointed at the entry's field)."""
+    try:
+        resolve_gpu(name)
+    except ConfigError as e:
+        raise ConfigError(e.message, file=file, key_path=_at(at, "gpu"), hint=e.hint) from None
+
+
 def _row(raw: Any, file: str, at: str) -> Row:
     """One row, checked; errors name the row by its id once it has a usable one."""
-    if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
-        at = raw["id"]
+    at = _named(raw, at)
     _checked(raw, _ROW_KEYS, _ROW_REQUIRED, file, at)
     if raw["metric"] not in METRICS:
         hint = ", ".join(METRICS)
         raise ConfigError(f"unknown metric {raw['metric']!r}", file=file, key_path=at, hint=hint)
-    try:
-        resolve_gpu(raw["gpu"])
-    except ConfigError as e:
-        raise ConfigError(e.message, file=file, key_path=_at(at, "gpu"), hint=e.hint) from None
+    _check_gpu(raw["gpu"], file, at)
     workload, published = _workload_and_published(raw, file, at)
     return Row(
         raw["id"],
@@ -435,17 +446,13 @@ def _peak_gib(raw: dict[str, Any], file: str, at: str) -> float | None:
 
 def _fit_case(raw: Any, file: str, at: str) -> FitCase:
     """One case, checked; errors name the case by its id once it has a usable one."""
-    if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
-        at = raw["id"]
+    at = _named(raw, at)
     _checked(raw, _FIT_KEYS, _FIT_REQUIRED, file, at)
     if raw["outcome"] not in OUTCOMES:
         hint = ", ".join(OUTCOMES)
         message = f"unknown outcome {raw['outcome']!r}"
         raise ConfigError(message, file=file, key_path=_at(at, "outcome"), hint=hint)
-    try:
-        resolve_gpu(raw["gpu"])
-    except ConfigError as e:
-        raise ConfigError(e.message, file=file, key_path=_at(at, "gpu"), hint=e.hint) from None
+    _check_gpu(raw["gpu"], file, at)
     workload = copy.deepcopy(raw["workload"])  # YAML anchors share one dict between cases
     parse_workload(workload, file=f"{file}: {at}.workload")
     return FitCase(

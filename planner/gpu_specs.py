@@ -79,6 +79,8 @@ class GpuSpec:
     def to_record(self) -> dict[str, Any]:
         record = asdict(self)
         record["aliases"] = list(self.aliases)
+        # one figure for what a job can allocate (the catalog's ECC override folded in)
+        del record["ecc_usable_memory_gib"]
         record["usable_memory_gib"] = self.usable_memory_gib
         return record
 

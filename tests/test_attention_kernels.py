@@ -14,33 +14,15 @@ from __future__ import annotations
 import pytest
 
 from planner.gpu_specs import resolve_gpu
-from planner.schema import Fabric, Interconnect
-from planner.workload import Topology, parse_workload
 from planner.workload import efficiency as eff
+from planner.workload import parse_workload
 from planner.workload.estimate_types import topology_links
 from planner.workload.frameworks import load_frameworks
 from planner.workload.strategy import _per_sequence, _setup
 from planner.workload.training import train_facts
+from tests.test_fp8_stacks import H100, NODE, _llama3_8b
 
-H100 = resolve_gpu("H100")
 A100 = resolve_gpu("A100-80GB")
-NODE = Topology(gpus_per_node=8, interconnect=Interconnect.NVSWITCH, fabric=Fabric.INFINIBAND)
-
-
-def _llama3_8b(framework: str, precision: str = "bf16") -> dict[str, object]:
-    return {
-        "name": "attention",
-        "kind": "pretrain",
-        "model": "llama-3-8b",
-        "data": {"tokens": 1.0e9},
-        "training": {
-            "precision": precision,
-            "framework": framework,
-            "global_batch_tokens": 131072,
-            "activation_checkpointing": "none",
-            "parallelism": {"zero": 3, "tensor": 1, "pipeline": 1, "micro_batch": 1},
-        },
-    }
 
 
 @pytest.mark.parametrize(
@@ -87,7 +69,7 @@ def test_under_fp8_the_attention_saving_is_scaled_to_its_16_bit_time() -> None:
 
 
 def test_facts_carry_the_attention_core_by_recompute_mode() -> None:
-    f = train_facts(parse_workload(_llama3_8b("megatron")))
+    f = train_facts(parse_workload(_llama3_8b("bf16", "megatron")))
     # 8,192 tokens x 12·32·4,096·8,192 = 1.05553e14 per sequence; recompute repeats the forward
     # 4·L·h·s: 16·32·4,096·8,192 x 8,192 = 1.40737e14
     assert f.causal
@@ -124,7 +106,7 @@ def test_a_steps_counted_flops_follow_the_stacks_attention_kernel(
     framework: str, gpu: str, expected: float
 ) -> None:
     g = resolve_gpu(gpu)
-    f = train_facts(parse_workload(_llama3_8b(framework)))
+    f = train_facts(parse_workload(_llama3_8b("bf16", framework)))
     assert f.model_flops_per_seq == pytest.approx(5.00244e14, rel=1e-5)
     s = _setup(f, g, 8, topology_links(g, NODE, 8), flash=True)
     seq = _per_sequence(f, 1, 1, "none", True, s.attention_extra)
@@ -143,7 +125,7 @@ def test_issue_14_te_step_on_h100_is_faster_than_the_fa2_step_by_the_attention_a
     # One Megatron step with its attention kernel swapped (compare the step FLOPs directly):
     # the cuDNN step runs 4.47467e14 counted FLOPs, the FlashAttention-2 step 5.07783e14; both
     # at the same rate, so the matmul time differs by 5.07783 / 4.47467 = 1.1348.
-    f = train_facts(parse_workload(_llama3_8b("megatron")))
+    f = train_facts(parse_workload(_llama3_8b("bf16", "megatron")))
     s = _setup(f, H100, 8, topology_links(H100, NODE, 8), flash=True)
     fa2 = eff.attention_extra_flops(H100, "fa2", causal=True, flash=True, precision="bf16")
     cudnn = _per_sequence(f, 1, 1, "none", True, s.attention_extra)

@@ -25,6 +25,7 @@ from planner.optimize.program import LinearProgram, Terms
 from planner.optimize.solvers import (
     SOLVERS,
     CbcSolver,
+    Solver,
     SolveStatus,
     check_result,
     default_solver,
@@ -69,15 +70,21 @@ def test_lp_with_a_ranged_row_an_equality_and_a_constant(solver_name: str) -> No
     assert result.objective == pytest.approx(-0.5, abs=1e-6)
 
 
-def test_milp_takes_the_integer_optimum_not_the_relaxation(solver_name: str) -> None:
-    # min 3a + 5b  s.t.  2a + 4b >= 7,  a, b in {0..10}
-    # relaxation: a = 3.5 (cost 10.5) or b = 1.75 (8.75); integers: b = 2 costs 10, a = 2, b = 1
-    # costs 11, a = 4 costs 12, so the optimum is b = 2 at 10.
+def _cover_mip() -> LinearProgram:
+    """min 3a + 5b  s.t.  2a + 4b >= 7,  a, b in {0..10}: the integer optimum is b = 2 at 10."""
     p = LinearProgram("mip")
     a = p.add_variable("a", 0, 10, integer=True)
     b = p.add_variable("b", 0, 10, integer=True)
     p.add_ge("cover", Terms().add(a, 2).add(b, 4), 7)
     p.set_objective(Terms().add(a, 3).add(b, 5))
+    return p
+
+
+def test_milp_takes_the_integer_optimum_not_the_relaxation(solver_name: str) -> None:
+    # min 3a + 5b  s.t.  2a + 4b >= 7,  a, b in {0..10}
+    # relaxation: a = 3.5 (cost 10.5) or b = 1.75 (8.75); integers: b = 2 costs 10, a = 2, b = 1
+    # costs 11, a = 4 costs 12, so the optimum is b = 2 at 10.
+    p = _cover_mip()
     result = get_solver(solver_name).solve(p)
     assert result.status is SolveStatus.OPTIMAL
     assert result.values == pytest.approx((0.0, 2.0), abs=1e-6)
@@ -91,11 +98,7 @@ def test_milp_takes_the_integer_optimum_not_the_relaxation(solver_name: str) -> 
 )
 def test_a_start_never_changes_the_optimum(solver_name: str, start: tuple[float, ...]) -> None:
     # the MILP above from a feasible start (a = 4 costs 12) and from starts that must be ignored
-    p = LinearProgram("mip")
-    a = p.add_variable("a", 0, 10, integer=True)
-    b = p.add_variable("b", 0, 10, integer=True)
-    p.add_ge("cover", Terms().add(a, 2).add(b, 4), 7)
-    p.set_objective(Terms().add(a, 3).add(b, 5))
+    p = _cover_mip()
     result = get_solver(solver_name).solve(p, start)
     assert result.status is SolveStatus.OPTIMAL
     assert result.values == pytest.approx((0.0, 2.0), abs=1e-6)
@@ -125,8 +128,9 @@ def test_infeasible_is_reported_in_the_shared_words(solver_name: str) -> None:
         check_result(result)
 
 
-def test_quote_sequential_model_matches_brute_force(solver_name: str) -> None:
-    # owned GPUs cheap but slow, cloud fast but dear, a third offer in between
+def _assert_sequential_matches_brute_force(solver: Solver | None) -> None:
+    """Owned GPUs cheap but slow, cloud fast but dear, a third offer in between: at four deadlines
+    the quote model solved by ``solver`` (None: the quote's default) costs what a brute force does."""
     df = cands_frame(
         [
             {"kind": "local", "price_usd_per_hour": 2.0, "job_hours": 40.0},
@@ -138,9 +142,13 @@ def test_quote_sequential_model_matches_brute_force(solver_name: str) -> None:
         inputs = ModelInputs(
             deadline_hours=deadline, switch_hours=TAU, switch_usd=SIGMA, startup_hours=START
         )
-        solution = solve(build_model(df, inputs), get_solver(solver_name))
+        solution = solve(build_model(df, inputs), solver)
         got = read_plan(df, inputs, solution, "t").total_cost_usd
         assert_same_cost(got, brute_sequential(df, deadline, None))
+
+
+def test_quote_sequential_model_matches_brute_force(solver_name: str) -> None:
+    _assert_sequential_matches_brute_force(get_solver(solver_name))
 
 
 def test_quote_parallel_model_matches_brute_force(solver_name: str) -> None:
@@ -328,25 +336,8 @@ def test_the_quote_solver_skips_presolve_and_keeps_the_optimum() -> None:
 
     assert presolve_option(solver) == "off"
     assert presolve_option(HighsSolver()) == "choose"
-    p = LinearProgram("mip")
-    a = p.add_variable("a", 0, 10, integer=True)
-    b = p.add_variable("b", 0, 10, integer=True)
-    p.add_ge("cover", Terms().add(a, 2).add(b, 4), 7)
-    p.set_objective(Terms().add(a, 3).add(b, 5))
+    p = _cover_mip()
     result = solver.solve(p)
     assert result.status is SolveStatus.OPTIMAL
     assert result.values == pytest.approx((0.0, 2.0), abs=1e-6)
-    df = cands_frame(
-        [
-            {"kind": "local", "price_usd_per_hour": 2.0, "job_hours": 40.0},
-            {"price_usd_per_hour": 40.0, "job_hours": 10.0},
-            {"price_usd_per_hour": 25.0, "job_hours": 18.0, "wall_factor": 1.0},
-        ]
-    )
-    for deadline in (12.0, 19.0, 25.0, 60.0):
-        inputs = ModelInputs(
-            deadline_hours=deadline, switch_hours=TAU, switch_usd=SIGMA, startup_hours=START
-        )
-        solution = solve(build_model(df, inputs))  # the quote's default solver
-        got = read_plan(df, inputs, solution, "t").total_cost_usd
-        assert_same_cost(got, brute_sequential(df, deadline, None))
+    _assert_sequential_matches_brute_force(None)  # the quote's default solver
