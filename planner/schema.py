@@ -536,7 +536,8 @@ def _check_memory(
     """Per-GPU memory agrees with the GPU catalog, and the instance total with count x memory:
     an A100-80GB offered with 16 GiB would otherwise be planned on as a 16 GiB part.  Returns
     the catalog's memory per GPU of each row."""
-    catalog_gib = np.array([catalog.resolve(str(g)).memory_gib for g in gpus], dtype=float)
+    memory_gib = {g: catalog.resolve(str(g)).memory_gib for g in set(gpus)}  # per model, not row
+    catalog_gib = np.array([memory_gib[g] for g in gpus], dtype=float)
     per_gpu = out["gpu_memory_gib"].to_numpy(dtype=float)
     ratio = per_gpu / catalog_gib
     low, high = _MEMORY_RATIO_RANGE
