@@ -72,6 +72,11 @@ def _shape(spec: WorkloadSpec) -> ModelShape:
         active_params=m.active_params,
         experts=m.experts,
         experts_per_token=m.experts_per_token,
+        # an untied input embedding (Llama, Mistral): a lookup, not a matmul; tied or unknown: the
+        # table is the output head and counts whole
+        lookup_params=float(m.vocab * m.hidden)
+        if m.tied_embeddings is False and m.vocab and m.hidden
+        else 0.0,
     )
 
 

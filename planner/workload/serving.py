@@ -118,6 +118,9 @@ class ServingStack:
     source: str
     hbm_bandwidth_fraction: float | None = None  # replaces bandwidth_fraction on HBM GPUs
     int4_bits: float | None = None  # the stack's 4-bit format, where it is not 4.25 bits
+    # GPU time per decoder layer each step beyond the roofline: the launch gaps, ramp-up and tail
+    # of the layer's many small kernels, which add to the step however it is batched
+    kernel_ms_per_layer: float = 0.0
 
 
 # GPU families whose memory is HBM (datasheets); the rest (GeForce, RTX/L-series, T4, Jetson) use
@@ -180,10 +183,18 @@ class ModelShape:
     active_params: float | None = None  # mixture of experts: parameters one token uses
     experts: int | None = None
     experts_per_token: int | None = None
+    # the input embedding table where the output head is a separate matrix: a step reads one row
+    # of it per token (a lookup), not the whole table; a tied table is read whole as the head
+    lookup_params: float = 0.0
 
     @property
     def active(self) -> float:
         return float(self.active_params or self.params)
+
+    @property
+    def matmul_params(self) -> float:
+        """Parameters one token multiplies by: the active ones less the embedding lookup."""
+        return self.active - self.lookup_params
 
 
 def matmul_precision(weights: str, gpu: GpuSpec) -> str:
@@ -282,13 +293,14 @@ class Replica:
     def _weights_read(self, tokens: float) -> float:
         """Weight bytes a step reads on each GPU: all of them for a dense model; for a mixture of
         experts the shared part and the experts its ``tokens`` route to (each token picks k of E,
-        so E (1 - (1 - k/E)^tokens) experts are touched on average)."""
+        so E (1 - (1 - k/E)^tokens) experts are touched on average).  An untied input embedding
+        is looked up a row per token, not read whole."""
         m = self.model
         if not (m.experts and m.experts_per_token and m.active_params):
-            return self.weight_bytes_per_gpu
+            return (m.params - m.lookup_params) * self.bytes_per_weight / self.tp
         e, k = float(m.experts), float(m.experts_per_token)
         expert = (m.params - m.active_params) / (e - k)
-        shared = m.active_params - k * expert
+        shared = m.active_params - k * expert - m.lookup_params
         touched = e * (1.0 - (1.0 - k / e) ** max(tokens, 1.0))
         return (shared + touched * expert) * self.bytes_per_weight / self.tp
 
@@ -312,14 +324,14 @@ class Replica:
         # The weight matmuls and attention are different kernels, run one after the other: each
         # is its own roofline, and the KV cache's reads do not hide behind the matmuls' math.
         matmul_s = max(
-            self._weights_read(tokens) / bandwidth, 2.0 * m.active * tokens / self.tp / peak
+            self._weights_read(tokens) / bandwidth, 2.0 * m.matmul_params * tokens / self.tp / peak
         )
         attention_ctx = decode_seqs * decode_context + prefill_tokens * prefill_context / 2.0
         attention_s = max(
             kv * (decode_seqs * decode_context + prefill_tokens) / bandwidth,
             4.0 * m.layers * m.hidden * attention_ctx / self.tp / peak,
         )
-        gpu_s = matmul_s + attention_s
+        gpu_s = matmul_s + attention_s + self.stack.kernel_ms_per_layer * 1e-3 * m.layers
         host_s = self.stack.layer_overhead_ms * 1e-3 * m.layers
         return self.stack.step_overhead_ms * 1e-3 + max(gpu_s, host_s) + self._tp_seconds(tokens)
 
