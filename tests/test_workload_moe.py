@@ -60,9 +60,10 @@ def test_a_stack_without_expert_parallelism_keeps_every_expert() -> None:
 
 
 def test_all_to_all_over_the_network_costs_time() -> None:
-    """DeepSeek-V2-Lite's 64 experts over 16 GPUs in two nodes (EP16) send tokens across the
-    nodes' network: a slower network makes the steps slower; the same job without expert
-    parallelism (hf-trainer) does not depend on it that way."""
+    """DeepSeek-V2-Lite's 64 experts over 16 GPUs in two nodes (EP16, pinned: unpinned, the search
+    keeps the group inside a node) send tokens across the nodes' network: a slower network makes
+    the steps slower; the same job without expert parallelism (hf-trainer) does not depend on it
+    that way."""
     spec = parse_workload(
         {
             "name": "ds",
@@ -72,7 +73,7 @@ def test_all_to_all_over_the_network_costs_time() -> None:
             "training": {
                 "framework": "megatron",
                 "global_batch_tokens": 4_194_304,
-                "parallelism": {"tensor": 1, "pipeline": 1, "zero": 1},
+                "parallelism": {"tensor": 1, "pipeline": 1, "zero": 1, "expert": 16},
             },
         }
     )

@@ -143,9 +143,12 @@ REPLICATED_BYTES_PER_SBH = 10.0
 SCORE_BYTES_PER_AS2B = 5.0
 SCORE_DROPOUT_BYTES_PER_AS2B = 3.0
 # Of Korthikanti's 34, the MLP block's (the first linear layer's input 2, the GeLU's input 8, the
-# second linear layer's input 8, the dropout mask 1): what each extra expert a token is routed to
-# stores again in a mixture of experts.
+# second linear layer's input 8, the dropout mask 1).  A mixture of experts stores, in place of the
+# values (18), each routed expert's own for every token it receives (:func:`expert_bytes_per_sbh`).
 MLP_BYTES_PER_SBH = 19.0
+MLP_VALUE_BYTES_PER_SBH = 18.0
+# Of the fp8 saving, the MLP's: its up-projection input (1) and down-projection input (4).
+FP8_MLP_INPUT_SAVING_PER_SBH = 5.0
 # Linear-layer inputs stored in fp8 instead of 16 bits under Transformer Engine, per s·b·h: the QKV,
 # projection and MLP-up inputs (2 bytes each) and the MLP-down input (8) halve.
 FP8_LINEAR_INPUT_SAVING_PER_SBH = 7.0
@@ -240,6 +243,39 @@ def layer_bytes_per_sbh(*, dropout: bool, precision: str = "bf16") -> float:
     if precision == "fp8":
         return values + masks - FP8_LINEAR_INPUT_SAVING_PER_SBH
     return values + masks
+
+
+def expert_bytes_per_sbh(ffn_per_hidden: float, *, precision: str = "bf16") -> float:
+    """Stored bytes per s·b·h for each token a routed expert receives, an expert ``ffn_per_hidden``
+    hidden sizes wide.
+
+    Korthikanti et al. 2022's MLP count with the expert's width: an expert is a gated MLP (SwiGLU:
+    Mixtral, Qwen MoE, DeepSeekMoE, OLMoE, GPT-OSS), so it keeps its input (the permuted token, 2
+    bytes per h), the gate and up projections' outputs that the activation's backward needs (2 x
+    f values, 4 bytes per f) and the activation's output, the down projection's input (2 bytes per
+    f): ``2 + 6·f/h``.  Fine-grained experts (Qwen3-30B-A3B: f = 768 of h = 2,048) store far less
+    per routed token than a dense MLP four hidden sizes wide.  Under fp8 (Transformer Engine) the
+    two linear inputs are kept in fp8 (``1 + 5·f/h``); fp32 and tf32 double every value."""
+    if precision in ("fp32", "tf32"):
+        return 2.0 * (2.0 + 6.0 * ffn_per_hidden)
+    if precision == "fp8":
+        return 1.0 + 5.0 * ffn_per_hidden
+    return 2.0 + 6.0 * ffn_per_hidden
+
+
+def moe_layer_bytes_per_sbh(
+    ffn_per_hidden: float, experts_per_token: int, *, dropout: bool, precision: str = "bf16"
+) -> float:
+    """Stored bytes per s·b·h of one mixture-of-experts layer, score term aside: a dense layer's
+    (:func:`layer_bytes_per_sbh`) with its MLP's values replaced by those of the ``experts_per_token``
+    experts each token is routed to (:func:`expert_bytes_per_sbh`)."""
+    dense_mlp = MLP_VALUE_BYTES_PER_SBH
+    if precision in ("fp32", "tf32"):
+        dense_mlp *= 2.0
+    elif precision == "fp8":
+        dense_mlp -= FP8_MLP_INPUT_SAVING_PER_SBH
+    experts = experts_per_token * expert_bytes_per_sbh(ffn_per_hidden, precision=precision)
+    return layer_bytes_per_sbh(dropout=dropout, precision=precision) - dense_mlp + experts
 
 
 def score_bytes_per_as2b(*, dropout: bool, precision: str = "bf16") -> float:

@@ -227,6 +227,14 @@ class ModelSection(_Section):
         per_expert = (self.params - self.active_params) / (self.experts - self.experts_per_token)
         return per_expert * self.experts
 
+    @property
+    def expert_ffn(self) -> float:
+        """One routed expert's MLP width (0 for a dense model): a gated expert holds
+        ``3·hidden·width`` parameters in each of the layers (:attr:`expert_params`)."""
+        if not (self.experts and self.layers and self.hidden):
+            return 0.0
+        return self.expert_params / self.experts / (3.0 * self.hidden * self.layers)
+
 
 class DataSection(_Section):
     tokens: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
@@ -257,6 +265,9 @@ class ParallelismSection(_Section):
     pipeline: int | None = Field(default=None, ge=1, le=MAX_LAYER_COUNT)
     zero: int | None = Field(default=None, ge=0, le=3)
     micro_batch: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
+    # mixture of experts: the GPUs the routed experts are split over (Megatron's expert model
+    # parallel size, experts not split by tensor parallelism; a stack with expert parallelism)
+    expert: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
 
 
 class TrainingSection(_Section):
@@ -313,6 +324,10 @@ class TrainingSection(_Section):
     # each gradient applied as soon as the backward pass produces it, never all held at once
     # (torchtune optimizer_in_bwd; no gradient accumulation)
     optimizer_in_backward: bool = False
+    # mixture of experts: the expert-parallel all-to-alls of one micro-batch run while another
+    # micro-batch computes (DeepSeek-V3's DualPipe; Megatron-Core's overlap_moe_expert_parallel_comm),
+    # so only what outlasts the matmuls shows
+    overlap_all_to_all: bool = False
     global_batch_tokens: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
     global_batch_samples: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
     activation_checkpointing: Recompute = Recompute.AUTO

@@ -167,6 +167,8 @@ class TrainFacts:
     experts: int = 0
     experts_per_token: int = 0
     expert_share: float = 0.0
+    # the all-to-alls overlap another micro-batch's computation (:func:`exposed_all_to_all_seconds`)
+    overlap_all_to_all: bool = False
     # optimizer states in host memory (ZeRO-Offload), and gradients applied in the backward pass
     # (never all held)
     host_optimizer: bool = False
@@ -383,8 +385,27 @@ class _Layout(NamedTuple):
     paged: float = 0.0
 
 
-def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
-    """The :class:`_Layout` of ``tp`` x ``pp`` with ZeRO stage ``zero`` on the search's GPUs.
+def expert_parallel_sizes(f: TrainFacts, dp: int, tp: int, gpus_per_node: int) -> tuple[int, ...]:
+    """The expert-parallel sizes searched for ``dp`` data-parallel ranks of ``tp`` GPUs, as the
+    data-parallel ranks the experts are split over (each expert also split over the ``tp`` ranks):
+    1 for a dense model or a stack without expert parallelism; a pinned ``expert`` (GPUs, so
+    ``expert / tp`` ranks); otherwise the most that divide both the ranks and the experts, and the
+    most of those that keep the group inside one node (its all-to-alls then stay on NVLink,
+    :func:`_all_to_all_seconds`)."""
+    expert_parallel = f.framework is None or f.framework.expert_parallel
+    if not f.experts or not expert_parallel:
+        return (1,)
+    most = math.gcd(dp, f.experts)
+    if "expert" in f.pinned:
+        return (math.gcd(most, max(1, f.pinned["expert"] // tp)),)
+    in_node = max(1, gpus_per_node // tp)
+    inside = max(d for d in range(1, min(most, in_node) + 1) if most % d == 0)
+    return (most,) if inside == most else (most, inside)
+
+
+def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int, ep: int = 1) -> _Layout:
+    """The :class:`_Layout` of ``tp`` x ``pp`` with ZeRO stage ``zero`` on the search's GPUs, the
+    routed experts of a mixture of experts split over ``ep`` data-parallel ranks.
 
     The optimizer step streams this GPU's share of the trainable parameters (sharded from ZeRO-1
     on) through HBM, ``opt_traffic`` bytes each.
@@ -397,10 +418,8 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int) -> _Layout:
     w0 = (frozen * f.frozen_bytes + f.trainable * f.state.weights) / split
     g0 = f.trainable * f.state.grads / split
     o0 = f.trainable * f.state.optimizer / split
-    # a mixture of experts splits its experts over the expert-parallel ranks (as many data-parallel
-    # ranks as divide the expert count); ZeRO shards the rest over every data-parallel rank
-    expert_parallel = f.framework is None or f.framework.expert_parallel
-    ep = math.gcd(dp, f.experts) if f.experts and expert_parallel else 1
+    # a mixture of experts splits its experts over the expert-parallel ranks
+    # (:func:`expert_parallel_sizes`); ZeRO shards the rest over every data-parallel rank
     rho = f.expert_share
 
     def sharded(total: float, stage: int) -> float:
@@ -511,11 +530,12 @@ def _layouts(f: TrainFacts, s: _Search, tp: int, pp: int) -> Iterator[_Layout]:
     """The layouts of ``tp`` x ``pp``, one per ZeRO stage, in search order (ZeRO over a single
     data-parallel rank shards nothing, so it is skipped unless pinned)."""
     dp = s.count // (tp * pp)
-    for zero in s.zero_stages:
-        # (offload: nvme runs ZeRO-3 whatever the count: DeepSpeed's NVMe swapper lives there)
-        if zero and dp == 1 and "zero" not in f.pinned and not f.nvme_optimizer:
-            continue
-        yield _place(f, s, tp, pp, zero)
+    for ep in expert_parallel_sizes(f, dp, tp, s.gpus_per_node):
+        for zero in s.zero_stages:
+            # (offload: nvme runs ZeRO-3 whatever the count: DeepSpeed's NVMe swapper lives there)
+            if zero and dp == 1 and "zero" not in f.pinned and not f.nvme_optimizer:
+                continue
+            yield _place(f, s, tp, pp, zero, ep)
 
 
 class _PerSequence(NamedTuple):
@@ -753,20 +773,46 @@ class _Costed(NamedTuple):
 ALL_TO_ALLS_PER_LAYER = 4.0
 
 
+def all_to_all_shares(ep: int, tp: int, gpus_per_node: int) -> tuple[float, float]:
+    """(share of a rank's routed tokens sent to other GPUs of its node, share sent to other nodes)
+    for experts split over ``ep`` ranks of ``tp`` GPUs each.
+
+    Megatron-Core numbers its ranks tensor, context, expert, data, then pipeline parallel
+    (``initialize_model_parallel(order="tp-cp-ep-dp-pp")``), so an expert-parallel group holds
+    consecutive GPUs: it fills a node before it spans the next one.  Routing spreads a rank's
+    tokens evenly over the group's ``ep`` ranks (balanced experts), so ``1/ep`` stay on the GPU,
+    ``(in_node - 1)/ep`` go over NVLink and the rest, ``(ep - in_node)/ep``, over the network."""
+    if ep <= 1:
+        return 0.0, 0.0
+    in_node = max(1, min(ep, gpus_per_node // max(1, tp)))
+    return (in_node - 1) / ep, (ep - in_node) / ep
+
+
 def _all_to_all_seconds(f: TrainFacts, s: _Search, lay: _Layout, b: int) -> float:
     """The expert-parallel exchanges of one micro-batch on this stage: each token's hidden state
-    (16-bit) goes to each of its ``k`` experts and comes back, forward and backward; the share
-    ``(ep - 1)/ep`` held by other ranks crosses the intra-node link when the expert-parallel ranks
-    share a node, the node's network (per GPU) otherwise.  Not overlapped with the matmuls."""
+    (16-bit) goes to each of its ``k`` experts and comes back, forward and backward; of it, the
+    share for the ranks in the node crosses NVLink and the share for other nodes the node's network
+    (per GPU) at the same time (:func:`all_to_all_shares`): the slower of the two sets the time.
+    Not overlapped with the matmuls."""
     if lay.ep <= 1 or not f.experts_per_token:
         return 0.0
     tokens = b * f.seq
     per_layer = ALL_TO_ALLS_PER_LAYER * tokens * f.experts_per_token * f.hidden * 2.0
-    crossing = per_layer * (lay.ep - 1) / lay.ep * (f.layers / lay.pp) / lay.tp
-    if lay.ep <= lay.d_in:
-        return crossing / s.links.intra_bytes_per_s
+    routed = per_layer * (f.layers / lay.pp) / lay.tp
+    intra, inter = all_to_all_shares(lay.ep, lay.tp, s.links.gpus_per_node)
     per_gpu_network = s.links.node_bytes_per_s / max(1, s.links.gpus_per_node)
-    return crossing / per_gpu_network
+    return max(routed * intra / s.links.intra_bytes_per_s, routed * inter / per_gpu_network)
+
+
+def exposed_all_to_all_seconds(t_all_to_all: float, t_compute: float, overlapped: bool) -> float:
+    """What shows of a micro-batch's all-to-alls beside ``t_compute`` seconds of its computation:
+    all of them, or with the exchanges overlapped by another micro-batch's computation (DeepSeek-V3
+    technical report s3.2.1, DualPipe: a forward and a backward chunk's all-to-alls hidden behind
+    each other's computation; Megatron-Core ``overlap_moe_expert_parallel_comm``) only what outlasts
+    that computation."""
+    if not overlapped:
+        return t_all_to_all
+    return max(0.0, t_all_to_all - t_compute)
 
 
 def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed:
@@ -789,7 +835,9 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     t_matmul = b * seq.stage_flops / (s.peak_flops * g)
     t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s
     t_tp = _tensor_parallel_seconds(f, s, lay, b, seq.mode, t_matmul)
-    t_mb += _all_to_all_seconds(f, s, lay, b)
+    t_mb += exposed_all_to_all_seconds(
+        _all_to_all_seconds(f, s, lay, b), t_mb, f.overlap_all_to_all
+    )
     v = 1
     if lay.pp > 1:
         headroom = (lay.room - act) * (1.0 + FRAGMENTATION)

@@ -98,11 +98,15 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     precision = spec.train.precision.value
     L, h, a, seq = int(m.layers or 1), int(m.hidden or 1), int(m.heads or 1), spec.seq_len
     # a mixture of experts runs each token through its active parameters (FLOPs, matmul shapes) and
-    # stores another MLP's activations for each extra expert it routes to; memory holds them all
+    # stores, in place of a dense MLP's activations, those of each expert it is routed to, as wide as
+    # the experts are; memory holds every parameter
     active = float(m.active_params or params)
-    extra_mlps = (m.experts_per_token or 1) - 1
-    act_layer = mem.layer_bytes_per_sbh(dropout=dropout, precision=precision)
-    act_layer += extra_mlps * mem.MLP_BYTES_PER_SBH * eff.result_bytes(precision) / 2.0
+    if m.is_moe and m.expert_ffn > 0:
+        act_layer = mem.moe_layer_bytes_per_sbh(
+            m.expert_ffn / h, int(m.experts_per_token or 1), dropout=dropout, precision=precision
+        )
+    else:
+        act_layer = mem.layer_bytes_per_sbh(dropout=dropout, precision=precision)
     vocab = int(m.vocab or 0)
     # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
     stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
@@ -266,6 +270,7 @@ def _compute_train_facts(
         framework_auto=stack_auto,
         host_optimizer=t.offload in ("optimizer", "nvme"),
         optimizer_in_backward=t.optimizer_in_backward,
+        overlap_all_to_all=t.overlap_all_to_all,
         paged_bytes=mem.paged_state_bytes(opt),
         nvme_optimizer=t.offload == "nvme",
         nvme_read_bytes_per_s=(t.nvme_read_gb_per_s or eff.NVME_READ_GB_PER_S) * 1e9,
@@ -328,6 +333,12 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
     """The assumptions line on stored activations: FlashAttention and dropout."""
     p = spec.model.dropout
     per_sbh = mem.layer_bytes_per_sbh(dropout=dropout_on(spec))
+    m = spec.model
+    if m.is_moe and m.expert_ffn > 0 and m.hidden:
+        # in 16 bits, as the dense count: each routed expert's activations for its own width
+        per_sbh = mem.moe_layer_bytes_per_sbh(
+            m.expert_ffn / m.hidden, int(m.experts_per_token or 1), dropout=dropout_on(spec)
+        )
     if p is None:
         drop = (
             "dropout assumed on (model.dropout not given; set model.dropout: 0 for a model "
@@ -339,7 +350,9 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
         drop = "no dropout (model.dropout: 0), so no dropout masks"
     return (
         f"FlashAttention {'on' if flash else 'off (GPU older than Ampere)'}; activations per "
-        f"Korthikanti et al. 2022, {per_sbh:g}·s·b·h bytes per layer with {drop}"
+        f"Korthikanti et al. 2022, {per_sbh:.3g}·s·b·h bytes per layer"
+        + (" (each routed expert's for its width)" if m.is_moe else "")
+        + f" with {drop}"
     )
 
 
