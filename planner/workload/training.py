@@ -28,7 +28,14 @@ from planner.workload.estimate_types import Estimate, Topology, make_estimate, t
 from planner.workload.frameworks import resolve_framework
 from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec
-from planner.workload.strategy import Candidate, Strategy, TrainFacts, explain, search_training
+from planner.workload.strategy import (
+    Candidate,
+    Strategy,
+    TrainFacts,
+    attention_kernel,
+    explain,
+    search_training,
+)
 from planner.workload.uncertainty import estimate_error
 
 # Default global batch in tokens by model size for pre-training: GPT-3 paper Table 2.1
@@ -264,6 +271,7 @@ def _compute_train_facts(
         linear_share=linear_share,
         framework=stack,
         framework_auto=stack_auto,
+        attention_kernel=t.attention_kernel,
         host_optimizer=t.offload in ("optimizer", "nvme"),
         optimizer_in_backward=t.optimizer_in_backward,
         paged_bytes=mem.paged_state_bytes(opt),
@@ -505,7 +513,7 @@ def _attention_text(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
     in words; empty where it runs as counted (no fused kernel, or not a transformer)."""
     if not (f.transformer and flash):
         return ""
-    kernel = f.framework.attention if f.framework is not None else "cudnn"
+    kernel = attention_kernel(f)
     share = eff.attention_kernel_fraction(gpu, kernel)
     text = (
         "; causal attention: the fused kernel skips the masked half of the score FLOPs"
@@ -515,13 +523,21 @@ def _attention_text(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
     if share < 1.0:
         text += (
             f"; {KERNEL_TEXT.get(kernel, kernel)} attention at {share:.2f} of the matmul rate on "
-            f"{gpu.name} (FlashAttention-3 paper: 35% against 75% utilization on H100)"
+            f"{gpu.name} ({KERNEL_SOURCE[kernel]})"
         )
     return text
 
 
-# Attention kernel classes (efficiency.ATTENTION_KERNELS), in words.
-KERNEL_TEXT = {"cudnn": "cuDNN fused", "fa2": "FlashAttention-2"}
+# Attention kernel classes (efficiency.ATTENTION_KERNELS), in words, and where their rates come from.
+KERNEL_TEXT = {"cudnn": "cuDNN fused", "fa2": "FlashAttention-2", "fa1": "FlashAttention-1"}
+KERNEL_SOURCE = {
+    "cudnn": "",
+    "fa2": "FlashAttention-3 paper: 35% against 75% utilization on H100",
+    "fa1": (
+        "FlashAttention-2 paper: FlashAttention-1 reaches 25-40% of the peak, about half of "
+        "FlashAttention-2's rate"
+    ),
+}
 
 
 def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
