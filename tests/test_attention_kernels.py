@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.accuracy import load_runs
+from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
 from planner.workload import efficiency as eff
 from planner.workload import parse_workload
 from planner.workload.estimate_types import topology_links
 from planner.workload.frameworks import load_frameworks
-from planner.workload.strategy import _per_sequence, _setup
+from planner.workload.strategy import _per_sequence, _setup, attention_kernel
 from planner.workload.training import train_facts
 from tests.test_fp8_stacks import H100, NODE, _llama3_8b
 
@@ -45,6 +47,14 @@ A100 = resolve_gpu("A100-80GB")
         # no fused kernel (V100, or flash_attention: false): the square is materialised, then masked
         ("V100-16GB", "fa2", True, False, 1.0),
         ("H100", "cudnn", True, False, 1.0),
+        # FlashAttention-1 (FA2 paper: 25-40% of peak, FA2 ~2x faster) at half FA2's share: on
+        # A100 half the square at half the rate, 0.5 / 0.5 = 1.0 -- the causal saving is gone
+        ("A100-80GB", "fa1", True, True, 1.0),
+        ("RTX4090", "fa1", True, True, 1.0),
+        # ... an encoder on A100: the whole square at half the rate
+        ("A100-80GB", "fa1", False, True, 2.0),
+        # ... and on H100, half of FA2's 0.35/0.75: 0.5 / (0.35/0.75 x 0.5) = 2.142857
+        ("H100", "fa1", True, True, 2.142857),
     ],
 )
 def test_attention_time_per_counted_flop(
@@ -111,6 +121,54 @@ def test_a_steps_counted_flops_follow_the_stacks_attention_kernel(
     s = _setup(f, g, 8, topology_links(g, NODE, 8), flash=True)
     seq = _per_sequence(f, 1, 1, "none", True, s.attention_extra)
     assert seq.hw_flops == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("override", "framework", "gpu", "expected"),
+    [
+        # training.attention_kernel: fa1 on torchtitan (A100): 5.00244e14 + (1.0 - 1) x 1.05553e14
+        ("fa1", "torchtitan", "A100-80GB", 5.00244e14),
+        # ... on a Megatron stack (cuDNN by default) the override wins: the same 5.00244e14
+        ("fa1", "megatron", "A100-80GB", 5.00244e14),
+        # fa2 forced on Megatron on H100: + (1.071429 - 1) x 1.05553e14 = 5.07783e14
+        ("fa2", "megatron", "H100", 5.07783e14),
+        # no override: the stack's kernel (torchtitan on A100: FA2 at a GEMM's rate, 4.47467e14)
+        (None, "torchtitan", "A100-80GB", 4.47467e14),
+    ],
+)
+def test_a_workloads_attention_kernel_overrides_its_stacks(
+    override: str | None, framework: str, gpu: str, expected: float
+) -> None:
+    g = resolve_gpu(gpu)
+    raw = _llama3_8b("bf16", framework)
+    if override is not None:
+        raw["training"]["attention_kernel"] = override
+    f = train_facts(parse_workload(raw))
+    assert attention_kernel(f) == (override or load_frameworks()[framework].attention)
+    s = _setup(f, g, 8, topology_links(g, NODE, 8), flash=True)
+    seq = _per_sequence(f, 1, 1, "none", True, s.attention_extra)
+    assert seq.hw_flops == pytest.approx(expected, rel=1e-5)
+
+
+def test_an_unknown_attention_kernel_is_refused() -> None:
+    raw = _llama3_8b("bf16", "megatron")
+    raw["training"]["attention_kernel"] = "fa4"
+    with pytest.raises(
+        ConfigError, match=r"training\.attention_kernel: 'fa4' is not one of cudnn, fa2, fa1"
+    ):
+        parse_workload(raw)
+
+
+def test_fa1_rows_slow_by_the_attention_share() -> None:
+    """StarCoderBase (H46, FlashAttention-1 at 8,192 tokens on A100): the run's counted FLOPs per
+    sequence rise by half the attention core over the FA2/cuDNN step (-0.5 -> 0.0 extra)."""
+    rows = {r.id: r for r in load_runs()[1]}
+    spec = parse_workload(rows["H46"].workload)
+    f = train_facts(spec)
+    s = _setup(f, A100, 512, topology_links(A100, NODE, 8), flash=True)
+    assert s.attention_extra == 0.0
+    # 40 layers x 12·6,144·8,192 x 8,192 tokens = 1.97912e14 attention FLOPs per sequence
+    assert f.attention_flops_per_seq["none"] == pytest.approx(1.979121e14, rel=1e-5)
 
 
 def test_stacks_name_their_attention_kernel() -> None:

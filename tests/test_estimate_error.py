@@ -17,12 +17,30 @@ def test_the_bundled_error_file_matches_the_estimator() -> None:
     assert DATA.read_text(encoding="utf-8") == render(), "run: python scripts/estimate_error.py"
 
 
-def test_an_estimate_spans_the_10th_to_90th_percentile_of_that_error() -> None:
-    raw = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+@pytest.mark.parametrize(
+    ("workload", "regime"),
+    [("gpt2-xl-finetune", "dense"), ("mixtral-8x7b-finetune", "mixture-of-experts")],
+)
+def test_an_estimate_spans_the_10th_to_90th_percentile_of_its_regimes_error(
+    workload: str, regime: str
+) -> None:
+    raw = yaml.safe_load(DATA.read_text(encoding="utf-8"))[regime]
     assert raw["ratio_p10"] < 1.0 < raw["ratio_p90"]
-    est = estimate(load_workload("gpt2-xl-finetune"), resolve_gpu("A100-80GB"), 1)
-    assert est.wall_hours_range is not None
+    est = estimate(load_workload(workload), resolve_gpu("H100"), 16)
+    assert est.fits and est.wall_hours_range is not None
     low, high = est.wall_hours_range
     assert low == pytest.approx(est.wall_hours * raw["ratio_p10"])
     assert high == pytest.approx(est.wall_hours * raw["ratio_p90"])
-    assert any(f"{raw['runs']} published training runs" in a for a in est.assumptions)
+    assert any(f"{raw['runs']} published {regime} training runs" in a for a in est.assumptions)
+
+
+def test_the_regimes_split_the_published_runs() -> None:
+    # every published run counts once, in the regime of its model
+    from benchmarks.accuracy import load_runs
+
+    calibration, holdout = load_runs()
+    raw = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    assert raw["dense"]["runs"] + raw["mixture-of-experts"]["runs"] == len(calibration) + len(
+        holdout
+    )
+    assert raw["mixture-of-experts"]["runs"] >= 1

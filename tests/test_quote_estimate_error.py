@@ -167,3 +167,17 @@ def test_the_error_table_covers_training_only() -> None:
     )
     assert service.exit_code == 2
     assert "latency targets" in service.output and "Traceback" not in service.output
+
+
+def test_a_mixture_of_experts_plans_on_its_own_regimes_error() -> None:
+    req = QuoteRequest(
+        workload="mixtral-8x7b-finetune",
+        deadline_hours=72,
+        allow_spot=False,
+        count_estimate_error=True,
+    )
+    margin = estimate_margin(req)
+    assert margin is not None
+    moe = estimate_error("mixture-of-experts")
+    assert margin.ratio == pytest.approx(moe.quantile(0.9))
+    assert margin.runs == moe.runs != estimate_error().runs

@@ -74,7 +74,7 @@ def quote(
         )
     started = time.perf_counter()
     inputs = _inputs(req, book)
-    margin = estimate_margin(inputs.request)
+    margin = estimate_margin(inputs.request, inputs.spec)
     if margin is not None and inputs.spec.kind.value == "inference":
         raise ConfigError(
             f"count_estimate_error covers training times, and {inputs.spec.name} is an inference "
@@ -123,8 +123,9 @@ def quote(
     )
 
 
-def estimate_margin(req: QuoteRequest) -> EstimateMargin | None:
-    """How ``req`` counts the estimator's own error (None: it plans on the central estimate).
+def estimate_margin(req: QuoteRequest, spec: WorkloadSpec | None = None) -> EstimateMargin | None:
+    """How ``req`` counts the estimator's own error (None: it plans on the central estimate), from
+    the error table of its workload's regime (``spec``, loaded from the request when not given).
 
     The request's confidence ``c`` is split between two independent risks: the estimate's error
     (times planned at its ``q`` quantile) and spot interruptions (each plan meets the deadline
@@ -133,12 +134,16 @@ def estimate_margin(req: QuoteRequest) -> EstimateMargin | None:
     """
     if not req.count_estimate_error or req.confidence_pct <= 0:
         return None
-    from planner.workload.uncertainty import estimate_error
+    from planner.workload.uncertainty import error_regime, estimate_error
 
+    if spec is None:
+        spec = (
+            req.workload if isinstance(req.workload, WorkloadSpec) else load_workload(req.workload)
+        )
     c = req.confidence_pct / 100
     spot = req.allow_spot
     q = math.sqrt(c) if spot else c
-    error = estimate_error()
+    error = estimate_error(error_regime(spec.model.experts))
     return EstimateMargin(
         quantile=q, ratio=error.quantile(q), runs=error.runs, spot_confidence=q if spot else None
     )

@@ -493,16 +493,24 @@ CAUSAL_ATTENTION_SHARE = 0.5
 #   tcgen05) it cannot use them and reaches "only 35% utilization on the H100 GPU" (Shah et al. 2024)
 #   against FlashAttention-3's 75%: 0.35 / 0.75 of the family's fraction there.  Blackwell
 #   unmeasured (U): the Hopper figure.
-ATTENTION_KERNELS = ("cudnn", "fa2")
+# - ``fa1``: FlashAttention-1 (flash-attn 1.x, 2022-2023 stacks; PyTorch's scaled_dot_product_attention
+#   flash backend before PyTorch 2.2, whose release notes give FlashAttention-2 "around 2x speedups
+#   compared to previous versions").  Dao 2023 ("FlashAttention-2", abstract and s1): FlashAttention
+#   "reaching only 25-40% of the theoretical maximum FLOPs/s" on A100, FlashAttention-2 "around 2x
+#   speedup compared to FlashAttention, reaching 50-73%": half of FlashAttention-2's share, on every
+#   GPU (its kernels are FlashAttention-2's predecessors on the same instructions).
+ATTENTION_KERNELS = ("cudnn", "fa2", "fa1")
 FA2_ON_ASYNC_TENSOR_CORES = 0.35 / 0.75
+FA1_OF_FA2 = 0.5
 _ASYNC_TENSOR_CORES = _HOPPER_AND_NEWER
 
 
 def attention_kernel_fraction(gpu: GpuSpec, kernel: str) -> float:
     """Share of the family's matmul fraction a fused attention kernel of class ``kernel``
     (:data:`ATTENTION_KERNELS`) reaches on ``gpu``."""
-    if kernel == "fa2" and gpu.family in _ASYNC_TENSOR_CORES:
-        return FA2_ON_ASYNC_TENSOR_CORES
+    if kernel in ("fa2", "fa1"):
+        fa2 = FA2_ON_ASYNC_TENSOR_CORES if gpu.family in _ASYNC_TENSOR_CORES else 1.0
+        return fa2 * FA1_OF_FA2 if kernel == "fa1" else fa2
     return 1.0
 
 

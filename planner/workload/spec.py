@@ -332,6 +332,10 @@ class TrainingSection(_Section):
     global_batch_samples: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
     activation_checkpointing: Recompute = Recompute.AUTO
     flash_attention: bool | None = None  # None: where the GPU supports it (Ampere and newer)
+    # the fused attention kernel's class (efficiency.ATTENTION_KERNELS) where it is not the
+    # stack's: fa1 for FlashAttention-1 (flash-attn 1.x; PyTorch's scaled_dot_product_attention
+    # before 2.2); None: the stack's (frameworks.yaml ``attention``)
+    attention_kernel: Literal["cudnn", "fa2", "fa1"] | None = None
     parallelism: ParallelismSection = ParallelismSection()
 
     @model_validator(mode="after")

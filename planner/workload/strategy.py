@@ -162,6 +162,9 @@ class TrainFacts:
     # hand-built facts: every layout, no stack factor
     framework: FrameworkProfile | None = None
     framework_auto: bool = False
+    # the fused attention kernel's class (efficiency.ATTENTION_KERNELS): training.attention_kernel,
+    # else the stack's; None in hand-built facts: the stack's, cudnn without one
+    attention_kernel: str | None = None
     # mixture of experts: routed experts per layer (0: dense), experts per token, and the share of
     # the parameters in the routed experts (sharded over the expert-parallel ranks)
     experts: int = 0
@@ -291,6 +294,14 @@ def _choices(
     return modes, tuple(tps), tuple(pps), tuple(zeros)
 
 
+def attention_kernel(f: TrainFacts) -> str:
+    """The class of the fused attention kernel the step runs (efficiency.ATTENTION_KERNELS): the
+    workload's ``training.attention_kernel``, else its stack's, else cuDNN's fused attention."""
+    if f.attention_kernel is not None:
+        return f.attention_kernel
+    return f.framework.attention if f.framework is not None else "cudnn"
+
+
 def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -> _Search:
     """The per-search constants of :class:`_Search` for ``count`` x ``gpu`` on ``links``."""
     peak, fraction = eff.precision_peak(gpu, f.precision, f.linear_share)
@@ -326,7 +337,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         fp8_scaling=fp8_scaling,
         attention_extra=eff.attention_extra_flops(
             gpu,
-            f.framework.attention if f.framework is not None else "cudnn",
+            attention_kernel(f),
             causal=f.causal,
             flash=flash,
             precision=f.precision,

@@ -28,8 +28,15 @@ from planner.workload.estimate_types import Estimate, Topology, make_estimate, t
 from planner.workload.frameworks import resolve_framework
 from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec
-from planner.workload.strategy import Candidate, Strategy, TrainFacts, explain, search_training
-from planner.workload.uncertainty import estimate_error
+from planner.workload.strategy import (
+    Candidate,
+    Strategy,
+    TrainFacts,
+    attention_kernel,
+    explain,
+    search_training,
+)
+from planner.workload.uncertainty import error_regime, estimate_error
 
 # Default global batch in tokens by model size for pre-training: GPT-3 paper Table 2.1
 # (125M-760M: 0.5M; 1.3B-2.7B: 1M; 6.7B-13B: 2M; 175B: 3.2M).
@@ -268,6 +275,7 @@ def _compute_train_facts(
         linear_share=linear_share,
         framework=stack,
         framework_auto=stack_auto,
+        attention_kernel=t.attention_kernel,
         host_optimizer=t.offload in ("optimizer", "nvme"),
         optimizer_in_backward=t.optimizer_in_backward,
         overlap_all_to_all=t.overlap_all_to_all,
@@ -401,7 +409,7 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
     ]
     if f.framework is not None:
         assumptions.append(_framework_assumption(f))
-    assumptions.append(range_note())
+    assumptions.append(range_note(error_regime(f.experts)))
     if f.method != "full":
         assumptions.append(
             f"{f.method}: rank {spec.train.lora_rank} adapters on "
@@ -518,7 +526,7 @@ def _attention_text(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
     in words; empty where it runs as counted (no fused kernel, or not a transformer)."""
     if not (f.transformer and flash):
         return ""
-    kernel = f.framework.attention if f.framework is not None else "cudnn"
+    kernel = attention_kernel(f)
     share = eff.attention_kernel_fraction(gpu, kernel)
     text = (
         "; causal attention: the fused kernel skips the masked half of the score FLOPs"
@@ -528,13 +536,21 @@ def _attention_text(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
     if share < 1.0:
         text += (
             f"; {KERNEL_TEXT.get(kernel, kernel)} attention at {share:.2f} of the matmul rate on "
-            f"{gpu.name} (FlashAttention-3 paper: 35% against 75% utilization on H100)"
+            f"{gpu.name} ({KERNEL_SOURCE[kernel]})"
         )
     return text
 
 
-# Attention kernel classes (efficiency.ATTENTION_KERNELS), in words.
-KERNEL_TEXT = {"cudnn": "cuDNN fused", "fa2": "FlashAttention-2"}
+# Attention kernel classes (efficiency.ATTENTION_KERNELS), in words, and where their rates come from.
+KERNEL_TEXT = {"cudnn": "cuDNN fused", "fa2": "FlashAttention-2", "fa1": "FlashAttention-1"}
+KERNEL_SOURCE = {
+    "cudnn": "",
+    "fa2": "FlashAttention-3 paper: 35% against 75% utilization on H100",
+    "fa1": (
+        "FlashAttention-2 paper: FlashAttention-1 reaches 25-40% of the peak, about half of "
+        "FlashAttention-2's rate"
+    ),
+}
 
 
 def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
@@ -764,23 +780,24 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         assumptions=assumptions,
         goodput=steady_s / total_s if total_s > 0 else 1.0,
         time_breakdown_hours={k: v / 3600.0 for k, v in phases.items()},
-        wall_hours_range=likely_range(total_s / 3600.0),
+        wall_hours_range=likely_range(total_s / 3600.0, error_regime(f.experts)),
     )
 
 
-def likely_range(wall_hours: float) -> tuple[float, float]:
+def likely_range(wall_hours: float, regime: str) -> tuple[float, float]:
     """The wall-clock a run will likely take: this estimate times the 10th and 90th percentile of
-    the measured / estimated ratio on published training runs (:mod:`.uncertainty`)."""
-    error = estimate_error()
+    the measured / estimated ratio on published training runs of its ``regime`` (dense or a
+    mixture of experts, :mod:`.uncertainty`)."""
+    error = estimate_error(regime)
     return wall_hours * error.p10, wall_hours * error.p90
 
 
-def range_note() -> str:
+def range_note(regime: str) -> str:
     """Where the likely range comes from, in words."""
-    error = estimate_error()
+    error = estimate_error(regime)
     return (
         f"likely range: this estimate x {error.p10:.2f} to x {error.p90:.2f}, the 10th to 90th "
-        f"percentile of measured / estimated time on {error.runs} published training runs"
+        f"percentile of measured / estimated time on {error.runs_text}"
     )
 
 

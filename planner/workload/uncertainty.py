@@ -2,8 +2,11 @@
 
 Every published run of ``benchmarks/data/published_runs.yaml`` is estimated and its measured /
 estimated training time kept: ``planner/data/estimate_error.yaml`` (written by
-``scripts/estimate_error.py``, checked by a test) holds how many runs, and the 10th, 50th and 90th
-percentiles of that ratio.  The ratio is modelled as lognormal through them: ``ln R`` is normal with
+``scripts/estimate_error.py``, checked by a test) holds, per regime, how many runs and the 10th,
+50th and 90th percentiles of that ratio.  The regimes are dense models and mixtures of experts
+(:func:`error_regime`): the estimator misses the two in different ways (the experts' small grouped
+matmuls and their all-to-alls are modelled more coarsely), and a mixture's misses should not widen
+a dense model's range, nor the other way round.  The ratio is modelled as lognormal through them: ``ln R`` is normal with
 mean ``ln(median)`` and the standard deviation that puts the 10th and 90th percentiles where they
 were measured, ``sigma = (ln p90 - ln p10) / (2 z)`` with ``z`` the standard normal's 90th
 percentile (1.2816).  A quantile beyond the 90th is an extrapolation of that fit, said so where it is
@@ -28,14 +31,32 @@ from planner.workload.estimate_types import Estimate
 _Z90 = NormalDist().inv_cdf(0.9)
 
 
+# The error regimes of the bundled table, in its order.
+DENSE = "dense"
+MIXTURE_OF_EXPERTS = "mixture-of-experts"
+ERROR_REGIMES = (DENSE, MIXTURE_OF_EXPERTS)
+
+
+def error_regime(experts: int | None) -> str:
+    """The regime of a model with ``experts`` routed experts per layer (None or 0: dense)."""
+    return MIXTURE_OF_EXPERTS if experts else DENSE
+
+
 @dataclass(frozen=True)
 class EstimateError:
-    """Measured / estimated training time on ``runs`` published runs, fitted as a lognormal."""
+    """Measured / estimated training time on ``runs`` published runs of one regime, fitted as a
+    lognormal."""
 
     runs: int
     median: float
     p10: float
     p90: float
+    regime: str = DENSE
+
+    @property
+    def runs_text(self) -> str:
+        """The runs behind it, in words: "49 published dense training runs"."""
+        return f"{self.runs} published {self.regime} training runs"
 
     @property
     def sigma(self) -> float:
@@ -57,17 +78,26 @@ class EstimateError:
         return NormalDist(math.log(self.median), self.sigma).cdf(math.log(ratio))
 
 
+def estimate_error(regime: str = DENSE) -> EstimateError:
+    """The bundled error table of ``regime`` (:data:`ERROR_REGIMES`)."""
+    return _error_tables()[regime]
+
+
 @functools.lru_cache(maxsize=1)
-def estimate_error() -> EstimateError:
-    """The bundled error table (read on first use, then cached)."""
+def _error_tables() -> dict[str, EstimateError]:
+    """The bundled error table by regime (read on first use, then cached)."""
     text = resources.files("planner.data").joinpath("estimate_error.yaml").read_text("utf-8")
     raw = parse_packaged_yaml(text)
-    return EstimateError(
-        runs=int(raw["runs"]),
-        median=float(raw["ratio_median"]),
-        p10=float(raw["ratio_p10"]),
-        p90=float(raw["ratio_p90"]),
-    )
+    return {
+        regime: EstimateError(
+            runs=int(raw[regime]["runs"]),
+            median=float(raw[regime]["ratio_median"]),
+            p10=float(raw[regime]["ratio_p10"]),
+            p90=float(raw[regime]["ratio_p90"]),
+            regime=regime,
+        )
+        for regime in ERROR_REGIMES
+    }
 
 
 def at_ratio(est: Estimate, ratio: float, note: str) -> Estimate:
