@@ -805,6 +805,21 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
             "training.parallelism.pipeline",
             f"pipeline parallel {pinned.pipeline} is more than the {layers} layers it splits",
         )
+    if pinned is not None and pinned.expert is not None:
+        # expert parallelism splits the routed experts into equal groups (Megatron-LM: the
+        # number of experts divisible by the expert model-parallel size)
+        if not m.experts:
+            raise FieldError(
+                "training.parallelism.expert",
+                "expert parallelism splits the routed experts of a mixture of experts, and this "
+                "model has none (model.experts); leave parallelism.expert out",
+            )
+        if m.experts % pinned.expert:
+            raise FieldError(
+                "training.parallelism.expert",
+                f"expert parallel {pinned.expert} does not divide the {m.experts} experts; "
+                f"use a divisor of {m.experts}",
+            )
 
 
 # -- locating and loading --------------------------------------------------------------------------

@@ -1,0 +1,48 @@
+"""A pinned expert-parallel size is checked against the model it splits (issue 14)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from planner.cli import main
+from planner.errors import ConfigError
+from planner.workload import parse_workload
+
+
+def _raw(model: str, expert: int) -> dict[str, object]:
+    return {
+        "name": "x",
+        "kind": "finetune",
+        "model": model,
+        "data": {"tokens": 1e9},
+        "training": {"parallelism": {"expert": expert}},
+    }
+
+
+def test_a_dense_model_has_no_experts_to_split() -> None:
+    with pytest.raises(ConfigError, match="this model has none") as err:
+        parse_workload(_raw("gpt2-xl", 4))
+    assert err.value.key_path == "training.parallelism.expert"
+
+
+def test_the_expert_groups_must_be_equal() -> None:
+    # Mixtral 8x7B: 8 experts split into groups of 8 / EP
+    with pytest.raises(ConfigError, match="does not divide the 8 experts; use a divisor of 8"):
+        parse_workload(_raw("mixtral-8x7b", 3))
+    assert parse_workload(_raw("mixtral-8x7b", 4)).train.parallelism.expert == 4
+
+
+def test_the_cli_names_the_file_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: x\nkind: finetune\nmodel: mixtral-8x7b\ndata: {tokens: 1e9}\n"
+        "training: {parallelism: {expert: 3}}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["estimate", str(path), "--gpu", "H100", "--count", "8"])
+    assert result.exit_code == 2
+    assert "w.yaml: training.parallelism.expert: expert parallel 3" in result.output
+    assert "Traceback" not in result.output
