@@ -17,7 +17,7 @@ from benchmarks.accuracy import load_runs
 from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
 from planner.workload import efficiency as eff
-from planner.workload import parse_workload
+from planner.workload import estimate, parse_workload
 from planner.workload.estimate_types import topology_links
 from planner.workload.frameworks import load_frameworks
 from planner.workload.strategy import _per_sequence, _setup, attention_kernel
@@ -189,3 +189,30 @@ def test_issue_14_te_step_on_h100_is_faster_than_the_fa2_step_by_the_attention_a
     cudnn = _per_sequence(f, 1, 1, "none", True, s.attention_extra)
     flash2 = _per_sequence(f, 1, 1, "none", True, fa2)
     assert flash2.stage_flops / cudnn.stage_flops == pytest.approx(1.1348, rel=1e-4)
+
+
+def test_a_named_kernel_and_flash_attention_off_contradict_each_other() -> None:
+    raw = {
+        "name": "x",
+        "kind": "finetune",
+        "model": "gpt2-xl",
+        "data": {"tokens": 1e9},
+        "training": {"attention_kernel": "fa1", "flash_attention": False},
+    }
+    with pytest.raises(ConfigError, match="drop one of the two"):
+        parse_workload(raw)
+
+
+def test_flash_attention_turned_off_says_so_not_the_gpu() -> None:
+    raw = {
+        "name": "x",
+        "kind": "finetune",
+        "model": "gpt2-xl",
+        "data": {"tokens": 1e9},
+        "training": {"flash_attention": False},
+    }
+    est = estimate(parse_workload(raw), resolve_gpu("A100-80GB"), 1)
+    assert any("FlashAttention off (training.flash_attention: false)" in a for a in est.assumptions)
+    v100 = {**raw, "training": {"precision": "fp16"}}
+    est = estimate(parse_workload(v100), resolve_gpu("V100-32GB"), 1)
+    assert any("FlashAttention off (GPU older than Ampere)" in a for a in est.assumptions)

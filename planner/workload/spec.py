@@ -353,6 +353,17 @@ class TrainingSection(_Section):
         return self
 
     @model_validator(mode="after")
+    def _attention_kernel(self) -> TrainingSection:
+        """``attention_kernel`` names the fused attention kernel that ``flash_attention: false``
+        turns off: the two say opposite things."""
+        if self.attention_kernel is not None and self.flash_attention is False:
+            raise ValueError(
+                f"attention_kernel: {self.attention_kernel} names a fused attention kernel, and "
+                "flash_attention: false runs attention unfused; drop one of the two"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _nvme_offload(self) -> TrainingSection:
         """NVMe offload is DeepSpeed ZeRO-Infinity: ZeRO-3 only, no pipeline parallel, a stack that
         runs DeepSpeed; its bandwidths mean nothing without it."""

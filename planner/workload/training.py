@@ -337,6 +337,13 @@ def flash_attention(spec: WorkloadSpec, gpu: GpuSpec) -> bool:
     return spec.train.flash_attention
 
 
+def _flash_off_reason(spec: WorkloadSpec) -> str:
+    """Why FlashAttention is off: the workload says so, or the GPU predates it."""
+    if spec.train.flash_attention is False:
+        return "off (training.flash_attention: false)"
+    return "off (GPU older than Ampere)"
+
+
 def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
     """The assumptions line on stored activations: FlashAttention and dropout."""
     p = spec.model.dropout
@@ -357,7 +364,7 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
     else:
         drop = "no dropout (model.dropout: 0), so no dropout masks"
     return (
-        f"FlashAttention {'on' if flash else 'off (GPU older than Ampere)'}; activations per "
+        f"FlashAttention {'on' if flash else _flash_off_reason(spec)}; activations per "
         f"Korthikanti et al. 2022, {per_sbh:.3g}·s·b·h bytes per layer"
         + (" (each routed expert's for its width)" if m.is_moe else "")
         + f" with {drop}"
