@@ -1211,9 +1211,10 @@ def explain(c: Candidate, count: int) -> str:
             + (f", interleaved {s.virtual_stages} chunks per GPU" if s.virtual_stages > 1 else "")
         )
     if s.activation_checkpointing == "block":
+        chunks = f" with {s.virtual_stages} chunks per GPU" if s.virtual_stages > 1 else ""
         bits.append(
-            f"{s.recompute_text} (the fewest that fit micro-batch {s.micro_batch_size}), "
-            f"the rest keep their activations"
+            f"{s.recompute_text} (the fewest that fit micro-batch {s.micro_batch_size}{chunks}), "
+            "the rest keep their activations"
         )
     elif s.activation_checkpointing != "none":
         bits.append(
