@@ -39,6 +39,13 @@ Conventions (why these numbers):
   the logits (``logits = logits.float()``), makes a shifted contiguous copy
   (``logits[..., :-1, :].contiguous()``) and ``CrossEntropyLoss`` keeps its log-softmax output for
   the backward pass: three fp32 copies, 12 bytes per logit (:func:`logit_bytes`).
+- Block recompute (Megatron-LM ``--recompute-granularity full --recompute-method block
+  --recompute-num-layers k``; torchtitan's per-layer activation checkpointing of every few layers)
+  recomputes k of a stage's Ls layers: those keep only their input (2·s·b·h), the others everything,
+  a mean of ``(k·2 + (Ls - k)·34)/Ls·s·b·h`` per layer.  Megatron checkpoints the stage's first k
+  layers, which the backward pass reaches after the stage's other layers have released this
+  micro-batch's activations, so the layer being rebuilt takes a released one's place and, unlike
+  full recompute, adds no working set at the peak (k < Ls).
 - Under full recompute the logits and the recomputed layer's working set are never live together:
   the loss and the output head's backward run (and free the logits) before the backward pass
   recomputes the last layer, so the stored layer inputs carry the larger of the two, not both.
@@ -334,6 +341,15 @@ def full_recompute_working_bytes(
     return activation_bytes_per_layer(
         seq, micro_batch, hidden, heads, tp=tp, recompute="none", flash=flash, dropout=dropout
     )
+
+
+def block_recompute_bytes_per_layer(
+    kept_bytes: float, input_bytes: float, recompute_share: float
+) -> float:
+    """Mean stored bytes of a stage's layers under block recompute of a share ``recompute_share``
+    (k/Ls) of them: ``input_bytes`` (the layer input, 2·s·b·h) for those, ``kept_bytes`` (all of a
+    layer's activations) for the rest (module doc)."""
+    return recompute_share * input_bytes + (1.0 - recompute_share) * kept_bytes
 
 
 def logit_bytes(stack: str | None) -> float:

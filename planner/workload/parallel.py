@@ -104,18 +104,29 @@ def pipeline_schedule(
     (:func:`steady_slot_seconds`); the fill and drain still wait on every hop.
     """
     best = (1, (m + pp - 1) * (t_mb + t_p2p), 0.0)
-    if pp <= 1 or m < pp:
-        return best
-    for v in INTERLEAVE_CHOICES:
-        if v * pp > layers + NON_LAYER_CHUNKS:
-            break
-        extra = act_layers_bytes * (pp - 1) / (pp * v)
+    for v in interleave_choices(pp, m, layers):
+        extra = act_layers_bytes * interleaved_extra_share(pp, v)
         if extra > headroom_bytes:
             continue
         t = m * steady_slot_seconds(t_mb, t_p2p, v) + (pp - 1) / v * (t_mb + v * t_p2p)
         if t < best[1] * 0.99:
             best = (v, t, extra)
     return best
+
+
+def interleave_choices(pp: int, m: int, layers: int) -> tuple[int, ...]:
+    """The interleaved chunks per rank :func:`pipeline_schedule` may run with ``pp`` stages, ``m``
+    micro-batches per step and ``layers`` layers: at least ``pp`` micro-batches, and each chunk at
+    least one layer, or the embedding or the head (:data:`NON_LAYER_CHUNKS`)."""
+    if pp <= 1 or m < pp:
+        return ()
+    return tuple(v for v in INTERLEAVE_CHOICES if v * pp <= layers + NON_LAYER_CHUNKS)
+
+
+def interleaved_extra_share(pp: int, chunks: int) -> float:
+    """The activations interleaving ``chunks`` chunks per rank holds beyond plain 1F1B's, as a share
+    of them: ``(pp - 1)/(pp·v)`` (Korthikanti et al. 2022 s4.2.3)."""
+    return (pp - 1) / (pp * chunks)
 
 
 def steady_slot_seconds(t_mb: float, t_p2p: float, chunks: int) -> float:

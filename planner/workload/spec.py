@@ -120,11 +120,15 @@ class Method(_StrEnum):
 
 
 class Recompute(_StrEnum):
-    """Activation checkpointing: ``auto`` lets the strategy search choose."""
+    """Activation checkpointing: ``auto`` lets the strategy search choose.  ``block`` recomputes
+    only as many of each pipeline stage's layers as the memory needs and keeps the rest whole
+    (Megatron-LM ``--recompute-granularity full --recompute-method block --recompute-num-layers N``;
+    torchtitan's per-layer activation checkpointing of every k-th layer)."""
 
     AUTO = "auto"
     NONE = "none"
     SELECTIVE = "selective"
+    BLOCK = "block"
     FULL = "full"
 
 

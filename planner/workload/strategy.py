@@ -2,15 +2,18 @@
 
 For a training job on ``count`` GPUs the search walks tensor-parallel sizes (powers of two inside a
 node), pipeline sizes, ZeRO stages 0-3 (3 = FSDP full shard) and activation checkpointing (none,
-selective where FlashAttention is unavailable, full), sizes the largest micro-batch that fits, and
-times one optimizer step:
+selective where FlashAttention is unavailable, block, full), sizes the largest micro-batch that fits,
+and times one optimizer step.  Block recompute (Megatron-LM ``--recompute-method block
+--recompute-num-layers N``) recomputes the fewest of each pipeline stage's layers that fit the
+micro-batch (:func:`_block_layers`), so a job just over the memory pays a few percent of recompute,
+not the third of full recompute.  The step:
 
 ``step = m·slot + (pp - 1)/v·(t_mb + t_tp + v·t_p2p) + exposed data-parallel communication + optimizer step``
 
 with ``m`` micro-batches per step (gradient accumulation), ``t_mb`` the compute + memory-traffic time
 of one micro-batch (:mod:`planner.workload.efficiency`; the matmul efficiency follows the
 micro-batch's matmul shapes, :func:`~planner.workload.efficiency.matmul_fraction`), ``t_tp`` the
-tensor-parallel all-reduces (4 per layer per micro-batch, 6 with full recompute; Megatron), pipelined
+tensor-parallel all-reduces (4 per layer per micro-batch, 6 for each recomputed layer; Megatron), pipelined
 with the matmuls on Hopper and newer over NVLink
 (:func:`~planner.workload.efficiency.exposed_tensor_parallel_seconds`), the pipeline bubble
 ``pp - 1`` (1F1B) or ``(pp - 1)/v`` with ``v`` interleaved chunks per rank
@@ -48,6 +51,7 @@ from planner.workload.memory import (
     GIB,
     NVME_GRADIENT_BYTES_PER_PARAM,
     StateBytes,
+    block_recompute_bytes_per_layer,
     nvme_state_bytes_per_param,
     offloaded_gradient_bytes,
     paged_spill_bytes,
@@ -58,6 +62,8 @@ from planner.workload.parallel import (
     busiest_stage,
     collective_seconds,
     exposed_gradient_sync,
+    interleave_choices,
+    interleaved_extra_share,
     pipeline_schedule,
 )
 
@@ -72,7 +78,7 @@ class Strategy:
     tensor_parallel: int = 1
     pipeline_parallel: int = 1
     zero_stage: int = 0  # 0 plain DDP, 1-2 ZeRO, 3 ZeRO-3 / FSDP full shard
-    activation_checkpointing: str = "none"  # none | selective | full
+    activation_checkpointing: str = "none"  # none | selective | block | full
     method: str = "full"  # full | lora | qlora | inference
     optimizer: str = ""
     micro_batch_size: int = (
@@ -84,6 +90,25 @@ class Strategy:
     concurrent_pieces: int = 1
     reason: str = ""
     expert_parallel: int = 1  # mixture of experts: ranks the routed experts are split over
+    # block recompute: layers of each pipeline stage (of the whole model without one) recomputed in
+    # the backward pass, out of ``layers_per_stage``; 0 under the other modes
+    recomputed_layers: int = 0
+    layers_per_stage: int = 0
+
+    @property
+    def recompute_text(self) -> str:
+        """The recompute mode in words: "full recompute", "block recompute of 2 of 8 layers per
+        stage"; empty without recompute."""
+        mode = self.activation_checkpointing
+        if mode == "none":
+            return ""
+        if mode == "block" and self.layers_per_stage:
+            per = " per stage" if self.pipeline_parallel > 1 else ""
+            return (
+                f"block recompute of {self.recomputed_layers} of {self.layers_per_stage} "
+                f"layers{per}"
+            )
+        return f"{mode} recompute"
 
     @property
     def name(self) -> str:
@@ -104,7 +129,7 @@ class Strategy:
         if self.pipeline_parallel > 1:
             parts.append(f"PP{self.pipeline_parallel}")
         if self.activation_checkpointing != "none":
-            parts.append(f"{self.activation_checkpointing} recompute")
+            parts.append(self.recompute_text)
         if self.method != "full":
             parts.append(self.method.upper() if self.method == "qlora" else "LoRA")
         text = " + ".join(parts)
@@ -149,7 +174,7 @@ class TrainFacts:
     # output-layer (LM head) FLOPs per sequence, forward + backward: they all land on the last
     # pipeline stage
     head_flops_per_seq: float = 0.0
-    recompute_modes: tuple[str, ...] = ("none", "selective", "full")
+    recompute_modes: tuple[str, ...] = ("none", "selective", "block", "full")
     # parameters of one transformer layer (all weights but the vocabulary matrix, over the layers)
     # and the vocabulary: the matmul shapes (efficiency.matmul_fraction)
     layer_params: float = 0.0
@@ -561,17 +586,57 @@ class _PerSequence(NamedTuple):
     stage_flops: float  # hardware FLOPs on this GPU's pipeline stage
     head_flops: float  # of them, the LM head's (0 where the slowest stage does not run it)
     passes: float  # passes over the activations: forward, backward, and the recompute
+    # the share of the layers whose forward pass runs again (1 under full recompute, 0 without or
+    # under selective recompute); under block recompute ``recomputed_layers`` of ``stage_layers``
+    recompute_share: float = 0.0
+    recomputed_layers: int = 0
+    stage_layers: int = 0
+
+
+# Recompute modes from the least recompute to the most: the order the search tries them in and
+# ranks near-equals by (:func:`_simplicity`).
+RECOMPUTE_ORDER = ("none", "selective", "block", "full")
+
+
+def stage_layers(layers: int, pp: int) -> int:
+    """Transformer layers on one pipeline stage, the most any stage holds (every layer without
+    pipeline parallelism): what block recompute counts its recomputed layers out of (Megatron-LM's
+    ``--recompute-num-layers`` under ``--recompute-method block`` counts the layers of a stage)."""
+    return math.ceil(layers / max(1, pp))
 
 
 def _per_sequence(
-    f: TrainFacts, tp: int, pp: int, mode: str, flash: bool, attention_extra: float = 0.0
+    f: TrainFacts,
+    tp: int,
+    pp: int,
+    mode: str,
+    flash: bool,
+    attention_extra: float = 0.0,
+    recomputed_layers: int = 0,
 ) -> _PerSequence:
     """The :class:`_PerSequence` of ``mode`` on ``tp`` x ``pp``; each attention-core FLOP counts
-    ``1 + attention_extra`` (:func:`~planner.workload.efficiency.attention_extra_flops`)."""
-    act1, traffic1 = _activation_bytes(f, tp, pp, mode, flash)
-    hw_per_seq = f.model_flops_per_seq + f.recompute_flops_per_seq.get(mode, 0.0)
-    hw_per_seq += attention_extra * f.attention_flops_per_seq.get(mode, 0.0)
+    ``1 + attention_extra`` (:func:`~planner.workload.efficiency.attention_extra_flops`).
+
+    Block recompute of ``recomputed_layers`` (k) of a stage's ``Ls`` layers runs the forward pass
+    of those layers again, k/Ls of full recompute's extra FLOPs (model FLOPs and attention core);
+    all of a stage's layers is full recompute."""
+    n = stage_layers(f.layers, pp)
+    if mode == "block" and recomputed_layers >= n:
+        mode = "full"
+    share = 1.0 if mode == "full" else recomputed_layers / n if mode == "block" else 0.0
+    act1, traffic1 = _activation_bytes(f, tp, pp, mode, flash, share)
+    if mode == "block":
+        attention_none = f.attention_flops_per_seq.get("none", 0.0)
+        attention = attention_none + share * (
+            f.attention_flops_per_seq.get("full", 0.0) - attention_none
+        )
+        recompute = share * f.recompute_flops_per_seq.get("full", 0.0)
+    else:
+        attention = f.attention_flops_per_seq.get(mode, 0.0)
+        recompute = f.recompute_flops_per_seq.get(mode, 0.0)
+    hw_per_seq = f.model_flops_per_seq + recompute + attention_extra * attention
     stage_flops, head_flops = _stage_flops(f, tp, pp, hw_per_seq)
+    block = mode == "block"
     return _PerSequence(
         mode=mode,
         act_bytes=act1,
@@ -579,12 +644,16 @@ def _per_sequence(
         hw_flops=hw_per_seq,
         stage_flops=stage_flops,
         head_flops=head_flops,
-        passes=eff.ACTIVATION_PASSES + (1.0 if mode == "full" else 0.0),
+        # the recomputed layers write their activations again
+        passes=eff.ACTIVATION_PASSES + share,
+        recompute_share=share,
+        recomputed_layers=recomputed_layers if block else 0,
+        stage_layers=n if block else 0,
     )
 
 
 def _activation_bytes(
-    f: TrainFacts, tp: int, pp: int, mode: str, flash: bool
+    f: TrainFacts, tp: int, pp: int, mode: str, flash: bool, recompute_share: float = 0.0
 ) -> tuple[float, float]:
     """(bytes of activations stored per sequence, bytes this GPU's stage streams per sequence).
 
@@ -592,10 +661,22 @@ def _activation_bytes(
     working set; selective recompute drops the attention scores, as FlashAttention does.  The scores
     are materialised in HBM whenever FlashAttention is off, recompute or not, so they count in the
     traffic.  Non-transformers: the model's activation bytes per sample for both.
+
+    Block recompute of a share ``recompute_share`` of each stage's layers (Megatron-LM's
+    ``--recompute-method block``: the first ``--recompute-num-layers`` layers of each stage): those
+    keep their input as under full recompute, the others everything as without recompute.  The
+    backward pass reaches the recomputed layers last, once the stage's other layers have released
+    this micro-batch's activations, so the one being rebuilt takes the place of a released one and
+    adds nothing at the peak; the logits are held as without recompute.
     """
     if not f.transformer:
         return f.act_per_sample, f.act_per_sample
-    if mode == "full":
+    if mode == "block":
+        kept = f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
+        per_layer = block_recompute_bytes_per_layer(kept, 2.0 * f.seq * f.hidden, recompute_share)
+        head = f.logits_per_seq
+        first_extra = 0.0
+    elif mode == "full":
         working = f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
         per_layer = 2.0 * f.seq * f.hidden  # each layer's input
         head = recompute_peak_bytes(working, f.logits_per_seq)
@@ -696,16 +777,17 @@ def _matmul_efficiency(
 
 
 def _tensor_parallel_seconds(
-    f: TrainFacts, s: _Search, lay: _Layout, b: int, mode: str, t_matmul: float
+    f: TrainFacts, s: _Search, lay: _Layout, b: int, recompute_share: float, t_matmul: float
 ) -> float:
-    """Exposed tensor-parallel all-reduces of one micro-batch: 4 per layer (6 with full recompute;
-    Megatron), each moving ``2·(tp-1)/tp`` of the 16-bit activations, pipelined with the matmuls on
-    Hopper and newer over NVLink."""
+    """Exposed tensor-parallel all-reduces of one micro-batch: 4 per layer, 2 more for each layer
+    whose forward pass runs again (6 with full recompute; Megatron; a share ``recompute_share`` of
+    the layers), each moving ``2·(tp-1)/tp`` of the 16-bit activations, pipelined with the matmuls
+    on Hopper and newer over NVLink."""
     tp = lay.tp
     if tp <= 1:
         return 0.0
     links = s.links
-    n_ar = 6 if mode == "full" else 4
+    n_ar = 4.0 + 2.0 * recompute_share
     per_ar = 2.0 * (tp - 1) / tp * b * f.seq * f.hidden * 2.0
     layers_local = f.layers / lay.pp
     t_tp = (
@@ -845,7 +927,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops, seq.head_flops)
     t_matmul = b * seq.stage_flops / (s.peak_flops * g)
     t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s
-    t_tp = _tensor_parallel_seconds(f, s, lay, b, seq.mode, t_matmul)
+    t_tp = _tensor_parallel_seconds(f, s, lay, b, seq.recompute_share, t_matmul)
     t_mb += exposed_all_to_all_seconds(
         _all_to_all_seconds(f, s, lay, b), t_mb, f.overlap_all_to_all
     )
@@ -896,6 +978,8 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         virtual_stages=c.chunks,
         gpus_per_piece=s.count,
         expert_parallel=lay.ep,
+        recomputed_layers=c.seq.recomputed_layers,
+        layers_per_stage=c.seq.stage_layers,
     )
     return Candidate(
         strategy=strategy,
@@ -913,35 +997,144 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
     )
 
 
+def _block_targets(f: TrainFacts, s: _Search, lay: _Layout) -> list[tuple[int, float]]:
+    """The micro-batches block recompute sizes its recomputed layers for on ``lay``, each as
+    (sequences, activations held beyond them as a share of them).
+
+    Without pipeline parallelism one sequence and the rank's whole share of the global batch (up to
+    the token cap): the least and the most the micro-batch search may run (:func:`_micro_batch`).
+    Under pipeline parallelism one sequence, alone and with the activations each interleaving
+    choice adds (:func:`~planner.workload.parallel.pipeline_schedule`): more chunks, a smaller
+    bubble, for a few more recomputed layers.  A pinned micro-batch as given."""
+    if "micro_batch" in f.pinned:
+        sizes = [f.pinned["micro_batch"]]
+    elif lay.pp > 1:
+        sizes = [1]
+    else:
+        sizes = [1, max(1, min(math.ceil(lay.per_rank), s.micro_batch_cap))]
+    targets = [(b, 0.0) for b in dict.fromkeys(sizes)]
+    if lay.pp > 1:
+        b = sizes[0]
+        m = max(1, math.ceil(math.ceil(lay.per_rank - 1e-9) / b))
+        targets += [
+            (b, interleaved_extra_share(lay.pp, v)) for v in interleave_choices(lay.pp, m, f.layers)
+        ]
+    return targets
+
+
+def _block_layers(
+    f: TrainFacts, s: _Search, lay: _Layout, act_by_layers: dict[int, float]
+) -> tuple[int, ...]:
+    """The numbers of each stage's layers block recompute is costed with on ``lay``: for each
+    micro-batch of :func:`_block_targets` that keeping every layer's activations does not fit, the
+    fewest that make it fit.  The recompute a Megatron-LM user sets with
+    ``--recompute-num-layers``: just enough to fit, not the whole third of full recompute.
+    ``act_by_layers`` memoises the activation bytes per sequence with k layers recomputed, for
+    the layout's tensor x pipeline split.
+
+    Pinned to block recompute (``activation_checkpointing: block``), one layer where everything
+    already fits and all but one where nothing does, so the layout is still costed."""
+    n = stage_layers(f.layers, lay.pp)
+    if n < 2:  # one layer per stage: block recompute is full recompute
+        return (n,) if s.modes == ("block",) else ()
+    headroom_factor = 1.0 + FRAGMENTATION
+
+    def act1(k: int) -> float:
+        if k not in act_by_layers:
+            act_by_layers[k] = _activation_bytes(f, lay.tp, lay.pp, "block", s.flash, k / n)[0]
+        return act_by_layers[k]
+
+    def fits(k: int, b: int, extra_share: float) -> bool:
+        act = act1(k) * b
+        if lay.room <= 0.0 or int(lay.room // act1(k)) < b:
+            return False
+        return act * extra_share <= (lay.room - act) * headroom_factor
+
+    counts: list[int] = []
+    targets = _block_targets(f, s, lay)
+    for b, extra_share in targets:
+        if fits(0, b, extra_share) or not fits(n - 1, b, extra_share):
+            continue
+        lo, hi = 1, n - 1  # the fewest recomputed layers that fit: act_by_layers falls with k
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if fits(mid, b, extra_share):
+                hi = mid
+            else:
+                lo = mid + 1
+        counts.append(lo)
+    if not counts and s.modes == ("block",):
+        b, extra_share = targets[0]
+        counts.append(1 if fits(0, b, extra_share) else n - 1)
+    return tuple(sorted(set(counts)))
+
+
 def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
     """Every layout with ``pp`` pipeline stages, costed with each recompute mode, in search order:
-    tensor size, then ZeRO stage, then recompute; a layout's modes stop at the first that fits the
-    rank's whole share of the global batch in one micro-batch (more recompute would only be
-    slower)."""
+    tensor size, then ZeRO stage, then recompute (block recompute with each count of
+    :func:`_block_layers`); a layout's modes stop at the first that fits the rank's whole share of
+    the global batch in one micro-batch (more recompute would only be slower)."""
     for tp in s.tensor_sizes:
         if s.count % (tp * pp):
             continue  # no layout: tensor x pipeline must divide the GPUs
-        per_mode = [_per_sequence(f, tp, pp, mode, s.flash, s.attention_extra) for mode in s.modes]
+        per_mode = {
+            mode: _per_sequence(f, tp, pp, mode, s.flash, s.attention_extra)
+            for mode in s.modes
+            if mode != "block"
+        }
+        blocks: dict[int, _PerSequence] = {}
+        act_by_layers: dict[int, float] = {}
         for lay in _layouts(f, s, tp, pp):
-            for seq in per_mode:
+            for seq in _mode_sequences(f, s, lay, per_mode, blocks, act_by_layers):
                 c = _cost(f, s, lay, seq)
                 yield c
                 if c.fits and c.micro_batch >= math.ceil(lay.per_rank):
                     break
 
 
-def _simplicity(c: _Costed, modes: tuple[str, ...]) -> int:
+def _mode_sequences(
+    f: TrainFacts,
+    s: _Search,
+    lay: _Layout,
+    per_mode: dict[str, _PerSequence],
+    blocks: dict[int, _PerSequence],
+    act_by_layers: dict[int, float],
+) -> Iterator[_PerSequence]:
+    """The :class:`_PerSequence` of each recompute mode on ``lay``, in search order; block
+    recompute once per count of :func:`_block_layers` (built once per tensor x pipeline split, in
+    ``blocks``)."""
+    for mode in s.modes:
+        if mode != "block":
+            yield per_mode[mode]
+            continue
+        if not f.transformer:
+            continue
+        for k in _block_layers(f, s, lay, act_by_layers):
+            if k not in blocks:
+                blocks[k] = _per_sequence(
+                    f, lay.tp, lay.pp, "block", s.flash, s.attention_extra, recomputed_layers=k
+                )
+            yield blocks[k]
+
+
+def _simplicity(c: _Costed) -> tuple[int, int, int, int, int]:
     """Rank among near-equals, lower is simpler: DP < ZeRO-1 < ZeRO-2 < ZeRO-3 < TP < PP, then the
-    least recompute."""
+    least recompute (:data:`RECOMPUTE_ORDER`, then the fewest recomputed layers)."""
     lay = c.lay
-    return (lay.pp > 1) * 1000 + (lay.tp > 1) * 100 + lay.zero * 10 + modes.index(c.seq.mode)
+    return (
+        int(lay.pp > 1),
+        int(lay.tp > 1),
+        lay.zero,
+        RECOMPUTE_ORDER.index(c.seq.mode),
+        c.seq.recomputed_layers,
+    )
 
 
-def _preferred(c: _Costed, best: _Costed, modes: tuple[str, ...]) -> bool:
+def _preferred(c: _Costed, best: _Costed) -> bool:
     """Whether ``c`` replaces ``best``: over 1% faster, or within 1% and simpler."""
     faster = c.piece_seconds < best.piece_seconds * 0.99
     tie = c.piece_seconds <= best.piece_seconds * 1.01
-    return faster or (tie and _simplicity(c, modes) < _simplicity(best, modes))
+    return faster or (tie and _simplicity(c) < _simplicity(best))
 
 
 def search_training(
@@ -971,7 +1164,7 @@ def search_training(
         for c in _costed(f, s, pp):
             if least is None or c.memory_bytes < least.memory_bytes:
                 least = c
-            if c.fits and (best is None or _preferred(c, best, s.modes)):
+            if c.fits and (best is None or _preferred(c, best)):
                 best = c
     return (
         _to_candidate(f, s, best) if best is not None else None,
@@ -1017,7 +1210,13 @@ def explain(c: Candidate, count: int) -> str:
             f"pipeline parallel {s.pipeline_parallel}"
             + (f", interleaved {s.virtual_stages} chunks per GPU" if s.virtual_stages > 1 else "")
         )
-    if s.activation_checkpointing != "none":
+    if s.activation_checkpointing == "block":
+        chunks = f" with {s.virtual_stages} chunks per GPU" if s.virtual_stages > 1 else ""
+        bits.append(
+            f"{s.recompute_text} (the fewest that fit micro-batch {s.micro_batch_size}{chunks}), "
+            "the rest keep their activations"
+        )
+    elif s.activation_checkpointing != "none":
         bits.append(
             f"{s.activation_checkpointing} activation recompute to fit micro-batch {s.micro_batch_size}"
         )

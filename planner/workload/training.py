@@ -265,7 +265,7 @@ def _compute_train_facts(
         head_flops_per_seq=shape.head_flops_per_seq,
         pinned={k: v for k, v in t.parallelism.model_dump().items() if v is not None},
         recompute_modes=(
-            ("none", "selective", "full")
+            ("none", "selective", "block", "full")
             if t.activation_checkpointing.value == "auto"
             else (t.activation_checkpointing.value,)
         ),
