@@ -25,7 +25,9 @@ def test_an_estimate_spans_the_10th_to_90th_percentile_of_its_regimes_error(
     workload: str, regime: str
 ) -> None:
     raw = yaml.safe_load(DATA.read_text(encoding="utf-8"))[regime]
-    assert raw["ratio_p10"] < 1.0 < raw["ratio_p90"]
+    assert raw["ratio_p10"] < raw["ratio_median"] < raw["ratio_p90"]
+    if regime == "dense":  # dense estimates err both ways; every mixture-of-experts row runs fast
+        assert raw["ratio_p10"] < 1.0 < raw["ratio_p90"]
     est = estimate(load_workload(workload), resolve_gpu("H100"), 16)
     assert est.fits and est.wall_hours_range is not None
     low, high = est.wall_hours_range

@@ -90,9 +90,11 @@ def test_an_expert_parallel_group_fills_a_node_first(
 
 
 def test_overlapped_all_to_alls_show_only_past_the_computation() -> None:
+    """Past the computation, or the computation's loss to the 20 of 132 SMs the exchanges hold
+    while they run (DeepSeek-V3 s3.2.2): 0.05 s of them beside 0.1 s shows 0.05 x 20/132."""
     assert exposed_all_to_all_seconds(0.3, 0.1, False) == pytest.approx(0.3)
     assert exposed_all_to_all_seconds(0.3, 0.1, True) == pytest.approx(0.2)
-    assert exposed_all_to_all_seconds(0.05, 0.1, True) == 0.0
+    assert exposed_all_to_all_seconds(0.05, 0.1, True) == pytest.approx(0.05 * 20 / 132)
 
 
 def dgx(gbps: float = 3200.0) -> Topology:

@@ -30,6 +30,7 @@ The time model is physical rather than one fitted MFU:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from planner.gpu_specs import GpuSpec
 from planner.schema import Fabric, Interconnect
@@ -301,17 +302,89 @@ MATMULS_PER_LAYER = 4.0
 # products of the dimensions
 _MATMULS_PER_WEIGHT = 3.0
 
+# A mixture-of-experts layer runs its routed experts as grouped GEMMs, one GEMM per local expert
+# over the tokens routed to it (Megatron-Core's TEGroupedMLP, ``--moe-grouped-gemm``: "launch
+# multiple local GEMM kernels"; MegaBlocks, Gale et al. 2023, s5: block-sparse or grouped matmuls
+# over the tokens each expert received).  Each expert is its own matmul shape: ``M`` the tokens
+# routed to it in the micro-batch, ``K``/``N`` the hidden size and the expert's own width, a
+# gated expert's fused gate + up (h x 2f) and down (f x h) projections: two GEMMs over ``3·f``
+# columns.  Beside them the attention's two (fused QKV and output); a shared expert's GEMMs are
+# lumped with them (U).
+EXPERT_MATMULS = 2.0
+EXPERT_WIDTHS = 3.0  # a gated expert: gate, up and down, each hidden x width
+ATTENTION_MATMULS = 2.0
 
-def layer_bytes_per_flop(tokens: float, hidden: int, tp: int, layer_params: float) -> float:
+
+@dataclass(frozen=True)
+class ExpertShape:
+    """The routed experts of one mixture-of-experts layer, as matmuls: one expert's width (columns,
+    before tensor parallelism), the experts' share of the layer's weight FLOPs, and the tokens each
+    local expert receives in a micro-batch."""
+
+    width: float
+    share: float
+    tokens: float
+
+
+def expert_shape(
+    tokens: float,
+    hidden: int,
+    layer_params: float,
+    *,
+    width: float,
+    experts: int,
+    experts_per_token: int,
+    expert_parallel: int,
+) -> ExpertShape | None:
+    """The :class:`ExpertShape` of a micro-batch of ``tokens`` tokens per rank: each token's
+    ``experts_per_token`` copies spread evenly over the ``experts`` (balanced routing), and every one
+    of the ``expert_parallel`` ranks sends its copies to the ranks holding their experts, so a local
+    expert receives ``tokens · k · ep / E``; the experts hold ``k · 3 · h · f`` of the layer's
+    ``layer_params`` weights a token uses.  None for a dense layer."""
+    if not (experts and experts_per_token and width > 0 and layer_params > 0):
+        return None
+    share = min(experts_per_token * EXPERT_WIDTHS * hidden * width / layer_params, 1.0)
+    per_expert = tokens * experts_per_token * max(expert_parallel, 1) / experts
+    return ExpertShape(width=width, share=share, tokens=max(per_expert, 1.0))
+
+
+def _inverse_dims(
+    tokens: float, hidden: int, tp: int, layer_params: float, experts: ExpertShape | None
+) -> tuple[float, float]:
+    """(FLOP-weighted mean of ``1/K + 1/N``, of ``1/M``) over one layer's weight matmuls.
+
+    Dense: with widths ``w_i`` and ``Σ w_i = layer_params / hidden`` the FLOP-weighted mean of
+    ``tp / w_i`` is ``MATMULS_PER_LAYER · tp · hidden / layer_params``.  With routed experts
+    (``experts``): their share of the FLOPs at ``1/h + EXPERT_MATMULS · tp / (3·f)`` and ``1/t_e``,
+    the rest (attention) at ``1/h + ATTENTION_MATMULS · tp · hidden / rest`` and ``1/tokens``."""
+    if experts is None or experts.share <= 0.0:
+        return 1.0 / hidden + MATMULS_PER_LAYER * tp * hidden / layer_params, 1.0 / tokens
+    sigma = experts.share
+    expert_dims = 1.0 / hidden + EXPERT_MATMULS * tp / (EXPERT_WIDTHS * experts.width)
+    rest = (1.0 - sigma) * layer_params
+    rest_dims = 1.0 / hidden + (ATTENTION_MATMULS * tp * hidden / rest if rest > 0 else 0.0)
+    dims = sigma * expert_dims + (1.0 - sigma) * rest_dims
+    return dims, sigma / experts.tokens + (1.0 - sigma) / tokens
+
+
+def layer_bytes_per_flop(
+    tokens: float,
+    hidden: int,
+    tp: int,
+    layer_params: float,
+    experts: ExpertShape | None = None,
+) -> float:
     """Result bytes written per FLOP by one transformer layer's training matmuls.
 
     ``M = tokens`` (the micro-batch's tokens; sequence parallel gathers them all), ``K`` or ``N`` is
     ``hidden`` and the other the matrix's width over the ``tp`` ranks.  With widths ``w_i`` and
     ``Σ w_i = layer_params / hidden``, the FLOP-weighted mean of ``tp / w_i`` is
-    ``MATMULS_PER_LAYER · tp · hidden / layer_params``.
+    ``MATMULS_PER_LAYER · tp · hidden / layer_params``.  A mixture-of-experts layer's routed experts
+    (``experts``, :func:`expert_shape`) are matmuls of their own shape, weighted by their share of
+    the layer's FLOPs (:func:`_inverse_dims`).
     """
-    inverse_dims = 1.0 / tokens + 1.0 / hidden + MATMULS_PER_LAYER * tp * hidden / layer_params
-    return inverse_dims / _MATMULS_PER_WEIGHT
+    dims, inverse_tokens = _inverse_dims(tokens, hidden, tp, layer_params, experts)
+    return (inverse_tokens + dims) / _MATMULS_PER_WEIGHT
 
 
 def head_bytes_per_flop(tokens: float, hidden: int, tp: int, vocab: int) -> float:
@@ -412,19 +485,27 @@ FP8_CAST_BANDWIDTH_SHARE: dict[str, float] = {"delayed": 1.0, "dynamic": 0.36}
 
 
 def fp8_cast_bytes_per_flop(
-    hidden: int, tp: int, layer_params: float, tokens: float = 0.0, scaling: str = "delayed"
+    hidden: int,
+    tp: int,
+    layer_params: float,
+    tokens: float = 0.0,
+    scaling: str = "delayed",
+    experts: ExpertShape | None = None,
 ) -> float:
     """Cast bytes per fp8 linear FLOP of one transformer layer under ``scaling`` (FP8_SCALING), as
     bytes streamed at the full bandwidth (over :data:`FP8_CAST_BANDWIDTH_SHARE`):
     its activation casts, FLOP-weighted over the four matmuls (whose ``1/K + 1/N`` averages
     ``1/hidden + MATMULS_PER_LAYER · tp · hidden / layer_params`` as in
-    :func:`layer_bytes_per_flop`), plus, under dynamic scaling, the weight casts of each micro-batch
-    of ``tokens`` tokens (``M``; the tp ranks cast their own shards, so ``tp`` cancels)."""
-    inverse_dims = 1.0 / hidden + MATMULS_PER_LAYER * tp * hidden / layer_params
+    :func:`layer_bytes_per_flop`, or with routed experts ``experts`` their own shape), plus, under
+    dynamic scaling, the weight casts of each micro-batch of ``tokens`` tokens (``M``; the tp ranks
+    cast their own shards, so ``tp`` cancels; an expert's weights per its own tokens)."""
+    inverse_dims, inverse_tokens = _inverse_dims(
+        max(tokens, 1.0), hidden, tp, layer_params, experts
+    )
     x = FP8_CAST_BYTES_PER_ELEMENT[scaling] / 6.0 * inverse_dims
     weight = FP8_WEIGHT_CAST_BYTES_PER_ELEMENT[scaling]
     if weight and tokens > 0:
-        x += weight / (6.0 * tokens)
+        x += weight / 6.0 * inverse_tokens
     return x / FP8_CAST_BANDWIDTH_SHARE[scaling]
 
 
@@ -433,6 +514,44 @@ def reference_fp8_cast_bytes_per_flop(gpu: GpuSpec) -> float:
     family: the cast traffic an fp8 layer of that shape adds to the calibrated matmul time."""
     h = REFERENCE_HIDDEN.get(gpu.family, DEFAULT_REFERENCE_HIDDEN)
     return fp8_cast_bytes_per_flop(h, 1, 12.0 * h * h)
+
+
+# -- mixture of experts: routing the tokens ------------------------------------------------------
+# Before its grouped GEMMs a mixture-of-experts layer permutes its tokens: each token's hidden state
+# is copied once for each of its ``k`` experts and the copies grouped by expert (a gather); after
+# them the copies' outputs are weighted by their routing probabilities and summed back into the
+# token's row (a scatter).  MegaBlocks (Gale et al. 2023) builds its layer from exactly this gather,
+# the expert matmuls and the scatter; Megatron-Core runs them as fused kernels
+# (``--moe-permute-fusion``: "Fuse token rearrangement ops during token dispatching"), so each is one
+# pass over its rows, bandwidth-bound.  Rows of ``hidden`` 16-bit values, per token per layer:
+#
+# - forward: the permutation reads and writes every copy (2 per copy); the unpermutation reads every
+#   copy's output (1 per copy) and writes the token's sum (1 per token);
+# - backward: the unpermutation's gradient reads the token's output gradient for every copy and
+#   writes the copy's gradient (2 per copy), the routing probability's gradient reads each copy's
+#   forward output again (1 per copy); the permutation's gradient reads every copy's gradient
+#   (1 per copy) and writes the token's summed gradient (1 per token).
+#
+# 7 row passes per copy and 2 per token; full recompute runs the forward's 3 and 1 again.  Left out:
+# the router's softmax and top-k over the ``E`` scores (about 6 passes of ``E`` fp32 values a token,
+# under 2% of these rows for DeepSeek-V3 and Qwen3 MoE), and the second, local sort of received
+# chunks by expert that the all-to-all dispatcher runs when a rank holds several experts (U).
+ROUTED_ROW_PASSES_PER_COPY = 7.0
+ROUTED_ROW_PASSES_PER_TOKEN = 2.0
+FORWARD_ROUTED_ROW_PASSES_PER_COPY = 3.0
+FORWARD_ROUTED_ROW_PASSES_PER_TOKEN = 1.0
+
+
+def routing_bytes_per_token(
+    hidden: int, experts_per_token: int, *, recompute: float = 0.0, value_bytes: float = 2.0
+) -> float:
+    """HBM bytes one token's permutation and unpermutation move in one mixture-of-experts layer
+    in training (forward and backward; ``recompute``: the share of the layers whose forward runs
+    again, 1 under full recompute), rows of ``hidden`` values of ``value_bytes`` each
+    (:data:`ROUTED_ROW_PASSES_PER_COPY`)."""
+    per_copy = ROUTED_ROW_PASSES_PER_COPY + recompute * FORWARD_ROUTED_ROW_PASSES_PER_COPY
+    per_token = ROUTED_ROW_PASSES_PER_TOKEN + recompute * FORWARD_ROUTED_ROW_PASSES_PER_TOKEN
+    return (per_copy * experts_per_token + per_token) * hidden * value_bytes
 
 
 # Tensor-parallel communication overlap.  With sequence parallel the activation all-gathers and

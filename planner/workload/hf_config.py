@@ -205,6 +205,7 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
         )
     expert = 3 * hidden * expert_ffn  # gate, up and down projections (SwiGLU)
     router = hidden * experts
+    groups: tuple[int, int] | None = None
     shared = 0
     if family.startswith("deepseek"):
         shared_experts = _optional_whole(config, file, "n_shared_experts", 0, least=0)
@@ -215,6 +216,12 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
         first_dense = _optional_whole(config, file, "first_k_dense_replace", 0, least=0)
         every = _optional_whole(config, file, "moe_layer_freq", 1)
         moe = [i >= first_dense and i % every == 0 for i in range(layers)]
+        # group-limited routing (V2's device-limited, V3's node-limited): n_group groups, a
+        # token's experts from topk_group of them (DeepSeek-V3 report s2.1.2; V2 s2.2.2)
+        n_group = _optional_whole(config, file, "n_group", 1)
+        topk_group = _optional_whole(config, file, "topk_group", n_group)
+        if n_group > 1 and topk_group <= n_group and experts % n_group == 0:
+            groups = (n_group, topk_group)
     else:
         if family == "qwen2_moe":  # a shared expert and its sigmoid gate (hidden x 1)
             width = _moe_field(config, file, "shared_expert_intermediate_size", "its width")
@@ -247,6 +254,8 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
     section["kv_heads"] = _schema_kv_heads(kv_values, hidden, heads)
     section["experts"] = experts
     section["experts_per_token"] = per_token
+    if groups is not None:
+        section["expert_groups"], section["groups_per_token"] = groups
     section["tied_embeddings"] = tied
     section["active_params"] = float(moe_layers * moe_active + dense_layers * dense + outside)
     # the largest block the strategy gathers whole (FSDP/ZeRO-3): a MoE layer or the vocabulary

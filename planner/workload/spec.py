@@ -192,6 +192,11 @@ class ModelSection(_Section):
     experts: int | None = Field(default=None, ge=2, le=MAX_HIDDEN)
     experts_per_token: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
     active_params: float | None = Field(default=None, gt=0, le=MAX_PARAMS)
+    # group-limited routing (both, or neither): the routed experts fall in ``expert_groups`` equal
+    # groups and each token picks its experts from ``groups_per_token`` of them (DeepSeek-V3's
+    # config.json n_group 8, topk_group 4: node-limited routing, at most 4 nodes a token)
+    expert_groups: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
+    groups_per_token: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
     # whether the output head shares the token embedding's matrix (config.json's
     # tie_word_embeddings); None (a custom model): assumed tied
     tied_embeddings: bool | None = None
@@ -207,6 +212,23 @@ class ModelSection(_Section):
             raise ValueError(
                 f"experts_per_token ({self.experts_per_token}) is more than experts ({self.experts})"
             )
+        groups = (self.expert_groups, self.groups_per_token)
+        if any(v is not None for v in groups) and (
+            any(v is None for v in groups) or self.experts is None
+        ):
+            raise ValueError(
+                "group-limited routing needs experts, expert_groups and groups_per_token"
+            )
+        if self.expert_groups and self.groups_per_token:
+            if self.groups_per_token > self.expert_groups:
+                raise ValueError(
+                    f"groups_per_token ({self.groups_per_token}) is more than expert_groups "
+                    f"({self.expert_groups})"
+                )
+            if self.experts and self.experts % self.expert_groups:
+                raise ValueError(
+                    f"experts ({self.experts}) do not split into {self.expert_groups} equal groups"
+                )
         if self.active_params and self.params and self.active_params >= self.params:
             raise ValueError(
                 f"active_params ({self.active_params:.3g}) must be below params ({self.params:.3g}): "
@@ -332,6 +354,10 @@ class TrainingSection(_Section):
     # micro-batch computes (DeepSeek-V3's DualPipe; Megatron-Core's overlap_moe_expert_parallel_comm),
     # so only what outlasts the matmuls shows
     overlap_all_to_all: bool = False
+    # mixture of experts: the dispatcher sends a token once to each node holding one of its experts
+    # and forwards it there over NVLink (DeepEP's normal kernels, HybridEP, DeepSeek-V3's own), in
+    # place of one copy per expert over the network
+    dispatch_per_node: bool = False
     global_batch_tokens: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
     global_batch_samples: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
     activation_checkpointing: Recompute = Recompute.AUTO

@@ -197,6 +197,16 @@ class TrainFacts:
     expert_share: float = 0.0
     # the all-to-alls overlap another micro-batch's computation (:func:`exposed_all_to_all_seconds`)
     overlap_all_to_all: bool = False
+    # one routed expert's width (columns of its gate and up projections; 0: dense): the experts'
+    # own matmul shape (efficiency.expert_shape)
+    expert_ffn: float = 0.0
+    # the dispatcher sends a token once to each node holding one of its experts and forwards it
+    # there over NVLink (:func:`network_copies_per_token`); group-limited routing: the experts fall
+    # in ``expert_groups`` equal groups and a token picks its experts from ``groups_per_token`` of
+    # them (0: no groups)
+    dispatch_per_node: bool = False
+    expert_groups: int = 0
+    groups_per_token: int = 0
     # optimizer states in host memory (ZeRO-Offload), and gradients applied in the backward pass
     # (never all held)
     host_optimizer: bool = False
@@ -756,14 +766,26 @@ def _matmul_efficiency(
     b: int,
     stage_flops: float,
     head_flops: float | None = None,
+    ep: int = 1,
 ) -> float:
     """Matmul efficiency from this micro-batch's shapes: the layers' matmuls and the LM head,
     weighted by their FLOPs on the slowest stage (:func:`~planner.workload.efficiency.matmul_fraction`;
-    ``head_flops`` of its ``stage_flops`` are the head's, all of the model's head when not given)."""
+    ``head_flops`` of its ``stage_flops`` are the head's, all of the model's head when not given);
+    a mixture of experts' routed experts at their own shape over ``ep`` expert-parallel ranks
+    (:func:`~planner.workload.efficiency.expert_shape`)."""
     if not s.shaped:
         return s.flat_efficiency
     tokens = b * f.seq
-    x = eff.layer_bytes_per_flop(tokens, f.hidden, tp, f.layer_params)
+    experts = eff.expert_shape(
+        tokens,
+        f.hidden,
+        f.layer_params,
+        width=f.expert_ffn,
+        experts=f.experts,
+        experts_per_token=f.experts_per_token,
+        expert_parallel=ep,
+    )
+    x = eff.layer_bytes_per_flop(tokens, f.hidden, tp, f.layer_params, experts)
     head = f.head_flops_per_seq / tp if head_flops is None else head_flops
     if head and f.vocab:
         share = head / stage_flops
@@ -771,7 +793,7 @@ def _matmul_efficiency(
         x += share * (x_head - x)
     if s.fp8_share:
         x += s.fp8_share * eff.fp8_cast_bytes_per_flop(
-            f.hidden, tp, f.layer_params, tokens, s.fp8_scaling
+            f.hidden, tp, f.layer_params, tokens, s.fp8_scaling, experts
         )
     return s.stack / max(s.inverse_at_zero + s.ops_per_byte * x, 1.0)
 
@@ -881,31 +903,118 @@ def all_to_all_shares(ep: int, tp: int, gpus_per_node: int) -> tuple[float, floa
     return (in_node - 1) / ep, (ep - in_node) / ep
 
 
+def expected_nodes(slots: float, per_node: float, picks: int) -> float:
+    """Distinct nodes a token reaches, on average, when it picks ``picks`` of ``slots`` equally likely
+    places (experts or expert groups, balanced routing) laid out ``per_node`` to a node, without
+    repeats: each of the ``slots / per_node`` nodes is missed with chance
+    ``C(slots - per_node, picks) / C(slots, picks)``."""
+    if slots <= 0 or per_node <= 0:
+        return 0.0
+    miss = 1.0
+    for i in range(max(0, picks)):
+        left = slots - per_node - i
+        if left <= 0:
+            miss = 0.0
+            break
+        miss *= left / (slots - i)
+    return slots / per_node * (1.0 - miss)
+
+
+def network_copies_per_token(
+    f: TrainFacts, ep: int, tp: int, gpus_per_node: int
+) -> tuple[float, float]:
+    """(copies of a token's hidden state that cross NVLink, copies that cross the node network) in
+    one all-to-all, for experts split over ``ep`` ranks of ``tp`` GPUs (consecutive GPUs, a node
+    filled first: :func:`all_to_all_shares`).
+
+    A plain all-to-all sends each of the ``k`` copies to its expert's rank: ``k`` times the shares.
+    A dispatcher that sends per node (``dispatch_per_node``) sends a token once to each other node
+    holding one of its experts, over the network to the GPU of the same index there, which forwards
+    it over NVLink to each of its experts in that node: DeepSeek-V3 technical report s3.2.2
+    ("transmitted via IB to the GPUs with the same in-node index on their target nodes ... forwarded
+    via NVLink to specific GPUs that host their target experts"), implemented by DeepEP's normal
+    kernels ("asymmetric-domain bandwidth forwarding, such as forwarding data from NVLink domain to
+    RDMA domain", deepseek-ai/DeepEP README) and NVIDIA's HybridEP ("Hierarchical Communication
+    Design": RDMA between nodes, NVLink inside).  The network then carries the expected distinct
+    other nodes (:func:`expected_nodes` over the experts), capped under group-limited routing by the
+    nodes its ``groups_per_token`` groups can span (DeepSeek-V3 s3.2.2: "each token will be sent to
+    at most M nodes", M = 4; Megatron-Core ``--moe-router-num-groups`` set to the nodes of the EP
+    group for "node-limited routing"); every copy but those for the receiving GPU crosses NVLink once.
+    """
+    k = float(f.experts_per_token)
+    if ep <= 1 or not k:
+        return 0.0, 0.0
+    intra, inter = all_to_all_shares(ep, tp, gpus_per_node)
+    in_node = max(1, min(ep, gpus_per_node // max(1, tp)))
+    nodes = math.ceil(ep / in_node)
+    if not f.dispatch_per_node or nodes <= 1 or not f.experts:
+        return k * intra, k * inter
+    experts = float(f.experts)
+    reached = expected_nodes(experts, experts / nodes, f.experts_per_token)
+    groups, chosen = f.expert_groups, f.groups_per_token
+    if groups and chosen:
+        if groups >= nodes:  # a node holds whole groups: the chosen groups' nodes
+            reached = min(reached, expected_nodes(groups, groups / nodes, chosen))
+        else:  # a group spans nodes: the experts of the chosen groups, over their nodes
+            reached = expected_nodes(
+                chosen * experts / groups, experts / nodes, f.experts_per_token
+            )
+    return k * (in_node - 1) / in_node, reached * (nodes - 1) / nodes
+
+
 def _all_to_all_seconds(f: TrainFacts, s: _Search, lay: _Layout, b: int) -> float:
     """The expert-parallel exchanges of one micro-batch on this stage: each token's hidden state
-    (16-bit) goes to each of its ``k`` experts and comes back, forward and backward; of it, the
-    share for the ranks in the node crosses NVLink and the share for other nodes the node's network
-    (per GPU) at the same time (:func:`all_to_all_shares`): the slower of the two sets the time.
+    (16-bit) goes to its experts and comes back, forward and backward, as the copies of
+    :func:`network_copies_per_token`: those for the ranks in the node cross NVLink and those for
+    other nodes the node's network (per GPU) at the same time: the slower of the two sets the time.
     Not overlapped with the matmuls."""
     if lay.ep <= 1 or not f.experts_per_token:
         return 0.0
     tokens = b * f.seq
-    per_layer = ALL_TO_ALLS_PER_LAYER * tokens * f.experts_per_token * f.hidden * 2.0
-    routed = per_layer * (f.layers / lay.pp) / lay.tp
-    intra, inter = all_to_all_shares(lay.ep, lay.tp, s.links.gpus_per_node)
+    per_copy = ALL_TO_ALLS_PER_LAYER * tokens * f.hidden * 2.0 * (f.layers / lay.pp) / lay.tp
+    intra, inter = network_copies_per_token(f, lay.ep, lay.tp, s.links.gpus_per_node)
     per_gpu_network = s.links.node_bytes_per_s / max(1, s.links.gpus_per_node)
-    return max(routed * intra / s.links.intra_bytes_per_s, routed * inter / per_gpu_network)
+    return max(per_copy * intra / s.links.intra_bytes_per_s, per_copy * inter / per_gpu_network)
+
+
+def _routing_seconds(
+    f: TrainFacts, s: _Search, lay: _Layout, b: int, recompute_share: float
+) -> float:
+    """The token permutation and unpermutation of one micro-batch's mixture-of-experts layers on
+    this stage, streamed through HBM (:func:`~planner.workload.efficiency.routing_bytes_per_token`;
+    the tp ranks share the tokens; the recomputed share of the layers runs its forward pass
+    again); 0 for a dense model."""
+    if not (f.experts and f.experts_per_token) or not f.transformer:
+        return 0.0
+    per_token = eff.routing_bytes_per_token(
+        f.hidden,
+        f.experts_per_token,
+        recompute=recompute_share,
+        value_bytes=eff.result_bytes(f.precision),
+    )
+    return b * f.seq * per_token * (f.layers / lay.pp) / lay.tp / s.bytes_per_s
+
+
+# The communication kernels of an overlapped all-to-all run on SMs of their own, which the
+# computation beside them loses: DeepSeek-V3 dedicates "only 20 SMs" to its all-to-all kernels and
+# finds that "20 out of the 132 SMs available in the H800 GPU" spent on communication "will limit
+# the computational throughput" (DeepSeek-V3 technical report s3.2.2 and s3.5.1); DeepEP's and
+# Megatron-Core's DeepEP default is the same 20.  20 / 132 of the GPU on every part (U: the B200
+# has 148 SMs, HybridEP recipes set 16-32).
+ALL_TO_ALL_SM_SHARE = 20.0 / 132.0
 
 
 def exposed_all_to_all_seconds(t_all_to_all: float, t_compute: float, overlapped: bool) -> float:
     """What shows of a micro-batch's all-to-alls beside ``t_compute`` seconds of its computation:
     all of them, or with the exchanges overlapped by another micro-batch's computation (DeepSeek-V3
     technical report s3.2.1, DualPipe: a forward and a backward chunk's all-to-alls hidden behind
-    each other's computation; Megatron-Core ``overlap_moe_expert_parallel_comm``) only what outlasts
-    that computation."""
+    each other's computation; Megatron-Core ``overlap_moe_expert_parallel_comm``) what outlasts that
+    computation, and never less than the computation lost to the SMs the exchanges run on while
+    they last (:data:`ALL_TO_ALL_SM_SHARE`): with a share ``φ`` of the SMs busy for ``T`` seconds
+    the computation ends ``φ·T`` later, or the exchanges end last."""
     if not overlapped:
         return t_all_to_all
-    return max(0.0, t_all_to_all - t_compute)
+    return max(ALL_TO_ALL_SM_SHARE * t_all_to_all, t_all_to_all - t_compute)
 
 
 def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed:
@@ -924,9 +1033,10 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     act = act1 * b
     busiest = math.ceil(lay.per_rank - 1e-9)  # sequences on the busiest rank
     m = max(1, math.ceil(busiest / b))
-    g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops, seq.head_flops)
+    g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops, seq.head_flops, lay.ep)
     t_matmul = b * seq.stage_flops / (s.peak_flops * g)
     t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s
+    t_mb += _routing_seconds(f, s, lay, b, seq.recompute_share)
     t_tp = _tensor_parallel_seconds(f, s, lay, b, seq.recompute_share, t_matmul)
     t_mb += exposed_all_to_all_seconds(
         _all_to_all_seconds(f, s, lay, b), t_mb, f.overlap_all_to_all
