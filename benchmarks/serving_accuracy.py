@@ -13,7 +13,10 @@ Scenarios and what is compared:
   at the row's batch size where it states one);
 * ``server``: at the row's request rate, median TTFT and TPOT (and tokens/s);
 * ``batch1-decode``: decode tokens/s of one request; ``batch1-prefill``: the time to first token of
-  one prompt; ``single-stream``: one request's end-to-end latency.
+  one prompt; ``single-stream``: one request's end-to-end latency;
+* ``batch-latency``: the end-to-end time of one batch of ``batch`` identical requests started
+  together (vLLM's ``benchmark_latency.py``): the work of ``batch`` requests at a running batch of
+  ``batch``, i.e. ``batch`` / the capacity in requests/s with the batch limited to ``batch``.
 
 Rows the model cannot rebuild faithfully are listed as skipped with the reason (beam search, a
 weight format the planner has no kernel model for, lengths the source does not give).
@@ -37,7 +40,9 @@ from planner.config.yamlfile import read_yaml
 from planner.errors import PlannerError
 from planner.gpu_specs import resolve_gpu
 from planner.workload import WorkloadSpec, estimate, parse_workload
-from planner.workload.estimate_types import default_topology
+from planner.workload.estimate_types import default_topology, topology_links
+from planner.workload.inference import make_replica, service_lengths
+from planner.workload.serving import serve
 
 DATA_FILE = Path(__file__).parent / "data" / "serving_measurements.yaml"
 
@@ -168,6 +173,19 @@ def _llm(row: Mapping[str, Any]) -> list[Comparison]:
         add("ttft_ms_p50", sv.ttft_ms.p50)
     elif scenario == "single-stream":
         add("latency_ms_p50", sv.e2e_ms.p50)
+        add("latency_ms_mean", sv.e2e_ms.p50)  # one request at a time: no spread to speak of
+    elif scenario == "batch-latency":
+        # one batch on one replica of the stated tensor-parallel size (the estimate above may
+        # pick smaller replicas): `batch` requests started together finish when their work is
+        # done, which at a running batch of `batch` is `batch` requests at the capacity's rate
+        size = tp or count
+        replica = make_replica(
+            spec, gpu, size, topology_links(gpu, default_topology(gpu, size), size)
+        )
+        point = serve(replica, *service_lengths(spec))
+        batch_ms = int(row["batch"]) / point.capacity_requests_per_s * 1000.0
+        add("latency_ms_p50", batch_ms)
+        add("latency_ms_mean", batch_ms)
     return out
 
 

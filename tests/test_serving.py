@@ -39,11 +39,12 @@ def _replica(
 
 def test_batch_one_decode_reads_weights_and_kv_at_the_stacks_bandwidth() -> None:
     r = _replica()
-    # 13.48 GB of weights + 0.5 MiB of KV per token x 600 tokens, at 80% of 2,039 GB/s, + 1 ms
+    # 13.48 GB of weights + 0.5 MiB of KV per token x 600 tokens, at 80% of 2,039 GB/s, + 32
+    # layers x 0.05 ms of kernel time + the 1 ms step
     kv = 2 * 32 * 32 * 128 * 2
     assert r.kv_bytes_per_token_per_gpu == kv == 524_288
     read = 6.74e9 * 2 + kv * 600
-    assert r.step_seconds(1, 600) == pytest.approx(read / (2039e9 * 0.8) + 1e-3)
+    assert r.step_seconds(1, 600) == pytest.approx(read / (2039e9 * 0.8) + 32 * 0.05e-3 + 1e-3)
 
 
 def test_a_big_batch_is_compute_bound() -> None:
@@ -57,7 +58,8 @@ def test_a_big_batch_is_compute_bound() -> None:
         r.kv_bytes_per_token_per_gpu * batch * ctx / (3350e9 * 0.8),
         4 * 32 * 4096 * batch * ctx / peak,
     )
-    assert r.step_seconds(batch, ctx) == pytest.approx(matmuls + attention + 1e-3)
+    kernels = 32 * 0.05e-3  # vLLM's per-layer kernel time, however big the batch
+    assert r.step_seconds(batch, ctx) == pytest.approx(matmuls + attention + kernels + 1e-3)
 
 
 def test_attention_reads_the_kv_cache_after_the_matmuls_not_during_them() -> None:
@@ -71,7 +73,8 @@ def test_attention_reads_the_kv_cache_after_the_matmuls_not_during_them() -> Non
     matmuls = 2 * 6.74e9 * batch / (gpu.peak_flops * eff.gemm_fraction(gpu))
     kv_read = 524_288 * batch * ctx / bandwidth  # 512 KiB per token: 32 layers x 2 x 4096 x 2 B
     assert matmuls > 6.74e9 * 2 / bandwidth and kv_read > matmuls
-    assert r.step_seconds(batch, ctx) == pytest.approx(matmuls + kv_read + 1e-3)
+    kernels = 32 * 0.05e-3
+    assert r.step_seconds(batch, ctx) == pytest.approx(matmuls + kv_read + kernels + 1e-3)
 
 
 def test_grouped_query_kv_heads_split_over_tensor_parallel_gpus_down_to_one() -> None:
@@ -244,6 +247,19 @@ def test_llama_cpp_streams_hbm_below_gddr_and_stores_q4_k_m() -> None:
     )  # vLLM: AWQ
     vllm = _replica(gpu="A100-80GB")
     assert vllm.bandwidth_bytes_per_s == pytest.approx(2039e9 * 0.8)  # other stacks fill HBM
+
+
+def test_a_vllm_step_pays_each_layers_kernels_once_whatever_the_batch() -> None:
+    # Llama 3 70B on 4 x H200 (vLLM CI's latency test, batch 8, 32 + 128 tokens): the kernel time
+    # is 80 layers x 0.05 ms = 4 ms a step, on top of the roofline, at batch 1 and at batch 8 alike
+    llama3_70b = ModelShape(params=70.6e9, layers=80, hidden=8192, heads=64, kv_heads=8)
+    with_kernels = _replica(llama3_70b, gpu="H200", tp=4)
+    without = replace(with_kernels, stack=replace(with_kernels.stack, kernel_ms_per_layer=0.0))
+    assert with_kernels.stack.kernel_ms_per_layer == 0.05
+    for batch in (1, 8):
+        assert with_kernels.step_seconds(batch, 96) - without.step_seconds(
+            batch, 96
+        ) == pytest.approx(80 * 0.05e-3)
 
 
 def test_a_llama_cpp_token_pays_each_layers_kernels_and_looks_up_its_embedding() -> None:
