@@ -46,3 +46,15 @@ def test_the_cli_names_the_file_and_field(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "w.yaml: training.parallelism.expert: expert parallel 3" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("key", ["overlap_all_to_all", "dispatch_per_node"])
+def test_all_to_all_settings_need_experts(key: str) -> None:
+    raw = _raw("gpt2-xl", 1)
+    raw["training"] = {key: True}
+    with pytest.raises(ConfigError, match="this model has none") as err:
+        parse_workload(raw)
+    assert err.value.key_path == f"training.{key}"
+    moe = _raw("mixtral-8x7b", 8)
+    moe["training"] = {key: True}
+    assert getattr(parse_workload(moe).train, key) is True

@@ -846,6 +846,13 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
             "training.parallelism.pipeline",
             f"pipeline parallel {pinned.pipeline} is more than the {layers} layers it splits",
         )
+    for key in ("overlap_all_to_all", "dispatch_per_node"):
+        if training is not None and getattr(training, key) and not m.experts:
+            raise FieldError(
+                f"training.{key}",
+                f"{key} shapes the all-to-all exchanges of a mixture of experts' routed experts, "
+                f"and this model has none (model.experts); leave {key} out",
+            )
     if pinned is not None and pinned.expert is not None:
         # expert parallelism splits the routed experts into equal groups (Megatron-LM: the
         # number of experts divisible by the expert model-parallel size)
