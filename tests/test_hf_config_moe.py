@@ -86,31 +86,55 @@ def test_deepseek_v3_with_its_mtp_module_is_the_checkpoint_count() -> None:
 
 
 @pytest.mark.parametrize(
-    ("config", "experts", "per_token", "kv_heads"),
+    ("config", "experts", "per_token", "kv_heads", "head_dim"),
     [
-        ("mixtral-8x7b-config.json", 8, 2, 8),  # GQA with heads of hidden / heads: as written
-        ("qwen3-30b-a3b-config.json", 128, 8, 8),  # 4 KV heads of 128 = 8 of hidden/heads (64)
-        ("qwen1.5-moe-a2.7b-config.json", 60, 4, 16),
-        ("olmoe-1b-7b-0924-config.json", 64, 8, 16),
-        # MLA: the latent and RoPE key, 512 + 64 = 576 values per token and layer, rounded up to
-        # whole heads of hidden / heads that divide the heads: V2 2 x 8 x 40 = 640,
-        # V2-Lite 2 x 4 x 128 = 1,024, V3 2 x 8 x 56 = 896
-        ("deepseek-v2-config.json", 160, 6, 8),
-        ("deepseek-v2-lite-config.json", 64, 6, 4),
-        ("deepseek-v3-config.json", 256, 8, 8),
+        ("mixtral-8x7b-config.json", 8, 2, 8, None),  # heads of hidden / heads: no head_dim
+        ("qwen3-30b-a3b-config.json", 128, 8, 4, 128),  # 32 heads of 128 on hidden 2,048
+        ("qwen1.5-moe-a2.7b-config.json", 60, 4, 16, None),
+        ("olmoe-1b-7b-0924-config.json", 64, 8, 16, None),
+        # MLA: heads of (192 + 128) / 2 = 160; the latent and RoPE key, 512 + 64 = 576 values
+        # per token and layer, rounded up to whole heads of 160 that divide the heads:
+        # 2 x 2 x 160 = 640 for V2, V2-Lite and V3
+        ("deepseek-v2-config.json", 160, 6, 2, 160),
+        ("deepseek-v2-lite-config.json", 64, 6, 2, 160),
+        ("deepseek-v3-config.json", 256, 8, 2, 160),
     ],
 )
 def test_a_moe_config_gives_its_experts_and_a_kv_cache_that_holds_the_real_one(
-    config: str, experts: int, per_token: int, kv_heads: int
+    config: str, experts: int, per_token: int, kv_heads: int, head_dim: int | None
 ) -> None:
     section = model_from_hf_config(CONFIGS / config)
     assert (section["experts"], section["experts_per_token"]) == (experts, per_token)
     assert section["kv_heads"] == kv_heads
+    assert section.get("head_dim") == head_dim
     assert section["active_params"] < section["params"]
     # the workload schema takes the section as it is
     spec = planner.workload_from_facts(str(CONFIGS / config), tokens=5e7, method="lora")
     assert spec.model.is_moe
     assert spec.model.kv_heads == kv_heads
+    assert spec.model.head_dim == head_dim
+
+
+def test_qwen3_30b_a3b_kv_cache_is_exact() -> None:
+    """Qwen3-30B-A3B's config.json: 48 layers, 4 KV heads of head_dim 128 -> 48 x 4 x 128 x 2 (K
+    and V) x 2 bytes = 98,304 bytes a token in 16 bits; attention 32 x 128 = 4,096 wide on a
+    hidden size of 2,048."""
+    from planner.workload import memory as mem
+
+    spec = planner.workload_from_facts(
+        str(CONFIGS / "qwen3-30b-a3b-config.json"), tokens=5e7, method="lora"
+    )
+    m = spec.model
+    assert (m.attention_width, m.kv_width) == (4096, 512.0)
+    per_token = mem.kv_cache_bytes_per_token(
+        int(m.layers or 0),
+        int(m.hidden or 0),
+        int(m.heads or 0),
+        m.kv_heads,
+        2.0,
+        head_dim=m.head_dim,
+    )
+    assert per_token == 98_304
 
 
 def test_active_params_run_k_experts_and_every_shared_weight() -> None:
@@ -158,8 +182,10 @@ def test_workloads_new_writes_a_moe_config_out_whole(tmp_path: Path) -> None:
     file.write_text(written.stdout, encoding="utf-8")
     loaded = planner.load_workload(str(file))
     expected = planner.workload_from_facts(config, tokens=5e7, name="moe")
-    for key in ("params", "experts", "experts_per_token", "active_params", "kv_heads"):
+    keys = ("params", "experts", "experts_per_token", "active_params", "kv_heads", "head_dim")
+    for key in keys:
         assert getattr(loaded.model, key) == getattr(expected.model, key), key
+    assert loaded.model.head_dim == 160
     assert (
         planner.estimate(loaded, gpu="H100", count=8).to_dict()
         == planner.estimate(expected, gpu="H100", count=8).to_dict()

@@ -39,6 +39,7 @@ _MODEL_COLUMNS = (
     "hidden",
     "heads",
     "kv_heads",
+    "head_dim",
     "seq_len",
     "source",
 )

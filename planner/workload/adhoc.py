@@ -86,6 +86,7 @@ _MODEL_KEYS = (
     "hidden",
     "heads",
     "kv_heads",
+    "head_dim",
     "vocab",
     "seq_len",
     "experts",

@@ -586,8 +586,9 @@ def supports_flash_attention(gpu: GpuSpec) -> bool:
 
 
 # -- attention kernels ---------------------------------------------------------------------------
-# The attention core (scores Q·Kᵀ and their product with V, 12·L·h·s FLOPs per token in training,
-# compute.attention_flops_per_token) is counted as the full s x s square, as MFU counts it (PaLM).
+# The attention core (scores Q·Kᵀ and their product with V, 12·L·w·s FLOPs per token in training,
+# w = heads x head_dim, compute.attention_flops_per_token) is counted as the full s x s square, as
+# MFU counts it (PaLM).
 # A fused (flash) attention kernel of a causal decoder works tile by tile and skips every tile above
 # the diagonal, whose scores the mask would discard: it runs half those FLOPs.  FlashAttention's
 # own benchmark counts them so ("4 * batch * seqlen**2 * nheads * headdim // (2 if causal else 1)",

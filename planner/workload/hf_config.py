@@ -1,7 +1,7 @@
 """A model's shape from its Hugging Face ``config.json`` (a local file; nothing is downloaded).
 
-The estimator needs parameters, layers, hidden size, heads (and KV heads), vocabulary and the
-sequence length.  ``config.json`` gives the shape; the parameter count follows from it:
+The estimator needs parameters, layers, hidden size, heads (and KV heads, and the heads' width
+where it is not ``hidden / heads``), vocabulary and the sequence length.  ``config.json`` gives the shape; the parameter count follows from it:
 
 - attention per layer: ``hidden x head_dim x (2 x heads + 2 x kv_heads)`` (Q, O and the grouped
   K, V projections), plus biases where the family has them (GPT-2);
@@ -63,15 +63,21 @@ parameters without the input embedding (a lookup, no arithmetic): 2.45B, 20.85B 
 published 2.4B, 21B and 37B; Mistral AI and Qwen count it (12.88B, 2.69B, 3.35B; Qwen's 3.3B is
 truncated, not rounded).
 
-KV cache.  The estimator stores ``2 x kv_heads x hidden / heads`` values per token and layer (K and
-V, heads of ``hidden / heads``).  Where the real cache differs, ``kv_heads`` is the smallest
-divisor of ``heads`` whose cache holds the real one (at most ``heads``): a family with its own
-``head_dim`` (Qwen3-30B-A3B: 4 KV heads of 128, not 64, so ``kv_heads`` 8: exact), and MLA, whose
-cache is the compressed latent and the shared RoPE key, ``kv_lora_rank + qk_rope_head_dim`` values
-per token and layer (576 for DeepSeek-V2, V2-Lite and V3; what vLLM and SGLang keep; Hugging Face
-``transformers`` keeps the decompressed heads instead).  No ``kv_heads`` gives 576 exactly, so it
-is rounded up, never down, to keep a fit honest: DeepSeek-V2 640 values (+11%), V2-Lite 1,024
-(+78%), V3 896 (+56%).  Under tensor parallelism the estimator splits KV heads across GPUs, while
+Head width.  A config's ``head_dim`` (Qwen3, Gemma, OLMoE's family code) is read as
+``model.head_dim`` where it differs from ``hidden / heads`` (Qwen3-30B-A3B: 32 heads of 128 on a
+hidden size of 2,048), with the config's own ``num_key_value_heads``: the attention FLOPs, its
+activations and the KV cache (``2 x kv_heads x head_dim`` values per token and layer) are then
+exact (Qwen3-30B-A3B: 48 x 2 x 4 x 128 = 49,152 values, 98,304 bytes a token in 16 bits).
+
+Multi-head latent attention has queries and keys of ``qk_nope_head_dim + qk_rope_head_dim`` (192
+for DeepSeek-V2, V2-Lite and V3) and values of ``v_head_dim`` (128): ``head_dim`` is their mean,
+160, which counts the score matmul (heads x 192) and the value matmul (heads x 128) exactly, and
+the stored queries, keys, values and attention output (2 x 192 + 2 x 128 = 4 x 160).  Its cache is
+the compressed latent and the shared RoPE key, ``kv_lora_rank + qk_rope_head_dim`` values per token
+and layer (576; what vLLM and SGLang keep; Hugging Face ``transformers`` keeps the decompressed
+heads instead), for which ``kv_heads`` is the smallest divisor of ``heads`` whose cache of heads of
+``head_dim`` holds it, rounded up, never down, to keep a fit honest: 2 heads of 160, 640 values
+(+11%) for all three.  Under tensor parallelism the estimator splits KV heads across GPUs, while
 every GPU holds the whole MLA latent, so there the per-GPU cache of an MLA model is understated.
 """
 
@@ -148,9 +154,9 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
     hidden = _whole(config, file, "hidden_size", "n_embd", "d_model")
     layers = _whole(config, file, "num_hidden_layers", "n_layer", "num_layers")
     heads = _whole(config, file, "num_attention_heads", "n_head")
-    kv_heads = int(config.get("num_key_value_heads") or heads)
+    kv_heads = _optional_whole(config, file, "num_key_value_heads", heads)
     vocab = _whole(config, file, "vocab_size")
-    head_dim = int(config.get("head_dim") or hidden // heads)
+    head_dim = _optional_whole(config, file, "head_dim", max(1, hidden // heads))
     gated = family in _GATED
     gpt2_like = family in _GPT2_LIKE
     ffn = int(config.get("intermediate_size") or config.get("n_inner") or 4 * hidden)
@@ -164,7 +170,8 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
     final_norm = (2 if gpt2_like else 1) * hidden  # LayerNorm has a bias, RMSNorm none
     params = layers * (attention + mlp + biases + norms) + embeddings + final_norm
     section = _section(config, family, params, layers, hidden, heads, vocab)
-    section["kv_heads"] = _schema_kv_heads(2 * kv_heads * head_dim, hidden, heads)
+    section["kv_heads"] = kv_heads
+    _head_dim(section, head_dim, config)
     section["tied_embeddings"] = tied
     return section
 
@@ -212,7 +219,7 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
         shared = shared_experts * expert  # as wide as a routed expert, run by every token
         if config.get("topk_method") == "noaux_tc":  # V3: a routing bias per expert
             router += experts
-        attention, kv_values = _mla(config, file, hidden, heads)
+        attention, head_dim, kv_heads = _mla(config, file, hidden, heads)
         first_dense = _optional_whole(config, file, "first_k_dense_replace", 0, least=0)
         every = _optional_whole(config, file, "moe_layer_freq", 1)
         moe = [i >= first_dense and i % every == 0 for i in range(layers)]
@@ -226,7 +233,7 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
         if family == "qwen2_moe":  # a shared expert and its sigmoid gate (hidden x 1)
             width = _moe_field(config, file, "shared_expert_intermediate_size", "its width")
             shared = 3 * hidden * width + hidden
-        attention, kv_values = _gqa(config, file, family, hidden, heads)
+        attention, head_dim, kv_heads = _gqa(config, file, family, hidden, heads)
         moe = [True] * layers
         if family in ("qwen2_moe", "qwen3_moe"):
             step = _optional_whole(config, file, "decoder_sparse_step", 1)
@@ -251,7 +258,8 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
     moe_layers = layers - dense_layers
     params = moe_layers * moe_total + dense_layers * dense + outside
     section = _section(config, family, params, layers, hidden, heads, vocab)
-    section["kv_heads"] = _schema_kv_heads(kv_values, hidden, heads)
+    section["kv_heads"] = kv_heads
+    _head_dim(section, head_dim, config)
     section["experts"] = experts
     section["experts_per_token"] = per_token
     if groups is not None:
@@ -265,10 +273,10 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
 
 def _gqa(
     config: dict[str, Any], file: str, family: str, hidden: int, heads: int
-) -> tuple[int, int]:
-    """Grouped-query attention's parameters per layer, and its KV cache values per token."""
+) -> tuple[int, int, int]:
+    """Grouped-query attention's parameters per layer, its heads' width and its KV heads."""
     kv_heads = _optional_whole(config, file, "num_key_value_heads", heads)
-    head_dim = _optional_whole(config, file, "head_dim", hidden // heads)
+    head_dim = _optional_whole(config, file, "head_dim", max(1, hidden // heads))
     params = hidden * head_dim * (2 * heads + 2 * kv_heads)
     if family == "qwen2_moe":  # biases on Q, K and V (Qwen2MoeAttention)
         params += head_dim * (heads + 2 * kv_heads)
@@ -278,12 +286,13 @@ def _gqa(
         params += 2 * head_dim
     elif family == "olmoe":  # RMSNorm over the whole query and the whole key
         params += hidden + kv_heads * head_dim
-    return params, 2 * kv_heads * head_dim
+    return params, head_dim, kv_heads
 
 
-def _mla(config: dict[str, Any], file: str, hidden: int, heads: int) -> tuple[int, int]:
-    """Multi-head latent attention's parameters per layer, and its KV cache values per token
-    (the compressed latent and the RoPE key all heads share)."""
+def _mla(config: dict[str, Any], file: str, hidden: int, heads: int) -> tuple[int, int, int]:
+    """Multi-head latent attention's parameters per layer, its effective head width (the mean of
+    the query/key and the value widths, rounded) and the KV heads of that width that hold its
+    cache (the compressed latent and the RoPE key all heads share; module doc)."""
     if "q_lora_rank" not in config:
         raise ConfigError(
             "no q_lora_rank in the config (null: queries projected directly, as DeepSeek-V2-Lite)",
@@ -305,7 +314,8 @@ def _mla(config: dict[str, Any], file: str, hidden: int, heads: int) -> tuple[in
     kv = hidden * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v)  # down, norm, up
     o = heads * v * hidden
     bias = ((q_rank or 0) + kv_rank + rope + hidden) if config.get("attention_bias") else 0
-    return q + kv + o + bias, kv_rank + rope
+    head_dim = round((nope + rope + v) / 2)
+    return q + kv + o + bias, head_dim, _latent_kv_heads(kv_rank + rope, head_dim, heads)
 
 
 def _section(
@@ -342,12 +352,20 @@ def _positions(config: dict[str, Any]) -> int:
     return int(config.get("max_position_embeddings") or config.get("n_positions") or 2048)
 
 
-def _schema_kv_heads(values: int, hidden: int, heads: int) -> int:
-    """The ``kv_heads`` whose cache in the estimator (``2 x kv_heads x hidden / heads`` values per
-    token and layer) is the smallest that holds ``values``: a divisor of ``heads``, at most
-    ``heads``.  Equal to the config's KV heads when its heads are ``hidden / heads`` wide."""
+def _head_dim(section: dict[str, Any], head_dim: int, config: dict[str, Any]) -> None:
+    """``model.head_dim`` where the config gives the heads a width (``head_dim``, or MLA's) that
+    is not ``hidden / heads`` (else left out: the schema's default)."""
+    given = config.get("head_dim") is not None or config.get("kv_lora_rank") is not None
+    if given and head_dim * section["heads"] != section["hidden"]:
+        section["head_dim"] = head_dim
+
+
+def _latent_kv_heads(values: int, head_dim: int, heads: int) -> int:
+    """The ``kv_heads`` whose cache in the estimator (``2 x kv_heads x head_dim`` values per token
+    and layer) is the smallest that holds ``values`` (MLA's latent): a divisor of ``heads``, at
+    most ``heads``."""
     for count in range(1, heads + 1):
-        if heads % count == 0 and 2 * count * hidden >= values * heads:
+        if heads % count == 0 and 2 * count * head_dim >= values:
             return count
     return heads
 

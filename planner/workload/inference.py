@@ -69,6 +69,7 @@ def _shape(spec: WorkloadSpec) -> ModelShape:
         hidden=int(m.hidden or 1),
         heads=int(m.heads or 1),
         kv_heads=m.kv_heads,
+        head_dim=m.head_dim,
         active_params=m.active_params,
         experts=m.experts,
         experts_per_token=m.experts_per_token,
@@ -175,11 +176,11 @@ def _flops_per_request(spec: WorkloadSpec) -> float:
     inf = _section(spec)
     m = spec.model
     params = float(m.active_params or m.params or 0.0)
-    L, h = int(m.layers or 1), int(m.hidden or 1)
+    L, w = int(m.layers or 1), m.attention_width
     return inf.prompt_tokens * compute.prefill_flops_per_token(
-        params, L, h, inf.prompt_tokens
+        params, L, w, inf.prompt_tokens
     ) + inf.output_tokens * compute.decode_flops_per_token(
-        params, L, h, inf.prompt_tokens + inf.output_tokens / 2.0
+        params, L, w, inf.prompt_tokens + inf.output_tokens / 2.0
     )
 
 

@@ -34,6 +34,14 @@ Conventions (why these numbers):
   dropout stores ``s·b·h·(32 + 2·a·s/h)``: the softmax output is then the value matmul's input.
   FlashAttention regenerates its dropout mask from the saved RNG state (Dao et al. 2022,
   Algorithm 2), so with it only the two s·b·h masks differ.
+- Attention wider (or narrower) than the hidden size: of the 34, the query and key the score
+  matmul keeps (4·s·b·h), the values (2·s·b·h) and the attention output the output projection
+  reads (2·s·b·h) -- 8 -- are as wide as the attention, ``heads x head_dim`` (Korthikanti s4.1:
+  "QKᵀ ... 4sbh", "the Values (2sbh)", the linear projection's "input activations with size
+  2sbh"); the QKV projection's input, the layer norms, the MLP and the dropout masks are
+  hidden-wide.  A model of attention width ``w`` stores ``26·s·b·h + 8·s·b·w`` (32 -> ``24 +
+  8·w/h`` without dropout).  Keys and values are counted at the queries' width, as in the
+  multi-head count (grouped-query attention's narrower K and V are not subtracted).
 - Output logits in fp32 plus their softmax: ``b·s·V·4·2`` bytes (vram.asmirnov.xyz), over t.  The
   Hugging Face Trainer's causal-LM loss holds more: transformers' ``*ForCausalLM.forward`` upcasts
   the logits (``logits = logits.float()``), makes a shifted contiguous copy
@@ -65,7 +73,8 @@ Conventions (why these numbers):
   (:func:`qlora_frozen_bytes_per_param`).
 - Framework: 1 GiB for the CUDA context, cuBLAS workspaces and NCCL buffers (vram.asmirnov.xyz counts
   0.3-2 GiB) plus 5% of everything else for caching-allocator fragmentation.
-- KV cache: ``2·L·kv_heads·(h/heads)·bytes`` per token of context.
+- KV cache: ``2·L·kv_heads·head_dim·bytes`` per token of context (``head_dim`` = h/heads unless
+  the model says otherwise).
 """
 
 from __future__ import annotations
@@ -149,6 +158,11 @@ REPLICATED_BYTES_PER_SBH = 10.0
 # output 2 (eq. 1); without dropout only the softmax output stays.
 SCORE_BYTES_PER_AS2B = 5.0
 SCORE_DROPOUT_BYTES_PER_AS2B = 3.0
+# Of Korthikanti's 34, those as wide as the attention (heads x head_dim), not the hidden size: the
+# query and key (4), the values (2) and the attention output (2) (module doc); under fp8 the
+# attention output, the output projection's input, is kept in fp8 (1 fewer).
+ATTENTION_WIDTH_BYTES_PER_SBH = 8.0
+FP8_ATTENTION_INPUT_SAVING_PER_SBH = 1.0
 # Of Korthikanti's 34, the MLP block's (the first linear layer's input 2, the GeLU's input 8, the
 # second linear layer's input 8, the dropout mask 1).  A mixture of experts stores, in place of the
 # values (18), each routed expert's own for every token it receives (:func:`expert_bytes_per_sbh`).
@@ -237,19 +251,35 @@ def lora_params(layers: int, hidden: int, rank: int, targets: str = "all-linear"
     return LORA_PARAMS_BY_TARGETS[targets] * rank * hidden * layers
 
 
-def layer_bytes_per_sbh(*, dropout: bool, precision: str = "bf16") -> float:
+def attention_bytes_per_sbh(precision: str = "bf16") -> float:
+    """Of a layer's stored bytes per s·b·h, those that scale with the attention width (Q, K, V
+    and the attention output: 8; 16 in fp32 and tf32; 7 under fp8, whose output-projection input
+    is kept in fp8)."""
+    if precision in ("fp32", "tf32"):
+        return 2.0 * ATTENTION_WIDTH_BYTES_PER_SBH
+    if precision == "fp8":
+        return ATTENTION_WIDTH_BYTES_PER_SBH - FP8_ATTENTION_INPUT_SAVING_PER_SBH
+    return ATTENTION_WIDTH_BYTES_PER_SBH
+
+
+def layer_bytes_per_sbh(
+    *, dropout: bool, precision: str = "bf16", attention_ratio: float = 1.0
+) -> float:
     """Stored bytes per s·b·h of one layer, score term aside: 34 with dropout, 32 without.
 
     Korthikanti's counts are for 16-bit values with 1-byte dropout masks.  In fp32 and tf32 every
     value takes 4 bytes (66 and 64); under fp8 (Transformer Engine) the inputs of the four linear
-    layers are kept in fp8 -- QKV 2, projection 2, MLP up 2 and down 8 bytes halve -- 7 fewer."""
+    layers are kept in fp8 -- QKV 2, projection 2, MLP up 2 and down 8 bytes halve -- 7 fewer.
+    ``attention_ratio`` is the attention width over the hidden size (``heads x head_dim / h``):
+    the attention-wide values (:func:`attention_bytes_per_sbh`) scale with it."""
     masks = DROPOUT_MASK_BYTES_PER_SBH if dropout else 0.0
     values = LAYER_BYTES_PER_SBH - DROPOUT_MASK_BYTES_PER_SBH
+    wider = (attention_ratio - 1.0) * attention_bytes_per_sbh(precision)
     if precision in ("fp32", "tf32"):
-        return 2.0 * values + masks
+        return 2.0 * values + masks + wider
     if precision == "fp8":
-        return values + masks - FP8_LINEAR_INPUT_SAVING_PER_SBH
-    return values + masks
+        return values + masks - FP8_LINEAR_INPUT_SAVING_PER_SBH + wider
+    return values + masks + wider
 
 
 def expert_bytes_per_sbh(ffn_per_hidden: float, *, precision: str = "bf16") -> float:
@@ -271,7 +301,12 @@ def expert_bytes_per_sbh(ffn_per_hidden: float, *, precision: str = "bf16") -> f
 
 
 def moe_layer_bytes_per_sbh(
-    ffn_per_hidden: float, experts_per_token: int, *, dropout: bool, precision: str = "bf16"
+    ffn_per_hidden: float,
+    experts_per_token: int,
+    *,
+    dropout: bool,
+    precision: str = "bf16",
+    attention_ratio: float = 1.0,
 ) -> float:
     """Stored bytes per s·b·h of one mixture-of-experts layer, score term aside: a dense layer's
     (:func:`layer_bytes_per_sbh`) with its MLP's values replaced by those of the ``experts_per_token``
@@ -282,7 +317,10 @@ def moe_layer_bytes_per_sbh(
     elif precision == "fp8":
         dense_mlp -= FP8_MLP_INPUT_SAVING_PER_SBH
     experts = experts_per_token * expert_bytes_per_sbh(ffn_per_hidden, precision=precision)
-    return layer_bytes_per_sbh(dropout=dropout, precision=precision) - dense_mlp + experts
+    dense = layer_bytes_per_sbh(
+        dropout=dropout, precision=precision, attention_ratio=attention_ratio
+    )
+    return dense - dense_mlp + experts
 
 
 def score_bytes_per_as2b(*, dropout: bool, precision: str = "bf16") -> float:
@@ -304,13 +342,15 @@ def activation_bytes_per_layer(
     flash: bool = True,
     sequence_parallel: bool = True,
     dropout: bool = True,
+    attention_width: int | None = None,
 ) -> float:
     """Stored activation bytes of one transformer layer (Korthikanti et al. 2022, eq. 2 and s4).
 
     With sequence parallelism ``s·b·h·(34 + 5·a·s/h)/t`` (eq. 2 over t; ``32 + 2·a·s/h`` without
     dropout).  Without it the layer norms, the linear inputs after them and the dropout masks stay
     replicated over the t ranks: ``s·b·h·(10 + 24/t + 5·a·s/(h·t))`` (eq. 3; ``8 + 24/t + ...``
-    without dropout).
+    without dropout).  ``attention_width`` (``heads x head_dim``; None: ``hidden``) widens the
+    query, key, value and attention-output terms (:func:`layer_bytes_per_sbh`).
     """
     sbh = seq * micro_batch * hidden
     if recompute == "full":
@@ -320,9 +360,10 @@ def activation_bytes_per_layer(
         if (flash or recompute == "selective")
         else score_bytes_per_as2b(dropout=dropout) * heads * seq * seq * micro_batch
     )
-    per_sbh = layer_bytes_per_sbh(dropout=dropout)
+    ratio = (attention_width or hidden) / hidden
+    per_sbh = layer_bytes_per_sbh(dropout=dropout, attention_ratio=ratio)
     if not sequence_parallel and tp > 1:
-        replicated = REPLICATED_BYTES_PER_SBH - (LAYER_BYTES_PER_SBH - per_sbh)
+        replicated = REPLICATED_BYTES_PER_SBH - (0.0 if dropout else DROPOUT_MASK_BYTES_PER_SBH)
         return replicated * sbh + (per_sbh - replicated) * sbh / tp + score / tp
     return (per_sbh * sbh + score) / tp
 
@@ -336,10 +377,19 @@ def full_recompute_working_bytes(
     tp: int,
     flash: bool,
     dropout: bool = True,
+    attention_width: int | None = None,
 ) -> float:
     """One layer's activations, rebuilt during the backward pass under full recompute."""
     return activation_bytes_per_layer(
-        seq, micro_batch, hidden, heads, tp=tp, recompute="none", flash=flash, dropout=dropout
+        seq,
+        micro_batch,
+        hidden,
+        heads,
+        tp=tp,
+        recompute="none",
+        flash=flash,
+        dropout=dropout,
+        attention_width=attention_width,
     )
 
 
@@ -390,17 +440,33 @@ def transformer_activation_bytes(
     flash: bool = True,
     with_logits: bool = True,
     dropout: bool = True,
+    attention_width: int | None = None,
 ) -> float:
     """Activation bytes per GPU for one micro-batch: L layers (1F1B keeps ~L under pipeline) + logits
     (under full recompute: the stored inputs + the larger of one layer's working set and the logits)."""
     per_layer = activation_bytes_per_layer(
-        seq, micro_batch, hidden, heads, tp=tp, recompute=recompute, flash=flash, dropout=dropout
+        seq,
+        micro_batch,
+        hidden,
+        heads,
+        tp=tp,
+        recompute=recompute,
+        flash=flash,
+        dropout=dropout,
+        attention_width=attention_width,
     )
     total = layers * per_layer
     logits = logits_bytes(seq, micro_batch, vocab, tp=tp) if (with_logits and vocab) else 0.0
     if recompute == "full":
         working = full_recompute_working_bytes(
-            seq, micro_batch, hidden, heads, tp=tp, flash=flash, dropout=dropout
+            seq,
+            micro_batch,
+            hidden,
+            heads,
+            tp=tp,
+            flash=flash,
+            dropout=dropout,
+            attention_width=attention_width,
         )
         return total + recompute_peak_bytes(working, logits)
     return total + logits
@@ -442,11 +508,18 @@ def framework_bytes(other_bytes: float) -> float:
 
 
 def kv_cache_bytes_per_token(
-    layers: int, hidden: int, heads: int, kv_heads: int | None, bytes_per_value: float
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv_heads: int | None,
+    bytes_per_value: float,
+    *,
+    head_dim: float | None = None,
 ) -> float:
-    """KV-cache bytes per token of context (keys and values, every layer)."""
-    head_dim = hidden / heads
-    return 2.0 * layers * (kv_heads or heads) * head_dim * bytes_per_value
+    """KV-cache bytes per token of context (keys and values, every layer): heads of ``head_dim``
+    (None: ``hidden / heads``)."""
+    width = head_dim or hidden / heads
+    return 2.0 * layers * (kv_heads or heads) * width * bytes_per_value
 
 
 def accelerate_adam_rule_bytes(params: float, bytes_per_value: float) -> float:

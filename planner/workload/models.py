@@ -1,10 +1,11 @@
 """Model presets: the shapes the estimator needs, with where each number comes from.
 
 A workload file may name a preset (``model: gpt2-xl``) instead of spelling out the fields.  Transformer
-presets carry parameters, layers, hidden size, heads (and KV heads for grouped-query attention),
-vocabulary and the trained context length.  Vision and diffusion presets carry parameters and
-``flops_per_sample`` -- the *training* FLOPs (forward + backward, about 3x forward) for one sample at
-the stated resolution -- because 6·N·D does not describe a convolution.
+presets carry parameters, layers, hidden size, heads (and KV heads for grouped-query attention, and
+the heads' own width where it is not hidden / heads), vocabulary and the trained context length.
+Vision and diffusion presets carry parameters and ``flops_per_sample`` -- the *training* FLOPs
+(forward + backward, about 3x forward) for one sample at the stated resolution -- because 6·N·D
+does not describe a convolution.
 
 Conventions: ``params`` counts every weight once (tied embeddings once).  Forward FLOPs for vision
 models are quoted in multiply-accumulates (MACs) by torchvision and most papers; one MAC is 2 FLOPs,
@@ -44,6 +45,9 @@ class ModelPreset:
     # whether the output head shares the token embedding's matrix (its public config.json's
     # tie_word_embeddings); None: not a language model
     tied_embeddings: bool | None = None
+    # one attention head's width where it is not hidden / heads (config.json's head_dim); None:
+    # hidden / heads
+    head_dim: int | None = None
 
 
 def _cnn_train_flops(forward_gmacs: float) -> float:
@@ -302,7 +306,12 @@ _PRESETS: tuple[ModelPreset, ...] = (
     ),
     # DeepSeek-V2-Lite: DeepSeek-AI 2024 (DeepSeek-V2 paper: 15.7B total, 2.4B activated per
     # token); HF deepseek-ai/DeepSeek-V2-Lite config.json: 27 layers, hidden 2048, 16 heads, vocab
-    # 102400, 64 routed experts (and 2 shared), 6 routed experts per token.
+    # 102400, 64 routed experts (and 2 shared), 6 routed experts per token.  Multi-head latent
+    # attention (config.json: qk_nope_head_dim 128 + qk_rope_head_dim 64 = 192 for queries and
+    # keys, v_head_dim 128 for values): head_dim 160, their mean, counts the score (16 x 192) and
+    # value (16 x 128) matmuls exactly; its KV cache is the compressed latent and the shared RoPE
+    # key (kv_lora_rank 512 + 64 = 576 values per token and layer, what vLLM and SGLang keep), held
+    # as the fewest KV heads of 160 that cover it: 2 (640 values, 11% more), as hf_config reads it.
     ModelPreset(
         "deepseek-v2-lite",
         "decoder",
@@ -311,13 +320,14 @@ _PRESETS: tuple[ModelPreset, ...] = (
         27,
         2048,
         16,
-        16,
+        2,
         102400,
         4096,
         dropout=0.0,
         experts=64,
         experts_per_token=6,
         active_params=2.4e9,
+        head_dim=160,
     ),
     # GPT-3 175B as trained with Megatron in Korthikanti et al. 2022 (96 layers, 12288, 96 heads).
     ModelPreset(

@@ -6,8 +6,8 @@ sequences by a token each and processes ``prefill_tokens`` prompt tokens.  A ste
 
 * runs the weight matmuls: they read the weights once (a mixture of experts reads the experts its
   tokens touch) and do ``2 x active params`` FLOPs per token;
-* runs attention: it reads the KV cache of every running sequence and does ``4 x layers x hidden x
-  context`` FLOPs per token;
+* runs attention: it reads the KV cache of every running sequence and does ``4 x layers x heads x
+  head_dim x context`` FLOPs per token;
 * each of the two is its own roofline, the larger of ``bytes / (bandwidth x the stack's bandwidth
   fraction)`` and ``FLOPs / (peak at the compute precision x the GPU's matmul fraction)``, and the
   two add up: they are separate kernels, one after the other, so a large batch's KV-cache reads do
@@ -33,8 +33,9 @@ a mean (and optionally a 95th percentile):
   M/D/1 queue whose service is the whole request.
 
 KV cache: ``2 x layers x kv_heads x head_dim`` values per token (grouped-query attention shares
-them), split over the tensor-parallel GPUs down to one KV head each.  The stack's memory share less
-the weights and a prefill workspace is the KV pool; the most sequences it holds at the mean context
+them; ``head_dim`` the model's, else ``hidden / heads``), split over the tensor-parallel GPUs
+down to one KV head each.  The stack's memory share less the weights and a prefill workspace is
+the KV pool; the most sequences it holds at the mean context
 (prompt + half the output) is the replica's concurrency limit, capped by the stack's
 ``max_num_seqs``.
 
@@ -180,6 +181,8 @@ class ModelShape:
     hidden: int
     heads: int
     kv_heads: int | None = None
+    # one attention head's width where it is not hidden / heads (Qwen3: 128 on hidden / heads 64)
+    head_dim: float | None = None
     active_params: float | None = None  # mixture of experts: parameters one token uses
     experts: int | None = None
     experts_per_token: int | None = None
@@ -190,6 +193,16 @@ class ModelShape:
     @property
     def active(self) -> float:
         return float(self.active_params or self.params)
+
+    @property
+    def head_width(self) -> float:
+        """One attention head's width: ``head_dim``, else ``hidden / heads``."""
+        return float(self.head_dim or self.hidden / self.heads)
+
+    @property
+    def attention_width(self) -> float:
+        """The queries' width, ``heads x head_dim``: what the attention FLOPs scale with."""
+        return float(self.hidden) if self.head_dim is None else self.heads * self.head_width
 
     @property
     def matmul_params(self) -> float:
@@ -250,8 +263,7 @@ class Replica:
         m = self.model
         kv_heads = m.kv_heads or m.heads
         per_gpu_heads = max(kv_heads / self.tp, 1.0)
-        head_dim = m.hidden / m.heads
-        return 2.0 * m.layers * per_gpu_heads * head_dim * KV_BYTES[self.kv_precision]
+        return 2.0 * m.layers * per_gpu_heads * m.head_width * KV_BYTES[self.kv_precision]
 
     @property
     def workspace_bytes_per_gpu(self) -> float:
@@ -329,7 +341,7 @@ class Replica:
         attention_ctx = decode_seqs * decode_context + prefill_tokens * prefill_context / 2.0
         attention_s = max(
             kv * (decode_seqs * decode_context + prefill_tokens) / bandwidth,
-            4.0 * m.layers * m.hidden * attention_ctx / self.tp / peak,
+            4.0 * m.layers * m.attention_width * attention_ctx / self.tp / peak,
         )
         gpu_s = matmul_s + attention_s + self.stack.kernel_ms_per_layer * 1e-3 * m.layers
         host_s = self.stack.layer_overhead_ms * 1e-3 * m.layers

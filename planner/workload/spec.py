@@ -179,6 +179,12 @@ class ModelSection(_Section):
     hidden: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
     heads: int | None = Field(default=None, ge=1, le=MAX_LAYER_COUNT)
     kv_heads: int | None = Field(default=None, ge=1, le=MAX_LAYER_COUNT)
+    # one attention head's width (config.json's head_dim); None: hidden / heads.  Some models'
+    # heads are wider than that: Qwen3-30B-A3B 32 x 128 on a hidden size of 2,048, Gemma 2 and 3
+    # 256.  Multi-head latent attention (DeepSeek-V2/V3) has queries and keys of one width and
+    # values of another (qk_nope_head_dim + qk_rope_head_dim = 192, v_head_dim = 128): give their
+    # mean, 160, which counts both the score and the value matmuls exactly
+    head_dim: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     vocab: int | None = Field(default=None, ge=0, le=MAX_SEQ_LEN)
     flops_per_sample: float | None = Field(default=None, gt=0, le=1e20)
@@ -239,6 +245,28 @@ class ModelSection(_Section):
     @property
     def is_transformer(self) -> bool:
         return self.arch in ("decoder", "encoder")
+
+    @property
+    def head_width(self) -> float:
+        """One attention head's width: ``head_dim``, else ``hidden / heads``."""
+        if self.head_dim is not None:
+            return float(self.head_dim)
+        return float(self.hidden or 1) / float(self.heads or 1)
+
+    @property
+    def attention_width(self) -> int:
+        """The queries' (and the attention output's) width, ``heads x head_dim``: what the score
+        and value matmuls and the attention's stored activations scale with.  The hidden size
+        when the heads split it (``head_dim`` unset)."""
+        if self.head_dim is None:
+            return int(self.hidden or 1)
+        return int(self.heads or 1) * self.head_dim
+
+    @property
+    def kv_width(self) -> float:
+        """The keys' (and the values') width, ``kv_heads x head_dim``: one token's KV cache per
+        layer is twice this many values."""
+        return float(self.kv_heads or self.heads or 1) * self.head_width
 
     @property
     def is_moe(self) -> bool:
@@ -598,6 +626,7 @@ class WorkloadSpec(_Section):
                 "hidden": preset.hidden,
                 "heads": preset.heads,
                 "kv_heads": preset.kv_heads,
+                "head_dim": preset.head_dim,
                 "seq_len": preset.seq_len,
                 "vocab": preset.vocab,
                 "flops_per_sample": preset.flops_per_sample,
@@ -816,8 +845,12 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
     groups of query heads (grouped-query attention, Ainslie et al. 2023); tensor parallelism splits
     the heads and pipeline parallelism the layers, so neither can exceed their number."""
     heads, hidden, layers = m.heads or 1, m.hidden or 1, m.layers or 1
-    if hidden % heads:
-        raise FieldError("model.heads", f"{heads} heads do not divide hidden size {hidden}")
+    if m.head_dim is None and hidden % heads:
+        raise FieldError(
+            "model.heads",
+            f"{heads} heads do not divide hidden size {hidden} (heads of another width: give "
+            "model.head_dim)",
+        )
     if m.kv_heads is not None and (m.kv_heads > heads or heads % m.kv_heads):
         raise FieldError(
             "model.kv_heads", f"{m.kv_heads} key/value heads do not divide {heads} heads"

@@ -158,7 +158,8 @@ class TrainFacts:
     seq: int  # tokens per sequence (1 for non-transformers)
     model_flops_per_seq: float
     recompute_flops_per_seq: dict[str, float]
-    act_base_per_seq_layer: float  # 34·s·h bytes (32 without dropout)
+    # 34·s·h bytes (32 without dropout); of them 8·s·h scale with the attention width
+    act_base_per_seq_layer: float
     act_score_per_seq_layer: float  # 5·a·s² bytes (2 without dropout)
     logits_per_seq: float
     act_per_sample: float  # non-transformers, bytes

@@ -99,21 +99,31 @@ class _Shape:
 
 def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     """A transformer's :class:`_Shape`: FLOPs and activation bytes per sequence (Korthikanti et al.
-    2022 eq. 2, with or without the dropout masks; memory.py)."""
+    2022 eq. 2, with or without the dropout masks; memory.py).  The attention core's FLOPs and the
+    query, key, value and attention-output activations scale with the attention width ``w``,
+    ``heads x head_dim`` (the hidden size unless ``model.head_dim`` says otherwise)."""
     m = spec.model
     dropout = dropout_on(spec)
     precision = spec.train.precision.value
     L, h, a, seq = int(m.layers or 1), int(m.hidden or 1), int(m.heads or 1), spec.seq_len
+    w = m.attention_width
+    ratio = w / h
     # a mixture of experts runs each token through its active parameters (FLOPs, matmul shapes) and
     # stores, in place of a dense MLP's activations, those of each expert it is routed to, as wide as
     # the experts are; memory holds every parameter
     active = float(m.active_params or params)
     if m.is_moe and m.expert_ffn > 0:
         act_layer = mem.moe_layer_bytes_per_sbh(
-            m.expert_ffn / h, int(m.experts_per_token or 1), dropout=dropout, precision=precision
+            m.expert_ffn / h,
+            int(m.experts_per_token or 1),
+            dropout=dropout,
+            precision=precision,
+            attention_ratio=ratio,
         )
     else:
-        act_layer = mem.layer_bytes_per_sbh(dropout=dropout, precision=precision)
+        act_layer = mem.layer_bytes_per_sbh(
+            dropout=dropout, precision=precision, attention_ratio=ratio
+        )
     vocab = int(m.vocab or 0)
     # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
     stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
@@ -132,9 +142,9 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
         if meth == "full"
         else mem.lora_params(L, h, spec.train.lora_rank, spec.train.lora_targets),
         model_flops_per_seq=seq
-        * compute.train_model_flops_per_token(active, L, h, seq, method=meth),
+        * compute.train_model_flops_per_token(active, L, w, seq, method=meth),
         recompute_flops_per_seq={
-            mode: seq * compute.recompute_flops_per_token(active, L, h, seq, mode)
+            mode: seq * compute.recompute_flops_per_token(active, L, w, seq, mode)
             for mode in ("none", "selective", "full")
         },
         act_base_per_seq_layer=act_layer * seq * h,
@@ -154,13 +164,13 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
         head_flops_per_seq=seq * (6.0 if meth == "full" else 4.0) * vocab * h if logits else 0.0,
         # one layer's weights: all but the vocabulary matrix (GPT layer 12·h², never below 4·h²)
         layer_params=max(active - vocab * h, 4.0 * h * h * L) / L,
-        # the attention core's share of those FLOPs: 12·L·h·s per token, and the 4·L·h·s of its
+        # the attention core's share of those FLOPs: 12·L·w·s per token, and the 4·L·w·s of its
         # forward pass again under recompute (compute.py)
         attention_flops_per_seq={
             mode: seq
             * (
-                compute.attention_flops_per_token(L, h, seq)
-                + (0.0 if mode == "none" else 4.0 * L * h * seq)
+                compute.attention_flops_per_token(L, w, seq)
+                + (0.0 if mode == "none" else 4.0 * L * w * seq)
             )
             for mode in ("none", "selective", "full")
         },
@@ -351,12 +361,16 @@ def _flash_off_reason(spec: WorkloadSpec) -> str:
 def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
     """The assumptions line on stored activations: FlashAttention and dropout."""
     p = spec.model.dropout
-    per_sbh = mem.layer_bytes_per_sbh(dropout=dropout_on(spec))
     m = spec.model
+    ratio = m.attention_width / (m.hidden or 1)
+    per_sbh = mem.layer_bytes_per_sbh(dropout=dropout_on(spec), attention_ratio=ratio)
     if m.is_moe and m.expert_ffn > 0 and m.hidden:
         # in 16 bits, as the dense count: each routed expert's activations for its own width
         per_sbh = mem.moe_layer_bytes_per_sbh(
-            m.expert_ffn / m.hidden, int(m.experts_per_token or 1), dropout=dropout_on(spec)
+            m.expert_ffn / m.hidden,
+            int(m.experts_per_token or 1),
+            dropout=dropout_on(spec),
+            attention_ratio=ratio,
         )
     if p is None:
         drop = (
@@ -371,6 +385,11 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
         f"FlashAttention {'on' if flash else _flash_off_reason(spec)}; activations per "
         f"Korthikanti et al. 2022, {per_sbh:.3g}·s·b·h bytes per layer"
         + (" (each routed expert's for its width)" if m.is_moe else "")
+        + (
+            f" (attention {m.attention_width:,} wide: heads x head_dim)"
+            if m.head_dim is not None and m.attention_width != m.hidden
+            else ""
+        )
         + f" with {drop}"
     )
 
