@@ -6,6 +6,8 @@ import pytest
 
 from planner.workload import memory as mem
 from planner.workload.models import get_preset
+from planner.workload.spec import parse_workload
+from planner.workload.training import train_facts
 
 
 @pytest.mark.parametrize(
@@ -104,6 +106,31 @@ def test_hugging_face_loss_holds_three_fp32_copies_of_the_logits() -> None:
     assert mem.logit_bytes("hf-trainer") == 12.0
     assert mem.logit_bytes("megatron") == mem.logit_bytes(None) == 8.0
     assert mem.logits_bytes(4096, 1, 128256, bytes_per_logit=12.0) == 4096 * 128256 * 12
+
+
+def test_torchtune_recipes_hold_three_fp32_copies_of_the_logits() -> None:
+    # the recipe's shifted contiguous fp32 copy, the log-softmax output and the loss's gradient
+    assert mem.logit_bytes("torchtune") == 12.0
+    assert mem.logit_bytes("pytorch-fsdp") == 8.0
+
+
+def test_torchtune_finetune_charges_12_bytes_per_logit() -> None:
+    # Llama 2 7B, 2,048 tokens: 2,048 x 32,000 logits x 12 bytes per sequence on torchtune, 8 on
+    # plain PyTorch FSDP
+    def logits(framework: str) -> float:
+        spec = parse_workload(
+            {
+                "name": "tt",
+                "kind": "finetune",
+                "model": "llama-2-7b",
+                "data": {"samples": 100, "tokens_per_sample": 2048},
+                "training": {"framework": framework, "method": "lora", "precision": "pure-bf16"},
+            }
+        )
+        return train_facts(spec).logits_per_seq
+
+    assert logits("torchtune") == 2048 * 32000 * 12.0
+    assert logits("pytorch-fsdp") == 2048 * 32000 * 8.0
 
 
 def test_full_recompute_peak_holds_the_larger_of_working_set_and_logits() -> None:

@@ -46,7 +46,12 @@ Conventions (why these numbers):
   Hugging Face Trainer's causal-LM loss holds more: transformers' ``*ForCausalLM.forward`` upcasts
   the logits (``logits = logits.float()``), makes a shifted contiguous copy
   (``logits[..., :-1, :].contiguous()``) and ``CrossEntropyLoss`` keeps its log-softmax output for
-  the backward pass: three fp32 copies, 12 bytes per logit (:func:`logit_bytes`).
+  the backward pass: three fp32 copies, 12 bytes per logit (:func:`logit_bytes`).  torchtune's
+  recipes hold as many: its ``TransformerDecoder`` returns ``self.output(h).float()``, the recipe
+  keeps the shifted copy ``logits[..., :-1, :].contiguous()`` in scope through the backward pass and
+  ``nn.CrossEntropyLoss`` its log-softmax output, and the loss's backward writes a third fp32
+  tensor of the same size beside them (pytorch/torchtune @0217d44c2, torchtune/modules/
+  transformer.py and recipes/lora_finetune_single_device.py, full_finetune_distributed.py).
 - Block recompute (Megatron-LM ``--recompute-granularity full --recompute-method block
   --recompute-num-layers k``; torchtitan's per-layer activation checkpointing of every few layers)
   recomputes k of a stage's Ls layers: those keep only their input (2·s·b·h), the others everything,
@@ -138,8 +143,9 @@ LORA_PARAMS_BY_TARGETS = {"all-linear": 19.0, "attention": 8.0, "qv": 4.0}
 # causal-LM loss: the fp32 upcast, its shifted contiguous copy and the log-softmax output.
 LOGIT_BYTES = 8.0
 HF_LOGIT_BYTES = 12.0
-# The stacks that compute the loss the Hugging Face way (planner/data/frameworks.yaml names).
-HF_LOSS_STACKS = frozenset({"hf-trainer"})
+# The stacks that hold three fp32 copies of the logits at the loss, the Hugging Face causal-LM loss
+# and torchtune's recipes (planner/data/frameworks.yaml names; module doc).
+HF_LOSS_STACKS = frozenset({"hf-trainer", "torchtune"})
 # Gradients on the GPU under offloaded optimizer states: one reduction bucket of 16-bit values,
 # DeepSpeed's ``reduce_bucket_size`` default of 5e8 elements (DeepSpeed config-json docs).
 OFFLOAD_GRADIENT_BUCKET_BYTES = 5e8 * 2.0
