@@ -58,3 +58,20 @@ def test_all_to_all_settings_need_experts(key: str) -> None:
     moe = _raw("mixtral-8x7b", 8)
     moe["training"] = {key: True}
     assert getattr(parse_workload(moe).train, key) is True
+
+
+def test_an_inference_workload_takes_no_training_section_and_the_other_way_round() -> None:
+    serve = {
+        "name": "x",
+        "kind": "inference",
+        "model": "llama-2-7b",
+        "inference": {"requests_per_s": 1, "hours": 1},
+        "training": {"precision": "bf16"},
+    }
+    with pytest.raises(ConfigError, match="this is an inference workload") as err:
+        parse_workload(serve)
+    assert err.value.key_path == "training"
+    train = {**_raw("gpt2-xl", 1), "training": {}, "inference": {"tokens": 1e9}}
+    with pytest.raises(ConfigError, match="this is a training workload") as err:
+        parse_workload(train)
+    assert err.value.key_path == "inference"

@@ -658,6 +658,19 @@ class WorkloadSpec(_Section):
                 if getattr(m, key) is None:
                     raise FieldError(f"model.{key}", f"is required for a {m.arch} transformer")
             _check_shape(m, self.training)
+        if self.kind is Kind.INFERENCE and self.training is not None:
+            raise FieldError(
+                "training",
+                "sets how a model trains, and this is an inference workload (kind: inference); "
+                "drop the training section (inference: sets the serving stack and precision)",
+            )
+        if self.kind is not Kind.INFERENCE and self.inference is not None:
+            raise FieldError(
+                "inference",
+                f"sets how a model is served, and this is a training workload (kind: "
+                f"{self.kind.value}); drop the inference section, or make a separate workload "
+                "with kind: inference for serving it",
+            )
         if self.kind is Kind.INFERENCE and not m.is_transformer:
             return self._check_vision_inference()
         if self.kind is Kind.INFERENCE:
