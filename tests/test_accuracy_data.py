@@ -226,15 +226,9 @@ def test_main_reports_a_bad_fits_file_without_a_traceback(
 _CALLED_WRONG: dict[str, str] = {
     # F7 (Llama 3.3 70B QLoRA on 48 GB) was, at 44.7 GiB of 48: the L40S gives a job 44.99 GiB with
     # its ECC on, and Llama's untied output head stays in 16 bits (46.2 GiB).
-    "F19": (
-        "Llama 2 7B LoRA, LitGPT, 4 x 1,304 tokens on an A100 40GB ran out of memory; the estimate "
-        "is 36.9 GiB of 40.  LitGPT's own rows put a Llama 2 sequence at 7.77 GB (21.30 GB at "
-        "micro-batch 1, 29.07 GB at 2): 45 bytes per token, layer and hidden unit, where the "
-        "estimate's Korthikanti count (GPT's LayerNorm and 4h GeLU MLP) charges 32.  Llama's "
-        "eager SwiGLU MLP (SiLU input and output and the up projection's output, 2.7h wide each) "
-        "and fp32 RMSNorm store more; the same count fits StableLM's GPT-NeoX layers (F24).  The "
-        "spec has no MLP width or gating to model it with"
-    ),
+    # F19 (Llama 2 7B LoRA, LitGPT, 4 x 1,304 tokens on an A100 40GB) was, at 36.9 GiB of 40:
+    # Korthikanti's count charged Llama's eager SwiGLU MLP and fp32 RMSNorm inputs as GPT's GeLU MLP
+    # and 16-bit LayerNorm (32 bytes per s·b·h, 41.5 now; model.ffn, model.mlp).
 }
 
 

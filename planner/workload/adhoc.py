@@ -77,8 +77,8 @@ def _config_label(path: Path) -> str:
     return (path.resolve().parent.name if stem == "config" else stem) or "model"
 
 
-# The model fields a job from facts writes out (a config.json's shape; a mixture of experts adds
-# its experts, the parameters a token uses and its largest layer).
+# The model fields a job from facts writes out (a config.json's shape, its MLP's width and kind; a
+# mixture of experts adds its experts, the parameters a token uses and its largest layer).
 _MODEL_KEYS = (
     "arch",
     "params",
@@ -87,6 +87,8 @@ _MODEL_KEYS = (
     "heads",
     "kv_heads",
     "head_dim",
+    "ffn",
+    "mlp",
     "vocab",
     "seq_len",
     "experts",

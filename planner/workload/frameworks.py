@@ -47,6 +47,10 @@ class FrameworkProfile:
     # attention or FlashAttention-3, written for the GPU's own tensor cores) or fa2
     # (FlashAttention-2, PyTorch's scaled_dot_product_attention)
     attention: str = "cudnn"
+    # whether it runs a Llama-style layer's gated MLP and RMSNorm in fused kernels (Megatron's
+    # SwiGLU fusion, Transformer Engine, compiled graphs) or as separate eager PyTorch operations,
+    # which keep more activations (memory.mlp_bytes_per_sbh, memory.fp32_norm_bytes_per_sbh)
+    fused_layers: bool = True
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,6 +73,7 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 expert_parallel=bool(raw.get("expert_parallel", False)),
                 fp8_scaling=str(raw["fp8_scaling"]),
                 attention=str(raw["attention"]),
+                fused_layers=bool(raw["fused_layers"]),
             )
             if profile.fp8_scaling not in FP8_SCALING:
                 raise ValueError(f"fp8_scaling must be one of {', '.join(FP8_SCALING)}")

@@ -7,6 +7,8 @@ where it is not ``hidden / heads``), vocabulary and the sequence length.  ``conf
   K, V projections), plus biases where the family has them (GPT-2);
 - MLP per layer: ``3 x hidden x intermediate`` for gated MLPs (SwiGLU/GeGLU: LLaMA, Mistral,
   Qwen, Gemma), ``2 x hidden x intermediate`` otherwise (GPT-2, ``4 x hidden`` by default);
+  the width and kind are kept as ``model.ffn`` and ``model.mlp`` (gated or plain), which size the
+  MLP's stored activations;
 - embeddings ``vocab x hidden``, once more for an untied output head, plus learned positions
   where the family has them (GPT-2).
 
@@ -173,6 +175,9 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
     section["kv_heads"] = kv_heads
     _head_dim(section, head_dim, config)
     section["tied_embeddings"] = tied
+    # the MLP's width and kind: a gated family's eager SwiGLU and RMSNorm keep more activations
+    section["ffn"] = ffn
+    section["mlp"] = "gated" if gated else "plain"
     return section
 
 

@@ -42,6 +42,24 @@ Conventions (why these numbers):
   hidden-wide.  A model of attention width ``w`` stores ``26·s·b·h + 8·s·b·w`` (32 -> ``24 +
   8·w/h`` without dropout).  Keys and values are counted at the queries' width, as in the
   multi-head count (grouped-query attention's narrower K and V are not subtracted).
+- The MLP's width and kind (``model.ffn``, ``model.mlp``).  Korthikanti's MLP values (18 of the
+  32) are those of a plain MLP four hidden sizes wide: its input (2), the GeLU's input and the
+  second linear layer's input (2 bytes per f each): ``2 + 4·f/h``.  A gated MLP (SwiGLU: Llama,
+  Mistral, Qwen; ``down(silu(gate(x)) * up(x))``) run as separate kernels -- transformers'
+  ``LlamaMLP``, torchtune's ``FeedForward``, LitGPT's ``LLaMAMLP`` -- keeps the gate output (SiLU's
+  input), the up output and the SiLU output (the product's inputs) and their product (the down
+  projection's input): ``2 + 8·f/h`` (23.5 for Llama 2 7B's f = 11,008 of h = 4,096).  A fused
+  SwiGLU (Megatron's ``bias_swiglu_fusion``, Transformer Engine; compiled graphs) keeps the first
+  linear layer's output (gate and up, 4 bytes per f) and recomputes the SiLU and the product in the
+  backward pass, keeping only the down projection's input: ``2 + 6·f/h`` (18.1),
+  :func:`expert_bytes_per_sbh`.
+- Norms: Korthikanti counts each of the two layer norms' 16-bit inputs (2 each).  The eager RMSNorm
+  of a Llama-style model upcasts its input to fp32 before squaring it (transformers'
+  ``LlamaRMSNorm``: ``hidden_states.to(torch.float32)``; torchtune's ``RMSNorm``: ``x.float()``;
+  LitGPT's ``RMSNorm``: ``x.float()``), and autograd keeps that fp32 copy for the backward pass: 4
+  bytes each, 4 more per layer.  A fused norm (Transformer Engine, Apex, compiled) keeps the 16-bit
+  input and one fp32 statistic per token.  So an eager Llama 2 7B layer stores 32 - 18 + 23.5 + 4
+  = 41.5 bytes per s·b·h without dropout, a fused one 32.1.
 - Output logits in fp32 plus their softmax: ``b·s·V·4·2`` bytes (vram.asmirnov.xyz), over t.  The
   Hugging Face Trainer's causal-LM loss holds more: transformers' ``*ForCausalLM.forward`` upcasts
   the logits (``logits = logits.float()``), makes a shifted contiguous copy
@@ -174,6 +192,15 @@ FP8_ATTENTION_INPUT_SAVING_PER_SBH = 1.0
 # values (18), each routed expert's own for every token it receives (:func:`expert_bytes_per_sbh`).
 MLP_BYTES_PER_SBH = 19.0
 MLP_VALUE_BYTES_PER_SBH = 18.0
+# A plain MLP's values per s·b·h are ``MLP_INPUT_BYTES_PER_SBH + 4·f/h`` (module doc); a gated one run as
+# separate kernels ``+ 8·f/h``.
+MLP_INPUT_BYTES_PER_SBH = 2.0
+PLAIN_MLP_BYTES_PER_SBF = 4.0
+EAGER_GATED_MLP_BYTES_PER_SBF = 8.0
+# Of a layer's 16-bit values, its two norms' inputs (2 each); an eager RMSNorm keeps them in fp32
+# (module doc): 2 more each.
+NORMS_PER_LAYER = 2
+FP32_NORM_EXTRA_BYTES_PER_SBH = 2.0
 # Of the fp8 saving, the MLP's: its up-projection input (1) and down-projection input (4).
 FP8_MLP_INPUT_SAVING_PER_SBH = 5.0
 # Linear-layer inputs stored in fp8 instead of 16 bits under Transformer Engine, per s·b·h: the QKV,
@@ -268,8 +295,51 @@ def attention_bytes_per_sbh(precision: str = "bf16") -> float:
     return ATTENTION_WIDTH_BYTES_PER_SBH
 
 
+def dense_mlp_bytes_per_sbh(precision: str = "bf16") -> float:
+    """Korthikanti's MLP values per s·b·h (a plain MLP four hidden sizes wide, dropout mask aside):
+    18; 36 in fp32 and tf32; 13 under fp8, whose two linear inputs are kept in fp8."""
+    if precision in ("fp32", "tf32"):
+        return 2.0 * MLP_VALUE_BYTES_PER_SBH
+    if precision == "fp8":
+        return MLP_VALUE_BYTES_PER_SBH - FP8_MLP_INPUT_SAVING_PER_SBH
+    return MLP_VALUE_BYTES_PER_SBH
+
+
+def mlp_bytes_per_sbh(
+    ffn_per_hidden: float, *, gated: bool, fused: bool = True, precision: str = "bf16"
+) -> float:
+    """Stored bytes per s·b·h of an MLP ``ffn_per_hidden`` hidden sizes wide (module doc).
+
+    Plain (GeLU): ``2 + 4·f/h`` (18 at 4·h, Korthikanti's count).  Gated (SwiGLU) in fused
+    kernels: ``2 + 6·f/h`` (:func:`expert_bytes_per_sbh`); in separate eager kernels, which keep the
+    gate, up and SiLU outputs and their product: ``2 + 8·f/h``.  fp32 and tf32 double every value;
+    under fp8 the input and the down projection's input are kept in fp8 (1 byte fewer each per h
+    and per f)."""
+    if gated and fused:
+        return expert_bytes_per_sbh(ffn_per_hidden, precision=precision)
+    per_f = EAGER_GATED_MLP_BYTES_PER_SBF if gated else PLAIN_MLP_BYTES_PER_SBF
+    if precision in ("fp32", "tf32"):
+        return 2.0 * (MLP_INPUT_BYTES_PER_SBH + per_f * ffn_per_hidden)
+    if precision == "fp8":
+        return MLP_INPUT_BYTES_PER_SBH - 1.0 + (per_f - 1.0) * ffn_per_hidden
+    return MLP_INPUT_BYTES_PER_SBH + per_f * ffn_per_hidden
+
+
+def fp32_norm_bytes_per_sbh(precision: str = "bf16") -> float:
+    """What an eager RMSNorm's fp32 copies of the two norms' inputs add per s·b·h over their 16-bit
+    count: 4 (module doc); none in fp32 and tf32, whose inputs are fp32 already."""
+    if precision in ("fp32", "tf32"):
+        return 0.0
+    return NORMS_PER_LAYER * FP32_NORM_EXTRA_BYTES_PER_SBH
+
+
 def layer_bytes_per_sbh(
-    *, dropout: bool, precision: str = "bf16", attention_ratio: float = 1.0
+    *,
+    dropout: bool,
+    precision: str = "bf16",
+    attention_ratio: float = 1.0,
+    mlp_bytes: float | None = None,
+    norm_extra_bytes: float = 0.0,
 ) -> float:
     """Stored bytes per s·b·h of one layer, score term aside: 34 with dropout, 32 without.
 
@@ -277,15 +347,19 @@ def layer_bytes_per_sbh(
     value takes 4 bytes (66 and 64); under fp8 (Transformer Engine) the inputs of the four linear
     layers are kept in fp8 -- QKV 2, projection 2, MLP up 2 and down 8 bytes halve -- 7 fewer.
     ``attention_ratio`` is the attention width over the hidden size (``heads x head_dim / h``):
-    the attention-wide values (:func:`attention_bytes_per_sbh`) scale with it."""
+    the attention-wide values (:func:`attention_bytes_per_sbh`) scale with it.  ``mlp_bytes``
+    (:func:`mlp_bytes_per_sbh`; None: Korthikanti's plain 4·h MLP) replaces the MLP's values and
+    ``norm_extra_bytes`` (:func:`fp32_norm_bytes_per_sbh`) adds eager fp32 norm inputs."""
     masks = DROPOUT_MASK_BYTES_PER_SBH if dropout else 0.0
     values = LAYER_BYTES_PER_SBH - DROPOUT_MASK_BYTES_PER_SBH
     wider = (attention_ratio - 1.0) * attention_bytes_per_sbh(precision)
+    mlp = 0.0 if mlp_bytes is None else mlp_bytes - dense_mlp_bytes_per_sbh(precision)
+    extra = wider + mlp + norm_extra_bytes
     if precision in ("fp32", "tf32"):
-        return 2.0 * values + masks + wider
+        return 2.0 * values + masks + extra
     if precision == "fp8":
-        return values + masks - FP8_LINEAR_INPUT_SAVING_PER_SBH + wider
-    return values + masks + wider
+        return values + masks - FP8_LINEAR_INPUT_SAVING_PER_SBH + extra
+    return values + masks + extra
 
 
 def expert_bytes_per_sbh(ffn_per_hidden: float, *, precision: str = "bf16") -> float:
@@ -298,7 +372,8 @@ def expert_bytes_per_sbh(ffn_per_hidden: float, *, precision: str = "bf16") -> f
     f values, 4 bytes per f) and the activation's output, the down projection's input (2 bytes per
     f): ``2 + 6·f/h``.  Fine-grained experts (Qwen3-30B-A3B: f = 768 of h = 2,048) store far less
     per routed token than a dense MLP four hidden sizes wide.  Under fp8 (Transformer Engine) the
-    two linear inputs are kept in fp8 (``1 + 5·f/h``); fp32 and tf32 double every value."""
+    two linear inputs are kept in fp8 (``1 + 5·f/h``); fp32 and tf32 double every value.  That is
+    a fused SwiGLU's count; eager kernels keep more (:func:`mlp_bytes_per_sbh`)."""
     if precision in ("fp32", "tf32"):
         return 2.0 * (2.0 + 6.0 * ffn_per_hidden)
     if precision == "fp8":
@@ -313,20 +388,23 @@ def moe_layer_bytes_per_sbh(
     dropout: bool,
     precision: str = "bf16",
     attention_ratio: float = 1.0,
+    fused: bool = True,
+    norm_extra_bytes: float = 0.0,
 ) -> float:
     """Stored bytes per s·b·h of one mixture-of-experts layer, score term aside: a dense layer's
     (:func:`layer_bytes_per_sbh`) with its MLP's values replaced by those of the ``experts_per_token``
-    experts each token is routed to (:func:`expert_bytes_per_sbh`)."""
-    dense_mlp = MLP_VALUE_BYTES_PER_SBH
-    if precision in ("fp32", "tf32"):
-        dense_mlp *= 2.0
-    elif precision == "fp8":
-        dense_mlp -= FP8_MLP_INPUT_SAVING_PER_SBH
-    experts = experts_per_token * expert_bytes_per_sbh(ffn_per_hidden, precision=precision)
-    dense = layer_bytes_per_sbh(
-        dropout=dropout, precision=precision, attention_ratio=attention_ratio
+    experts each token is routed to (:func:`mlp_bytes_per_sbh`, gated; fused unless ``fused`` is
+    False)."""
+    experts = experts_per_token * mlp_bytes_per_sbh(
+        ffn_per_hidden, gated=True, fused=fused, precision=precision
     )
-    return dense - dense_mlp + experts
+    return layer_bytes_per_sbh(
+        dropout=dropout,
+        precision=precision,
+        attention_ratio=attention_ratio,
+        mlp_bytes=experts,
+        norm_extra_bytes=norm_extra_bytes,
+    )
 
 
 def score_bytes_per_as2b(*, dropout: bool, precision: str = "bf16") -> float:

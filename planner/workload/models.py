@@ -48,6 +48,10 @@ class ModelPreset:
     # one attention head's width where it is not hidden / heads (config.json's head_dim); None:
     # hidden / heads
     head_dim: int | None = None
+    # the MLP's width (config.json's intermediate_size) and kind, gated (SwiGLU) or plain (GeLU)
+    # (:data:`_MLPS`); None: not a transformer
+    ffn: int | None = None
+    mlp: str | None = None
 
 
 def _cnn_train_flops(forward_gmacs: float) -> float:
@@ -443,11 +447,44 @@ _UNTIED_HEADS = frozenset(
 )
 
 
+# MLPs (``ffn``, ``mlp``), from each model's public config.json: GPT-2 (n_inner unset: 4 x n_embd),
+# BERT and DeBERTa-v2 (intermediate_size 4 x hidden), Pythia (GPT-NeoX intermediate_size 8,192),
+# MPT-7B (expansion_ratio 4) and GPT-3 (4 x d_model; Brown et al. 2020) run plain GeLU MLPs;
+# TinyLlama (intermediate_size 5,632), Llama 2 (11,008; 13,824; 28,672), Llama 3 (14,336; 28,672)
+# and Mistral 7B (14,336) gated SwiGLU ones.  The mixtures of experts' experts are gated
+# (memory.expert_bytes_per_sbh); their widths come from the parameter counts.
+_MLPS: dict[str, tuple[int, str]] = {
+    "gpt2": (3072, "plain"),
+    "gpt2-medium": (4096, "plain"),
+    "gpt2-large": (5120, "plain"),
+    "gpt2-xl": (6400, "plain"),
+    "bert-base": (3072, "plain"),
+    "bert-large": (4096, "plain"),
+    "deberta-v2-xlarge": (6144, "plain"),
+    "pythia-1b": (8192, "plain"),
+    "tinyllama-1.1b": (5632, "gated"),
+    "mpt-7b": (16384, "plain"),
+    "llama-2-7b": (11008, "gated"),
+    "llama-2-13b": (13824, "gated"),
+    "llama-2-70b": (28672, "gated"),
+    "llama-3-8b": (14336, "gated"),
+    "llama-3-70b": (28672, "gated"),
+    "mistral-7b": (14336, "gated"),
+    "gpt3-175b": (49152, "plain"),
+}
+
+
 @functools.cache
 def _with_heads() -> tuple[ModelPreset, ...]:
-    """The presets, each language model with its output head (:data:`_UNTIED_HEADS`)."""
+    """The presets, each language model with its output head (:data:`_UNTIED_HEADS`) and its MLP
+    (:data:`_MLPS`)."""
     return tuple(
-        replace(p, tied_embeddings=p.name not in _UNTIED_HEADS)
+        replace(
+            p,
+            tied_embeddings=p.name not in _UNTIED_HEADS,
+            ffn=_MLPS[p.name][0] if p.name in _MLPS else None,
+            mlp=_MLPS[p.name][1] if p.name in _MLPS else None,
+        )
         if p.arch in ("decoder", "encoder")
         else p
         for p in _PRESETS

@@ -206,6 +206,22 @@ class ModelSection(_Section):
     # whether the output head shares the token embedding's matrix (config.json's
     # tie_word_embeddings); None (a custom model): assumed tied
     tied_embeddings: bool | None = None
+    # the MLP (both, or neither): its width (config.json's intermediate_size; GPT-2's n_inner, 4 x
+    # hidden by default) and kind: gated (SwiGLU with RMSNorm: Llama, Mistral, Qwen, Gemma; three
+    # projections) or plain (GeLU: GPT-2, BERT, GPT-NeoX; two).  None: Korthikanti et al. 2022's
+    # plain MLP four hidden sizes wide.  A gated MLP run as eager PyTorch operations stores more
+    # activations than a fused one (training.framework; memory.py)
+    ffn: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
+    mlp: Literal["gated", "plain"] | None = None
+
+    @model_validator(mode="after")
+    def _mlp_fields(self) -> ModelSection:
+        if (self.ffn is None) != (self.mlp is None):
+            raise ValueError(
+                "give both ffn (the MLP's width, config.json's intermediate_size) and mlp (gated "
+                "for SwiGLU models such as Llama, plain for GeLU models such as GPT-2), or neither"
+            )
+        return self
 
     @model_validator(mode="after")
     def _moe_fields(self) -> ModelSection:
@@ -637,6 +653,8 @@ class WorkloadSpec(_Section):
                 "experts_per_token": preset.experts_per_token,
                 "active_params": preset.active_params,
                 "tied_embeddings": preset.tied_embeddings,
+                "ffn": preset.ffn,
+                "mlp": preset.mlp,
             }
             filled = {k: v for k, v in filled.items() if v is not None}
             filled.update({k: v for k, v in model.items() if v is not None})

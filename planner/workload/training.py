@@ -97,6 +97,43 @@ class _Shape:
     causal: bool
 
 
+def layer_bytes_per_sbh(spec: WorkloadSpec, precision: str) -> float:
+    """Stored bytes per s·b·h of one of the model's layers, score term aside (memory.py):
+    Korthikanti et al. 2022's count with the model's attention width, its MLP (``model.ffn``,
+    ``model.mlp``; a mixture of experts: each routed expert's for its width) and, for a gated
+    (Llama-style) model, the stack's kernels: eager ones keep the SwiGLU's intermediate values and
+    the RMSNorm's fp32 inputs, fused ones neither (``fused_layers`` in frameworks.yaml)."""
+    m = spec.model
+    h = int(m.hidden or 1)
+    ratio = m.attention_width / h
+    dropout = dropout_on(spec)
+    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
+    gated = m.mlp == "gated" or m.is_moe
+    norms = 0.0 if (stack.fused_layers or not gated) else mem.fp32_norm_bytes_per_sbh(precision)
+    if m.is_moe and m.expert_ffn > 0:
+        return mem.moe_layer_bytes_per_sbh(
+            m.expert_ffn / h,
+            int(m.experts_per_token or 1),
+            dropout=dropout,
+            precision=precision,
+            attention_ratio=ratio,
+            fused=stack.fused_layers,
+            norm_extra_bytes=norms,
+        )
+    mlp = (
+        mem.mlp_bytes_per_sbh(m.ffn / h, gated=gated, fused=stack.fused_layers, precision=precision)
+        if m.ffn is not None
+        else None
+    )
+    return mem.layer_bytes_per_sbh(
+        dropout=dropout,
+        precision=precision,
+        attention_ratio=ratio,
+        mlp_bytes=mlp,
+        norm_extra_bytes=norms,
+    )
+
+
 def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     """A transformer's :class:`_Shape`: FLOPs and activation bytes per sequence (Korthikanti et al.
     2022 eq. 2, with or without the dropout masks; memory.py).  The attention core's FLOPs and the
@@ -107,23 +144,11 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     precision = spec.train.precision.value
     L, h, a, seq = int(m.layers or 1), int(m.hidden or 1), int(m.heads or 1), spec.seq_len
     w = m.attention_width
-    ratio = w / h
     # a mixture of experts runs each token through its active parameters (FLOPs, matmul shapes) and
     # stores, in place of a dense MLP's activations, those of each expert it is routed to, as wide as
     # the experts are; memory holds every parameter
     active = float(m.active_params or params)
-    if m.is_moe and m.expert_ffn > 0:
-        act_layer = mem.moe_layer_bytes_per_sbh(
-            m.expert_ffn / h,
-            int(m.experts_per_token or 1),
-            dropout=dropout,
-            precision=precision,
-            attention_ratio=ratio,
-        )
-    else:
-        act_layer = mem.layer_bytes_per_sbh(
-            dropout=dropout, precision=precision, attention_ratio=ratio
-        )
+    act_layer = layer_bytes_per_sbh(spec, precision)
     vocab = int(m.vocab or 0)
     # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
     stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
@@ -362,16 +387,9 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
     """The assumptions line on stored activations: FlashAttention and dropout."""
     p = spec.model.dropout
     m = spec.model
-    ratio = m.attention_width / (m.hidden or 1)
-    per_sbh = mem.layer_bytes_per_sbh(dropout=dropout_on(spec), attention_ratio=ratio)
-    if m.is_moe and m.expert_ffn > 0 and m.hidden:
-        # in 16 bits, as the dense count: each routed expert's activations for its own width
-        per_sbh = mem.moe_layer_bytes_per_sbh(
-            m.expert_ffn / m.hidden,
-            int(m.experts_per_token or 1),
-            dropout=dropout_on(spec),
-            attention_ratio=ratio,
-        )
+    # in 16 bits: each routed expert's activations for its own width, the MLP's for its kind
+    per_sbh = layer_bytes_per_sbh(spec, "bf16")
+    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
     if p is None:
         drop = (
             "dropout assumed on (model.dropout not given; set model.dropout: 0 for a model "
@@ -385,6 +403,17 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
         f"FlashAttention {'on' if flash else _flash_off_reason(spec)}; activations per "
         f"Korthikanti et al. 2022, {per_sbh:.3g}·s·b·h bytes per layer"
         + (" (each routed expert's for its width)" if m.is_moe else "")
+        + (
+            f" (a gated MLP {m.ffn:,} wide"
+            + (
+                ", fused"
+                if stack.fused_layers
+                else ": eager SwiGLU and fp32 RMSNorm inputs, as the stack runs them"
+            )
+            + ")"
+            if m.mlp == "gated" and m.ffn is not None
+            else ""
+        )
         + (
             f" (attention {m.attention_width:,} wide: heads x head_dim)"
             if m.head_dim is not None and m.attention_width != m.hidden
