@@ -154,7 +154,7 @@ def test_ffn_and_mlp_come_together(fields: dict[str, Any]) -> None:
 
 def test_a_bad_mlp_kind_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"model\.mlp"):
-        _job({"preset": "llama-2-7b", "mlp": "swiglu"}, "hf-trainer")
+        _job({"preset": "llama-2-7b", "mlp": "tanh"}, "hf-trainer")
 
 
 def test_hf_config_reads_the_mlp(tmp_path: Path) -> None:
@@ -182,3 +182,26 @@ def test_f19_is_called_out_of_memory() -> None:
     about 6 GiB more in all."""
     sbh_layers = 4 * 1304 * 4096 * 32
     assert (41.5 - 32.0) * sbh_layers / mem.GIB == pytest.approx(6.05, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    ("given", "kind"), [("SwiGLU", "gated"), ("geglu", "gated"), ("gelu", "plain")]
+)
+def test_the_activations_name_reads_as_its_mlp_kind(given: str, kind: str) -> None:
+    raw = {
+        "name": "x",
+        "kind": "finetune",
+        "model": {
+            "arch": "decoder",
+            "params": 7.0e9,
+            "layers": 32,
+            "hidden": 4096,
+            "heads": 32,
+            "vocab": 32000,
+            "seq_len": 4096,
+            "ffn": 11008,
+            "mlp": given,
+        },
+        "data": {"tokens": 1.0e9},
+    }
+    assert parse_workload(raw).model.mlp == kind

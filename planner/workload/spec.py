@@ -169,6 +169,18 @@ MAX_HIDDEN = 10_000_000
 MAX_SERVING_HOURS = 87_600.0
 
 
+# Activation names a user may give for model.mlp, by the MLP kind they make.
+_MLP_ALIASES = {
+    "swiglu": "gated",
+    "geglu": "gated",
+    "reglu": "gated",
+    "silu-gated": "gated",
+    "gelu": "plain",
+    "relu": "plain",
+    "gelu_new": "plain",
+}
+
+
 class ModelSection(_Section):
     """The model: a preset name and/or explicit shape fields (explicit fields win)."""
 
@@ -213,6 +225,15 @@ class ModelSection(_Section):
     # activations than a fused one (training.framework; memory.py)
     ffn: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
     mlp: Literal["gated", "plain"] | None = None
+
+    @field_validator("mlp", mode="before")
+    @classmethod
+    def _mlp_kind(cls, value: Any) -> Any:
+        """The activation's own name reads as its kind: SwiGLU and GeGLU are gated MLPs, GeLU and
+        ReLU plain ones (config.json's hidden_act with or without a gate)."""
+        if isinstance(value, str):
+            return _MLP_ALIASES.get(value.strip().lower(), value)
+        return value
 
     @model_validator(mode="after")
     def _mlp_fields(self) -> ModelSection:
