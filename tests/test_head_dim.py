@@ -21,22 +21,11 @@ from planner.workload.parallel import Links
 from planner.workload.serving import ModelShape, Replica, serving_stack
 from planner.workload.spec import WorkloadSpec
 from planner.workload.training import train_facts
+from tests.test_moe_mechanisms import QWEN3_30B as MOE_QWEN3_30B
 
-QWEN3_30B: dict[str, Any] = {
-    "arch": "decoder",
-    "params": 30.5e9,
-    "active_params": 3.3e9,
-    "experts": 128,
-    "experts_per_token": 8,
-    "layers": 48,
-    "hidden": 2048,
-    "heads": 32,
-    "kv_heads": 4,
-    "head_dim": 128,
-    "vocab": 151936,
-    "seq_len": 4096,
-    "dropout": 0.0,
-}
+# Qwen3-30B-A3B (tests.test_moe_mechanisms) with its config.json's head_dim: 32 query heads and 4
+# KV heads of 128 on a hidden size of 2,048
+QWEN3_30B: dict[str, Any] = {**MOE_QWEN3_30B, "head_dim": 128}
 NVLINK = Links(gpus_per_node=8, intra_bytes_per_s=450e9, intra_kind="nvlink", node_bytes_per_s=50e9)
 
 
