@@ -7,9 +7,12 @@ Each adapter implements :class:`planner.providers.base.Provider` and is register
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from planner.errors import UnknownNameError
-from planner.providers.base import Provider
+
+if TYPE_CHECKING:  # the adapters' interface; loading it is not needed to read the registry
+    from planner.providers.base import Provider
 
 
 def _aws() -> Provider:
@@ -61,3 +64,17 @@ def get_provider(name: str) -> Provider:
     except KeyError:
         raise UnknownNameError("provider", name, PROVIDERS) from None
     return factory()
+
+
+def refresh_advice(provider: str) -> str:
+    """What to tell a user whose ``provider`` prices are old: the refresh command when an adapter
+    is registered for it, else where its prices come from.
+
+    The registry is read now, not at import: adapters are added to it (and tests register fakes).
+    """
+    if provider in PROVIDERS:
+        return f"refresh with `planner prices refresh --provider {provider}` before relying on them"
+    return (
+        f"planner has no refresh adapter for {provider}: its prices come only with a new planner"
+        " release (the bundled snapshot)"
+    )
