@@ -64,17 +64,3 @@ def get_provider(name: str) -> Provider:
     except KeyError:
         raise UnknownNameError("provider", name, PROVIDERS) from None
     return factory()
-
-
-def refresh_advice(provider: str) -> str:
-    """What to tell a user whose ``provider`` prices are old: the refresh command when an adapter
-    is registered for it, else where its prices come from.
-
-    The registry is read now, not at import: adapters are added to it (and tests register fakes).
-    """
-    if provider in PROVIDERS:
-        return f"refresh with `planner prices refresh --provider {provider}` before relying on them"
-    return (
-        f"planner has no refresh adapter for {provider}: its prices come only with a new planner"
-        " release (the bundled snapshot)"
-    )
