@@ -11,9 +11,8 @@ import pytest
 
 from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
-from planner.schema import Fabric, Interconnect
-from planner.workload import Topology, estimate, parse_workload
 from planner.workload import efficiency as eff
+from planner.workload import parse_workload
 from planner.workload.estimate_types import topology_links
 from planner.workload.strategy import (
     _matmul_efficiency,
@@ -22,7 +21,7 @@ from planner.workload.strategy import (
     network_copies_per_token,
 )
 from planner.workload.training import train_facts
-from tests.test_moe_mechanisms import QWEN3_30B, qwen
+from tests.test_moe_mechanisms import QWEN3_30B, dgx, ep16_wall_hours, qwen
 
 H, F, K, E = 2048, 768.0, 8, 128
 
@@ -74,11 +73,7 @@ def test_narrow_experts_lower_the_matmul_efficiency() -> None:
 
 
 def _links() -> Any:
-    return topology_links(resolve_gpu("H100"), _dgx(), 8)
-
-
-def _dgx() -> Topology:
-    return Topology(gpus_per_node=8, interconnect=Interconnect.NVSWITCH, fabric=Fabric.INFINIBAND)
+    return topology_links(resolve_gpu("H100"), dgx(), 8)
 
 
 def test_the_permutation_streams_seven_rows_a_copy_and_two_a_token() -> None:
@@ -152,12 +147,7 @@ def test_groups_that_span_nodes_limit_the_nodes_reached() -> None:
 
 
 def test_per_node_dispatch_speeds_up_a_cross_node_expert_group() -> None:
-    layout = {"tensor": 1, "pipeline": 1, "expert": 16, "micro_batch": 1}
-    plain = estimate(qwen(parallelism=layout), resolve_gpu("H100"), 16, topology=_dgx())
-    per_node = estimate(
-        qwen(parallelism=layout, dispatch_per_node=True), resolve_gpu("H100"), 16, topology=_dgx()
-    )
-    assert per_node.wall_hours < plain.wall_hours
+    assert ep16_wall_hours(dispatch_per_node=True) < ep16_wall_hours()
 
 
 @pytest.mark.parametrize(

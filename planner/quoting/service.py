@@ -136,10 +136,7 @@ def estimate_margin(req: QuoteRequest, spec: WorkloadSpec | None = None) -> Esti
         return None
     from planner.workload.uncertainty import error_regime, estimate_error
 
-    if spec is None:
-        spec = (
-            req.workload if isinstance(req.workload, WorkloadSpec) else load_workload(req.workload)
-        )
+    spec = spec or _workload(req)
     c = req.confidence_pct / 100
     spot = req.allow_spot
     q = math.sqrt(c) if spot else c
@@ -228,8 +225,13 @@ class _Inputs:
     catalog: GpuCatalog
 
 
+def _workload(req: QuoteRequest) -> WorkloadSpec:
+    """The request's workload: as given, or loaded by name or path."""
+    return req.workload if isinstance(req.workload, WorkloadSpec) else load_workload(req.workload)
+
+
 def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
-    spec = req.workload if isinstance(req.workload, WorkloadSpec) else load_workload(req.workload)
+    spec = _workload(req)
     hardware: tuple[HardwareSpec, ...] = ()
     if req.hardware:
         # owned hardware files only when asked for (their YAML models load on import)

@@ -682,16 +682,16 @@ def _activation_bytes(
     """
     if not f.transformer:
         return f.act_per_sample, f.act_per_sample
+    # everything one layer stores without recompute, its scores too where no flash kernel runs
+    kept = f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
     if mode == "block":
-        kept = f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
         per_layer = block_recompute_bytes_per_layer(kept, 2.0 * f.seq * f.hidden, recompute_share)
         head = f.logits_per_seq
         first_extra = 0.0
     elif mode == "full":
-        working = f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
-        per_layer = 2.0 * f.seq * f.hidden  # each layer's input
-        head = recompute_peak_bytes(working, f.logits_per_seq)
-        first_extra = working
+        per_layer = 2.0 * f.seq * f.hidden  # each layer's input, and one layer's working set
+        head = recompute_peak_bytes(kept, f.logits_per_seq)
+        first_extra = kept
     else:
         score = 0.0 if (flash or mode == "selective") else f.act_score_per_seq_layer
         per_layer = f.act_base_per_seq_layer + score
@@ -704,9 +704,7 @@ def _activation_bytes(
         first = f.layers * per_layer + first_extra
         last = f.layers / pp * per_layer + head
         act1 = max(first, last) / tp
-    traffic1 = (f.layers / pp) * (
-        f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
-    ) / tp + f.logits_per_seq / tp
+    traffic1 = (f.layers / pp) * kept / tp + f.logits_per_seq / tp
     return act1, traffic1
 
 
