@@ -51,6 +51,11 @@ class FrameworkProfile:
     # SwiGLU fusion, Transformer Engine, compiled graphs) or as separate eager PyTorch operations,
     # which keep more activations (memory.mlp_bytes_per_sbh, memory.fp32_norm_bytes_per_sbh)
     fused_layers: bool = True
+    # host seconds a mixture-of-experts layer costs per micro-batch (forward and backward) while
+    # the GPU waits: dropless routing copies the tokens-per-expert counts to the host, which drains
+    # the launch queue, and the host then sets up the dispatch and the per-expert GEMMs before the
+    # GPU has work again (frameworks.yaml, moe_host_ms_per_layer); 0 for a stack without it
+    moe_host_s_per_layer: float = 0.0
 
 
 @functools.lru_cache(maxsize=1)
@@ -74,7 +79,10 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 fp8_scaling=str(raw["fp8_scaling"]),
                 attention=str(raw["attention"]),
                 fused_layers=bool(raw["fused_layers"]),
+                moe_host_s_per_layer=float(raw["moe_host_ms_per_layer"]) / 1e3,
             )
+            if not profile.moe_host_s_per_layer >= 0.0:
+                raise ValueError("moe_host_ms_per_layer must be a number >= 0")
             if profile.fp8_scaling not in FP8_SCALING:
                 raise ValueError(f"fp8_scaling must be one of {', '.join(FP8_SCALING)}")
             if profile.attention not in ATTENTION_KERNELS:

@@ -994,6 +994,24 @@ def _routing_seconds(
     return b * f.seq * per_token * (f.layers / lay.pp) / lay.tp / s.bytes_per_s
 
 
+# The host synchronisation of dropless routing (frameworks.yaml, ``moe_host_ms_per_layer``) happens
+# in the forward pass, where the tokens-per-expert counts are copied to the host; the backward pass
+# reuses them but sets up the same per-expert GEMMs again.  The figure covers both; a layer whose
+# forward runs again under recompute pays its forward part once more, taken as half (U).
+MOE_HOST_FORWARD_SHARE = 0.5
+
+
+def moe_host_seconds(f: TrainFacts, lay: _Layout, recompute_share: float) -> float:
+    """Seconds one micro-batch's mixture-of-experts layers on this stage keep the GPU waiting on the
+    host (:attr:`~planner.workload.frameworks.FrameworkProfile.moe_host_s_per_layer`; the recomputed
+    share of the layers pays its forward part again, :data:`MOE_HOST_FORWARD_SHARE`); 0 for a dense
+    model.  A time per layer and micro-batch, whatever the micro-batch's tokens."""
+    if not (f.experts and f.experts_per_token) or f.framework is None:
+        return 0.0
+    per_layer = f.framework.moe_host_s_per_layer
+    return per_layer * (1.0 + MOE_HOST_FORWARD_SHARE * recompute_share) * f.layers / lay.pp
+
+
 # The communication kernels of an overlapped all-to-all run on SMs of their own, which the
 # computation beside them loses: DeepSeek-V3 dedicates "only 20 SMs" to its all-to-all kernels and
 # finds that "20 out of the 132 SMs available in the H800 GPU" spent on communication "will limit
@@ -1040,6 +1058,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     t_mb += exposed_all_to_all_seconds(
         _all_to_all_seconds(f, s, lay, b), t_mb, f.overlap_all_to_all
     )
+    t_mb += moe_host_seconds(f, lay, seq.recompute_share)
     v = 1
     if lay.pp > 1:
         headroom = (lay.room - act) * (1.0 + FRAGMENTATION)

@@ -25,7 +25,7 @@ from planner.workload import compute
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
 from planner.workload.estimate_types import Estimate, Topology, make_estimate, topology_links
-from planner.workload.frameworks import resolve_framework
+from planner.workload.frameworks import FrameworkProfile, resolve_framework
 from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.strategy import (
@@ -448,6 +448,22 @@ def _framework_assumption(f: TrainFacts) -> str:
     )
 
 
+def _moe_host_assumption(stack: FrameworkProfile) -> str:
+    """What the mixture-of-experts layers cost on the host per micro-batch under ``stack``."""
+    ms = stack.moe_host_s_per_layer * 1e3
+    if not ms:
+        return (
+            f"mixture of experts: {stack.name} routes without a host synchronisation "
+            "(static shapes), so no host time per layer"
+        )
+    return (
+        f"mixture of experts: {ms:.2g} ms per layer and micro-batch with the GPU waiting on the "
+        "host (dropless routing copies the tokens-per-expert counts to the host, then sets up "
+        "each expert's GEMM; NVIDIA, Boosting MoE Training Throughput with Advanced Fusion "
+        "Kernels, 2026), so bigger micro-batches amortise it"
+    )
+
+
 _LORA_TARGET_TEXT = {
     "all-linear": "every linear layer",
     "attention": "the four attention projections",
@@ -468,6 +484,8 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
     ]
     if f.framework is not None:
         assumptions.append(_framework_assumption(f))
+        if f.experts and f.experts_per_token:
+            assumptions.append(_moe_host_assumption(f.framework))
     assumptions.append(range_note(error_regime(f.experts)))
     if f.method != "full":
         assumptions.append(
