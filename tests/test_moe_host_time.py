@@ -38,16 +38,16 @@ def test_host_time_per_micro_batch_by_hand() -> None:
     """48 layers on one stage at 4.6 ms: 0.2208 s a micro-batch; 4 stages hold 12 layers each:
     0.0552 s; under full recompute the forward half runs again: x1.5."""
     f = train_facts(qwen())
-    assert st.moe_host_seconds(f, _Layout(1), 0.0) == pytest.approx(48 * 4.6e-3)  # type: ignore[arg-type]
-    assert st.moe_host_seconds(f, _Layout(4), 0.0) == pytest.approx(12 * 4.6e-3)  # type: ignore[arg-type]
-    assert st.moe_host_seconds(f, _Layout(1), 1.0) == pytest.approx(1.5 * 48 * 4.6e-3)  # type: ignore[arg-type]
+    assert st.moe_host_seconds(f, _Layout(1), 0.0) == pytest.approx(48 * 4.6e-3)
+    assert st.moe_host_seconds(f, _Layout(4), 0.0) == pytest.approx(12 * 4.6e-3)
+    assert st.moe_host_seconds(f, _Layout(1), 1.0) == pytest.approx(1.5 * 48 * 4.6e-3)
 
 
 def test_a_dense_model_and_a_static_shape_stack_pay_nothing() -> None:
     dense = replace(train_facts(qwen()), experts=0, experts_per_token=0)
-    assert st.moe_host_seconds(dense, _Layout(1), 0.0) == 0.0  # type: ignore[arg-type]
+    assert st.moe_host_seconds(dense, _Layout(1), 0.0) == 0.0
     xla = train_facts(qwen(framework="jax"))
-    assert st.moe_host_seconds(xla, _Layout(1), 0.0) == 0.0  # type: ignore[arg-type]
+    assert st.moe_host_seconds(xla, _Layout(1), 0.0) == 0.0
 
 
 def test_the_step_pays_it_once_per_layer_and_micro_batch() -> None:
