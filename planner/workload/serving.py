@@ -9,7 +9,8 @@ sequences by a token each and processes ``prefill_tokens`` prompt tokens.  A ste
 * runs attention: it reads the KV cache of every running sequence and does ``4 x layers x heads x
   head_dim x context`` FLOPs per token;
 * each of the two is its own roofline, the larger of ``bytes / (bandwidth x the stack's bandwidth
-  fraction)`` and ``FLOPs / (peak at the compute precision x the GPU's matmul fraction)``, and the
+  fraction)`` and ``FLOPs / (peak x the GPU's matmul fraction)`` -- the weight matmuls at their
+  compute precision's peak, attention at the 16-bit tensor rate whatever the weights -- and the
   two add up: they are separate kernels, one after the other, so a large batch's KV-cache reads do
   not hide behind its matmuls' arithmetic (with TensorRT-LLM's published H100 builds, FP8 weights
   and KV cache, one roofline over both would make Llama 2 7B at batch 768 2.35x faster than
@@ -330,6 +331,17 @@ class Replica:
         """The matmul peak the weights run at (see :func:`matmul_precision`)."""
         return self.gpu.matmul_peak_flops(matmul_precision(self.precision, self.gpu))
 
+    @property
+    def _attention_peak(self) -> float:
+        """The rate attention's own matmuls (QK^T, PV) run at: the 16-bit tensor rate whatever the
+        weights' format.  Quantised weights speed up the weight matmuls only: "even if the rest of
+        the network runs in INT8 or FP8, the GPT attention operator works with FP32, FP16, and
+        BFloat16 inputs and outputs", an fp8 KV cache being dequantised on the fly (NVIDIA
+        TensorRT-LLM documentation, "Multi-Head, Multi-Query, and Group-Query Attention", INT8/FP8
+        KV Caches; FP8 context FMHA is an experimental Hopper option, left out)."""
+        unit = "fp32" if self.precision == "fp32" else "bf16"
+        return self.gpu.matmul_peak_flops(unit) * eff.gemm_fraction(self.gpu)
+
     def _weights_read(self, tokens: float) -> float:
         """Weight bytes a step reads on each GPU: all of them for a dense model; for a mixture of
         experts the shared part and the experts its ``tokens`` route to (each token picks k of E,
@@ -374,7 +386,7 @@ class Replica:
         attention_ctx = beams * decode_context + prefill_tokens * prefill_context / 2.0
         attention_s = max(
             kv * (kv_read + prefill_tokens) / bandwidth,
-            4.0 * m.layers * m.attention_width * attention_ctx / self.tp / peak,
+            4.0 * m.layers * m.attention_width * attention_ctx / self.tp / self._attention_peak,
         )
         gpu_s = (
             matmul_s
