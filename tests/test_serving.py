@@ -297,3 +297,16 @@ def test_sglang_and_tgi_pay_a_layers_kernel_time_as_vllm_does() -> None:
             replace(serving_stack(stack), kernel_ms_per_layer=0.0),
         )
         assert r.step_seconds(1, 600) - none.step_seconds(1, 600) == pytest.approx(32 * 0.05e-3)
+
+
+def test_attention_runs_at_the_16_bit_rate_under_fp8_weights() -> None:
+    """A 2,048-token prompt of Llama 2 7B with fp8 weights on an H100: the weight matmuls at the
+    fp8 peak (1,979 TFLOPS dense), attention's QK^T and PV at the 16-bit one (989.4): TensorRT-LLM's
+    attention operator takes 16-bit inputs even when the rest of the network runs in fp8."""
+    r = _replica(gpu="H100", precision="fp8")
+    gpu = resolve_gpu("H100")
+    f = eff.gemm_fraction(gpu)
+    matmuls = 2 * 6.74e9 * 2048 / (1978.8e12 * f)
+    attention = 4 * 32 * 4096 * 2048 * 1024 / (989.4e12 * f)  # each token sees half the prompt
+    kernels = 32 * 0.05e-3
+    assert r.step_seconds(0, 0, 2048, 2048) == pytest.approx(matmuls + attention + kernels + 1e-3)

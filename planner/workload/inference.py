@@ -78,6 +78,7 @@ def _shape(spec: WorkloadSpec) -> ModelShape:
         lookup_params=float(m.vocab * m.hidden)
         if m.tied_embeddings is False and m.vocab and m.hidden
         else 0.0,
+        vocab=m.vocab,
     )
 
 
@@ -105,6 +106,7 @@ def make_replica(spec: WorkloadSpec, gpu: GpuSpec, tp: int, links: Links) -> Rep
         stack=stack,
         precision=weight_format(spec),
         kv_precision=inf.kv_precision,
+        beam_width=inf.beam_width,
     )
 
 
@@ -144,7 +146,7 @@ def _choices(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> li
         if tp > gpn or count % tp or heads % tp:
             continue
         replica = make_replica(spec, gpu, tp, topology_links(gpu, topo, tp))
-        if not replica.fits(prompt.p95 + output.p95):
+        if not replica.fits(replica.request_kv_tokens(prompt.p95, output.p95)):
             continue
         replicas = count // tp
         point = serve(replica, prompt, output, None if load is None else load / replicas)
@@ -172,14 +174,15 @@ def _best(choices: list[_Choice], serving: bool) -> _Choice:
 
 
 def _flops_per_request(spec: WorkloadSpec) -> float:
-    """Model FLOPs of one request: the prompt's prefill and the output tokens' decode."""
+    """Model FLOPs of one request: the prompt's prefill and the output tokens' decode (each of
+    the ``beam_width`` beams decodes them)."""
     inf = _section(spec)
     m = spec.model
     params = float(m.active_params or m.params or 0.0)
     L, w = int(m.layers or 1), m.attention_width
     return inf.prompt_tokens * compute.prefill_flops_per_token(
         params, L, w, inf.prompt_tokens
-    ) + inf.output_tokens * compute.decode_flops_per_token(
+    ) + inf.beam_width * inf.output_tokens * compute.decode_flops_per_token(
         params, L, w, inf.prompt_tokens + inf.output_tokens / 2.0
     )
 
@@ -203,6 +206,13 @@ def _assumptions(spec: WorkloadSpec, gpu: GpuSpec, replica: Replica | None) -> t
         f"{stack.bandwidth_fraction:.0%} of memory bandwidth, FLOPs at the matmul efficiency) "
         "+ tensor-parallel all-reduces + the stack's host time",
     ]
+    if inf.beam_width > 1:
+        lines.append(
+            f"beam search, {inf.beam_width} beams a request: the prompt is prefilled once and its "
+            f"KV cache shared by the beams (TensorRT-LLM's cache indirection); each step decodes "
+            f"{inf.beam_width} tokens a request, each beam keeps its own generated KV cache, and "
+            "the beams' logits are sorted (top-k) every step"
+        )
     if inf.serving:
         lines.append(
             "Poisson arrivals; running batch by Little's law, its 95th percentile B + 1.645 sqrt(B); "
@@ -302,7 +312,9 @@ def _memory(c: _Choice, prompt: Lengths, output: Lengths) -> dict[str, float]:
     running = min(
         c.point.concurrency + 1.645 * math.sqrt(c.point.concurrency), c.point.max_concurrency
     )
-    kv = running * (prompt.mean + output.mean / 2.0) * r.kv_bytes_per_token_per_gpu
+    kv = (
+        running * r.request_kv_tokens(prompt.mean, output.mean / 2.0) * r.kv_bytes_per_token_per_gpu
+    )
     return {
         "weights": r.weight_bytes_per_gpu / mem.GIB,
         "kv_cache": kv / mem.GIB,
@@ -334,7 +346,7 @@ def _serving_metrics(spec: WorkloadSpec, c: _Choice) -> ServingMetrics:
         concurrency=p.concurrency,
         kv_cache_gib_per_sequence=c.replica.kv_bytes_per_token_per_gpu
         * c.replica.tp
-        * (prompt.mean + output.mean)
+        * c.replica.request_kv_tokens(prompt.mean, output.mean)
         / mem.GIB,
         slo=slo,
         slo_met=c.slo_met,

@@ -9,7 +9,8 @@ sequences by a token each and processes ``prefill_tokens`` prompt tokens.  A ste
 * runs attention: it reads the KV cache of every running sequence and does ``4 x layers x heads x
   head_dim x context`` FLOPs per token;
 * each of the two is its own roofline, the larger of ``bytes / (bandwidth x the stack's bandwidth
-  fraction)`` and ``FLOPs / (peak at the compute precision x the GPU's matmul fraction)``, and the
+  fraction)`` and ``FLOPs / (peak x the GPU's matmul fraction)`` -- the weight matmuls at their
+  compute precision's peak, attention at the 16-bit tensor rate whatever the weights -- and the
   two add up: they are separate kernels, one after the other, so a large batch's KV-cache reads do
   not hide behind its matmuls' arithmetic (with TensorRT-LLM's published H100 builds, FP8 weights
   and KV cache, one roofline over both would make Llama 2 7B at batch 768 2.35x faster than
@@ -31,6 +32,23 @@ a mean (and optionally a 95th percentile):
   sequence limit, found by bisection; offline throughput is that load's output tokens/s;
 * a stack without continuous batching (Hugging Face ``generate``) serves one request at a time: an
   M/D/1 queue whose service is the whole request.
+
+Beam search (``beam_width`` B > 1) keeps B hypotheses of each request and advances them all each
+step, so a running batch of R requests decodes B x R sequences: the weight matmuls and the
+all-reduces carry B x R tokens and every beam's query attends over the whole context.  The prompt
+is prefilled once (TensorRT-LLM computes a single beam per sequence in the context phase) and its
+KV cache is shared by the beams (TensorRT-LLM: "the context kv cache are shared across beams"; each
+beam finds its own path through the cache by a ``cache_indirection`` index of shape
+``[batch, beam_width, max_seqlen]``, written at sampling; NVIDIA TensorRT-LLM documentation,
+"Multi-Head, Multi-Query, and Group-Query Attention", Beam-Search).  The tokens generated after the
+prompt differ per beam: each beam holds and reads its own.  So a request holds and a step reads
+``prompt + B x generated`` tokens of KV cache (the beams of one request run side by side, so the
+shared prompt is read from memory once).  Each step also adds the beam search's own kernels: the
+log-softmax and top-2B selection over the B x vocabulary fp32 logits (written once, read once) and
+the rewrite of the cache indirection.  A request's output is its best beam: output tokens/s counts
+one token per request per step.  The stack's ``max_num_seqs`` (and ``inference.max_batch``) counts
+requests, each with its B beams, as TensorRT-LLM's ``max_batch_size`` does beside
+``max_beam_width``.
 
 KV cache: ``2 x layers x kv_heads x head_dim`` values per token (grouped-query attention shares
 them; ``head_dim`` the model's, else ``hidden / heads``), split over the tensor-parallel GPUs
@@ -189,6 +207,7 @@ class ModelShape:
     # the input embedding table where the output head is a separate matrix: a step reads one row
     # of it per token (a lookup), not the whole table; a tied table is read whole as the head
     lookup_params: float = 0.0
+    vocab: int | None = None  # the output head's width: the logits beam search sorts each step
 
     @property
     def active(self) -> float:
@@ -237,6 +256,7 @@ class Replica:
     stack: ServingStack
     precision: str = "bf16"  # weight format
     kv_precision: str = "fp16"
+    beam_width: int = 1  # hypotheses each request decodes per step (1: greedy or sampling)
 
     # -- memory -----------------------------------------------------------------------------------
     @property
@@ -265,10 +285,15 @@ class Replica:
         per_gpu_heads = max(kv_heads / self.tp, 1.0)
         return 2.0 * m.layers * per_gpu_heads * m.head_width * KV_BYTES[self.kv_precision]
 
+    def request_kv_tokens(self, prompt_tokens: float, generated_tokens: float) -> float:
+        """Tokens of KV cache one request holds: its prompt, shared by its beams, and each beam's
+        own generated tokens (``prompt + beam_width x generated``; one beam: the context)."""
+        return prompt_tokens + self.beam_width * generated_tokens
+
     @property
     def workspace_bytes_per_gpu(self) -> float:
         """Activations of the largest step (a prefill chunk or a full batch of decodes)."""
-        tokens = max(PREFILL_CHUNK_TOKENS, self.stack.max_num_seqs)
+        tokens = max(PREFILL_CHUNK_TOKENS, self.stack.max_num_seqs * self.beam_width)
         return tokens * WORKSPACE_VALUES_PER_TOKEN * self.model.hidden * 2.0 / self.tp
 
     @property
@@ -282,16 +307,20 @@ class Replica:
             - self.workspace_bytes_per_gpu
         )
 
-    def max_concurrency(self, context_tokens: float) -> int:
-        """Sequences the KV pool holds at ``context_tokens`` each, capped by the stack's limit."""
+    def max_concurrency(self, context_tokens: float, prompt_tokens: float = 0.0) -> int:
+        """Requests the KV pool holds at ``context_tokens`` each (of which ``prompt_tokens`` are the
+        prompt its beams share), capped by the stack's limit."""
         pool = self.kv_pool_bytes_per_gpu
         if pool <= 0:
             return 0
-        fits = int(pool // (self.kv_bytes_per_token_per_gpu * max(context_tokens, 1.0)))
+        shared = min(prompt_tokens, context_tokens)
+        held = self.request_kv_tokens(shared, context_tokens - shared)
+        fits = int(pool // (self.kv_bytes_per_token_per_gpu * max(held, 1.0)))
         return min(fits, self.stack.max_num_seqs)
 
     def fits(self, longest_sequence_tokens: float) -> bool:
-        """The weights fit and the KV pool holds at least one sequence of the given length."""
+        """The weights fit and the KV pool holds ``longest_sequence_tokens`` of KV cache: one
+        request of the longest length (see :meth:`request_kv_tokens` with beam search)."""
         return (
             self.kv_pool_bytes_per_gpu >= self.kv_bytes_per_token_per_gpu * longest_sequence_tokens
         )
@@ -301,6 +330,17 @@ class Replica:
     def compute_peak_flops(self) -> float:
         """The matmul peak the weights run at (see :func:`matmul_precision`)."""
         return self.gpu.matmul_peak_flops(matmul_precision(self.precision, self.gpu))
+
+    @property
+    def _attention_peak(self) -> float:
+        """The rate attention's own matmuls (QK^T, PV) run at: the 16-bit tensor rate whatever the
+        weights' format.  Quantised weights speed up the weight matmuls only: "even if the rest of
+        the network runs in INT8 or FP8, the GPT attention operator works with FP32, FP16, and
+        BFloat16 inputs and outputs", an fp8 KV cache being dequantised on the fly (NVIDIA
+        TensorRT-LLM documentation, "Multi-Head, Multi-Query, and Group-Query Attention", INT8/FP8
+        KV Caches; FP8 context FMHA is an experimental Hopper option, left out)."""
+        unit = "fp32" if self.precision == "fp32" else "bf16"
+        return self.gpu.matmul_peak_flops(unit) * eff.gemm_fraction(self.gpu)
 
     def _weights_read(self, tokens: float) -> float:
         """Weight bytes a step reads on each GPU: all of them for a dense model; for a mixture of
@@ -322,12 +362,15 @@ class Replica:
         decode_context: float,
         prefill_tokens: float = 0.0,
         prefill_context: float = 0.0,
+        decode_prompt: float = 0.0,
     ) -> float:
-        """One engine step: ``decode_seqs`` sequences at ``decode_context`` tokens of context each
-        advance one token, and ``prefill_tokens`` prompt tokens (of prompts ``prefill_context``
-        long) are processed."""
+        """One engine step: ``decode_seqs`` requests at ``decode_context`` tokens of context each
+        advance each of their ``beam_width`` beams one token, and ``prefill_tokens`` prompt tokens
+        (of prompts ``prefill_context`` long) are processed.  ``decode_prompt``: how much of the
+        decode context is the prompt the beams share (it matters only with beam search)."""
         m = self.model
-        tokens = decode_seqs + prefill_tokens
+        beams = decode_seqs * self.beam_width
+        tokens = beams + prefill_tokens
         if tokens <= 0:
             return 0.0
         kv = self.kv_bytes_per_token_per_gpu
@@ -338,14 +381,33 @@ class Replica:
         matmul_s = max(
             self._weights_read(tokens) / bandwidth, 2.0 * m.matmul_params * tokens / self.tp / peak
         )
-        attention_ctx = decode_seqs * decode_context + prefill_tokens * prefill_context / 2.0
+        shared = min(decode_prompt, decode_context)
+        kv_read = decode_seqs * self.request_kv_tokens(shared, decode_context - shared)
+        attention_ctx = beams * decode_context + prefill_tokens * prefill_context / 2.0
         attention_s = max(
-            kv * (decode_seqs * decode_context + prefill_tokens) / bandwidth,
-            4.0 * m.layers * m.attention_width * attention_ctx / self.tp / peak,
+            kv * (kv_read + prefill_tokens) / bandwidth,
+            4.0 * m.layers * m.attention_width * attention_ctx / self.tp / self._attention_peak,
         )
-        gpu_s = matmul_s + attention_s + self.stack.kernel_ms_per_layer * 1e-3 * m.layers
+        gpu_s = (
+            matmul_s
+            + attention_s
+            + self._beam_search_seconds(decode_seqs, decode_context)
+            + self.stack.kernel_ms_per_layer * 1e-3 * m.layers
+        )
         host_s = self.stack.layer_overhead_ms * 1e-3 * m.layers
         return self.stack.step_overhead_ms * 1e-3 + max(gpu_s, host_s) + self._tp_seconds(tokens)
+
+    def _beam_search_seconds(self, decode_seqs: float, context: float) -> float:
+        """The beam search's own memory traffic each step (nothing without it): every beam's fp32
+        logits over the vocabulary, written by the output head and read by the log-softmax and
+        top-2B selection, and the int32 cache indirection of every beam over its context, read
+        and rewritten.  The logits are whole on each tensor-parallel GPU (gathered for sampling)."""
+        if self.beam_width <= 1 or decode_seqs <= 0:
+            return 0.0
+        beams = decode_seqs * self.beam_width
+        logits = 2.0 * beams * float(self.model.vocab or 0) * 4.0
+        indirection = 2.0 * beams * context * 4.0
+        return (logits + indirection) / self.bandwidth_bytes_per_s
 
     def _tp_seconds(self, tokens: float) -> float:
         """Two all-reduces of the step's activations per layer across the tensor-parallel GPUs."""
@@ -357,26 +419,34 @@ class Replica:
         return 2 * self.model.layers * (ring + latency)
 
     def prefill_seconds(
-        self, prompt_tokens: float, decode_seqs: float = 0.0, context: float = 0.0
+        self,
+        prompt_tokens: float,
+        decode_seqs: float = 0.0,
+        context: float = 0.0,
+        decode_prompt: float = 0.0,
     ) -> float:
-        """Time to process a whole prompt alongside ``decode_seqs`` running sequences: one step per
-        chunk (a stack without chunked prefill runs the prompt alone in one step)."""
+        """Time to process a whole prompt alongside ``decode_seqs`` running requests (whose
+        contexts start with ``decode_prompt`` shared tokens): one step per chunk (a stack without
+        chunked prefill runs the prompt alone in one step).  The prompt is one sequence however
+        many beams will decode it."""
         if not self.stack.chunked_prefill:
             return self.step_seconds(0.0, 0.0, prompt_tokens, prompt_tokens)
         chunks = max(1, math.ceil(prompt_tokens / PREFILL_CHUNK_TOKENS))
         per = prompt_tokens / chunks
-        return chunks * self.step_seconds(decode_seqs, context, per, prompt_tokens)
+        return chunks * self.step_seconds(decode_seqs, context, per, prompt_tokens, decode_prompt)
 
     def prefill_work_seconds(
-        self, prompt_tokens: float, decode_seqs: float, context: float
+        self, prompt_tokens: float, decode_seqs: float, context: float, decode_prompt: float = 0.0
     ) -> float:
         """The step time a prompt adds when it rides along the decoding batch (chunked prefill) or
         takes on its own (whole-prompt prefill): what the prompts ahead of a request cost it."""
         if not self.stack.chunked_prefill:
             return self.step_seconds(0.0, 0.0, prompt_tokens, prompt_tokens)
-        return self.prefill_seconds(prompt_tokens, decode_seqs, context) - self.step_seconds(
-            decode_seqs, context
-        ) * max(1, math.ceil(prompt_tokens / PREFILL_CHUNK_TOKENS))
+        return self.prefill_seconds(
+            prompt_tokens, decode_seqs, context, decode_prompt
+        ) - self.step_seconds(decode_seqs, context, decode_prompt=decode_prompt) * max(
+            1, math.ceil(prompt_tokens / PREFILL_CHUNK_TOKENS)
+        )
 
 
 @dataclass(frozen=True)
@@ -434,12 +504,12 @@ def _steady_state(
     batch = 1.0
     state = None
     for _ in range(_STEP_ITERATIONS):
-        work = r.prefill_work_seconds(prompt.mean, batch, context)
+        work = r.prefill_work_seconds(prompt.mean, batch, context, prompt.mean)
         rho = rate * work
         if rho >= 1.0:
             return None
-        step = r.step_seconds(batch, context) / (1.0 - rho)
-        prefill = r.prefill_seconds(prompt.mean, batch, context)
+        step = r.step_seconds(batch, context, decode_prompt=prompt.mean) / (1.0 - rho)
+        prefill = r.prefill_seconds(prompt.mean, batch, context, prompt.mean)
         ttft = step / 2.0 + prefill
         new_batch = max(rate * (ttft + max(output.mean - 1.0, 0.0) * step), 1.0)
         state = _State(new_batch, step, rho, prefill)
@@ -457,8 +527,8 @@ def _capacity(r: Replica, prompt: Lengths, output: Lengths, limit: int) -> float
     context = prompt.mean + output.mean / 2.0
     # an upper bound: the batch at its limit with no prompt stalls
     hi = limit / (
-        output.mean * r.step_seconds(limit, context)
-        + r.prefill_work_seconds(prompt.mean, limit, context)
+        output.mean * r.step_seconds(limit, context, decode_prompt=prompt.mean)
+        + r.prefill_work_seconds(prompt.mean, limit, context, prompt.mean)
     )
     hi = max(hi, 1e-9) * 2.0
     lo = 0.0
@@ -478,18 +548,19 @@ def serve(
 ) -> ServingPoint:
     """Latency and throughput of replica ``r`` at ``requests_per_s`` (None: at its capacity).
 
-    Raises :class:`ConfigError` when not one sequence of the longest length fits.
+    Raises :class:`ConfigError` when not one request of the longest length (with its beams) fits.
     """
-    longest = prompt.p95 + output.p95
+    longest = r.request_kv_tokens(prompt.p95, output.p95)
     if not r.fits(longest):
+        beams = f" ({r.beam_width} beams)" if r.beam_width > 1 else ""
         raise ConfigError(
             f"{r.model.params / 1e9:.1f}B parameters in {r.precision} on {r.tp} x {r.gpu.name} "
-            f"leave no room for one {longest:,.0f}-token sequence",
+            f"leave no room for one {prompt.p95 + output.p95:,.0f}-token request{beams}",
             hint="use more GPUs per replica (tensor parallel), a bigger GPU or 4-bit weights "
             "(int4, fp4, mxfp4)",
         )
     context = prompt.mean + output.mean / 2.0
-    limit = max(r.max_concurrency(context), 1)
+    limit = max(r.max_concurrency(context, prompt.mean), 1)
     if not r.stack.continuous_batching:
         return _serve_one_at_a_time(r, prompt, output, requests_per_s)
     cap = _capacity(r, prompt, output, limit)
@@ -502,18 +573,18 @@ def serve(
     )
     assert state is not None  # the capacity is a load the steady state exists for
     batch95 = min(state.batch + Z95 * math.sqrt(state.batch), float(limit))
-    step95 = r.step_seconds(batch95, context) / (1.0 - state.rho)
+    step95 = r.step_seconds(batch95, context, decode_prompt=prompt.mean) / (1.0 - state.rho)
     # the queue of prompts: an M/D/1 server whose service is a prompt's added work
-    work = r.prefill_work_seconds(prompt.mean, state.batch, context)
+    work = r.prefill_work_seconds(prompt.mean, state.batch, context, prompt.mean)
     wait = state.rho * work / (2.0 * (1.0 - state.rho)) if state.rho < 1 else math.inf
     ttft50 = (
         state.step_s / 2.0
-        + r.prefill_seconds(prompt.p50, state.batch, context)
+        + r.prefill_seconds(prompt.p50, state.batch, context, prompt.mean)
         + wait_quantile(wait, state.rho, 0.5)
     )
     ttft95 = (
         step95
-        + r.prefill_seconds(prompt.p95, batch95, context)
+        + r.prefill_seconds(prompt.p95, batch95, context, prompt.mean)
         + wait_quantile(wait, state.rho, 0.95)
     )
     return ServingPoint(
@@ -542,7 +613,7 @@ def _serve_one_at_a_time(
 
     def service(p: float, o: float) -> tuple[float, float, float]:
         pre = r.prefill_seconds(p)
-        tpot = r.step_seconds(1.0, p + o / 2.0)
+        tpot = r.step_seconds(1.0, p + o / 2.0, decode_prompt=p)
         return pre, tpot, pre + max(o - 1.0, 0.0) * tpot
 
     pre50, tpot50, s_mean = service(prompt.mean, output.mean)

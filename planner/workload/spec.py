@@ -167,6 +167,7 @@ MAX_PIECES = 100_000
 MAX_LAYER_COUNT = 100_000  # layers, heads, tensor and pipeline degrees
 MAX_HIDDEN = 10_000_000
 MAX_SERVING_HOURS = 87_600.0
+MAX_BEAM_WIDTH = 1024  # beams per request: a bound against typos (summarisers use 4 to 10)
 
 
 # Activation names a user may give for model.mlp, by the MLP kind they make.
@@ -522,6 +523,8 @@ class InferenceSection(_Section):
     output_tokens_p95: float | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     slo: ServingSlo = ServingSlo()
     max_batch: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
+    # beam search: hypotheses each request decodes per step (1: greedy decoding or sampling)
+    beam_width: int = Field(default=1, ge=1, le=MAX_BEAM_WIDTH)
     tokens_per_s: float | None = Field(
         default=None, gt=0, le=1e9
     )  # serving: output tokens/s to sustain
@@ -559,6 +562,19 @@ class InferenceSection(_Section):
         except UnknownNameError as e:  # a ValueError names the key path in the file
             raise ValueError(f"{e.detail}; {e.hint}") from None
         return name
+
+    @field_validator("beam_width", mode="before")
+    @classmethod
+    def _whole_beam_count(cls, value: object) -> object:
+        fix = (
+            "set inference.beam_width to a whole number of beams: 1 for greedy decoding or "
+            f"sampling, 4 for MLPerf GPT-J's beam search (at most {MAX_BEAM_WIDTH})"
+        )
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"expected a whole number of beams, got {value!r}; {fix}")
+        if value != int(value) or not 1 <= value <= MAX_BEAM_WIDTH:
+            raise ValueError(f"expected a whole number of beams, got {value!r}; {fix}")
+        return int(value)
 
     @field_validator("prompt_tokens_p95", "output_tokens_p95")
     @classmethod
