@@ -242,11 +242,11 @@ def without(calibrations: Sequence[Calibration], ident: str) -> tuple[Calibratio
             hint="planner calibrate list (planner.calibrations()) shows the ids",
         )
     if not calibrations:
-        raise ConfigError(
-            f"no calibration {ident!r}: no runs are recorded",
-            key_path="id",
-            hint="planner calibrate record WORKLOAD --gpu G ... records one",
+        error = UnknownNameError("calibration", ident, (), key_path="id")
+        error.hint = (
+            "no runs are recorded: planner calibrate record WORKLOAD --gpu G ... records one"
         )
+        raise error
     if ident not in {c.id for c in calibrations}:
         raise UnknownNameError("calibration", ident, [c.id for c in calibrations], key_path="id")
     return tuple(c for c in calibrations if c.id != ident)
