@@ -199,7 +199,7 @@ def _topology(name: str, value: Any) -> Any:
         raise ConfigError(
             f"expected a planner.workload.Topology or None, got {value!r}",
             key_path=name,
-            hint="e.g. Topology(gpus_per_node=8, interconnect=Interconnect('nvlink')), or leave "
+            hint="e.g. Topology(gpus_per_node=8, interconnect='nvlink', fabric='infiniband'), or leave "
             "it out to let the estimate assume one node of the GPUs",
         )
     return value
@@ -816,6 +816,12 @@ def prices_status(*, max_age_days: int) -> list[dict[str, Any]]:
     from planner.catalog import default_roots
     from planner.catalog.refresh import prices_status as status
 
+    if not is_whole_number(max_age_days) or max_age_days < 0:
+        raise ConfigError(
+            f"expected a whole number of days >= 0, got {max_age_days!r}",
+            key_path="max_age_days",
+            hint="e.g. max_age_days=90 (prices older than this are flagged)",
+        )
     return status(default_roots(), max_age_days=max_age_days)
 
 
@@ -828,6 +834,12 @@ def prices_diff(
     from planner.catalog.refresh import diff_offers, find_snapshot
     from planner.catalog.store import load_snapshot
 
+    if not is_number(threshold) or not math.isfinite(threshold) or threshold < 0:
+        raise ConfigError(
+            f"expected a fraction >= 0, got {threshold!r}",
+            key_path="threshold",
+            hint="e.g. threshold=0.05 (report price moves above 5%)",
+        )
     roots = default_roots()
     before = load_snapshot(find_snapshot(old, roots)).offers
     after = load_snapshot(find_snapshot(new, roots)).offers
@@ -872,7 +884,13 @@ def calibrate(
     per step).  Later estimates of similar jobs (same GPU, stack, precision, method, kind) use it.
     Returns the record, with ``factor`` = measured / estimated throughput."""
     from planner import clock
-    from planner.workload.calibration import load_calibrations, new_calibration, save_calibrations
+    from planner.workload import WorkloadSpec
+    from planner.workload.calibration import (
+        check_trainable,
+        load_calibrations,
+        new_calibration,
+        save_calibrations,
+    )
     from planner.workload.training import train_facts
 
     if (measured_tokens_per_second is None) == (measured_step_seconds is None):
@@ -882,6 +900,8 @@ def calibrate(
             hint="e.g. --measured-tokens-per-second 12000 or --measured-step-seconds 2.5",
         )
     spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
+    if isinstance(spec, WorkloadSpec):
+        check_trainable(spec)
     # what a new calibration measures against: the estimate without the earlier ones
     uncalibrated = Planner()._estimate(spec, gpu, count, topology, calibrations=())
     existing = load_calibrations()

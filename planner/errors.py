@@ -6,9 +6,14 @@ non-zero exit code.  Anything else escaping the library is a bug and keeps its t
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import functools
 import numbers
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 
 class PlannerError(Exception):
@@ -180,3 +185,42 @@ def training_keyword_error(function: str, name: str) -> ConfigError | None:
         key_path=name,
         hint=f"planner.{function}(planner.with_training(WORKLOAD, {name}=...), ...)",
     )
+
+
+def checked_fields(cls: type[_T]) -> type[_T]:
+    """A dataclass whose constructor answers a misspelt or missing field with a ConfigError
+    naming it (``OfferFilter(gpu=...)`` -> did you mean gpus?) instead of Python's TypeError:
+    the library's value types are made by callers in notebooks, where the message is the help.
+    Goes above ``@dataclass``."""
+    fields = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
+    names = [f.name for f in fields]
+    required = [
+        f.name
+        for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
+    init: Callable[..., None] = cls.__init__
+
+    @functools.wraps(init)
+    def checked_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        what = f"{cls.__name__} field"
+        if len(args) > len(names):
+            raise ConfigError(
+                f"{cls.__name__}() takes at most {len(names)} values, got {len(args)}",
+                hint=f"name them: {cls.__name__}({', '.join(f'{n}=...' for n in names[:3])}, ...)",
+            )
+        for key in kwargs:
+            if key not in names:
+                raise UnknownNameError(what, key, names, key_path=key)
+        given = set(names[: len(args)]) | set(kwargs)
+        missing = [n for n in required if n not in given]
+        if missing:
+            raise ConfigError(
+                f"{cls.__name__}() needs {', '.join(missing)}",
+                key_path=missing[0],
+                hint=f"e.g. {cls.__name__}({', '.join(f'{n}=...' for n in missing)})",
+            )
+        init(self, *args, **kwargs)
+
+    setattr(cls, "__init__", checked_init)  # noqa: B010 (mypy: a method cannot be assigned)
+    return cls

@@ -10,7 +10,7 @@ few keys changed (``file``).  Every case must end cleanly:
   to do (``fix``), both matched case-insensitively.
 
 A case's ``file`` is ``{from: workload|hardware|budget|offers, set: {dotted.key: value},
-drop: [dotted.key], text: raw text}``; ``{file}`` in ``run`` or ``api`` arguments is its path.
+drop: [dotted.key], text: raw text, name: FILE}`` (``name`` may be a relative path: ``data/calibration.yaml`` lands in the case's ``PLANNER_DATA_DIR``); ``{file}`` in ``run`` or ``api`` arguments is its path.
 ``offers`` builds a one-row private price CSV; its ``set`` values are written verbatim (so
 ``inf`` stays text).  ``env`` sets environment variables for the case; ``{long}`` in any value is
 a 300-character name, longer than a file system allows.
@@ -71,6 +71,7 @@ def _drop(tree: Any, dotted: str) -> None:
 def _make_file(spec: dict[str, Any], folder: Path) -> Path:
     if "text" in spec:
         path = folder / spec.get("name", "input.yaml")
+        path.parent.mkdir(parents=True, exist_ok=True)  # name: data/calibration.yaml
         path.write_text(spec["text"], encoding="utf-8")
         return path
     kind = spec["from"]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from planner.errors import ConfigError, UnknownNameError, is_number, suggest
+from planner.errors import ConfigError, UnknownNameError, checked_fields, is_number, suggest
 from planner.gpu_specs import GpuCatalog
 from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
 
@@ -27,6 +27,7 @@ SORT_KEYS = {
 _EXAMPLE_NAMES = {"providers": "aws", "regions": "us-east-1", "gpus": "H100"}
 
 
+@checked_fields
 @dataclass(frozen=True)
 class OfferFilter:
     """What a user asked for; every field optional (None = no constraint)."""

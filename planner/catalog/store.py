@@ -452,15 +452,67 @@ def read_offers_csv(src: str | Path | io.BytesIO, *, source: str | None = None) 
     """Read and validate an offers CSV (a snapshot file or a user's private price list)."""
     where = source or str(src)
     if not isinstance(src, io.BytesIO):  # a user's file or pipe: bounded, errors with a fix
-        src = io.BytesIO(
-            read_bounded(
-                Path(src),
-                limit_bytes=MAX_OFFERS_CSV_BYTES,
-                what="price list (CSV)",
-                hint="pass the path of a .csv file",
-            )
+        data = read_bounded(
+            Path(src),
+            limit_bytes=MAX_OFFERS_CSV_BYTES,
+            what="price list (CSV)",
+            hint="pass the path of a .csv file",
         )
+        src = io.BytesIO(_checked_text(data, where))
+        raw = _parse_offers_csv(src, where)
+        if raw.empty and set(raw.columns) & set(COLUMN_NAMES):
+            raise OfferValidationError(
+                "has a header row but no offers", file=where, hint=_CSV_TEMPLATE_HINT
+            )
+        return validate_offers(raw, source=where)
     return validate_offers(_parse_offers_csv(src, where), source=where)
+
+
+_CSV_TEMPLATE_HINT = (
+    "a price list is a CSV with a header row of offer columns and one row per instance type; "
+    "`planner offers --format csv` prints one to start from"
+)
+
+
+def _checked_text(data: bytes, where: str) -> bytes:
+    """A user's price list as UTF-8 CSV text (a byte-order mark dropped), or an
+    OfferValidationError that says what the file is instead: empty, a spreadsheet or other binary
+    file, text in another encoding, or columns separated by something other than commas."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if Path(where).suffix.lower() in (".yaml", ".yml", ".json"):
+        raise OfferValidationError(
+            f"is a {Path(where).suffix.lower()[1:].upper()} file; a price list is a CSV file",
+            file=where,
+            hint="hardware you own goes in --hardware FILE.yaml; " + _CSV_TEMPLATE_HINT,
+        )
+    if not data.strip():
+        raise OfferValidationError("is empty", file=where, hint=_CSV_TEMPLATE_HINT)
+    if data.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")) or b"\x00" in data[:4096]:
+        raise OfferValidationError(
+            "looks like a binary file (a spreadsheet?), not CSV text",
+            file=where,
+            hint="save or export it as CSV (comma-separated values, UTF-8); " + _CSV_TEMPLATE_HINT,
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise OfferValidationError(
+            f"is not UTF-8 text (byte 0x{data[e.start]:02x} on line {line})",
+            file=where,
+            hint="save it as CSV UTF-8 (in a spreadsheet: Save As, CSV UTF-8)",
+        ) from None
+    header = text.splitlines()[0]
+    for sep, name in ((";", "semicolons"), ("\t", "tabs")):
+        if "," not in header and sep in header:
+            raise OfferValidationError(
+                f"the header row is separated by {name}, not commas",
+                file=where,
+                hint="save it as comma-separated CSV (a spreadsheet in a locale with decimal "
+                "commas writes ';'); prices take a decimal point: 3.20",
+            )
+    return data
 
 
 def _parse_offers_csv(src: io.BytesIO, where: str) -> pd.DataFrame:

@@ -26,6 +26,11 @@ from planner.units import (
     duration_hours,
 )
 
+# a number with a unit or percent sign after it: 80GB, 80 GiB, 60%, 5/s, 400Gbps
+_UNIT_SUFFIX = re.compile(
+    r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([a-z%/][a-z%/ ]*)\s*$", re.I
+)
+
 
 class FiniteFloat(click.FloatRange):
     """A float (optionally in a range) that is a real number: ``nan`` and ``inf`` are refused.
@@ -37,6 +42,22 @@ class FiniteFloat(click.FloatRange):
     name = "float"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        unit = _UNIT_SUFFIX.match(value) if isinstance(value, str) else None
+        if unit is not None:
+            # 80GB, 60%, 5/s: the option's unit is in its name and help, the value is the number
+            number_text, suffix = unit.group(1), unit.group(2).strip()
+            fix = f"write the number alone: {number_text}"
+            if suffix == "%":
+                fix = (
+                    f"{number_text} where the option takes a percentage, "
+                    f"{float(number_text) / 100:g} where it takes a fraction"
+                )
+            self.fail(
+                f"{value!r} is not a number: drop the unit {suffix!r} ({fix}; the unit is in the "
+                "option's --help)",
+                param,
+                ctx,
+            )
         number = super().convert(value, param, ctx)
         if isinstance(number, float) and not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number.", param, ctx)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from planner import api
 from planner.cli.offers import format_option, max_age_option, offers_file_option, snapshot_option
@@ -221,6 +222,7 @@ def request_from_options(
             "Missing option '--deadline': a job needs one (24h, 3d, 2026-12-01); a service "
             "(an inference workload with a load, or --rps) is priced per month without one"
         )
+    _check_hardware_cost(hardware)
     named = facts.workload(workload, option="--workload")
     return QuoteRequest(
         workload=named,
@@ -245,6 +247,18 @@ def request_from_options(
         near=near,
         count_estimate_error=count_estimate_error,
     )
+
+
+def _check_hardware_cost(hardware: tuple[str, ...]) -> None:
+    """--hardware-cost prices your own machines: typed without --hardware it would do nothing."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or hardware:
+        return
+    if ctx.get_parameter_source("hardware_cost") is ParameterSource.COMMANDLINE:
+        raise click.UsageError(
+            "--hardware-cost prices your own machines, and no --hardware was given: add "
+            "--hardware FILE (e.g. --hardware workstation-rtx4090), or drop --hardware-cost"
+        )
 
 
 def _budget_usd(amount: float, code: str | None, currency: str) -> float:
@@ -329,6 +343,18 @@ def _service_request(options: dict[str, Any], service: dict[str, Any]) -> Servic
         raise
     if not asked and spec.kind is not Kind.INFERENCE:
         return None  # a training job: the service quote's models need not load
+    if spec.kind is not Kind.INFERENCE and options["deadline"] is not None:
+        # with no --deadline the service quote says the same, in the library's words
+        typed = [
+            "--" + k.replace("_", "-")
+            for k in _SERVICE_NAMES
+            if service[k] is not None and service[k] != 0
+        ]
+        raise click.UsageError(
+            f"{', '.join(typed)} set the load and latency targets of a service (an inference "
+            f"workload), and {spec.name} is a training job (kind: {spec.kind.value}): drop "
+            f"{'them' if len(typed) > 1 else 'it'}; a training job is quoted with --deadline"
+        )
     from planner.quoting.service_quote import ServiceRequest, is_service
 
     if not asked and not is_service(spec):
@@ -338,6 +364,7 @@ def _service_request(options: dict[str, Any], service: dict[str, Any]) -> Servic
             f"{spec.name} is quoted as a service (a load to carry, priced per month): leave out "
             "--deadline; --rps and --p95-ttft/--p95-tpot set its load and targets"
         )
+    _check_hardware_cost(options["hardware"])
     return ServiceRequest(
         workload=spec,
         requests_per_s=service["rps"],

@@ -76,7 +76,7 @@ tco_options = _apply(
         ),
         click.option(
             "--snapshot-dir",
-            type=click.Path(file_okay=False),
+            type=click.Path(exists=True, file_okay=False),
             default=None,
             help="Use exactly this snapshot.",
         ),

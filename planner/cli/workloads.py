@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import click
+from click.core import ParameterSource
 
 from planner import api
 from planner.cli.offers import format_option
@@ -74,8 +75,8 @@ class WorkloadFacts:
 
     model: str | None
     tokens: float | None
-    method: str
-    kind: str
+    method: str | None  # None: not given (full)
+    kind: str | None  # None: not given (finetune)
     seq_len: int | None
     precision: str | None
     framework: str | None = None
@@ -102,8 +103,8 @@ class WorkloadFacts:
         spec = api.workload_from_facts(
             self.model,
             tokens=self.tokens,
-            kind=self.kind,
-            method=self.method,
+            kind=self.kind or "finetune",
+            method=self.method or "full",
             seq_len=self.seq_len,
             precision=self.precision,
             name=name,
@@ -117,6 +118,14 @@ class WorkloadFacts:
             raise click.UsageError(f"give {option} or --model, not both")
         if named is None and not self.given:
             raise click.UsageError(f"give {option}, or describe the job with --model and --tokens")
+        given = [o for o, v in (("--method", self.method), ("--kind", self.kind)) if v is not None]
+        if named is not None and given:
+            raise click.UsageError(
+                f"{' and '.join(given)} describe{'s' if len(given) == 1 else ''} a job given with "
+                f"--model; the workload {named} sets {'them' if len(given) > 1 else 'it'} in its "
+                "file (training.method: full|lora|qlora, kind: finetune|pretrain): edit the file "
+                f"or drop {' and '.join(given)}"
+            )
         if named is not None and not self.given:
             if not self.training:
                 return named
@@ -167,14 +176,20 @@ def workload_fact_options(func: F) -> F:
         *args: Any,
         model: str | None,
         tokens: float | None,
-        method: str,
-        kind: str,
+        method: str | None,
+        kind: str | None,
         seq_len: int | None,
         precision: str | None,
         framework: str | None,
         **kwargs: Any,
     ) -> Any:
-        facts = WorkloadFacts(model, tokens, method, kind, seq_len, precision, framework)
+        # None where the default stands: a named workload refuses only what was typed
+        source = click.get_current_context().get_parameter_source
+        given_method = None if source("method") is ParameterSource.DEFAULT else method
+        given_kind = None if source("kind") is ParameterSource.DEFAULT else kind
+        facts = WorkloadFacts(
+            model, tokens, given_method, given_kind, seq_len, precision, framework
+        )
         return func(*args, facts=facts, **kwargs)
 
     wrapped: Any = run

@@ -222,6 +222,25 @@ def _options(err: Any) -> list[str]:
     return [o.strip(" '") for o in expected.replace(" or ", ",").split(",") if o.strip()]
 
 
+# pydantic error types of a date or date-time field that cannot read its input
+_DATE_ERRORS = {
+    "date_parsing",
+    "date_from_datetime_parsing",
+    "date_from_datetime_inexact",
+    "date_type",
+    "datetime_parsing",
+    "datetime_from_date_parsing",
+    "datetime_type",
+}
+
+
+def _shown(got: Any) -> str:
+    """A value as the file wrote it: a date YAML read as 2024-01-01, not datetime.date(...)."""
+    if hasattr(got, "isoformat") and not isinstance(got, str):
+        return f"{got.isoformat()} (YAML read it as a date)"
+    return repr(got)
+
+
 def _describe(err: Any, wording: ErrorWording) -> str:
     """A pydantic error in the words of the YAML file."""
     etype, got = err["type"], err.get("input")
@@ -237,7 +256,12 @@ def _describe(err: Any, wording: ErrorWording) -> str:
         shown = f"{limit:g}" if isinstance(limit, (int, float)) else str(limit)
         return f"must be {words} {shown}, got {got!r}"
     if etype in EXPECTED_BY_PYDANTIC_ERROR:
-        return f"expected {EXPECTED_BY_PYDANTIC_ERROR[etype]}, got {got!r}"
+        return f"expected {EXPECTED_BY_PYDANTIC_ERROR[etype]}, got {_shown(got)}"
+    if etype == "too_short":
+        least = (err.get("ctx") or {}).get("min_length", 1)
+        return f"needs at least {least} item{'s' if least != 1 else ''}, got {_shown(got)}"
+    if etype in _DATE_ERRORS:
+        return f"expected a date like 2026-01-01, got {_shown(got)}"
     if etype == "string_pattern_mismatch":
         return f"expected a month like '2027-01', got {got!r}"
     return f"{err['msg']} (got {got!r})"
@@ -246,10 +270,17 @@ def _describe(err: Any, wording: ErrorWording) -> str:
 def _hint(err: Any, wording: ErrorWording) -> str | None:
     """ "did you mean" for a misspelt value; how to quote a date YAML read where text belongs."""
     if err["type"] in ("enum", "literal_error"):
-        close = suggest(str(err.get("input")), _options(err), 1)
+        got = err.get("input")
+        if isinstance(got, bool):
+            # YAML 1.1 reads yes/no/on/off/true/false as a boolean
+            return (
+                f"YAML read the value as {str(got).lower()}; write one of "
+                f"{', '.join(_options(err))} (quote it if it is one of yes, no, on, off)"
+            )
+        close = suggest(str(got), _options(err), 1)
         return f"did you mean {close[0]!r}?" if close else None
     if err["type"] == "string_type" and hasattr(err.get("input"), "isoformat"):
-        return wording.date_hint
+        return wording.date_hint or "YAML read a date; put it in quotes to keep it as text"
     return None
 
 

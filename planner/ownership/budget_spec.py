@@ -321,6 +321,15 @@ def _gpu_class(
         )
         for j, k in enumerate(c.commitments)
     )
+    for j, k in enumerate(commitments):
+        if any(earlier.name == k.name for earlier in commitments[:j]):
+            # the plan and its report tell commitments apart by name
+            raise ConfigError(
+                f"commitment {k.name!r} appears twice in this class",
+                file=ctx.file,
+                key_path=f"{where}.commitments[{j}].name",
+                hint="give each commitment its own name, e.g. reserved-1y and reserved-3y",
+            )
     used: list[tuple[str, HardwareSpec]] = []
     buys: list[BuyOption] = []
     for j, b in enumerate(c.buy):

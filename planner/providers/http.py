@@ -34,7 +34,7 @@ from datetime import datetime
 from typing import IO, Any
 
 from planner import clock
-from planner.errors import ProviderError
+from planner.errors import ConfigError, ProviderError
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +121,20 @@ def retry_after_seconds(value: str | None, now: datetime) -> float | None:
 def base_url(env_var: str, default: str) -> str:
     """The base URL of an endpoint: ``$env_var`` when set (a mirror or proxy), else ``default``."""
     value = os.environ.get(env_var, "").strip()
-    return (value or default).rstrip("/")
+    return (checked_mirror_url(env_var, value) if value else default).rstrip("/")
+
+
+def checked_mirror_url(env_var: str, value: str) -> str:
+    """``value`` of ``$env_var`` when it is an http(s) URL; a ConfigError naming the variable
+    otherwise (shown without user info or query, which may hold a key)."""
+    parts = urllib.parse.urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"{env_var}={shown_url(value)!r} is not an http(s) URL",
+            hint=f"set {env_var} to a mirror's base URL (https://host/path), or unset it to use "
+            "the provider's own endpoint",
+        )
+    return value
 
 
 def shown_url(url: str) -> str:

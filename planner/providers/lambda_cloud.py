@@ -210,7 +210,10 @@ class LambdaProvider(DraftingProvider):
     def _fetch_types(self) -> dict[str, Any]:
         key = self._key()
         environ = os.environ if self._environ is None else self._environ
-        base = (self._base_url or environ.get(API_URL_ENV, "").strip() or API_URL).rstrip("/")
+        mirror = environ.get(API_URL_ENV, "").strip()
+        if mirror:
+            mirror = http.checked_mirror_url(API_URL_ENV, mirror)
+        base = (self._base_url or mirror or API_URL).rstrip("/")
         url = f"{base}/instance-types"
         body = self._get_json(
             url,

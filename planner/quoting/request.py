@@ -19,6 +19,7 @@ import pandas as pd
 from planner.errors import (
     ConfigError,
     UnknownNameError,
+    checked_fields,
     is_number,
     is_whole_number,
     suggestion_hint,
@@ -55,6 +56,7 @@ def quota_key_parts(key: str, *, where: str = "quotas") -> list[str]:
     return [p.strip() for p in parts]
 
 
+@checked_fields
 @dataclass(frozen=True)
 class QuoteRequest:
     """Everything a quote depends on (the CLI's options, as values).
@@ -251,6 +253,19 @@ def _check_money_and_percentages(req: QuoteRequest) -> None:
             hint="e.g. confidence_pct=95 (each plan meets the deadline with at least a 95% "
             "chance under the spot model); 0 accepts any risk",
         )
+    for key, value, example in (
+        ("max_interruption_pct", pct, "interrupted at most {}% of spot hours a month"),
+        ("confidence_pct", confidence, "meets the deadline with at least a {}% chance"),
+    ):
+        if value is not None and 0 < value < 1:
+            # a fraction where a percentage belongs: 0.9 asks for 0.9%, not 90%
+            raise ConfigError(
+                f"{value:g} is a percentage here ({value:g}%), and below 1% it looks like a "
+                "fraction",
+                key_path=key,
+                hint=f"did you mean {value * 100:g} ({example.format(f'{value * 100:g}')})? "
+                f"Write percentages from 0 to 100",
+            )
 
 
 def _check_flags(req: QuoteRequest) -> None:

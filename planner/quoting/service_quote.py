@@ -25,7 +25,7 @@ import pandas as pd
 
 from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
-from planner.errors import ConfigError, UnknownNameError, is_number
+from planner.errors import ConfigError, UnknownNameError, checked_fields, is_number
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
 from planner.workload import WorkloadSpec, load_workload
@@ -39,6 +39,7 @@ MAX_REQUESTS_PER_S = 1e6
 _FILTER_FIELDS = {"provider": "providers", "region": "regions", "GPU": "gpus"}
 
 
+@checked_fields
 @dataclass(frozen=True)
 class ServiceRequest:
     """What a service quote depends on.  ``None`` load or targets: the workload's own."""
@@ -94,6 +95,14 @@ class ServiceRequest:
                 f"must be from 0 to 24 hours, got {hours!r}",
                 key_path="peak_hours_per_day",
                 hint="e.g. peak_hours_per_day=8 for a working day's peak",
+            )
+        if hours > 0 and self.peak_requests_per_s is None:
+            raise ConfigError(
+                f"{hours:g} peak hours a day, and no peak load: the hours say how long the peak "
+                "lasts",
+                key_path="peak_hours_per_day",
+                hint="give the peak's load too (--peak-rps, peak_requests_per_s), or leave the "
+                "peak hours out",
             )
         if not isinstance(self.top, int) or self.top < 1:
             raise ConfigError(

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from planner.errors import ConfigError, UnknownNameError
+from planner.errors import ConfigError, UnknownNameError, shown_path
 from planner.workload.hf_config import model_from_hf_config
 from planner.workload.models import get_preset, presets
 from planner.workload.spec import WorkloadSpec, parse_workload
@@ -33,6 +33,16 @@ def workload_from_facts(
     (``mistral-7b``; planner.model_presets lists them) or the path of a Hugging Face
     ``config.json`` (read locally; its shape and parameter count, see
     :mod:`planner.workload.hf_config`)."""
+    if isinstance(model, Path):
+        model = str(model)
+    if not (isinstance(tokens, (int, float)) and not isinstance(tokens, bool)):
+        raise ConfigError(
+            f"expected a number of tokens, got {tokens!r}",
+            key_path="data.tokens",
+            hint="e.g. tokens=5e7 (the command line reads 50M)",
+        )
+    if isinstance(model, str) and get_preset(model) is None and not model.endswith(".json"):
+        model = _config_in(Path(model))
     from_config = isinstance(model, str) and model.endswith(".json")
     if not from_config and (not isinstance(model, str) or get_preset(model) is None):
         raise UnknownNameError("model preset", str(model), presets(), key_path="model")
@@ -68,6 +78,38 @@ def workload_from_facts(
         return parse_workload(raw, file="workload facts")
     except ConfigError as e:  # named by field alone: the caller shows each as its option
         raise ConfigError(e.detail, key_path=e.key_path, hint=e.hint) from None
+
+
+def _config_in(path: Path) -> str:
+    """A model named by a path that is not a ``.json`` file: a downloaded model's folder reads
+    its ``config.json``; another existing file is refused with what ``--model`` takes (a name
+    that is no path is left to the preset lookup, which suggests the nearest presets)."""
+    try:
+        is_dir, is_file = path.is_dir(), path.is_file()
+    except OSError:  # a name too long for the file system: no path, so a preset name
+        return str(path)
+    if is_dir:
+        config = path / "config.json"
+        if config.is_file():
+            return str(config)
+        raise ConfigError(
+            f"{shown_path(path)!r} is a folder with no config.json in it",
+            key_path="model",
+            hint="pass the model's config.json (from its Hugging Face repository), or a preset "
+            "name (planner models)",
+        )
+    if is_file:
+        workload = path.suffix.lower() in (".yaml", ".yml")
+        raise ConfigError(
+            f"{shown_path(path)!r} is not a config.json: a model is a preset name or a Hugging "
+            "Face config.json",
+            key_path="model",
+            hint="a workload YAML file goes in WORKLOAD (estimate) or --workload (quote), not "
+            "--model"
+            if workload
+            else "pass the model's config.json, or a preset name (planner models)",
+        )
+    return str(path)
 
 
 def _config_label(path: Path) -> str:

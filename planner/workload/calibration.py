@@ -15,12 +15,12 @@ import math
 import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import yaml
 
-from planner.errors import ConfigError, UnknownNameError
+from planner.errors import ConfigError, UnknownNameError, is_number, is_whole_number
 from planner.workload.estimate_types import Estimate
 from planner.workload.spec import WorkloadSpec
 
@@ -76,14 +76,63 @@ def load_calibrations(path: Path | None = None) -> tuple[Calibration, ...]:
         raise ConfigError(
             f"cannot read {path} ({e.strerror})", hint="check the file or PLANNER_DATA_DIR"
         ) from e
+    fix = (
+        "it holds only the runs `planner calibrate record` keeps: fix the entry, or move the file "
+        "away and record the runs again"
+    )
     try:
         rows = yaml.safe_load(text) or []
-        return tuple(Calibration(**row) for row in rows)
-    except (yaml.YAMLError, TypeError) as e:
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"not valid YAML{where}", file=str(path), hint=fix) from None
+    if not isinstance(rows, list):
+        raise ConfigError("expected a list of recorded runs", file=str(path), hint=fix)
+    return tuple(_calibration(row, i, str(path), fix) for i, row in enumerate(rows))
+
+
+_TEXT_FIELDS = ("id", "recorded_on", "workload", "gpu", "precision", "framework", "method", "kind")
+_RATE_FIELDS = ("measured_tokens_per_s", "estimated_tokens_per_s")
+
+
+def _calibration(row: object, i: int, file: str, fix: str) -> Calibration:
+    """Entry ``i`` of the calibration file, checked field by field (a hand edit that left a
+    throughput at zero would divide by it in every later estimate)."""
+    if not isinstance(row, dict):
         raise ConfigError(
-            f"{path} is not a calibration file ({e})",
-            hint="remove it (planner calibrate remove --all) or restore it",
-        ) from e
+            f"expected a recorded run (a mapping), got {row!r}",
+            file=file,
+            key_path=f"[{i}]",
+            hint=fix,
+        )
+    names = [f.name for f in fields(Calibration)]
+    for key in row:
+        if key not in names:
+            raise UnknownNameError(
+                "calibration field", str(key), names, file=file, key_path=f"[{i}].{key}"
+            )
+    for key in names:
+        value = row.get(key)
+        where = f"[{i}].{key}"
+        if value is None:
+            raise ConfigError("required field is missing", file=file, key_path=where, hint=fix)
+        if key in _TEXT_FIELDS and not isinstance(value, str):
+            raise ConfigError(f"expected text, got {value!r}", file=file, key_path=where, hint=fix)
+        if key == "count" and not (is_whole_number(value) and value >= 1):
+            raise ConfigError(
+                f"expected a whole number of GPUs >= 1, got {value!r}",
+                file=file,
+                key_path=where,
+                hint=fix,
+            )
+        if key in _RATE_FIELDS and not (is_number(value) and math.isfinite(value) and value > 0):
+            raise ConfigError(
+                f"expected a positive number of tokens/s, got {value!r}",
+                file=file,
+                key_path=where,
+                hint=fix,
+            )
+    return Calibration(**row)
 
 
 def save_calibrations(calibrations: Sequence[Calibration], path: Path | None = None) -> None:
@@ -124,6 +173,17 @@ def steps_tokens_per_s(spec: WorkloadSpec, est: Estimate) -> float:
     return tokens / (steps_h * 3600.0) if steps_h > 0 else 0.0
 
 
+def check_trainable(spec: WorkloadSpec) -> None:
+    """A calibration measures a training run: an inference workload has none."""
+    if spec.kind.value == "inference":
+        raise ConfigError(
+            f"{spec.name} is an inference workload; a calibration corrects training estimates "
+            "with a measured training run",
+            key_path="workload",
+            hint="record a training workload's run (kind: finetune or pretrain)",
+        )
+
+
 def new_calibration(
     spec: WorkloadSpec,
     est: Estimate,
@@ -133,6 +193,7 @@ def new_calibration(
     today: str,
 ) -> Calibration:
     """A calibration of ``spec`` measured at ``measured_tokens_per_s`` against its estimate."""
+    check_trainable(spec)
     if not est.fits:
         raise ConfigError(
             f"{spec.name} does not fit on {est.gpu_count} x {est.gpu} in the estimate, so a "
@@ -174,6 +235,18 @@ def new_calibration(
 
 def without(calibrations: Sequence[Calibration], ident: str) -> tuple[Calibration, ...]:
     """``calibrations`` less the one named ``ident`` (UnknownNameError with the ids otherwise)."""
+    if not isinstance(ident, str):
+        raise ConfigError(
+            f"expected a calibration id (text such as 'c1'), got {ident!r}",
+            key_path="id",
+            hint="planner calibrate list (planner.calibrations()) shows the ids",
+        )
+    if not calibrations:
+        error = UnknownNameError("calibration", ident, (), key_path="id")
+        error.hint = (
+            "no runs are recorded: planner calibrate record WORKLOAD --gpu G ... records one"
+        )
+        raise error
     if ident not in {c.id for c in calibrations}:
         raise UnknownNameError("calibration", ident, [c.id for c in calibrations], key_path="id")
     return tuple(c for c in calibrations if c.id != ident)

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.errors import ConfigError, is_number, is_whole_number
+from planner.errors import ConfigError, UnknownNameError, checked_fields, is_number, is_whole_number
 from planner.gpu_specs import GpuSpec
 from planner.schema import MAX_GPUS_PER_INSTANCE, MAX_NETWORK_GBPS, Fabric, Interconnect
 from planner.workload import efficiency as eff
@@ -22,6 +22,7 @@ from planner.workload.spec import WorkloadSpec
 from planner.workload.strategy import Strategy
 
 
+@checked_fields
 @dataclass(frozen=True)
 class Topology:
     """How the GPUs are wired: per node, inside a node, and between nodes."""
@@ -30,6 +31,18 @@ class Topology:
     interconnect: Interconnect
     fabric: Fabric
     network_gbps: float | None = None
+
+    def __post_init__(self) -> None:
+        # the links by name ("nvlink", "infiniband") as a caller types them; an unknown one
+        # names the known ones here, not as an AttributeError deep in the estimate
+        for key, kind in (("interconnect", Interconnect), ("fabric", Fabric)):
+            value = getattr(self, key)
+            if isinstance(value, kind):
+                continue
+            names = [m.value for m in kind]
+            if not isinstance(value, str) or value.strip().lower() not in names:
+                raise UnknownNameError(key, str(value), names, key_path=key)
+            object.__setattr__(self, key, kind(value.strip().lower()))
 
 
 @dataclass(frozen=True)
@@ -267,8 +280,18 @@ def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
         )
 
 
-def default_topology(gpu: GpuSpec, gpu_count: int) -> Topology:
+def default_topology(gpu: GpuSpec | str, gpu_count: int) -> Topology:
     """Up to 8 GPUs per node on the GPU's own link, InfiniBand between nodes."""
+    if isinstance(gpu, str):
+        from planner.gpu_specs import resolve_gpu
+
+        gpu = resolve_gpu(gpu)
+    if not isinstance(gpu, GpuSpec):
+        raise ConfigError(f"expected a GPU name or GpuSpec, got {gpu!r}", key_path="gpu")
+    if not is_whole_number(gpu_count) or gpu_count < 1:
+        raise ConfigError(
+            f"GPU count must be a whole number >= 1, got {gpu_count!r}", key_path="gpu_count"
+        )
     gpn = max(1, min(gpu_count, 8))
     if gpn == 1:
         link = Interconnect.NONE

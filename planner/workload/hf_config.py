@@ -141,8 +141,16 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
         path, limit_bytes=_MAX_CONFIG_BYTES, what="config.json", hint="pass a config.json file"
     )
     try:
-        config = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        text = raw.decode("utf-8-sig")  # a byte-order mark, as some Windows editors save
+    except UnicodeDecodeError as e:
+        raise ConfigError(
+            f"is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}): not a config.json",
+            file=file,
+            hint="pass the model's config.json (from its Hugging Face repository)",
+        ) from None
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as e:
         raise ConfigError(
             f"not a readable JSON file ({e})",
             file=file,
@@ -157,11 +165,13 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
     layers = _whole(config, file, "num_hidden_layers", "n_layer", "num_layers")
     heads = _whole(config, file, "num_attention_heads", "n_head")
     kv_heads = _optional_whole(config, file, "num_key_value_heads", heads)
+    _kv_heads_divide(kv_heads, heads, file)
     vocab = _whole(config, file, "vocab_size")
     head_dim = _optional_whole(config, file, "head_dim", max(1, hidden // heads))
     gated = family in _GATED
     gpt2_like = family in _GPT2_LIKE
-    ffn = int(config.get("intermediate_size") or config.get("n_inner") or 4 * hidden)
+    ffn_key = "intermediate_size" if config.get("intermediate_size") is not None else "n_inner"
+    ffn = _optional_whole(config, file, ffn_key, 4 * hidden)
     tied = bool(config.get("tie_word_embeddings", not gated))
     attention = hidden * head_dim * (2 * heads + 2 * kv_heads)
     mlp = (3 if gated else 2) * hidden * ffn
@@ -281,6 +291,7 @@ def _gqa(
 ) -> tuple[int, int, int]:
     """Grouped-query attention's parameters per layer, its heads' width and its KV heads."""
     kv_heads = _optional_whole(config, file, "num_key_value_heads", heads)
+    _kv_heads_divide(kv_heads, heads, file)
     head_dim = _optional_whole(config, file, "head_dim", max(1, hidden // heads))
     params = hidden * head_dim * (2 * heads + 2 * kv_heads)
     if family == "qwen2_moe":  # biases on Q, K and V (Qwen2MoeAttention)
@@ -397,6 +408,19 @@ def _moe_field(config: dict[str, Any], file: str, key: str, what: str) -> int:
             hint=f"copy {key} from the model's config.json on Hugging Face, or {_MOE_HINT}",
         )
     return _whole(config, file, key)
+
+
+def _kv_heads_divide(kv_heads: int, heads: int, file: str) -> None:
+    """Grouped-query attention shares each key/value head among an equal group of query heads."""
+    if kv_heads > heads or heads % kv_heads:
+        raise ConfigError(
+            f"{kv_heads} key/value heads do not divide the {heads} attention heads "
+            "(num_attention_heads)",
+            file=file,
+            key_path="num_key_value_heads",
+            hint="copy num_key_value_heads from the model's config.json on Hugging Face "
+            "(a divisor of num_attention_heads)",
+        )
 
 
 def _optional_whole(

@@ -19,6 +19,7 @@ Conventions:
 from __future__ import annotations
 
 import functools
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -380,6 +381,15 @@ class TrainingSection(_Section):
                     f"qlora; serve {name} weights with kind: inference)"
                 )
             raw = {**raw, "precision": PRECISION_ALIASES.get(name, name)}
+        offload = raw.get("offload") if isinstance(raw, dict) else None
+        if offload is True or (isinstance(offload, str) and offload.strip().lower() == "cpu"):
+            # DeepSpeed's offload_optimizer.device: cpu, or a YAML yes/true
+            raise FieldError(
+                "offload",
+                f"{str(offload).lower()!r} is not one of none, optimizer, nvme; optimizer "
+                "states in host (CPU) memory are offload: optimizer (DeepSpeed ZeRO-Offload), "
+                "on the node's NVMe offload: nvme",
+            )
         if isinstance(raw, dict) and "framework" in raw:
             from planner.workload.frameworks import framework_names
 
@@ -758,12 +768,45 @@ class WorkloadSpec(_Section):
         if m.is_transformer:
             if d.tokens is None and d.samples is None:
                 raise FieldError("data", "needs tokens, or samples (x epochs)")
+            self._check_batch()
         else:
             if d.samples is None:
                 raise FieldError("data.samples", f"is required for a {m.arch} model")
             if (d.flops_per_sample or m.flops_per_sample) is None:
                 raise FieldError("data.flops_per_sample", f"is required for a {m.arch} model")
         return self
+
+    def _check_batch(self) -> None:
+        """A global batch holds at least one whole sequence, and a pinned micro-batch is a slice
+        of the global batch (the estimate would otherwise round the batch up silently, or fill
+        memory with sequences the batch does not have)."""
+        t = self.training
+        if t is None:
+            return
+        seq = self.seq_len
+        if t.global_batch_tokens is not None and t.global_batch_tokens < seq:
+            raise FieldError(
+                "training.global_batch_tokens",
+                f"{t.global_batch_tokens:g} tokens is less than one sequence of {seq:,} tokens "
+                f"(model.seq_len); give at least {seq} (sequences x {seq} tokens), or "
+                "global_batch_samples in sequences",
+            )
+        micro = t.parallelism.micro_batch
+        if micro is None:
+            return
+        if t.global_batch_samples is not None:
+            batch, given = t.global_batch_samples, "training.global_batch_samples"
+        elif t.global_batch_tokens is not None:
+            batch, given = t.global_batch_tokens / seq, "training.global_batch_tokens"
+        else:
+            return  # the stack's default batch: the estimate sizes it around the micro-batch
+        if micro > batch:
+            raise FieldError(
+                "training.parallelism.micro_batch",
+                f"micro-batch {micro} sequences is more than the global batch of {batch:g} "
+                f"sequences ({given}); a micro-batch is a slice of the global batch: give at "
+                f"most {max(1, math.floor(batch))}, or a larger {given.split('.')[-1]}",
+            )
 
     def _check_vision_inference(self) -> WorkloadSpec:
         """A vision or diffusion inference workload: images, not tokens."""
