@@ -258,6 +258,28 @@ def test_predict_measurement_answers_vision_and_diffusion_rows_only() -> None:
     assert got is not None and got["steps_per_s"] > 0
 
 
+def test_a_row_marked_dla_counts_the_orins_two_dlas() -> None:
+    """NVIDIA's Orin offline submissions run the GPU and both DLAs: a row with ``dla: true`` adds
+    the DLAs' 52.5 dense int8 TOPS x the engine's fraction over RetinaNet's 0.40 TFLOPs an image."""
+    row: dict[str, Any] = {
+        "kind": "vision",
+        "model": "retinanet-resnext50-fpn",
+        "gpu": "Jetson-AGX-Orin",
+        "gpus": 1,
+        "precision": "int8",
+        "framework": "tensorrt",
+        "scenario": "offline",
+        "resolution": 800,
+        "measured": {"samples_per_s": 148.7},
+    }
+    gpu_only = vs.predict_measurement(row)
+    both = vs.predict_measurement({**row, "dla": True})
+    assert gpu_only is not None and both is not None
+    fraction = vs.load_inference_efficiency().fraction("tensorrt", resolve_gpu("Jetson-AGX-Orin"))
+    added = 52.5e12 * fraction / 0.40e12
+    assert both["samples_per_s"] - gpu_only["samples_per_s"] == pytest.approx(added)
+
+
 # -- the inference-efficiency model (planner/data/inference_efficiency.yaml) ----------------------
 
 

@@ -685,7 +685,8 @@ def predict_measurement(row: dict[str, object]) -> dict[str, float] | None:
 
     A row's batch is used when given; otherwise single-stream is batch 1 and offline runs the
     planner's default offline batch.  Several GPUs are replicas (throughput x GPUs).  The Jetson's
-    DLAs are counted only where the row says the submission used them.
+    DLAs are counted only where the row says the submission used them (``dla: true``, or its note
+    names them).
     """
     from planner.gpu_specs import resolve_gpu
     from planner.workload.models import get_preset
@@ -734,7 +735,9 @@ def predict_measurement(row: dict[str, object]) -> dict[str, float] | None:
     except ConfigError:
         return None
     note = str(row.get("note", ""))
-    replica = VisionReplica(work, gpu, eng, precision, use_dla="DLA" in note)
+    replica = VisionReplica(
+        work, gpu, eng, precision, use_dla=bool(row.get("dla")) or "DLA" in note
+    )
     scenario = str(row.get("scenario", ""))
     b = row.get("batch")
     batch = (
