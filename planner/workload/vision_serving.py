@@ -439,17 +439,21 @@ class VisionReplica:
         return flops * linear_share / fast + attention / slow
 
     def _memory_seconds(self, images: float) -> float:
-        """Weights read once per call; each layer's output written and read back, from memory
-        only for the share of the batch's live tensors that does not fit in the L2 cache."""
+        """Weights read once per call, from memory unless they fit in the L2 cache beside the
+        live tensors (then the calls before left them there: a served model runs the same weights
+        call after call, and nothing else on the GPU evicts them); each layer's output written and
+        read back, from memory only for the share of the batch's live tensors that does not fit
+        in the L2 cache."""
         w = self.work
         act_bytes = _BYTES[self.precision]
         live = w.live_activation_bytes_16bit / 2.0 * act_bytes * images
         l2 = L2_MIB.get(self.gpu.name, L2_MIB.get(self.gpu.family, 0.0)) * 2**20
         spill = 1.0 if l2 <= 0 else min(1.0, live / l2)
+        weights = w.params * _BYTES[self.precision]
+        resident = l2 > 0 and weights + live <= l2
         moved = (
-            w.params * _BYTES[self.precision]
-            + 2.0 * w.activation_elements * images * act_bytes * spill
-        )
+            0.0 if resident else weights
+        ) + 2.0 * w.activation_elements * images * act_bytes * spill
         return moved / (self.gpu.memory_bandwidth_gb_per_s * 1e9 * eff.MEMORY_BW_FRACTION)
 
     def forward_seconds(self, images: float) -> float:
