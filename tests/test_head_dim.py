@@ -234,7 +234,7 @@ def test_serving_attention_flops_use_heads_times_head_dim() -> None:
     narrow = replace(shape, head_dim=None)
     assert (shape.attention_width, narrow.attention_width) == (4096.0, 2048.0)
     r = Replica(shape, gpu, 1, NVLINK, serving_stack("vllm"))
-    peak = r.compute_peak_flops * eff.gemm_fraction(gpu)
+    peak = r.compute_peak_flops * eff.gemm_fraction(gpu)  # attention's rate
     prompt = 2048.0
     flops = 4 * 48 * 4096 * prompt * prompt / 2.0
     assert flops / peak > r.kv_bytes_per_token_per_gpu * prompt / r.bandwidth_bytes_per_s

@@ -51,15 +51,28 @@ def test_a_big_batch_is_compute_bound() -> None:
     r = _replica(gpu="H100")
     gpu = resolve_gpu("H100")
     batch, ctx = 4096, 1
-    peak = gpu.peak_flops * eff.gemm_fraction(gpu)
-    matmuls = 2 * 6.74e9 * batch / peak
+    matmuls = 2 * 6.74e9 * batch / (gpu.peak_flops * r.matmul_fraction)
     assert matmuls > 6.74e9 * 2 / (3350e9 * 0.8)  # the weights' read hides behind the math
     attention = max(
         r.kv_bytes_per_token_per_gpu * batch * ctx / (3350e9 * 0.8),
-        4 * 32 * 4096 * batch * ctx / peak,
+        4 * 32 * 4096 * batch * ctx / (gpu.peak_flops * eff.gemm_fraction(gpu)),
     )
     kernels = 32 * 0.05e-3  # vLLM's per-layer kernel time, however big the batch
     assert r.step_seconds(batch, ctx) == pytest.approx(matmuls + attention + kernels + 1e-3)
+
+
+def test_weight_matmuls_run_at_the_forward_shape_fraction() -> None:
+    """Llama 2 7B on one H100: a forward matmul writes 1/K bytes per FLOP, over a layer of
+    6.74e9 / 32 weights half of 1/4,096 + 4 x 4,096 / 210.6M = 1.611e-4; the calibrated 1/0.52
+    trades the training reference's 1.492e-4 (at 989.4 / 3.35 = 295.3 FLOPs per byte) for it:
+    1/e = 1.92308 + 295.3 x 1.19e-5 -> 0.5191.  In fp8 the same 16-bit results are written at
+    twice the rate: 1.92308 - 0.04406 + 590.7 x 1.611e-4 -> 0.5066."""
+    x = eff.forward_bytes_per_flop(4096, 1, 6.74e9 / 32)
+    assert x == pytest.approx((1 / 4096 + 4 * 4096 / (6.74e9 / 32)) / 2)
+    assert _replica(gpu="H100").matmul_fraction == pytest.approx(0.51906, rel=1e-4)
+    assert _replica(gpu="H100", precision="fp8").matmul_fraction == pytest.approx(0.50656, rel=1e-4)
+    # wider tensor parallelism narrows the row-parallel matmuls' K: more bytes per FLOP
+    assert eff.forward_bytes_per_flop(4096, 4, 6.74e9 / 32) > x
 
 
 def test_attention_reads_the_kv_cache_after_the_matmuls_not_during_them() -> None:
@@ -70,7 +83,7 @@ def test_attention_reads_the_kv_cache_after_the_matmuls_not_during_them() -> Non
     gpu = resolve_gpu("H100")
     batch, ctx = 768, 192
     bandwidth = 3350e9 * 0.8
-    matmuls = 2 * 6.74e9 * batch / (gpu.peak_flops * eff.gemm_fraction(gpu))
+    matmuls = 2 * 6.74e9 * batch / (gpu.peak_flops * r.matmul_fraction)
     kv_read = 524_288 * batch * ctx / bandwidth  # 512 KiB per token: 32 layers x 2 x 4096 x 2 B
     assert matmuls > 6.74e9 * 2 / bandwidth and kv_read > matmuls
     kernels = 32 * 0.05e-3
@@ -306,7 +319,27 @@ def test_attention_runs_at_the_16_bit_rate_under_fp8_weights() -> None:
     r = _replica(gpu="H100", precision="fp8")
     gpu = resolve_gpu("H100")
     f = eff.gemm_fraction(gpu)
-    matmuls = 2 * 6.74e9 * 2048 / (1978.8e12 * f)
+    matmuls = 2 * 6.74e9 * 2048 / (1978.8e12 * r.matmul_fraction)
     attention = 4 * 32 * 4096 * 2048 * 1024 / (989.4e12 * f)  # each token sees half the prompt
     kernels = 32 * 0.05e-3
     assert r.step_seconds(0, 0, 2048, 2048) == pytest.approx(matmuls + attention + kernels + 1e-3)
+
+
+def test_the_l40s_runs_matmuls_at_its_ad102_siblings_fraction() -> None:
+    """The L40S is the RTX 4090's AD102 chip: the same calibrated matmul fraction (0.52), not the
+    0.35 of the 70-150 W inference cards; a 2,048-token Llama 2 7B prompt in fp8 (2.76e13 weight
+    FLOPs) then takes about 2.76e13 / (724 TFLOPS x 0.50) = 76 ms of matmuls, near the 73 ms
+    TensorRT-LLM measured for the whole first token."""
+    l40s, rtx4090, l4 = (resolve_gpu(n) for n in ("L40S", "RTX4090", "L4"))
+    assert eff.gemm_fraction(l40s) == eff.gemm_fraction(rtx4090) == 0.52
+    assert eff.gemm_fraction(l4) == 0.35
+    r = _replica(gpu="L40S", precision="fp8")
+    matmul_s = 2 * 6.74e9 * 2048 / (r.compute_peak_flops * r.matmul_fraction)
+    assert 0.070 < matmul_s < 0.080
+
+
+def test_forward_matmul_fraction_never_exceeds_the_peak() -> None:
+    """A shape with no result traffic at all on a family with a high fraction stays at the peak."""
+    gpu = resolve_gpu("A100-80GB")
+    assert eff.forward_matmul_fraction(gpu, 0.0, gpu.peak_flops) <= 1.0
+    assert eff.forward_matmul_fraction(gpu, 0.0, gpu.peak_flops) > eff.gemm_fraction(gpu)

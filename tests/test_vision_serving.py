@@ -258,6 +258,28 @@ def test_predict_measurement_answers_vision_and_diffusion_rows_only() -> None:
     assert got is not None and got["steps_per_s"] > 0
 
 
+def test_a_row_marked_dla_counts_the_orins_two_dlas() -> None:
+    """NVIDIA's Orin offline submissions run the GPU and both DLAs: a row with ``dla: true`` adds
+    the DLAs' 52.5 dense int8 TOPS x the engine's fraction over RetinaNet's 0.40 TFLOPs an image."""
+    row: dict[str, Any] = {
+        "kind": "vision",
+        "model": "retinanet-resnext50-fpn",
+        "gpu": "Jetson-AGX-Orin",
+        "gpus": 1,
+        "precision": "int8",
+        "framework": "tensorrt",
+        "scenario": "offline",
+        "resolution": 800,
+        "measured": {"samples_per_s": 148.7},
+    }
+    gpu_only = vs.predict_measurement(row)
+    both = vs.predict_measurement({**row, "dla": True})
+    assert gpu_only is not None and both is not None
+    fraction = vs.load_inference_efficiency().fraction("tensorrt", resolve_gpu("Jetson-AGX-Orin"))
+    added = 52.5e12 * fraction / 0.40e12
+    assert both["samples_per_s"] - gpu_only["samples_per_s"] == pytest.approx(added)
+
+
 # -- the inference-efficiency model (planner/data/inference_efficiency.yaml) ----------------------
 
 
@@ -320,3 +342,24 @@ def test_serving_benchmark_medians_by_split() -> None:
     assert statistics.median(c.error for c in done) <= 0.25
     assert statistics.median(holdout) <= 0.25
     assert "holdout" in module._split_summary(done)
+
+
+def test_weights_that_fit_in_l2_stay_there_between_calls() -> None:
+    """ResNet-50's 25.6 MB of int8 weights fit in the L4's 48 MiB L2 beside one image's live
+    tensors: a batch-1 call reads none of them from memory.  The T4's 4 MiB L2 cannot hold them:
+    every call streams them at 80% of 320 GB/s."""
+    work = vs.cnn_workload(
+        "resnet50",
+        params=25.6e6,
+        flops_per_sample=2.45e10,
+        activation_gib_per_sample=None,
+        resolution=None,
+    )
+    eng = vs.engine("tensorrt")
+    l4 = vs.VisionReplica(work, resolve_gpu("L4"), eng, "int8")
+    t4 = vs.VisionReplica(work, resolve_gpu("T4"), eng, "int8")
+    live = work.live_activation_bytes_16bit / 2.0
+    acts = 2.0 * work.activation_elements
+    assert l4._memory_seconds(1) == pytest.approx(acts * live / 48 / 2**20 / (300e9 * 0.8))
+    t4_spill = min(1.0, live / (4 * 2**20))
+    assert t4._memory_seconds(1) == pytest.approx((25.6e6 + acts * t4_spill) / (320e9 * 0.8))

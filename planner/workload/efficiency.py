@@ -50,7 +50,20 @@ from planner.schema import Fabric, Interconnect
 #   four is 75 of the 4090's 165 dense TFLOPS with recompute).  It had been 0.30 at DeBERTa's
 #   hidden 1,536, a planning figure never checked against a GeForce run, and was 1.97x slow on C32.
 #   Workstation 0.40: Turing Quadro/Titan full-rate FP32 accumulate (C27).
-# Inference-class datacenter cards (T4, L4, A10, A10G, L40S) 0.35: power-capped parts (70-350 W).
+# Inference-class datacenter cards (T4, L4, A10, A10G) 0.35: power-capped parts (70-150 W; T4: ~24 of
+#   its 65 TFLOPS on a continuous fp16 GEMM at its 70 W cap, NVIDIA developer forum "About GPU peak
+#   performance", 2023).
+# L40S 0.52, the GeForce (Ada) figure: it is the RTX 4090's AD102 chip (142 of its SMs enabled
+#   against the 4090's 128, both 2,520 MHz boost; NVIDIA L40S datasheet: 362.05 dense FP16/BF16
+#   tensor TFLOPS, "733*" with sparsity, FP8 733 dense / 1,466 sparse, 350 W), running the same
+#   kernels at the same per-SM rate (362 / (142 x 2.49 GHz) = 1,024 FLOPs a clock per SM, the 4090's
+#   330.3 FP16-accumulate TFLOPS / (128 x 2.52 GHz)).  It was 0.35 as a "power-capped" card, which
+#   no L40S measurement supported: TensorRT-LLM's first-token latency of a 2,048-token Llama 2 7B
+#   prompt on one L40S, 73 ms (FP8; TensorRT-LLM performance.md, v0.5), is 2.9e13 FLOPs at 397
+#   TFLOPS, 0.54 of the FP8 dense peak before attention and the step overhead: more than 0.35
+#   allows, and more than the whole peak were the datasheet's first figures (733 FP8) the sparse
+#   ones.  350 W for 142 SMs is less power per SM than the 4090's 450 W for 128, so a power limit
+#   may bite below 0.52 under long dense loads (U); no sustained-clock measurement was found.
 GEMM_FRACTION: dict[str, float] = {
     "A100": 0.55,
     "H100": 0.52,
@@ -63,7 +76,7 @@ GEMM_FRACTION: dict[str, float] = {
     "L4": 0.35,
     "A10": 0.35,
     "A10G": 0.35,
-    "L40S": 0.35,
+    "L40S": 0.52,  # the AD102 chip of the RTX 4090 (GeForce)
     "Jetson": 0.25,
 }
 DEFAULT_GEMM_FRACTION = 0.35
@@ -438,6 +451,38 @@ def matmul_fraction(gpu: GpuSpec, bytes_per_flop: float) -> float:
         1.0 / gemm_fraction(gpu)
         - calibration_ops_per_byte(gpu) * reference_bytes_per_flop(gpu)
         + ops_per_byte(gpu) * bytes_per_flop
+    )
+    return 1.0 / max(inverse, 1.0)
+
+
+# Inference runs only the forward matmul of each weight.  A forward ``(M x K)·(K x N)`` writes its
+# ``M x N`` 16-bit result for ``2·M·N·K`` FLOPs: ``1/K`` bytes per FLOP, whatever the ``M`` tokens of
+# the step (a prefill of 2,048 tokens or a decode batch of 1,024 alike).  ``K`` is the hidden size
+# for the column-parallel matmuls (fused QKV, MLP up) and the width over the tensor-parallel ranks
+# for the row-parallel ones (attention output, MLP down), so over a layer the FLOP-weighted mean is
+# about half the training mean of ``1/K + 1/N`` (the two halves swap the roles of K and N).  The
+# calibrated training time per FLOP keeps its tensor-core part and trades the three training
+# matmuls' result traffic for this one's, streamed at the memory bandwidth against the peak the
+# matmuls run at (an fp8 matmul writes the same 16-bit result in half the time, so its traffic
+# weighs twice as much against its math).  Small: a few % of the matmul time at hidden 4,096.
+
+
+def forward_bytes_per_flop(hidden: int, tp: int, layer_params: float) -> float:
+    """Result bytes one transformer layer's forward weight matmuls write per FLOP: half the
+    FLOP-weighted mean of ``1/K + 1/N`` (:func:`_inverse_dims`), independent of the tokens."""
+    dims, _ = _inverse_dims(1.0, hidden, tp, layer_params, None)
+    return dims / 2.0
+
+
+def forward_matmul_fraction(gpu: GpuSpec, bytes_per_flop: float, peak_flops: float) -> float:
+    """Share of ``peak_flops`` (the peak of the unit the matmuls run on) that forward-only matmuls
+    writing ``bytes_per_flop`` sustain on ``gpu``: :func:`matmul_fraction`'s calibrated time per
+    FLOP less the reference shape's training traffic, plus this traffic at ``peak_flops`` over
+    ``gpu``'s bandwidth.  Never above the peak."""
+    inverse = (
+        1.0 / gemm_fraction(gpu)
+        - calibration_ops_per_byte(gpu) * reference_bytes_per_flop(gpu)
+        + peak_flops / (gpu.memory_bandwidth_gb_per_s * 1e9) * bytes_per_flop
     )
     return 1.0 / max(inverse, 1.0)
 

@@ -260,7 +260,7 @@ def _roofline_source(gpu: GpuSpec) -> str:
     return (
         f"roofline per step, weight matmuls then attention: each max(bytes / "
         f"{gpu.memory_bandwidth_gb_per_s:g} GB/s, FLOPs / ({gpu.tensor_tflops_dense:g} TFLOPS x "
-        f"{eff.gemm_fraction(gpu):.2f}))"
+        f"{eff.gemm_fraction(gpu):.2f}, the weight matmuls' moved to their forward-only shape))"
     )
 
 

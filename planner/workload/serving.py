@@ -10,8 +10,9 @@ sequences by a token each and processes ``prefill_tokens`` prompt tokens.  A ste
   head_dim x context`` FLOPs per token;
 * each of the two is its own roofline, the larger of ``bytes / (bandwidth x the stack's bandwidth
   fraction)`` and ``FLOPs / (peak x the GPU's matmul fraction)`` -- the weight matmuls at their
-  compute precision's peak, attention at the 16-bit tensor rate whatever the weights -- and the
-  two add up: they are separate kernels, one after the other, so a large batch's KV-cache reads do
+  compute precision's peak, attention at the 16-bit tensor rate whatever the weights; the weight
+  matmuls' fraction is the training one moved to a forward-only matmul of the model's shape (its
+  result writes, :meth:`Replica.matmul_fraction`) -- and the two add up: they are separate kernels, one after the other, so a large batch's KV-cache reads do
   not hide behind its matmuls' arithmetic (with TensorRT-LLM's published H100 builds, FP8 weights
   and KV cache, one roofline over both would make Llama 2 7B at batch 768 2.35x faster than
   measured; the sum is within 15%);
@@ -332,6 +333,17 @@ class Replica:
         return self.gpu.matmul_peak_flops(matmul_precision(self.precision, self.gpu))
 
     @property
+    def matmul_fraction(self) -> float:
+        """Share of :attr:`compute_peak_flops` the weight matmuls sustain: the GPU family's
+        calibrated matmul fraction moved to a forward-only matmul of this model's shape on ``tp``
+        GPUs (:func:`planner.workload.efficiency.forward_matmul_fraction`; a layer's weights are
+        its share of the matmul parameters)."""
+        m = self.model
+        layer_params = m.matmul_params / max(m.layers, 1)
+        x = eff.forward_bytes_per_flop(m.hidden, self.tp, layer_params)
+        return eff.forward_matmul_fraction(self.gpu, x, self.compute_peak_flops)
+
+    @property
     def _attention_peak(self) -> float:
         """The rate attention's own matmuls (QK^T, PV) run at: the 16-bit tensor rate whatever the
         weights' format.  Quantised weights speed up the weight matmuls only: "even if the rest of
@@ -375,7 +387,7 @@ class Replica:
             return 0.0
         kv = self.kv_bytes_per_token_per_gpu
         bandwidth = self.bandwidth_bytes_per_s
-        peak = self.compute_peak_flops * eff.gemm_fraction(self.gpu)
+        peak = self.compute_peak_flops * self.matmul_fraction
         # The weight matmuls and attention are different kernels, run one after the other: each
         # is its own roofline, and the KV cache's reads do not hide behind the matmuls' math.
         matmul_s = max(

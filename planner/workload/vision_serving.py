@@ -439,17 +439,21 @@ class VisionReplica:
         return flops * linear_share / fast + attention / slow
 
     def _memory_seconds(self, images: float) -> float:
-        """Weights read once per call; each layer's output written and read back, from memory
-        only for the share of the batch's live tensors that does not fit in the L2 cache."""
+        """Weights read once per call, from memory unless they fit in the L2 cache beside the
+        live tensors (then the calls before left them there: a served model runs the same weights
+        call after call, and nothing else on the GPU evicts them); each layer's output written and
+        read back, from memory only for the share of the batch's live tensors that does not fit
+        in the L2 cache."""
         w = self.work
         act_bytes = _BYTES[self.precision]
         live = w.live_activation_bytes_16bit / 2.0 * act_bytes * images
         l2 = L2_MIB.get(self.gpu.name, L2_MIB.get(self.gpu.family, 0.0)) * 2**20
         spill = 1.0 if l2 <= 0 else min(1.0, live / l2)
+        weights = w.params * _BYTES[self.precision]
+        resident = l2 > 0 and weights + live <= l2
         moved = (
-            w.params * _BYTES[self.precision]
-            + 2.0 * w.activation_elements * images * act_bytes * spill
-        )
+            0.0 if resident else weights
+        ) + 2.0 * w.activation_elements * images * act_bytes * spill
         return moved / (self.gpu.memory_bandwidth_gb_per_s * 1e9 * eff.MEMORY_BW_FRACTION)
 
     def forward_seconds(self, images: float) -> float:
@@ -685,7 +689,8 @@ def predict_measurement(row: dict[str, object]) -> dict[str, float] | None:
 
     A row's batch is used when given; otherwise single-stream is batch 1 and offline runs the
     planner's default offline batch.  Several GPUs are replicas (throughput x GPUs).  The Jetson's
-    DLAs are counted only where the row says the submission used them.
+    DLAs are counted only where the row says the submission used them (``dla: true``, or its note
+    names them).
     """
     from planner.gpu_specs import resolve_gpu
     from planner.workload.models import get_preset
@@ -734,7 +739,9 @@ def predict_measurement(row: dict[str, object]) -> dict[str, float] | None:
     except ConfigError:
         return None
     note = str(row.get("note", ""))
-    replica = VisionReplica(work, gpu, eng, precision, use_dla="DLA" in note)
+    replica = VisionReplica(
+        work, gpu, eng, precision, use_dla=bool(row.get("dla")) or "DLA" in note
+    )
     scenario = str(row.get("scenario", ""))
     b = row.get("batch")
     batch = (
