@@ -1016,7 +1016,8 @@ def _check_context(spec: WorkloadSpec) -> None:
             else f"{cp} equal chunks"
         )
         fits = [c for c in (2, 4, 8, 16, 32, 64) if seq % (2 * c if chunks != cp else c) == 0]
-        hint = f"use context {' or '.join(str(c) for c in fits[-2:])}" if fits else "use context 1"
+        near = sorted(sorted(fits, key=lambda c: abs(c - cp))[:2])
+        hint = f"use context {' or '.join(str(c) for c in near)}" if near else "use context 1"
         raise FieldError(
             key,
             f"context parallel {cp} splits each {seq:,}-token sequence into {split}, and "
