@@ -180,7 +180,7 @@ def test_the_load_balanced_split_needs_two_chunks_per_rank() -> None:
 
 @pytest.mark.parametrize("framework", ["hf-trainer", "deepspeed", "pytorch-fsdp", "llm.c"])
 def test_stacks_without_context_parallel_refuse_it(framework: str) -> None:
-    with pytest.raises(ConfigError, match="has no context parallelism; set training.framework"):
+    with pytest.raises(ConfigError, match=r"has no context parallelism; set training\.framework"):
         parse_workload(_raw(framework=framework, parallelism={"context": 2}))
 
 
