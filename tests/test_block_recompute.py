@@ -180,8 +180,9 @@ def test_llama3_405b_recomputes_one_layer_per_stage_and_interleaves() -> None:
     assert est.memory_breakdown_gib["activations"] == pytest.approx(
         act1 * (1 + 15 / (16 * 8)) / GIB, rel=1e-6
     )
-    # and without recompute the same ZeRO-1 layout does not fit
-    f_none = replace(f, pinned={"tensor": 8, "pipeline": 16, "zero": 1}, recompute_modes=("none",))
+    # and without recompute the same ZeRO-1 layout (Meta's, no context parallel) does not fit
+    pin = {"tensor": 8, "pipeline": 16, "zero": 1, "context": 1}
+    f_none = replace(f, pinned=pin, recompute_modes=("none",))
     gpu = resolve_gpu("H100")
     links = topology_links(gpu, ROWS["H12"].topology, 8192)
     assert search_training(f_none, gpu, 8192, links, flash=True)[0] is None

@@ -155,8 +155,9 @@ def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> Host
     step_hours = est.time_breakdown_hours.get("training steps") or est.wall_hours
     ram = disk_gb = 0.0
     # a GPU's share of the parameters whose optimizer states it steps (sharded by tensor and
-    # pipeline parallelism, and by data parallelism under ZeRO)
-    shards = s.tensor_parallel * s.pipeline_parallel * (s.data_parallel if s.zero_stage >= 1 else 1)
+    # pipeline parallelism, and by data parallelism, context-parallel ranks included, under ZeRO)
+    zero_ranks = s.data_parallel * s.context_parallel if s.zero_stage >= 1 else 1
+    shards = s.tensor_parallel * s.pipeline_parallel * zero_ranks
     rank_params = float(spec.model.params or 0.0) / max(shards, 1)
     if spec.train.offload in ("optimizer", "nvme") and s.method == "full":
         states = (

@@ -118,12 +118,13 @@ def train_suggestions(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
 
 
 def pinned_gpus(spec: WorkloadSpec) -> int:
-    """GPUs in one replica of the pinned layout (``training.parallelism`` tensor x pipeline; 1 when
-    neither is pinned or for inference): every training GPU count must be a multiple of it."""
+    """GPUs in one replica of the pinned layout (``training.parallelism`` tensor x pipeline x
+    context; 1 when none is pinned or for inference): every training GPU count must be a multiple
+    of it."""
     if spec.kind is Kind.INFERENCE:
         return 1
     p = spec.train.parallelism
-    return (p.tensor or 1) * (p.pipeline or 1)
+    return (p.tensor or 1) * (p.pipeline or 1) * (p.context or 1)
 
 
 def layout_error(spec: WorkloadSpec, gpu_count: int) -> ConfigError | None:
@@ -136,9 +137,21 @@ def layout_error(spec: WorkloadSpec, gpu_count: int) -> ConfigError | None:
     if gpu_count % unit == 0:
         return None
     p = spec.train.parallelism
-    pinned = {k: v for k, v in (("tensor", p.tensor), ("pipeline", p.pipeline)) if v is not None}
+    pinned = {
+        k: v
+        for k, v in (("tensor", p.tensor), ("pipeline", p.pipeline), ("context", p.context))
+        if v is not None
+    }
     problem = unplaceable_layout(pinned, gpu_count)
-    key = "tensor" if p.tensor is not None and p.tensor > 1 else "pipeline"
+    key = (
+        "tensor"
+        if p.tensor is not None and p.tensor > 1
+        else "pipeline"
+        if p.pipeline is not None and p.pipeline > 1
+        else "context"
+        if p.context is not None and p.context > 1
+        else "pipeline"
+    )
     nearest = math.ceil(gpu_count / unit) * unit
     return ConfigError(
         problem or f"the pinned layout needs a multiple of {unit} GPUs",
@@ -162,12 +175,14 @@ def unplaceable_estimate(
     if problem is None:
         return None
     flash = flash_attention(spec, gpu)
-    free = replace(f, pinned={k: v for k, v in f.pinned.items() if k not in ("tensor", "pipeline")})
+    layout_keys = ("tensor", "pipeline", "context")
+    free = replace(f, pinned={k: v for k, v in f.pinned.items() if k not in layout_keys})
     _, least = search_training(free, gpu, count, topology_links(gpu, topo, count), flash=flash)
     s = Strategy(
         data_parallel=0,
         tensor_parallel=f.pinned.get("tensor", 1),
         pipeline_parallel=f.pinned.get("pipeline", 1),
+        context_parallel=f.pinned.get("context", 1),
         method=f.method,
         optimizer=f.optimizer,
         gpus_per_piece=count,

@@ -40,6 +40,9 @@ class FrameworkProfile:
     compile_seconds: float
     source: str
     expert_parallel: bool = False  # splits a mixture of experts' experts over GPUs (all-to-all)
+    # splits each sequence over GPUs, keys and values passed round a ring in attention (Megatron
+    # Core --context-parallel-size, torchtitan's context parallel)
+    context_parallel: bool = False
     # how its fp8 recipe picks the cast scales (efficiency.FP8_SCALING): delayed (Transformer
     # Engine: amax history, fused cast) or dynamic (torchao float8: an amax pass per cast tensor)
     fp8_scaling: str = "delayed"
@@ -76,6 +79,7 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 compile_seconds=float(raw["compile_seconds"]),
                 source=str(raw["source"]).strip(),
                 expert_parallel=bool(raw.get("expert_parallel", False)),
+                context_parallel=bool(raw.get("context_parallel", False)),
                 fp8_scaling=str(raw["fp8_scaling"]),
                 attention=str(raw["attention"]),
                 fused_layers=bool(raw["fused_layers"]),

@@ -361,6 +361,9 @@ class ParallelismSection(_Section):
     # mixture of experts: the GPUs the routed experts are split over (Megatron's expert model
     # parallel size, experts not split by tensor parallelism; a stack with expert parallelism)
     expert: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
+    # long sequences: the GPUs each sequence is split over, every one holding seq/context tokens of
+    # every layer (Megatron's context parallel size; a stack with context parallelism)
+    context: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
 
 
 class TrainingSection(_Section):
@@ -723,6 +726,7 @@ class WorkloadSpec(_Section):
                 if getattr(m, key) is None:
                     raise FieldError(f"model.{key}", f"is required for a {m.arch} transformer")
             _check_shape(m, self.training)
+        _check_context(self)
         if self.kind is Kind.INFERENCE and self.training is not None:
             raise FieldError(
                 "training",
@@ -1012,6 +1016,56 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
                 f"expert parallel {pinned.expert} does not divide the {m.experts} experts; "
                 f"use a divisor of {m.experts}",
             )
+
+
+def _check_context(spec: WorkloadSpec) -> None:
+    """A pinned context-parallel size splits a transformer's sequence into equal chunks, on a stack
+    that has context parallelism.
+
+    Megatron-Core splits a causal sequence into ``2 x context`` chunks and gives rank ``r`` chunks
+    ``r`` and ``2·context - 1 - r``, so every rank has the same share of the causal mask's work
+    (Megatron-LM ``get_batch_on_this_cp_rank``; its context-parallel guide: "achieving optimal
+    load balance among GPUs"): the sequence must divide into ``2 x context`` equal chunks.
+    """
+    training = spec.training
+    cp = training.parallelism.context if training is not None else None
+    if training is None or cp is None or cp == 1:
+        return
+    key = "training.parallelism.context"
+    m = spec.model
+    if not m.is_transformer:
+        raise FieldError(
+            key,
+            f"context parallelism splits a transformer's sequence, and a {m.arch} model has none; "
+            "leave parallelism.context out",
+        )
+    from planner.workload.frameworks import load_frameworks, resolve_framework
+
+    stack, auto = resolve_framework(training.framework, finetune=spec.kind is Kind.FINETUNE)
+    if not stack.context_parallel:
+        able = sorted(n for n, p in load_frameworks().items() if p.context_parallel)
+        chosen = f"framework {stack.name}" + (" (auto's choice)" if auto else "")
+        raise FieldError(
+            key,
+            f"{chosen} has no context parallelism; set training.framework to one of "
+            f"{', '.join(able)}, or leave parallelism.context out",
+        )
+    seq = spec.seq_len
+    chunks = 2 * cp if m.arch == "decoder" else cp
+    if seq % chunks:
+        split = (
+            f"{chunks} equal chunks (2 x {cp}: the load-balanced causal split)"
+            if chunks != cp
+            else f"{cp} equal chunks"
+        )
+        fits = [c for c in (2, 4, 8, 16, 32, 64) if seq % (2 * c if chunks != cp else c) == 0]
+        near = sorted(sorted(fits, key=lambda c: abs(c - cp))[:2])
+        hint = f"use context {' or '.join(str(c) for c in near)}" if near else "use context 1"
+        raise FieldError(
+            key,
+            f"context parallel {cp} splits each {seq:,}-token sequence into {split}, and "
+            f"{seq:,} does not divide; {hint}, or a seq_len divisible by {chunks}",
+        )
 
 
 # -- locating and loading --------------------------------------------------------------------------

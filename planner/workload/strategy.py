@@ -94,6 +94,8 @@ class Strategy:
     # the backward pass, out of ``layers_per_stage``; 0 under the other modes
     recomputed_layers: int = 0
     layers_per_stage: int = 0
+    # long sequences: the GPUs each sequence is split over (context parallel; 1 = none)
+    context_parallel: int = 1
 
     @property
     def recompute_text(self) -> str:
@@ -118,12 +120,15 @@ class Strategy:
             if self.tensor_parallel > 1:
                 parts.append(f"TP{self.tensor_parallel}")
             return " x ".join(parts)
-        if self.data_parallel > 1 or (self.tensor_parallel == 1 and self.pipeline_parallel == 1):
+        alone = self.tensor_parallel == 1 and self.pipeline_parallel == 1
+        if self.data_parallel > 1 or (alone and self.context_parallel == 1):
             parts.append(f"DP{self.data_parallel}")
         if self.zero_stage:
             parts.append("ZeRO-3/FSDP" if self.zero_stage == 3 else f"ZeRO-{self.zero_stage}")
         if self.tensor_parallel > 1:
             parts.append(f"TP{self.tensor_parallel}")
+        if self.context_parallel > 1:
+            parts.append(f"CP{self.context_parallel}")
         if self.expert_parallel > 1:
             parts.append(f"EP{self.expert_parallel}")
         if self.pipeline_parallel > 1:
@@ -225,6 +230,10 @@ class TrainFacts:
     # and whether the model is a causal decoder (efficiency.attention_time_factor)
     attention_flops_per_seq: dict[str, float] = field(default_factory=dict)
     causal: bool = False
+    # the keys' (and values') width, kv_heads x head_dim, and the key/value heads: what context
+    # parallelism passes round its ring (0: the hidden size, one head per query head)
+    kv_width: float = 0.0
+    kv_heads: int = 0
 
 
 @dataclass(frozen=True)
@@ -292,6 +301,33 @@ class _Search:
     tensor_sizes: tuple[int, ...]
     pipeline_sizes: tuple[int, ...]
     zero_stages: tuple[int, ...]
+    context_sizes: tuple[int, ...] = (1,)
+
+
+# Context parallelism is searched only from this sequence length up, and below
+# CONTEXT_PARALLEL_FREE_SEQ only for a tensor x pipeline split whose activations do not fit without
+# recompute: NeMo's long-sequence table (docs/source/performance/performance_long_sequence.md,
+# Llama 2 7B on H100) runs CP1 up to 16K tokens and CP2 from 32K, and the Megatron-Bridge recipes
+# use CP2 at 8K only where memory is short (Llama 3.1 405B on 1,024 H100); the MLPerf Llama 2 70B
+# LoRA runs at 8K keep CP1.  The rule keeps the search for ordinary sequences as cheap as it was.
+CONTEXT_PARALLEL_MIN_SEQ = 8192
+CONTEXT_PARALLEL_FREE_SEQ = 16384
+
+
+def context_sizes(f: TrainFacts, count: int) -> tuple[int, ...]:
+    """The context-parallel sizes searched: a pinned ``context``; 1 alone for a short sequence
+    (:data:`CONTEXT_PARALLEL_MIN_SEQ`), a model that is no transformer or a stack without context
+    parallelism; otherwise 1 and the powers of two up to 64 that divide the GPUs and split the
+    sequence into ``2 x cp`` equal chunks (Megatron's load-balanced causal split).  Whether a size
+    leaves the node is decided per tensor size (:func:`_costed`)."""
+    if "context" in f.pinned:
+        return (f.pinned["context"],)
+    stack = f.framework
+    if not f.transformer or f.seq < CONTEXT_PARALLEL_MIN_SEQ:
+        return (1,)
+    if stack is not None and not stack.context_parallel:
+        return (1,)
+    return tuple(c for c in _divisors_pow2(count, 64) if f.seq % (2 * c) == 0)
 
 
 def _choices(
@@ -392,6 +428,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         tensor_sizes=tps,
         pipeline_sizes=pps,
         zero_stages=zeros,
+        context_sizes=context_sizes(f, count),
     )
 
 
@@ -430,6 +467,10 @@ class _Layout(NamedTuple):
     # a paged optimizer's states on this GPU (bytes), not in ``optimizer`` nor ``states``: they
     # take the memory left over (:func:`_paging`)
     paged: float = 0.0
+    # context-parallel ranks each sequence is split over; ``dp`` counts the data-parallel ranks
+    # beside them (count = dp x cp x tp x pp); the model states are replicated over the cp ranks
+    # as over data-parallel ones, and ZeRO shards and gradients reduce over dp x cp
+    cp: int = 1
 
 
 def expert_parallel_sizes(f: TrainFacts, dp: int, tp: int, gpus_per_node: int) -> tuple[int, ...]:
@@ -450,14 +491,21 @@ def expert_parallel_sizes(f: TrainFacts, dp: int, tp: int, gpus_per_node: int) -
     return (most,) if inside == most else (most, inside)
 
 
-def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int, ep: int = 1) -> _Layout:
-    """The :class:`_Layout` of ``tp`` x ``pp`` with ZeRO stage ``zero`` on the search's GPUs, the
-    routed experts of a mixture of experts split over ``ep`` data-parallel ranks.
+def _place(
+    f: TrainFacts, s: _Search, tp: int, pp: int, zero: int, ep: int = 1, cp: int = 1
+) -> _Layout:
+    """The :class:`_Layout` of ``tp`` x ``pp`` x ``cp`` with ZeRO stage ``zero`` on the search's
+    GPUs, the routed experts of a mixture of experts split over ``ep`` data-parallel ranks.
 
     The optimizer step streams this GPU's share of the trainable parameters (sharded from ZeRO-1
-    on) through HBM, ``opt_traffic`` bytes each.
+    on) through HBM, ``opt_traffic`` bytes each.  Context-parallel ranks hold the same weights, so
+    ZeRO shards over the ``dp x cp`` ranks and the gradients are reduced over them: Megatron-Core
+    builds its distributed optimizer and gradient buffers on the data-parallel group with context
+    parallel (``get_data_parallel_group(with_context_parallel=True)``), and torchtitan's FSDP shards
+    over the flattened ``dp_shard_cp`` mesh.
     """
-    dp = s.count // (tp * pp)
+    dp = s.count // (tp * pp * cp)
+    shards = dp * cp  # the ranks ZeRO shards over and the gradients are reduced across
     pp_in = min(pp, max(1, s.gpus_per_node // tp))
     d_in = max(1, s.gpus_per_node // (tp * pp_in))
     split = float(tp * pp)
@@ -471,7 +519,7 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int, ep: int = 1) 
 
     def sharded(total: float, stage: int) -> float:
         if zero >= stage:
-            return total / dp
+            return total / shards
         return total * (1.0 - rho) + total * rho / ep
 
     w, gr, o = sharded(w0, 3), sharded(g0, 2), sharded(o0, 1)
@@ -512,12 +560,13 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int, ep: int = 1) 
         states=states,
         room=(s.memory_bytes - _FIXED_BYTES) / (1.0 + FRAGMENTATION) - states,
         per_rank=f.global_batch / dp,  # under 1: ranks beyond the batch idle
-        sync_s=_sync_seconds(f, s, dp, d_in, split, zero, ep),
+        sync_s=_sync_seconds(f, s, shards, d_in, split, zero, ep),
         optimizer_s=optimizer_s,
         ep=ep,
         nvme_s=nvme_s,
         nvme_gradient_s=nvme_gradient_s,
         paged=paged,
+        cp=cp,
     )
 
 
@@ -573,16 +622,16 @@ def _sync_seconds(
     return collective_seconds(2.0, shard, dp, d_in, s.links)
 
 
-def _layouts(f: TrainFacts, s: _Search, tp: int, pp: int) -> Iterator[_Layout]:
-    """The layouts of ``tp`` x ``pp``, one per ZeRO stage, in search order (ZeRO over a single
-    data-parallel rank shards nothing, so it is skipped unless pinned)."""
-    dp = s.count // (tp * pp)
+def _layouts(f: TrainFacts, s: _Search, tp: int, pp: int, cp: int = 1) -> Iterator[_Layout]:
+    """The layouts of ``tp`` x ``pp`` x ``cp``, one per ZeRO stage, in search order (ZeRO over a
+    single data-parallel rank shards nothing, so it is skipped unless pinned)."""
+    dp = s.count // (tp * pp * cp)
     for ep in expert_parallel_sizes(f, dp, tp, s.gpus_per_node):
         for zero in s.zero_stages:
             # (offload: nvme runs ZeRO-3 whatever the count: DeepSpeed's NVMe swapper lives there)
-            if zero and dp == 1 and "zero" not in f.pinned and not f.nvme_optimizer:
+            if zero and dp * cp == 1 and "zero" not in f.pinned and not f.nvme_optimizer:
                 continue
-            yield _place(f, s, tp, pp, zero, ep)
+            yield _place(f, s, tp, pp, zero, ep, cp)
 
 
 class _PerSequence(NamedTuple):
@@ -602,6 +651,9 @@ class _PerSequence(NamedTuple):
     recompute_share: float = 0.0
     recomputed_layers: int = 0
     stage_layers: int = 0
+    # of ``stage_flops``, the attention core's (counted at ``1 + attention_extra``): what a context-
+    # parallel ring's exchanges overlap (:func:`exposed_ring_seconds`)
+    attention_flops: float = 0.0
 
 
 # Recompute modes from the least recompute to the most: the order the search tries them in and
@@ -624,18 +676,25 @@ def _per_sequence(
     flash: bool,
     attention_extra: float = 0.0,
     recomputed_layers: int = 0,
+    cp: int = 1,
 ) -> _PerSequence:
     """The :class:`_PerSequence` of ``mode`` on ``tp`` x ``pp``; each attention-core FLOP counts
     ``1 + attention_extra`` (:func:`~planner.workload.efficiency.attention_extra_flops`).
 
     Block recompute of ``recomputed_layers`` (k) of a stage's ``Ls`` layers runs the forward pass
     of those layers again, k/Ls of full recompute's extra FLOPs (model FLOPs and attention core);
-    all of a stage's layers is full recompute."""
+    all of a stage's layers is full recompute.
+
+    Context parallel ``cp``: each of the ``cp`` ranks holds and computes ``seq/cp`` tokens of the
+    sequence in every layer, so its activations, its traffic and its FLOPs are ``1/cp`` of the
+    sequence's; the attention core's too, as Megatron-Core's load-balanced split gives every rank
+    the same share of the causal mask (chunks ``r`` and ``2·cp - 1 - r`` of ``2·cp``).  The LM
+    head runs on each rank's own tokens.  ``hw_flops`` stays the whole sequence's."""
     n = stage_layers(f.layers, pp)
     if mode == "block" and recomputed_layers >= n:
         mode = "full"
     share = 1.0 if mode == "full" else recomputed_layers / n if mode == "block" else 0.0
-    act1, traffic1 = _activation_bytes(f, tp, pp, mode, flash, share)
+    act1, traffic1 = _activation_bytes(f, tp, pp, mode, flash, share, cp)
     if mode == "block":
         attention_none = f.attention_flops_per_seq.get("none", 0.0)
         attention = attention_none + share * (
@@ -648,6 +707,11 @@ def _per_sequence(
     hw_per_seq = f.model_flops_per_seq + recompute + attention_extra * attention
     stage_flops, head_flops = _stage_flops(f, tp, pp, hw_per_seq)
     block = mode == "block"
+    # the attention core on this GPU: its stage's layers' share, split over the tp and cp ranks
+    attention_here = attention * (1.0 + attention_extra) * n / max(1, f.layers) / tp
+    if cp > 1:
+        stage_flops, head_flops = stage_flops / cp, head_flops / cp
+        attention_here /= cp
     return _PerSequence(
         mode=mode,
         act_bytes=act1,
@@ -660,11 +724,18 @@ def _per_sequence(
         recompute_share=share,
         recomputed_layers=recomputed_layers if block else 0,
         stage_layers=n if block else 0,
+        attention_flops=attention_here,
     )
 
 
 def _activation_bytes(
-    f: TrainFacts, tp: int, pp: int, mode: str, flash: bool, recompute_share: float = 0.0
+    f: TrainFacts,
+    tp: int,
+    pp: int,
+    mode: str,
+    flash: bool,
+    recompute_share: float = 0.0,
+    cp: int = 1,
 ) -> tuple[float, float]:
     """(bytes of activations stored per sequence, bytes this GPU's stage streams per sequence).
 
@@ -679,6 +750,12 @@ def _activation_bytes(
     backward pass reaches the recomputed layers last, once the stage's other layers have released
     this micro-batch's activations, so the one being rebuilt takes the place of a released one and
     adds nothing at the peak; the logits are held as without recompute.
+
+    Context parallel ``cp``: every rank keeps ``seq/cp`` tokens of every layer (the keys and values
+    of the others arrive in the attention and are not kept: Megatron-Core "each GPU only stores the
+    KV of a sequence chunk in forward and gathers KV again in backward"), and the attention scores,
+    where stored, are its queries' against all keys, so everything is ``1/cp`` ("the activation
+    memory footprint per GPU is also CP times smaller", Megatron-Core context-parallel guide).
     """
     if not f.transformer:
         return f.act_per_sample, f.act_per_sample
@@ -705,6 +782,8 @@ def _activation_bytes(
         last = f.layers / pp * per_layer + head
         act1 = max(first, last) / tp
     traffic1 = (f.layers / pp) * kept / tp + f.logits_per_seq / tp
+    if cp > 1:
+        return act1 / cp, traffic1 / cp
     return act1, traffic1
 
 
@@ -721,8 +800,16 @@ def _micro_batch(f: TrainFacts, s: _Search, lay: _Layout, act1: float) -> tuple[
     elif lay.pp > 1:
         b = 1
     else:
-        b = max(1, min(b_max, math.ceil(lay.per_rank), s.micro_batch_cap))
+        b = max(1, min(b_max, math.ceil(lay.per_rank), _token_cap(f, s, lay.cp)))
     return b, b_max >= b >= 1
+
+
+def _token_cap(f: TrainFacts, s: _Search, cp: int) -> int:
+    """The largest micro-batch searched: :data:`MICRO_BATCH_TOKENS` per GPU, a GPU holding
+    ``seq/cp`` tokens of each sequence under context parallelism."""
+    if cp <= 1 or not f.transformer:
+        return s.micro_batch_cap
+    return max(1, MICRO_BATCH_TOKENS * cp // f.seq)
 
 
 def _memory_bytes(lay: _Layout, act: float) -> float:
@@ -766,15 +853,17 @@ def _matmul_efficiency(
     stage_flops: float,
     head_flops: float | None = None,
     ep: int = 1,
+    cp: int = 1,
 ) -> float:
     """Matmul efficiency from this micro-batch's shapes: the layers' matmuls and the LM head,
     weighted by their FLOPs on the slowest stage (:func:`~planner.workload.efficiency.matmul_fraction`;
     ``head_flops`` of its ``stage_flops`` are the head's, all of the model's head when not given);
     a mixture of experts' routed experts at their own shape over ``ep`` expert-parallel ranks
-    (:func:`~planner.workload.efficiency.expert_shape`)."""
+    (:func:`~planner.workload.efficiency.expert_shape`); a GPU's own ``seq/cp`` tokens of each
+    sequence under context parallelism."""
     if not s.shaped:
         return s.flat_efficiency
-    tokens = b * f.seq
+    tokens = b * f.seq // cp
     experts = eff.expert_shape(
         tokens,
         f.hidden,
@@ -809,7 +898,7 @@ def _tensor_parallel_seconds(
         return 0.0
     links = s.links
     n_ar = 4.0 + 2.0 * recompute_share
-    per_ar = 2.0 * (tp - 1) / tp * b * f.seq * f.hidden * 2.0
+    per_ar = 2.0 * (tp - 1) / tp * (b * f.seq // lay.cp) * f.hidden * 2.0
     layers_local = f.layers / lay.pp
     t_tp = (
         n_ar
@@ -843,7 +932,7 @@ def _pipelined(
         if lay.pp <= lay.pp_in
         else links.node_bytes_per_s / links.gpus_per_node
     )
-    t_p2p = 2.0 * b * f.seq * f.hidden * 2.0 / lay.tp / p2p_bw
+    t_p2p = 2.0 * (b * f.seq // lay.cp) * f.hidden * 2.0 / lay.tp / p2p_bw
     act_layers = act1 * b
     return pipeline_schedule(lay.pp, m, f.layers, t_slot, t_p2p, act_layers, headroom)
 
@@ -969,7 +1058,7 @@ def _all_to_all_seconds(f: TrainFacts, s: _Search, lay: _Layout, b: int) -> floa
     Not overlapped with the matmuls."""
     if lay.ep <= 1 or not f.experts_per_token:
         return 0.0
-    tokens = b * f.seq
+    tokens = b * f.seq // lay.cp
     per_copy = ALL_TO_ALLS_PER_LAYER * tokens * f.hidden * 2.0 * (f.layers / lay.pp) / lay.tp
     intra, inter = network_copies_per_token(f, lay.ep, lay.tp, s.links.gpus_per_node)
     per_gpu_network = s.links.node_bytes_per_s / max(1, s.links.gpus_per_node)
@@ -991,7 +1080,7 @@ def _routing_seconds(
         recompute=recompute_share,
         value_bytes=eff.result_bytes(f.precision),
     )
-    return b * f.seq * per_token * (f.layers / lay.pp) / lay.tp / s.bytes_per_s
+    return (b * f.seq // lay.cp) * per_token * (f.layers / lay.pp) / lay.tp / s.bytes_per_s
 
 
 # The host synchronisation of dropless routing (frameworks.yaml, ``moe_host_ms_per_layer``) happens
@@ -1034,6 +1123,57 @@ def exposed_all_to_all_seconds(t_all_to_all: float, t_compute: float, overlapped
     return max(ALL_TO_ALL_SM_SHARE * t_all_to_all, t_all_to_all - t_compute)
 
 
+# Ring transfers of one layer's key/value chunk per context-parallel step: the forward pass sends
+# K and V, the backward pass sends K and V again (each rank keeps only its own chunk) together with
+# the dK and dV accumulated for them, twice the bytes (Megatron-Core context-parallel guide: "all-
+# gather ... to collect the full sequence of KV", "reduce-scatter ... to the activation gradients of
+# KV in backward", "gathers KV again in backward", both "transformed to point-to-point
+# communications in ring topology"; Transformer Engine's AttnFuncWithCPAndKVP2P).  A layer whose
+# forward pass runs again under recompute passes its K and V round once more.
+RING_PASSES_PER_LAYER = 3.0
+
+
+def ring_step_bytes(f: TrainFacts, tokens: float, tp: int) -> float:
+    """Bytes of the key/value chunk one context-parallel rank sends its neighbour in one ring step
+    of one layer: K and V (2) for its ``tokens`` in 16 bits (2 bytes), ``kv_heads x head_dim``
+    wide, split over the tensor-parallel ranks (each keeps whole key/value heads, one at least:
+    grouped-query attention with fewer key/value heads than ``tp`` repeats them)."""
+    width = f.kv_width or float(f.hidden)
+    heads = f.kv_heads or f.heads
+    return 2.0 * tokens * 2.0 * width / max(1, min(tp, heads))
+
+
+def _ring_seconds(f: TrainFacts, s: _Search, lay: _Layout, b: int, recompute_share: float) -> float:
+    """The context-parallel ring of one micro-batch on this stage: in each layer ``cp - 1`` steps
+    per pass (:data:`RING_PASSES_PER_LAYER`, one more for the recomputed share of the layers), each
+    sending one :func:`ring_step_bytes` chunk to the next rank while receiving one.  A context group
+    inside a node (Megatron-Core numbers ranks tensor, then context parallel, so ``tp x cp`` GPUs in
+    a row) passes over NVLink; one that spans nodes over the node's network, a GPU's share of it."""
+    cp = lay.cp
+    if cp <= 1:
+        return 0.0
+    links = s.links
+    inside = lay.tp * cp <= links.gpus_per_node
+    bandwidth = links.intra_bytes_per_s if inside else links.node_bytes_per_s / links.gpus_per_node
+    latency = eff.COLLECTIVE_LATENCY_S.get(links.intra_kind, eff.COLLECTIVE_LATENCY_S["pcie"])
+    steps = (cp - 1) * (RING_PASSES_PER_LAYER + recompute_share) * f.layers / lay.pp
+    chunk = ring_step_bytes(f, b * f.seq / cp, lay.tp)
+    return steps * (chunk / bandwidth + latency)
+
+
+def exposed_ring_seconds(t_ring: float, t_attention: float, cp: int) -> float:
+    """What shows of a micro-batch's context-parallel ring beside ``t_attention`` seconds of its
+    attention core on this GPU.  The ring runs ``cp`` attention steps per layer and pass, each on
+    the key/value chunk in hand while the next one travels (Megatron-Core / Transformer Engine
+    overlap each step's send and receive with the step's attention; Liu et al. 2023, Ring
+    Attention, s3: "overlapping the communication of key-value blocks with the computation of
+    blockwise attention"), so ``cp - 1`` transfers hide behind ``cp - 1`` of the ``cp`` equal
+    attention steps: what outlasts them shows, ``max(0, t_ring - (cp - 1)/cp x t_attention)``."""
+    if cp <= 1 or t_ring <= 0.0:
+        return 0.0
+    return max(0.0, t_ring - (cp - 1) / cp * t_attention)
+
+
 def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed:
     """Size the micro-batch of one layout and recompute mode, and time one optimizer step:
     ``m`` micro-batches of matmuls, activation traffic and tensor-parallel all-reduces (pipelined
@@ -1050,10 +1190,17 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     act = act1 * b
     busiest = math.ceil(lay.per_rank - 1e-9)  # sequences on the busiest rank
     m = max(1, math.ceil(busiest / b))
-    g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops, seq.head_flops, lay.ep)
+    g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops, seq.head_flops, lay.ep, lay.cp)
     t_matmul = b * seq.stage_flops / (s.peak_flops * g)
     t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s
     t_mb += _routing_seconds(f, s, lay, b, seq.recompute_share)
+    t_ring = 0.0
+    if lay.cp > 1:
+        t_attention = b * seq.attention_flops / (s.peak_flops * g)
+        t_ring = exposed_ring_seconds(
+            _ring_seconds(f, s, lay, b, seq.recompute_share), t_attention, lay.cp
+        )
+        t_mb += t_ring
     t_tp = _tensor_parallel_seconds(f, s, lay, b, seq.recompute_share, t_matmul)
     t_mb += exposed_all_to_all_seconds(
         _all_to_all_seconds(f, s, lay, b), t_mb, f.overlap_all_to_all
@@ -1082,7 +1229,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         act_bytes=act,
         memory_bytes=memory,
         piece_seconds=f.samples_per_piece / (lay.per_rank * lay.dp) * step,
-        comm_exposed_s=exposed + (m + lay.pp - 1) * t_tp,
+        comm_exposed_s=exposed + (m + lay.pp - 1) * (t_tp + t_ring),
         step_s=step,
         nvme_step_s=(lay.nvme_s + nvme_exposed) * s.straggler,
         paged_spill_bytes=spilled,
@@ -1108,6 +1255,7 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         expert_parallel=lay.ep,
         recomputed_layers=c.seq.recomputed_layers,
         layers_per_stage=c.seq.stage_layers,
+        context_parallel=lay.cp,
     )
     return Candidate(
         strategy=strategy,
@@ -1139,7 +1287,7 @@ def _block_targets(f: TrainFacts, s: _Search, lay: _Layout) -> list[tuple[int, f
     elif lay.pp > 1:
         sizes = [1]
     else:
-        sizes = [1, max(1, min(math.ceil(lay.per_rank), s.micro_batch_cap))]
+        sizes = [1, max(1, min(math.ceil(lay.per_rank), _token_cap(f, s, lay.cp)))]
     targets = [(b, 0.0) for b in dict.fromkeys(sizes)]
     if lay.pp > 1:
         b = sizes[0]
@@ -1169,7 +1317,9 @@ def _block_layers(
 
     def act1(k: int) -> float:
         if k not in act_by_layers:
-            act_by_layers[k] = _activation_bytes(f, lay.tp, lay.pp, "block", s.flash, k / n)[0]
+            act_by_layers[k] = _activation_bytes(
+                f, lay.tp, lay.pp, "block", s.flash, k / n, lay.cp
+            )[0]
         return act_by_layers[k]
 
     def fits(k: int, b: int, extra_share: float) -> bool:
@@ -1201,23 +1351,53 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
     """Every layout with ``pp`` pipeline stages, costed with each recompute mode, in search order:
     tensor size, then ZeRO stage, then recompute (block recompute with each count of
     :func:`_block_layers`); a layout's modes stop at the first that fits the rank's whole share of
-    the global batch in one micro-batch (more recompute would only be slower)."""
-    for tp in s.tensor_sizes:
-        if s.count % (tp * pp):
-            continue  # no layout: tensor x pipeline must divide the GPUs
-        per_mode = {
-            mode: _per_sequence(f, tp, pp, mode, s.flash, s.attention_extra)
-            for mode in s.modes
-            if mode != "block"
-        }
-        blocks: dict[int, _PerSequence] = {}
-        act_by_layers: dict[int, float] = {}
-        for lay in _layouts(f, s, tp, pp):
-            for seq in _mode_sequences(f, s, lay, per_mode, blocks, act_by_layers):
-                c = _cost(f, s, lay, seq)
+    the global batch in one micro-batch (more recompute would only be slower).
+
+    Then, for a long sequence (:func:`context_sizes`), the same with each context-parallel size:
+    under :data:`CONTEXT_PARALLEL_FREE_SEQ` tokens only where no split without it fits without
+    recompute; for each tensor size those that keep ``tp x cp`` inside a node first, larger ones,
+    whose ring crosses the network, only where none of those fits.  A pinned size alone."""
+    splits = [tp for tp in s.tensor_sizes if s.count % (tp * pp) == 0]
+    first, *more = s.context_sizes
+    fitted: set[int] = set()  # tensor sizes with a layout that fits
+    plain = False  # a layout fits without recompute
+    for tp in splits:
+        if s.count % (tp * pp * first):
+            continue  # no layout: tensor x pipeline x context must divide the GPUs
+        for c in _costed_split(f, s, tp, pp, first):
+            if c.fits:
+                fitted.add(tp)
+                plain = plain or c.seq.mode == "none"
+            yield c
+    if not more or (plain and f.seq < CONTEXT_PARALLEL_FREE_SEQ):
+        return
+    for tp in splits:
+        for cp in more:
+            if s.count % (tp * pp * cp):
+                continue
+            if tp * cp > s.gpus_per_node and tp in fitted:
+                break
+            for c in _costed_split(f, s, tp, pp, cp):
+                if c.fits:
+                    fitted.add(tp)
                 yield c
-                if c.fits and c.micro_batch >= math.ceil(lay.per_rank):
-                    break
+
+
+def _costed_split(f: TrainFacts, s: _Search, tp: int, pp: int, cp: int) -> Iterator[_Costed]:
+    """The layouts of one tensor x pipeline x context split, costed as :func:`_costed` says."""
+    per_mode = {
+        mode: _per_sequence(f, tp, pp, mode, s.flash, s.attention_extra, cp=cp)
+        for mode in s.modes
+        if mode != "block"
+    }
+    blocks: dict[int, _PerSequence] = {}
+    act_by_layers: dict[int, float] = {}
+    for lay in _layouts(f, s, tp, pp, cp):
+        for seq in _mode_sequences(f, s, lay, per_mode, blocks, act_by_layers):
+            c = _cost(f, s, lay, seq)
+            yield c
+            if c.fits and c.micro_batch >= math.ceil(lay.per_rank):
+                break
 
 
 def _mode_sequences(
@@ -1240,17 +1420,25 @@ def _mode_sequences(
         for k in _block_layers(f, s, lay, act_by_layers):
             if k not in blocks:
                 blocks[k] = _per_sequence(
-                    f, lay.tp, lay.pp, "block", s.flash, s.attention_extra, recomputed_layers=k
+                    f,
+                    lay.tp,
+                    lay.pp,
+                    "block",
+                    s.flash,
+                    s.attention_extra,
+                    recomputed_layers=k,
+                    cp=lay.cp,
                 )
             yield blocks[k]
 
 
-def _simplicity(c: _Costed) -> tuple[int, int, int, int, int]:
-    """Rank among near-equals, lower is simpler: DP < ZeRO-1 < ZeRO-2 < ZeRO-3 < TP < PP, then the
-    least recompute (:data:`RECOMPUTE_ORDER`, then the fewest recomputed layers)."""
+def _simplicity(c: _Costed) -> tuple[int, int, int, int, int, int]:
+    """Rank among near-equals, lower is simpler: DP < ZeRO-1 < ZeRO-2 < ZeRO-3 < TP < CP < PP,
+    then the least recompute (:data:`RECOMPUTE_ORDER`, then the fewest recomputed layers)."""
     lay = c.lay
     return (
         int(lay.pp > 1),
+        int(lay.cp > 1),
         int(lay.tp > 1),
         lay.zero,
         RECOMPUTE_ORDER.index(c.seq.mode),
@@ -1307,17 +1495,22 @@ def unplaceable_layout(pinned: dict[str, int], count: int) -> str | None:
     that product (Megatron-LM: world size divisible by tensor x pipeline model-parallel size).
     """
     tp, pp = pinned.get("tensor", 1), pinned.get("pipeline", 1)
-    if count % (tp * pp) == 0:
+    cp = pinned.get("context", 1)
+    if count % (tp * pp * cp) == 0:
         return None
     parts = [f"tensor parallel {tp}"] if "tensor" in pinned else []
+    if "context" in pinned:
+        parts.append(f"context parallel {cp}")
     if "pipeline" in pinned:
         parts.append(f"pipeline parallel {pp}")
+    unit = tp * pp * cp
     gpus = "GPU" if count == 1 else "GPUs"
-    return f"{' x '.join(parts)} needs a multiple of {tp * pp} GPUs; {count} {gpus} cannot hold it"
+    return f"{' x '.join(parts)} needs a multiple of {unit} GPUs; {count} {gpus} cannot hold it"
 
 
-def explain(c: Candidate, count: int) -> str:
-    """Why this strategy: the one-line reason shown to users."""
+def explain(c: Candidate, count: int, gpus_per_node: int = 8) -> str:
+    """Why this strategy: the one-line reason shown to users (``gpus_per_node``: whether a context-
+    parallel group stays inside a node)."""
     s = c.strategy
     bits = []
     if s.tensor_parallel == 1 and s.pipeline_parallel == 1 and s.zero_stage == 0:
@@ -1328,6 +1521,14 @@ def explain(c: Candidate, count: int) -> str:
         )
     if s.tensor_parallel > 1:
         bits.append(f"tensor parallel {s.tensor_parallel} inside a node")
+    if s.context_parallel > 1:
+        cp = s.context_parallel
+        where = "inside a node" if s.tensor_parallel * cp <= gpus_per_node else "across nodes"
+        bits.append(
+            f"context parallel {cp} {where}: each sequence split over {cp} GPUs, so each holds "
+            f"1/{cp} of its activations and FLOPs, keys and values passed round a ring behind the "
+            "attention"
+        )
     if s.expert_parallel > 1:
         bits.append(
             f"expert parallel {s.expert_parallel}: the experts split over {s.expert_parallel} "

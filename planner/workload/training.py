@@ -327,6 +327,10 @@ def _compute_train_facts(
         expert_share=spec.model.expert_params / params if params and transformer else 0.0,
         attention_flops_per_seq=shape.attention_flops_per_seq,
         causal=shape.causal,
+        kv_width=(spec.model.kv_heads or spec.model.heads or 1) * spec.model.head_width
+        if transformer
+        else 0.0,
+        kv_heads=int(spec.model.kv_heads or spec.model.heads or 0) if transformer else 0,
     )
 
 
@@ -702,15 +706,15 @@ def _best_training(
 def _compute_ethernet_seconds(
     spec: WorkloadSpec,
     gpu: GpuSpec,
-    layout: tuple[int, int, int, str],
+    layout: tuple[int, int, int, str, int],
     size: int,
     links: Links,
     flash: bool,
 ) -> float | None:
-    """Seconds per piece of the ``(tensor, pipeline, zero, recompute)`` layout on ``size`` GPUs
-    over ``links`` (None: it does not fit)."""
-    tp, pp, zero, mode = layout
-    pin = {"tensor": tp, "pipeline": pp, "zero": zero}
+    """Seconds per piece of the ``(tensor, pipeline, zero, recompute, context)`` layout on ``size``
+    GPUs over ``links`` (None: it does not fit)."""
+    tp, pp, zero, mode, cp = layout
+    pin = {"tensor": tp, "pipeline": pp, "zero": zero, "context": cp}
     pinned = replace(train_facts(spec), pinned=pin, recompute_modes=(mode,))
     cand, _ = search_training(pinned, gpu, size, links, flash=flash)
     return None if cand is None else cand.piece_seconds
@@ -732,7 +736,13 @@ def _fabric_required(
         return None
     weak = replace(topo, fabric=Fabric.ETHERNET, network_gbps=None)
     links = topology_links(gpu, weak, s.gpus_per_piece)
-    layout = (s.tensor_parallel, s.pipeline_parallel, s.zero_stage, s.activation_checkpointing)
+    layout = (
+        s.tensor_parallel,
+        s.pipeline_parallel,
+        s.zero_stage,
+        s.activation_checkpointing,
+        s.context_parallel,
+    )
     args = (spec, gpu, layout, s.gpus_per_piece, links, flash)
     try:
         ethernet_s = _ethernet_memo(*args)
@@ -820,7 +830,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         return _nothing_fits(spec, f, gpu, count, topo, least, assumptions)
     size = cand.strategy.gpus_per_piece
     s = replace(cand.strategy, concurrent_pieces=concurrent)
-    s = replace(s, reason=explain(cand, size))
+    s = replace(s, reason=explain(cand, size, min(topo.gpus_per_node, size)))
     flops = model_flops(spec, f)
     sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
     rounds = math.ceil(spec.pieces / concurrent)
