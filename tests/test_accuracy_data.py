@@ -158,7 +158,7 @@ def _changed_case(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
 
 def test_fits_file_cases_load_and_their_workloads_validate() -> None:
     cases = load_fits(FITS_FILE)
-    assert 10 <= len(cases) <= 40
+    assert 10 <= len(cases) <= 80
     assert len({c.id for c in cases}) == len(cases)
     assert {c.outcome for c in cases} == {"fits", "oom"}
     for case in cases:
@@ -229,6 +229,9 @@ _CALLED_WRONG: dict[str, str] = {
     # F19 (Llama 2 7B LoRA, LitGPT, 4 x 1,304 tokens on an A100 40GB) was, at 36.9 GiB of 40:
     # Korthikanti's count charged Llama's eager SwiGLU MLP and fp32 RMSNorm inputs as GPT's GeLU MLP
     # and 16-bit LayerNorm (32 bytes per s·b·h, 41.5 now; model.ffn, model.mlp).
+    # F41 (GPT-2 1.5B, DeepSpeed fp16 without ZeRO, 8 V100 32GB) was, at 25.9 GiB of 32: the
+    # FP16_Optimizer's fp32 gradient copies at the step were not counted (37.6 GiB now;
+    # memory.fp16_optimizer_step_bytes).
 }
 
 

@@ -94,6 +94,13 @@ Conventions (why these numbers):
   output head (``get_keys_to_not_convert`` keeps it out): a second such matrix where the model does
   not tie it to the embedding (``model.tied_embeddings``; Llama, Mistral, Mixtral do not)
   (:func:`qlora_frozen_bytes_per_param`).
+- DeepSpeed's fp16 optimizer without ZeRO (``FP16_Optimizer``, deepspeed/runtime/fp16/
+  fused_optimizer.py ``step``) casts every 16-bit gradient to fp32 (``p.grad.to(data_type) for p
+  in group``) and concatenates the copies into one flat fp32 gradient (``_flatten_dense_tensors``)
+  for the master weights: for that moment the per-parameter copies and the flat buffer, 8 bytes
+  per parameter, sit beside the model states.  The activations are freed by then, so the step's
+  peak is the states plus those 8 bytes, the backward pass's the states plus the activations; the
+  larger counts (:func:`fp16_optimizer_step_bytes`).  ZeRO's optimizer casts only its partition.
 - Framework: 1 GiB for the CUDA context, cuBLAS workspaces and NCCL buffers (vram.asmirnov.xyz counts
   0.3-2 GiB) plus 5% of everything else for caching-allocator fragmentation.
 - KV cache: ``2·L·kv_heads·head_dim·bytes`` per token of context (``head_dim`` = h/heads unless
@@ -167,6 +174,9 @@ HF_LOSS_STACKS = frozenset({"hf-trainer", "torchtune"})
 # Gradients on the GPU under offloaded optimizer states: one reduction bucket of 16-bit values,
 # DeepSpeed's ``reduce_bucket_size`` default of 5e8 elements (DeepSpeed config-json docs).
 OFFLOAD_GRADIENT_BUCKET_BYTES = 5e8 * 2.0
+# DeepSpeed's non-ZeRO fp16 optimizer at the step: the fp32 copies of the 16-bit gradients and
+# their flat concatenation, 4 bytes per parameter each (module doc).
+FP16_OPTIMIZER_STEP_BYTES_PER_PARAM = 8.0
 # Framework term (see module doc).
 FRAMEWORK_FIXED_GIB = 1.0
 FRAGMENTATION = 0.05
@@ -584,6 +594,17 @@ def model_state_bytes_per_gpu(
     if zero >= 3:
         weights /= dp
     return weights, grads, optim
+
+
+def fp16_optimizer_step_bytes(
+    trainable_params: float, *, stack: str | None, precision: str, zero: int, host_optimizer: bool
+) -> float:
+    """Bytes held only during the optimizer step, beside the model states, when the activations are
+    freed: DeepSpeed's non-ZeRO fp16 optimizer's fp32 gradient copies (module doc); 0 for any other
+    stack, precision or ZeRO stage, and where the optimizer runs on the host."""
+    if stack != "deepspeed" or precision != "fp16" or zero != 0 or host_optimizer:
+        return 0.0
+    return trainable_params * FP16_OPTIMIZER_STEP_BYTES_PER_PARAM
 
 
 def framework_bytes(other_bytes: float) -> float:

@@ -52,6 +52,7 @@ from planner.workload.memory import (
     NVME_GRADIENT_BYTES_PER_PARAM,
     StateBytes,
     block_recompute_bytes_per_layer,
+    fp16_optimizer_step_bytes,
     nvme_state_bytes_per_param,
     offloaded_gradient_bytes,
     paged_spill_bytes,
@@ -471,6 +472,9 @@ class _Layout(NamedTuple):
     # beside them (count = dp x cp x tp x pp); the model states are replicated over the cp ranks
     # as over data-parallel ones, and ZeRO shards and gradients reduce over dp x cp
     cp: int = 1
+    # bytes held beside the states only during the optimizer step, once the activations are freed
+    # (memory.fp16_optimizer_step_bytes): the peak is the states plus the larger of the two
+    step_extra: float = 0.0
 
 
 def expert_parallel_sizes(f: TrainFacts, dp: int, tp: int, gpus_per_node: int) -> tuple[int, ...]:
@@ -545,6 +549,17 @@ def _place(
     # prefetching: the gathered current and next layer in 16 bits
     buffers = 2.0 * 2.0 * f.largest_layer / tp if zero >= 3 else 0.0
     states = w + gr + o + buffers
+    stack = f.framework.name if f.framework is not None else None
+    step_extra = fp16_optimizer_step_bytes(
+        f.trainable / split,
+        stack=stack,
+        precision=f.precision,
+        zero=zero,
+        host_optimizer=f.host_optimizer,
+    )
+    room = (s.memory_bytes - _FIXED_BYTES) / (1.0 + FRAGMENTATION) - states
+    if step_extra > room:  # the step itself does not fit: no room for any activations
+        room = min(room, 0.0)
     return _Layout(
         dp=dp,
         tp=tp,
@@ -558,7 +573,7 @@ def _place(
         optimizer=o,
         buffers=buffers,
         states=states,
-        room=(s.memory_bytes - _FIXED_BYTES) / (1.0 + FRAGMENTATION) - states,
+        room=room,
         per_rank=f.global_batch / dp,  # under 1: ranks beyond the batch idle
         sync_s=_sync_seconds(f, s, shards, d_in, split, zero, ep),
         optimizer_s=optimizer_s,
@@ -567,6 +582,7 @@ def _place(
         nvme_gradient_s=nvme_gradient_s,
         paged=paged,
         cp=cp,
+        step_extra=step_extra,
     )
 
 
@@ -813,17 +829,19 @@ def _token_cap(f: TrainFacts, s: _Search, cp: int) -> int:
 
 
 def _memory_bytes(lay: _Layout, act: float) -> float:
-    """Bytes per GPU: model states and activations, the framework's fixed share and fragmentation."""
-    other = lay.states + act
+    """Bytes per GPU: model states and activations (or what the optimizer step holds, where that is
+    more), the framework's fixed share and fragmentation."""
+    other = lay.states + max(act, lay.step_extra)
     return other + _FIXED_BYTES + FRAGMENTATION * other
 
 
 def _breakdown_gib(lay: _Layout, act: float) -> dict[str, float]:
     """:func:`_memory_bytes` by part, in GiB (the framework part carries ZeRO-3's buffers)."""
-    other = lay.states + act
+    other = lay.states + max(act, lay.step_extra)
     return {
         "weights": lay.weights / GIB,
-        "gradients": lay.grads / GIB,
+        # the optimizer step's fp32 gradient copies, where they outweigh the activations
+        "gradients": (lay.grads + max(0.0, lay.step_extra - act)) / GIB,
         "optimizer_states": lay.optimizer / GIB,
         "activations": act / GIB,
         "framework": (_FIXED_BYTES + FRAGMENTATION * other + lay.buffers) / GIB,
