@@ -241,3 +241,12 @@ def test_a_bad_max_age_variable_is_named(command: tuple[str, ...], value: str) -
     result = invoke(*command, env={"PLANNER_MAX_PRICE_AGE_DAYS": value})
     assert_clean_error(result, "PLANNER_MAX_PRICE_AGE_DAYS", repr(value), "unset it", exit_code=2)
     assert "--max-age-days" not in result.output.split("Error:")[-1]
+
+
+def test_workload_from_facts_takes_numpy_counts() -> None:
+    """A numpy integer is a number of tokens (as everywhere else in the library)."""
+    import numpy as np
+
+    from planner.workload.adhoc import workload_from_facts
+
+    assert workload_from_facts("llama-2-7b", tokens=np.int64(50_000_000)).data.tokens == 5e7

@@ -216,3 +216,15 @@ def test_the_cli_refuses_a_count_the_pinned_context_cannot_hold(tmp_path: Any) -
     assert result.exit_code == 2
     assert "training.parallelism.context" in result.output
     assert "multiple of 4" in result.output
+
+
+def test_a_context_parallel_ring_inside_a_node_wants_nvswitch() -> None:
+    """The KV ring of CP4 runs between 4 GPUs of a node, as a TP4 group's all-reduces do."""
+    from planner.workload.strategy import Strategy
+    from planner.workload.training import interconnect_required
+
+    topo = Topology(gpus_per_node=8, interconnect=Interconnect.NVSWITCH, fabric=Fabric.INFINIBAND)
+    ring = Strategy(data_parallel=2, context_parallel=4, gpus_per_piece=8)
+    assert interconnect_required(ring, topo) is Interconnect.NVSWITCH
+    pair = Strategy(data_parallel=4, context_parallel=2, gpus_per_piece=8)
+    assert interconnect_required(pair, topo) is Interconnect.NVLINK

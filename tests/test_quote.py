@@ -246,7 +246,11 @@ def test_interconnect_need_reads_the_strategy() -> None:
         )
         return Plan("x", (item,), 0, 0, 1, 1, 2, Risk(0, 0, 1, 1))
 
-    assert "tensor parallel" in _interconnect_need(plan("DP16 + ZeRO-3/FSDP + TP4", 8, 8))
+    assert "tensor or context parallel" in _interconnect_need(
+        plan("DP16 + ZeRO-3/FSDP + TP4", 8, 8)
+    )
+    # a context-parallel KV ring inside an instance wants NVLink too
+    assert _interconnect_need(plan("DP2 + ZeRO-1 + CP4", 8, 1)).startswith("NVLink/NVSwitch")
     assert "EFA/InfiniBand" in _interconnect_need(plan("DP16 + ZeRO-3/FSDP + TP4", 8, 8))
     assert _interconnect_need(plan("DP8 + ZeRO-1", 8, 1)).startswith("PCIe or better")
     assert _interconnect_need(plan("DP1", 1, 1)) == "none (single GPU)"

@@ -479,8 +479,8 @@ def _interconnect_need(plan: Plan) -> str:
     multi_node = any(i.instances > 1 for i in plan.items)
     within = any(i.gpus_per_instance > 1 for i in plan.items)
     # Strategy names read like "DP2 + TP8 + full recompute" (planner.workload.strategy.Strategy.name)
-    if any(re.search(r"\bTP\d", i.strategy) for i in plan.items):
-        need = "NVLink/NVSwitch inside each instance (tensor parallel)"
+    if any(re.search(r"\b(TP|CP)\d", i.strategy) for i in plan.items):
+        need = "NVLink/NVSwitch inside each instance (tensor or context parallel)"
     elif within:
         need = "PCIe or better inside each instance (data parallel)"
     else:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from planner.errors import ConfigError, UnknownNameError, shown_path
+from planner.errors import ConfigError, UnknownNameError, is_number, shown_path
 from planner.workload.hf_config import model_from_hf_config
 from planner.workload.models import get_preset, presets
 from planner.workload.spec import WorkloadSpec, parse_workload
@@ -35,7 +35,7 @@ def workload_from_facts(
     :mod:`planner.workload.hf_config`)."""
     if isinstance(model, Path):
         model = str(model)
-    if not (isinstance(tokens, (int, float)) and not isinstance(tokens, bool)):
+    if not is_number(tokens):
         raise ConfigError(
             f"expected a number of tokens, got {tokens!r}",
             key_path="data.tokens",

@@ -22,7 +22,7 @@ import yaml
 
 from planner.errors import ConfigError, UnknownNameError, is_number, is_whole_number
 from planner.workload.estimate_types import Estimate
-from planner.workload.spec import WorkloadSpec
+from planner.workload.spec import Kind, WorkloadSpec
 
 FILE_NAME = "calibration.yaml"
 # A measured throughput this far from the estimate is more likely a typo or a different job than
@@ -175,7 +175,7 @@ def steps_tokens_per_s(spec: WorkloadSpec, est: Estimate) -> float:
 
 def check_trainable(spec: WorkloadSpec) -> None:
     """A calibration measures a training run: an inference workload has none."""
-    if spec.kind.value == "inference":
+    if spec.kind is Kind.INFERENCE:
         raise ConfigError(
             f"{spec.name} is an inference workload; a calibration corrects training estimates "
             "with a measured training run",

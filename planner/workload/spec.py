@@ -828,6 +828,11 @@ class WorkloadSpec(_Section):
                     f"inference.{key}",
                     f"counts tokens; a {arch} model serves images: use images_per_s or images",
                 )
+        if inf.beam_width != 1:
+            raise FieldError(
+                "inference.beam_width",
+                f"applies to token generation; a {arch} model serves images: drop beam_width",
+            )
         from planner.workload.serving import load_serving_stacks
 
         if inf.framework in load_serving_stacks():

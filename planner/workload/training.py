@@ -655,14 +655,17 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
 
 
 def interconnect_required(s: Strategy, topo: Topology) -> Interconnect:
-    """The link the strategy wants: NVSwitch for TP > 2, NVLink for TP 2, else PCIe between GPUs.
+    """The link the strategy wants: NVSwitch for a tensor x context-parallel group of more than 2
+    GPUs (the tensor-parallel all-reduces and the context-parallel KV ring run inside it), NVLink
+    for 2, else PCIe between GPUs.
 
     The time was computed on ``topo``'s link, so a weaker link there is, by construction, enough for
     the reported hours (tensor parallel over PCIe is slow, and priced in).
     """
-    if s.tensor_parallel > 2:
+    group = s.tensor_parallel * s.context_parallel
+    if group > 2:
         wanted = Interconnect.NVSWITCH
-    elif s.tensor_parallel == 2:
+    elif group == 2:
         wanted = Interconnect.NVLINK
     elif s.gpus_per_piece > 1 and topo.gpus_per_node > 1:
         wanted = Interconnect.PCIE
