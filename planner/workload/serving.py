@@ -141,6 +141,9 @@ class ServingStack:
     # GPU time per decoder layer each step beyond the roofline: the launch gaps, ramp-up and tail
     # of the layer's many small kernels, which add to the step however it is batched
     kernel_ms_per_layer: float = 0.0
+    # runs beam search with the prompt's KV cache shared by a request's beams (what the model of
+    # ``beam_width`` assumes); the others are refused a beam width rather than mis-priced
+    beam_search: bool = False
 
 
 # GPU families whose memory is HBM (datasheets); the rest (GeForce, RTX/L-series, T4, Jetson) use

@@ -949,6 +949,18 @@ def _no_vision_keys(inf: InferenceSection, arch: str) -> None:
             f"{inf.framework} runs vision models here; an LLM is served by "
             f"{', '.join(load_serving_stacks())} or auto",
         )
+    if inf.beam_width > 1:
+        from planner.workload.serving import serving_stack
+
+        stack = serving_stack(inf.framework)
+        if not stack.beam_search:
+            with_beams = [n for n, s in load_serving_stacks().items() if s.beam_search]
+            raise FieldError(
+                "inference.beam_width",
+                f"beam search is modelled where a request's beams share the prompt's KV cache, "
+                f"not for {stack.name}; set inference.framework to {' or '.join(with_beams)}, "
+                "or beam_width: 1",
+            )
 
 
 def _is_number(annotation: Any) -> bool:
