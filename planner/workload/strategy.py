@@ -1153,12 +1153,14 @@ RING_PASSES_PER_LAYER = 3.0
 
 def ring_step_bytes(f: TrainFacts, tokens: float, tp: int) -> float:
     """Bytes of the key/value chunk one context-parallel rank sends its neighbour in one ring step
-    of one layer: K and V (2) for its ``tokens`` in 16 bits (2 bytes), ``kv_heads x head_dim``
-    wide, split over the tensor-parallel ranks (each keeps whole key/value heads, one at least:
-    grouped-query attention with fewer key/value heads than ``tp`` repeats them)."""
+    of one layer: K and V (2) for its ``tokens`` in the attention's precision (16 bits, fp8 recipes
+    included, whose attention runs in bf16; 4 bytes in fp32 and tf32: :func:`efficiency.result_bytes`),
+    ``kv_heads x head_dim`` wide, split over the tensor-parallel ranks (each keeps whole key/value
+    heads, one at least: grouped-query attention with fewer key/value heads than ``tp`` repeats
+    them)."""
     width = f.kv_width or float(f.hidden)
     heads = f.kv_heads or f.heads
-    return 2.0 * tokens * 2.0 * width / max(1, min(tp, heads))
+    return 2.0 * tokens * eff.result_bytes(f.precision) * width / max(1, min(tp, heads))
 
 
 def _ring_seconds(f: TrainFacts, s: _Search, lay: _Layout, b: int, recompute_share: float) -> float:
@@ -1173,7 +1175,9 @@ def _ring_seconds(f: TrainFacts, s: _Search, lay: _Layout, b: int, recompute_sha
     links = s.links
     inside = lay.tp * cp <= links.gpus_per_node
     bandwidth = links.intra_bytes_per_s if inside else links.node_bytes_per_s / links.gpus_per_node
-    latency = eff.COLLECTIVE_LATENCY_S.get(links.intra_kind, eff.COLLECTIVE_LATENCY_S["pcie"])
+    # a step across nodes pays at least the slowest in-node launch latency (U: no network figure)
+    kind = links.intra_kind if inside else "pcie"
+    latency = eff.COLLECTIVE_LATENCY_S.get(kind, eff.COLLECTIVE_LATENCY_S["pcie"])
     steps = (cp - 1) * (RING_PASSES_PER_LAYER + recompute_share) * f.layers / lay.pp
     chunk = ring_step_bytes(f, b * f.seq / cp, lay.tp)
     return steps * (chunk / bandwidth + latency)
@@ -1374,17 +1378,22 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
     Then, for a long sequence (:func:`context_sizes`), the same with each context-parallel size:
     under :data:`CONTEXT_PARALLEL_FREE_SEQ` tokens only where no split without it fits without
     recompute; for each tensor size those that keep ``tp x cp`` inside a node first, larger ones,
-    whose ring crosses the network, only where none of those fits.  A pinned size alone."""
+    whose ring crosses the network, only where none of those fits with a whole sequence on every
+    data-parallel rank.  A pinned size alone."""
     splits = [tp for tp in s.tensor_sizes if s.count % (tp * pp) == 0]
     first, *more = s.context_sizes
-    fitted: set[int] = set()  # tensor sizes with a layout that fits
+    # tensor sizes with a layout that fits and gives every data-parallel rank a whole sequence: a
+    # layout whose ranks sit idle (a global batch of fewer sequences than ranks) leaves GPUs a
+    # larger context split would put to work, across nodes if need be
+    fitted: set[int] = set()
     plain = False  # a layout fits without recompute
     for tp in splits:
         if s.count % (tp * pp * first):
             continue  # no layout: tensor x pipeline x context must divide the GPUs
         for c in _costed_split(f, s, tp, pp, first):
             if c.fits:
-                fitted.add(tp)
+                if c.lay.per_rank >= 1.0:
+                    fitted.add(tp)
                 plain = plain or c.seq.mode == "none"
             yield c
     if not more or (plain and f.seq < CONTEXT_PARALLEL_FREE_SEQ):
@@ -1396,7 +1405,7 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
             if tp * cp > s.gpus_per_node and tp in fitted:
                 break
             for c in _costed_split(f, s, tp, pp, cp):
-                if c.fits:
+                if c.fits and c.lay.per_rank >= 1.0:
                     fitted.add(tp)
                 yield c
 
@@ -1534,8 +1543,16 @@ def explain(c: Candidate, count: int, gpus_per_node: int = 8) -> str:
     if s.tensor_parallel == 1 and s.pipeline_parallel == 1 and s.zero_stage == 0:
         bits.append("model states fit on each GPU, so plain data parallel")
     if s.zero_stage:
+        what = (
+            "optimizer states"
+            if s.zero_stage == 1
+            else "optimizer states and gradients"
+            if s.zero_stage == 2
+            else "weights, gradients and optimizer states"
+        )
+        shards = s.data_parallel * s.context_parallel  # ZeRO shards over dp x cp
         bits.append(
-            f"ZeRO-{s.zero_stage} shards {'optimizer states' if s.zero_stage == 1 else 'optimizer states and gradients' if s.zero_stage == 2 else 'weights, gradients and optimizer states'} over {s.data_parallel} GPUs"
+            f"ZeRO-{s.zero_stage} shards {what} over {shards} GPU{'s' if shards > 1 else ''}"
         )
     if s.tensor_parallel > 1:
         bits.append(f"tensor parallel {s.tensor_parallel} inside a node")
