@@ -10,6 +10,7 @@ library names fields (``deadline_hours``); each command says which option shows 
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -172,3 +173,20 @@ def main(verbose: int) -> None:
     from planner.cli.logs import configure_logging  # cloud SDKs' request logs stay out
 
     configure_logging(verbose)
+
+
+def run() -> None:
+    """The ``planner`` program (console script and ``python -m planner``): :func:`main`, then
+    an exit that skips the cyclic garbage collector's passes over everything the process loaded.
+
+    The interpreter collects cycles while it tears down its modules, walking every object pandas,
+    pydantic and the planner made; for a process about to end that is wasted work (about 70 ms
+    of CPU after a quote, more than its five MILP solves).  :func:`gc.freeze` moves those objects
+    out of the collector's reach; they are still released by reference counting, and exit
+    handlers (logging, ``weakref.finalize``) still run.  Only here, not in :func:`main`: a test
+    or a library that calls ``main`` keeps collecting.
+    """
+    try:
+        main()
+    finally:
+        gc.freeze()
