@@ -50,6 +50,13 @@ class PlannerGroup(click.Group):
             load(self)
         return super().get_command(ctx, cmd_name)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        resolved = super().resolve_command(ctx, args)
+        _end_startup()  # the command and what it imports are loaded
+        return resolved
+
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
@@ -175,18 +182,37 @@ def main(verbose: int) -> None:
     configure_logging(verbose)
 
 
-def run() -> None:
-    """The ``planner`` program (console script and ``python -m planner``): :func:`main`, then
-    an exit that skips the cyclic garbage collector's passes over everything the process loaded.
+# Whether :func:`run` paused the cyclic garbage collector for the start-up (only ``run`` sets it).
+_startup = {"collector_paused": False}
 
-    The interpreter collects cycles while it tears down its modules, walking every object pandas,
-    pydantic and the planner made; for a process about to end that is wasted work (about 70 ms
-    of CPU after a quote, more than its five MILP solves).  :func:`gc.freeze` moves those objects
-    out of the collector's reach; they are still released by reference counting, and exit
-    handlers (logging, ``weakref.finalize``) still run.  Only here, not in :func:`main`: a test
-    or a library that calls ``main`` keeps collecting.
+
+def _end_startup() -> None:
+    """Once the command is loaded: the collector back on, the start-up's objects out of its way
+    (:func:`run`); nothing where ``run`` did not pause it (tests, library callers of ``main``)."""
+    if _startup["collector_paused"]:
+        _startup["collector_paused"] = False
+        gc.freeze()
+        gc.enable()
+
+
+def run() -> None:
+    """The ``planner`` program (console script and ``python -m planner``): :func:`main` with the
+    cyclic garbage collector kept off the objects that live as long as the process.
+
+    Python collects cycles every few hundred allocations and, now and then, walks every object
+    it tracks; the start-up (pandas, pydantic's schemas, the planner's modules) makes tens of
+    thousands that all live to the end, so those walks are wasted: about 40 ms of a quote's CPU
+    before its command runs, and as much again while the interpreter tears the modules down.  So
+    the collector is paused while the command loads, its objects are then frozen
+    (:func:`gc.freeze`: out of every later collection) and collection resumes for the command's
+    own work; when the command returns, what is left is frozen too.  Frozen objects are still
+    freed by reference counting, and exit handlers (logging, ``weakref.finalize``) still run.
+    Only here, not in :func:`main`: a test or a library that calls ``main`` collects as usual.
     """
+    gc.disable()
+    _startup["collector_paused"] = True
     try:
         main()
     finally:
+        _end_startup()  # a command that failed to load, or ``--help``
         gc.freeze()
