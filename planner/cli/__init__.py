@@ -201,8 +201,8 @@ def run() -> None:
 
     Python collects cycles every few hundred allocations and, now and then, walks every object
     it tracks; the start-up (pandas, pydantic's schemas, the planner's modules) makes tens of
-    thousands that all live to the end, so those walks are wasted: about 40 ms of a quote's CPU
-    before its command runs, and as much again while the interpreter tears the modules down.  So
+    thousands that all live to the end, so those walks are wasted: about 30 ms of a quote's CPU
+    before its command runs, and about 70 ms while the interpreter tears the modules down.  So
     the collector is paused while the command loads, its objects are then frozen
     (:func:`gc.freeze`: out of every later collection) and collection resumes for the command's
     own work; when the command returns, what is left is frozen too.  Frozen objects are still
