@@ -271,7 +271,7 @@ class _Search(NamedTuple):
     dataclass of these 25 fields is several times slower to construct.
     """
 
-    gpus: int  # the GPUs searched over (``count``; a NamedTuple has its own count())
+    count: int
     links: Links
     flash: bool
     peak_flops: float
@@ -360,7 +360,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
     gpn = max(1, min(links.gpus_per_node, count))
     modes, tps, pps, zeros = _choices(f, count, gpn, flash)
     return _Search(
-        gpus=count,
+        count=count,
         links=links,
         flash=flash,
         peak_flops=peak,
@@ -459,7 +459,7 @@ def _place(f: TrainFacts, s: _Search, tp: int, pp: int, zero: int, ep: int = 1) 
     The optimizer step streams this GPU's share of the trainable parameters (sharded from ZeRO-1
     on) through HBM, ``opt_traffic`` bytes each.
     """
-    dp = s.gpus // (tp * pp)
+    dp = s.count // (tp * pp)
     pp_in = min(pp, max(1, s.gpus_per_node // tp))
     d_in = max(1, s.gpus_per_node // (tp * pp_in))
     split = float(tp * pp)
@@ -578,7 +578,7 @@ def _sync_seconds(
 def _layouts(f: TrainFacts, s: _Search, tp: int, pp: int) -> Iterator[_Layout]:
     """The layouts of ``tp`` x ``pp``, one per ZeRO stage, in search order (ZeRO over a single
     data-parallel rank shards nothing, so it is skipped unless pinned)."""
-    dp = s.gpus // (tp * pp)
+    dp = s.count // (tp * pp)
     for ep in expert_parallel_sizes(f, dp, tp, s.gpus_per_node):
         for zero in s.zero_stages:
             # (offload: nvme runs ZeRO-3 whatever the count: DeepSpeed's NVMe swapper lives there)
@@ -1087,7 +1087,7 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         micro_batch_size=int(c.micro_batch),
         grad_accumulation=c.accumulation,
         virtual_stages=c.chunks,
-        gpus_per_piece=s.gpus,
+        gpus_per_piece=s.count,
         expert_parallel=lay.ep,
         recomputed_layers=c.seq.recomputed_layers,
         layers_per_stage=c.seq.stage_layers,
@@ -1186,7 +1186,7 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
     :func:`_block_layers`); a layout's modes stop at the first that fits the rank's whole share of
     the global batch in one micro-batch (more recompute would only be slower)."""
     for tp in s.tensor_sizes:
-        if s.gpus % (tp * pp):
+        if s.count % (tp * pp):
             continue  # no layout: tensor x pipeline must divide the GPUs
         per_mode = {
             mode: _per_sequence(f, tp, pp, mode, s.flash, s.attention_extra)
