@@ -259,16 +259,14 @@ def _divisors_pow2(n: int, limit: int) -> list[int]:
 _FIXED_BYTES = FRAMEWORK_FIXED_GIB * GIB
 
 
-class _Search(NamedTuple):
+@dataclass(frozen=True)
+class _Search:
     """What one search reads besides the facts, resolved once: the GPU's speeds, the links and the
     choices to walk (pins applied).
 
     The matmul efficiency of :func:`~planner.workload.efficiency.matmul_fraction` is split into its
     per-GPU part (``inverse_at_zero``, ``ops_per_byte``), fixed here, and its per-shape part,
     computed per micro-batch (:func:`_matmul_efficiency`).
-
-    A NamedTuple, as :class:`_Layout`: a quote makes one per search (hundreds), and a frozen
-    dataclass of these 25 fields is several times slower to construct.
     """
 
     count: int
