@@ -364,6 +364,7 @@ def clear_memo() -> None:
     """Forget the memoised facts and Ethernet searches (tests and benchmarks time a cold start)."""
     _facts_memo.cache_clear()
     _ethernet_memo.cache_clear()
+    _pinned_memo.cache_clear()
 
 
 def dropout_on(spec: WorkloadSpec) -> bool:
@@ -716,14 +717,27 @@ def _compute_ethernet_seconds(
 ) -> float | None:
     """Seconds per piece of the ``(tensor, pipeline, zero, recompute, context)`` layout on ``size``
     GPUs over ``links`` (None: it does not fit)."""
-    tp, pp, zero, mode, cp = layout
-    pin = {"tensor": tp, "pipeline": pp, "zero": zero, "context": cp}
-    pinned = replace(train_facts(spec), pinned=pin, recompute_modes=(mode,))
+    try:
+        pinned = _pinned_memo(spec, layout)
+    except TypeError:
+        if _hashable(spec):
+            raise
+        pinned = _pinned_facts(spec, layout)
     cand, _ = search_training(pinned, gpu, size, links, flash=flash)
     return None if cand is None else cand.piece_seconds
 
 
+def _pinned_facts(spec: WorkloadSpec, layout: tuple[int, int, int, str, int]) -> TrainFacts:
+    """The spec's facts pinned to the ``(tensor, pipeline, zero, recompute, context)`` layout;
+    memoised (:data:`_pinned_memo`): a quote's Ethernet searches share a few layouts, and copying
+    the facts costs about what a small search does."""
+    tp, pp, zero, mode, cp = layout
+    pin = {"tensor": tp, "pipeline": pp, "zero": zero, "context": cp}
+    return replace(train_facts(spec), pinned=pin, recompute_modes=(mode,))
+
+
 _ethernet_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_compute_ethernet_seconds)
+_pinned_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_pinned_facts)
 
 
 def _fabric_required(
@@ -832,8 +846,11 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     if cand is None:
         return _nothing_fits(spec, f, gpu, count, topo, least, assumptions)
     size = cand.strategy.gpus_per_piece
-    s = replace(cand.strategy, concurrent_pieces=concurrent)
-    s = replace(s, reason=explain(cand, size, min(topo.gpus_per_node, size)))
+    s = replace(
+        cand.strategy,
+        concurrent_pieces=concurrent,
+        reason=explain(cand, size, min(topo.gpus_per_node, size)),
+    )
     flops = model_flops(spec, f)
     sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
     rounds = math.ceil(spec.pieces / concurrent)

@@ -1,0 +1,83 @@
+"""The ``planner`` program (planner.cli.run): main with the garbage collector kept off the start-up's
+objects, the same exit codes and output as main."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import click
+import pytest
+
+import planner.cli as cli
+
+
+@pytest.fixture
+def collector() -> Iterator[None]:
+    """run() freezes this process's objects: thaw them again, and leave the collector on."""
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_run_pauses_the_collector_until_the_command_is_loaded(
+    monkeypatch: pytest.MonkeyPatch, collector: None
+) -> None:
+    seen: dict[str, bool] = {}
+
+    @click.group(cls=cli.PlannerGroup)
+    def fake() -> None:
+        seen["group"] = gc.isenabled()
+
+    @fake.command()
+    def hello() -> None:
+        seen["command"] = gc.isenabled()
+
+    monkeypatch.setattr(cli, "main", fake)
+    monkeypatch.setattr(sys, "argv", ["planner", "hello"])
+    with pytest.raises(SystemExit) as exit_:
+        cli.run()
+    assert exit_.value.code == 0
+    # off while click parses and loads the command, back on for the command's own work
+    assert seen == {"group": True, "command": True}
+    assert gc.isenabled()
+    assert gc.get_freeze_count() > 0  # what was left at the end is out of the collector's way
+
+
+def test_run_resumes_the_collector_when_no_command_runs(
+    monkeypatch: pytest.MonkeyPatch, collector: None
+) -> None:
+    monkeypatch.setattr(sys, "argv", ["planner", "--version"])
+    with pytest.raises(SystemExit) as exit_:
+        cli.run()
+    assert exit_.value.code == 0
+    assert gc.isenabled()
+
+
+def test_main_alone_never_touches_the_collector(collector: None) -> None:
+    gc.unfreeze()
+    with pytest.raises(SystemExit):
+        cli.main(["--version"])
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "text"),
+    [
+        (["--version"], 0, "planner"),
+        (["quote", "--workload", "no-such-workload", "--deadline", "24h"], 2, "unknown workload"),
+    ],
+)
+def test_the_program_keeps_mains_exit_codes_and_messages(
+    args: list[str], code: int, text: str
+) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "planner", *args], capture_output=True, text=True, check=False
+    )
+    assert out.returncode == code
+    assert text in out.stdout + out.stderr
