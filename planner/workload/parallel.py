@@ -11,6 +11,13 @@ import math
 from dataclasses import dataclass
 
 
+def context_chunks(cp: int, *, causal: bool) -> int:
+    """Equal chunks a sequence is cut into for ``cp`` context-parallel ranks: ``2 x cp`` for a
+    causal model (Megatron-Core's load-balanced split gives each rank chunks ``r`` and
+    ``2·cp - 1 - r``, so every rank holds the same share of the causal mask), ``cp`` otherwise."""
+    return 2 * cp if causal else cp
+
+
 @dataclass(frozen=True)
 class Links:
     """Link speeds of one topology, resolved once per estimate."""

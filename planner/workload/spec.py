@@ -42,6 +42,7 @@ from planner.config.validation import ErrorWording, FieldError, UnknownName, con
 from planner.config.yamlfile import probe, read_yaml
 from planner.errors import ConfigError, UnknownNameError, suggest
 from planner.workload.models import get_preset, presets
+from planner.workload.parallel import context_chunks
 
 
 class _StrEnum(str, Enum):
@@ -1068,14 +1069,15 @@ def _check_context(spec: WorkloadSpec) -> None:
             f"{', '.join(able)}, or leave parallelism.context out",
         )
     seq = spec.seq_len
-    chunks = 2 * cp if m.arch == "decoder" else cp
+    causal = m.arch == "decoder"
+    chunks = context_chunks(cp, causal=causal)
     if seq % chunks:
         split = (
             f"{chunks} equal chunks (2 x {cp}: the load-balanced causal split)"
             if chunks != cp
             else f"{cp} equal chunks"
         )
-        fits = [c for c in (2, 4, 8, 16, 32, 64) if seq % (2 * c if chunks != cp else c) == 0]
+        fits = [c for c in (2, 4, 8, 16, 32, 64) if seq % context_chunks(c, causal=causal) == 0]
         near = sorted(sorted(fits, key=lambda c: abs(c - cp))[:2])
         hint = f"use context {' or '.join(str(c) for c in near)}" if near else "use context 1"
         raise FieldError(

@@ -62,6 +62,7 @@ from planner.workload.parallel import (
     Links,
     busiest_stage,
     collective_seconds,
+    context_chunks,
     exposed_gradient_sync,
     interleave_choices,
     interleaved_extra_share,
@@ -328,7 +329,9 @@ def context_sizes(f: TrainFacts, count: int) -> tuple[int, ...]:
         return (1,)
     if stack is not None and not stack.context_parallel:
         return (1,)
-    return tuple(c for c in _divisors_pow2(count, 64) if f.seq % (2 * c) == 0)
+    return tuple(
+        c for c in _divisors_pow2(count, 64) if f.seq % context_chunks(c, causal=f.causal) == 0
+    )
 
 
 def _choices(
