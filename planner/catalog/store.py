@@ -43,7 +43,7 @@ import pandas as pd
 
 import planner
 from planner import clock
-from planner.config.yamlfile import read_bounded
+from planner.config.yamlfile import not_utf8, read_bounded
 from planner.errors import OfferValidationError, SnapshotError, shown_path
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
 
@@ -497,9 +497,8 @@ def _checked_text(data: bytes, where: str) -> bytes:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
         raise OfferValidationError(
-            f"is not UTF-8 text (byte 0x{data[e.start]:02x} on line {line})",
+            not_utf8(data, e),
             file=where,
             hint="save it as CSV UTF-8 (in a spreadsheet: Save As, CSV UTF-8)",
         ) from None

@@ -72,6 +72,12 @@ def parse_yaml(text: str, *, file: str) -> Any:
         raise ConfigError(f"not valid YAML: {e}", file=file) from None
 
 
+def not_utf8(data: bytes, error: UnicodeDecodeError) -> str:
+    """Where ``data`` stops being UTF-8, for an error message: the first bad byte and its line."""
+    line = data[: error.start].count(b"\n") + 1
+    return f"is not UTF-8 text (byte 0x{data[error.start]:02x} on line {line})"
+
+
 def read_bounded(path: Path, *, limit_bytes: int, what: str, hint: str) -> bytes:
     """The bytes of ``path`` (a file, a pipe such as ``<(cat f)``, a device), at most
     ``limit_bytes`` of them: a bigger input (``/dev/zero``, the wrong file) is refused after
@@ -163,9 +169,8 @@ def read_yaml(path: Path, *, what: str = "YAML") -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
         raise ConfigError(
-            f"is not UTF-8 text (byte 0x{data[e.start]:02x} on line {line})",
+            not_utf8(data, e),
             file=file,
             hint="save the file as UTF-8",
         ) from None

@@ -89,7 +89,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from planner.config.yamlfile import read_bounded
+from planner.config.yamlfile import not_utf8, read_bounded
 from planner.errors import ConfigError
 
 # Families whose MLP is gated (three projections) and whose output head is untied by default
@@ -144,7 +144,7 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
         text = raw.decode("utf-8-sig")  # a byte-order mark, as some Windows editors save
     except UnicodeDecodeError as e:
         raise ConfigError(
-            f"is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}): not a config.json",
+            f"{not_utf8(raw, e)}: not a config.json",
             file=file,
             hint="pass the model's config.json (from its Hugging Face repository)",
         ) from None
