@@ -177,6 +177,8 @@ OFFLOAD_GRADIENT_BUCKET_BYTES = 5e8 * 2.0
 # DeepSpeed's non-ZeRO fp16 optimizer at the step: the fp32 copies of the 16-bit gradients and
 # their flat concatenation, 4 bytes per parameter each (module doc).
 FP16_OPTIMIZER_STEP_BYTES_PER_PARAM = 8.0
+# The stacks whose non-ZeRO fp16 optimizer does so (planner/data/frameworks.yaml names).
+FP16_STEP_COPY_STACKS = frozenset({"deepspeed"})
 # Framework term (see module doc).
 FRAMEWORK_FIXED_GIB = 1.0
 FRAGMENTATION = 0.05
@@ -602,7 +604,7 @@ def fp16_optimizer_step_bytes(
     """Bytes held only during the optimizer step, beside the model states, when the activations are
     freed: DeepSpeed's non-ZeRO fp16 optimizer's fp32 gradient copies (module doc); 0 for any other
     stack, precision or ZeRO stage, and where the optimizer runs on the host."""
-    if stack != "deepspeed" or precision != "fp16" or zero != 0 or host_optimizer:
+    if stack not in FP16_STEP_COPY_STACKS or precision != "fp16" or zero != 0 or host_optimizer:
         return 0.0
     return trainable_params * FP16_OPTIMIZER_STEP_BYTES_PER_PARAM
 
