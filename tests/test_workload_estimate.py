@@ -311,3 +311,19 @@ def test_the_planner_asks_for_no_remedies() -> None:
     bare = estimate(spec, resolve_gpu("H100"), 8, suggest=False)
     assert full.suggestions and bare.suggestions == ()
     assert bare.memory_per_gpu_gib == full.memory_per_gpu_gib and bare.fits == full.fits
+
+
+def test_a_global_batch_smaller_than_the_data_parallel_ranks_says_how_many_are_idle() -> None:
+    # stable-diffusion-finetune steps on 4 images: on 8 GPUs (no layout but data parallel for
+    # the Hugging Face stack) only 4 ranks have one, and the advice says so with the fix
+    spec = load_workload("stable-diffusion-finetune")
+    assert spec.training is not None and spec.training.global_batch_samples == 4
+    eight = estimate(spec, resolve_gpu("A100-80GB"), 8)
+    assert eight.fits and eight.strategy.data_parallel == 8
+    idle = [s for s in eight.suggestions if "data-parallel ranks busy" in s]
+    assert idle == [
+        "a global batch of 4 samples keeps only 4 of 8 data-parallel ranks busy: raise the"
+        " global batch (training.global_batch_samples or global_batch_tokens) or use fewer GPUs"
+    ]
+    four = estimate(spec, resolve_gpu("A100-80GB"), 4)
+    assert not [s for s in four.suggestions if "data-parallel ranks busy" in s]

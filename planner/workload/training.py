@@ -772,11 +772,23 @@ def _fabric_required(
     return Fabric.INFINIBAND
 
 
-def _busy_notes(spec: WorkloadSpec, c: Candidate, count: int, used: int) -> list[str]:
-    """Suggestions on a layout that fits: idle GPUs, communication-bound steps."""
+def _busy_notes(
+    spec: WorkloadSpec, f: TrainFacts, c: Candidate, count: int, used: int
+) -> list[str]:
+    """Suggestions on a layout that fits: idle GPUs (too few pieces, or a global batch of fewer
+    sequences than data-parallel ranks), communication-bound steps."""
     notes: list[str] = []
     if used < count:
         notes.append(f"only {used} of {count} GPUs are busy with {spec.pieces} pieces")
+    s = c.strategy
+    if f.global_batch < s.data_parallel:
+        busy = math.ceil(f.global_batch)
+        unit = "sequences" if f.transformer else "samples"
+        notes.append(
+            f"a global batch of {f.global_batch:.4g} {unit} keeps only {busy} of"
+            f" {s.data_parallel} data-parallel ranks busy: raise the global batch"
+            " (training.global_batch_samples or global_batch_tokens) or use fewer GPUs"
+        )
     if c.comm_exposed_s > 0.25 * c.step_s:
         notes.append(
             "communication takes over a quarter of each step: a faster interconnect or fabric would help"
@@ -883,7 +895,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         interconnect=interconnect_required(s, sub),
         fabric=_fabric_required(spec, gpu, cand, sub, flash),
         checkpoint_gib=checkpoint_bytes(f) / mem.GIB,
-        suggestions=_busy_notes(spec, cand, count, size * concurrent),
+        suggestions=_busy_notes(spec, f, cand, count, size * concurrent),
         assumptions=assumptions,
         goodput=steady_s / total_s if total_s > 0 else 1.0,
         time_breakdown_hours={k: v / 3600.0 for k, v in phases.items()},
