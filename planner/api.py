@@ -219,6 +219,20 @@ def _solver(name: str, value: Any) -> Any:
     return value
 
 
+def _workload(name: str, value: Any) -> Any:
+    """A workload argument: a library name or YAML path (loaded by the function), or a
+    WorkloadSpec (a dict, None or a number is refused here, before any attribute is read)."""
+    from planner.workload import WorkloadSpec
+
+    if not isinstance(value, (str, os.PathLike, WorkloadSpec)):
+        raise ConfigError(
+            f"expected a workload name, path or WorkloadSpec, got {value!r}",
+            key_path=name,
+            hint=f"e.g. {name}='gpt2-xl-finetune' or {name}=planner.load_workload('file.yaml')",
+        )
+    return value
+
+
 # Annotation (as written in the signatures below) -> its check; every function and Planner
 # method decorated with @_keywords_checked gets these checks for the arguments so annotated.
 _ARGUMENT_TYPES: dict[str, Callable[[str, Any], Any]] = {
@@ -230,6 +244,7 @@ _ARGUMENT_TYPES: dict[str, Callable[[str, Any], Any]] = {
     "Sequence[str | Path]": _paths,
     "QuoteResult | TcoResult | BudgetReport": _result,
     "Topology | None": _topology,
+    "str | WorkloadSpec": _workload,
 }
 
 
@@ -476,6 +491,12 @@ class Planner:
         from planner.ownership.costs import tco as compute_tco
         from planner.ownership.hardware import HardwareSpec, load_hardware
 
+        _check_cloud_fields(
+            with_cloud,
+            compare_gpu=compare_gpu,
+            any_interconnect=any_interconnect,
+            providers=providers,
+        )
         hw = hardware if isinstance(hardware, HardwareSpec) else load_hardware(hardware)
         book = self.book if with_cloud else None
         result = compute_tco(
@@ -570,6 +591,20 @@ class Planner:
         return Money.of(code, key_path="currency")
 
 
+def _check_cloud_fields(with_cloud: bool, **fields: Any) -> None:
+    """``with_cloud=False`` (``--no-cloud``) skips the cloud comparison: a field that only shapes
+    that comparison, given with it, would be dropped without a word."""
+    if with_cloud:
+        return
+    for name, value in fields.items():
+        if value:  # None, False, () and "" are each field's default: not given
+            raise ConfigError(
+                f"{name} shapes the cloud comparison, and with_cloud=False (--no-cloud) skips it",
+                key_path=name,
+                hint=f"drop {name}, or with_cloud=False (--no-cloud) to keep the comparison",
+            )
+
+
 def _sources(
     offers_files: Sequence[str | Path], snapshot_dir: str | Path | None
 ) -> tuple[tuple[str, ...], str | None]:
@@ -656,6 +691,14 @@ def tco(
     >>> round(tco("8xh100-hgx", with_cloud=False).usd_per_gpu_hour, 2)  # doctest: +SKIP
     2.05
     """
+    _check_cloud_fields(
+        with_cloud,
+        compare_gpu=compare_gpu,
+        offers_files=offers_files,
+        snapshot_dir=snapshot_dir,
+        any_interconnect=any_interconnect,
+        providers=providers,
+    )
     return Planner(offers_files=offers_files, snapshot_dir=snapshot_dir).tco(
         hardware,
         utilization=utilization,
@@ -894,8 +937,11 @@ def calibrate(
     from planner.workload.training import train_facts
 
     if (measured_tokens_per_second is None) == (measured_step_seconds is None):
+        both = measured_tokens_per_second is not None
         raise ConfigError(
-            "give one of measured_tokens_per_second and measured_step_seconds",
+            "give measured_tokens_per_second or measured_step_seconds, not both"
+            if both
+            else "give one of measured_tokens_per_second and measured_step_seconds",
             key_path="measured_tokens_per_second",
             hint="e.g. --measured-tokens-per-second 12000 or --measured-step-seconds 2.5",
         )
@@ -1003,7 +1049,13 @@ def workload_requirements(
     of two times the pinned tensor x pipeline size, where the workload pins one)."""
     from planner.workload.advice import pinned_gpus
 
-    spec = load_workload(workload) if isinstance(workload, str) else workload
+    if not is_whole_number(max_count) or max_count < 1:
+        raise ConfigError(
+            f"expected a whole number of GPUs >= 1, got {max_count!r}",
+            key_path="max_count",
+            hint="e.g. max_count=4096 (the most GPUs tried for each reference GPU)",
+        )
+    spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
     session = Planner()
     out = []
     for name in gpus:

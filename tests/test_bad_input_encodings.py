@@ -114,6 +114,26 @@ def test_binary_config_json_is_not_utf8_text(tmp_path: Path) -> None:
     assert_clean_error(result, "config.json", "not UTF-8 text", "pass the model's config.json")
 
 
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        # arrays nested thousands deep: json.loads raised RecursionError
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        # an integer of 5,000 digits: json.loads raised ValueError (Python's int_max_str_digits)
+        ('{"hidden_size": 1' + "0" * 5000 + "}", "a number thousands of digits long"),
+    ],
+    ids=["nested-deep", "number-5000-digits"],
+)
+def test_config_json_past_the_json_parsers_limits(tmp_path: Path, text: str, reason: str) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    result = invoke("estimate", "--model", str(path), "--tokens", "5M", "--gpu", "H100")
+    assert_clean_error(result, "config.json", "not a readable JSON file", reason)
+    assert "sys.set_int_max_str_digits" not in result.output
+    with pytest.raises(ConfigError, match=reason):
+        planner.workload_from_facts(str(path), tokens=5e6)
+
+
 def test_model_folder_reads_its_config_json(tmp_path: Path) -> None:
     folder = tmp_path / "Llama-2-7b-hf"
     folder.mkdir()

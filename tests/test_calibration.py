@@ -65,7 +65,7 @@ def test_a_step_time_is_the_global_batch_per_step() -> None:
     ("kwargs", "needle"),
     [
         ({}, "give one of"),
-        ({"measured_tokens_per_second": 1.0, "measured_step_seconds": 1.0}, "give one of"),
+        ({"measured_tokens_per_second": 1.0, "measured_step_seconds": 1.0}, "not both"),
         ({"measured_tokens_per_second": 1e12}, "apart"),
         ({"measured_tokens_per_second": -5.0}, "positive"),
         ({"measured_step_seconds": 0.0}, "positive"),

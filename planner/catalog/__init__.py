@@ -13,6 +13,7 @@ then says how many rows are that old.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -34,7 +35,7 @@ from planner.catalog.store import (
 from planner.catalog.store import (
     user_snapshot_root as user_snapshot_root,  # re-exported: where refreshes publish
 )
-from planner.errors import SnapshotError
+from planner.errors import ConfigError, SnapshotError
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 
 DEFAULT_MAX_AGE_DAYS = 90
@@ -202,6 +203,13 @@ def load_offer_book(
     today: date | None = None,
 ) -> OfferBook:
     """Load offers: newest snapshot per provider (or exactly ``snapshot_dir``) plus private CSVs."""
+    offers_files = _offers_paths(offers_files)
+    if snapshot_dir is not None and not isinstance(snapshot_dir, (str, os.PathLike)):
+        raise ConfigError(
+            f"expected a folder (str or pathlib.Path), got {snapshot_dir!r}",
+            key_path="snapshot_dir",
+            hint="e.g. snapshot_dir='prices/', or leave it out for the newest snapshots",
+        )
     today = today or clock.utc_today()
     if snapshot_dir is not None:
         snap = load_snapshot(Path(snapshot_dir))
@@ -244,6 +252,26 @@ def load_offer_book(
         else validate_offers(pd.DataFrame(columns=list(COLUMN_NAMES)))
     )
     return OfferBook(offers=offers, sources=tuple(sources), today=today)
+
+
+def _offers_paths(offers_files: object) -> tuple[str | Path, ...]:
+    """Private price lists as a tuple of paths: one bare path is that file, not its letters."""
+    if isinstance(offers_files, (str, os.PathLike)):
+        offers_files = (offers_files,)
+    if not isinstance(offers_files, (list, tuple, set, frozenset)):
+        raise ConfigError(
+            f"expected a path or a list of paths, got {offers_files!r}",
+            key_path="offers_files",
+            hint="e.g. offers_files=('prices.csv',)",
+        )
+    for item in offers_files:
+        if not isinstance(item, (str, os.PathLike)) or not str(item).strip():
+            raise ConfigError(
+                f"expected paths of price lists (CSV), got {item!r}",
+                key_path="offers_files",
+                hint="e.g. offers_files=('prices.csv',)",
+            )
+    return tuple(offers_files)
 
 
 def load_offers(

@@ -24,6 +24,7 @@ importing the planner needs no POSIX-only module.
 from __future__ import annotations
 
 import contextlib
+import csv
 import errno
 import hashlib
 import io
@@ -33,6 +34,7 @@ import os
 import shutil
 import stat
 import tempfile
+import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import date, datetime
@@ -459,7 +461,7 @@ def read_offers_csv(src: str | Path | io.BytesIO, *, source: str | None = None) 
             hint="pass the path of a .csv file",
         )
         src = io.BytesIO(_checked_text(data, where))
-        raw = _parse_offers_csv(src, where)
+        raw = _parse_offers_csv(src, where, users=True)
         if raw.empty and set(raw.columns) & set(COLUMN_NAMES):
             raise OfferValidationError(
                 "has a header row but no offers", file=where, hint=_CSV_TEMPLATE_HINT
@@ -514,19 +516,54 @@ def _checked_text(data: bytes, where: str) -> bytes:
     return data
 
 
-def _parse_offers_csv(src: io.BytesIO, where: str) -> pd.DataFrame:
-    """The raw table of an offers CSV (not yet validated); unreadable CSV is a SnapshotError."""
+def _parse_offers_csv(src: io.BytesIO, where: str, *, users: bool = False) -> pd.DataFrame:
+    """The raw table of an offers CSV (not yet validated).  Unreadable CSV is a SnapshotError, or
+    for a user's price list (``users``) an OfferValidationError: a row with more values than the
+    header has columns names the row (pandas would quietly take its first value as the row's
+    index and shift the rest one column left)."""
     try:
-        # dtypes are inferred; a stray word in a number column leaves it as text, which
-        # validate_offers reports with its row and column
-        return pd.read_csv(src, keep_default_na=False, na_values=[""])
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            # dtypes are inferred; a stray word in a number column leaves it as text, which
+            # validate_offers reports with its row and column
+            return pd.read_csv(src, keep_default_na=False, na_values=[""], index_col=False)
+    except (
+        pd.errors.ParserError,
+        pd.errors.ParserWarning,
+        pd.errors.EmptyDataError,
+        UnicodeDecodeError,
+    ) as e:
+        if users:
+            _check_row_lengths(src.getvalue().decode("utf-8", "replace"), where)
         reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise SnapshotError(
-            f"{where}: not a readable CSV ({reason})",
-            hint="a price list is a CSV with a header row of offer columns; "
-            "`planner offers --format csv` prints one",
-        ) from e
+        hint = (
+            "a price list is a CSV with a header row of offer columns; "
+            "`planner offers --format csv` prints one"
+        )
+        if users:
+            raise OfferValidationError(
+                f"not a readable CSV ({reason})", file=where, hint=hint
+            ) from e
+        raise SnapshotError(f"{where}: not a readable CSV ({reason})", hint=hint) from e
+
+
+def _check_row_lengths(text: str, where: str) -> None:
+    """The first row with more values than the header names columns, as an
+    OfferValidationError (rows count as a spreadsheet shows them: the header is row 1)."""
+    try:
+        rows = csv.reader(io.StringIO(text))
+        header = next(rows, [])
+        for number, row in enumerate(rows, start=2):
+            if len(row) > len(header):
+                raise OfferValidationError(
+                    f"row {number} has {len(row)} values, but the header row names "
+                    f"{len(header)} columns",
+                    file=where,
+                    hint="a comma inside a value needs the value in double quotes "
+                    '("1,024"); otherwise drop the extra values or add their column to the header',
+                )
+    except csv.Error:
+        return  # pandas' own reason says what is wrong
 
 
 def list_snapshots(root: Path) -> list[Path]:

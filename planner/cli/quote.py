@@ -249,6 +249,40 @@ def request_from_options(
     )
 
 
+# Options that shape a job quote and that a service quote has no use for: typed for a service they
+# would be dropped without a word (a budget not kept, a quota not counted, money not converted).
+_JOB_ONLY_OPTIONS = {
+    "budget": "--budget",
+    "spot_only": "--spot-only",
+    "max_interruption": "--max-interruption",
+    "confidence": "--confidence",
+    "quotas": "--quota",
+    "pareto": "--pareto",
+    "near": "--near",
+    "solver": "--solver",
+    "currency": "--currency",
+}
+
+
+def _refuse_job_options(service: ServiceRequest) -> None:
+    """A UsageError naming the job-quote options typed for a service quote."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    typed = [
+        option
+        for name, option in _JOB_ONLY_OPTIONS.items()
+        if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+    ]
+    if typed:
+        name = service.workload if isinstance(service.workload, str) else service.workload.name
+        raise click.UsageError(
+            f"{', '.join(typed)} {'shape' if len(typed) > 1 else 'shapes'} a job quote (a "
+            f"workload by a deadline), and {name} is quoted as a service (priced per month in "
+            f"USD, sized on its load and latency targets): drop {'them' if len(typed) > 1 else 'it'}"
+        )
+
+
 def _check_hardware_cost(hardware: tuple[str, ...]) -> None:
     """--hardware-cost prices your own machines: typed without --hardware it would do nothing."""
     ctx = click.get_current_context(silent=True)
@@ -413,6 +447,7 @@ def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **optio
                 "--count-estimate-error covers a job's training time by a deadline; a service "
                 "is sized on its latency targets (--p95-ttft, --p95-tpot, --p95-e2e)"
             )
+        _refuse_job_options(service_req)
         from planner.reports.service_quote import render_service_quote
 
         served = api.quote_service(service_req)

@@ -25,6 +25,10 @@ TCO_FIELDS = field_options(
         "years": "--years",
         "compare_gpu": "--compare-gpu",
         "currency": "--currency",
+        "offers_files": "--offers",
+        "snapshot_dir": "--snapshot-dir",
+        "any_interconnect": "--any-interconnect",
+        "providers": "--provider",
     }
 )
 BUDGET_FIELDS = field_options(

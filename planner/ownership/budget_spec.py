@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from planner import clock
 from planner.config.currency import FxTable, load_fx_rates, parse_money
 from planner.config.scenarios import read_mapping, resolve_scenario
 from planner.config.validation import config_error
@@ -196,6 +197,22 @@ def budget_from_mapping(
     workloads = tuple(
         _workload(w, f"workloads[{i}]", class_gpus, ctx) for i, w in enumerate(m.workloads)
     )
+    for i, w in enumerate(workloads):
+        if any(earlier.name == w.name for earlier in workloads[:i]):
+            # the plan and its report tell workloads apart by name
+            raise ConfigError(
+                f"workload {w.name!r} appears twice",
+                file=file,
+                key_path=f"workloads[{i}].name",
+                hint="give each workload its own name, e.g. pretrain-13b and pretrain-13b-rerun",
+            )
+    if m.prices_as_of is not None and m.prices_as_of > clock.utc_today():
+        raise ConfigError(
+            f"{m.prices_as_of.isoformat()} is in the future (today is {clock.utc_today()})",
+            file=file,
+            key_path="prices_as_of",
+            hint="give the day the file's cloud prices were read, e.g. prices_as_of: 2026-01-15",
+        )
     limit = (
         _usd(m.capex_limit_usd, "capex_limit_usd", ctx) if m.capex_limit_usd is not None else None
     )

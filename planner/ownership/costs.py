@@ -454,6 +454,12 @@ def tco(
 ) -> TcoResult:
     """Total cost of ownership of ``hw`` over ``years`` (default: its lifetime) at ``utilization``,
     compared with the cheapest cloud capacity in ``offers`` when given."""
+    if utilization is None:  # years=None is the hardware's lifetime; utilization has no such
+        raise ConfigError(
+            "expected a number, got None",
+            key_path="utilization",
+            hint="the share of available GPU-hours doing useful work, e.g. utilization=0.6",
+        )
     for key, value in (("utilization", utilization), ("years", years)):
         if value is not None and not is_number(value):
             raise ConfigError(f"expected a number, got {value!r}", key_path=key)

@@ -173,10 +173,10 @@ def _check_request(req: QuoteRequest) -> None:
             hint="e.g. top=5",
         )
     for name in ("providers", "regions", "gpus", "hardware", "offers_files"):
-        object.__setattr__(req, name, _name_tuple(name, getattr(req, name)))
+        object.__setattr__(req, name, name_tuple(name, getattr(req, name)))
     if req.snapshot_dir is not None and not isinstance(req.snapshot_dir, (str, Path)):
         raise ConfigError(f"expected a folder, got {req.snapshot_dir!r}", key_path="snapshot_dir")
-    _check_discount_values(req.discounts)
+    check_discount_values(req.discounts)
     _check_quota_values(req.quotas)
     if req.near is not None and (not isinstance(req.near, str) or not req.near.strip()):
         raise ConfigError(
@@ -292,7 +292,7 @@ def _check_flags(req: QuoteRequest) -> None:
         )
 
 
-def _name_tuple(name: str, names: object) -> tuple[Any, ...]:
+def name_tuple(name: str, names: object) -> tuple[Any, ...]:
     """A field of names as a tuple: one bare name is that name, not its letters."""
     if isinstance(names, (str, Path)):
         names = (names,)
@@ -314,7 +314,7 @@ def _name_tuple(name: str, names: object) -> tuple[Any, ...]:
     return out
 
 
-def _check_discount_values(discounts: object) -> None:
+def check_discount_values(discounts: object) -> None:
     where = "discounts"
     if not isinstance(discounts, Mapping):
         raise ConfigError(

@@ -11,6 +11,7 @@ training steps and says so ("calibrated from your run of 2026-11-25 ...").  Writ
 
 from __future__ import annotations
 
+import datetime
 import math
 import os
 import tempfile
@@ -88,10 +89,20 @@ def load_calibrations(path: Path | None = None) -> tuple[Calibration, ...]:
         raise ConfigError(f"not valid YAML{where}", file=str(path), hint=fix) from None
     if not isinstance(rows, list):
         raise ConfigError("expected a list of recorded runs", file=str(path), hint=fix)
-    return tuple(_calibration(row, i, str(path), fix) for i, row in enumerate(rows))
+    runs = tuple(_calibration(row, i, str(path), fix) for i, row in enumerate(rows))
+    for i, run in enumerate(runs):
+        if any(earlier.id == run.id for earlier in runs[:i]):
+            # `calibrate remove ID` and every estimate's note name a run by its id
+            raise ConfigError(
+                f"id {run.id!r} appears twice",
+                file=str(path),
+                key_path=f"[{i}].id",
+                hint="give each recorded run its own id (c1, c2, ...), or remove the copy",
+            )
+    return runs
 
 
-_TEXT_FIELDS = ("id", "recorded_on", "workload", "gpu", "precision", "framework", "method", "kind")
+_TEXT_FIELDS = ("id", "workload", "gpu", "precision", "framework", "method", "kind")
 _RATE_FIELDS = ("measured_tokens_per_s", "estimated_tokens_per_s")
 
 
@@ -132,7 +143,54 @@ def _calibration(row: object, i: int, file: str, fix: str) -> Calibration:
                 key_path=where,
                 hint=fix,
             )
-    return Calibration(**row)
+    return _checked_names(
+        Calibration(**{**row, "recorded_on": _iso_date(row, i, file, fix)}), i, file
+    )
+
+
+def _iso_date(row: dict[str, object], i: int, file: str, fix: str) -> str:
+    """``recorded_on`` as YYYY-MM-DD (YAML reads an unquoted 2026-01-01 as a date: the same)."""
+    value = row["recorded_on"]
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    try:
+        return datetime.date.fromisoformat(str(value)).isoformat()
+    except ValueError:
+        raise ConfigError(
+            f"expected a date like 2026-01-01, got {value!r}",
+            file=file,
+            key_path=f"[{i}].recorded_on",
+            hint=fix,
+        ) from None
+
+
+def _checked_names(cal: Calibration, i: int, file: str) -> Calibration:
+    """A run whose GPU, stack, precision, method and kind are names the estimator knows, and
+    whose factor is one `planner calibrate record` could have kept: a misspelt name would never
+    match an estimate, and a factor past ``MAX_FACTOR`` is a slip of a digit in a hand edit."""
+    from planner.gpu_specs import load_gpu_catalog
+    from planner.workload.frameworks import load_frameworks
+    from planner.workload.spec import Method, Precision
+
+    gpu = load_gpu_catalog().resolve(cal.gpu, file=file, key_path=f"[{i}].gpu").name
+    for key, value, known in (
+        ("framework", cal.framework, list(load_frameworks())),
+        ("precision", cal.precision, [p.value for p in Precision]),
+        ("method", cal.method, [m.value for m in Method]),
+        ("kind", cal.kind, [Kind.PRETRAIN.value, Kind.FINETUNE.value]),
+    ):
+        if value not in known:
+            raise UnknownNameError(key, value, known, file=file, key_path=f"[{i}].{key}")
+    if not 1 / MAX_FACTOR <= cal.factor <= MAX_FACTOR:
+        raise ConfigError(
+            f"measured {cal.measured_tokens_per_s:,.6g} tokens/s is {cal.factor:.3g}x the "
+            f"estimated {cal.estimated_tokens_per_s:,.6g}: more than {MAX_FACTOR:g}x apart",
+            file=file,
+            key_path=f"[{i}].measured_tokens_per_s",
+            hint="`planner calibrate record` keeps runs within 10x of the estimate: check the "
+            "numbers, or remove the run and record it again",
+        )
+    return replace(cal, gpu=gpu)
 
 
 def save_calibrations(calibrations: Sequence[Calibration], path: Path | None = None) -> None:

@@ -91,6 +91,7 @@ from typing import Any
 
 from planner.config.yamlfile import not_utf8, read_bounded
 from planner.errors import ConfigError
+from planner.workload.spec import MAX_HIDDEN, MAX_LAYER_COUNT, MAX_PARAMS, MAX_SEQ_LEN
 
 # Families whose MLP is gated (three projections) and whose output head is untied by default
 # (the mixture-of-experts families' config classes too: tie_word_embeddings False).
@@ -132,11 +133,39 @@ _MOE_HINT = (
 # longest context the model supports, often far longer than it is trained on).
 _MAX_DEFAULT_SEQ_LEN = 8192
 _MAX_CONFIG_BYTES = 1024 * 1024
+# The most a config's whole numbers may be: the workload schema's bounds (planner.workload.spec),
+# far past any published model; anything else (widths, expert counts, ranks) is at most a width.
+_MOST = {
+    "num_hidden_layers": MAX_LAYER_COUNT,
+    "n_layer": MAX_LAYER_COUNT,
+    "num_layers": MAX_LAYER_COUNT,
+    "num_attention_heads": MAX_LAYER_COUNT,
+    "n_head": MAX_LAYER_COUNT,
+    "num_key_value_heads": MAX_LAYER_COUNT,
+    "vocab_size": MAX_SEQ_LEN,
+    "max_position_embeddings": MAX_SEQ_LEN,
+    "n_positions": MAX_SEQ_LEN,
+}
+_COPY_HINT = "copy {key} from the model's config.json on Hugging Face"
 
 
 def model_from_hf_config(path: Path) -> dict[str, Any]:
     """The ``model:`` section of a workload for the config at ``path``."""
     file = str(path)
+    section = _model_section(_read_config(path, file), file)
+    if section["params"] > MAX_PARAMS:
+        raise ConfigError(
+            f"the shape in this config makes {section['params']:.3g} parameters, more than any "
+            f"model ({MAX_PARAMS:.0e})",
+            file=file,
+            hint="check hidden_size, num_hidden_layers, intermediate_size and vocab_size against "
+            "the model's config.json on Hugging Face",
+        )
+    return section
+
+
+def _read_config(path: Path, file: str) -> dict[str, Any]:
+    """The config's JSON object (a ConfigError naming the file for anything else)."""
     raw = read_bounded(
         path, limit_bytes=_MAX_CONFIG_BYTES, what="config.json", hint="pass a config.json file"
     )
@@ -150,14 +179,27 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
         ) from None
     try:
         config = json.loads(text)
-    except json.JSONDecodeError as e:
+    except (ValueError, RecursionError) as e:
+        # ValueError: JSONDecodeError, or an integer literal of thousands of digits (Python's
+        # int_max_str_digits); RecursionError: arrays or objects nested thousands deep
+        if isinstance(e, RecursionError):
+            reason = "nested too deeply"
+        elif isinstance(e, json.JSONDecodeError):
+            reason = str(e)
+        else:
+            reason = "a number thousands of digits long"
         raise ConfigError(
-            f"not a readable JSON file ({e})",
+            f"not a readable JSON file ({reason})",
             file=file,
             hint="pass the model's config.json (from its Hugging Face repository)",
         ) from None
     if not isinstance(config, dict):
         raise ConfigError("a config.json is a JSON object", file=file)
+    return config
+
+
+def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
+    """The model section of a parsed config: a dense decoder, or a mixture of experts."""
     family = str(config.get("model_type", "")).lower()
     if family in _MOE_FAMILIES or any(config.get(k) is not None for k in _EXPERT_KEYS):
         return _moe_section(config, file, family)
@@ -172,16 +214,16 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
     gpt2_like = family in _GPT2_LIKE
     ffn_key = "intermediate_size" if config.get("intermediate_size") is not None else "n_inner"
     ffn = _optional_whole(config, file, ffn_key, 4 * hidden)
-    tied = bool(config.get("tie_word_embeddings", not gated))
+    tied = _optional_bool(config, file, "tie_word_embeddings", not gated)
     attention = hidden * head_dim * (2 * heads + 2 * kv_heads)
     mlp = (3 if gated else 2) * hidden * ffn
     biases = (head_dim * (heads + 2 * kv_heads) + hidden + ffn + hidden) if gpt2_like else 0
     norms = (4 if gpt2_like else 2) * hidden
-    positions = _positions(config)
+    positions = _positions(config, file)
     embeddings = vocab * hidden * (1 if tied else 2) + (positions * hidden if gpt2_like else 0)
     final_norm = (2 if gpt2_like else 1) * hidden  # LayerNorm has a bias, RMSNorm none
     params = layers * (attention + mlp + biases + norms) + embeddings + final_norm
-    section = _section(config, family, params, layers, hidden, heads, vocab)
+    section = _section(config, file, family, params, layers, hidden, heads, vocab)
     section["kv_heads"] = kv_heads
     _head_dim(section, head_dim, config)
     section["tied_embeddings"] = tied
@@ -268,11 +310,11 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
     dense = 0  # a dense layer: the same attention and a gated MLP of intermediate_size
     if dense_layers:
         dense = attention + norms + 3 * hidden * _whole(config, file, "intermediate_size")
-    tied = bool(config.get("tie_word_embeddings", False))
+    tied = _optional_bool(config, file, "tie_word_embeddings", False)
     outside = vocab * hidden * (1 if tied else 2) + hidden  # embeddings, head and final norm
     moe_layers = layers - dense_layers
     params = moe_layers * moe_total + dense_layers * dense + outside
-    section = _section(config, family, params, layers, hidden, heads, vocab)
+    section = _section(config, file, family, params, layers, hidden, heads, vocab)
     section["kv_heads"] = kv_heads
     _head_dim(section, head_dim, config)
     section["experts"] = experts
@@ -336,6 +378,7 @@ def _mla(config: dict[str, Any], file: str, hidden: int, heads: int) -> tuple[in
 
 def _section(
     config: dict[str, Any],
+    file: str,
     family: str,
     params: int,
     layers: int,
@@ -357,15 +400,21 @@ def _section(
         "hidden": hidden,
         "heads": heads,
         "vocab": vocab,
-        "seq_len": min(_positions(config), _MAX_DEFAULT_SEQ_LEN),
+        "seq_len": min(_positions(config, file), _MAX_DEFAULT_SEQ_LEN),
     }
     if isinstance(dropout, (int, float)) and not isinstance(dropout, bool):
         section["dropout"] = float(dropout)
     return section
 
 
-def _positions(config: dict[str, Any]) -> int:
-    return int(config.get("max_position_embeddings") or config.get("n_positions") or 2048)
+def _positions(config: dict[str, Any], file: str) -> int:
+    """The longest context the config supports (GPT-2's n_positions; 2048 when it says none)."""
+    key = (
+        "max_position_embeddings"
+        if config.get("max_position_embeddings") is not None
+        else ("n_positions")
+    )
+    return _optional_whole(config, file, key, 2048)
 
 
 def _head_dim(section: dict[str, Any], head_dim: int, config: dict[str, Any]) -> None:
@@ -431,12 +480,40 @@ def _optional_whole(
     value = config.get(key)
     if value is None:
         return default
+    return _checked_whole(value, file, key, least)
+
+
+def _checked_whole(value: Any, file: str, key: str, least: int) -> int:
+    """``value`` of ``key`` as a whole number from ``least`` to the key's bound (``_MOST``)."""
+    most = _MOST.get(key, MAX_HIDDEN)
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise ConfigError(
             f"expected a whole number >= {least}, got {value!r}",
             file=file,
             key_path=key,
-            hint=f"copy {key} from the model's config.json on Hugging Face",
+            hint=_COPY_HINT.format(key=key),
+        )
+    if value > most:
+        raise ConfigError(
+            f"{value:.3g} is more than any model has (at most {most:,})",
+            file=file,
+            key_path=key,
+            hint=_COPY_HINT.format(key=key),
+        )
+    return value
+
+
+def _optional_bool(config: dict[str, Any], file: str, key: str, default: bool) -> bool:
+    """``key`` as true or false when the config has it, else the default."""
+    value = config.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ConfigError(
+            f"expected true or false, got {value!r}",
+            file=file,
+            key_path=key,
+            hint=_COPY_HINT.format(key=key),
         )
     return value
 
@@ -447,14 +524,7 @@ def _whole(config: dict[str, Any], file: str, *keys: str) -> int:
         value = config.get(key)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(
-                f"expected a whole number >= 1, got {value!r}",
-                file=file,
-                key_path=key,
-                hint=f"copy {key} from the model's config.json on Hugging Face",
-            )
-        return value
+        return _checked_whole(value, file, key, 1)
     raise ConfigError(
         f"no {keys[0]} in the config",
         file=file,
