@@ -4,9 +4,13 @@ kernel class a stack runs sets its rate on Hopper and newer (issue 14).
 A fused attention kernel of a causal decoder skips every tile above the diagonal, so it runs half
 the 12·L·h·s FLOPs per token that MFU counts (FlashAttention's benchmark divides them by 2 when
 causal; LLaMA, Touvron et al. 2023 s2.4: the xformers kernel does "not [compute] the key/query
-scores that are masked").  cuDNN's fused attention and FlashAttention-3 run at a GEMM's share of
-the peak on Hopper (75% utilization, FA3 paper); FlashAttention-2 reaches 35% there (the same paper)
-and a GEMM's share on Ampere (50-73%, FA2 paper).  The expected values are worked by hand.
+scores that are masked").  cuDNN's fused attention and FlashAttention-3 run their forward pass at
+a GEMM's share of the peak on Hopper (75% utilization, FA3 paper); FlashAttention-2 reaches 35%
+there (the same paper) and a GEMM's share on Ampere (50-73%, FA2 paper).  The backward pass
+recomputes the scores: 2.5x the forward's FLOPs where the count has 2x, at 0.87 of the forward's
+rate (FA3 paper, head dim 128).  Of the counted 12·L·h·s a third is forward and two thirds
+backward, so a fused kernel takes 1/3 + 2/3 x 1.25 / 0.87 = 1.291188 x the time of its executed
+FLOPs at its forward rate.  The expected values are worked by hand.
 """
 
 from __future__ import annotations
@@ -30,31 +34,33 @@ A100 = resolve_gpu("A100-80GB")
 @pytest.mark.parametrize(
     ("gpu", "kernel", "causal", "flash", "expected"),
     [
-        # a causal decoder under cuDNN attention on H100: half the square, at the matmul rate
-        ("H100", "cudnn", True, True, 0.5),
-        # FlashAttention-2 on H100: half the square at 0.35/0.75 of the rate: 0.5 x 0.75/0.35
-        ("H100", "fa2", True, True, 1.071429),
+        # a causal decoder under cuDNN attention on H100: half the square, forward at the matmul
+        # rate, backward recomputing the scores: 0.5 x 1.291188
+        ("H100", "cudnn", True, True, 0.645594),
+        # FlashAttention-2 on H100: at 0.35/0.75 of the rate: 0.645594 x 0.75/0.35
+        ("H100", "fa2", True, True, 1.383415),
         # ... and on Blackwell's datacenter part, the Hopper figure
-        ("B200", "fa2", True, True, 1.071429),
+        ("B200", "fa2", True, True, 1.383415),
         # FlashAttention-2 on Ampere, the GPUs it was written for: a GEMM's share
-        ("A100-80GB", "fa2", True, True, 0.5),
+        ("A100-80GB", "fa2", True, True, 0.645594),
         # consumer Blackwell and Ada run the same synchronous mma instructions as Ampere
-        ("RTX-PRO-6000", "fa2", True, True, 0.5),
-        ("RTX4090", "fa2", True, True, 0.5),
-        # an encoder (BERT) attends both ways: the whole square
-        ("H100", "cudnn", False, True, 1.0),
-        ("H100", "fa2", False, True, 2.142857),
-        # no fused kernel (V100, or flash_attention: false): the square is materialised, then masked
+        ("RTX-PRO-6000", "fa2", True, True, 0.645594),
+        ("RTX4090", "fa2", True, True, 0.645594),
+        # an encoder (BERT) attends both ways: the whole square, 1.291188
+        ("H100", "cudnn", False, True, 1.291188),
+        ("H100", "fa2", False, True, 2.766831),
+        # no fused kernel (V100, or flash_attention: false): the square is materialised, then
+        # masked, and its backward reads the stored probabilities: the counted FLOPs, 1.0
         ("V100-16GB", "fa2", True, False, 1.0),
         ("H100", "cudnn", True, False, 1.0),
         # FlashAttention-1 (FA2 paper: 25-40% of peak, FA2 ~2x faster) at half FA2's share: on
-        # A100 half the square at half the rate, 0.5 / 0.5 = 1.0 -- the causal saving is gone
-        ("A100-80GB", "fa1", True, True, 1.0),
-        ("RTX4090", "fa1", True, True, 1.0),
-        # ... an encoder on A100: the whole square at half the rate
-        ("A100-80GB", "fa1", False, True, 2.0),
-        # ... and on H100, half of FA2's 0.35/0.75: 0.5 / (0.35/0.75 x 0.5) = 2.142857
-        ("H100", "fa1", True, True, 2.142857),
+        # A100 half the square at half the rate, 0.645594 / 0.5 = 1.291188
+        ("A100-80GB", "fa1", True, True, 1.291188),
+        ("RTX4090", "fa1", True, True, 1.291188),
+        # ... an encoder on A100: the whole square at half the rate, 2 x 1.291188
+        ("A100-80GB", "fa1", False, True, 2.582375),
+        # ... and on H100, half of FA2's 0.35/0.75: 0.645594 / (0.35/0.75 x 0.5) = 2.766831
+        ("H100", "fa1", True, True, 2.766831),
     ],
 )
 def test_attention_time_per_counted_flop(
@@ -66,16 +72,67 @@ def test_attention_time_per_counted_flop(
 
 def test_under_fp8_the_attention_saving_is_scaled_to_its_16_bit_time() -> None:
     # 70% of the FLOPs in fp8 linear layers: the step's FLOPs run at 1 / (0.3 + 0.35) = 1.5385 x
-    # the 16-bit peak, so removing half of the 16-bit attention core (-0.5) takes -0.5 / 0.65 =
-    # -0.76923 counted FLOPs per attention FLOP at that blended rate
+    # the 16-bit peak, so the 16-bit attention core's change (0.645594 - 1 = -0.354406) takes
+    # -0.354406 / 0.65 = -0.545240 counted FLOPs per attention FLOP at that blended rate
     extra = eff.attention_extra_flops(
         H100, "cudnn", causal=True, flash=True, precision="fp8", linear_share=0.7
     )
-    assert extra == pytest.approx(-0.769231, rel=1e-5)
-    # in 16 bits the fold is 1: exactly the half skipped
-    assert (
-        eff.attention_extra_flops(H100, "cudnn", causal=True, flash=True, precision="bf16") == -0.5
+    assert extra == pytest.approx(-0.545240, rel=1e-5)
+    # in 16 bits the fold is 1: the change itself
+    bf16 = eff.attention_extra_flops(H100, "cudnn", causal=True, flash=True, precision="bf16")
+    assert bf16 == pytest.approx(-0.354406, rel=1e-5)
+
+
+def test_issue_14_under_fp8_the_attention_core_takes_its_bf16_time() -> None:
+    # Transformer Engine runs the attention core in bf16 under an fp8 recipe (its fp8 attention
+    # is opt-in): one Llama 2 7B layer's attention core at 32,768 tokens on H100 takes the same
+    # seconds under fp8 as under bf16.  Counted: 12 x 4,096 x 32,768 FLOPs per token x 32,768
+    # tokens = 5.27766e13, of which a fused causal kernel's time is 0.645594 x at the 16-bit rate.
+    counted = 12 * 4096 * 32768 * 32768.0
+    assert counted == pytest.approx(5.27766e13, rel=1e-5)
+    peak16 = H100.peak_flops
+    expected = 0.645594 * counted / peak16
+    bf16 = eff.attention_extra_flops(H100, "cudnn", causal=True, flash=True, precision="bf16")
+    assert (1 + bf16) * counted / peak16 == pytest.approx(expected, rel=1e-5)
+    # fp8 with 70% of the step's FLOPs in fp8 linear layers: the step runs at one blended peak,
+    # 1 / (0.3 + 0.7 / 2) = 1 / 0.65 of the 16-bit one, in which the counted attention FLOPs are
+    # part of the 16-bit 30% (their own seconds: counted / peak16), and the extra FLOPs run at the
+    # blended peak
+    fold = 0.3 + 0.7 / 2
+    fp8 = eff.attention_extra_flops(
+        H100, "cudnn", causal=True, flash=True, precision="fp8", linear_share=0.7
     )
+    seconds = counted / peak16 + fp8 * counted * fold / peak16
+    assert seconds == pytest.approx(expected, rel=1e-5)
+
+
+def test_a_recomputed_forward_pass_runs_at_the_forward_rate() -> None:
+    # a forward pass run again executes half the square at the matmul rate (cuDNN on H100): 0.5;
+    # FlashAttention-2 on H100: 0.5 x 0.75 / 0.35 = 1.071429
+    fwd = eff.attention_time_factor(H100, "cudnn", causal=True, flash=True, backward_share=0.0)
+    assert fwd == pytest.approx(0.5)
+    fa2 = eff.attention_time_factor(H100, "fa2", causal=True, flash=True, backward_share=0.0)
+    assert fa2 == pytest.approx(1.071429, rel=1e-5)
+    # the backward pass alone: half the square, 1.25 x its FLOPs at 0.87 of the rate: 0.718391
+    bwd = eff.attention_time_factor(H100, "cudnn", causal=True, flash=True, backward_share=1.0)
+    assert bwd == pytest.approx(0.5 * 1.25 / 0.87, rel=1e-9)
+    assert bwd == pytest.approx(0.718391, rel=1e-5)
+
+
+def test_full_recompute_charges_the_repeated_forward_at_the_forward_rate() -> None:
+    # Megatron on H100, Llama 3 8B at 8,192 tokens, full recompute: the counted attention core is
+    # 1.05553e14 (forward and backward) + 0.351844e14 (the forward again); the first runs at
+    # 0.645594, the second at 0.5 of its counted FLOPs
+    f = train_facts(parse_workload(_llama3_8b("bf16", "megatron")))
+    s = _setup(f, H100, 8, topology_links(H100, NODE, 8), flash=True)
+    full = _per_sequence(
+        f, 1, 1, "full", True, s.attention_extra, recompute_extra=s.attention_recompute_extra
+    )
+    none = 1.0555312e14
+    again = 16 * 32 * 4096 * 8192 * 8192.0 - none
+    added = (0.645594 - 1) * none + (0.5 - 1) * again
+    expected = f.model_flops_per_seq + f.recompute_flops_per_seq["full"] + added
+    assert full.hw_flops == pytest.approx(expected, rel=1e-5)
 
 
 def test_facts_carry_the_attention_core_by_recompute_mode() -> None:
@@ -103,13 +160,13 @@ def test_facts_carry_the_attention_core_by_recompute_mode() -> None:
 @pytest.mark.parametrize(
     ("framework", "gpu", "expected"),
     [
-        # Megatron (cuDNN attention) on H100: 5.00244e14 model FLOPs per sequence less half of
-        # the 1.05553e14 attention core = 4.47467e14
-        ("megatron", "H100", 4.47467e14),
-        # torchtitan (FlashAttention-2) on H100: + (1.071429 - 1) x 1.05553e14 = 5.07783e14
-        ("torchtitan", "H100", 5.07783e14),
+        # Megatron (cuDNN attention) on H100: 5.00244e14 model FLOPs per sequence + (0.645594 -
+        # 1) x the 1.05553e14 attention core = 4.62835e14
+        ("megatron", "H100", 4.62835e14),
+        # torchtitan (FlashAttention-2) on H100: + (1.383415 - 1) x 1.05553e14 = 5.40715e14
+        ("torchtitan", "H100", 5.40715e14),
         # ... and on A100, where FlashAttention-2 keeps a GEMM's rate: as Megatron
-        ("torchtitan", "A100-80GB", 4.47467e14),
+        ("torchtitan", "A100-80GB", 4.62835e14),
     ],
 )
 def test_a_steps_counted_flops_follow_the_stacks_attention_kernel(
@@ -126,14 +183,15 @@ def test_a_steps_counted_flops_follow_the_stacks_attention_kernel(
 @pytest.mark.parametrize(
     ("override", "framework", "gpu", "expected"),
     [
-        # training.attention_kernel: fa1 on torchtitan (A100): 5.00244e14 + (1.0 - 1) x 1.05553e14
-        ("fa1", "torchtitan", "A100-80GB", 5.00244e14),
-        # ... on a Megatron stack (cuDNN by default) the override wins: the same 5.00244e14
-        ("fa1", "megatron", "A100-80GB", 5.00244e14),
-        # fa2 forced on Megatron on H100: + (1.071429 - 1) x 1.05553e14 = 5.07783e14
-        ("fa2", "megatron", "H100", 5.07783e14),
-        # no override: the stack's kernel (torchtitan on A100: FA2 at a GEMM's rate, 4.47467e14)
-        (None, "torchtitan", "A100-80GB", 4.47467e14),
+        # training.attention_kernel: fa1 on torchtitan (A100): 5.00244e14 + (1.291188 - 1) x
+        # 1.05553e14 = 5.30980e14
+        ("fa1", "torchtitan", "A100-80GB", 5.30980e14),
+        # ... on a Megatron stack (cuDNN by default) the override wins: the same 5.30980e14
+        ("fa1", "megatron", "A100-80GB", 5.30980e14),
+        # fa2 forced on Megatron on H100: + (1.383415 - 1) x 1.05553e14 = 5.40715e14
+        ("fa2", "megatron", "H100", 5.40715e14),
+        # no override: the stack's kernel (torchtitan on A100: FA2 at a GEMM's rate, 4.62835e14)
+        (None, "torchtitan", "A100-80GB", 4.62835e14),
     ],
 )
 def test_a_workloads_attention_kernel_overrides_its_stacks(
@@ -161,12 +219,12 @@ def test_an_unknown_attention_kernel_is_refused() -> None:
 
 def test_fa1_rows_slow_by_the_attention_share() -> None:
     """StarCoderBase (H46, FlashAttention-1 at 8,192 tokens on A100): the run's counted FLOPs per
-    sequence rise by half the attention core over the FA2/cuDNN step (-0.5 -> 0.0 extra)."""
+    sequence rise over the FA2/cuDNN step (-0.354406 -> 0.291188 extra: twice the time)."""
     rows = {r.id: r for r in load_runs()[1]}
     spec = parse_workload(rows["H46"].workload)
     f = train_facts(spec)
     s = _setup(f, A100, 512, topology_links(A100, NODE, 8), flash=True)
-    assert s.attention_extra == 0.0
+    assert s.attention_extra == pytest.approx(0.291188, rel=1e-5)
     # 40 layers x 12·6,144·8,192 x 8,192 tokens = 1.97912e14 attention FLOPs per sequence
     assert f.attention_flops_per_seq["none"] == pytest.approx(1.979121e14, rel=1e-5)
 
@@ -181,14 +239,14 @@ def test_stacks_name_their_attention_kernel() -> None:
 
 def test_issue_14_te_step_on_h100_is_faster_than_the_fa2_step_by_the_attention_alone() -> None:
     # One Megatron step with its attention kernel swapped (compare the step FLOPs directly):
-    # the cuDNN step runs 4.47467e14 counted FLOPs, the FlashAttention-2 step 5.07783e14; both
-    # at the same rate, so the matmul time differs by 5.07783 / 4.47467 = 1.1348.
+    # the cuDNN step runs 4.62835e14 counted FLOPs, the FlashAttention-2 step 5.40715e14; both
+    # at the same rate, so the matmul time differs by 5.40715 / 4.62835 = 1.16827.
     f = train_facts(parse_workload(_llama3_8b("bf16", "megatron")))
     s = _setup(f, H100, 8, topology_links(H100, NODE, 8), flash=True)
     fa2 = eff.attention_extra_flops(H100, "fa2", causal=True, flash=True, precision="bf16")
     cudnn = _per_sequence(f, 1, 1, "none", True, s.attention_extra)
     flash2 = _per_sequence(f, 1, 1, "none", True, fa2)
-    assert flash2.stage_flops / cudnn.stage_flops == pytest.approx(1.1348, rel=1e-4)
+    assert flash2.stage_flops / cudnn.stage_flops == pytest.approx(1.16827, rel=1e-4)
 
 
 def test_a_named_kernel_and_flash_attention_off_contradict_each_other() -> None:

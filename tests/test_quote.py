@@ -85,7 +85,9 @@ def test_later_deadline_never_costs_more_end_to_end() -> None:
     for deadline in (4.0, 12.0, 48.0):
         result = quote(QuoteRequest(workload="gpt2-xl-finetune", deadline_hours=deadline, top=1))
         costs.append(result.plans[0].total_cost_usd)
-    assert costs[0] >= costs[1] >= costs[2]
+    # the same plan under two deadlines may cost the same up to the solver's rounding (a few ulps)
+    slack = 1e-9 * costs[0]
+    assert costs[0] + slack >= costs[1] and costs[1] + slack >= costs[2]
 
 
 def test_budget_is_respected_and_pareto_frontier_descends() -> None:

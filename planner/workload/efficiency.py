@@ -9,8 +9,10 @@ The time model is physical rather than one fitted MFU:
   1/N) / 3`` bytes per FLOP, are charged at the memory bandwidth, so thin matmuls (small hidden size, wide tensor-parallel splits, short
   micro-batches) run further below peak and very large ones closer to it.
 - **Attention core**: a causal decoder's fused (flash) kernel skips the masked half of the score
-  FLOPs, at the matmul rate under cuDNN fused attention or FlashAttention-3 and at about half of it
-  under FlashAttention-2 on Hopper and newer (:func:`attention_time_factor`).
+  FLOPs; its forward pass runs at the matmul rate under cuDNN fused attention or FlashAttention-3
+  and at about half of it under FlashAttention-2 on Hopper and newer, and its backward pass
+  recomputes the scores (2.5x the forward's FLOPs, not 2x) at 0.87 of the forward's rate
+  (:func:`attention_time_factor`).
 - **Memory traffic**: element-wise work (norms, activations, residuals, softmax, dropout, the logits)
   is bandwidth-bound.  Every stored activation byte is written in the forward pass, read in the
   backward pass and its gradient written: ``3 x activation bytes / memory bandwidth`` (4x under full
@@ -663,6 +665,28 @@ CAUSAL_ATTENTION_SHARE = 0.5
 #   "reaching only 25-40% of the theoretical maximum FLOPs/s" on A100, FlashAttention-2 "around 2x
 #   speedup compared to FlashAttention, reaching 50-73%": half of FlashAttention-2's share, on every
 #   GPU (its kernels are FlashAttention-2's predecessors on the same instructions).
+# The backward pass of a fused kernel does not read a stored s x s probability matrix: it
+# recomputes the scores S = Q·Kᵀ and P = softmax(S) tile by tile from Q, K and the saved row
+# statistics, then runs dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K and dK = dSᵀ·Q: five matmuls against
+# the forward pass's two, 2.5 x the forward's FLOPs where the count (12·L·w·s: forward 4, backward
+# 8) has 2 x (FlashAttention's benchmark times the backward pass at "2.5 * f" for a forward of f,
+# Dao-AILab/flash-attention benchmarks/benchmark_flash_attention.py, and so do the FlashAttention-2
+# and -3 papers' backward figures).  A materialised attention (no fused kernel) keeps P and runs
+# the counted four.
+FLASH_BACKWARD_FLOPS_RATIO = 2.5 / 2.0
+# And the backward kernel runs below the forward kernel's rate (more matmuls per tile, dQ
+# accumulated across the key blocks, more registers per thread): at sequence 16k and head dim 128
+# on an H100 80GB SXM5 the FlashAttention-3 paper (Shah et al. 2024, s4.1, "Attention forward
+# speed" and "Attention backward speed" figures, head dim 128) measures, forward against backward,
+# FlashAttention-3 648 against 561 TFLOPs/s, cuDNN 595 against 516 and FlashAttention-2 370
+# against 322 -- 0.87 for all three.  Checked on one H100 SXM (PyTorch 2.11 with cuDNN 9.19,
+# scaled_dot_product_attention, causal, head dim 128, sequence 16,384, bf16): cuDNN 640 forward
+# and 496 backward (0.78), FlashAttention-2 331 and 312 (0.94), beside a 745 TFLOP/s
+# 16,384 x 8,192 x 8,192 bf16 GEMM.  Other GPUs: the Hopper figure (U).
+FLASH_BACKWARD_SPEED = 0.87
+# Share of the counted attention-core FLOPs of a training step in its backward pass without
+# recompute (8 of 12·L·w·s); a recomputed forward pass adds forward FLOPs only.
+ATTENTION_BACKWARD_SHARE = 2.0 / 3.0
 ATTENTION_KERNELS = ("cudnn", "fa2", "fa1")
 FA2_ON_ASYNC_TENSOR_CORES = 0.35 / 0.75
 FA1_OF_FA2 = 0.5
@@ -678,15 +702,29 @@ def attention_kernel_fraction(gpu: GpuSpec, kernel: str) -> float:
     return 1.0
 
 
-def attention_time_factor(gpu: GpuSpec, kernel: str, *, causal: bool, flash: bool) -> float:
-    """Time of the attention core against its counted FLOPs run at the matmul rate: the share of
-    them a fused kernel executes (:data:`CAUSAL_ATTENTION_SHARE` for a causal decoder) over the
-    share of the matmul rate it reaches (:func:`attention_kernel_fraction`); 1 without a fused
-    kernel (the full square, at the matmul rate)."""
+def attention_time_factor(
+    gpu: GpuSpec,
+    kernel: str,
+    *,
+    causal: bool,
+    flash: bool,
+    backward_share: float = ATTENTION_BACKWARD_SHARE,
+) -> float:
+    """Time of the attention core against its counted FLOPs run at the matmul rate, for counted
+    FLOPs of which ``backward_share`` are the backward pass's (:data:`ATTENTION_BACKWARD_SHARE`
+    for a step without recompute, 0 for a recomputed forward pass).
+
+    A fused kernel executes :data:`CAUSAL_ATTENTION_SHARE` of them for a causal decoder; its
+    forward pass runs at :func:`attention_kernel_fraction` of the matmul rate, and its backward
+    pass executes :data:`FLASH_BACKWARD_FLOPS_RATIO` times its counted FLOPs at
+    :data:`FLASH_BACKWARD_SPEED` of the forward's rate.  Without a fused kernel: 1 (the full
+    square, at the matmul rate)."""
     if not flash:
         return 1.0
     executed = CAUSAL_ATTENTION_SHARE if causal else 1.0
-    return executed / attention_kernel_fraction(gpu, kernel)
+    share = min(max(backward_share, 0.0), 1.0)
+    backward = FLASH_BACKWARD_FLOPS_RATIO / FLASH_BACKWARD_SPEED
+    return executed * (1.0 - share + share * backward) / attention_kernel_fraction(gpu, kernel)
 
 
 def attention_extra_flops(
@@ -697,15 +735,22 @@ def attention_extra_flops(
     flash: bool,
     precision: str,
     linear_share: float = 0.0,
+    backward_share: float = ATTENTION_BACKWARD_SHARE,
 ) -> float:
     """FLOPs to add to a step's counted FLOPs per attention-core FLOP, so that they run in the time
-    :func:`attention_time_factor` gives (negative: fewer).
+    :func:`attention_time_factor` gives (negative: fewer), for counted FLOPs of which
+    ``backward_share`` are the backward pass's.
 
     The search times a step's FLOPs at one effective peak (:func:`precision_peak`); under fp8 that
     peak folds the fp8 linear layers in, while the attention core runs at the 16-bit rate, so its
     change is scaled up by the fold (``1 - share + share / FP8_TENSOR_RATE``) to cost its 16-bit time.
     """
-    extra = attention_time_factor(gpu, kernel, causal=causal, flash=flash) - 1.0
+    extra = (
+        attention_time_factor(
+            gpu, kernel, causal=causal, flash=flash, backward_share=backward_share
+        )
+        - 1.0
+    )
     if precision == "fp8":
         share = min(max(linear_share, 0.0), 1.0)
         extra /= 1.0 - share + share / FP8_TENSOR_RATE

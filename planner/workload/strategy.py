@@ -293,7 +293,10 @@ class _Search:
     inverse_at_zero: float
     fp8_share: float  # share of the FLOPs in fp8 linear layers, whose casts stream HBM
     fp8_scaling: str  # how the stack scales its fp8 casts (efficiency.FP8_SCALING)
-    attention_extra: float  # FLOPs added per attention-core FLOP (efficiency.attention_extra_flops)
+    # FLOPs added per attention-core FLOP (efficiency.attention_extra_flops): of a step without
+    # recompute (forward and backward), and of a recomputed forward pass
+    attention_extra: float
+    attention_recompute_extra: float
     straggler: float
     tp_overlap: bool
     memory_bytes: float
@@ -418,6 +421,15 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
             flash=flash,
             precision=f.precision,
             linear_share=f.linear_share,
+        ),
+        attention_recompute_extra=eff.attention_extra_flops(
+            gpu,
+            attention_kernel(f),
+            causal=f.causal,
+            flash=flash,
+            precision=f.precision,
+            linear_share=f.linear_share,
+            backward_share=0.0,
         ),
         straggler=eff.straggler_factor(count),
         tp_overlap=eff.overlaps_tensor_parallel(gpu)
@@ -696,9 +708,12 @@ def _per_sequence(
     attention_extra: float = 0.0,
     recomputed_layers: int = 0,
     cp: int = 1,
+    recompute_extra: float | None = None,
 ) -> _PerSequence:
-    """The :class:`_PerSequence` of ``mode`` on ``tp`` x ``pp``; each attention-core FLOP counts
-    ``1 + attention_extra`` (:func:`~planner.workload.efficiency.attention_extra_flops`).
+    """The :class:`_PerSequence` of ``mode`` on ``tp`` x ``pp``; each attention-core FLOP of the
+    forward and backward passes counts ``1 + attention_extra``, each of a recomputed forward pass
+    ``1 + recompute_extra`` (``attention_extra`` where not given;
+    :func:`~planner.workload.efficiency.attention_extra_flops`).
 
     Block recompute of ``recomputed_layers`` (k) of a stage's ``Ls`` layers runs the forward pass
     of those layers again, k/Ls of full recompute's extra FLOPs (model FLOPs and attention core);
@@ -714,8 +729,8 @@ def _per_sequence(
         mode = "full"
     share = 1.0 if mode == "full" else recomputed_layers / n if mode == "block" else 0.0
     act1, traffic1 = _activation_bytes(f, tp, pp, mode, flash, share, cp)
+    attention_none = f.attention_flops_per_seq.get("none", 0.0)
     if mode == "block":
-        attention_none = f.attention_flops_per_seq.get("none", 0.0)
         attention = attention_none + share * (
             f.attention_flops_per_seq.get("full", 0.0) - attention_none
         )
@@ -723,11 +738,14 @@ def _per_sequence(
     else:
         attention = f.attention_flops_per_seq.get(mode, 0.0)
         recompute = f.recompute_flops_per_seq.get(mode, 0.0)
-    hw_per_seq = f.model_flops_per_seq + recompute + attention_extra * attention
+    again = attention_extra if recompute_extra is None else recompute_extra
+    # the extra FLOPs of the forward and backward passes, and of the forward pass run again
+    added = attention_extra * attention_none + again * (attention - attention_none)
+    hw_per_seq = f.model_flops_per_seq + recompute + added
     stage_flops, head_flops = _stage_flops(f, tp, pp, hw_per_seq)
     block = mode == "block"
     # the attention core on this GPU: its stage's layers' share, split over the tp and cp ranks
-    attention_here = attention * (1.0 + attention_extra) * n / max(1, f.layers) / tp
+    attention_here = (attention + added) * n / max(1, f.layers) / tp
     if cp > 1:
         stage_flops, head_flops = stage_flops / cp, head_flops / cp
         attention_here /= cp
@@ -1416,7 +1434,16 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
 def _costed_split(f: TrainFacts, s: _Search, tp: int, pp: int, cp: int) -> Iterator[_Costed]:
     """The layouts of one tensor x pipeline x context split, costed as :func:`_costed` says."""
     per_mode = {
-        mode: _per_sequence(f, tp, pp, mode, s.flash, s.attention_extra, cp=cp)
+        mode: _per_sequence(
+            f,
+            tp,
+            pp,
+            mode,
+            s.flash,
+            s.attention_extra,
+            cp=cp,
+            recompute_extra=s.attention_recompute_extra,
+        )
         for mode in s.modes
         if mode != "block"
     }
@@ -1458,6 +1485,7 @@ def _mode_sequences(
                     s.attention_extra,
                     recomputed_layers=k,
                     cp=lay.cp,
+                    recompute_extra=s.attention_recompute_extra,
                 )
             yield blocks[k]
 

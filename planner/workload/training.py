@@ -615,6 +615,11 @@ def _attention_text(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
         if f.causal
         else ""
     )
+    text += (
+        "; its backward pass recomputes the scores "
+        f"({eff.FLASH_BACKWARD_FLOPS_RATIO * 2:g}x the forward's FLOPs) at "
+        f"{eff.FLASH_BACKWARD_SPEED:g} of the forward's rate (FlashAttention-3 paper, head dim 128)"
+    )
     if share < 1.0:
         text += (
             f"; {KERNEL_TEXT.get(kernel, kernel)} attention at {share:.2f} of the matmul rate on "
