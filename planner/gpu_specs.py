@@ -41,6 +41,20 @@ class GpuSpec:
     # what a job can allocate where it is less than memory_gib: GDDR6 parts that ship with ECC on
     # give 1/16 of it to the check bits (gpus.yaml); None: memory_gib
     ecc_usable_memory_gib: float | None = None
+    vendor: str = "nvidia"  # nvidia or amd: the software stack (CUDA or ROCm) the GPU runs
+
+    @property
+    def direct_link(self) -> bool:
+        """The GPUs of a machine talk over links of their own rather than PCIe: NVLink (NVSwitch
+        boards or bridges) or AMD Infinity Fabric (:data:`DIRECT_LINKS`)."""
+        return self.gpu_link in DIRECT_LINKS
+
+    @property
+    def all_to_all_link(self) -> bool:
+        """A machine of these GPUs wires every pair directly: NVLink through NVSwitch (HGX/DGX
+        boards, NVL72 racks) or the fully connected Infinity Fabric mesh of an AMD Instinct
+        platform; bridges join pairs only."""
+        return self.gpu_link in ("nvlink", "infinity-fabric")
 
     @property
     def usable_memory_gib(self) -> float:
@@ -83,6 +97,24 @@ class GpuSpec:
         del record["ecc_usable_memory_gib"]
         record["usable_memory_gib"] = self.usable_memory_gib
         return record
+
+
+# GPU-to-GPU links that bypass PCIe (gpus.yaml ``gpu_link``): NVLink through NVSwitch, NVLink
+# bridges between pairs, AMD Infinity Fabric between the GPUs of an Instinct platform.
+DIRECT_LINKS = ("nvlink", "nvlink-bridge", "infinity-fabric")
+
+# Where a canonical name's variant begins (A100-40GB: the A100's 40 GB part).
+_SEPARATORS = frozenset(" -_.")
+
+
+@functools.lru_cache(maxsize=256)
+def _model_stems(name: str) -> frozenset[str]:
+    """The folded keys that name ``name``'s model at a variant boundary: every prefix of the
+    canonical name that ends before a separator (``A100-80GB-PCIe``: ``a100``, ``a10080gb``).
+    Only prefixes with a model number count: ``RTX-PRO-6000`` is no ``RTX``."""
+    cuts = [i for i, c in enumerate(name) if c in _SEPARATORS]
+    stems = (normalize_gpu_key(name[:i]) for i in cuts)
+    return frozenset(k for k in stems if any(c.isdigit() for c in k))
 
 
 def normalize_gpu_key(name: str) -> str:
@@ -137,14 +169,20 @@ class GpuCatalog:
         raise UnknownNameError("GPU", name, self.names, file=file, key_path=key_path)
 
     def family(self, name: str) -> tuple[GpuSpec, ...]:
-        """GPUs whose family or canonical name starts with ``name`` (``A100`` -> both A100s)."""
+        """The GPUs ``name`` means as a model with variants, else as a catalog family.
+
+        A model: every GPU whose canonical name is ``name`` followed by a variant (a separator and
+        more, :func:`_model_stems`): ``A100`` -> every A100, ``A800`` -> both A800s.  A name that merely starts the same way is
+        another product: ``H20`` is not the H200, ``L40`` not the L40S (issue: a bare prefix
+        match resolved them to the bigger part).  Failing that, every GPU of the family called
+        ``name`` (``GeForce``, ``RTX-Pro``, ``MI300``).  A model wins over a family of the same
+        name, so ``A100`` stays the A100s although the A800 and A30 share its efficiency family.
+        """
         key = normalize_gpu_key(name)
-        return tuple(
-            g
-            for g in self.gpus
-            if normalize_gpu_key(g.family) == key
-            or (normalize_gpu_key(g.name).startswith(key) and len(key) >= 3)
-        )
+        models = tuple(g for g in self.gpus if key in _model_stems(g.name))
+        if models:
+            return models
+        return tuple(g for g in self.gpus if normalize_gpu_key(g.family) == key)
 
     def match(self, name: str) -> tuple[GpuSpec, ...]:
         """GPUs a user filter means (see :meth:`choice`; a count in it is left to the caller)."""
@@ -284,6 +322,7 @@ def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:
             aliases=tuple(str(a) for a in raw.get("aliases", [])),
             fp8=bool(raw.get("fp8", False)),
             fp4=bool(raw.get("fp4", False)),
+            vendor=str(raw.get("vendor", "nvidia")),
             ecc_usable_memory_gib=(
                 None
                 if raw.get("ecc_usable_memory_gib") is None

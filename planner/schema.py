@@ -46,7 +46,7 @@ class Interconnect(str, Enum):
     NONE = "none"  # a single GPU, nothing to link
     PCIE = "pcie"
     NVLINK = "nvlink"  # NVLink bridges or a partial NVLink mesh
-    NVSWITCH = "nvswitch"  # all-to-all NVLink through NVSwitch
+    NVSWITCH = "nvswitch"  # all-to-all NVLink through NVSwitch (or an AMD Infinity Fabric mesh)
 
     def __str__(self) -> str:
         return self.value

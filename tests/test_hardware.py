@@ -45,9 +45,13 @@ def test_miss_suggests_nearest() -> None:
 
 
 def test_family_name_is_ambiguous_for_resolve_but_matches_for_filters() -> None:
-    with pytest.raises(ConfigError, match="A100-40GB or A100-80GB"):
+    with pytest.raises(ConfigError, match="A100-40GB or A100-80GB or A100-80GB-PCIe"):
         resolve_gpu("A100")
-    assert {g.name for g in load_gpu_catalog().match("A100")} == {"A100-40GB", "A100-80GB"}
+    assert {g.name for g in load_gpu_catalog().match("A100")} == {
+        "A100-40GB",
+        "A100-80GB",
+        "A100-80GB-PCIe",
+    }
 
 
 def test_dense_not_sparse_figures() -> None:

@@ -257,16 +257,31 @@ def test_a_price_list_written_by_offers_reads_back_as_it_is(tmp_path: Path) -> N
         ("H100", {"H100"}, None),
         ("H100:8", {"H100"}, 8),
         ("A100-80GB:8", {"A100-80GB"}, 8),
-        ("A100:80GB:8", {"A100-80GB"}, 8),
+        ("A100:80GB:8", {"A100-80GB", "A100-80GB-PCIe"}, 8),
         ("A100:40GB", {"A100-40GB"}, None),
-        ("A100", {"A100-40GB", "A100-80GB"}, None),  # the catalog's family: both sizes
+        # every A100 (both sizes, SXM and PCIe), not the A800 and A30 of its efficiency family
+        ("A100", {"A100-40GB", "A100-80GB", "A100-80GB-PCIe"}, None),
         (
             "..16GB",
-            {"T4", "V100-16GB", "RTX3060", "RTXA4000", "P100", "P4", "GTX1660", "RTX2060"},
+            {
+                "T4",
+                "V100-16GB",
+                "RTX3060",
+                "RTXA4000",
+                "P100",
+                "P4",
+                "GTX1660",
+                "RTX2060",
+                "RTX2080Ti",
+                "RTX3080",
+                "RTX3080Ti",
+                "RTX4070Ti",
+                "RTX4080",
+            },
             None,
         ),
         ("141GB..150GB", {"H200"}, None),
-        ("90GB..100GB:8", {"H100-NVL", "GH200", "RTX-PRO-6000"}, 8),
+        ("90GB..100GB:8", {"H100-NVL", "H20", "GH200", "RTX-PRO-6000"}, 8),
     ],
 )
 def test_gpu_choices_in_the_ecosystems_forms(

@@ -163,13 +163,16 @@ def test_without_subscription_what_is_left_out(server: FakeHttpServer) -> None:
     reasons = {u.item: u.reason for u in result.unmapped}
     assert reasons == {
         "Standard_NV6ads_A10_v5": "fractional GPU (1/6 of an A10)",
-        "Standard_ND96isr_MI300X_v5": "AMD Instinct MI300X: not in the planner's GPU catalog",
         # an M60 size still priced in eastus: reported, not guessed
         "Standard_NV12s_v3": "not in the planner's table of Azure VM sizes;"
         " set AZURE_SUBSCRIPTION_ID to read its specs from Azure",
     }
     # NP is FPGA: it shares the Standard_N prefix but is no GPU size
     assert "Standard_NP10s" not in set(result.offers["instance_type"]) | set(reasons)
+    # ND MI300X v5 was left out while the catalog lacked the MI300X; now it is offered
+    mi300x = result.offers[result.offers["instance_type"] == "Standard_ND96isr_MI300X_v5"]
+    assert list(mi300x["gpu_model"]) == ["MI300X"] and list(mi300x["gpu_count"]) == [8]
+    assert list(mi300x["interconnect"]) == ["nvswitch"]  # the Infinity Fabric mesh: all-to-all
 
 
 def test_one_filtered_query_per_region_following_next_links(server: FakeHttpServer) -> None:
@@ -194,7 +197,7 @@ def test_without_subscription_no_azure_sdk_is_needed(
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "azure", None)  # any `import azure...` now fails
     df = azure_public_provider_at(server.url).fetch_offers(["eastus"])
-    assert len(df) == 9
+    assert len(df) == 10  # 9 before the catalog had the MI300X of ND96isr_MI300X_v5
 
 
 def test_mirror_variable_and_no_subscription_from_the_environment(

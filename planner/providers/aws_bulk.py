@@ -62,7 +62,7 @@ REGION_INDEX_PATH = "/offers/v1.0/aws/AmazonEC2/current/region_index.json"
 
 # Instance family -> the planner's GPU catalog name.  AWS's "Accelerated computing instance
 # specifications" page (docs.aws.amazon.com/ec2/latest/instancetypes/ac.html) names the GPU of each
-# family; a name the catalog lacks (T4g, B300, RTX PRO 6000 when this was written) makes the family's
+# family; a name the catalog lacks (T4g when this was last checked) makes the family's
 # types Unmapped, never guessed.
 FAMILY_GPU: dict[str, str] = {
     "p3": "V100-16GB",
@@ -74,6 +74,7 @@ FAMILY_GPU: dict[str, str] = {
     "p5en": "H200",
     "p6-b200": "B200",
     "p6-b300": "B300",
+    "p6e-gb200": "GB200",  # P6e-GB200 UltraServers: the Blackwell GPUs of GB200 NVL72 racks
     "g4dn": "T4",
     "g5": "A10G",
     "g5g": "T4g",

@@ -91,9 +91,9 @@ UNMAPPED_SIZES: dict[str, str] = {
     "Standard_NV6ads_A10_v5": "fractional GPU (1/6 of an A10)",
     "Standard_NV12ads_A10_v5": "fractional GPU (1/3 of an A10)",
     "Standard_NV18ads_A10_v5": "fractional GPU (1/2 of an A10)",
-    # ND MI300X v5 (nd-mi300x-v5-series): eight AMD Instinct MI300X, not in the GPU catalog.
-    "Standard_ND96isr_MI300X_v5": "AMD Instinct MI300X: not in the planner's GPU catalog",
-    "Standard_ND96is_MI300X_v5": "AMD Instinct MI300X: not in the planner's GPU catalog",
+    # ND MI300X v5 without the r (InfiniBand) suffix: not on the series' size page, so its specs
+    # are unchecked (ND96isr_MI300X_v5 is in planner/data/azure_sizes.yaml).
+    "Standard_ND96is_MI300X_v5": "AMD Instinct MI300X size not on Azure's nd-mi300x-v5 page: specs unchecked",
     # ND GB200 v6: Grace Blackwell superchips, not in the GPU catalog.
     "Standard_ND128isr_NDR_GB200_v6": "NVIDIA GB200: not in the planner's GPU catalog",
     # NGads V620 (ngadsv620-series): AMD Radeon PRO V620, fractional below the largest size.

@@ -99,7 +99,9 @@ def interconnect_for(gpu: GpuSpec, gpu_count: int) -> Interconnect:
         return Interconnect.NONE
     if gpu.gpu_link == "nvlink" and gpu.family.lower() in _NVSWITCH_FAMILIES:
         return Interconnect.NVSWITCH
-    if gpu.gpu_link.startswith("nvlink"):
+    if gpu.gpu_link == "infinity-fabric":  # AMD Instinct platforms: a full mesh, all-to-all
+        return Interconnect.NVSWITCH
+    if gpu.direct_link:
         return Interconnect.NVLINK
     return Interconnect.PCIE
 

@@ -47,13 +47,18 @@ def _least_gib(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: b
 def _bigger_gpu(
     spec: WorkloadSpec, f: TrainFacts, gpu: GpuSpec, count: int, least_gib: float, flash: bool
 ) -> str | None:
-    """The smallest GPU with more memory than ``gpu`` on which the job fits, as a suggestion.
+    """The smallest GPU with more memory than ``gpu`` on which the job fits, as a suggestion: one
+    of the same vendor (another vendor is another software stack, CUDA or ROCm, not a remedy).
 
     ``least_gib`` is the least memory per GPU the job needs on ``count`` x ``gpu`` with
     FlashAttention ``flash``: a GPU searched with the same attention needs as much (the layouts
     and their bytes do not depend on the GPU's memory), so one with less is not searched."""
     bigger = sorted(
-        (g for g in load_gpu_catalog().gpus if g.usable_memory_gib > gpu.usable_memory_gib),
+        (
+            g
+            for g in load_gpu_catalog().gpus
+            if g.usable_memory_gib > gpu.usable_memory_gib and g.vendor == gpu.vendor
+        ),
         key=lambda g: (g.usable_memory_gib, g.name),
     )
     for other in bigger:

@@ -66,6 +66,18 @@ from planner.schema import Fabric, Interconnect
 #   allows, and more than the whole peak were the datasheet's first figures (733 FP8) the sparse
 #   ones.  350 W for 142 SMs is less power per SM than the 4090's 450 W for 128, so a power limit
 #   may bite below 0.52 under long dense loads (U); no sustained-clock measurement was found.
+# Parts cut from a family's die run its kernels and take its figure (gpus.yaml, family): A800 and
+#   A30 the A100's, H800 and H20 the H100's, GB200 the B200's, L40 the L40S's (of its half-rate
+#   FP32-accumulate peak, as GeForce), A40 and RTX A5000 RTX-Pro's.
+# MI200 (AMD CDNA2: MI250, MI250X) 0.40: Megatron-DeepSpeed on Frontier's MI250X reached 38.38% MFU
+#   on a 22B GPT (36.14% at 175B, 31.96% at 1T; Dash et al. 2023, "Optimizing Distributed Training
+#   on Frontier for Large Language Models", arXiv 2312.12705, per graphics compute die against its
+#   191.5 TFLOPS).  That MFU includes the run's communication and pipeline bubble, so the matmuls'
+#   own share is at least 0.38; 0.40 is the rest (U).
+# MI300 (AMD CDNA3: MI300X, MI325X): no measured training MFU cited here, so DEFAULT_GEMM_FRACTION
+#   (U).  0.35 of 1,307 TFLOPS is 458 sustained, below an H100's 0.52 x 989 = 514: public ROCm
+#   training stacks have run MI300X below the H100 despite its higher peak (SemiAnalysis, "MI300X
+#   vs H100 vs H200 Benchmark Part 1: Training", Dec 2024, qualitatively).
 GEMM_FRACTION: dict[str, float] = {
     "A100": 0.55,
     "H100": 0.52,
@@ -80,7 +92,9 @@ GEMM_FRACTION: dict[str, float] = {
     "A10G": 0.35,
     "L40S": 0.52,  # the AD102 chip of the RTX 4090 (GeForce)
     "Jetson": 0.25,
+    "MI200": 0.40,
 }
+# Families without a measurement (MI300 among them), U.
 DEFAULT_GEMM_FRACTION = 0.35
 
 # QLoRA dequantises the NF4 weights in every matmul: ~39% longer runtime than LoRA
@@ -139,12 +153,16 @@ COLLECTIVE_LATENCY_S: dict[str, float] = {"nvlink": 10e-6, "pcie": 25e-6}
 # Node network defaults in Gbit/s per 8 GPUs when the offer does not say: InfiniBand HDR 8x200
 # (DGX A100) or NDR 8x400 (DGX H100); EFA p4d 400 / p5 3,200; GCP A3 GPUDirect-TCPX 4x200; plain
 # cloud Ethernet 100 (U: a typical large VM NIC).
+# AMD MI300X platforms pair each GPU with a 400 Gb NIC as the H100's do (Azure ND MI300X v5:
+# 8 x 400 Gb NDR InfiniBand) and sit on PCIe Gen5: they take the Hopper-era defaults here, but
+# not the Hopper instructions below (_ASYNC_TENSOR_CORES, overlaps_tensor_parallel).
 _HOPPER_AND_NEWER = ("H100", "H200", "B200")
+_GEN5_HOSTS = (*_HOPPER_AND_NEWER, "MI300")
 
 
 def default_network_gbps(gpu: GpuSpec, fabric: Fabric, gpus_per_node: int) -> float:
     """Node network bandwidth (Gbit/s) when the offer does not state it."""
-    new = gpu.family in _HOPPER_AND_NEWER
+    new = gpu.family in _GEN5_HOSTS
     per_8 = {
         Fabric.INFINIBAND: 3200.0 if new else 1600.0,
         Fabric.EFA: 3200.0 if new else 400.0,
@@ -160,7 +178,7 @@ def pcie_gb_per_s(gpu: GpuSpec) -> float:
     """Per-direction PCIe x16 bandwidth: gen5 64, gen4 32, gen3 16 GB/s."""
     if gpu.gpu_link == "pcie":
         return gpu.gpu_link_gb_per_s
-    if gpu.family in _HOPPER_AND_NEWER:
+    if gpu.family in _GEN5_HOSTS:
         return 64.0
     if gpu.family in ("V100", "T4") or not gpu.bf16:
         return 16.0
@@ -170,10 +188,12 @@ def pcie_gb_per_s(gpu: GpuSpec) -> float:
 def intra_node_link(
     gpu: GpuSpec, interconnect: Interconnect, gpus_per_node: int
 ) -> tuple[float, str]:
-    """Effective per-GPU one-way bandwidth inside a node (bytes/s) and the link kind."""
-    nvlink_capable = gpu.gpu_link in ("nvlink", "nvlink-bridge")
+    """Effective per-GPU one-way bandwidth inside a node (bytes/s) and the link kind.
+
+    AMD Infinity Fabric counts as an NVLink-class link ("nvlink" here): direct GPU-to-GPU links
+    at the catalog's aggregate rate, with the same collective efficiency (U for RCCL)."""
     bridge_only = gpu.gpu_link == "nvlink-bridge"
-    nvlink = interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH) and nvlink_capable
+    nvlink = interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH) and gpu.direct_link
     # NVLink bridges join pairs only: a ring over more GPUs crosses PCIe.
     if nvlink and not (bridge_only and gpus_per_node > 2):
         # gpu_link_gb_per_s is the bidirectional aggregate; collectives use one direction.
@@ -627,7 +647,9 @@ def exposed_tensor_parallel_seconds(t_comm: float, tp: int, t_matmul: float) -> 
 
 
 def supports_flash_attention(gpu: GpuSpec) -> bool:
-    """FlashAttention-2 needs Ampere or newer (Dao 2023 README); BF16 support marks the same GPUs."""
+    """FlashAttention-2 needs Ampere or newer (Dao 2023 README); BF16 support marks the same GPUs.
+    On AMD Instinct (MI200, MI300) ROCm's Composable Kernel port of FlashAttention-2 runs it
+    (flash-attention README, "AMD ROCm Support")."""
     return gpu.bf16 and gpu.family != "Jetson"
 
 

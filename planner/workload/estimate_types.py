@@ -271,7 +271,7 @@ def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
             hint="3200 for a p5.48xlarge (EFA), 400 per InfiniBand NDR port",
         )
     nvlink = topo.interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH)
-    if nvlink and min(gpn, count) > 1 and gpu.gpu_link not in ("nvlink", "nvlink-bridge"):
+    if nvlink and min(gpn, count) > 1 and not gpu.direct_link:
         raise ConfigError(
             f"the {gpu.name} has no NVLink ({gpu.gpu_link or 'no GPU link'}); its GPUs talk "
             f"over PCIe, so {topo.interconnect.value} cannot wire them",
@@ -295,7 +295,7 @@ def default_topology(gpu: GpuSpec | str, gpu_count: int) -> Topology:
     gpn = max(1, min(gpu_count, 8))
     if gpn == 1:
         link = Interconnect.NONE
-    elif gpu.gpu_link == "nvlink":
+    elif gpu.all_to_all_link:  # NVSwitch, or AMD's Infinity Fabric mesh
         link = Interconnect.NVSWITCH if gpn > 2 else Interconnect.NVLINK
     elif gpu.gpu_link == "nvlink-bridge":
         link = Interconnect.NVLINK

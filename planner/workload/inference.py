@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from planner.errors import ConfigError
 from planner.gpu_specs import GpuSpec
 from planner.schema import Interconnect
 from planner.workload import compute
@@ -96,6 +97,12 @@ def make_replica(spec: WorkloadSpec, gpu: GpuSpec, tp: int, links: Links) -> Rep
     stack's sequence limit gives way to ``inference.max_batch`` where the workload sets one."""
     inf = _section(spec)
     stack = serving_stack(inf.framework)
+    if stack.cuda_only and gpu.vendor != "nvidia":
+        raise ConfigError(
+            f"{stack.name} runs on NVIDIA GPUs only, not the {gpu.name}",
+            key_path="inference.framework",
+            hint="vllm or sglang (their ROCm builds) serve on AMD Instinct GPUs",
+        )
     if inf.max_batch is not None:
         stack = replace(stack, max_num_seqs=int(inf.max_batch))
     return Replica(

@@ -144,11 +144,14 @@ class ServingStack:
     # runs beam search with the prompt's KV cache shared by a request's beams (what the model of
     # ``beam_width`` assumes); the others are refused a beam width rather than mis-priced
     beam_search: bool = False
+    # built on CUDA alone (TensorRT-LLM): refused on a GPU of another vendor (gpus.yaml vendor)
+    cuda_only: bool = False
 
 
 # GPU families whose memory is HBM (datasheets); the rest (GeForce, RTX/L-series, T4, Jetson) use
-# GDDR or LPDDR.  The P100 is HBM2 in a family (Pascal) the GDDR5 P4 shares.
-_HBM_FAMILIES = frozenset({"V100", "A100", "H100", "H200", "B200"})
+# GDDR or LPDDR.  The P100 is HBM2 in a family (Pascal) the GDDR5 P4 shares.  AMD Instinct MI200
+# (HBM2e) and MI300 (HBM3, HBM3e) are HBM parts.
+_HBM_FAMILIES = frozenset({"V100", "A100", "H100", "H200", "B200", "MI200", "MI300"})
 
 
 def has_hbm(gpu: GpuSpec) -> bool:
