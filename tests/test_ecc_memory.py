@@ -42,10 +42,10 @@ def _gpt2_like(params: float) -> WorkloadSpec:
 
 def test_a_job_between_the_usable_and_the_datasheet_memory_does_not_fit_a_t4() -> None:
     t4 = resolve_gpu("T4")
-    edge = estimate(_gpt2_like(0.9e9), t4, 1)
+    edge = estimate(_gpt2_like(0.8e9), t4, 1)
     assert t4.usable_memory_gib < edge.memory_per_gpu_gib < t4.memory_gib
     assert not edge.fits
-    below = estimate(_gpt2_like(0.85e9), t4, 1)
+    below = estimate(_gpt2_like(0.75e9), t4, 1)
     assert below.memory_per_gpu_gib < t4.usable_memory_gib and below.fits
 
 

@@ -75,7 +75,7 @@ def test_a_negative_host_time_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
     text = (
         "- {name: x, description: d, stack: 1, tensor_parallel: true, pipeline_parallel: true,"
         " zero: [0], tp_overlap: true, compile_seconds: 0, source: s, fp8_scaling: delayed,"
-        " attention: cudnn, fused_layers: true, moe_host_ms_per_layer: -1}\n"
+        " attention: cudnn, fused_layers: true, autocast: false, moe_host_ms_per_layer: -1}\n"
     )
 
     class _Files:

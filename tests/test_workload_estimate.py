@@ -39,11 +39,13 @@ def test_gpt2_xl_full_finetune_does_not_fit_a_4090_and_names_what_would() -> Non
     spec = load_workload("gpt2-xl-finetune")
     est = estimate(spec, resolve_gpu("RTX4090"), 1)
     assert not est.fits
-    # 1.56B x 16 bytes = 23.2 GiB of model states alone, before activations and the CUDA context
+    # 1.56B x 18 bytes = 26.1 GiB of model states alone, before activations and the CUDA context:
+    # under the Trainer's bf16 autocast fp32 weights and gradients (4 + 4), AdamW's moments (8) and
+    # the bf16 copies autocast keeps for the backward pass (2; the tied head casts the embedding)
     assert est.memory_breakdown_gib["weights"] + est.memory_breakdown_gib[
         "gradients"
     ] + est.memory_breakdown_gib["optimizer_states"] == pytest.approx(
-        1.5576e9 * 16 / 2**30, rel=0.01
+        1.5576e9 * 18 / 2**30, rel=0.01
     )
     text = " ".join(est.suggestions)
     assert "adamw-8bit" in text and "lora" in text and "ZeRO-3" in text

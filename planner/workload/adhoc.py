@@ -119,8 +119,9 @@ def _config_label(path: Path) -> str:
     return (path.resolve().parent.name if stem == "config" else stem) or "model"
 
 
-# The model fields a job from facts writes out (a config.json's shape, its MLP's width and kind; a
-# mixture of experts adds its experts, the parameters a token uses and its largest layer).
+# The model fields a job from facts writes out (a config.json's shape, its MLP's width and kind,
+# whether its output head is the embedding matrix; a mixture of experts adds its experts, the
+# parameters a token uses and its largest layer).
 _MODEL_KEYS = (
     "arch",
     "params",
@@ -132,6 +133,7 @@ _MODEL_KEYS = (
     "ffn",
     "mlp",
     "vocab",
+    "tied_embeddings",
     "seq_len",
     "experts",
     "experts_per_token",
@@ -158,7 +160,9 @@ def workload_yaml(spec: WorkloadSpec, *, model: str) -> str:
         lines.append("model:  # the shape the estimator needs")
         for key in _MODEL_KEYS:
             value = getattr(spec.model, key)
-            if value is not None:
+            if isinstance(value, bool):
+                lines.append(f"  {key}: {'true' if value else 'false'}")
+            elif value is not None:
                 lines.append(f"  {key}: {_yaml_number(value)}")
         if spec.model.dropout is not None:
             lines.append(f"  dropout: {spec.model.dropout:g}")

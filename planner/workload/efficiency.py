@@ -117,6 +117,17 @@ OPTIMIZER_TRAFFIC_BYTES: dict[str, float] = {
     "sgd": 20.0,
     "adafactor": 12.0,
 }
+# Eager torch.autocast (planner/workload/memory.py; frameworks.yaml ``autocast``) casts every fp32
+# weight a matmul reads to 16 bits once per forward pass (its cache lives one autocast region: one
+# micro-batch), reading 4 bytes and writing 2, and the backward pass casts that weight's 16-bit
+# gradient back to the fp32 leaf's dtype, reading 2 and writing 4 ("If the forward pass for a
+# particular op has float16 inputs, the backward pass for that op will produce float16 gradients",
+# PyTorch AMP docs): 12 bytes per cast parameter per micro-batch, in kernels of their own.
+AUTOCAST_CAST_BYTES_PER_PARAM = 12.0
+# fp16 adds a GradScaler (bf16 "does not need grad scaling", transformers' Trainer): before each
+# step ``unscale_`` multiplies every fp32 gradient by the inverse scale in place and checks it for
+# infs and NaNs (torch._amp_foreach_non_finite_check_and_unscale_), a read and a write of 4 bytes.
+GRAD_SCALER_BYTES_PER_PARAM = 8.0
 # Under pure bf16 there is no fp32 master copy: a bitsandbytes optimizer (states at their own
 # width, memory.BNB_OPTIMIZERS) reads the 2-byte weight instead of the 4-byte master (-2) and
 # writes no master (-4): 6 bytes fewer per parameter (32-bit AdamW: weight 2, gradient 2, states 8

@@ -54,6 +54,11 @@ class FrameworkProfile:
     # SwiGLU fusion, Transformer Engine, compiled graphs) or as separate eager PyTorch operations,
     # which keep more activations (memory.mlp_bytes_per_sbh, memory.fp32_norm_bytes_per_sbh)
     fused_layers: bool = True
+    # whether its fp16/bf16 recipe runs eager torch.autocast over fp32 weights under plain data
+    # parallel (ZeRO 0): fp32 model states, the 16-bit weight copies autocast keeps for the
+    # backward pass, fp32 norm inputs and softmax outputs (memory.autocast_*), the casts' traffic
+    # (efficiency.AUTOCAST_CAST_BYTES_PER_PARAM)
+    autocast: bool = False
     # host seconds a mixture-of-experts layer costs per micro-batch (forward and backward) while
     # the GPU waits: dropless routing copies the tokens-per-expert counts to the host, which drains
     # the launch queue, and the host then sets up the dispatch and the per-expert GEMMs before the
@@ -83,6 +88,7 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 fp8_scaling=str(raw["fp8_scaling"]),
                 attention=str(raw["attention"]),
                 fused_layers=bool(raw["fused_layers"]),
+                autocast=bool(raw["autocast"]),
                 moe_host_s_per_layer=float(raw["moe_host_ms_per_layer"]) / 1e3,
             )
             if not profile.moe_host_s_per_layer >= 0.0:

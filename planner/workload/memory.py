@@ -4,9 +4,11 @@ Conventions (why these numbers):
 
 - **Mixed-precision AdamW = 16 bytes per parameter**: 2 (bf16/fp16 weights) + 2 (16-bit gradients)
   + 12 (fp32 master copy 4 + Adam m 4 + v 4).  This is the ZeRO paper's (2 + 2 + K)·Ψ with K = 12
-  (Rajbhandari et al. 2020, s3.1), also the HF Ultrascale Playbook's figure.  Tools that keep fp32
-  gradients charge 18 (EleutherAI cookbook, HF "model memory anatomy"); we take 16 and put allocator
-  slack into the framework term instead.  Pure fp32 AdamW is 4 + 4 + 8 = 16 as well.
+  (Rajbhandari et al. 2020, s3.1), also the HF Ultrascale Playbook's figure, for stacks that hold
+  16-bit weights (Megatron, DeepSpeed, FSDP mixed precision).  Tools that keep fp32 gradients
+  charge 18 (EleutherAI cookbook, HF "model memory anatomy"): that is eager torch.autocast's count,
+  fp32 weights 4 + fp32 gradients 4 + Adam 8 + the 16-bit copies autocast casts 2 (below).  Pure
+  fp32 AdamW is 4 + 4 + 8 = 16.
 - Optimizer state bytes per parameter beyond the master copy: AdamW 8 (m, v), 8-bit AdamW 2
   (bitsandbytes block-wise quantised m, v; HF memory-anatomy doc), Lion 4 (one momentum; Chen et al.
   2023), SGD with momentum 4, Adafactor ~0 (factored second moment, no momentum; Shazeer & Stern 2018).
@@ -101,6 +103,38 @@ Conventions (why these numbers):
   per parameter, sit beside the model states.  The activations are freed by then, so the step's
   peak is the states plus those 8 bytes, the backward pass's the states plus the activations; the
   larger counts (:func:`fp16_optimizer_step_bytes`).  ZeRO's optimizer casts only its partition.
+- Eager ``torch.autocast`` (the ``fp16``/``bf16`` recipe of a stack whose profile says
+  ``autocast``: the Hugging Face Trainer and eager DDP; frameworks.yaml) keeps the model in fp32
+  and casts inside each operation.  With plain data parallel (ZeRO 0; DeepSpeed's engine and FSDP's
+  mixed precision hold 16-bit weights of their own, transformers' Trainer: "deepspeed ... manage
+  their own half precision") that changes three things (:func:`autocast_state_bytes`,
+  :func:`autocast_cast_params`, :func:`autocast_extra_bytes_per_sbh`,
+  :func:`autocast_score_bytes_per_as2b`):
+
+  - the model states are fp32's: weights 4, gradients 4 (autograd accumulates into the fp32
+    leaf's dtype) and the optimizer's states with no master copy beside them -- 16 bytes with
+    AdamW, as the 2 + 2 + 12 split, so only the split moves;
+  - autocast's weight-cast cache: the first operation on autocast's float16 list (linear, matmul,
+    addmm, bmm, conv ...) that reads an fp32 weight which requires grad casts it to 16 bits and
+    caches the copy "to streamline parameter reuse" (pytorch/pytorch aten/src/ATen/
+    autocast_mode.cpp, ``cached_cast``: ``arg.requires_grad() && arg.is_leaf()``).  The cache is
+    cleared when the autocast region exits, "at the end of each forward pass", but the matmul has
+    saved its 16-bit operand for the backward pass (the casts "precede autograd history recording,
+    so that for fp16 ops, input tensors are saved for backward in fp16"), so every copy lives until
+    its layer's backward pass: 2 bytes per cast parameter at the peak, the "6 bytes * number of
+    parameters for mixed precision training (maintains a model in fp32 and one in fp16 in
+    memory)" of transformers' model memory anatomy doc.  The token embedding is not cast
+    (``embedding`` is on no autocast list) unless it is also the output head's matmul weight;
+  - the operations on autocast's float32 list run, and save, in fp32 (PyTorch AMP docs, "CUDA Ops
+    that can autocast to float32": ``layer_norm``, ``softmax``, ``log_softmax``, the losses; GeLU
+    is on neither list and runs in 16 bits): each norm keeps an fp32 input, 2 bytes more per s·b·h
+    each, 4 a layer (an eager RMSNorm's fp32 copy already counts them); and without a fused
+    attention kernel the softmax keeps its fp32 output, which the value matmul reads through a
+    16-bit cast it saves itself: per a·s²·b 4 + the dropout mask 1 + the cast 2 = 7 with dropout,
+    4 + 2 = 6 without, against 5 and 2 in 16 bits.  Unmodelled: a linear layer that reads an fp32
+    tensor saves its own 16-bit cast of it, so separate q, k and v projections after an fp32 norm
+    output keep three copies where a fused QKV keeps one (the workload does not say which a model
+    has), and the fp32 layer inputs that gradient checkpointing keeps (2·s·b·h more a layer).
 - Framework: 1 GiB for the CUDA context, cuBLAS workspaces and NCCL buffers (vram.asmirnov.xyz counts
   0.3-2 GiB) plus 5% of everything else for caching-allocator fragmentation.
 - KV cache: ``2·L·kv_heads·head_dim·bytes`` per token of context (``head_dim`` = h/heads unless
@@ -179,6 +213,12 @@ OFFLOAD_GRADIENT_BUCKET_BYTES = 5e8 * 2.0
 FP16_OPTIMIZER_STEP_BYTES_PER_PARAM = 8.0
 # The stacks whose non-ZeRO fp16 optimizer does so (planner/data/frameworks.yaml names).
 FP16_STEP_COPY_STACKS = frozenset({"deepspeed"})
+# Eager torch.autocast (module doc): the 16-bit copy autocast makes of each fp32 weight it casts,
+# held from the forward pass to the layer's backward pass; the stored softmax bytes per a·s²·b (fp32
+# output 4, the value matmul's 16-bit cast 2, the dropout mask 1).
+AUTOCAST_COPY_BYTES_PER_PARAM = 2.0
+AUTOCAST_SOFTMAX_BYTES_PER_AS2B = 4.0 + 2.0
+SCORE_MASK_BYTES_PER_AS2B = 1.0
 # Framework term (see module doc).
 FRAMEWORK_FIXED_GIB = 1.0
 FRAGMENTATION = 0.05
@@ -607,6 +647,38 @@ def fp16_optimizer_step_bytes(
     if stack not in FP16_STEP_COPY_STACKS or precision != "fp16" or zero != 0 or host_optimizer:
         return 0.0
     return trainable_params * FP16_OPTIMIZER_STEP_BYTES_PER_PARAM
+
+
+def autocast_state_bytes(optimizer: str) -> StateBytes:
+    """Per-parameter model-state bytes under eager torch.autocast (module doc): the fp32 model is
+    the master copy, so fp32's split -- weights 4, gradients 4, the optimizer's states -- with the
+    same total as mixed precision's 2 + 2 + (4 + states)."""
+    return state_bytes("fp32", optimizer)
+
+
+def autocast_cast_params(trainable: float, embedding: float) -> float:
+    """Parameters eager torch.autocast casts to 16 bits each forward pass and keeps until the
+    backward pass (module doc): the trainable ones but an ``embedding`` table only looked up (0
+    where it is also the output head's matmul weight, or is frozen)."""
+    return max(trainable - embedding, 0.0)
+
+
+def autocast_cache_bytes(cast_params: float) -> float:
+    """The 16-bit copies of the weights autocast casts: :data:`AUTOCAST_COPY_BYTES_PER_PARAM` each."""
+    return cast_params * AUTOCAST_COPY_BYTES_PER_PARAM
+
+
+def autocast_extra_bytes_per_sbh(*, fp32_norms_counted: bool) -> float:
+    """What autocast's fp32 ``layer_norm`` adds per s·b·h to a 16-bit layer's count: the two norm
+    inputs in fp32, 4 (module doc); none where an eager RMSNorm's fp32 copies already count them."""
+    return 0.0 if fp32_norms_counted else NORMS_PER_LAYER * FP32_NORM_EXTRA_BYTES_PER_SBH
+
+
+def autocast_score_bytes_per_as2b(*, dropout: bool) -> float:
+    """Stored attention-score bytes per a·s²·b without a fused attention kernel under autocast
+    (module doc): the fp32 softmax output and the value matmul's 16-bit cast (6), and the dropout
+    mask (7)."""
+    return AUTOCAST_SOFTMAX_BYTES_PER_AS2B + (SCORE_MASK_BYTES_PER_AS2B if dropout else 0.0)
 
 
 def framework_bytes(other_bytes: float) -> float:

@@ -51,6 +51,7 @@ from planner.workload.memory import (
     GIB,
     NVME_GRADIENT_BYTES_PER_PARAM,
     StateBytes,
+    autocast_cache_bytes,
     block_recompute_bytes_per_layer,
     fp16_optimizer_step_bytes,
     nvme_state_bytes_per_param,
@@ -236,6 +237,24 @@ class TrainFacts:
     # parallelism passes round its ring (0: the hidden size, one head per query head)
     kv_width: float = 0.0
     kv_heads: int = 0
+    # eager torch.autocast (the stack's ``autocast`` under fp16/bf16), run by the layouts of
+    # :func:`autocast_layout`: the model states' split there (memory.autocast_state_bytes; None
+    # where the stack or the precision does not autocast), the parameters cast to 16 bits each
+    # forward pass (memory.autocast_cast_params), and the bytes its fp32 norms and softmax add per
+    # sequence and layer (memory.autocast_extra_bytes_per_sbh; the softmax's only without a fused
+    # attention kernel, memory.autocast_score_bytes_per_as2b)
+    autocast_state: StateBytes | None = None
+    autocast_params: float = 0.0
+    autocast_act_per_seq_layer: float = 0.0
+    autocast_score_per_seq_layer: float = 0.0
+
+
+def autocast_layout(f: TrainFacts, zero: int) -> bool:
+    """Whether a layout with ZeRO stage ``zero`` runs eager torch.autocast over fp32 weights: the
+    stack does under fp16/bf16 (``f.autocast_state``), with plain data parallel and the optimizer
+    on the GPU -- ZeRO, FSDP and the offloading engines hold 16-bit weights of their own
+    (planner/workload/memory.py)."""
+    return f.autocast_state is not None and zero == 0 and not f.host_optimizer
 
 
 @dataclass(frozen=True)
@@ -490,6 +509,10 @@ class _Layout(NamedTuple):
     # bytes held beside the states only during the optimizer step, once the activations are freed
     # (memory.fp16_optimizer_step_bytes): the peak is the states plus the larger of the two
     step_extra: float = 0.0
+    # eager torch.autocast runs here (:func:`autocast_layout`), and the seconds its casts of the
+    # weights and their gradients take each micro-batch (efficiency.AUTOCAST_CAST_BYTES_PER_PARAM)
+    autocast: bool = False
+    cast_s: float = 0.0
 
 
 def expert_parallel_sizes(f: TrainFacts, dp: int, tp: int, gpus_per_node: int) -> tuple[int, ...]:
@@ -529,9 +552,14 @@ def _place(
     d_in = max(1, s.gpus_per_node // (tp * pp_in))
     split = float(tp * pp)
     frozen = f.params - f.trainable
-    w0 = (frozen * f.frozen_bytes + f.trainable * f.state.weights) / split
-    g0 = f.trainable * f.state.grads / split
-    o0 = f.trainable * f.state.optimizer / split
+    autocast = autocast_layout(f, zero)
+    # under eager autocast the fp32 model is the master copy, and the 16-bit copies autocast casts
+    # are held with the weights until the backward pass (memory.py)
+    state = f.autocast_state if (autocast and f.autocast_state is not None) else f.state
+    cache = autocast_cache_bytes(f.autocast_params) if autocast else 0.0
+    w0 = (frozen * f.frozen_bytes + f.trainable * state.weights + cache) / split
+    g0 = f.trainable * state.grads / split
+    o0 = f.trainable * state.optimizer / split
     # a mixture of experts splits its experts over the expert-parallel ranks
     # (:func:`expert_parallel_sizes`); ZeRO shards the rest over every data-parallel rank
     rho = f.expert_share
@@ -547,9 +575,17 @@ def _place(
     paged = sharded(f.trainable * f.paged_bytes / split, 1)
     o = max(0.0, o - paged)
     if f.optimizer_in_backward:  # one layer's gradients at a time
-        gr = min(gr, f.largest_layer * f.state.grads / tp)
+        gr = min(gr, f.largest_layer * state.grads / tp)
     opt_params = sharded(f.trainable / split, 1)
-    optimizer_s = opt_params * f.opt_traffic / (s.bytes_per_s * eff.MEMORY_BW_FRACTION)
+    streamed = s.bytes_per_s * eff.MEMORY_BW_FRACTION
+    opt_traffic = f.opt_traffic
+    cast_s = 0.0
+    if autocast:
+        # the casts each micro-batch, and fp16's GradScaler unscaling every gradient each step
+        cast_s = f.autocast_params / split * eff.AUTOCAST_CAST_BYTES_PER_PARAM / streamed
+        if f.precision == "fp16":
+            opt_traffic += eff.GRAD_SCALER_BYTES_PER_PARAM
+    optimizer_s = opt_params * opt_traffic / streamed
     nvme_s = nvme_gradient_s = 0.0
     if f.host_optimizer:
         # the states (and master copy) stay in host memory: the GPU sends its gradients down
@@ -598,6 +634,8 @@ def _place(
         paged=paged,
         cp=cp,
         step_extra=step_extra,
+        autocast=autocast,
+        cast_s=cast_s,
     )
 
 
@@ -709,11 +747,13 @@ def _per_sequence(
     recomputed_layers: int = 0,
     cp: int = 1,
     recompute_extra: float | None = None,
+    autocast: bool = False,
 ) -> _PerSequence:
     """The :class:`_PerSequence` of ``mode`` on ``tp`` x ``pp``; each attention-core FLOP of the
     forward and backward passes counts ``1 + attention_extra``, each of a recomputed forward pass
     ``1 + recompute_extra`` (``attention_extra`` where not given;
-    :func:`~planner.workload.efficiency.attention_extra_flops`).
+    :func:`~planner.workload.efficiency.attention_extra_flops`); with the activations eager
+    ``autocast`` keeps (:func:`_activation_bytes`).
 
     Block recompute of ``recomputed_layers`` (k) of a stage's ``Ls`` layers runs the forward pass
     of those layers again, k/Ls of full recompute's extra FLOPs (model FLOPs and attention core);
@@ -728,7 +768,7 @@ def _per_sequence(
     if mode == "block" and recomputed_layers >= n:
         mode = "full"
     share = 1.0 if mode == "full" else recomputed_layers / n if mode == "block" else 0.0
-    act1, traffic1 = _activation_bytes(f, tp, pp, mode, flash, share, cp)
+    act1, traffic1 = _activation_bytes(f, tp, pp, mode, flash, share, cp, autocast)
     attention_none = f.attention_flops_per_seq.get("none", 0.0)
     if mode == "block":
         attention = attention_none + share * (
@@ -773,6 +813,7 @@ def _activation_bytes(
     flash: bool,
     recompute_share: float = 0.0,
     cp: int = 1,
+    autocast: bool = False,
 ) -> tuple[float, float]:
     """(bytes of activations stored per sequence, bytes this GPU's stage streams per sequence).
 
@@ -793,11 +834,17 @@ def _activation_bytes(
     KV of a sequence chunk in forward and gathers KV again in backward"), and the attention scores,
     where stored, are its queries' against all keys, so everything is ``1/cp`` ("the activation
     memory footprint per GPU is also CP times smaller", Megatron-Core context-parallel guide).
+
+    Under eager ``autocast`` (:func:`autocast_layout`) each layer keeps its norms' inputs in fp32
+    and, where stored, its softmax output in fp32 beside the value matmul's 16-bit cast
+    (planner/workload/memory.py), written and read as the rest are.
     """
     if not f.transformer:
         return f.act_per_sample, f.act_per_sample
+    base = f.act_base_per_seq_layer + (f.autocast_act_per_seq_layer if autocast else 0.0)
+    scores = f.act_score_per_seq_layer + (f.autocast_score_per_seq_layer if autocast else 0.0)
     # everything one layer stores without recompute, its scores too where no flash kernel runs
-    kept = f.act_base_per_seq_layer + (0.0 if flash else f.act_score_per_seq_layer)
+    kept = base + (0.0 if flash else scores)
     if mode == "block":
         per_layer = block_recompute_bytes_per_layer(kept, 2.0 * f.seq * f.hidden, recompute_share)
         head = f.logits_per_seq
@@ -807,8 +854,8 @@ def _activation_bytes(
         head = recompute_peak_bytes(kept, f.logits_per_seq)
         first_extra = kept
     else:
-        score = 0.0 if (flash or mode == "selective") else f.act_score_per_seq_layer
-        per_layer = f.act_base_per_seq_layer + score
+        score = 0.0 if (flash or mode == "selective") else scores
+        per_layer = base + score
         head = f.logits_per_seq
         first_extra = 0.0
     act1 = (f.layers * per_layer + head) / tp
@@ -1235,7 +1282,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     m = max(1, math.ceil(busiest / b))
     g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops, seq.head_flops, lay.ep, lay.cp)
     t_matmul = b * seq.stage_flops / (s.peak_flops * g)
-    t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s
+    t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s + lay.cast_s
     t_mb += _routing_seconds(f, s, lay, b, seq.recompute_share)
     t_ring = 0.0
     if lay.cp > 1:
@@ -1361,7 +1408,7 @@ def _block_layers(
     def act1(k: int) -> float:
         if k not in act_by_layers:
             act_by_layers[k] = _activation_bytes(
-                f, lay.tp, lay.pp, "block", s.flash, k / n, lay.cp
+                f, lay.tp, lay.pp, "block", s.flash, k / n, lay.cp, lay.autocast
             )[0]
         return act_by_layers[k]
 
@@ -1432,25 +1479,30 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
 
 
 def _costed_split(f: TrainFacts, s: _Search, tp: int, pp: int, cp: int) -> Iterator[_Costed]:
-    """The layouts of one tensor x pipeline x context split, costed as :func:`_costed` says."""
-    per_mode = {
-        mode: _per_sequence(
-            f,
-            tp,
-            pp,
-            mode,
-            s.flash,
-            s.attention_extra,
-            cp=cp,
-            recompute_extra=s.attention_recompute_extra,
-        )
-        for mode in s.modes
-        if mode != "block"
-    }
-    blocks: dict[int, _PerSequence] = {}
-    act_by_layers: dict[int, float] = {}
+    """The layouts of one tensor x pipeline x context split, costed as :func:`_costed` says (the
+    per-sequence costs built once per split, apart for the layouts that run eager autocast)."""
+    per_mode: dict[bool, dict[str, _PerSequence]] = {}
+    blocks: dict[bool, dict[int, _PerSequence]] = {False: {}, True: {}}
+    act_by_layers: dict[bool, dict[int, float]] = {False: {}, True: {}}
     for lay in _layouts(f, s, tp, pp, cp):
-        for seq in _mode_sequences(f, s, lay, per_mode, blocks, act_by_layers):
+        amp = lay.autocast
+        if amp not in per_mode:
+            per_mode[amp] = {
+                mode: _per_sequence(
+                    f,
+                    tp,
+                    pp,
+                    mode,
+                    s.flash,
+                    s.attention_extra,
+                    cp=cp,
+                    recompute_extra=s.attention_recompute_extra,
+                    autocast=amp,
+                )
+                for mode in s.modes
+                if mode != "block"
+            }
+        for seq in _mode_sequences(f, s, lay, per_mode[amp], blocks[amp], act_by_layers[amp]):
             c = _cost(f, s, lay, seq)
             yield c
             if c.fits and c.micro_batch >= math.ceil(lay.per_rank):
@@ -1486,6 +1538,7 @@ def _mode_sequences(
                     recomputed_layers=k,
                     cp=lay.cp,
                     recompute_extra=s.attention_recompute_extra,
+                    autocast=lay.autocast,
                 )
             yield blocks[k]
 

@@ -33,6 +33,7 @@ from planner.workload.strategy import (
     Strategy,
     TrainFacts,
     attention_kernel,
+    autocast_layout,
     explain,
     search_training,
 )
@@ -95,6 +96,19 @@ class _Shape:
     layer_params: float
     attention_flops_per_seq: dict[str, float]
     causal: bool
+    # eager torch.autocast (memory.py): what its fp32 norms and softmax add per sequence and layer,
+    # and the embedding table it does not cast (0 where the output head's matmul reads it)
+    autocast_act_per_seq_layer: float = 0.0
+    autocast_score_per_seq_layer: float = 0.0
+    uncast_embedding: float = 0.0
+
+
+def _fp32_norms_counted(spec: WorkloadSpec) -> bool:
+    """Whether a layer's count already keeps its norms' inputs in fp32: an eager RMSNorm's upcast
+    (a gated model on a stack without fused layers; memory.fp32_norm_bytes_per_sbh)."""
+    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
+    gated = spec.model.mlp == "gated" or spec.model.is_moe
+    return gated and not stack.fused_layers
 
 
 def layer_bytes_per_sbh(spec: WorkloadSpec, precision: str) -> float:
@@ -109,7 +123,7 @@ def layer_bytes_per_sbh(spec: WorkloadSpec, precision: str) -> float:
     dropout = dropout_on(spec)
     stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
     gated = m.mlp == "gated" or m.is_moe
-    norms = 0.0 if (stack.fused_layers or not gated) else mem.fp32_norm_bytes_per_sbh(precision)
+    norms = mem.fp32_norm_bytes_per_sbh(precision) if _fp32_norms_counted(spec) else 0.0
     if m.is_moe and m.expert_ffn > 0:
         return mem.moe_layer_bytes_per_sbh(
             m.expert_ffn / h,
@@ -201,6 +215,23 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
         },
         # a decoder masks each token's attention to the tokens before it
         causal=m.arch == "decoder",
+        autocast_act_per_seq_layer=mem.autocast_extra_bytes_per_sbh(
+            fp32_norms_counted=_fp32_norms_counted(spec)
+        )
+        * seq
+        * h,
+        autocast_score_per_seq_layer=(
+            mem.autocast_score_bytes_per_as2b(dropout=dropout)
+            - mem.score_bytes_per_as2b(dropout=dropout, precision=precision)
+        )
+        * a
+        * seq
+        * seq,
+        # a full fine-tune's token embedding is looked up, not cast, unless the tied output head
+        # multiplies by it
+        uncast_embedding=float(vocab * h)
+        if meth == "full" and not (logits and m.tied_embeddings is not False)
+        else 0.0,
     )
 
 
@@ -254,6 +285,7 @@ def _compute_train_facts(
         frozen_bytes = 4.0
     finetune = spec.kind is Kind.FINETUNE
     stack, stack_auto = resolve_framework(t.framework, finetune=finetune)
+    autocast = stack.autocast and precision in ("fp16", "bf16")
     opt_traffic = eff.OPTIMIZER_TRAFFIC_BYTES[opt]
     if precision == "pure-bf16" and opt in mem.BNB_OPTIMIZERS:
         opt_traffic -= eff.PURE_BF16_BNB_TRAFFIC_SAVING  # no master copy; states at their width
@@ -331,6 +363,12 @@ def _compute_train_facts(
         if transformer
         else 0.0,
         kv_heads=int(spec.model.kv_heads or spec.model.heads or 0) if transformer else 0,
+        autocast_state=mem.autocast_state_bytes(opt) if autocast else None,
+        autocast_params=mem.autocast_cast_params(shape.trainable, shape.uncast_embedding)
+        if autocast
+        else 0.0,
+        autocast_act_per_seq_layer=shape.autocast_act_per_seq_layer if autocast else 0.0,
+        autocast_score_per_seq_layer=shape.autocast_score_per_seq_layer if autocast else 0.0,
     )
 
 
@@ -498,6 +536,26 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
             f"{_LORA_TARGET_TEXT[spec.train.lora_targets]}, {f.trainable:.3g} trainable parameters"
         )
     return assumptions
+
+
+def autocast_assumption(f: TrainFacts) -> str:
+    """The assumptions line of a layout that runs eager torch.autocast (memory.py): the fp32 model
+    states, the 16-bit weight copies held until the backward pass, the fp32 norms and softmax, and
+    fp16's GradScaler."""
+    assert f.framework is not None and f.autocast_state is not None
+    cache = mem.autocast_cache_bytes(f.autocast_params)
+    scaler = (
+        "; fp16's GradScaler unscales every gradient each step" if f.precision == "fp16" else ""
+    )
+    return (
+        f"eager torch.autocast ({f.framework.name}, {f.precision}, plain data parallel): the "
+        f"trainable weights stay fp32, their own master copy ({f.autocast_state.weights:g} + "
+        f"{f.autocast_state.grads:g} + {f.autocast_state.optimizer:g} bytes per parameter: "
+        f"weights, gradients, optimizer states), and the 16-bit copies autocast makes of the "
+        f"{f.autocast_params:.3g} it casts are held until the backward pass "
+        f"({mem.AUTOCAST_COPY_BYTES_PER_PARAM:g} bytes each, {cache / mem.GIB:,.2f} GiB); layer "
+        f"norms and softmax keep fp32 activations{scaler}"
+    )
 
 
 def nvme_assumption(
@@ -880,6 +938,8 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         "evaluation passes": rounds * eval_s,
     }
     total_s += rounds * (start_s + eval_s)
+    if autocast_layout(f, s.zero_stage):
+        assumptions = [*assumptions, autocast_assumption(f)]
     if f.nvme_optimizer:
         gpn = max(1, min(topo.gpus_per_node, size))
         assumptions = [*assumptions, nvme_assumption(spec, f, cand, gpn, rounds)]
