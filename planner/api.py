@@ -230,7 +230,8 @@ def _workload(name: str, value: Any) -> Any:
             key_path=name,
             hint=f"e.g. {name}='gpt2-xl-finetune' or {name}=planner.load_workload('file.yaml')",
         )
-    return value
+    # a path of any kind as text, which the functions load (they tell a spec from a name by type)
+    return os.fspath(value) if isinstance(value, os.PathLike) else value
 
 
 # Annotation (as written in the signatures below) -> its check; every function and Planner
@@ -599,9 +600,9 @@ def _check_cloud_fields(with_cloud: bool, **fields: Any) -> None:
     for name, value in fields.items():
         if value:  # None, False, () and "" are each field's default: not given
             raise ConfigError(
-                f"{name} shapes the cloud comparison, and with_cloud=False (--no-cloud) skips it",
+                "only shapes the cloud comparison, which with_cloud=False (--no-cloud) skips",
                 key_path=name,
-                hint=f"drop {name}, or with_cloud=False (--no-cloud) to keep the comparison",
+                hint="drop it, or drop with_cloud=False (--no-cloud) to compare with the cloud",
             )
 
 
@@ -691,14 +692,8 @@ def tco(
     >>> round(tco("8xh100-hgx", with_cloud=False).usd_per_gpu_hour, 2)  # doctest: +SKIP
     2.05
     """
-    _check_cloud_fields(
-        with_cloud,
-        compare_gpu=compare_gpu,
-        offers_files=offers_files,
-        snapshot_dir=snapshot_dir,
-        any_interconnect=any_interconnect,
-        providers=providers,
-    )
+    # the fields of the comparison itself are checked by Planner.tco
+    _check_cloud_fields(with_cloud, offers_files=offers_files, snapshot_dir=snapshot_dir)
     return Planner(offers_files=offers_files, snapshot_dir=snapshot_dir).tco(
         hardware,
         utilization=utilization,

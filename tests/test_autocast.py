@@ -203,3 +203,19 @@ def test_issue_14_with_checkpointing_fp16_needs_more_than_fp32() -> None:
     fp16 = _peak("fp16", micro_batch=1, activation_checkpointing="full")
     cache = mem.autocast_cache_bytes(BERT_LARGE - VOCAB * HIDDEN) / mem.GIB
     assert 0.0 < fp16 - fp32 <= cache * (1.0 + mem.FRAGMENTATION)
+
+
+def test_a_layout_under_autocast_all_reduces_fp32_gradients_even_in_pre_training() -> None:
+    # review: the fp32 leaves' gradients are what DDP reduces under autocast, 4 bytes each, also
+    # for a pre-training run (whose facts default to 16-bit gradient exchanges for the fused stacks)
+    spec = bert(framework="pytorch-fsdp").variant(kind="pretrain")
+    f = train_facts(spec)
+    assert f.grad_comm_bytes == 2.0 and st.autocast_layout(f, 0)
+    gpu = resolve_gpu("A100-80GB")
+    topo = Topology(gpus_per_node=8, interconnect=Interconnect.NVSWITCH, fabric=Fabric.ETHERNET)
+    links = topology_links(gpu, topo, 8)
+    s = st._setup(f, gpu, 8, links, flash=False)
+    ddp = st._sync_seconds(f, s, 8, 8, 1.0, 0)
+    zero1 = st._sync_seconds(f, s, 8, 8, 1.0, 1)  # ZeRO keeps 16-bit gradients
+    assert ddp == pytest.approx(2.0 * zero1)
+    assert ddp == pytest.approx(st.collective_seconds(2.0, f.trainable * 4.0, 8, 8, links))

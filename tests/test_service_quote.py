@@ -389,3 +389,35 @@ def test_a_session_prices_services_from_its_own_prices_only(tmp_path: Path) -> N
     with pytest.raises(ConfigError, match="are not this session's"):
         session.quote_service(workload="llm-serving-7b", offers_files=(other,))
     assert session.quote_service(workload="llm-serving-7b", top=1).plans
+
+
+def _tensorrt(name: str) -> WorkloadSpec:
+    spec = load_workload(name)
+    assert spec.inference is not None
+    return spec.variant(inference=spec.inference.model_copy(update={"framework": "tensorrt-llm"}))
+
+
+def test_a_cuda_only_stack_leaves_an_amd_offer_out_and_quotes_the_rest() -> None:
+    # regression: one MI300X row (Azure ND MI300X v5) used to abort a TensorRT-LLM service quote
+    spec = _tensorrt("llm-serving-70b")
+    amd = offer_row(
+        provider="azure",
+        region="eastus",
+        instance_type="Standard_ND96isr_MI300X_v5",
+        gpu_model="MI300X",
+        price_on_demand_usd_per_hour=48.0,
+        price_reserved_1y_usd_per_hour=30.0,
+        price_reserved_3y_usd_per_hour=20.0,
+    )
+    offers = pd.concat([_offers(), pd.DataFrame([amd])], ignore_index=True)
+    result = size_fleets(offers, spec, LoadCurve(5.0), SLO, load_gpu_catalog())
+    assert {p.instance_type for p in result.plans} == {"p4de.24xlarge"}
+    assert result.excluded == ("MI300X: tensorrt-llm runs on NVIDIA GPUs only, not the MI300X",)
+
+
+def test_a_cuda_only_stack_with_only_amd_offers_says_why_and_what_serves_there() -> None:
+    spec = _tensorrt("llm-serving-70b")
+    offers = pd.DataFrame([offer_row(gpu_model="MI300X", instance_type="mi300x.8x")])
+    with pytest.raises(ConfigError, match="NVIDIA GPUs only") as err:
+        size_fleets(offers, spec, LoadCurve(5.0), SLO, load_gpu_catalog())
+    assert err.value.hint is not None and "vllm" in err.value.hint

@@ -38,12 +38,12 @@ from typing import Any, Protocol
 import pandas as pd
 
 from planner.catalog.query import region_rank
-from planner.errors import InfeasibleError
+from planner.errors import ConfigError, InfeasibleError
 from planner.gpu_specs import GpuCatalog, GpuSpec
 from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.units import HOURS_PER_MONTH
 from planner.workload.estimate_types import Topology, topology_links
-from planner.workload.inference import make_replica, service_lengths
+from planner.workload.inference import make_replica, service_lengths, stack_refusal
 from planner.workload.serving import Lengths, Replica, ServingPoint, serve
 from planner.workload.spec import ServingSlo, WorkloadSpec
 from planner.workload.vision_inference import replica_of as image_replica_of
@@ -308,10 +308,20 @@ def size_fleets(
     limits: dict[tuple[str, int, str], list[ShapeLimit]] = {}
     plans: list[FleetPlan] = []
     excluded: list[str] = []
+    short: list[str] = []  # owned machines too few for the fleet they would need
     options = [PurchaseOption.ON_DEMAND, *(COMMITMENT_OPTIONS if commitments else ())]
     records: list[dict[str, Any]] = offers.to_dict("records")  # type: ignore[assignment]
+    # GPUs the serving stack does not run on (TensorRT-LLM on AMD): left out, said once each
+    refused: dict[str, ConfigError | None] = {}
     for row in records:
         key = (str(row["gpu_model"]), int(row["gpu_count"]), str(row["interconnect"]))
+        if key[0] not in refused:
+            gpu = catalog.resolve(key[0])
+            why = refused[key[0]] = None if images else stack_refusal(spec, gpu)
+            if why is not None:
+                excluded.append(f"{key[0]}: {why.detail}")
+        if refused[key[0]] is not None:
+            continue
         if key not in limits:
             limits[key] = _shape_limits(
                 spec, catalog.resolve(key[0]), key[1], Interconnect(key[2]), slo
@@ -334,15 +344,20 @@ def size_fleets(
             if limit is not None and not pd.isna(limit):
                 needed = plan.instances_base + plan.instances_peak
                 if needed > int(limit):
-                    excluded.append(
+                    short.append(
                         f"{plan.instance_type}: needs {needed} machines at TP{shape.tp}, "
                         f"you have {int(limit)}"
                     )
                     continue
             plans.append(plan)
-    if not plans and excluded:
+    if not limits:  # every offer's GPU refused by the stack: say why, with its fix
+        first = next((e for e in refused.values() if e is not None), None)
+        if first is not None:
+            raise first
+    excluded += short
+    if not plans and short:
         raise InfeasibleError(
-            f"no fleet carries the load on the machines there are: {'; '.join(excluded)}",
+            f"no fleet carries the load on the machines there are: {'; '.join(short)}",
             hint="add machines (machines: in the hardware file) or allow cloud offers",
         )
     if not plans:

@@ -206,7 +206,8 @@ def budget_from_mapping(
                 key_path=f"workloads[{i}].name",
                 hint="give each workload its own name, e.g. pretrain-13b and pretrain-13b-rerun",
             )
-    if m.prices_as_of is not None and m.prices_as_of > clock.utc_today():
+    # a day of slack: east of UTC a user's today is already tomorrow in UTC's morning
+    if m.prices_as_of is not None and m.prices_as_of > clock.utc_today() + datetime.timedelta(1):
         raise ConfigError(
             f"{m.prices_as_of.isoformat()} is in the future (today is {clock.utc_today()})",
             file=file,

@@ -151,6 +151,8 @@ def _calibration(row: object, i: int, file: str, fix: str) -> Calibration:
 def _iso_date(row: dict[str, object], i: int, file: str, fix: str) -> str:
     """``recorded_on`` as YYYY-MM-DD (YAML reads an unquoted 2026-01-01 as a date: the same)."""
     value = row["recorded_on"]
+    if isinstance(value, datetime.datetime):  # an unquoted timestamp: its day
+        return value.date().isoformat()
     if isinstance(value, datetime.date):
         return value.isoformat()
     try:

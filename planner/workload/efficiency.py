@@ -186,8 +186,9 @@ def default_network_gbps(gpu: GpuSpec, fabric: Fabric, gpus_per_node: int) -> fl
 
 
 def pcie_gb_per_s(gpu: GpuSpec) -> float:
-    """Per-direction PCIe x16 bandwidth: gen5 64, gen4 32, gen3 16 GB/s."""
-    if gpu.gpu_link == "pcie":
+    """Per-direction PCIe x16 bandwidth: the catalog's figure where the GPU's own link is PCIe (or
+    it has none, its transfers crossing PCIe), else by generation: gen5 64, gen4 32, gen3 16 GB/s."""
+    if gpu.gpu_link in ("pcie", "none") and gpu.gpu_link_gb_per_s > 0:
         return gpu.gpu_link_gb_per_s
     if gpu.family in _GEN5_HOSTS:
         return 64.0

@@ -92,17 +92,28 @@ def service_lengths(spec: WorkloadSpec) -> tuple[Lengths, Lengths]:
     )
 
 
-def make_replica(spec: WorkloadSpec, gpu: GpuSpec, tp: int, links: Links) -> Replica:
-    """One replica of ``spec``'s model on ``tp`` x ``gpu``, with its stack and formats.  The
-    stack's sequence limit gives way to ``inference.max_batch`` where the workload sets one."""
-    inf = _section(spec)
-    stack = serving_stack(inf.framework)
+def stack_refusal(spec: WorkloadSpec, gpu: GpuSpec) -> ConfigError | None:
+    """Why ``spec``'s serving stack cannot run on ``gpu`` (a CUDA-only stack on another vendor's
+    GPU), or None where it can: :func:`make_replica` raises it for a GPU the user named, and the
+    fleet sizing leaves such offers out with it."""
+    stack = serving_stack(_section(spec).framework)
     if stack.cuda_only and gpu.vendor != "nvidia":
-        raise ConfigError(
+        return ConfigError(
             f"{stack.name} runs on NVIDIA GPUs only, not the {gpu.name}",
             key_path="inference.framework",
             hint="vllm or sglang (their ROCm builds) serve on AMD Instinct GPUs",
         )
+    return None
+
+
+def make_replica(spec: WorkloadSpec, gpu: GpuSpec, tp: int, links: Links) -> Replica:
+    """One replica of ``spec``'s model on ``tp`` x ``gpu``, with its stack and formats.  The
+    stack's sequence limit gives way to ``inference.max_batch`` where the workload sets one."""
+    inf = _section(spec)
+    refused = stack_refusal(spec, gpu)
+    if refused is not None:
+        raise refused
+    stack = serving_stack(inf.framework)
     if inf.max_batch is not None:
         stack = replace(stack, max_num_seqs=int(inf.max_batch))
     return Replica(

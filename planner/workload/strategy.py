@@ -681,13 +681,15 @@ def _sync_seconds(
     gathers of one micro-batch (3·G).
 
     ZeRO/FSDP keep 16-bit parameters and gradients and communicate those; plain DDP under torch.amp
-    all-reduces the fp32 gradients (``grad_comm_bytes``).
+    all-reduces the fp32 gradients (``grad_comm_bytes``), as does every layout that runs eager
+    autocast over fp32 weights (:func:`autocast_layout`: its gradients are the fp32 leaves').
     """
     # expert gradients are reduced only among the replicas of the same experts (1/ep of them each)
     local = f.trainable / split * (1.0 - f.expert_share + f.expert_share / ep)
     if zero >= 3:
         return collective_seconds(3.0, local * 2.0, dp, d_in, s.links)
-    shard = local * (2.0 if zero else f.grad_comm_bytes)
+    plain = 4.0 if autocast_layout(f, zero) else f.grad_comm_bytes
+    shard = local * (2.0 if zero else plain)
     return collective_seconds(2.0, shard, dp, d_in, s.links)
 
 

@@ -538,10 +538,10 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
     return assumptions
 
 
-def autocast_assumption(f: TrainFacts) -> str:
+def autocast_assumption(f: TrainFacts, flash: bool) -> str:
     """The assumptions line of a layout that runs eager torch.autocast (memory.py): the fp32 model
-    states, the 16-bit weight copies held until the backward pass, the fp32 norms and softmax, and
-    fp16's GradScaler."""
+    states, the 16-bit weight copies held until the backward pass, the fp32 norms and (without a
+    fused attention kernel, which keeps no scores) softmax, and fp16's GradScaler."""
     assert f.framework is not None and f.autocast_state is not None
     cache = mem.autocast_cache_bytes(f.autocast_params)
     scaler = (
@@ -554,7 +554,7 @@ def autocast_assumption(f: TrainFacts) -> str:
         f"weights, gradients, optimizer states), and the 16-bit copies autocast makes of the "
         f"{f.autocast_params:.3g} it casts are held until the backward pass "
         f"({mem.AUTOCAST_COPY_BYTES_PER_PARAM:g} bytes each, {cache / mem.GIB:,.2f} GiB); layer "
-        f"norms and softmax keep fp32 activations{scaler}"
+        f"norms{'' if flash else ' and softmax'} keep fp32 activations{scaler}"
     )
 
 
@@ -939,7 +939,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     }
     total_s += rounds * (start_s + eval_s)
     if autocast_layout(f, s.zero_stage):
-        assumptions = [*assumptions, autocast_assumption(f)]
+        assumptions = [*assumptions, autocast_assumption(f, flash)]
     if f.nvme_optimizer:
         gpn = max(1, min(topo.gpus_per_node, size))
         assumptions = [*assumptions, nvme_assumption(spec, f, cand, gpn, rounds)]
