@@ -64,6 +64,10 @@ class FrameworkProfile:
     # the launch queue, and the host then sets up the dispatch and the per-expert GEMMs before the
     # GPU has work again (frameworks.yaml, moe_host_ms_per_layer); 0 for a stack without it
     moe_host_s_per_layer: float = 0.0
+    # host seconds a transformer layer's forward and backward pass take to dispatch per
+    # micro-batch in an eager stack (frameworks.yaml, eager_host_ms_per_layer): a micro-batch
+    # takes the longer of its GPU time and this; 0 for a fused or compiled stack
+    eager_host_s_per_layer: float = 0.0
 
 
 @functools.lru_cache(maxsize=1)
@@ -90,9 +94,12 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 fused_layers=bool(raw["fused_layers"]),
                 autocast=bool(raw["autocast"]),
                 moe_host_s_per_layer=float(raw["moe_host_ms_per_layer"]) / 1e3,
+                eager_host_s_per_layer=float(raw["eager_host_ms_per_layer"]) / 1e3,
             )
             if not profile.moe_host_s_per_layer >= 0.0:
                 raise ValueError("moe_host_ms_per_layer must be a number >= 0")
+            if not profile.eager_host_s_per_layer >= 0.0:
+                raise ValueError("eager_host_ms_per_layer must be a number >= 0")
             if profile.fp8_scaling not in FP8_SCALING:
                 raise ValueError(f"fp8_scaling must be one of {', '.join(FP8_SCALING)}")
             if profile.attention not in ATTENTION_KERNELS:

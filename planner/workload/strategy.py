@@ -1189,6 +1189,24 @@ def moe_host_seconds(f: TrainFacts, lay: _Layout, recompute_share: float) -> flo
     return per_layer * (1.0 + MOE_HOST_FORWARD_SHARE * recompute_share) * f.layers / lay.pp
 
 
+# Of a layer's kernels, the forward pass launches about a third (each forward operation has a
+# backward for its input and one for its weight, or fused into one): a layer whose forward runs
+# again under recompute dispatches that third once more (U).
+EAGER_FORWARD_SHARE = 1.0 / 3.0
+
+
+def eager_host_seconds(f: TrainFacts, lay: _Layout, recompute_share: float) -> float:
+    """Seconds the host of an eager stack takes to dispatch one micro-batch of this stage's
+    transformer layers (:attr:`~planner.workload.frameworks.FrameworkProfile.eager_host_s_per_layer`,
+    the recomputed share of the layers dispatching their forward pass again,
+    :data:`EAGER_FORWARD_SHARE`); 0 for a fused or compiled stack and for a model without layers.
+    The GPU runs the micro-batch meanwhile, so the micro-batch takes the longer of the two."""
+    if f.framework is None or not f.transformer:
+        return 0.0
+    per_layer = f.framework.eager_host_s_per_layer
+    return per_layer * (1.0 + EAGER_FORWARD_SHARE * recompute_share) * f.layers / lay.pp
+
+
 # The communication kernels of an overlapped all-to-all run on SMs of their own, which the
 # computation beside them loses: DeepSeek-V3 dedicates "only 20 SMs" to its all-to-all kernels and
 # finds that "20 out of the 132 SMs available in the H800 GPU" spent on communication "will limit
@@ -1297,6 +1315,8 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     t_mb += exposed_all_to_all_seconds(
         _all_to_all_seconds(f, s, lay, b), t_mb, f.overlap_all_to_all
     )
+    # an eager stack's host dispatches the micro-batch while the GPU runs it: the slower sets it
+    t_mb = max(t_mb, eager_host_seconds(f, lay, seq.recompute_share))
     t_mb += moe_host_seconds(f, lay, seq.recompute_share)
     v = 1
     if lay.pp > 1:
