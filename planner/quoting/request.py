@@ -159,24 +159,15 @@ def _check_request(req: QuoteRequest) -> None:
     _check_deadline(req.deadline_hours)
     _check_money_and_percentages(req)
     _check_flags(req)
-    if req.local_cost_basis not in LOCAL_COST_BASES:
-        raise UnknownNameError(
-            "owned hardware cost basis",
-            str(req.local_cost_basis),
-            LOCAL_COST_BASES,
-            key_path="local_cost_basis",
-        )
+    check_shared_fields(req)
     if not is_whole_number(req.top) or not 1 <= req.top <= MAX_PLANS:
         raise ConfigError(
             f"expected a whole number of plans from 1 to {MAX_PLANS}, got {req.top!r}",
             key_path="top",
             hint="e.g. top=5",
         )
-    for name in ("providers", "regions", "gpus", "hardware", "offers_files"):
-        object.__setattr__(req, name, name_tuple(name, getattr(req, name)))
     if req.snapshot_dir is not None and not isinstance(req.snapshot_dir, (str, Path)):
         raise ConfigError(f"expected a folder, got {req.snapshot_dir!r}", key_path="snapshot_dir")
-    check_discount_values(req.discounts)
     _check_quota_values(req.quotas)
     if req.near is not None and (not isinstance(req.near, str) or not req.near.strip()):
         raise ConfigError(
@@ -268,15 +259,37 @@ def _check_money_and_percentages(req: QuoteRequest) -> None:
             )
 
 
+def check_shared_fields(req: Any) -> None:
+    """The checks of the fields a job quote's and a service quote's requests share (the owned
+    hardware's cost basis, reserved prices on or off, the name filters made tuples, the discounts);
+    ``req`` is a frozen request being checked in its ``__post_init__``."""
+    if req.local_cost_basis not in LOCAL_COST_BASES:
+        raise UnknownNameError(
+            "owned hardware cost basis",
+            str(req.local_cost_basis),
+            LOCAL_COST_BASES,
+            key_path="local_cost_basis",
+        )
+    check_flag(req, "include_reserved")
+    for name in ("providers", "regions", "gpus", "hardware", "offers_files"):
+        object.__setattr__(req, name, name_tuple(name, getattr(req, name)))
+    check_discount_values(req.discounts)
+
+
+def check_flag(req: Any, name: str) -> None:
+    """``req.<name>`` must be True or False (not 1, "no" or None)."""
+    value = getattr(req, name)
+    if not isinstance(value, bool):
+        raise ConfigError(
+            f"expected True or False, got {value!r}",
+            key_path=name,
+            hint=f"{name}=True or {name}=False",
+        )
+
+
 def _check_flags(req: QuoteRequest) -> None:
-    for name in ("allow_spot", "spot_only", "include_reserved", "pareto", "count_estimate_error"):
-        value = getattr(req, name)
-        if not isinstance(value, bool):
-            raise ConfigError(
-                f"expected True or False, got {value!r}",
-                key_path=name,
-                hint=f"{name}=True or {name}=False",
-            )
+    for name in ("allow_spot", "spot_only", "pareto", "count_estimate_error"):
+        check_flag(req, name)
     if req.spot_only and not req.allow_spot:
         raise ConfigError(
             "spot_only=True needs spot capacity, but allow_spot=False forbids it",

@@ -28,7 +28,7 @@ from planner.catalog.query import OfferFilter, filter_offers
 from planner.errors import ConfigError, UnknownNameError, checked_fields, is_number
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
-from planner.quoting.request import LOCAL_COST_BASES, check_discount_values, name_tuple
+from planner.quoting.request import check_shared_fields
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
 from planner.workload.spec import Kind, ServingSlo
@@ -109,23 +109,7 @@ class ServiceRequest:
             raise ConfigError(
                 f"must be a whole number of at least 1, got {self.top!r}", key_path="top"
             )
-        # the checks a job quote's request makes of the fields the two requests share
-        if self.local_cost_basis not in LOCAL_COST_BASES:
-            raise UnknownNameError(
-                "owned hardware cost basis",
-                str(self.local_cost_basis),
-                LOCAL_COST_BASES,
-                key_path="local_cost_basis",
-            )
-        if not isinstance(self.include_reserved, bool):
-            raise ConfigError(
-                f"expected True or False, got {self.include_reserved!r}",
-                key_path="include_reserved",
-                hint="include_reserved=True or include_reserved=False",
-            )
-        for name in ("providers", "regions", "gpus", "hardware", "offers_files"):
-            object.__setattr__(self, name, name_tuple(name, getattr(self, name)))
-        check_discount_values(self.discounts)
+        check_shared_fields(self)  # as a job quote's request checks them
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ micro-batch is placed, and the rest crosses PCIe twice per step, in and back out
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -419,6 +420,15 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
     reference_x = eff.reference_bytes_per_flop(gpu)
     gpn = max(1, min(links.gpus_per_node, count))
     modes, tps, pps, zeros = _choices(f, count, gpn, flash)
+    attention_extra = functools.partial(
+        eff.attention_extra_flops,
+        gpu,
+        attention_kernel(f),
+        causal=f.causal,
+        flash=flash,
+        precision=f.precision,
+        linear_share=f.linear_share,
+    )
     return _Search(
         count=count,
         links=links,
@@ -433,23 +443,8 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         inverse_at_zero=1.0 / fraction - ops_per_byte_cal * reference_x,
         fp8_share=fp8_share,
         fp8_scaling=fp8_scaling,
-        attention_extra=eff.attention_extra_flops(
-            gpu,
-            attention_kernel(f),
-            causal=f.causal,
-            flash=flash,
-            precision=f.precision,
-            linear_share=f.linear_share,
-        ),
-        attention_recompute_extra=eff.attention_extra_flops(
-            gpu,
-            attention_kernel(f),
-            causal=f.causal,
-            flash=flash,
-            precision=f.precision,
-            linear_share=f.linear_share,
-            backward_share=0.0,
-        ),
+        attention_extra=attention_extra(),
+        attention_recompute_extra=attention_extra(backward_share=0.0),  # a forward pass alone
         straggler=eff.straggler_factor(count),
         tp_overlap=eff.overlaps_tensor_parallel(gpu)
         and links.intra_kind == "nvlink"
