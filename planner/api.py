@@ -896,6 +896,7 @@ def prices_history(instance_type: str, *, region: str | None = None) -> list[dic
 # --- workloads and estimates (issue 3) ---------------------------------------------------------
 
 
+@_keywords_checked
 def load_workload(name_or_path: str) -> WorkloadSpec:
     """A workload from the library (``gpt2-xl-finetune``) or a YAML file path.
 

@@ -10,10 +10,12 @@ import dataclasses
 import difflib
 import functools
 import numbers
+import re
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 
 class PlannerError(Exception):
@@ -224,3 +226,50 @@ def checked_fields(cls: type[_T]) -> type[_T]:
 
     setattr(cls, "__init__", checked_init)  # noqa: B010 (mypy: a method cannot be assigned)
     return cls
+
+
+def checked_arguments(func: Callable[_P, _T]) -> Callable[_P, _T]:
+    """A public function that answers a misspelt keyword or a missing argument with a ConfigError
+    naming it (``resolve_gpu(nme=...)`` -> did you mean name?) instead of Python's TypeError.  The
+    call itself is not slowed: only a TypeError is looked into, and one the function's own body
+    raised (its arguments bind) goes on as it was."""
+
+    @functools.wraps(func)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return func(*args, **kwargs)
+        except TypeError:
+            problem = _binding_problem(func, args, kwargs)
+            if problem is None:
+                raise
+            raise problem from None
+
+    return call
+
+
+def _binding_problem(
+    func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> ConfigError | None:
+    """Why ``func(*args, **kwargs)`` cannot bind, as a ConfigError; None when it can."""
+    import inspect  # only on a failed call
+
+    sig = inspect.signature(func)
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as e:
+        params = sig.parameters
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        known = [name for name, p in params.items() if p.kind in kinds]
+        open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        for name in kwargs:
+            if name not in params and not open_ended:
+                return UnknownNameError(
+                    f"{func.__name__}() keyword argument", name, known, key_path=name
+                )
+        named = re.search(r"'(\w+)'", str(e))
+        return ConfigError(
+            f"{func.__name__}(): {e}",
+            key_path=named.group(1) if named else None,
+            hint=f"see help(planner.{func.__name__})",
+        )
+    return None

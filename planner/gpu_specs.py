@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from planner.errors import ConfigError, UnknownNameError
+from planner.errors import ConfigError, UnknownNameError, checked_arguments
 
 
 @dataclass(frozen=True)
@@ -346,6 +346,7 @@ def load_gpu_catalog() -> GpuCatalog:
     return GpuCatalog(tuple(_parse_gpu(r) for r in rows))
 
 
+@checked_arguments
 def resolve_gpu(name: str) -> GpuSpec:
     """Shortcut: resolve a GPU name against the bundled catalog."""
     return load_gpu_catalog().resolve(name)

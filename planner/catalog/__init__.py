@@ -35,7 +35,7 @@ from planner.catalog.store import (
 from planner.catalog.store import (
     user_snapshot_root as user_snapshot_root,  # re-exported: where refreshes publish
 )
-from planner.errors import ConfigError, SnapshotError
+from planner.errors import ConfigError, SnapshotError, checked_arguments
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 
 DEFAULT_MAX_AGE_DAYS = 90
@@ -195,6 +195,7 @@ def _snapshot_part(snap: Snapshot, entry: ProviderEntry, today: date) -> Snapsho
     )
 
 
+@checked_arguments
 def load_offer_book(
     offers_files: Sequence[str | Path] = (),
     *,
@@ -274,6 +275,7 @@ def _offers_paths(offers_files: object) -> tuple[str | Path, ...]:
     return tuple(offers_files)
 
 
+@checked_arguments
 def load_offers(
     offers_files: Sequence[str | Path] = (),
     snapshot_dir: str | Path | None = None,

@@ -229,7 +229,7 @@ def offers_command(
         sort=sort,
         descending=desc,
         limit=limit,
-        group_by=[k.strip() for k in group_by.split(",")] if group_by else (),
+        group_by=[k.strip() for k in group_by.split(",")] if group_by is not None else (),
         offers_files=offers_files,
         snapshot_dir=snapshot_dir,
     )

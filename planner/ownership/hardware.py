@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from planner.config.currency import USD, FxTable, load_fx_rates, parse_money
 from planner.config.scenarios import read_mapping, resolve_scenario
 from planner.config.validation import config_error
-from planner.errors import ConfigError
+from planner.errors import ConfigError, checked_arguments
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
 from planner.units import MAX_LIFETIME_YEARS, MAX_USD, MIN_LIFETIME_YEARS
@@ -338,6 +338,7 @@ def _power_kw_idle(m: _HardwareFile, file: str) -> float:
     return m.power_kw_idle
 
 
+@checked_arguments
 def load_hardware(path_or_name: str) -> HardwareSpec:
     """A hardware file by path, or by name from ``scenarios/hardware/<name>.yaml``."""
     path = resolve_scenario(path_or_name, "hardware")

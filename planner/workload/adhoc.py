@@ -11,12 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from planner.errors import ConfigError, UnknownNameError, is_number, shown_path
+from planner.errors import ConfigError, UnknownNameError, checked_arguments, is_number, shown_path
 from planner.workload.hf_config import model_from_hf_config
 from planner.workload.models import get_preset, presets
 from planner.workload.spec import WorkloadSpec, parse_workload
 
 
+@checked_arguments
 def workload_from_facts(
     model: str,
     *,

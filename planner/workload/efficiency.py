@@ -97,6 +97,20 @@ GEMM_FRACTION: dict[str, float] = {
 # Families without a measurement (MI300 among them), U.
 DEFAULT_GEMM_FRACTION = 0.35
 
+# An eager stack's host dispatch time per layer (frameworks.yaml, eager_host_ms_per_layer) was
+# measured on BERT layers.  A Llama-style layer (a gated MLP, RMSNorm and rotary embeddings run as
+# separate operations) launches about a quarter more kernels: 155 against 123 per layer and step in
+# the same measurement (12 layers of hidden size 64 on one H100 machine, PyTorch 2.11 and
+# transformers 5.17: Llama's host-bound step 45.4 ms, BERT's 37.1 ms).
+GATED_LAYER_HOST_FACTOR = 1.25
+# Each linear layer PEFT adapts with LoRA adds its dropout, the A and B matmuls, the scaling and the
+# sum, forward and backward: about 22 kernels, 0.42 ms a module and micro-batch there, 0.135 of a
+# BERT layer's dispatch (a Llama-2-7B shape at 1 x 512 tokens, host-bound with the GPU busy 43 and
+# 61 ms: 174.6 ms a step with q and v adapted, 241.6 ms with all seven linears; 67 ms over 32
+# layers and 5 more modules).  Modules per layer by ``training.lora_targets`` (Llama's separate
+# projections, as memory.LORA_PARAMS_BY_TARGETS counts them).
+LORA_MODULE_HOST_SHARE = 0.135
+LORA_MODULES_BY_TARGETS = {"all-linear": 7, "attention": 4, "qv": 2}
 # QLoRA dequantises the NF4 weights in every matmul: ~39% longer runtime than LoRA
 # (S. Raschka, "Practical Tips for Finetuning LLMs Using LoRA", 2023).
 QLORA_SLOWDOWN = 1.39

@@ -40,7 +40,7 @@ from pydantic import (
 from planner.config.scenarios import scenarios_dir
 from planner.config.validation import ErrorWording, FieldError, UnknownName, config_error
 from planner.config.yamlfile import probe, read_yaml
-from planner.errors import ConfigError, UnknownNameError, suggest
+from planner.errors import ConfigError, UnknownNameError
 from planner.workload.models import get_preset, presets
 from planner.workload.parallel import context_chunks
 
@@ -398,12 +398,9 @@ class TrainingSection(_Section):
             from planner.workload.frameworks import framework_names
 
             name = str(raw["framework"]).strip().lower()
-            if name not in framework_names():
-                close = suggest(name, framework_names())
-                raise ValueError(
-                    f"unknown framework {raw['framework']!r}"
-                    + (f"; did you mean {' or '.join(close)}?" if close else "")
-                    + f" (known: {', '.join(framework_names())})"
+            if name not in framework_names():  # reported at training.framework, with suggestions
+                raise UnknownName(
+                    "framework", str(raw["framework"]), framework_names(), key_path="framework"
                 )
             raw = {**raw, "framework": name}
         return raw

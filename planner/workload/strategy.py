@@ -197,6 +197,10 @@ class TrainFacts:
     # hand-built facts: every layout, no stack factor
     framework: FrameworkProfile | None = None
     framework_auto: bool = False
+    # host seconds an eager stack takes to dispatch one transformer layer of a micro-batch
+    # (eager_host_seconds): the stack's per-layer figure for this layer's kind and adapters; 0 for
+    # a fused or compiled stack
+    eager_host_s_per_layer: float = 0.0
     # the fused attention kernel's class (efficiency.ATTENTION_KERNELS): training.attention_kernel,
     # else the stack's; None in hand-built facts: the stack's, cudnn without one
     attention_kernel: str | None = None
@@ -1192,13 +1196,11 @@ EAGER_FORWARD_SHARE = 1.0 / 3.0
 
 def eager_host_seconds(f: TrainFacts, lay: _Layout, recompute_share: float) -> float:
     """Seconds the host of an eager stack takes to dispatch one micro-batch of this stage's
-    transformer layers (:attr:`~planner.workload.frameworks.FrameworkProfile.eager_host_s_per_layer`,
+    transformer layers (``f.eager_host_s_per_layer``, :func:`planner.workload.training.eager_host_per_layer`;
     the recomputed share of the layers dispatching their forward pass again,
     :data:`EAGER_FORWARD_SHARE`); 0 for a fused or compiled stack and for a model without layers.
     The GPU runs the micro-batch meanwhile, so the micro-batch takes the longer of the two."""
-    if f.framework is None or not f.transformer:
-        return 0.0
-    per_layer = f.framework.eager_host_s_per_layer
+    per_layer = f.eager_host_s_per_layer
     return per_layer * (1.0 + EAGER_FORWARD_SHARE * recompute_share) * f.layers / lay.pp
 
 

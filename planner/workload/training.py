@@ -260,6 +260,22 @@ def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
     )
 
 
+def eager_host_per_layer(spec: WorkloadSpec, stack: FrameworkProfile) -> float:
+    """Host seconds an eager ``stack`` takes to dispatch one of ``spec``'s transformer layers per
+    micro-batch, forward and backward: the stack's figure (measured on BERT layers), a quarter more
+    for a Llama-style gated layer, and each LoRA-adapted linear's own kernels
+    (:data:`~planner.workload.efficiency.GATED_LAYER_HOST_FACTOR`,
+    :data:`~planner.workload.efficiency.LORA_MODULE_HOST_SHARE`); 0 for a fused or compiled
+    stack."""
+    host = stack.eager_host_s_per_layer
+    gated = spec.model.mlp == "gated" or spec.model.is_moe
+    per_layer = host * (eff.GATED_LAYER_HOST_FACTOR if gated else 1.0)
+    if spec.train.method.value in ("lora", "qlora"):
+        modules = eff.LORA_MODULES_BY_TARGETS[spec.train.lora_targets]
+        per_layer += host * eff.LORA_MODULE_HOST_SHARE * modules
+    return per_layer
+
+
 def _compute_train_facts(
     spec: WorkloadSpec, optimizer: str | None, method: str | None
 ) -> TrainFacts:
@@ -342,6 +358,7 @@ def _compute_train_facts(
         linear_share=linear_share,
         framework=stack,
         framework_auto=stack_auto,
+        eager_host_s_per_layer=eager_host_per_layer(spec, stack) if transformer else 0.0,
         attention_kernel=t.attention_kernel,
         host_optimizer=t.offload in ("optimizer", "nvme"),
         optimizer_in_backward=t.optimizer_in_backward,
