@@ -17,7 +17,6 @@ import functools
 import inspect
 import math
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -39,6 +38,7 @@ from planner.catalog.query import (
 from planner.errors import (
     ConfigError,
     UnknownNameError,
+    binding_problem,
     is_number,
     is_whole_number,
     training_keyword_error,
@@ -104,18 +104,28 @@ def _keywords_checked(func: Callable[_P, _R]) -> Callable[_P, _R]:
                 misplaced = training_keyword_error(func.__name__, name)
                 if misplaced is not None and "workload" in known:
                     raise misplaced
-                raise UnknownNameError(what, name, known)
+                if not known:
+                    raise ConfigError(
+                        f"{func.__name__}() takes no arguments, got {name}=",
+                        key_path=name,
+                        hint=f"call planner.{func.__name__}()",
+                    )
+                raise UnknownNameError(what, name, known, key_path=name)
         if not converters:
-            return func(*args, **kwargs)
+            try:
+                return func(*args, **kwargs)
+            except TypeError:  # a missing or extra positional argument, or the body's own
+                problem = binding_problem(func, args, kwargs)
+                if problem is None:
+                    raise
+                raise problem from None
         try:
             bound = sig.bind(*args, **kwargs)
-        except TypeError as e:  # a missing or extra positional argument
-            named = re.search(r"'(\w+)'", str(e))
-            raise ConfigError(
-                f"{func.__name__}(): {e}",
-                key_path=named.group(1) if named else None,
-                hint=f"see help(planner.{func.__name__})",
-            ) from None
+        except TypeError:  # a missing or extra positional argument
+            problem = binding_problem(func, args, kwargs)
+            if problem is None:  # pragma: no cover - bind failed just above
+                raise
+            raise problem from None
         for name, convert in converters.items():
             if name in bound.arguments:
                 bound.arguments[name] = convert(name, bound.arguments[name])
@@ -909,6 +919,7 @@ def load_workload(name_or_path: str) -> WorkloadSpec:
     return _load(name_or_path)
 
 
+@_keywords_checked
 def calibrate(
     workload: str | WorkloadSpec,
     gpu: str,
@@ -967,6 +978,7 @@ def calibrate(
     return {**asdict(record), "factor": record.factor}
 
 
+@_keywords_checked
 def calibrations() -> list[dict[str, Any]]:
     """The recorded calibrations, oldest first, each with its ``factor``."""
     from planner.workload.calibration import load_calibrations
@@ -974,6 +986,7 @@ def calibrations() -> list[dict[str, Any]]:
     return [{**asdict(c), "factor": c.factor} for c in load_calibrations()]
 
 
+@_keywords_checked
 def remove_calibration(ident: str) -> None:
     """Forget calibration ``ident`` (``c1``); unknown ids raise with the known ones."""
     from planner.workload.calibration import load_calibrations, save_calibrations, without
@@ -981,6 +994,7 @@ def remove_calibration(ident: str) -> None:
     save_calibrations(without(load_calibrations(), ident))
 
 
+@_keywords_checked
 def with_training(spec: str | WorkloadSpec, **training: Any) -> WorkloadSpec:
     """``spec`` (a workload, or its library name or file) with ``training`` fields replaced
     (``precision="fp8"``, ``framework="nemo"``), validated as a workload file would be.
@@ -999,6 +1013,7 @@ def with_training(spec: str | WorkloadSpec, **training: Any) -> WorkloadSpec:
     return parse_workload(raw, file=f"{spec.name} with {changed}")
 
 
+@_keywords_checked
 def model_presets() -> list[dict[str, Any]]:
     """The model presets a workload may name (``model: mistral-7b``, ``--model``), as records:
     name, architecture, parameters, shape and the public source of each number."""
@@ -1009,6 +1024,7 @@ def model_presets() -> list[dict[str, Any]]:
     return [asdict(p) for p in sorted(presets().values(), key=lambda p: (p.arch, p.params))]
 
 
+@_keywords_checked
 def list_workloads() -> list[WorkloadSpec]:
     """Every workload in the library, sorted by name."""
     from planner.workload import list_workloads as _list

@@ -239,7 +239,7 @@ def checked_arguments(func: Callable[_P, _T]) -> Callable[_P, _T]:
         try:
             return func(*args, **kwargs)
         except TypeError:
-            problem = _binding_problem(func, args, kwargs)
+            problem = binding_problem(func, args, kwargs)
             if problem is None:
                 raise
             raise problem from None
@@ -247,7 +247,7 @@ def checked_arguments(func: Callable[_P, _T]) -> Callable[_P, _T]:
     return call
 
 
-def _binding_problem(
+def binding_problem(
     func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> ConfigError | None:
     """Why ``func(*args, **kwargs)`` cannot bind, as a ConfigError; None when it can."""

@@ -125,3 +125,14 @@ def test_a_7b_lora_step_of_one_short_sequence_on_an_h100_waits_on_its_host() -> 
     assert every - qv == pytest.approx(
         32 * 5 * 0.135 * load_frameworks()["hf-trainer"].eager_host_s_per_layer * 1e3, rel=0.02
     )
+
+
+def test_a_partly_filled_last_micro_batch_still_waits_on_the_whole_dispatch() -> None:
+    # review: 33 sequences at micro-batch 32 dispatch two micro-batches; the second's GPU work is
+    # a 32nd, its host time whole, so the step costs two host floors (was 1 + 1/32 of one)
+    host_ms = 12 * load_frameworks()["hf-trainer"].eager_host_s_per_layer * 1e3
+    one = step_ms(bert_base("fp16"))
+    # 33 sequences a step: the same samples make 32/33 as many steps
+    two = step_ms(bert_base("fp16", global_batch_samples=33)) * 33 / 32
+    assert two >= 2 * host_ms
+    assert two - one == pytest.approx(host_ms, rel=0.05)

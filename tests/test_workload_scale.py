@@ -222,6 +222,8 @@ def test_a_step_does_the_global_batch_whatever_the_data_parallel_size() -> None:
     same 12 sequences; 8 GPUs are not credited with a 16-sequence step nobody asked for."""
     spec = load_workload("bert-base-finetune").model_dump(mode="json", exclude_none=True)
     spec["training"]["parallelism"] = {"tensor": 1, "pipeline": 1, "zero": 0, "micro_batch": 2}
+    # a stack that dispatches no eager host work per layer: the GPU's compute sets each step
+    spec["training"]["framework"] = "megatron"
     pinned = parse_workload(spec)
     gpu = resolve_gpu("A100-80GB")
     topo = Topology(gpus_per_node=8, interconnect=Interconnect.NVSWITCH, fabric=Fabric.ETHERNET)
@@ -237,6 +239,12 @@ def test_a_step_does_the_global_batch_whatever_the_data_parallel_size() -> None:
     four = _steps(estimate(pinned, gpu, 4, topology=topo))
     assert four.grad_accumulation == 2
     assert 1.25 * six.hours < four.hours < 1.5 * six.hours
+    # the Hugging Face stack's micro-batches of 2 short sequences wait on the host's dispatch
+    # (strategy.eager_host_seconds), which the half-filled second one pays whole: twice the time
+    spec["training"]["framework"] = "hf-trainer"
+    eager = parse_workload(spec)
+    six_hf, four_hf = (_steps(estimate(eager, gpu, n, topology=topo)) for n in (6, 4))
+    assert four_hf.hours == pytest.approx(2 * six_hf.hours, rel=0.05)
 
 
 class _Steps(NamedTuple):

@@ -297,6 +297,9 @@ def size_fleets(
     An offer row may carry ``max_instances`` (owned machines: how many there are); a fleet that
     needs more is left out and said so in ``excluded``.
 
+    An offer whose GPU the serving stack does not run on (TensorRT-LLM on AMD) is left out and
+    said so in ``excluded``; when every offer is, the stack's ConfigError is raised with its fix.
+
     Raises :class:`InfeasibleError` when no offer can meet ``slo`` at all, naming the best
     latencies any of them reaches.
     """

@@ -258,21 +258,14 @@ def make_estimate(
 
 def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
     """Refuse a wiring the hardware cannot have (ConfigError naming the field and the fix): GPUs
-    per node from 1 to 72 (an NVL72 rack) and, past one node, whole nodes of them; a finite node
-    network up to 100,000 Gbit/s; an NVLink or NVSwitch link only on a GPU that has NVLink."""
+    per node from 1 to 72 (an NVL72 rack), a finite node network up to 100,000 Gbit/s, and an
+    NVLink or NVSwitch link only on a GPU that has NVLink."""
     gpn = topo.gpus_per_node
     if not is_whole_number(gpn) or not 1 <= gpn <= MAX_GPUS_PER_INSTANCE:
         raise ConfigError(
             f"GPUs per node must be a whole number from 1 to {MAX_GPUS_PER_INSTANCE}, got {gpn!r}",
             key_path="gpus_per_node",
             hint="8 for an HGX or DGX server",
-        )
-    if count > gpn and count % gpn:
-        fewer, more = count // gpn * gpn, (count // gpn + 1) * gpn
-        raise ConfigError(
-            f"{count} GPUs do not fill nodes of {gpn}: a job over several nodes takes whole nodes",
-            key_path="gpus_per_node",
-            hint=f"use {fewer} or {more} GPUs, or a GPUs-per-node count that divides {count}",
         )
     gbps = topo.network_gbps
     if gbps is not None and (

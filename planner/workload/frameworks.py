@@ -66,7 +66,7 @@ class FrameworkProfile:
     moe_host_s_per_layer: float = 0.0
     # host seconds a transformer layer's forward and backward pass take to dispatch per
     # micro-batch in an eager stack (frameworks.yaml, eager_host_ms_per_layer): a micro-batch
-    # takes the longer of its GPU time and this; 0 for a fused or compiled stack
+    # takes the longer of its GPU time and this times its layers; 0 for a fused or compiled stack
     eager_host_s_per_layer: float = 0.0
 
 

@@ -1312,16 +1312,22 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     t_mb += exposed_all_to_all_seconds(
         _all_to_all_seconds(f, s, lay, b), t_mb, f.overlap_all_to_all
     )
-    # an eager stack's host dispatches the micro-batch while the GPU runs it: the slower sets it
-    t_mb = max(t_mb, eager_host_seconds(f, lay, seq.recompute_share))
-    t_mb += moe_host_seconds(f, lay, seq.recompute_share)
+    # an eager stack's host dispatches the micro-batch while the GPU runs it: the slower sets it;
+    # the host's dispatch and a mixture of experts' host syncs do not shrink with the micro-batch
+    t_gpu = t_mb
+    t_host = eager_host_seconds(f, lay, seq.recompute_share)
+    t_moe = moe_host_seconds(f, lay, seq.recompute_share)
+    t_mb = max(t_gpu, t_host) + t_moe
     v = 1
     if lay.pp > 1:
         headroom = (lay.room - act) * (1.0 + FRAGMENTATION)
         v, compute, extra = _pipelined(f, s, lay, b, m, t_mb + t_tp, headroom, act1)
         act += extra
     else:
-        compute = busiest / b * (t_mb + t_tp)  # a partly filled last micro-batch
+        # the last micro-batch partly filled: its GPU work in proportion, its host time whole
+        fill = busiest / b - (m - 1)
+        last = max(fill * t_gpu, t_host) + fill * t_tp + t_moe
+        compute = (m - 1) * (t_mb + t_tp) + last
     exposed = _exposed_sync_seconds(lay, t_mb, m, v)
     # offload: nvme: the gradients' swap-out shows where it outlasts the last backward pass
     nvme_exposed = max(0.0, lay.nvme_gradient_s - t_mb * 2.0 / 3.0)
