@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 import planner
@@ -98,3 +99,26 @@ def test_the_file_is_written_whole_and_a_broken_one_is_named() -> None:
     path.write_text("- [not, a, record]\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"calibration\.yaml"):
         planner.estimate(*JOB)
+
+
+def test_a_run_measured_against_an_earlier_estimate_is_kept_but_not_applied() -> None:
+    # its factor is measured over the *then* estimated throughput: once the estimate of the same
+    # run moved (revision 2: the eager host time), applying it would mis-correct
+    before = planner.estimate(*JOB)
+    half = tokens(JOB[0]) / (steps_hours(before) * 3600) / 2
+    planner.calibrate(*JOB, measured_tokens_per_second=half)
+    path = calibration_file()
+    rows = [
+        {k: v for k, v in row.items() if k != "estimator_revision"}  # as written before revisions
+        for row in yaml.safe_load(path.read_text(encoding="utf-8"))
+    ]
+    path.write_text(yaml.safe_dump(rows, sort_keys=False), encoding="utf-8")
+    (old,) = load_calibrations()
+    assert old.estimator_revision == 1
+    after = planner.estimate(*JOB)
+    assert steps_hours(after) == pytest.approx(steps_hours(before))
+    (note,) = [a for a in after.assumptions if a.startswith("not calibrated")]
+    assert old.id in note and "record it again" in note
+    # recorded again, it applies
+    planner.calibrate(*JOB, measured_tokens_per_second=half)
+    assert any(a.startswith("calibrated from") for a in planner.estimate(*JOB).assumptions)

@@ -29,6 +29,13 @@ FILE_NAME = "calibration.yaml"
 # A measured throughput this far from the estimate is more likely a typo or a different job than
 # a calibration (a factor of 10 either way).
 MAX_FACTOR = 10.0
+# The estimator's revision a run's factor was measured against.  A factor is the measured over the
+# *then* estimated throughput, so once the estimate of an unchanged run moves, an older factor
+# mis-corrects: such runs are kept and listed but not applied, and the estimate says to record them
+# again.  Bump it when a change moves the estimate of the same run.  1: every estimator before
+# revisions were recorded (a file without the field); 2: an eager stack's host dispatch time per
+# layer (eager fine-tunes of small models or short micro-batches up to ~4x slower).
+ESTIMATOR_REVISION = 2
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,9 @@ class Calibration:
     kind: str
     measured_tokens_per_s: float  # training throughput of the whole gang
     estimated_tokens_per_s: float
+    # the estimator revision ``estimated_tokens_per_s`` came from (ESTIMATOR_REVISION); 1 in a file
+    # written before revisions were recorded
+    estimator_revision: int = 1
 
     @property
     def factor(self) -> float:
@@ -125,8 +135,14 @@ def _calibration(row: object, i: int, file: str, fix: str) -> Calibration:
     for key in names:
         value = row.get(key)
         where = f"[{i}].{key}"
+        if value is None and key == "estimator_revision":
+            continue  # a run recorded before revisions: revision 1
         if value is None:
             raise ConfigError("required field is missing", file=file, key_path=where, hint=fix)
+        if key == "estimator_revision" and not (is_whole_number(value) and value >= 1):
+            raise ConfigError(
+                f"expected a whole number >= 1, got {value!r}", file=file, key_path=where, hint=fix
+            )
         if key in _TEXT_FIELDS and not isinstance(value, str):
             raise ConfigError(f"expected text, got {value!r}", file=file, key_path=where, hint=fix)
         if key == "count" and not (is_whole_number(value) and value >= 1):
@@ -290,6 +306,7 @@ def new_calibration(
         kind=kind,
         measured_tokens_per_s=float(measured_tokens_per_s),
         estimated_tokens_per_s=estimated,
+        estimator_revision=ESTIMATOR_REVISION,
     )
 
 
@@ -318,9 +335,18 @@ def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibra
     if not calibrations or not est.fits or "training steps" not in est.time_breakdown_hours:
         return est
     key = job_key(spec, est.gpu)
-    matches = [c for c in calibrations if c.matches(key)]
+    runs = [c for c in calibrations if c.matches(key)]
+    matches = [c for c in runs if c.estimator_revision == ESTIMATOR_REVISION]
     if not matches:
-        return est
+        if not runs:
+            return est
+        old = max(runs, key=lambda c: (c.recorded_on, c.id))
+        note = (
+            f"not calibrated: your run of {old.recorded_on} ({old.id}) was measured against an "
+            "earlier version of the estimate, so its factor no longer applies; record it again "
+            "(planner calibrate record) to use it"
+        )
+        return replace(est, assumptions=(*est.assumptions, note))
     cal = max(matches, key=lambda c: (c.recorded_on, c.id))
     phases = dict(est.time_breakdown_hours)
     steps = phases["training steps"] / cal.factor
