@@ -980,10 +980,11 @@ def calibrate(
 
 @_keywords_checked
 def calibrations() -> list[dict[str, Any]]:
-    """The recorded calibrations, oldest first, each with its ``factor``."""
+    """The recorded calibrations, oldest first, each with its ``factor`` and whether later
+    estimates apply it (``applies``: False for a run measured against an earlier estimator)."""
     from planner.workload.calibration import load_calibrations
 
-    return [{**asdict(c), "factor": c.factor} for c in load_calibrations()]
+    return [{**asdict(c), "factor": c.factor, "applies": c.applies} for c in load_calibrations()]
 
 
 @_keywords_checked

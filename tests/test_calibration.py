@@ -114,11 +114,13 @@ def test_a_run_measured_against_an_earlier_estimate_is_kept_but_not_applied() ->
     ]
     path.write_text(yaml.safe_dump(rows, sort_keys=False), encoding="utf-8")
     (old,) = load_calibrations()
-    assert old.estimator_revision == 1
+    assert old.estimator_revision == 1 and not old.applies
+    assert [row["applies"] for row in planner.calibrations()] == [False]
     after = planner.estimate(*JOB)
     assert steps_hours(after) == pytest.approx(steps_hours(before))
     (note,) = [a for a in after.assumptions if a.startswith("not calibrated")]
     assert old.id in note and "record it again" in note
     # recorded again, it applies
     planner.calibrate(*JOB, measured_tokens_per_second=half)
+    assert [row["applies"] for row in planner.calibrations()] == [False, True]
     assert any(a.startswith("calibrated from") for a in planner.estimate(*JOB).assumptions)

@@ -62,6 +62,11 @@ class Calibration:
         """Measured over estimated throughput: above 1, the run was faster than estimated."""
         return self.measured_tokens_per_s / self.estimated_tokens_per_s
 
+    @property
+    def applies(self) -> bool:
+        """Whether later estimates use it: its factor was measured against this estimator."""
+        return self.estimator_revision == ESTIMATOR_REVISION
+
     def matches(self, key: tuple[str, str, str, str, str]) -> bool:
         return (self.gpu, self.framework, self.precision, self.method, self.kind) == key
 
@@ -336,7 +341,7 @@ def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibra
         return est
     key = job_key(spec, est.gpu)
     runs = [c for c in calibrations if c.matches(key)]
-    matches = [c for c in runs if c.estimator_revision == ESTIMATOR_REVISION]
+    matches = [c for c in runs if c.applies]
     if not matches:
         if not runs:
             return est
