@@ -34,8 +34,10 @@ MAX_FACTOR = 10.0
 # mis-corrects: such runs are kept and listed but not applied, and the estimate says to record them
 # again.  Bump it when a change moves the estimate of the same run.  1: every estimator before
 # revisions were recorded (a file without the field); 2: an eager stack's host dispatch time per
-# layer (eager fine-tunes of small models or short micro-batches up to ~4x slower).
-ESTIMATOR_REVISION = 2
+# layer (eager fine-tunes of small models or short micro-batches up to ~4x slower); 3: an eager
+# stack's separate elementwise kernels stream their own memory traffic (efficiency.eager_traffic),
+# its matmul factors re-derived (eager Llama-style fine-tunes up to ~15% slower, BERT-style faster).
+ESTIMATOR_REVISION = 3
 
 
 @dataclass(frozen=True)

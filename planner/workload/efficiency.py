@@ -120,6 +120,104 @@ ACTIVATION_PASSES = 3.0
 # Share of the HBM/GDDR bandwidth a streaming kernel reaches (STREAM-like; NVIDIA reports ~90% on
 # H100 for large copies; 0.8 leaves room for imperfect fusion).
 MEMORY_BW_FRACTION = 0.8
+
+
+# -- an eager stack's elementwise traffic -----------------------------------------------------------
+# The activation passes above are what a fused stack streams: Megatron Core and Transformer Engine
+# run each layer's norm, bias-dropout-add, SwiGLU, rotary embedding and scale-mask-softmax as one
+# kernel each, forward and backward, and the calibration runs were made on such stacks (or compiled
+# ones, whose generated kernels fuse the same chains).  An eager PyTorch stack (frameworks.yaml
+# ``fused_layers: false``: Hugging Face's modules, torchtune's, eager FSDP and DeepSpeed scripts)
+# launches every operation of those chains as a kernel of its own, and each reads its inputs from
+# HBM and writes its output back: the same values cross the memory bus several times.  What follows
+# counts, per element, the bytes those extra kernels move beyond the fused kernel's one read and one
+# write (``e`` the activation width in bytes: 2 in 16-bit recipes, 4 in fp32), forward and
+# backward, from the operations the eager modules run (transformers' BertSelfAttention,
+# GPT2Attention, LlamaRMSNorm, apply_rotary_pos_emb and LlamaMLP; PEFT's LoRA Linear; autograd's
+# backward of each operation):
+#
+# - the attention scores where no fused attention kernel runs: the scale (``/ sqrt(d)``) and the mask
+#   (added, or ``torch.where`` for a causal model) as two kernels before the softmax, each reading
+#   and writing every score, forward and backward: 4e each way per score element;
+# - dropout before each of the two residual adds: the dropout's output is written and read again by
+#   the add, and its backward is a kernel of its own: 2e each way per hidden element and site;
+# - an eager RMSNorm (``x.to(float32)``, ``pow(2)``, ``mean``, ``x * rsqrt``, ``.to(dtype)``,
+#   ``weight *``): fp32 intermediates of 4 bytes; 28 + 2e bytes forward and 56 + 3e backward
+#   (the fp32 upcast and its backward cast are no-ops in an fp32 run: 4 + e less each way);
+# - the rotary embedding of the queries and keys (``q * cos``, ``rotate_half``'s negation and
+#   concatenation, ``* sin``, the sum): 8e each way per query and key element;
+# - a gated MLP's SiLU and product as two kernels (``act(gate(x)) * up(x)``): 2e forward and 3e
+#   backward per element of its width;
+# - a LoRA-adapted linear layer (PEFT: the B matmul's output, the scaling, the sum with the frozen
+#   layer's output): 6e forward and 4e backward per element of the layer's output width.
+#
+# A layer's plain GeLU (the bias rides in the addmm), its LayerNorm (one kernel in eager PyTorch
+# too) and its head split and merge cost the same either way.  Rotary embeddings are counted with
+# the gated (Llama-style) layers, as the memory model counts their norms.
+EAGER_SCORE_BYTES_PER_ELEMENT = 4.0  # x e, forward and backward alike
+EAGER_DROPOUT_ADD_BYTES_PER_ELEMENT = 2.0  # x e, each way, per site (two a layer)
+EAGER_RMSNORM_FORWARD = (28.0, 2.0)  # fixed bytes + x e
+EAGER_RMSNORM_BACKWARD = (56.0, 3.0)
+EAGER_ROTARY_BYTES_PER_ELEMENT = 8.0  # x e, each way
+EAGER_SWIGLU_BYTES_PER_ELEMENT = (2.0, 3.0)  # x e, forward, backward
+EAGER_LORA_BYTES_PER_ELEMENT = (6.0, 4.0)  # x e, forward, backward
+
+
+@dataclass(frozen=True)
+class EagerTraffic:
+    """Bytes per token and layer an eager stack's separate elementwise kernels move beyond a fused
+    stack's (the header above): ``forward`` and ``backward`` of the layer's hidden-sized values,
+    ``score_forward`` and ``score_backward`` of its attention scores where they are materialised."""
+
+    forward: float
+    backward: float
+    score_forward: float = 0.0
+    score_backward: float = 0.0
+
+    def per_token(self, *, scores: bool, recompute_share: float = 0.0) -> float:
+        """Bytes per token and layer: forward and backward, the forward again for the share of the
+        layers recomputed, the score terms where ``scores`` are materialised."""
+        fwd = self.forward + (self.score_forward if scores else 0.0)
+        bwd = self.backward + (self.score_backward if scores else 0.0)
+        return fwd * (1.0 + recompute_share) + bwd
+
+
+def eager_traffic(
+    *,
+    hidden: float,
+    attention_width: float,
+    kv_width: float,
+    mlp_width: float,
+    heads: int,
+    seq: int,
+    gated: bool,
+    dropout: bool,
+    element_bytes: float,
+    lora_width: float = 0.0,
+) -> EagerTraffic:
+    """The :class:`EagerTraffic` of one transformer layer: ``mlp_width`` the gated MLP's width per
+    token (an MoE layer's experts per token times each expert's), ``heads x seq`` score elements
+    per token, ``lora_width`` the summed output widths of the LoRA-adapted linear layers."""
+    e = element_bytes
+    fwd = bwd = 0.0
+    if dropout:
+        fwd += 2 * EAGER_DROPOUT_ADD_BYTES_PER_ELEMENT * e * hidden
+        bwd += 2 * EAGER_DROPOUT_ADD_BYTES_PER_ELEMENT * e * hidden
+    if gated:
+        upcast = 4.0 + e if e >= 4.0 else 0.0  # an fp32 run casts nothing
+        fwd += 2 * (EAGER_RMSNORM_FORWARD[0] + EAGER_RMSNORM_FORWARD[1] * e - upcast) * hidden
+        bwd += 2 * (EAGER_RMSNORM_BACKWARD[0] + EAGER_RMSNORM_BACKWARD[1] * e - upcast) * hidden
+        rotary = EAGER_ROTARY_BYTES_PER_ELEMENT * e * (attention_width + kv_width)
+        fwd += rotary
+        bwd += rotary
+        fwd += EAGER_SWIGLU_BYTES_PER_ELEMENT[0] * e * mlp_width
+        bwd += EAGER_SWIGLU_BYTES_PER_ELEMENT[1] * e * mlp_width
+    fwd += EAGER_LORA_BYTES_PER_ELEMENT[0] * e * lora_width
+    bwd += EAGER_LORA_BYTES_PER_ELEMENT[1] * e * lora_width
+    score = EAGER_SCORE_BYTES_PER_ELEMENT * e * heads * seq
+    return EagerTraffic(forward=fwd, backward=bwd, score_forward=score, score_backward=score)
+
+
 # Bytes read+written per parameter by the optimizer step (fp32 master, states, 16-bit grad in,
 # 16-bit weight out): AdamW 4+4+4+2 read, 4+4+4+2 written = 28.
 OPTIMIZER_TRAFFIC_BYTES: dict[str, float] = {

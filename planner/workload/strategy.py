@@ -197,6 +197,9 @@ class TrainFacts:
     # hand-built facts: every layout, no stack factor
     framework: FrameworkProfile | None = None
     framework_auto: bool = False
+    # bytes per token and layer an eager stack's separate elementwise kernels stream beyond a fused
+    # stack's (efficiency.eager_traffic); None for a fused or compiled stack
+    eager_traffic: eff.EagerTraffic | None = None
     # host seconds an eager stack takes to dispatch one transformer layer of a micro-batch
     # (eager_host_seconds): the stack's per-layer figure for this layer's kind and adapters; 0 for
     # a fused or compiled stack
@@ -724,6 +727,9 @@ class _PerSequence(NamedTuple):
     # of ``stage_flops``, the attention core's (counted at ``1 + attention_extra``): what a context-
     # parallel ring's exchanges overlap (:func:`exposed_ring_seconds`)
     attention_flops: float = 0.0
+    # bytes this GPU's stage streams per sequence through an eager stack's separate elementwise
+    # kernels (efficiency.eager_traffic), beyond ``passes`` x ``traffic_bytes``
+    eager_bytes: float = 0.0
 
 
 # Recompute modes from the least recompute to the most: the order the search tries them in and
@@ -803,7 +809,19 @@ def _per_sequence(
         recomputed_layers=recomputed_layers if block else 0,
         stage_layers=n if block else 0,
         attention_flops=attention_here,
+        eager_bytes=_eager_bytes(f, tp, pp, cp, flash, share),
     )
+
+
+def _eager_bytes(f: TrainFacts, tp: int, pp: int, cp: int, flash: bool, share: float) -> float:
+    """Bytes an eager stack's separate elementwise kernels stream per sequence on this GPU's stage
+    (:func:`~planner.workload.efficiency.eager_traffic`): its layers' tokens, split over the tensor-
+    and context-parallel ranks, the recomputed share's forward pass again, the attention scores'
+    kernels where no fused attention kernel runs."""
+    if f.eager_traffic is None or not f.transformer:
+        return 0.0
+    per_token = f.eager_traffic.per_token(scores=not flash, recompute_share=share)
+    return per_token * f.seq * (f.layers / pp) / (tp * cp)
 
 
 def _activation_bytes(
@@ -1300,6 +1318,8 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     g = _matmul_efficiency(f, s, lay.tp, b, seq.stage_flops, seq.head_flops, lay.ep, lay.cp)
     t_matmul = b * seq.stage_flops / (s.peak_flops * g)
     t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s + lay.cast_s
+    # an eager stack's separate elementwise kernels, each a streaming kernel of its own
+    t_mb += b * seq.eager_bytes / (s.bytes_per_s * eff.MEMORY_BW_FRACTION)
     t_mb += _routing_seconds(f, s, lay, b, seq.recompute_share)
     t_ring = 0.0
     if lay.cp > 1:

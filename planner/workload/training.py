@@ -101,6 +101,9 @@ class _Shape:
     autocast_act_per_seq_layer: float = 0.0
     autocast_score_per_seq_layer: float = 0.0
     uncast_embedding: float = 0.0
+    # an eager stack's separate elementwise kernels (efficiency.eager_traffic); None for a fused or
+    # compiled stack
+    eager_traffic: eff.EagerTraffic | None = None
 
 
 def _fp32_norms_counted(spec: WorkloadSpec) -> bool:
@@ -145,6 +148,48 @@ def layer_bytes_per_sbh(spec: WorkloadSpec, precision: str) -> float:
         attention_ratio=ratio,
         mlp_bytes=mlp,
         norm_extra_bytes=norms,
+    )
+
+
+def _lora_output_width(spec: WorkloadSpec, mlp_width: float) -> float:
+    """Summed output widths of the linear layers LoRA adapts (``training.lora_targets``): the
+    queries and values, or all four attention projections, or those and the MLP's (a gated MLP's
+    gate and up projections at its width, the down projection at the hidden size)."""
+    m = spec.model
+    w, kv, h = float(m.attention_width), float(m.kv_width), float(m.hidden or 1)
+    targets = spec.train.lora_targets
+    if targets == "qv":
+        return w + kv
+    attention = w + 2.0 * kv + h
+    if targets == "attention":
+        return attention
+    gated = m.mlp == "gated" or m.is_moe
+    return attention + (2.0 if gated else 1.0) * mlp_width + h
+
+
+def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | None:
+    """The :class:`~planner.workload.efficiency.EagerTraffic` of one of the model's layers under its
+    stack, or None where the stack fuses its layers (``fused_layers`` in frameworks.yaml)."""
+    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
+    if stack.fused_layers:
+        return None
+    m = spec.model
+    h = float(m.hidden or 1)
+    if m.is_moe and m.expert_ffn > 0:
+        mlp_width = float(m.expert_ffn) * int(m.experts_per_token or 1)
+    else:
+        mlp_width = float(m.ffn) if m.ffn is not None else 4.0 * h
+    return eff.eager_traffic(
+        hidden=h,
+        attention_width=float(m.attention_width),
+        kv_width=float(m.kv_width),
+        mlp_width=mlp_width,
+        heads=int(m.heads or 1),
+        seq=spec.seq_len,
+        gated=m.mlp == "gated" or m.is_moe,
+        dropout=dropout_on(spec),
+        element_bytes=eff.result_bytes(spec.train.precision.value),
+        lora_width=_lora_output_width(spec, mlp_width) if meth in ("lora", "qlora") else 0.0,
     )
 
 
@@ -232,6 +277,7 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
         uncast_embedding=float(vocab * h)
         if meth == "full" and not (logits and m.tied_embeddings is not False)
         else 0.0,
+        eager_traffic=layer_eager_traffic(spec, meth),
     )
 
 
@@ -386,6 +432,7 @@ def _compute_train_facts(
         else 0.0,
         autocast_act_per_seq_layer=shape.autocast_act_per_seq_layer if autocast else 0.0,
         autocast_score_per_seq_layer=shape.autocast_score_per_seq_layer if autocast else 0.0,
+        eager_traffic=shape.eager_traffic,
     )
 
 
@@ -500,10 +547,17 @@ def _framework_assumption(f: TrainFacts) -> str:
         if stack.tensor_parallel
         else "data parallel and ZeRO/FSDP sharding only"
     )
+    eager = (
+        f"; its unfused elementwise kernels stream {f.eager_traffic.per_token(scores=False) / 1e6:.2g}"
+        " MB a token and layer beyond a fused stack's (forward and backward), at the memory bandwidth"
+        if f.eager_traffic is not None
+        else ""
+    )
     return (
         f"software stack: {stack.name} ({why}): {stack.description}; {layouts}; matmul efficiency "
         f"x{stack.stack:g}"
         + (f"; {stack.compile_seconds:g} s graph compilation" if stack.compile_seconds else "")
+        + eager
         + f" ({stack.source})"
     )
 
