@@ -36,8 +36,9 @@ MAX_FACTOR = 10.0
 # revisions were recorded (a file without the field); 2: an eager stack's host dispatch time per
 # layer (eager fine-tunes of small models or short micro-batches up to ~4x slower); 3: an eager
 # stack's separate elementwise kernels stream their own memory traffic (efficiency.eager_traffic),
-# its matmul factors re-derived (eager Llama-style fine-tunes up to ~15% slower, BERT-style faster).
-ESTIMATOR_REVISION = 3
+# its matmul factors re-derived (eager Llama-style fine-tunes up to ~15% slower, BERT-style faster);
+# 4: QLoRA's dequantisation streamed per micro-batch in place of a flat 1.39x slowdown.
+ESTIMATOR_REVISION = 4
 
 
 @dataclass(frozen=True)

@@ -111,9 +111,17 @@ GATED_LAYER_HOST_FACTOR = 1.25
 # projections, as memory.LORA_PARAMS_BY_TARGETS counts them).
 LORA_MODULE_HOST_SHARE = 0.135
 LORA_MODULES_BY_TARGETS = {"all-linear": 7, "attention": 4, "qv": 2}
-# QLoRA dequantises the NF4 weights in every matmul: ~39% longer runtime than LoRA
-# (S. Raschka, "Practical Tips for Finetuning LLMs Using LoRA", 2023).
-QLORA_SLOWDOWN = 1.39
+# QLoRA keeps the frozen linear weights in 4-bit NF4 and multiplies by a 16-bit copy it makes on the
+# fly: bitsandbytes' MatMul4Bit dequantises the whole weight (``dequantize_4bit``) before the
+# forward matmul and again in the backward pass for the input gradient (torchao's NF4 linear
+# likewise), so every micro-batch reads each quantised weight's 4.127 bits and writes its 2-byte
+# copy twice, three times where the layer's forward pass is recomputed.  The copy's read by the
+# matmul is what a 16-bit LoRA layer reads anyway.  A cost per micro-batch, whatever its tokens: on a
+# 7B model at one 512-token sequence on an A100 it is ~25% of the step, in line with the ~39% longer
+# runtime of QLoRA than LoRA measured there (S. Raschka, "Practical Tips for Finetuning LLMs Using
+# LoRA", 2023), and on a 300 GB/s L4 it weighs more.
+QLORA_DEQUANT_WRITE_BYTES_PER_PARAM = 2.0
+QLORA_DEQUANT_PASSES = 2.0  # forward and the backward input gradient; a recomputed forward adds one
 # Activation bytes are written (fwd), read (bwd) and their gradients written: 3 passes (4 with
 # full recompute, which writes them again).
 ACTIVATION_PASSES = 3.0

@@ -51,6 +51,7 @@ from planner.workload.memory import (
     FRAMEWORK_FIXED_GIB,
     GIB,
     NVME_GRADIENT_BYTES_PER_PARAM,
+    QLORA_BYTES_PER_PARAM,
     StateBytes,
     autocast_cache_bytes,
     block_recompute_bytes_per_layer,
@@ -200,6 +201,8 @@ class TrainFacts:
     # bytes per token and layer an eager stack's separate elementwise kernels stream beyond a fused
     # stack's (efficiency.eager_traffic); None for a fused or compiled stack
     eager_traffic: eff.EagerTraffic | None = None
+    # QLoRA's frozen parameters kept in NF4, dequantised for every matmul (0 without QLoRA)
+    quantised_params: float = 0.0
     # host seconds an eager stack takes to dispatch one transformer layer of a micro-batch
     # (eager_host_seconds): the stack's per-layer figure for this layer's kind and adapters; 0 for
     # a fused or compiled stack
@@ -413,8 +416,6 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
     peak, fraction = eff.precision_peak(gpu, f.precision, f.linear_share)
     bw = gpu.memory_bandwidth_gb_per_s * 1e9
     stack = f.framework.stack if f.framework is not None else 1.0
-    if f.method == "qlora":
-        stack /= eff.QLORA_SLOWDOWN
     # matmul results are written in the precision's own width (fp32 and tf32: 4 bytes, not 2)
     ops_per_byte = peak / bw * eff.result_bytes(f.precision) / 2.0
     # the traffic the calibrated fraction held was streamed at the calibration part's bandwidth
@@ -1212,6 +1213,20 @@ def moe_host_seconds(f: TrainFacts, lay: _Layout, recompute_share: float) -> flo
 EAGER_FORWARD_SHARE = 1.0 / 3.0
 
 
+def qlora_dequant_seconds(f: TrainFacts, s: _Search, lay: _Layout, recompute_share: float) -> float:
+    """Seconds a micro-batch spends dequantising QLoRA's NF4 weights on this GPU: its stage's share
+    of them over the tensor-parallel ranks, read at 4.127 bits and written at 16, for the forward
+    and backward matmuls and the recomputed forward (a share ``recompute_share`` of the layers),
+    at the streaming share of the bandwidth; whatever the micro-batch's tokens."""
+    if f.quantised_params <= 0:
+        return 0.0
+    per_pass = (QLORA_BYTES_PER_PARAM + eff.QLORA_DEQUANT_WRITE_BYTES_PER_PARAM) * (
+        f.quantised_params / (lay.tp * lay.pp)
+    )
+    passes = eff.QLORA_DEQUANT_PASSES + recompute_share
+    return passes * per_pass / (s.bytes_per_s * eff.MEMORY_BW_FRACTION)
+
+
 def eager_host_seconds(f: TrainFacts, lay: _Layout, recompute_share: float) -> float:
     """Seconds the host of an eager stack takes to dispatch one micro-batch of this stage's
     transformer layers (``f.eager_host_s_per_layer``, :func:`planner.workload.training.eager_host_per_layer`;
@@ -1320,6 +1335,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s + lay.cast_s
     # an eager stack's separate elementwise kernels, each a streaming kernel of its own
     t_mb += b * seq.eager_bytes / (s.bytes_per_s * eff.MEMORY_BW_FRACTION)
+    t_mb += qlora_dequant_seconds(f, s, lay, seq.recompute_share)
     t_mb += _routing_seconds(f, s, lay, b, seq.recompute_share)
     t_ring = 0.0
     if lay.cp > 1:

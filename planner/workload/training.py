@@ -433,7 +433,16 @@ def _compute_train_facts(
         autocast_act_per_seq_layer=shape.autocast_act_per_seq_layer if autocast else 0.0,
         autocast_score_per_seq_layer=shape.autocast_score_per_seq_layer if autocast else 0.0,
         eager_traffic=shape.eager_traffic,
+        quantised_params=_quantised_params(spec, params, shape) if meth == "qlora" else 0.0,
     )
+
+
+def _quantised_params(spec: WorkloadSpec, params: float, shape: _Shape) -> float:
+    """The frozen parameters QLoRA keeps in NF4: all but the trainable adapters and the 16-bit token
+    embedding (and the output head, unless tied to it; memory.qlora_frozen_bytes_per_param)."""
+    frozen = max(params - shape.trainable, 0.0)
+    tied = spec.model.tied_embeddings is not False
+    return max(frozen - float(shape.vocab) * shape.hidden * (1 if tied else 2), 0.0)
 
 
 _facts_memo = functools.lru_cache(maxsize=_FACTS_MEMO_SIZE)(_compute_train_facts)
@@ -782,7 +791,10 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
     if f.framework is not None and f.framework.stack != 1.0:
         text += f"; x{f.framework.stack:g} for the {f.framework.name} software stack"
     if f.method == "qlora":
-        text += f"; /{eff.QLORA_SLOWDOWN} for QLoRA dequantisation"
+        text += (
+            "; QLoRA dequantises its 4-bit weights to 16 bits for each forward and backward matmul, "
+            "streamed at the memory bandwidth every micro-batch"
+        )
     return text
 
 
