@@ -41,15 +41,29 @@ def test_mosaic_worker_rate_by_hand() -> None:
     assert dl.mosaic_images_per_s() == pytest.approx(113.57, rel=1e-4)
 
 
-def test_default_loader_binds_resnet50_on_an_a100() -> None:
+def test_five_workers_bind_resnet50_on_an_a100() -> None:
     # 5 workers x 387.48 img/s = 1,937.4 img/s; one epoch 1,281,167 / 1,937.4 = 661.3 s
-    raw = _resnet()
+    raw = _resnet(loader_workers_per_gpu=5)
     assert _steps_seconds(raw) == pytest.approx(661.28, rel=1e-3)
     est = estimate(parse_workload(raw), resolve_gpu("A100-80GB"), 1)
     assert dl.LOADER_ADVICE in est.suggestions
     line = next(a for a in est.assumptions if a.startswith("CPU data loader"))
     assert "5 workers per GPU" in line and "1,937 img/s per GPU" in line
     assert "longer than the GPU's" in line
+
+
+def test_unstated_workers_are_assumed_to_keep_up_and_the_estimate_names_how_many() -> None:
+    raw = _resnet()
+    gpu_only = _steps_seconds(_resnet(loader="gpu"))
+    assert _steps_seconds(raw) == pytest.approx(gpu_only, rel=1e-9)
+    est = estimate(parse_workload(raw), resolve_gpu("A100-80GB"), 1)
+    assert dl.LOADER_ADVICE not in est.suggestions
+    line = next(a for a in est.assumptions if a.startswith("CPU data loader"))
+    # the GPU's own rate over one worker's 387.48 img/s, rounded up
+    steps = est.time_breakdown_hours["training steps"] * 3600.0 / (IMAGENET / 256)
+    needed = -(-256 / (steps * dl.classification_images_per_s()) // 1)
+    assert f"takes {int(needed)} workers per GPU" in line
+    assert needed > dl.DEFAULT_WORKERS_PER_GPU  # an A100 outruns a p4d host's spare cores
 
 
 def test_loader_that_keeps_up_leaves_the_gpu_time() -> None:
@@ -79,7 +93,8 @@ def test_loader_time_scales_with_workers_when_it_binds() -> None:
 
 def test_each_gpu_brings_its_own_workers() -> None:
     # 8 GPUs, 5 workers each: 8 x 1,937.4 img/s = 15,499 img/s; 82.7 s an epoch
-    assert _steps_seconds(_resnet(), "A100-80GB", 8) == pytest.approx(82.66, rel=2e-3)
+    raw = _resnet(loader_workers_per_gpu=5)
+    assert _steps_seconds(raw, "A100-80GB", 8) == pytest.approx(82.66, rel=2e-3)
 
 
 def test_mosaic_pipeline_is_slower_than_classification() -> None:

@@ -15,6 +15,7 @@ the cap.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from planner.workload.spec import WorkloadSpec
@@ -44,7 +45,10 @@ MOSAIC_PIXEL_FACTOR = 2.0
 # Host cores per GPU on cloud GPU instances (AWS instance-type specifications): p4d.24xlarge has
 # 96 vCPUs for 8 A100s, p5.48xlarge 192 vCPUs for 8 H100s, p3.2xlarge 8 vCPUs for 1 V100; a vCPU
 # is one hyper-thread, so p4d's 48 physical cores give 6 per GPU.  One of them runs the training
-# process itself, leaving 5 DataLoader workers per GPU (U: one worker per physical core).
+# process itself, leaving 5 DataLoader workers per GPU (U: one worker per physical core).  Used
+# only to say how the estimate would move on such a host: a workload that does not give
+# ``data.loader_workers_per_gpu`` is estimated as if its loader kept up (published runs are mostly
+# fed by many workers or a GPU decoder), and the assumptions name the workers that takes.
 DEFAULT_WORKERS_PER_GPU = 5
 
 _VISION_ARCHS = ("cnn", "unet", "diffusion")
@@ -67,6 +71,12 @@ class LoaderLimit:
     def seconds_per_image(self) -> float:
         """Seconds of one GPU's loader time per image (its workers in parallel)."""
         return 1.0 / self.images_per_s_per_gpu
+
+    @property
+    def capped_seconds_per_image(self) -> float:
+        """What the step is capped at per image: the workers' time where the workload gives its
+        workers, none (0) where they are assumed to keep up."""
+        return 0.0 if self.workers_defaulted else self.seconds_per_image
 
 
 def classification_images_per_s() -> float:
@@ -111,8 +121,19 @@ def loader_limit(spec: WorkloadSpec) -> LoaderLimit | None:
 
 
 def loader_assumption(limit: LoaderLimit, step_images: float, step_s: float, binds: bool) -> str:
-    """The assumptions line: the loader's rate per GPU and whether it sets the step time."""
-    default = " (default: AWS p4d, 6 cores per GPU less the training process)"
+    """The assumptions line: the loader's rate per GPU and whether it sets the step time; where
+    the workload does not give its workers, the workers per GPU that keep up with the GPU's step of
+    ``step_s`` seconds (no cap applied)."""
+    if limit.workers_defaulted:
+        needed = math.ceil(step_images / (step_s * limit.images_per_s_per_worker) - 1e-9)
+        return (
+            f"CPU data loader ({limit.pipeline}) assumed to keep up: at "
+            f"{limit.images_per_s_per_worker:,.0f} img/s per worker that takes {needed} workers per "
+            f"GPU (an AWS p4d host has {DEFAULT_WORKERS_PER_GPU} to spare per GPU); set "
+            "data.loader_workers_per_gpu to cap the estimate by your host's, or data.loader: gpu "
+            "for a GPU decoder; single-thread stage costs on ImageNet JPEGs from arXiv:2605.08731 "
+            "(decode) and the albumentations-team benchmark (augmentations)"
+        )
     where = (
         f"caps each step at {step_images:,.4g} images / {limit.images_per_s_per_gpu:,.0f} img/s = "
         f"{step_s:.3g} s, longer than the GPU's"
@@ -121,7 +142,7 @@ def loader_assumption(limit: LoaderLimit, step_images: float, step_s: float, bin
     )
     return (
         f"CPU data loader ({limit.pipeline}): {limit.workers} workers per GPU"
-        f"{default if limit.workers_defaulted else ''} x {limit.images_per_s_per_worker:,.0f} img/s "
+        f" x {limit.images_per_s_per_worker:,.0f} img/s "
         f"per worker = {limit.images_per_s_per_gpu:,.0f} img/s per GPU, {where}; single-thread "
         "stage costs on ImageNet JPEGs from arXiv:2605.08731 (decode) and the "
         "albumentations-team benchmark (augmentations)"

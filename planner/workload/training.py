@@ -435,7 +435,7 @@ def _compute_train_facts(
         autocast_act_per_seq_layer=shape.autocast_act_per_seq_layer if autocast else 0.0,
         autocast_score_per_seq_layer=shape.autocast_score_per_seq_layer if autocast else 0.0,
         eager_traffic=shape.eager_traffic,
-        loader_s_per_sample=limit.seconds_per_image if limit is not None else 0.0,
+        loader_s_per_sample=limit.capped_seconds_per_image if limit is not None else 0.0,
     )
 
 
@@ -1024,8 +1024,9 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     if limit is not None:
         step_images = math.ceil(f.global_batch / s.data_parallel - 1e-9)
         loader_s = step_images * limit.seconds_per_image
-        binds = loader_s >= cand.step_s * (1.0 - 1e-9)
-        assumptions = [*assumptions, loader_assumption(limit, step_images, loader_s, binds)]
+        binds = not limit.workers_defaulted and loader_s >= cand.step_s * (1.0 - 1e-9)
+        shown_s = cand.step_s if limit.workers_defaulted else loader_s
+        assumptions = [*assumptions, loader_assumption(limit, step_images, shown_s, binds)]
         if binds:
             suggestions = [*suggestions, LOADER_ADVICE]
     return make_estimate(
