@@ -163,6 +163,9 @@ MAX_PARAMS = 1e14
 MAX_TOKENS = 1e15
 MAX_SAMPLES = 1e13
 MAX_EPOCHS = 1e4
+# DataLoader worker processes per GPU: a host has at most a few hundred cores (AWS p5.48xlarge:
+# 192 vCPUs for 8 GPUs)
+MAX_LOADER_WORKERS = 256
 MAX_SEQ_LEN = 100_000_000
 MAX_BATCH_TOKENS = 1e9
 MAX_PIECES = 100_000
@@ -341,6 +344,16 @@ class DataSection(_Section):
     # ``eval_tokens`` tokens (samples for a non-transformer); none when unset
     eval_every: int | None = Field(default=None, ge=1, le=10**9)
     eval_tokens: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
+    # vision models (arch cnn, unet, diffusion): who decodes and augments the images
+    # (planner.workload.data_loader).  ``cpu``: DataLoader worker processes on the host, each
+    # preparing images at the pipeline's per-core rate; ``gpu``: a GPU decoder (NVIDIA DALI,
+    # nvJPEG) or pre-decoded, cached data, no CPU cap.  ``augmentation`` picks the pipeline:
+    # ``classification`` (decode, RandomResizedCrop, flip) or ``mosaic`` (YOLO-style, four
+    # decodes per 640 px training image).  ``loader_workers_per_gpu``: worker processes (one
+    # host core each) feeding each GPU; unset: the default of data_loader.DEFAULT_WORKERS_PER_GPU
+    loader: Literal["cpu", "gpu"] = "cpu"
+    augmentation: Literal["classification", "mosaic"] = "classification"
+    loader_workers_per_gpu: int | None = Field(default=None, ge=1, le=MAX_LOADER_WORKERS)
 
     @model_validator(mode="after")
     def _eval_pair(self) -> DataSection:
@@ -770,13 +783,37 @@ class WorkloadSpec(_Section):
         if m.is_transformer:
             if d.tokens is None and d.samples is None:
                 raise FieldError("data", "needs tokens, or samples (x epochs)")
+            self._check_loader_keys(d, m.arch)
             self._check_batch()
         else:
             if d.samples is None:
                 raise FieldError("data.samples", f"is required for a {m.arch} model")
             if (d.flops_per_sample or m.flops_per_sample) is None:
                 raise FieldError("data.flops_per_sample", f"is required for a {m.arch} model")
+            if d.loader == "gpu" and d.loader_workers_per_gpu is not None:
+                raise FieldError(
+                    "data.loader_workers_per_gpu",
+                    "counts CPU DataLoader workers, and data.loader: gpu decodes on the GPU "
+                    "with no CPU cap: drop one of them",
+                )
         return self
+
+    @staticmethod
+    def _check_loader_keys(d: DataSection, arch: str) -> None:
+        """The image loader's keys describe decoding images; a transformer reads tokens."""
+        if d.loader_workers_per_gpu is not None:
+            raise FieldError(
+                "data.loader_workers_per_gpu",
+                f"applies to image models (arch cnn, unet, diffusion); a {arch} transformer "
+                "reads tokenised text: drop it",
+            )
+        if d.augmentation != "classification" or d.loader != "cpu":
+            key = "data.augmentation" if d.augmentation != "classification" else "data.loader"
+            raise FieldError(
+                key,
+                f"applies to image models (arch cnn, unet, diffusion); a {arch} transformer "
+                "reads tokenised text: drop it",
+            )
 
     def _check_batch(self) -> None:
         """A global batch holds at least one whole sequence, and a pinned micro-batch is a slice

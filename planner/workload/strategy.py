@@ -258,6 +258,10 @@ class TrainFacts:
     autocast_params: float = 0.0
     autocast_act_per_seq_layer: float = 0.0
     autocast_score_per_seq_layer: float = 0.0
+    # an image model's CPU data loader (planner.workload.data_loader): seconds of one GPU's loader
+    # time per sample (0: no CPU loader, e.g. a transformer or a GPU decoder); a step lasts at
+    # least the busiest rank's samples times this, the loader running ahead of the GPU
+    loader_s_per_sample: float = 0.0
 
 
 def autocast_layout(f: TrainFacts, zero: int) -> bool:
@@ -1370,6 +1374,10 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     memory = _memory_bytes(lay, act)
     spilled, paging_s = _paging(s, lay, memory)
     step = (compute + exposed + lay.optimizer_s + paging_s + nvme_exposed) * s.straggler
+    # the host's DataLoader prepares the next batches while the GPU works: the slower sets the step
+    # (each of a rank's GPUs brings its own loader workers)
+    gpus_per_rank = lay.tp * lay.pp * lay.cp
+    step = max(step, busiest * f.loader_s_per_sample / gpus_per_rank)
     return _Costed(
         lay=lay,
         seq=seq,

@@ -24,6 +24,7 @@ from planner.schema import Fabric, Interconnect
 from planner.workload import compute
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
+from planner.workload.data_loader import LOADER_ADVICE, loader_assumption, loader_limit
 from planner.workload.estimate_types import Estimate, Topology, make_estimate, topology_links
 from planner.workload.frameworks import FrameworkProfile, resolve_framework
 from planner.workload.parallel import Links
@@ -333,6 +334,7 @@ def _compute_train_facts(
     precision = t.precision.value
     transformer = spec.model.is_transformer
     shape = _transformer_shape(spec, params, meth) if transformer else _other_shape(spec, params)
+    limit = loader_limit(spec)
     frozen_bytes = (
         mem.qlora_frozen_bytes_per_param(
             params - shape.trainable,
@@ -434,6 +436,7 @@ def _compute_train_facts(
         autocast_score_per_seq_layer=shape.autocast_score_per_seq_layer if autocast else 0.0,
         eager_traffic=shape.eager_traffic,
         quantised_params=_quantised_params(spec, params, shape) if meth == "qlora" else 0.0,
+        loader_s_per_sample=limit.capped_seconds_per_image if limit is not None else 0.0,
     )
 
 
@@ -1028,6 +1031,16 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         assumptions = [*assumptions, nvme_assumption(spec, f, cand, gpn, rounds)]
     if f.paged_bytes:
         assumptions = [*assumptions, paged_assumption(f, cand, gpu, rounds)]
+    suggestions = _busy_notes(spec, f, cand, count, size * concurrent)
+    limit = loader_limit(spec)
+    if limit is not None:
+        step_images = math.ceil(f.global_batch / s.data_parallel - 1e-9)
+        loader_s = step_images * limit.seconds_per_image
+        binds = not limit.workers_defaulted and loader_s >= cand.step_s * (1.0 - 1e-9)
+        shown_s = cand.step_s if limit.workers_defaulted else loader_s
+        assumptions = [*assumptions, loader_assumption(limit, step_images, shown_s, binds)]
+        if binds:
+            suggestions = [*suggestions, LOADER_ADVICE]
     return make_estimate(
         spec,
         gpu,
@@ -1043,7 +1056,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         interconnect=interconnect_required(s, sub),
         fabric=_fabric_required(spec, gpu, cand, sub, flash),
         checkpoint_gib=checkpoint_bytes(f) / mem.GIB,
-        suggestions=_busy_notes(spec, f, cand, count, size * concurrent),
+        suggestions=suggestions,
         assumptions=assumptions,
         goodput=steady_s / total_s if total_s > 0 else 1.0,
         time_breakdown_hours={k: v / 3600.0 for k, v in phases.items()},
