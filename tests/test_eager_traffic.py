@@ -74,8 +74,9 @@ def test_a_post_norm_bert_layer_pays_its_dropout_adds_and_the_scores_scale_and_m
     assert t.per_token(scores=True, recompute_share=1.0) == 2 * (8192 + 65536) + 8192 + 65536
 
 
-def test_a_llama_layer_pays_its_rmsnorms_rotary_and_swiglu() -> None:
-    t = eff.eager_traffic(
+def llama_layer(element_bytes: float) -> eff.EagerTraffic:
+    """A Llama-2-7B layer: hidden 4,096, MLP 11,008, 32 heads, 2,048 tokens, no dropout."""
+    return eff.eager_traffic(
         hidden=4096,
         attention_width=4096,
         kv_width=4096,
@@ -84,23 +85,17 @@ def test_a_llama_layer_pays_its_rmsnorms_rotary_and_swiglu() -> None:
         seq=2048,
         gated=True,
         dropout=False,
-        element_bytes=2.0,
+        element_bytes=element_bytes,
     )
+
+
+def test_a_llama_layer_pays_its_rmsnorms_rotary_and_swiglu() -> None:
+    t = llama_layer(2.0)
     # two RMSNorms (28 + 2e forward, 56 + 3e backward per element), the rotary embedding of the
     # queries and keys (8e each way), the SiLU and product (2e forward, 3e backward)
     assert t.forward == 2 * (28 + 4) * 4096 + 8 * 2 * 8192 + 2 * 2 * 11008
     assert t.backward == 2 * (56 + 6) * 4096 + 8 * 2 * 8192 + 3 * 2 * 11008
-    fp32 = eff.eager_traffic(
-        hidden=4096,
-        attention_width=4096,
-        kv_width=4096,
-        mlp_width=11008,
-        heads=32,
-        seq=2048,
-        gated=True,
-        dropout=False,
-        element_bytes=4.0,
-    )
+    fp32 = llama_layer(4.0)
     # in fp32 the norm's upcast and its backward cast do nothing: 4 + e fewer bytes each way
     assert fp32.forward == 2 * (28 + 8 - 8) * 4096 + 8 * 4 * 8192 + 2 * 4 * 11008
 
