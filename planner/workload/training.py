@@ -559,12 +559,20 @@ def _framework_assumption(f: TrainFacts) -> str:
         if stack.tensor_parallel
         else "data parallel and ZeRO/FSDP sharding only"
     )
-    eager = (
-        f"; its unfused elementwise kernels stream {f.eager_traffic.per_token(scores=False) / 1e6:.2g}"
-        " MB a token and layer beyond a fused stack's (forward and backward), at the memory bandwidth"
-        if f.eager_traffic is not None
-        else ""
-    )
+    eager = ""
+    if f.eager_traffic is not None:
+        t = f.eager_traffic
+        scores = t.score_forward + t.score_backward
+        eager = (
+            f"; its unfused elementwise kernels stream {t.per_token(scores=False) / 1e6:.2g} MB a "
+            "token and layer beyond a fused stack's (forward and backward)"
+            + (
+                f", {scores / 1e6:.2g} MB more where the attention scores are materialised"
+                if scores
+                else ""
+            )
+            + ", at the memory bandwidth"
+        )
     return (
         f"software stack: {stack.name} ({why}): {stack.description}; {layouts}; matmul efficiency "
         f"x{stack.stack:g}"
