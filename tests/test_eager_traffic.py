@@ -64,14 +64,17 @@ def test_a_post_norm_bert_layer_pays_its_dropout_adds_and_the_scores_scale_and_m
         dropout=True,
         element_bytes=2.0,
     )
-    # two dropout-add sites, 2 extra bytes per element each way at 2 bytes an element
-    assert t.forward == t.backward == 2 * 2 * 2 * 1024
-    # the scale and the mask kernels: 4 element-passes each way over 16 x 512 scores per token
-    assert t.score_forward == t.score_backward == 4 * 2 * 16 * 512
-    assert t.per_token(scores=False) == 2 * 8192
-    assert t.per_token(scores=True) == 2 * 8192 + 2 * 65536
+    # two dropout-add sites, 2 extra element-passes forward at 2 bytes an element; none backward
+    assert t.forward == 2 * 2 * 2 * 1024
+    assert t.backward == 0.0
+    # the scale and the mask kernels: 4 element-passes forward over 16 x 512 scores per token,
+    # the scale's 2 backward (an added mask's gradient passes through)
+    assert t.score_forward == 4 * 2 * 16 * 512
+    assert t.score_backward == 2 * 2 * 16 * 512
+    assert t.per_token(scores=False) == 8192
+    assert t.per_token(scores=True) == 8192 + 65536 + 32768
     # full recompute runs the forward kernels again, scores and all
-    assert t.per_token(scores=True, recompute_share=1.0) == 2 * (8192 + 65536) + 8192 + 65536
+    assert t.per_token(scores=True, recompute_share=1.0) == 2 * (8192 + 65536) + 32768
 
 
 def llama_layer(element_bytes: float) -> eff.EagerTraffic:
@@ -98,6 +101,34 @@ def test_a_llama_layer_pays_its_rmsnorms_rotary_and_swiglu() -> None:
     fp32 = llama_layer(4.0)
     # in fp32 the norm's upcast and its backward cast do nothing: 4 + e fewer bytes each way
     assert fp32.forward == 2 * (28 + 8 - 8) * 4096 + 8 * 4 * 8192 + 2 * 4 * 11008
+
+
+def test_what_an_eager_layer_also_stores_is_not_streamed_twice() -> None:
+    # the activation passes already write (forward), read and write the gradient of (backward)
+    # what the eager layer stores beyond a fused one: one pass comes off the forward count, two
+    # off the backward
+    plain = llama_layer(2.0)
+    less = eff.eager_traffic(
+        hidden=4096,
+        attention_width=4096,
+        kv_width=4096,
+        mlp_width=11008,
+        heads=32,
+        seq=2048,
+        gated=True,
+        dropout=False,
+        element_bytes=2.0,
+        stored_extra=1000.0,
+    )
+    assert less.forward == plain.forward - 1000.0
+    assert less.backward == plain.backward - 2000.0
+    # a Llama-2-7B layer's stored extras under hf-trainer: the two norms' fp32 inputs (4 bytes
+    # per s·b·h over their 16-bit count) and the SwiGLU's two more f-wide values (2 + 8f/h
+    # against 2 + 6f/h), per token
+    facts = layer_eager_traffic(llama("hf-trainer"), "full")
+    assert facts is not None
+    stored = (4.0 + 2.0 * 11008 / 4096) * 4096
+    assert facts.forward == pytest.approx(plain.forward - stored)
 
 
 def test_lora_pays_its_adapters_outputs_by_target_modules() -> None:

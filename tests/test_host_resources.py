@@ -16,7 +16,6 @@ from planner.catalog import load_offer_book
 from planner.cli import main
 from planner.errors import InfeasibleError
 from planner.optimize.candidates import (
-    DECODE_IMAGES_PER_S_PER_VCPU,
     HOST_RESERVE_GIB,
     OFFLOAD_BYTES_PER_PARAM,
     STARTUP_HOURS,
@@ -24,6 +23,7 @@ from planner.optimize.candidates import (
     loader_slowdown,
 )
 from planner.workload import load_workload
+from planner.workload.data_loader import VCPUS_PER_WORKER, classification_images_per_s
 from tests.conftest import offer_row
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,15 +105,17 @@ def test_no_offer_with_enough_disk_names_the_most_on_offer(tmp_path: Path) -> No
 
 # -- quote constraints: data-loader vCPUs ---------------------------------------------------------
 def test_an_image_workload_needs_cores_to_decode_its_images(tmp_path: Path) -> None:
-    # ResNet-50 on one A10G: the estimate trains at r images/s, so the GPU needs ceil(r / 100)
-    # decoding vCPUs and one for its trainer (8 here); on a 4-vCPU instance the 3 loader cores
-    # decode 300 images/s and the training steps wait for them.
+    # ResNet-50 on one A10G: the estimate trains at r images/s, so the GPU needs ceil(r / p)
+    # loader vCPUs (p: a worker's 387.5 images/s over its core's two vCPUs) and one for its
+    # trainer (5 here); on a 4-vCPU instance the 3 loader vCPUs prepare 3p images/s and the
+    # training steps wait for them.
     spec = load_workload("resnet50-imagenet")
     est = planner.estimate("resnet50-imagenet", "A10G", 1)
     steps_s = est.time_breakdown_hours["training steps"] * 3600
     rate = 1281167 * 90 / steps_s
-    need = math.ceil(rate / DECODE_IMAGES_PER_S_PER_VCPU) + 1
-    assert need == 8
+    per_vcpu = classification_images_per_s() / VCPUS_PER_WORKER
+    need = math.ceil(rate / per_vcpu) + 1
+    assert need == 5
     assert host_need(spec, est, 1).vcpus == need
     path = _write(
         tmp_path / "a10g.csv",
@@ -130,12 +132,12 @@ def test_an_image_workload_needs_cores_to_decode_its_images(tmp_path: Path) -> N
             ),
             offer_row(
                 provider="acme",
-                instance_type="a10g-8cpu",
+                instance_type="a10g-5cpu",
                 gpu_model="A10G",
                 gpu_count=1,
                 vcpus=float(need),
                 interconnect="none",
-                price_on_demand_usd_per_hour=1.2,
+                price_on_demand_usd_per_hour=1.05,
                 price_spot_usd_per_hour=None,
             ),
             offer_row(  # an offer that does not state its vCPUs is not excluded
@@ -157,10 +159,11 @@ def test_an_image_workload_needs_cores_to_decode_its_images(tmp_path: Path) -> N
         providers=("acme",),
         top=3,
     )
-    assert result.plans[0].items[0].instance_type == "a10g-8cpu"
+    assert result.plans[0].items[0].instance_type == "a10g-5cpu"
     assert not any("a10g-4cpu" in x for x in result.excluded)  # slowed, not excluded
     slow = loader_slowdown(host_need(spec, est, 1), 4.0)
-    assert slow == pytest.approx(rate / ((4 - 1) * DECODE_IMAGES_PER_S_PER_VCPU))
+    assert slow == pytest.approx(rate / ((4 - 1) * per_vcpu))
+    assert slow * 1.0 > 1.05  # the slowed 4-vCPU offer costs more than the 5-vCPU one
     assert loader_slowdown(host_need(spec, est, 1), float(need)) == 1.0
     only = _write(
         tmp_path / "a10g-4cpu.csv",

@@ -75,3 +75,20 @@ def test_the_cost_is_per_micro_batch_not_per_token() -> None:
     # the same seconds a step whether the micro-batch holds one sequence or two
     assert steps[1] > 0.1
     assert steps[2] == pytest.approx(steps[1], rel=1e-6)
+
+
+def test_a_partly_filled_last_micro_batch_still_dequantises_everything() -> None:
+    # a global batch of 3 in micro-batches of 2: two micro-batches, each dequantising every
+    # weight, the second with one sequence
+    links = topology_links(L4, ONE, 1)
+    raw = llama_qlora(micro_batch=2).model_dump(mode="json", exclude_none=True)
+    raw["training"]["global_batch_samples"] = 3
+    f = train_facts(parse_workload(raw))
+    best, _ = st.search_training(f, L4, 1, links, flash=True)
+    plain, _ = st.search_training(replace(f, quantised_params=0.0), L4, 1, links, flash=True)
+    assert best is not None and plain is not None
+    assert best.strategy.grad_accumulation == 2
+    s = st._setup(f, L4, 1, links, flash=True)
+    lay = next(st._layouts(f, s, 1, 1))
+    per_micro_batch = st.qlora_dequant_seconds(f, s, lay, 1.0)
+    assert best.step_s - plain.step_s == pytest.approx(2 * per_micro_batch, rel=1e-6)

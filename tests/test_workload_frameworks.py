@@ -96,7 +96,7 @@ def test_auto_names_the_stack_it_chose() -> None:
         "software stack: hf-trainer (auto for fine-tuning" in a for a in finetune.assumptions
     )
     assert any("software stack: any (auto for pre-training" in a for a in pretrain.assumptions)
-    assert "x0.92 for the hf-trainer software stack" in finetune.efficiency_source
+    assert "x0.9 for the hf-trainer software stack" in finetune.efficiency_source
 
 
 def test_an_unknown_framework_names_the_known_ones() -> None:

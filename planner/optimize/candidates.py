@@ -40,6 +40,13 @@ from planner.optimize.spot import (
 from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
+from planner.workload.data_loader import (
+    VCPUS_PER_WORKER,
+    classification_images_per_s,
+    images_per_s_per_vcpu,
+    loader_limit,
+    mosaic_images_per_s,
+)
 from planner.workload.memory import (
     GIB,
     OFFLOAD_HOST_BYTES_PER_PARAM,
@@ -90,14 +97,9 @@ OFFLOAD_BYTES_PER_PARAM = OFFLOAD_HOST_BYTES_PER_PARAM
 # Host RAM the rest takes when states are offloaded: the OS, each rank's CUDA context and
 # framework (~2-3 GiB resident per process) and the pinned staging buffers.  A planning figure.
 HOST_RESERVE_GIB = 8.0
-# JPEG decode + random-resized-crop + flip + normalise on one vCPU, images per second, for
-# ImageNet-sized JPEGs in a PyTorch DataLoader (PIL / libjpeg-turbo): "JPEG decoding at 50-200
-# images/sec per CPU core" (systemoverflow.com, Image Preprocessing: production data pipeline
-# design and throughput); 100 is the middle of that band.  Cross-check: the PyTorch examples
-# maintainers' "at least 32 CPUs for 8 GPUs" for ImageNet ResNet-50 (pytorch/examples#387) is
-# 4 vCPUs per GPU at the ~350 images/s of a V100 of the time.  A pipeline that decodes on the GPU
-# (NVIDIA DALI / nvJPEG) needs far fewer cores; this rule assumes CPU decoding.
-DECODE_IMAGES_PER_S_PER_VCPU = 100.0
+# An image workload's CPU data loader prepares images at its pipeline's rate per worker, a worker
+# per physical core, two vCPUs (planner.workload.data_loader: images_per_s_per_vcpu).  A GPU
+# decoder (data.loader: gpu) or pre-decoded arrays need no more cores than token ids.
 # Token ids need no decoding: one loader worker per GPU keeps up.
 TEXT_LOADER_VCPUS_PER_GPU = 1
 # Every GPU's training process (its rank) also holds a core.
@@ -114,25 +116,28 @@ class HostNeed:
     trainer_vcpus: float = 0.0  # the cores its GPUs' training processes hold
     step_hours: float = 0.0  # hours of training steps the loader must keep fed
     local_disk_gb: float = 0.0  # local NVMe for optimizer states swapped there (offload: nvme)
+    images_per_s_per_vcpu: float = 0.0  # what one loader vCPU prepares (0: no image loader)
 
 
 def loader_slowdown(need: HostNeed, vcpus: float) -> float:
     """How much slower the training steps run when ``vcpus`` cannot decode the images the GPUs
-    would train on: the GPUs wait for the loader, which decodes at
-    :data:`DECODE_IMAGES_PER_S_PER_VCPU` on every core the trainers leave (1: the host keeps up,
-    or does not say how many cores it has; inf: no core is left for loading)."""
+    would train on: the GPUs wait for the loader, which prepares ``need.images_per_s_per_vcpu``
+    on every vCPU the trainers leave (1: the host keeps up, or does not say how many cores it
+    has; inf: no core is left for loading)."""
     if need.images_per_s <= 0 or not math.isfinite(vcpus) or vcpus >= need.vcpus:
         return 1.0
     loaders = vcpus - need.trainer_vcpus
     if loaders <= 0:
         return math.inf
-    return max(need.images_per_s / (loaders * DECODE_IMAGES_PER_S_PER_VCPU), 1.0)
+    return max(need.images_per_s / (loaders * need.images_per_s_per_vcpu), 1.0)
 
 
 def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> HostNeed:
     """The vCPUs and host RAM one instance of ``gpus_per_instance`` GPUs needs to run its share
-    of ``est``: data-loader cores per GPU (image decoding at :data:`DECODE_IMAGES_PER_S_PER_VCPU`
-    for the images per second the estimate trains at, one core for token ids) plus one per
+    of ``est``: data-loader cores per GPU (for an image workload whose loader the estimate assumed
+    to keep up, the vCPUs its pipeline needs for the images per second the estimate trains at;
+    where the workload gives its workers, the estimate is already capped by them and the instance
+    needs their vCPUs; one core for token ids, a GPU decoder or pre-decoded arrays) plus one per
     GPU for its trainer; and, with offloaded optimizer states, the instance's share of
     :data:`OFFLOAD_BYTES_PER_PARAM` per parameter plus :data:`HOST_RESERVE_GIB`.  Inference
     needs nothing here."""
@@ -141,16 +146,20 @@ def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> Host
     s = est.strategy
     used = max(s.gpus_per_piece * s.concurrent_pieces, 1)
     per_instance = min(gpus_per_instance, used)
-    images_per_s = 0.0
-    if spec.model.is_transformer:
+    images_per_s = per_vcpu = 0.0
+    limit = loader_limit(spec)
+    if limit is None:
         loader = float(TEXT_LOADER_VCPUS_PER_GPU)
+    elif not limit.workers_defaulted:
+        loader = float(limit.workers * VCPUS_PER_WORKER)
     else:
         samples = float(spec.data.samples or 0.0) if spec.data is not None else 0.0
         epochs = float(spec.data.epochs) if spec.data is not None else 1.0
         step_hours = est.time_breakdown_hours.get("training steps") or est.wall_hours
         per_gpu = samples * epochs * spec.pieces / max(step_hours * 3600.0, 1e-9) / used
         images_per_s = per_gpu * per_instance
-        loader = float(math.ceil(per_gpu / DECODE_IMAGES_PER_S_PER_VCPU))
+        per_vcpu = images_per_s_per_vcpu(limit)
+        loader = float(math.ceil(per_gpu / per_vcpu))
     vcpus = per_instance * (loader + TRAINER_VCPUS_PER_GPU)
     step_hours = est.time_breakdown_hours.get("training steps") or est.wall_hours
     ram = disk_gb = 0.0
@@ -174,7 +183,13 @@ def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> Host
     elif spec.train.optimizer.value in PAGED_OPTIMIZERS and s.method == "full":
         ram = _paged_host_gib(spec, est, rank_params, per_instance)
     return HostNeed(
-        vcpus, ram, images_per_s, per_instance * TRAINER_VCPUS_PER_GPU, step_hours, disk_gb
+        vcpus,
+        ram,
+        images_per_s,
+        per_instance * TRAINER_VCPUS_PER_GPU,
+        step_hours,
+        disk_gb,
+        images_per_s_per_vcpu=per_vcpu,
     )
 
 
@@ -1135,8 +1150,9 @@ def group_exclusions(exclusions: Sequence[Exclusion]) -> list[str]:
 
 # How the vCPU rule reads in a quote's "Excluded:" line.
 _CPU_RULE = (
-    f"a vCPU decodes ~{DECODE_IMAGES_PER_S_PER_VCPU:g} images/s and each GPU's trainer holds one; "
-    "decoding on the GPU (DALI) needs fewer"
+    "a CPU data loader's worker takes a core (two vCPUs) and prepares "
+    f"~{classification_images_per_s():.0f} ImageNet images/s (~{mosaic_images_per_s():.0f} YOLO "
+    "mosaics), and each GPU's trainer holds a vCPU; decoding on the GPU (DALI) needs fewer"
 )
 
 

@@ -50,8 +50,19 @@ MOSAIC_PIXEL_FACTOR = 2.0
 # ``data.loader_workers_per_gpu`` is estimated as if its loader kept up (published runs are mostly
 # fed by many workers or a GPU decoder), and the assumptions name the workers that takes.
 DEFAULT_WORKERS_PER_GPU = 5
+# vCPUs per DataLoader worker on a cloud instance: a worker is one physical core, and an x86 cloud
+# vCPU is one hyper-thread of a core (AWS EC2 docs, "CPU options": "each vCPU is a thread of a CPU
+# core"); a second hyper-thread adds little to a decode-bound worker (U).
+VCPUS_PER_WORKER = 2
 
 _VISION_ARCHS = ("cnn", "unet", "diffusion")
+
+
+def is_image_model(spec: WorkloadSpec) -> bool:
+    """Whether ``spec`` trains on images: a convolutional, UNet or diffusion model, or an encoder
+    without a vocabulary (a vision transformer reading image patches)."""
+    m = spec.model
+    return m.arch in _VISION_ARCHS or (m.arch == "encoder" and m.vocab == 0)
 
 
 @dataclass(frozen=True)
@@ -105,12 +116,15 @@ _PIPELINES = {
 
 
 def loader_limit(spec: WorkloadSpec) -> LoaderLimit | None:
-    """The CPU loader's limit on ``spec``'s training, or None where there is none: a transformer
-    (tokenised text), or ``data.loader: gpu``."""
+    """The CPU loader's limit on ``spec``'s training, or None where there is none: a model that
+    reads tokenised text, ``data.loader: gpu``, or images decoded ahead of training
+    (``data.augmentation: preprocessed``)."""
     d = spec.data
-    if d is None or spec.model.arch not in _VISION_ARCHS or d.loader != "cpu":
+    if d is None or not is_image_model(spec) or d.loader == "gpu":
         return None
-    name, rate = _PIPELINES[d.augmentation]
+    if d.augmentation == "preprocessed":
+        return None
+    name, rate = _PIPELINES[d.augmentation or "classification"]
     workers = d.loader_workers_per_gpu
     return LoaderLimit(
         pipeline=name,
@@ -128,7 +142,8 @@ def loader_assumption(limit: LoaderLimit, step_images: float, step_s: float, bin
         needed = math.ceil(step_images / (step_s * limit.images_per_s_per_worker) - 1e-9)
         return (
             f"CPU data loader ({limit.pipeline}) assumed to keep up: at "
-            f"{limit.images_per_s_per_worker:,.0f} img/s per worker that takes {needed} workers per "
+            f"{limit.images_per_s_per_worker:,.0f} img/s per worker that takes {needed} "
+            f"worker{'s' if needed != 1 else ''} per "
             f"GPU (an AWS p4d host has {DEFAULT_WORKERS_PER_GPU} to spare per GPU); set "
             "data.loader_workers_per_gpu to cap the estimate by your host's, or data.loader: gpu "
             "for a GPU decoder; single-thread stage costs on ImageNet JPEGs from arXiv:2605.08731 "
@@ -154,3 +169,8 @@ LOADER_ADVICE = (
     "(data.loader_workers_per_gpu), decode on the GPU (NVIDIA DALI, data.loader: gpu) "
     "or train from cached, pre-decoded images"
 )
+
+
+def images_per_s_per_vcpu(limit: LoaderLimit) -> float:
+    """What one vCPU of a cloud instance prepares: a worker's rate over :data:`VCPUS_PER_WORKER`."""
+    return limit.images_per_s_per_worker / VCPUS_PER_WORKER

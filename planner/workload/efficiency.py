@@ -145,10 +145,12 @@ MEMORY_BW_FRACTION = 0.8
 # backward of each operation):
 #
 # - the attention scores where no fused attention kernel runs: the scale (``/ sqrt(d)``) and the mask
-#   (added, or ``torch.where`` for a causal model) as two kernels before the softmax, each reading
-#   and writing every score, forward and backward: 4e each way per score element;
+#   as two kernels before the softmax, each reading and writing every score: 4e forward per score
+#   element; backward only the scale's kernel, 2e (an added mask's gradient passes through without a
+#   kernel; GPT-2's ``torch.where`` would add one, U);
 # - dropout before each of the two residual adds: the dropout's output is written and read again by
-#   the add, and its backward is a kernel of its own: 2e each way per hidden element and site;
+#   the add, 2e forward per hidden element and site; its backward is one kernel either way (a fused
+#   bias-dropout-add has the same), so nothing extra;
 # - an eager RMSNorm (``x.to(float32)``, ``pow(2)``, ``mean``, ``x * rsqrt``, ``.to(dtype)``,
 #   ``weight *``): fp32 intermediates of 4 bytes; 28 + 2e bytes forward and 56 + 3e backward
 #   (the fp32 upcast and its backward cast are no-ops in an fp32 run: 4 + e less each way);
@@ -161,9 +163,11 @@ MEMORY_BW_FRACTION = 0.8
 #
 # A layer's plain GeLU (the bias rides in the addmm), its LayerNorm (one kernel in eager PyTorch
 # too) and its head split and merge cost the same either way.  Rotary embeddings are counted with
-# the gated (Llama-style) layers, as the memory model counts their norms.
-EAGER_SCORE_BYTES_PER_ELEMENT = 4.0  # x e, forward and backward alike
-EAGER_DROPOUT_ADD_BYTES_PER_ELEMENT = 2.0  # x e, each way, per site (two a layer)
+# the gated (Llama-style) layers, as the memory model counts their norms.  What an eager layer also
+# *stores* beyond a fused one (the norms' fp32 inputs, the SwiGLU's intermediate values) is already
+# streamed by the activation passes, so :func:`eager_traffic` takes ``stored_extra`` off its count.
+EAGER_SCORE_BYTES_PER_ELEMENT = (4.0, 2.0)  # x e, forward, backward
+EAGER_DROPOUT_ADD_BYTES_PER_ELEMENT = 2.0  # x e, forward, per site (two a layer)
 EAGER_RMSNORM_FORWARD = (28.0, 2.0)  # fixed bytes + x e
 EAGER_RMSNORM_BACKWARD = (56.0, 3.0)
 EAGER_ROTARY_BYTES_PER_ELEMENT = 8.0  # x e, each way
@@ -202,15 +206,17 @@ def eager_traffic(
     dropout: bool,
     element_bytes: float,
     lora_width: float = 0.0,
+    stored_extra: float = 0.0,
 ) -> EagerTraffic:
     """The :class:`EagerTraffic` of one transformer layer: ``mlp_width`` the gated MLP's width per
     token (an MoE layer's experts per token times each expert's), ``heads x seq`` score elements
-    per token, ``lora_width`` the summed output widths of the LoRA-adapted linear layers."""
+    per token, ``lora_width`` the summed output widths of the LoRA-adapted linear layers,
+    ``stored_extra`` the bytes per token the eager layer stores beyond a fused one, whose write
+    (forward) and read and gradient (backward) the activation passes already stream."""
     e = element_bytes
     fwd = bwd = 0.0
     if dropout:
         fwd += 2 * EAGER_DROPOUT_ADD_BYTES_PER_ELEMENT * e * hidden
-        bwd += 2 * EAGER_DROPOUT_ADD_BYTES_PER_ELEMENT * e * hidden
     if gated:
         upcast = 4.0 + e if e >= 4.0 else 0.0  # an fp32 run casts nothing
         fwd += 2 * (EAGER_RMSNORM_FORWARD[0] + EAGER_RMSNORM_FORWARD[1] * e - upcast) * hidden
@@ -222,8 +228,15 @@ def eager_traffic(
         bwd += EAGER_SWIGLU_BYTES_PER_ELEMENT[1] * e * mlp_width
     fwd += EAGER_LORA_BYTES_PER_ELEMENT[0] * e * lora_width
     bwd += EAGER_LORA_BYTES_PER_ELEMENT[1] * e * lora_width
-    score = EAGER_SCORE_BYTES_PER_ELEMENT * e * heads * seq
-    return EagerTraffic(forward=fwd, backward=bwd, score_forward=score, score_backward=score)
+    fwd = max(fwd - stored_extra, 0.0)
+    bwd = max(bwd - 2.0 * stored_extra, 0.0)
+    scores = e * heads * seq
+    return EagerTraffic(
+        forward=fwd,
+        backward=bwd,
+        score_forward=EAGER_SCORE_BYTES_PER_ELEMENT[0] * scores,
+        score_backward=EAGER_SCORE_BYTES_PER_ELEMENT[1] * scores,
+    )
 
 
 # Bytes read+written per parameter by the optimizer step (fp32 master, states, 16-bit grad in,

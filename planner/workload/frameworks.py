@@ -68,6 +68,16 @@ class FrameworkProfile:
     # micro-batch in an eager stack (frameworks.yaml, eager_host_ms_per_layer): a micro-batch
     # takes the longer of its GPU time and this times its layers; 0 for a fused or compiled stack
     eager_host_s_per_layer: float = 0.0
+    # the matmul factor of a model whose eager elementwise traffic is not counted on its own (image
+    # models: convolutions, UNets, whose activations the traffic model does not break down), which
+    # keeps lumping that traffic in (frameworks.yaml, image_stack); the ``stack`` where not given
+    image_stack: float | None = None
+
+    def matmul_factor(self, transformer: bool) -> float:
+        """The stack's factor on the matmul efficiency for a transformer, or another model."""
+        if transformer or self.image_stack is None:
+            return self.stack
+        return self.image_stack
 
 
 @functools.lru_cache(maxsize=1)
@@ -95,6 +105,7 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 autocast=bool(raw["autocast"]),
                 moe_host_s_per_layer=float(raw["moe_host_ms_per_layer"]) / 1e3,
                 eager_host_s_per_layer=float(raw["eager_host_ms_per_layer"]) / 1e3,
+                image_stack=float(raw["image_stack"]) if "image_stack" in raw else None,
             )
             if not profile.moe_host_s_per_layer >= 0.0:
                 raise ValueError("moe_host_ms_per_layer must be a number >= 0")

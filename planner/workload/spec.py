@@ -344,15 +344,17 @@ class DataSection(_Section):
     # ``eval_tokens`` tokens (samples for a non-transformer); none when unset
     eval_every: int | None = Field(default=None, ge=1, le=10**9)
     eval_tokens: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
-    # vision models (arch cnn, unet, diffusion): who decodes and augments the images
-    # (planner.workload.data_loader).  ``cpu``: DataLoader worker processes on the host, each
-    # preparing images at the pipeline's per-core rate; ``gpu``: a GPU decoder (NVIDIA DALI,
-    # nvJPEG) or pre-decoded, cached data, no CPU cap.  ``augmentation`` picks the pipeline:
-    # ``classification`` (decode, RandomResizedCrop, flip) or ``mosaic`` (YOLO-style, four
-    # decodes per 640 px training image).  ``loader_workers_per_gpu``: worker processes (one
-    # host core each) feeding each GPU; unset: the default of data_loader.DEFAULT_WORKERS_PER_GPU
-    loader: Literal["cpu", "gpu"] = "cpu"
-    augmentation: Literal["classification", "mosaic"] = "classification"
+    # image models (arch cnn, unet, diffusion, and an encoder without a vocabulary: a vision
+    # transformer): who decodes and augments the images (planner.workload.data_loader).  ``cpu``
+    # (unset: the default): DataLoader worker processes on the host, each preparing images at the
+    # pipeline's per-core rate; ``gpu``: a GPU decoder (NVIDIA DALI, nvJPEG), no CPU cap.
+    # ``augmentation`` picks the pipeline: ``classification`` (unset: the default; decode,
+    # RandomResizedCrop, flip), ``mosaic`` (YOLO-style, four decodes per 640 px training image) or
+    # ``preprocessed`` (arrays decoded ahead of training, e.g. medical volumes: no per-image decode
+    # to wait on).  ``loader_workers_per_gpu``: worker processes (one host core each) feeding each
+    # GPU; unset: the loader is assumed to keep up, and the estimate says how many that takes
+    loader: Literal["cpu", "gpu"] | None = None
+    augmentation: Literal["classification", "mosaic", "preprocessed"] | None = None
     loader_workers_per_gpu: int | None = Field(default=None, ge=1, le=MAX_LOADER_WORKERS)
 
     @model_validator(mode="after")
@@ -783,36 +785,41 @@ class WorkloadSpec(_Section):
         if m.is_transformer:
             if d.tokens is None and d.samples is None:
                 raise FieldError("data", "needs tokens, or samples (x epochs)")
-            self._check_loader_keys(d, m.arch)
+            if not (m.arch == "encoder" and m.vocab == 0):
+                self._check_loader_keys(d, m.arch)
             self._check_batch()
         else:
             if d.samples is None:
                 raise FieldError("data.samples", f"is required for a {m.arch} model")
             if (d.flops_per_sample or m.flops_per_sample) is None:
                 raise FieldError("data.flops_per_sample", f"is required for a {m.arch} model")
-            if d.loader == "gpu" and d.loader_workers_per_gpu is not None:
-                raise FieldError(
-                    "data.loader_workers_per_gpu",
-                    "counts CPU DataLoader workers, and data.loader: gpu decodes on the GPU "
-                    "with no CPU cap: drop one of them",
-                )
+        if d.loader == "gpu" and d.loader_workers_per_gpu is not None:
+            raise FieldError(
+                "data.loader_workers_per_gpu",
+                "counts CPU DataLoader workers, and data.loader: gpu decodes on the GPU "
+                "with no CPU cap: drop one of them",
+            )
         return self
 
     @staticmethod
     def _check_loader_keys(d: DataSection, arch: str) -> None:
         """The image loader's keys describe decoding images; a transformer reads tokens."""
-        if d.loader_workers_per_gpu is not None:
-            raise FieldError(
-                "data.loader_workers_per_gpu",
-                f"applies to image models (arch cnn, unet, diffusion); a {arch} transformer "
-                "reads tokenised text: drop it",
+        given = [
+            key
+            for key, value in (
+                ("data.loader", d.loader),
+                ("data.augmentation", d.augmentation),
+                ("data.loader_workers_per_gpu", d.loader_workers_per_gpu),
             )
-        if d.augmentation != "classification" or d.loader != "cpu":
-            key = "data.augmentation" if d.augmentation != "classification" else "data.loader"
+            if value is not None
+        ]
+        if given:
+            article = "an" if arch[:1] in "aeiou" else "a"
             raise FieldError(
-                key,
-                f"applies to image models (arch cnn, unet, diffusion); a {arch} transformer "
-                "reads tokenised text: drop it",
+                given[0],
+                "applies to image models (arch cnn, unet, diffusion, or an encoder with vocab: 0, "
+                f"a vision transformer); {article} {arch} model with a vocabulary reads tokenised "
+                "text: drop it",
             )
 
     def _check_batch(self) -> None:

@@ -419,7 +419,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
     """The per-search constants of :class:`_Search` for ``count`` x ``gpu`` on ``links``."""
     peak, fraction = eff.precision_peak(gpu, f.precision, f.linear_share)
     bw = gpu.memory_bandwidth_gb_per_s * 1e9
-    stack = f.framework.stack if f.framework is not None else 1.0
+    stack = f.framework.matmul_factor(f.transformer) if f.framework is not None else 1.0
     # matmul results are written in the precision's own width (fp32 and tf32: 4 bytes, not 2)
     ops_per_byte = peak / bw * eff.result_bytes(f.precision) / 2.0
     # the traffic the calibrated fraction held was streamed at the calibration part's bandwidth
@@ -1339,7 +1339,9 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     t_mb = t_matmul + seq.passes * b * seq.traffic_bytes / s.bytes_per_s + lay.cast_s
     # an eager stack's separate elementwise kernels, each a streaming kernel of its own
     t_mb += b * seq.eager_bytes / (s.bytes_per_s * eff.MEMORY_BW_FRACTION)
-    t_mb += qlora_dequant_seconds(f, s, lay, seq.recompute_share)
+    # QLoRA's dequantised weight copies: the same whatever the micro-batch's tokens
+    t_dequant = qlora_dequant_seconds(f, s, lay, seq.recompute_share)
+    t_mb += t_dequant
     t_mb += _routing_seconds(f, s, lay, b, seq.recompute_share)
     t_ring = 0.0
     if lay.cp > 1:
@@ -1364,9 +1366,10 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         v, compute, extra = _pipelined(f, s, lay, b, m, t_mb + t_tp, headroom, act1)
         act += extra
     else:
-        # the last micro-batch partly filled: its GPU work in proportion, its host time whole
+        # the last micro-batch partly filled: its GPU work in proportion, its host time and its
+        # QLoRA dequantisation whole
         fill = busiest / b - (m - 1)
-        last = max(fill * t_gpu, t_host) + fill * t_tp + t_moe
+        last = max(fill * (t_gpu - t_dequant) + t_dequant, t_host) + fill * t_tp + t_moe
         compute = (m - 1) * (t_mb + t_tp) + last
     exposed = _exposed_sync_seconds(lay, t_mb, m, v)
     # offload: nvme: the gradients' swap-out shows where it outlasts the last backward pass

@@ -165,7 +165,9 @@ def _lora_output_width(spec: WorkloadSpec, mlp_width: float) -> float:
     if targets == "attention":
         return attention
     gated = m.mlp == "gated" or m.is_moe
-    return attention + (2.0 if gated else 1.0) * mlp_width + h
+    # each routed expert a token visits has its own down projection back to the hidden size
+    downs = int(m.experts_per_token or 1) if m.is_moe else 1
+    return attention + (2.0 if gated else 1.0) * mlp_width + downs * h
 
 
 def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | None:
@@ -176,10 +178,21 @@ def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | Non
         return None
     m = spec.model
     h = float(m.hidden or 1)
+    k = int(m.experts_per_token or 1) if m.is_moe else 1
     if m.is_moe and m.expert_ffn > 0:
-        mlp_width = float(m.expert_ffn) * int(m.experts_per_token or 1)
+        mlp_width = float(m.expert_ffn) * k
     else:
-        mlp_width = float(m.ffn) if m.ffn is not None else 4.0 * h
+        mlp_width = (float(m.ffn) if m.ffn is not None else 4.0 * h) * k
+    gated = m.mlp == "gated" or m.is_moe
+    precision = spec.train.precision.value
+    stored_extra = 0.0
+    if gated:
+        # the eager layer's stored extras (memory.py): the norms' fp32 inputs and the SwiGLU's
+        # intermediate values beyond the fused kernel's
+        width = mlp_width / k / h
+        unfused = mem.mlp_bytes_per_sbh(width, gated=True, fused=False, precision=precision)
+        fused = mem.mlp_bytes_per_sbh(width, gated=True, fused=True, precision=precision)
+        stored_extra = (mem.fp32_norm_bytes_per_sbh(precision) + k * (unfused - fused)) * h
     return eff.eager_traffic(
         hidden=h,
         attention_width=float(m.attention_width),
@@ -187,10 +200,11 @@ def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | Non
         mlp_width=mlp_width,
         heads=int(m.heads or 1),
         seq=spec.seq_len,
-        gated=m.mlp == "gated" or m.is_moe,
+        gated=gated,
         dropout=dropout_on(spec),
-        element_bytes=eff.result_bytes(spec.train.precision.value),
+        element_bytes=eff.result_bytes(precision),
         lora_width=_lora_output_width(spec, mlp_width) if meth in ("lora", "qlora") else 0.0,
+        stored_extra=stored_extra,
     )
 
 
@@ -575,7 +589,13 @@ def _framework_assumption(f: TrainFacts) -> str:
         )
     return (
         f"software stack: {stack.name} ({why}): {stack.description}; {layouts}; matmul efficiency "
-        f"x{stack.stack:g}"
+        f"x{stack.matmul_factor(f.transformer):g}"
+        + (
+            " (an image model: its eager elementwise traffic is not counted on its own and stays "
+            "in this factor)"
+            if not f.transformer and stack.image_stack is not None
+            else ""
+        )
         + (f"; {stack.compile_seconds:g} s graph compilation" if stack.compile_seconds else "")
         + eager
         + f" ({stack.source})"
@@ -799,8 +819,9 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
     ) + _attention_text(gpu, f, flash)
-    if f.framework is not None and f.framework.stack != 1.0:
-        text += f"; x{f.framework.stack:g} for the {f.framework.name} software stack"
+    factor = f.framework.matmul_factor(f.transformer) if f.framework is not None else 1.0
+    if f.framework is not None and factor != 1.0:
+        text += f"; x{factor:g} for the {f.framework.name} software stack"
     if f.method == "qlora":
         text += (
             "; QLoRA dequantises its 4-bit weights to 16 bits for each forward and backward matmul, "
@@ -1042,7 +1063,10 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     suggestions = _busy_notes(spec, f, cand, count, size * concurrent)
     limit = loader_limit(spec)
     if limit is not None:
-        step_images = math.ceil(f.global_batch / s.data_parallel - 1e-9)
+        # a data-parallel rank's images a step, prepared by the workers of each of its GPUs
+        # (strategy._cost)
+        gpus_per_rank = s.tensor_parallel * s.pipeline_parallel * s.context_parallel
+        step_images = math.ceil(f.global_batch / s.data_parallel - 1e-9) / gpus_per_rank
         loader_s = step_images * limit.seconds_per_image
         binds = not limit.workers_defaulted and loader_s >= cand.step_s * (1.0 - 1e-9)
         shown_s = cand.step_s if limit.workers_defaulted else loader_s
