@@ -449,9 +449,14 @@ class Planner:
         req = self._with_sources(make_request(request, **fields))
         chosen = self.solver if solver is None else solver
         if isinstance(chosen, str):
+            from planner.optimize.model import QUOTE_SOLVER_PRESOLVE, QUOTE_SOLVER_THREADS
             from planner.optimize.solvers import get_solver
 
-            chosen = get_solver(chosen)
+            # a solver named by the caller (the CLI's --solver) runs with the settings a quote's
+            # models are tuned for, as the default one does (planner.optimize.model)
+            chosen = get_solver(
+                chosen, threads=QUOTE_SOLVER_THREADS, presolve=QUOTE_SOLVER_PRESOLVE
+            )
         return run_quote(req, solver=chosen, on_progress=on_progress, book=self.book)
 
     def quote_service(

@@ -341,3 +341,35 @@ def test_the_quote_solver_skips_presolve_and_keeps_the_optimum() -> None:
     assert result.status is SolveStatus.OPTIMAL
     assert result.values == pytest.approx((0.0, 2.0), abs=1e-6)
     _assert_sequential_matches_brute_force(None)  # the quote's default solver
+
+
+def test_a_named_solver_takes_the_settings_it_is_given() -> None:
+    tuned = get_solver("highs", threads=1, presolve=False)
+    assert (tuned.threads, tuned.presolve) == (1, False)
+    plain = get_solver("highs")
+    assert (plain.threads, plain.presolve) == (None, True)
+
+
+def test_a_quote_given_a_solver_name_solves_with_the_quote_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the CLI names its solver (--solver highs); its quote must still run single-threaded without
+    # presolve, the settings quote models are tuned for (planner.optimize.model): with HiGHS's
+    # presolve on and RENS off, a sweep's "fastest within budget" probes took 2.5 s each to prove
+    # infeasible (25 s a quote) against 0.01 s
+    import planner.quoting.service as service
+    from planner.api import Planner
+    from planner.optimize.model import QUOTE_SOLVER_PRESOLVE, QUOTE_SOLVER_THREADS
+
+    seen: list[Solver | None] = []
+    real = service.quote
+
+    def spy(req, solver=None, **kwargs):
+        seen.append(solver)
+        return real(req, solver=solver, **kwargs)
+
+    monkeypatch.setattr(service, "quote", spy)
+    Planner().quote(workload="gpt2-finetune", deadline_hours=24, solver="highs", top=1)
+    (used,) = seen
+    assert used is not None
+    assert (used.threads, used.presolve) == (QUOTE_SOLVER_THREADS, QUOTE_SOLVER_PRESOLVE)

@@ -515,8 +515,11 @@ def get_solver(
     name: str,
     time_limit_s: float | None = DEFAULT_TIME_LIMIT_S,
     mip_rel_gap: float = DEFAULT_MIP_REL_GAP,
+    threads: int | None = None,
+    presolve: bool = True,
 ) -> Solver:
-    """The registered solver ``name``, ready to solve; a clear error when unknown or missing."""
+    """The registered solver ``name``, ready to solve; a clear error when unknown or missing
+    (``threads``: None for its default; ``presolve``: whether HiGHS presolves)."""
     key = name.strip().lower()
     if key not in SOLVERS:
         raise UnknownNameError("solver", name, SOLVERS, key_path="solver")
@@ -526,7 +529,9 @@ def get_solver(
             f"the {key} solver is not installed here",
             hint="pip install highspy" if key == HighsSolver.name else "pip install 'PuLP[cbc]'",
         )
-    return cls(time_limit_s=time_limit_s, mip_rel_gap=mip_rel_gap)
+    return cls(
+        time_limit_s=time_limit_s, mip_rel_gap=mip_rel_gap, threads=threads, presolve=presolve
+    )
 
 
 def available_solvers() -> tuple[str, ...]:
