@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from planner.errors import EXPECTED_BY_PYDANTIC_ERROR, ConfigError, UnknownNameError, suggest
 
@@ -45,6 +45,50 @@ class UnknownName(ValueError):
         self.name = name
         self.choices = tuple(choices)
         self.key_path = key_path
+
+
+def _number_kinds(annotation: Any) -> tuple[bool, bool]:
+    """Whether a field's annotation takes a number, and whether it takes true/false, anywhere in
+    it (unions, ``list[float]``)."""
+    if annotation is bool:
+        return False, True
+    if annotation in (int, float):
+        return True, False
+    number = boolean = False
+    for arg in typing.get_args(annotation):
+        n, b = _number_kinds(arg)
+        number, boolean = number or n, boolean or b
+    return number, boolean
+
+
+class NumbersNotBools(BaseModel):
+    """A section of a YAML file whose number fields refuse true and false: pydantic reads a bool
+    as 1 or 0, so ``machines: true`` was one machine and ``capex_usd: false`` free hardware.
+    Every file model (workload, hardware, budget) derives from it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, raw: Any) -> Any:
+        if not isinstance(raw, dict):
+            return raw
+        for key, value in raw.items():
+            info = cls.model_fields.get(str(key))
+            if info is None:
+                continue
+            number, boolean = _number_kinds(info.annotation)
+            if not number or boolean:
+                continue
+            if isinstance(value, bool):
+                raise FieldError(str(key), f"expected a number, got {str(value).lower()}")
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, bool):
+                        raise FieldError(
+                            str(key),
+                            f"expected a number, got {str(item).lower()} (item {i + 1} of the "
+                            "list)",
+                        )
+        return raw
 
 
 @dataclass(frozen=True)
