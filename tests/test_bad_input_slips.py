@@ -503,3 +503,68 @@ def test_a_workload_spec_made_in_python_validates_as_a_file() -> None:
     """The control: good fields make a spec, and a file's error still names the file."""
     spec = planner.WorkloadSpec(name="x", kind="finetune", model="gpt2", data={"tokens": 1e6})
     assert spec.model.params == pytest.approx(124.44e6)
+
+
+# --- numbers written with their units, and price lists ----------------------------------------------
+
+UNIT_SLIPS = [
+    # "expected a number, got '1.5B'" said what was wrong but not what to write
+    ("workloads", "gpt2-xl-finetune", {"data.tokens": "1.5B"}, "write 1.5e+09"),
+    ("workloads", "gpt2-xl-finetune", {"data.tokens": "3.1e8 tokens"}, "write 3.1e+08 alone"),
+    ("workloads", "gpt2-xl-finetune", {"data.epochs": "3 epochs"}, "write 3 alone"),
+    ("workloads", "llama-2-7b-lora", {"data.samples": "52,002"}, "write 52002"),
+    ("hardware", "8xh100-hgx", {"capex_usd": "310k"}, "write 310000"),
+    ("hardware", "8xh100-hgx", {"power_kw_avg": "8kW"}, "write 8 alone"),
+    ("hardware", "8xh100-hgx", {"lifetime_years": "four"}, "write a plain number"),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "changes", "fix"), UNIT_SLIPS, ids=[f for *_, f in UNIT_SLIPS]
+)
+def test_a_number_written_with_its_unit_gets_the_plain_number(
+    tmp_path: Path, kind: str, name: str, changes: dict[str, Any], fix: str
+) -> None:
+    path = write(tmp_path, with_values(scenario(kind, name), changes))
+    args = (
+        ("estimate", path, "--gpu", "H100")
+        if kind == "workloads"
+        else ("tco", "--hardware", path, "--no-cloud")
+    )
+    key = next(iter(changes)).split(".")[-1]
+    assert_clean_error(invoke(*args), path, key, "expected a number", f"hint: {fix}")
+
+
+PRICE_LIST = (
+    "provider,region,instance_type,gpu_model,gpu_count,gpu_memory_gib,vcpus,host_memory_gib,"
+    "interconnect,network_gbps,fabric,price_on_demand_usd_per_hour,source,as_of\n"
+    "aws,us-east-1,my.box,H100,8,80,192,2048,nvswitch,3200,efa,20.0,private,2026-11-01\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "needles"),
+    [
+        # an enum cell had no "did you mean" (the column names and GPU models had one)
+        (",nvswitch,", ",nvswich,", ("'interconnect'", "did you mean 'nvswitch'")),
+        (",efa,", ",infinband,", ("'fabric'", "did you mean 'infiniband'")),
+        # an empty required cell said only "required value is missing"
+        (",20.0,", ",,", ("'price_on_demand_usd_per_hour'", "every offer needs its")),
+    ],
+    ids=["interconnect", "fabric", "empty price"],
+)
+def test_a_price_list_cell_gets_a_fix(
+    tmp_path: Path, old: str, new: str, needles: tuple[str, ...]
+) -> None:
+    path = tmp_path / "prices.csv"
+    assert old in PRICE_LIST
+    path.write_text(PRICE_LIST.replace(old, new, 1), encoding="utf-8")
+    assert_clean_error(invoke("offers", "--offers", str(path), "--format", "json"), *needles)
+
+
+def test_the_price_list_control_loads(tmp_path: Path) -> None:
+    path = tmp_path / "prices.csv"
+    path.write_text(PRICE_LIST, encoding="utf-8")
+    result = invoke("offers", "--offers", str(path), "--format", "csv", "--gpu", "H100")
+    assert result.exit_code == 0, result.output
+    assert "my.box" in result.stdout
