@@ -275,6 +275,12 @@ BAD_WORKLOADS = [
         {"model": {**CUSTOM, "largest_layer_params": 1e10}},
         ("model.largest_layer_params", "whole model"),
     ),
+    # "do not divide 16 heads" without saying what does
+    (
+        "gpt2-xl-finetune",
+        {"model": {**CUSTOM, "kv_heads": 5}},
+        ("model.kv_heads", "use a divisor of 16 (2, 4, 8 or 16)"),
+    ),
     # learned positions: GPT-2 has 1,024 rows, BERT 512
     (
         "gpt2-xl-finetune",

@@ -1040,8 +1040,12 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
             "model.head_dim)",
         )
     if m.kv_heads is not None and (m.kv_heads > heads or heads % m.kv_heads):
+        divisors = [d for d in range(1, heads + 1) if heads % d == 0 and d < heads][-3:]
         raise FieldError(
-            "model.kv_heads", f"{m.kv_heads} key/value heads do not divide {heads} heads"
+            "model.kv_heads",
+            f"{m.kv_heads} key/value heads do not divide {heads} heads; each key/value head "
+            f"serves an equal group of query heads: use a divisor of {heads} "
+            f"({', '.join(str(d) for d in divisors) or '1'} or {heads})",
         )
     if training is not None and training.method is not Method.FULL and training.lora_rank > hidden:
         raise FieldError(
