@@ -188,6 +188,41 @@ def _paths(name: str, value: Any) -> tuple[Any, ...]:
     return _sequence(name, value, _is_path, "path")
 
 
+def _text_or_none(name: str, value: Any) -> Any:
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(
+            f"expected text (a str) or None, got {value!r}",
+            key_path=name,
+            hint=f"e.g. {name}='...', or leave it out",
+        )
+    return value
+
+
+def _count_or_none(name: str, value: Any) -> Any:
+    """A whole number >= 0 (rows, days), or None for the default."""
+    if value is not None and (not is_whole_number(value) or value < 0):
+        raise ConfigError(
+            f"expected a whole number >= 0 or None, got {value!r}",
+            key_path=name,
+            hint=f"e.g. {name}=90, or leave it out for the default",
+        )
+    return None if value is None else int(value)
+
+
+def _callable_or_none(name: str, value: Any) -> Any:
+    """A callback (``on_progress``, ``load_book``): called later, deep in the work, where a
+    number or a string would fail as "'int' object is not callable"."""
+    if value is not None and not callable(value):
+        raise ConfigError(
+            f"expected a function or None, got {value!r}",
+            key_path=name,
+            hint="e.g. load_book=planner.load_offer_book, or leave it out"
+            if name == "load_book"
+            else f"e.g. {name}=lambda done, total: print(done, total), or leave it out",
+        )
+    return value
+
+
 def _result(name: str, value: Any) -> Any:
     from planner.optimize.budget import BudgetReport
     from planner.ownership.costs import TcoResult
@@ -255,6 +290,11 @@ _ARGUMENT_TYPES: dict[str, Callable[[str, Any], Any]] = {
     "Sequence[str | Path]": _paths,
     "QuoteResult | TcoResult | BudgetReport": _result,
     "Topology | None": _topology,
+    "str | None": _text_or_none,
+    "int | None": _count_or_none,
+    "Callable[[int, int], None] | None": _callable_or_none,
+    "Progress | None": _callable_or_none,
+    "BookLoader": _callable_or_none,
     "str | WorkloadSpec": _workload,
 }
 
@@ -363,6 +403,7 @@ class Planner:
         why = why_no_offers(book.offers, flt, catalog) if found.empty else None
         return OffersResult(offers=found, book=book, why_empty=why)
 
+    @_keywords_checked
     def gpus(self) -> list[dict[str, Any]]:
         """The GPU catalog as records, each with the providers offering it and its cheapest
         on-demand GPU-hour."""
@@ -957,6 +998,15 @@ def calibrate(
             key_path="measured_tokens_per_second",
             hint="e.g. --measured-tokens-per-second 12000 or --measured-step-seconds 2.5",
         )
+    if measured_tokens_per_second is not None and not (
+        is_number(measured_tokens_per_second) and 0 < measured_tokens_per_second < math.inf
+    ):
+        # float() read "5000" and True (1 token/s) as throughputs
+        raise ConfigError(
+            f"a measured throughput must be a positive number, got {measured_tokens_per_second!r}",
+            key_path="measured_tokens_per_second",
+            hint="tokens per second of the whole run, e.g. measured_tokens_per_second=12000",
+        )
     spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
     if isinstance(spec, WorkloadSpec):
         check_trainable(spec)
@@ -1013,6 +1063,16 @@ def with_training(spec: str | WorkloadSpec, **training: Any) -> WorkloadSpec:
 
     if not isinstance(spec, WorkloadSpec):
         spec = load_workload(spec)
+    if training and spec.kind.value == "inference":
+        # was: "training: sets how a model trains ... drop the training section", about a
+        # section the user's file does not have
+        first = next(iter(training))
+        raise ConfigError(
+            f"{spec.name} is an inference workload, and {first} sets how a model trains",
+            key_path=f"training.{first}",
+            hint="a served model's precision and stack are inference.precision and "
+            "inference.framework in the workload's file",
+        )
     raw = spec.model_dump(mode="json", exclude_none=True)
     raw.setdefault("training", {}).update(training)
     changed = ", ".join(f"{k}={v}" for k, v in training.items())

@@ -78,6 +78,7 @@ class UnknownNameError(ConfigError):
         key_path: str | None = None,
     ) -> None:
         options = sorted(set(choices))  # ``choices`` may be a one-shot iterator
+        name = name if isinstance(name, str) else repr(name)  # a library caller's 5 or None
         hint = suggestion_hint(kind, name, options)
         super().__init__(f"unknown {kind} {name!r}", file=file, key_path=key_path, hint=hint)
         self.kind = kind

@@ -15,9 +15,10 @@ from typing import Any
 
 import yaml
 
-from planner.errors import ConfigError, UnknownNameError, checked_arguments
+from planner.errors import ConfigError, UnknownNameError, checked_arguments, checked_fields
 
 
+@checked_fields
 @dataclass(frozen=True)
 class GpuSpec:
     """Dense peak figures for one GPU model (one chip + memory size)."""

@@ -434,7 +434,7 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
                 hint=_BOUND_HINTS.get(col.unit),
             )
         if col.required:
-            table.fail("required value is missing", absent, col.name)
+            table.fail("required value is missing", absent, col.name, hint=_required_hint(col))
     values = num.to_numpy(dtype="float64", na_value=np.nan)
     for bad, what in ((np.isinf(values), "not a finite number"), (values < 0, "negative value")):
         if bad.any():
@@ -477,6 +477,15 @@ _BOUND_HINTS = {
 }
 
 
+def _required_hint(col: Column) -> str:
+    """What to write in an empty required cell."""
+    return (
+        f"every offer needs its {col.name}"
+        + (f" ({col.description})" if col.description else "")
+        + "; `planner offers --format csv` prints rows to copy from"
+    )
+
+
 def _text_column(col: Column, table: _Table) -> list[str | None]:
     """One text column, stripped, blanks as None (refused when the column is required)."""
     s = table.data.get(col.name)
@@ -489,7 +498,7 @@ def _text_column(col: Column, table: _Table) -> list[str | None]:
     ]
     empty = [v is None or v == "" for v in stripped]
     if col.required and any(empty):
-        table.fail("required value is missing", empty, col.name)
+        table.fail("required value is missing", empty, col.name, hint=_required_hint(col))
     return [None if e else v for v, e in zip(stripped, empty, strict=True)]
 
 
@@ -521,7 +530,14 @@ def _enum_column(
     lowered = [None if v is None else v.lower() for v in values]
     bad = [v not in allowed for v in lowered]
     if any(bad):
-        table.fail(f"{lowered[bad.index(True)]!r} is not one of {', '.join(allowed)}", bad, name)
+        value = lowered[bad.index(True)]
+        close = suggest(str(value), allowed, 1)
+        table.fail(
+            f"{value!r} is not one of {', '.join(allowed)}",
+            bad,
+            name,
+            hint=f"did you mean {close[0]!r}?" if close else None,
+        )
     return lowered
 
 

@@ -215,7 +215,20 @@ def test_absurd_inference_values_are_refused(
         ("gpt2-xl-finetune", {"data.tokens": 1e15}, ("--gpu", "Jetson-AGX-Orin")),
         (
             "gpt2-xl-finetune",
-            {"model": {"preset": "gpt2-xl", "params": 1e14}, "data.tokens": 1e15},
+            # 1e14 parameters in a shape that holds them (gpt2-xl's shape holds 1.6e9, and a
+            # count that far from its shape is refused)
+            {
+                "model": {
+                    "arch": "decoder",
+                    "params": 1e14,
+                    "layers": 200,
+                    "hidden": 204000,
+                    "heads": 1000,
+                    "seq_len": 1024,
+                    "vocab": 50257,
+                },
+                "data.tokens": 1e15,
+            },
             ("--gpu", "H100", "--count", "1000000"),
         ),
         ("gpt2-xl-finetune", {"pieces": 100000, "data.epochs": 1e4}, ("--gpu", "H100")),

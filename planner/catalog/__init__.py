@@ -35,7 +35,7 @@ from planner.catalog.store import (
 from planner.catalog.store import (
     user_snapshot_root as user_snapshot_root,  # re-exported: where refreshes publish
 )
-from planner.errors import ConfigError, SnapshotError, checked_arguments
+from planner.errors import ConfigError, SnapshotError, checked_arguments, checked_fields
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 
 DEFAULT_MAX_AGE_DAYS = 90
@@ -99,6 +99,7 @@ class SnapshotSource:
         }
 
 
+@checked_fields
 @dataclass(frozen=True)
 class OfferBook:
     """The offers table plus where every part of it came from (``sources``, one a part).

@@ -10,7 +10,14 @@ from typing import Any
 
 import pandas as pd
 
-from planner.errors import ConfigError, UnknownNameError, checked_fields, is_number, suggest
+from planner.errors import (
+    ConfigError,
+    UnknownNameError,
+    checked_fields,
+    is_number,
+    is_whole_number,
+    suggest,
+)
 from planner.gpu_specs import GpuCatalog
 from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
 
@@ -92,6 +99,24 @@ class OfferFilter:
                 raise ConfigError(f"expected a number, got {value!r}", key_path=key)
             if not math.isfinite(value) or value < 0:
                 raise ConfigError(f"expected a finite number >= 0, got {value!r}", key_path=key)
+        if self.min_gpu_count is not None and not is_whole_number(self.min_gpu_count):
+            raise ConfigError(
+                f"expected a whole number of GPUs, got {self.min_gpu_count!r}",
+                key_path="min_gpu_count",
+                hint="e.g. OfferFilter(min_gpu_count=8)",
+            )
+        if self.min_interconnect is not None:
+            # a misspelt link ('nvlnk') reached the filter as text: AttributeError on .rank
+            try:
+                link = Interconnect(self.min_interconnect)
+            except ValueError:
+                raise UnknownNameError(
+                    "interconnect",
+                    str(self.min_interconnect),
+                    [i.value for i in Interconnect],
+                    key_path="min_interconnect",
+                ) from None
+            object.__setattr__(self, "min_interconnect", link)
         try:
             object.__setattr__(self, "purchase_option", PurchaseOption(self.purchase_option))
         except ValueError:

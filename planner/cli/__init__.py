@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from planner import __version__
-from planner.cli.params import error_text
+from planner.cli.params import error_text, refuse_repeated_options
 from planner.errors import PlannerError
 
 
@@ -55,6 +55,8 @@ class PlannerGroup(click.Group):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         resolved = super().resolve_command(ctx, args)
         _end_startup()  # the command and what it imports are loaded
+        if resolved[1] is not None:
+            refuse_repeated_options(resolved[1], resolved[2])
         return resolved
 
     def invoke(self, ctx: click.Context) -> object:

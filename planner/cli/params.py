@@ -10,11 +10,12 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timezone
 from typing import Any, TypeVar, cast
 
 import click
+from click.core import ParameterSource
 
 from planner import clock
 from planner.errors import ConfigError, PlannerError
@@ -299,6 +300,7 @@ class Quota(click.ParamType):
 
 F = TypeVar("F", bound=Callable[..., Any])
 _FIELD_LABELS = "planner.field_labels"  # key in click's context meta, shared by nested contexts
+_COMMAND_CONTEXT = "planner.command_context"  # the running command's own context
 
 
 def field_options(labels: Mapping[str, str]) -> Callable[[F], F]:
@@ -313,7 +315,9 @@ def field_options(labels: Mapping[str, str]) -> Callable[[F], F]:
     def decorate(func: F) -> F:
         @functools.wraps(func)
         def run(*args: Any, **kwargs: Any) -> Any:
-            click.get_current_context().meta[_FIELD_LABELS] = labels
+            ctx = click.get_current_context()
+            ctx.meta[_FIELD_LABELS] = labels
+            ctx.meta[_COMMAND_CONTEXT] = ctx
             return func(*args, **kwargs)
 
         return cast(F, run)
@@ -327,6 +331,56 @@ def error_text(error: PlannerError, ctx: click.Context) -> str:
     labels: Mapping[str, str] = ctx.meta.get(_FIELD_LABELS, {})
     if isinstance(error, ConfigError) and error.file is None and error.key_path:
         label = labels.get(error.key_path)
-        if label is not None:
+        if label is not None and _typed(ctx.meta.get(_COMMAND_CONTEXT), label):
             return str(error.located_at(label))
     return str(error)
+
+
+def _typed(command: click.Context | None, label: str) -> bool:
+    """Whether the option ``label`` was given on the command line (or from the environment):
+    a field the option did not set (``training.precision`` read from the workload's file) keeps
+    its own name, not an option the user never typed (was: "--precision: T4 has no bf16")."""
+    if command is None:
+        return True
+    for param in command.command.params:
+        if label in param.opts:
+            source = command.get_parameter_source(param.name or "")
+            return source is not None and source is not ParameterSource.DEFAULT
+    return True  # an argument's metavar or another label: as before
+
+
+# --- an option given twice --------------------------------------------------------------------
+
+
+def refuse_repeated_options(command: click.Command, args: Sequence[str]) -> None:
+    """A UsageError for an option that takes one value given twice (``--gpu H100 --gpu A100`` on
+    ``estimate``, ``--hardware`` twice on ``tco``): click keeps the last and drops the first
+    silently, so the answer was for a value other than one the user meant.  Repeatable options
+    (``multiple=True``) and flags are left alone; a group's subcommand is checked in turn."""
+    once: dict[str, click.Option] = {}
+    for param in command.params:
+        if isinstance(param, click.Option) and not (param.multiple or param.count or param.is_flag):
+            for opt in (*param.opts, *param.secondary_opts):
+                once[opt] = param
+    seen: dict[str, str] = {}  # option's name -> how it was first given ("--gpu H100")
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            return
+        if isinstance(command, click.Group) and token in command.commands:
+            refuse_repeated_options(command.commands[token], args[i + 1 :])
+            return
+        option = once.get(token.split("=", 1)[0] if token.startswith("--") else token)
+        if option is None:
+            i += 1
+            continue
+        given = token if "=" in token else " ".join(args[i : i + 2])
+        key = option.name or token
+        if key in seen:
+            raise click.UsageError(
+                f"{given.split()[0].split('=')[0]} is given twice ({seen[key]}, then {given}); "
+                "it takes one value: give it once"
+            )
+        seen[key] = given
+        i += 1 if "=" in token else 2  # past its value, which may look like an option

@@ -97,7 +97,11 @@ class WorkloadFacts:
     def spec(self, name: str | None = None) -> WorkloadSpec:
         """The workload these facts describe (``planner.workload_from_facts``)."""
         if self.model is None:
-            raise click.UsageError("--tokens, --seq-len and --precision go with --model")
+            typed = [o for o, v in (("--tokens", self.tokens), ("--seq-len", self.seq_len)) if v]
+            raise click.UsageError(
+                f"{' and '.join(typed) or '--tokens'}: these options go with --model; name the "
+                "model (planner models lists the presets), or give a workload"
+            )
         if self.tokens is None:
             raise click.UsageError("--model needs --tokens: how much the job trains on (e.g. 50M)")
         spec = api.workload_from_facts(
@@ -126,7 +130,18 @@ class WorkloadFacts:
                 "file (training.method: full|lora|qlora, kind: finetune|pretrain): edit the file "
                 f"or drop {' and '.join(given)}"
             )
-        if named is not None and not self.given:
+        if named is not None and self.model is None:
+            # --tokens and --seq-len without --model: the facts of a named workload are in its
+            # file (was: "--tokens, --seq-len and --precision go with --model", although
+            # --precision changes a named workload)
+            typed = [o for o, v in (("--tokens", self.tokens), ("--seq-len", self.seq_len)) if v]
+            if typed:
+                facts = {"--tokens": "data.tokens", "--seq-len": "model.seq_len"}
+                raise click.UsageError(
+                    f"{' and '.join(typed)}: these options go with --model; the workload "
+                    f"{named} sets {' and '.join(facts[o] for o in typed)} in its file: edit the "
+                    f"file, or drop {' and '.join(typed)}"
+                )
             if not self.training:
                 return named
             return api.with_training(api.load_workload(named), **self.training)

@@ -13,13 +13,14 @@ reported with "did you mean" suggestions).
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from planner.errors import EXPECTED_BY_PYDANTIC_ERROR, ConfigError, UnknownNameError, suggest
 
@@ -45,6 +46,50 @@ class UnknownName(ValueError):
         self.name = name
         self.choices = tuple(choices)
         self.key_path = key_path
+
+
+def _number_kinds(annotation: Any) -> tuple[bool, bool]:
+    """Whether a field's annotation takes a number, and whether it takes true/false, anywhere in
+    it (unions, ``list[float]``)."""
+    if annotation is bool:
+        return False, True
+    if annotation in (int, float):
+        return True, False
+    number = boolean = False
+    for arg in typing.get_args(annotation):
+        n, b = _number_kinds(arg)
+        number, boolean = number or n, boolean or b
+    return number, boolean
+
+
+class NumbersNotBools(BaseModel):
+    """A section of a YAML file whose number fields refuse true and false: pydantic reads a bool
+    as 1 or 0, so ``machines: true`` was one machine and ``capex_usd: false`` free hardware.
+    Every file model (workload, hardware, budget) derives from it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, raw: Any) -> Any:
+        if not isinstance(raw, dict):
+            return raw
+        for key, value in raw.items():
+            info = cls.model_fields.get(str(key))
+            if info is None:
+                continue
+            number, boolean = _number_kinds(info.annotation)
+            if not number or boolean:
+                continue
+            if isinstance(value, bool):
+                raise FieldError(str(key), f"expected a number, got {str(value).lower()}")
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, bool):
+                        raise FieldError(
+                            str(key),
+                            f"expected a number, got {str(item).lower()} (item {i + 1} of the "
+                            "list)",
+                        )
+        return raw
 
 
 @dataclass(frozen=True)
@@ -281,7 +326,35 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
         return f"did you mean {close[0]!r}?" if close else None
     if err["type"] == "string_type" and hasattr(err.get("input"), "isoformat"):
         return wording.date_hint or "YAML read a date; put it in quotes to keep it as text"
+    if err["type"] in _NUMBER_ERRORS and isinstance(err.get("input"), str):
+        return _plain_number_hint(err["input"])
     return None
+
+
+_NUMBER_ERRORS = {"float_parsing", "int_parsing", "int_from_float"}
+_MULTIPLIERS = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+_NUMBER_WITH_TEXT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
+
+
+def _plain_number_hint(text: str) -> str:
+    """How to write ``text`` ('1.5B', '310k', '4 years', '8kW') as the plain number a file
+    takes: a multiplier written out (1.5B -> 1.5e+09), a unit left to the key's name."""
+    if re.fullmatch(r"\s*\d{1,3}(,\d{3})+(\.\d+)?\s*", text):
+        return f"write {text.strip().replace(',', '')}: no thousands separators in a number"
+    match = _NUMBER_WITH_TEXT.match(text)
+    if match is None or not match.group(2):
+        return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"
+    number, words = float(match.group(1)), match.group(2).split()
+    rest = words[0]
+    if not rest[0].isalpha():  # '1,5' (a decimal comma), '2-3': no unit to drop
+        return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"
+    # '1.5B' or '1.5 B tokens': a multiplier; '80GB', '8 kW', '4 years': a unit
+    if rest.lower() in _MULTIPLIERS and (len(rest) == 1 or len(words) == 1):
+        return (
+            f"write {number * _MULTIPLIERS[rest.lower()]:g}: a file takes plain numbers, "
+            "not K, M, B or T suffixes"
+        )
+    return f"write {number:g} alone: the key's name says its unit"
 
 
 def _raised(err: Any, loc: Loc, file: str, wording: ErrorWording, tail: str) -> ConfigError | None:

@@ -70,6 +70,14 @@ def parse_yaml(text: str, *, file: str) -> Any:
         raise ConfigError(f"not valid YAML{where}: {problem}", file=file, hint=hint) from None
     except yaml.YAMLError as e:
         raise ConfigError(f"not valid YAML: {e}", file=file) from None
+    except RecursionError:
+        # PyYAML composes nested lists and mappings recursively: a few thousand ``[`` deep
+        # exhausts Python's stack (no hand-written scenario nests more than a few levels)
+        raise ConfigError(
+            "not valid YAML: lists or mappings nested too deeply to read",
+            file=file,
+            hint="check that this is the right file; a scenario nests a few levels at most",
+        ) from None
 
 
 def not_utf8(data: bytes, error: UnicodeDecodeError) -> str:

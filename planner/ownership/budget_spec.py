@@ -12,12 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from planner import clock
 from planner.config.currency import FxTable, load_fx_rates, parse_money
 from planner.config.scenarios import read_mapping, resolve_scenario
-from planner.config.validation import config_error
+from planner.config.validation import NumbersNotBools, config_error
 from planner.errors import ConfigError
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.ownership.hardware import MAX_MACHINES, HardwareSpec, load_hardware
@@ -94,26 +94,26 @@ class BudgetSpec:
 _Money = float | str
 
 
-class _Growth(BaseModel):
+class _Growth(NumbersNotBools):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     start: float = Field(ge=0)
     growth_per_month: float = Field(default=0.0, ge=-1, le=10)
 
 
-class _Spot(BaseModel):
+class _Spot(NumbersNotBools):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     usd_per_gpu_hour: _Money
     max_share: float = Field(ge=0, le=1)
 
 
-class _Commitment(BaseModel):
+class _Commitment(NumbersNotBools):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     name: str | None = None
     term_months: int = Field(ge=1, le=120)
     usd_per_gpu_hour: _Money
 
 
-class _Buy(BaseModel):
+class _Buy(NumbersNotBools):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     hardware: str
     lead_time_months: int = Field(default=0, ge=0, le=60)
@@ -121,25 +121,25 @@ class _Buy(BaseModel):
     max_machines: int | None = Field(default=None, ge=0, le=MAX_MACHINES)
 
 
-class _Owned(BaseModel):
+class _Owned(NumbersNotBools):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     hardware: str
     machines: int | None = Field(default=None, ge=0, le=MAX_MACHINES)
     utilization: float = Field(default=1.0, ge=MIN_UTILIZATION, le=1)
 
 
-class _Class(BaseModel):
+class _Class(NumbersNotBools):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     gpu: str
     demand_gpu_hours: list[float] | _Growth | float = 0.0
     on_demand_usd_per_gpu_hour: _Money | None = None
     spot: _Spot | None = None
-    commitments: list[_Commitment] = []
-    buy: list[_Buy] = []
-    owned: list[_Owned] = []
+    commitments: list[_Commitment] = Field(default_factory=list)
+    buy: list[_Buy] = Field(default_factory=list)
+    owned: list[_Owned] = Field(default_factory=list)
 
 
-class _Workload(BaseModel):
+class _Workload(NumbersNotBools):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     name: str
     gpu: str
@@ -148,7 +148,7 @@ class _Workload(BaseModel):
     deadline_month: int = Field(ge=1)
 
 
-class _BudgetFile(BaseModel):
+class _BudgetFile(NumbersNotBools):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     name: str | None = None
     description: str = ""
@@ -158,7 +158,7 @@ class _BudgetFile(BaseModel):
     capex_limit_usd: _Money | None = None
     prices_as_of: datetime.date | None = None
     classes: list[_Class] = Field(min_length=1)
-    workloads: list[_Workload] = []
+    workloads: list[_Workload] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)

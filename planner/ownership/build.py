@@ -41,7 +41,7 @@ import yaml
 
 from planner.config.currency import FxTable, load_fx_rates
 from planner.config.yamlfile import parse_packaged_yaml
-from planner.errors import ConfigError, InfeasibleError
+from planner.errors import ConfigError, InfeasibleError, is_number
 from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
 from planner.workload import WorkloadSpec
@@ -449,6 +449,23 @@ def _machine_cost_per_hour(capex_usd: float, draw_w: float, gpus: int, tdp_w: fl
     return capex_usd * (1 - RESALE_FRACTION) / hours + avg_kw * ELECTRICITY_USD_PER_KWH
 
 
+# Runs a month of one workload: more than 10,000 (one every four minutes, day and night) is a
+# typo or a unit slip (runs a year, tokens), and 1e9 runs a month priced a machine busy
+# 7.5e9 hours of a 730-hour month.
+MAX_RUNS_PER_MONTH = 10_000
+
+
+def check_runs_per_month(runs: object, workload: str) -> None:
+    """``runs`` a month of ``workload``: a number more than 0 and at most MAX_RUNS_PER_MONTH."""
+    if not (is_number(runs) and 0 < runs <= MAX_RUNS_PER_MONTH):  # type: ignore[operator]
+        raise ConfigError(
+            f"{workload}: runs a month must be more than 0 and at most {MAX_RUNS_PER_MONTH:,}, "
+            f"got {runs!r}",
+            key_path="workloads",
+            hint=f"write NAME:RUNS, e.g. {workload}:4 for four runs a month",
+        )
+
+
 def build_machines(
     workloads: Sequence[tuple[WorkloadSpec, float]],
     *,
@@ -466,6 +483,8 @@ def build_machines(
     """
     if not workloads:
         raise ConfigError("give at least one workload", key_path="workloads")
+    for spec, count in workloads:
+        check_runs_per_month(count, spec.name)
     table = table or load_parts()
     catalog = catalog or load_gpu_catalog()
     allowed = {catalog.resolve(g, key_path="gpus_allowed").name for g in gpus_allowed}

@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from planner.config.currency import USD, FxTable, load_fx_rates, parse_money
 from planner.config.scenarios import read_mapping, resolve_scenario
-from planner.config.validation import config_error
-from planner.errors import ConfigError, checked_arguments
+from planner.config.validation import NumbersNotBools, config_error
+from planner.errors import ConfigError, checked_arguments, checked_fields
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
 from planner.units import MAX_LIFETIME_YEARS, MAX_USD, MIN_LIFETIME_YEARS
@@ -34,6 +34,7 @@ from planner.units import MAX_LIFETIME_YEARS, MAX_USD, MIN_LIFETIME_YEARS
 IDLE_POWER_FRACTION = 0.3
 
 
+@checked_fields
 @dataclass(frozen=True)
 class HardwareSpec:
     """One kind of owned machine, money in USD.  Per-machine unless the name says otherwise."""
@@ -129,7 +130,7 @@ _MAX_AMOUNT_USD = {
 }
 
 
-class _HardwareFile(BaseModel):
+class _HardwareFile(NumbersNotBools):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str | None = None
@@ -209,6 +210,16 @@ def hardware_from_mapping(
     interconnect = m.interconnect or (
         Interconnect.NONE if m.gpus_per_machine == 1 else Interconnect.PCIE
     )
+    nvlink = interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH)
+    if nvlink and m.gpus_per_machine > 1 and not gpu.direct_link:
+        # the estimate refuses this wiring (Topology); a hardware file priced its jobs on it
+        raise ConfigError(
+            f"the {gpu.name} has no NVLink ({gpu.gpu_link or 'no GPU link'}); its GPUs talk over "
+            f"PCIe, so {interconnect.value} cannot wire them",
+            file=file,
+            key_path="interconnect",
+            hint="interconnect: pcie, or a GPU with NVLink (planner gpus shows each GPU's link)",
+        )
     source = "; ".join(m.source) if isinstance(m.source, list) else m.source
     return HardwareSpec(
         name=m.name or default_name,

@@ -319,10 +319,13 @@ def name_tuple(name: str, names: object) -> tuple[Any, ...]:
     # provider, region and GPU names are checked by OfferFilter (the same message as offers)
     for item in out if name in ("hardware", "offers_files") else ():
         if not isinstance(item, (str, Path)) or not str(item).strip():
+            shown = repr(item) if isinstance(item, (str, Path)) else f"a {type(item).__name__}"
             raise ConfigError(
-                f"{item!r} is not a name",
+                f"{shown} is not a " + ("file name or path" if name == "hardware" else "path"),
                 key_path=name,
-                hint=f"leave {name} empty to allow every one",
+                hint=f"e.g. {name}=('8xh100-hgx',) (a bundled name or a YAML path)"
+                if name == "hardware"
+                else f"e.g. {name}=('our-prices.csv',)",
             )
     return out
 

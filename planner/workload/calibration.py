@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
@@ -78,6 +79,17 @@ def calibration_file() -> Path:
     """Where calibrations are kept: ``$PLANNER_DATA_DIR/calibration.yaml`` or the user data folder."""
     override = os.environ.get("PLANNER_DATA_DIR")
     if override:
+        from planner.config.yamlfile import probe
+        from planner.errors import shown_path
+
+        info = probe(override)
+        if info is not None and not stat.S_ISDIR(info.st_mode):
+            # was: no runs listed and none applied, silently (a file has no calibration.yaml)
+            raise ConfigError(
+                f"PLANNER_DATA_DIR={shown_path(override)} is a file, not a folder",
+                hint="set PLANNER_DATA_DIR to a folder (calibration.yaml and snapshots/ go in it), "
+                "or unset it to use the default",
+            )
         return Path(override) / FILE_NAME
     import platformdirs
 
@@ -86,25 +98,19 @@ def calibration_file() -> Path:
 
 def load_calibrations(path: Path | None = None) -> tuple[Calibration, ...]:
     """The recorded calibrations (none when the file does not exist)."""
+    from planner.config.yamlfile import probe, read_yaml
+
     path = path or calibration_file()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if probe(path) is None:
         return ()
-    except OSError as e:
-        raise ConfigError(
-            f"cannot read {path} ({e.strerror})", hint="check the file or PLANNER_DATA_DIR"
-        ) from e
     fix = (
         "it holds only the runs `planner calibrate record` keeps: fix the entry, or move the file "
         "away and record the runs again"
     )
-    try:
-        rows = yaml.safe_load(text) or []
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"not valid YAML{where}", file=str(path), hint=fix) from None
+    # read as every user file is: a folder, a binary or non-UTF-8 file, a key written twice or
+    # YAML nested thousands deep is a ConfigError naming the file (they escaped as
+    # UnicodeDecodeError and RecursionError tracebacks)
+    rows = read_yaml(path, what="calibration file") or []
     if not isinstance(rows, list):
         raise ConfigError("expected a list of recorded runs", file=str(path), hint=fix)
     runs = tuple(_calibration(row, i, str(path), fix) for i, row in enumerate(rows))
@@ -220,12 +226,22 @@ def _checked_names(cal: Calibration, i: int, file: str) -> Calibration:
 
 
 def save_calibrations(calibrations: Sequence[Calibration], path: Path | None = None) -> None:
-    """Write the file atomically under a lock: a reader sees the old or the new file, whole."""
+    """Write the file atomically under a lock: a reader sees the old or the new file, whole.
+
+    A folder the file cannot be written into (``PLANNER_DATA_DIR`` a file, read-only, ``/proc``)
+    is a ConfigError saying so: the lock file is made only after a probe shows it can be, since
+    ``FileLock`` waits for ever on a lock file it cannot create."""
     from filelock import FileLock
 
     path = path or calibration_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump([asdict(c) for c in calibrations], sort_keys=False)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise _write_failed(path, e) from None
     with FileLock(str(path) + ".lock"):
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         try:
@@ -234,9 +250,29 @@ def save_calibrations(calibrations: Sequence[Calibration], path: Path | None = N
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(tmp, path)
+        except OSError as e:
+            Path(tmp).unlink(missing_ok=True)
+            raise _write_failed(path, e) from None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def _write_failed(path: Path, e: OSError) -> ConfigError:
+    """A calibration file that cannot be written, in the user's words: where, why, the fix."""
+    from planner.errors import shown_path
+
+    where = (
+        f" (PLANNER_DATA_DIR={shown_path(os.environ['PLANNER_DATA_DIR'])})"
+        if os.environ.get("PLANNER_DATA_DIR")
+        else ""
+    )
+    return ConfigError(
+        f"cannot write the calibration file in {shown_path(path.parent)}{where}: "
+        f"{e.strerror or e}; the runs recorded before are unchanged",
+        file=shown_path(path),
+        hint="point PLANNER_DATA_DIR at a folder you can write to, or unset it to use the default",
+    )
 
 
 def job_key(spec: WorkloadSpec, gpu: str) -> tuple[str, str, str, str, str]:

@@ -256,9 +256,15 @@ def make_estimate(
     )
 
 
+# The slowest node network worth modelling: a 100 Mbit/s link (Fast Ethernet).  A smaller figure
+# is a unit slip (Mbit/s typed as Gbit/s, or 1e-300), and made a 16-GPU fine-tune take 1e302
+# hours.
+MIN_NETWORK_GBPS = 0.1
+
+
 def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
     """Refuse a wiring the hardware cannot have (ConfigError naming the field and the fix): GPUs
-    per node from 1 to 72 (an NVL72 rack), a finite node network up to 100,000 Gbit/s, and an
+    per node from 1 to 72 (an NVL72 rack), a node network from 0.1 to 100,000 Gbit/s, and an
     NVLink or NVSwitch link only on a GPU that has NVLink."""
     gpn = topo.gpus_per_node
     if not is_whole_number(gpn) or not 1 <= gpn <= MAX_GPUS_PER_INSTANCE:
@@ -269,11 +275,13 @@ def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
         )
     gbps = topo.network_gbps
     if gbps is not None and (
-        not is_number(gbps) or not math.isfinite(gbps) or not 0 < gbps <= MAX_NETWORK_GBPS
+        not is_number(gbps)
+        or not math.isfinite(gbps)
+        or not MIN_NETWORK_GBPS <= gbps <= MAX_NETWORK_GBPS
     ):
         raise ConfigError(
-            f"node network must be more than 0 and at most {MAX_NETWORK_GBPS:,.0f} Gbit/s, "
-            f"got {gbps!r}",
+            f"node network must be at least {MIN_NETWORK_GBPS:g} and at most "
+            f"{MAX_NETWORK_GBPS:,.0f} Gbit/s, got {gbps!r}",
             key_path="network_gbps",
             hint="3200 for a p5.48xlarge (EFA), 400 per InfiniBand NDR port",
         )

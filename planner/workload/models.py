@@ -52,6 +52,9 @@ class ModelPreset:
     # (:data:`_MLPS`); None: not a transformer
     ffn: int | None = None
     mlp: str | None = None
+    # the size of a learned absolute position table (:data:`_LEARNED_POSITIONS`): no sequence may
+    # be longer; None: rotary, ALiBi or relative positions, whose context a fine-tune may extend
+    learned_positions: int | None = None
 
 
 def _cnn_train_flops(forward_gmacs: float) -> float:
@@ -474,16 +477,33 @@ _MLPS: dict[str, tuple[int, str]] = {
 }
 
 
+# Learned absolute position embeddings, one row per position, from each model's public config:
+# GPT-2 (HF gpt2* config.json n_positions 1024), BERT (max_position_embeddings 512) and GPT-3
+# (the GPT-2 architecture, n_ctx 2048; Brown et al. 2020 s2.1).  A longer sequence has no
+# position row (HF transformers raises an index error), unlike Llama's rotary positions, Pythia's
+# rotary, MPT's ALiBi or DeBERTa's relative ones.
+_LEARNED_POSITIONS: dict[str, int] = {
+    "gpt2": 1024,
+    "gpt2-medium": 1024,
+    "gpt2-large": 1024,
+    "gpt2-xl": 1024,
+    "bert-base": 512,
+    "bert-large": 512,
+    "gpt3-175b": 2048,
+}
+
+
 @functools.cache
 def _with_heads() -> tuple[ModelPreset, ...]:
-    """The presets, each language model with its output head (:data:`_UNTIED_HEADS`) and its MLP
-    (:data:`_MLPS`)."""
+    """The presets, each language model with its output head (:data:`_UNTIED_HEADS`), its MLP
+    (:data:`_MLPS`) and its learned position table (:data:`_LEARNED_POSITIONS`)."""
     return tuple(
         replace(
             p,
             tied_embeddings=p.name not in _UNTIED_HEADS,
             ffn=_MLPS[p.name][0] if p.name in _MLPS else None,
             mlp=_MLPS[p.name][1] if p.name in _MLPS else None,
+            learned_positions=_LEARNED_POSITIONS.get(p.name),
         )
         if p.arch in ("decoder", "encoder")
         else p

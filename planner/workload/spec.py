@@ -18,17 +18,15 @@ Conventions:
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import math
-import types
-import typing
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     ValidationError,
@@ -38,7 +36,13 @@ from pydantic import (
 )
 
 from planner.config.scenarios import scenarios_dir
-from planner.config.validation import ErrorWording, FieldError, UnknownName, config_error
+from planner.config.validation import (
+    ErrorWording,
+    FieldError,
+    NumbersNotBools,
+    UnknownName,
+    config_error,
+)
 from planner.config.yamlfile import probe, read_yaml
 from planner.errors import ConfigError, UnknownNameError
 from planner.workload.models import get_preset, presets
@@ -134,21 +138,11 @@ class Recompute(_StrEnum):
     FULL = "full"
 
 
-class _Section(BaseModel):
+class _Section(NumbersNotBools):
     # NaN and infinity are never a size, a count or a rate (``tokens: .inf`` used to reach the
-    # estimator and come back as NaN hours)
+    # estimator and come back as NaN hours); ``tokens: true`` is a mistake, not 1 token
+    # (NumbersNotBools)
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_bool_numbers(cls, raw: Any) -> Any:
-        """``tokens: true`` is a mistake, not 1 token (pydantic reads a bool as a number)."""
-        if isinstance(raw, dict):
-            for key, value in raw.items():
-                info = cls.model_fields.get(str(key))
-                if isinstance(value, bool) and info is not None and _is_number(info.annotation):
-                    raise FieldError(str(key), f"expected a number, got {str(value).lower()}")
-        return raw
 
 
 # Upper bounds, each far past the largest published run (a bigger value is a typo or a unit
@@ -359,6 +353,14 @@ class DataSection(_Section):
 
     @model_validator(mode="after")
     def _eval_pair(self) -> DataSection:
+        if self.tokens is not None and self.samples is not None:
+            # tokens won silently and samples (with its epochs) was ignored
+            raise FieldError(
+                "samples",
+                "is given with data.tokens, and both say how much data there is; give tokens "
+                "(every token processed, epochs included), or samples with epochs and "
+                "tokens_per_sample",
+            )
         if (self.eval_every is None) != (self.eval_tokens is None):
             raise ValueError(
                 "give both eval_every (optimizer steps between evaluation passes) and "
@@ -451,7 +453,7 @@ class TrainingSection(_Section):
     # place of one copy per expert over the network
     dispatch_per_node: bool = False
     global_batch_tokens: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
-    global_batch_samples: float | None = Field(default=None, gt=0, le=MAX_BATCH_TOKENS)
+    global_batch_samples: float | None = Field(default=None, ge=1, le=MAX_BATCH_TOKENS)
     activation_checkpointing: Recompute = Recompute.AUTO
     flash_attention: bool | None = None  # None: where the GPU supports it (Ampere and newer)
     # the fused attention kernel's class (efficiency.ATTENTION_KERNELS) where it is not the
@@ -459,6 +461,17 @@ class TrainingSection(_Section):
     # before 2.2); None: the stack's (frameworks.yaml ``attention``)
     attention_kernel: Literal["cudnn", "fa2", "fa1"] | None = None
     parallelism: ParallelismSection = ParallelismSection()
+
+    @model_validator(mode="after")
+    def _one_batch(self) -> TrainingSection:
+        if self.global_batch_tokens is not None and self.global_batch_samples is not None:
+            # global_batch_samples won silently
+            raise FieldError(
+                "global_batch_samples",
+                "is given with global_batch_tokens, and both size the batch; give one "
+                "(samples: sequences a step, tokens: sequences x their length)",
+            )
+        return self
 
     @model_validator(mode="after")
     def _paged_optimizer(self) -> TrainingSection:
@@ -654,6 +667,13 @@ class InferenceSection(_Section):
         return (self.requests or 0.0) * self.output_tokens
 
 
+# The file a WorkloadSpec being validated comes from, for its errors (WorkloadSpec.__init__):
+# parse_workload sets it around one validation; a spec made in Python is named as its call.
+_SOURCE: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "workload_source", default="WorkloadSpec(...)"
+)
+
+
 class WorkloadSpec(_Section):
     """One workload, validated and with its model preset resolved.
 
@@ -670,6 +690,16 @@ class WorkloadSpec(_Section):
     inference: InferenceSection | None = None
     pieces: int = Field(default=1, ge=1, le=MAX_PIECES)
     sources: tuple[str, ...] = ()
+
+    def __init__(self, /, **fields: Any) -> None:
+        """``WorkloadSpec(name=..., kind=..., model=..., data=...)`` in a notebook is checked as a
+        workload file is: a bad or missing field is a ConfigError naming it (pydantic's
+        ValidationError escaped raw).  pydantic runs this for ``model_validate`` too, so a file
+        read by :func:`parse_workload` is named by the file it set in :data:`_SOURCE`."""
+        try:
+            super().__init__(**fields)
+        except ValidationError as e:
+            raise config_error(e, WorkloadSpec, _SOURCE.get(), _WORDING) from None
 
     def variant(self, **changes: Any) -> WorkloadSpec:
         """A validated copy with ``changes`` merged in, nested sections key by key::
@@ -734,17 +764,43 @@ class WorkloadSpec(_Section):
         m = self.model
         if m.params is None:
             raise FieldError("model.params", "is required (or name a preset: model: gpt2-xl)")
+        if not m.is_transformer and m.seq_len is not None:
+            # was ignored: a vision or diffusion model's input is an image
+            raise FieldError(
+                "model.seq_len",
+                f"applies to transformers, and a {m.arch} model takes images; drop it "
+                "(inference.resolution sets an image's side in pixels)",
+            )
         if m.is_transformer:
             for key in ("layers", "hidden", "heads", "seq_len"):
                 if getattr(m, key) is None:
                     raise FieldError(f"model.{key}", f"is required for a {m.arch} transformer")
             _check_shape(m, self.training)
+            _check_params(m)
+            _check_positions(self)
+        if (
+            m.largest_layer_params is not None
+            and m.params is not None
+            and m.largest_layer_params > m.params
+        ):
+            raise FieldError(
+                "model.largest_layer_params",
+                f"{m.largest_layer_params:.3g} is more than the whole model's {m.params:.3g} "
+                "parameters (model.params); one layer is a part of the model: check the two values",
+            )
         _check_context(self)
         if self.kind is Kind.INFERENCE and self.training is not None:
             raise FieldError(
                 "training",
                 "sets how a model trains, and this is an inference workload (kind: inference); "
                 "drop the training section (inference: sets the serving stack and precision)",
+            )
+        if self.kind is Kind.INFERENCE and self.data is not None:
+            raise FieldError(
+                "data",
+                "sets what a model trains on, and this is an inference workload (kind: "
+                "inference); drop the data section (inference: sets the load: tokens_per_s and "
+                "hours for a service, tokens or requests for a batch job)",
             )
         if self.kind is not Kind.INFERENCE and self.inference is not None:
             raise FieldError(
@@ -759,6 +815,8 @@ class WorkloadSpec(_Section):
             inf = self.inference
             if inf is not None:
                 _no_vision_keys(inf, m.arch)
+                _one_load(inf)
+                _check_request_length(inf, m)
             if inf is None:
                 raise FieldError(
                     "inference",
@@ -893,6 +951,15 @@ class WorkloadSpec(_Section):
             raise FieldError(
                 "inference", "needs images_per_s (or requests_per_s) and hours, or images"
             )
+        if arch == "diffusion" and inf.resolution is not None and inf.resolution % 8:
+            # the VAE works on latents an eighth of the image's side (diffusers refuses a height
+            # or width not divisible by 8)
+            low = inf.resolution // 8 * 8
+            raise FieldError(
+                "inference.resolution",
+                f"{inf.resolution} px is not a multiple of 8, and a diffusion model's latents are "
+                f"an eighth of the side; use {max(low, 16)} or {low + 8}",
+            )
         if arch != "diffusion" and inf.steps is not None:
             raise FieldError("inference.steps", f"applies to diffusion models, not a {arch} model")
         if arch in ("cnn", "unet") and self.model.flops_per_sample is None:
@@ -1005,15 +1072,6 @@ def _no_vision_keys(inf: InferenceSection, arch: str) -> None:
             )
 
 
-def _is_number(annotation: Any) -> bool:
-    """Whether a field holds a number (``float``, ``int``, optionally ``None``), not a bool."""
-    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        args = set(typing.get_args(annotation)) - {type(None)}
-    else:
-        args = {annotation}
-    return bool(args) and args <= {int, float}
-
-
 def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
     """Attention heads split the hidden size evenly, and key/value heads are shared by equal
     groups of query heads (grouped-query attention, Ainslie et al. 2023); tensor parallelism splits
@@ -1026,8 +1084,12 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
             "model.head_dim)",
         )
     if m.kv_heads is not None and (m.kv_heads > heads or heads % m.kv_heads):
+        divisors = [d for d in range(1, heads + 1) if heads % d == 0 and d < heads][-3:]
         raise FieldError(
-            "model.kv_heads", f"{m.kv_heads} key/value heads do not divide {heads} heads"
+            "model.kv_heads",
+            f"{m.kv_heads} key/value heads do not divide {heads} heads; each key/value head "
+            f"serves an equal group of query heads: use a divisor of {heads} "
+            f"({', '.join(str(d) for d in divisors) or '1'} or {heads})",
         )
     if training is not None and training.method is not Method.FULL and training.lora_rank > hidden:
         raise FieldError(
@@ -1075,6 +1137,112 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
                 f"expert parallel {pinned.expert} does not divide the {m.experts} experts; "
                 f"use a divisor of {m.experts}",
             )
+
+
+# A model's parameter count may differ from what its shape holds (biases, norms, an odd MLP width
+# when ffn is not given: the estimate assumes 4 x hidden) by tens of percent; the presets agree
+# within 1%.  A count off by more than this factor either way is a typo or a unit slip
+# (params: 1.3e12 for 1.3e9) or a shape copied from another model, and the estimate would use
+# one number for the weights' memory and the other for the FLOPs.
+PARAMS_SHAPE_TOLERANCE = 3.0
+
+
+def shape_params(m: ModelSection) -> float | None:
+    """Parameters a dense transformer's shape holds: per layer the attention's query, output, key
+    and value projections and the MLP (``ffn`` wide, gated or plain; else 4 x hidden, plain), plus
+    the token embedding (twice when the output head is untied).  None for a mixture of experts
+    (its experts' widths come from the counts) or a model without a full shape."""
+    if m.experts is not None or not (m.layers and m.hidden and m.heads):
+        return None
+    hidden = float(m.hidden)
+    kv_heads = m.kv_heads or m.heads
+    attention = 2.0 * hidden * m.attention_width + 2.0 * hidden * kv_heads * m.head_width
+    mlp = (3.0 if m.mlp == "gated" else 2.0) * hidden * (m.ffn or 4 * m.hidden)
+    embedding = float(m.vocab or 0) * hidden * (2.0 if m.tied_embeddings is False else 1.0)
+    return m.layers * (attention + mlp) + embedding
+
+
+def _check_params(m: ModelSection) -> None:
+    """``model.params`` within :data:`PARAMS_SHAPE_TOLERANCE` of what the shape holds."""
+    implied = shape_params(m)
+    if implied is None or m.params is None or implied <= 0:
+        return
+    ratio = m.params / implied
+    if 1 / PARAMS_SHAPE_TOLERANCE <= ratio <= PARAMS_SHAPE_TOLERANCE:
+        return
+    shape = f"{m.layers} layers of hidden size {m.hidden}" + (
+        f", vocabulary {m.vocab:,}" if m.vocab else ""
+    )
+    raise FieldError(
+        "model.params",
+        f"{m.params:.3g} parameters disagree with the shape ({shape}), which holds about "
+        f"{implied:.3g} ({ratio:.3g}x); set params to the model's count (e.g. {implied:.2g}), "
+        "or fix layers, hidden and ffn",
+    )
+
+
+def _check_positions(spec: WorkloadSpec) -> None:
+    """No sequence longer than a learned position table (GPT-2, BERT: ``learned_positions`` of
+    the preset)."""
+    m = spec.model
+    preset = get_preset(m.preset) if m.preset else None
+    if preset is None or preset.learned_positions is None:
+        return
+    table = preset.learned_positions
+    if spec.seq_len <= table:
+        return
+    d = spec.data
+    key = "data.tokens_per_sample" if d is not None and d.tokens_per_sample else "model.seq_len"
+    raise FieldError(
+        key,
+        f"{spec.seq_len:,} tokens is longer than the {table:,} positions {preset.name} learned "
+        f"(its position embeddings have one row per position); use at most {table}, or a model "
+        "with rotary positions (llama-3-8b, mistral-7b) for longer sequences",
+    )
+
+
+def _one_load(inf: InferenceSection) -> None:
+    """One way to give a language model's load: the estimate reads requests_per_s before
+    tokens_per_s for the request rate but tokens_per_s first for the token rate, so both at once
+    gave two different loads."""
+    pairs = (
+        ("tokens_per_s", "requests_per_s", "a service's load"),
+        ("tokens", "requests", "a batch job's size"),
+    )
+    for a, b, what in pairs:
+        if getattr(inf, a) is not None and getattr(inf, b) is not None:
+            raise FieldError(
+                "inference",
+                f"give {a} or {b} for {what}, not both (a request is prompt_tokens in and "
+                "output_tokens out)",
+            )
+    if inf.serving and (inf.tokens is not None or inf.requests is not None):
+        given = "tokens" if inf.tokens is not None else "requests"
+        raise FieldError(
+            f"inference.{given}",
+            f"sizes a batch job, and tokens_per_s / requests_per_s with hours make this a "
+            f"service: keep one (drop {given}, or drop the rate and hours)",
+        )
+
+
+def _check_request_length(inf: InferenceSection, m: ModelSection) -> None:
+    """A request (its prompt and its answer, at their 95th percentiles where given) fits the
+    model's context window, model.seq_len: a serving engine refuses a longer one (vLLM's
+    max_model_len defaults to the model's)."""
+    if m.seq_len is None:
+        return
+    prompt = max(inf.prompt_tokens, inf.prompt_tokens_p95 or 0.0)
+    output = max(inf.output_tokens, inf.output_tokens_p95 or 0.0)
+    if prompt + output <= m.seq_len:
+        return
+    p95 = inf.prompt_tokens_p95 is not None or inf.output_tokens_p95 is not None
+    raise FieldError(
+        "inference.prompt_tokens",
+        f"a request of {prompt:,.0f} prompt + {output:,.0f} output tokens"
+        + (" (95th percentiles)" if p95 else "")
+        + f" is longer than the model's {m.seq_len:,}-token context (model.seq_len); shorten "
+        "prompt_tokens or output_tokens, or set model.seq_len for a long-context variant",
+    )
 
 
 def _check_context(spec: WorkloadSpec) -> None:
@@ -1181,10 +1349,14 @@ def parse_workload(
         raise ConfigError("a workload file must be a mapping of keys", file=file)
     if "name" not in raw and default_name:
         raw = {**raw, "name": default_name}
+    # pydantic hands the top level to WorkloadSpec.__init__ as keywords: a key YAML read as a
+    # number or null (``1: 2``, ``~: x``) is named as an unknown key, not a TypeError
+    raw = {k if isinstance(k, str) else str(k): v for k, v in raw.items()}
+    source = _SOURCE.set(file)
     try:
         return WorkloadSpec.model_validate(raw)
-    except ValidationError as e:
-        raise config_error(e, WorkloadSpec, file, _WORDING) from e
+    finally:
+        _SOURCE.reset(source)
 
 
 @functools.lru_cache(maxsize=256)
