@@ -77,7 +77,7 @@ def test_a_post_norm_bert_layer_pays_its_dropout_adds_and_the_scores_scale_and_m
     assert t.per_token(scores=True, recompute_share=1.0) == 2 * (8192 + 65536) + 32768
 
 
-def llama_layer(element_bytes: float) -> eff.EagerTraffic:
+def llama_layer(element_bytes: float, stored_extra: float = 0.0) -> eff.EagerTraffic:
     """A Llama-2-7B layer: hidden 4,096, MLP 11,008, 32 heads, 2,048 tokens, no dropout."""
     return eff.eager_traffic(
         hidden=4096,
@@ -89,6 +89,7 @@ def llama_layer(element_bytes: float) -> eff.EagerTraffic:
         gated=True,
         dropout=False,
         element_bytes=element_bytes,
+        stored_extra=stored_extra,
     )
 
 
@@ -108,18 +109,7 @@ def test_what_an_eager_layer_also_stores_is_not_streamed_twice() -> None:
     # what the eager layer stores beyond a fused one: one pass comes off the forward count, two
     # off the backward
     plain = llama_layer(2.0)
-    less = eff.eager_traffic(
-        hidden=4096,
-        attention_width=4096,
-        kv_width=4096,
-        mlp_width=11008,
-        heads=32,
-        seq=2048,
-        gated=True,
-        dropout=False,
-        element_bytes=2.0,
-        stored_extra=1000.0,
-    )
+    less = llama_layer(2.0, stored_extra=1000.0)
     assert less.forward == plain.forward - 1000.0
     assert less.backward == plain.backward - 2000.0
     # a Llama-2-7B layer's stored extras under hf-trainer: the two norms' fp32 inputs (4 bytes
