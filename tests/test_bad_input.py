@@ -22,6 +22,7 @@ from planner.catalog.store import write_snapshot
 from planner.cli import main
 from planner.errors import PlannerError
 from tests.conftest import offer_row
+from tests.test_bad_input_slips import LIBRARY as SLIPS_LIBRARY
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 WORKLOAD = (SCENARIOS / "workloads" / "gpt2-xl-finetune.yaml").read_text(encoding="utf-8")
@@ -459,6 +460,8 @@ def test_report_output_name_picks_the_format_unless_format_contradicts_it(tmp_pa
             lambda: planner.load_workload("gpt2-xl-finetune").variant(model={"params": 1e999}),
             "finite",
         ),
+        # and the cases a later sweep found (tests/test_bad_input_slips.py)
+        *SLIPS_LIBRARY,
     ],
 )
 def test_library_calls_with_bad_arguments_raise_planner_errors(
