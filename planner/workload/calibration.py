@@ -321,6 +321,18 @@ def new_calibration(
             key_path="workload",
             hint="check the workload, GPU and count of the run you measured",
         )
+    if est.step_bounds is not None and est.step_bounds.loader_binds:
+        # the run's steps wait on its CPU data loader, so its throughput measures the loader's
+        # workers, not the GPU work a factor corrects in later estimates
+        raise ConfigError(
+            f"{spec.name} on {est.gpu_count} x {est.gpu} waits on its CPU data loader in the "
+            f"estimate ({est.step_bounds.loader_hours:,.3g} h of loading against "
+            f"{est.step_bounds.gpu_hours:,.3g} h of GPU work), so a measured throughput would "
+            "calibrate the loader, not the GPU",
+            key_path="data.loader_workers_per_gpu",
+            hint="record a run whose loader keeps up with its GPUs (more workers per GPU, or "
+            "data.loader: gpu), or leave data.loader_workers_per_gpu out if yours kept up",
+        )
     estimated = steps_tokens_per_s(spec, est)
     if not (math.isfinite(measured_tokens_per_s) and measured_tokens_per_s > 0):
         raise ConfigError(
@@ -393,13 +405,23 @@ def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibra
         return replace(est, assumptions=(*est.assumptions, note))
     cal = max(matches, key=lambda c: (c.recorded_on, c.id))
     phases = dict(est.time_breakdown_hours)
-    steps = phases["training steps"] / cal.factor
+    bounds = est.step_bounds
+    if bounds is None:
+        steps = phases["training steps"] / cal.factor
+        scaled = "training steps"
+    else:
+        # the factor corrects the GPU's work; the CPU data loader's floor under the steps stays
+        bounds = replace(bounds, gpu_hours=bounds.gpu_hours / cal.factor)
+        steps = max(bounds.gpu_hours, bounds.loader_hours)
+        scaled = "the training steps' GPU work"
+        if bounds.loader_binds:
+            scaled += " (the steps then wait on the data loader)"
     phases["training steps"] = steps
     wall = sum(phases.values())
     scale = wall / est.wall_hours if est.wall_hours > 0 else 1.0
     note = (
         f"calibrated from your run of {cal.recorded_on} ({cal.id}: {cal.workload} on {cal.count} x "
-        f"{cal.gpu}, {cal.framework}, {cal.precision}): training steps x{1 / cal.factor:.2f}"
+        f"{cal.gpu}, {cal.framework}, {cal.precision}): {scaled} x{1 / cal.factor:.2f}"
     )
     span = est.wall_hours_range
     return replace(
@@ -411,4 +433,5 @@ def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibra
         time_breakdown_hours=phases,
         wall_hours_range=(span[0] * scale, span[1] * scale) if span else None,
         assumptions=(*est.assumptions, note),
+        step_bounds=bounds,
     )

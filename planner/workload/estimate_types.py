@@ -147,6 +147,24 @@ class ServingMetrics:
 
 
 @dataclass(frozen=True)
+class StepBounds:
+    """What sets a training run's steps where a CPU data loader feeds it: the hours the GPU work
+    alone would take and the hours the loader workers alone need.  The steps last the longer of the
+    two, the loader preparing the next batches while the GPU works."""
+
+    gpu_hours: float
+    loader_hours: float
+
+    @property
+    def loader_binds(self) -> bool:
+        """Whether the steps wait on the loader: it needs longer than the GPU's work."""
+        return self.loader_hours > self.gpu_hours
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"gpu_hours": self.gpu_hours, "loader_hours": self.loader_hours}
+
+
+@dataclass(frozen=True)
 class Estimate:
     """The answer for one (workload, GPU, count, topology)."""
 
@@ -178,6 +196,9 @@ class Estimate:
     wall_hours_range: tuple[float, float] | None = None
     # inference: latency, throughput and concurrency (None for training)
     serving: ServingMetrics | None = None
+    # an image model's training steps where its CPU data loader's workers are given: the GPU's
+    # hours and the loader's (the "training steps" line is the larger); None without such a loader
+    step_bounds: StepBounds | None = None
 
     def to_dict(self) -> dict[str, Any]:
         serving = self.serving.to_dict() if self.serving else {}
@@ -202,6 +223,7 @@ class Estimate:
             "goodput": self.goodput,
             "time_breakdown_hours": dict(self.time_breakdown_hours),
             "wall_hours_range": list(self.wall_hours_range) if self.wall_hours_range else None,
+            "step_bounds_hours": self.step_bounds.to_dict() if self.step_bounds else None,
             "suggestions": list(self.suggestions),
             "assumptions": list(self.assumptions),
         }
@@ -229,6 +251,7 @@ def make_estimate(
     time_breakdown_hours: dict[str, float] | None = None,
     wall_hours_range: tuple[float, float] | None = None,
     serving: ServingMetrics | None = None,
+    step_bounds: StepBounds | None = None,
 ) -> Estimate:
     """One :class:`Estimate`: per-GPU memory in GiB, GPU-hours = wall-clock x GPUs."""
     return Estimate(
@@ -253,6 +276,7 @@ def make_estimate(
         time_breakdown_hours=dict(time_breakdown_hours or {}),
         wall_hours_range=wall_hours_range,
         serving=serving,
+        step_bounds=step_bounds,
     )
 
 

@@ -289,6 +289,8 @@ class Candidate:
     paged_bytes: float = 0.0
     paged_spill_bytes: float = 0.0
     paging_s: float = 0.0
+    # the step as the GPU work alone sets it, before the CPU data loader's floor
+    gpu_step_s: float = 0.0
 
 
 def _divisors_pow2(n: int, limit: int) -> list[int]:
@@ -1079,6 +1081,9 @@ class _Costed(NamedTuple):
     nvme_step_s: float = 0.0  # of step_s, waiting on NVMe (offload: nvme)
     paged_spill_bytes: float = 0.0  # a paged optimizer's states evicted to host RAM
     paging_s: float = 0.0  # of step_s, paging them over PCIe
+    # the step as the GPU work alone sets it, before the CPU data loader's floor (= step_s where
+    # the loader keeps up)
+    gpu_step_s: float = 0.0
 
 
 # Expert-parallel all-to-alls per MoE layer per micro-batch: dispatch and combine in the forward
@@ -1380,6 +1385,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     # the host's DataLoader prepares the next batches while the GPU works: the slower sets the step
     # (each of a rank's GPUs brings its own loader workers)
     gpus_per_rank = lay.tp * lay.pp * lay.cp
+    gpu_step = step
     step = max(step, busiest * f.loader_s_per_sample / gpus_per_rank)
     return _Costed(
         lay=lay,
@@ -1396,6 +1402,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         nvme_step_s=(lay.nvme_s + nvme_exposed) * s.straggler,
         paged_spill_bytes=spilled,
         paging_s=paging_s * s.straggler,
+        gpu_step_s=gpu_step,
     )
 
 
@@ -1432,6 +1439,7 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         paged_bytes=lay.paged,
         paged_spill_bytes=c.paged_spill_bytes,
         paging_s=c.paging_s,
+        gpu_step_s=c.gpu_step_s,
     )
 
 

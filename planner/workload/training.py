@@ -25,7 +25,13 @@ from planner.workload import compute
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
 from planner.workload.data_loader import LOADER_ADVICE, loader_assumption, loader_limit
-from planner.workload.estimate_types import Estimate, Topology, make_estimate, topology_links
+from planner.workload.estimate_types import (
+    Estimate,
+    StepBounds,
+    Topology,
+    make_estimate,
+    topology_links,
+)
 from planner.workload.frameworks import FrameworkProfile, resolve_framework
 from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec
@@ -646,6 +652,14 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
             f"{f.method}: rank {spec.train.lora_rank} adapters on "
             f"{_LORA_TARGET_TEXT[spec.train.lora_targets]}, {f.trainable:.3g} trainable parameters"
         )
+    else:
+        unused = [k for k in ("lora_rank", "lora_targets") if k in spec.train.model_fields_set]
+        if unused:
+            # was silently ignored: a full fine-tune's file with a LoRA setting left in it
+            assumptions.append(
+                f"training.{' and '.join(unused)} not used: method full trains every weight "
+                "(method: lora or qlora trains adapters of that rank)"
+            )
     return assumptions
 
 
@@ -1062,6 +1076,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         assumptions = [*assumptions, paged_assumption(f, cand, gpu, rounds)]
     suggestions = _busy_notes(spec, f, cand, count, size * concurrent)
     limit = loader_limit(spec)
+    bounds = None
     if limit is not None:
         # a data-parallel rank's images a step, prepared by the workers of each of its GPUs
         # (strategy._cost)
@@ -1069,6 +1084,10 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         step_images = math.ceil(f.global_batch / s.data_parallel - 1e-9) / gpus_per_rank
         loader_s = step_images * limit.seconds_per_image
         binds = not limit.workers_defaulted and loader_s >= cand.step_s * (1.0 - 1e-9)
+        if not limit.workers_defaulted and cand.step_s > 0:
+            # the steps' hours per second of one step, for the GPU's and the loader's alone
+            per_step_s = steady_s / 3600.0 / cand.step_s
+            bounds = StepBounds(cand.gpu_step_s * per_step_s, loader_s * per_step_s)
         shown_s = cand.step_s if limit.workers_defaulted else loader_s
         assumptions = [*assumptions, loader_assumption(limit, step_images, shown_s, binds)]
         if binds:
@@ -1093,6 +1112,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         goodput=steady_s / total_s if total_s > 0 else 1.0,
         time_breakdown_hours={k: v / 3600.0 for k, v in phases.items()},
         wall_hours_range=likely_range(total_s / 3600.0, error_regime(f.experts)),
+        step_bounds=bounds,
     )
 
 
