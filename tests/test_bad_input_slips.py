@@ -455,6 +455,10 @@ LIBRARY = [
     (lambda: planner.report(_tco(), max_age_days="x"), "max_age_days"),
     (lambda: planner.report(_tco(), max_age_days=-1), "whole number >= 0"),
     (lambda: planner.report(_tco(), generated_by=5), "generated_by"),
+    # named the command line's --format to a library caller (session 15)
+    (lambda: planner.report(_tco(), "pdf"), "fmt: unknown report format 'pdf'"),
+    # compare_gpu="" was read as not given: the comparison used the default GPU
+    (lambda: planner.tco("8xh100-hgx", compare_gpu=""), "compare_gpu: '' is not a GPU name"),
     # TypeError: 'int' object is not callable, after the work (or never, and accepted)
     (lambda: planner.refresh_prices(on_progress=5), "on_progress"),
     (
