@@ -399,8 +399,17 @@ def _check_column_names(table: _Table) -> None:
     """Every required column is there and no unknown one is (with "did you mean")."""
     missing = [c for c in REQUIRED_COLUMNS if c not in table.data]
     if missing:
+        # a header cell that is a missing column misspelt (' region', 'Provider', 'gpu_modle')
+        # was left unnamed: the message said only which columns were missing
+        near = []
+        for cell in (str(c) for c in table.data if c not in COLUMN_NAMES):
+            plain = cell.strip().lower().replace(" ", "_")
+            meant = [plain] if plain in missing else suggest(cell, missing, 1)
+            if meant:
+                near.append(f"the header has {cell!r}: did you mean {meant[0]!r}?")
         table.fail(
-            f"missing required column(s) {', '.join(missing)}",
+            f"missing required column(s) {', '.join(missing)}"
+            + ("" if not near else f" ({'; '.join(near)})"),
             hint="a price list is a CSV whose header row names the offer columns; "
             "`planner offers --format csv` prints one to start from",
         )
