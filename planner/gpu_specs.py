@@ -167,7 +167,24 @@ class GpuCatalog:
             )
         if len(family) == 1:
             return family[0]
-        raise UnknownNameError("GPU", name, self.names, file=file, key_path=key_path)
+        error = UnknownNameError("GPU", name, self.names, file=file, key_path=key_path)
+        counted = self._count_in_name(name)
+        if counted is not None:  # 8xH100, H100:8: the count goes in its own field
+            model, count = counted
+            error.hint = (
+                f"did you mean {model}? A GPU name holds no count: give the {count} GPUs on their "
+                f"own (estimate --count {count}; gpus_per_machine: {count} in a hardware file)"
+            )
+        raise error
+
+    def _count_in_name(self, name: str) -> tuple[str, int] | None:
+        """``8xH100``, ``8 x H100``, ``H100x8``, ``H100:8`` -> ("H100", 8): a GPU named with a
+        count, where the name alone is one GPU; else None."""
+        match = _COUNT_FIRST.fullmatch(name) or _COUNT_LAST.fullmatch(name)
+        if match is None:
+            return None
+        gpu = self.get(match.group("gpu"))
+        return None if gpu is None else (gpu.name, int(match.group("count")))
 
     def family(self, name: str) -> tuple[GpuSpec, ...]:
         """The GPUs ``name`` means as a model with variants, else as a catalog family.
@@ -202,6 +219,11 @@ class GpuCatalog:
         _check_gpu_name(text)
         parts = [p.strip() for p in text.split(":")]
         count = None
+        if len(parts) > 1 and _NOT_A_COUNT.fullmatch(parts[-1]):  # H100:-1, H100:1.5
+            raise ConfigError(
+                f"GPU count in {text!r} must be a whole number from 1 to {_MAX_GPUS_PER_CHOICE}",
+                hint=f"GPUs per instance, e.g. H100:8; {GPU_CHOICE_FORMS}",
+            )
         if len(parts) > 1 and parts[-1].isdigit():
             count = int(parts.pop())
             if not 1 <= count <= _MAX_GPUS_PER_CHOICE:
@@ -242,8 +264,16 @@ class GpuCatalog:
         family = self.family(name)
         if family:
             return family
-        raise UnknownNameError("GPU", name, self.names)
+        error = UnknownNameError("GPU", name, self.names)
+        counted = self._count_in_name(name)
+        if counted is not None:  # 8xH100: a filter writes the count after a colon
+            error.hint = f"did you mean {counted[0]}:{counted[1]}? (NAME:COUNT, GPUs per instance)"
+        raise error
 
+
+# A count written into a GPU name: 8xH100, 8 x H100, 8×A100-80GB; H100x8, H100 x 8, H100:8.
+_COUNT_FIRST = re.compile(r"\s*(?P<count>\d{1,5})\s*[x×*]\s*(?P<gpu>\S.*?)\s*", re.I)
+_COUNT_LAST = re.compile(r"\s*(?P<gpu>\S.*?)\s*(?:[x×*]|:)\s*(?P<count>\d{1,5})\s*", re.I)
 
 # One instance holds at most this many GPUs (an NVL72 rack is the largest NVLink machine).
 _MAX_GPUS_PER_CHOICE = 72
@@ -251,6 +281,8 @@ GPU_CHOICE_FORMS = (
     "a name (H100, A100-80GB), NAME:COUNT (H100:8), NAME:MEMORY[:COUNT] (A100:80GB:8) or a "
     "memory range (24GB.., 40GB..80GB)"
 )
+# A number after the last colon that is no count (and no memory: that ends in GB)
+_NOT_A_COUNT = re.compile(r"-\d+(?:\.\d*)?|\d+\.\d*")
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:GB|GiB|G)$", re.I)
 
 
@@ -273,6 +305,12 @@ def _memory_range(token: str, text: str) -> tuple[float | None, float | None]:
             bounds.append(float(match.group(1)))
         if bounds == [None, None]:
             raise ConfigError(f"an empty memory range in {text!r}", hint="e.g. 24GB..")
+        low, high = bounds
+        if low is not None and high is not None and low > high:  # no GPU matched, said nothing
+            raise ConfigError(
+                f"the memory range in {text!r} runs from more to less",
+                hint=f"did you mean {high_text.strip()}..{low_text.strip()}?",
+            )
         return bounds[0], bounds[1]
     match = _MEMORY.match(token)
     if match is None:

@@ -7,6 +7,7 @@ column names.  :func:`validate_offers` is called wherever data crosses a boundar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -398,8 +399,17 @@ def _check_column_names(table: _Table) -> None:
     """Every required column is there and no unknown one is (with "did you mean")."""
     missing = [c for c in REQUIRED_COLUMNS if c not in table.data]
     if missing:
+        # a header cell that is a missing column misspelt (' region', 'Provider', 'gpu_modle')
+        # was left unnamed: the message said only which columns were missing
+        near = []
+        for cell in (str(c) for c in table.data if c not in COLUMN_NAMES):
+            plain = cell.strip().lower().replace(" ", "_")
+            meant = [plain] if plain in missing else suggest(cell, missing, 1)
+            if meant:
+                near.append(f"the header has {cell!r}: did you mean {meant[0]!r}?")
         table.fail(
-            f"missing required column(s) {', '.join(missing)}",
+            f"missing required column(s) {', '.join(missing)}"
+            + ("" if not near else f" ({'; '.join(near)})"),
             hint="a price list is a CSV whose header row names the offer columns; "
             "`planner offers --format csv` prints one to start from",
         )
@@ -594,6 +604,7 @@ def _normalise_memory(out: dict[str, pd.Series], catalog_gib: np.ndarray) -> Non
 
 # A price is captured on or before the day it is published; a day of slack covers time zones.
 _FUTURE_SLACK_DAYS = 1
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _check_dates(as_of: list[str | None], table: _Table) -> None:
@@ -601,9 +612,22 @@ def _check_dates(as_of: list[str | None], table: _Table) -> None:
     snapshot file carries one or two)."""
     distinct = list(dict.fromkeys(as_of))
     parsed = pd.to_datetime(pd.Series(distinct, dtype=object), format="%Y-%m-%d", errors="coerce")
-    undated = {v for v, ok in zip(distinct, parsed.notna(), strict=True) if not ok}
+    # strptime also reads 2026-1-1, which the snapshot's age (date.fromisoformat) then refused
+    # with a traceback: a date is written with two-digit months and days
+    undated = {
+        v
+        for v, ok in zip(distinct, parsed.notna(), strict=True)
+        if not ok or not _ISO_DATE.fullmatch(str(v))
+    }
     if undated:
-        table.fail("as_of must be a date YYYY-MM-DD", [v in undated for v in as_of], "as_of")
+        first = str(next(v for v in as_of if v in undated))
+        written = parsed[distinct.index(first)]
+        hint = None
+        if pd.notna(written):  # 2026-1-1
+            hint = f"write {written.date().isoformat()}"
+        elif _ISO_DATE.match(first):  # a date-time: 2026-11-01T10:00Z
+            hint = f"write the day alone: {first[:10]}"
+        table.fail("as_of must be a date YYYY-MM-DD", [v in undated for v in as_of], "as_of", hint)
     latest = clock.utc_today() + timedelta(days=_FUTURE_SLACK_DAYS)
     future = {str(v) for v, d in zip(distinct, parsed, strict=True) if d.date() > latest}
     if future:

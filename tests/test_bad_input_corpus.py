@@ -10,7 +10,7 @@ few keys changed (``file``).  Every case must end cleanly:
   to do (``fix``), both matched case-insensitively.
 
 A case's ``file`` is ``{from: workload|hardware|budget|offers, set: {dotted.key: value},
-drop: [dotted.key], text: raw text, name: FILE}`` (``name`` may be a relative path: ``data/calibration.yaml`` lands in the case's ``PLANNER_DATA_DIR``); ``{file}`` in ``run`` or ``api`` arguments is its path.
+drop: [dotted.key], text: raw text, encoding: utf-16, name: FILE}`` (``name`` may be a relative path: ``data/calibration.yaml`` lands in the case's ``PLANNER_DATA_DIR``; ``encoding`` is the one ``text`` is written in, UTF-8 unless given); ``{file}`` in ``run`` or ``api`` arguments is its path.
 ``offers`` builds a one-row private price CSV; its ``set`` values are written verbatim (so
 ``inf`` stays text).  ``env`` sets environment variables for the case; ``{long}`` in any value is
 a 300-character name, longer than a file system allows.
@@ -72,7 +72,7 @@ def _make_file(spec: dict[str, Any], folder: Path) -> Path:
     if "text" in spec:
         path = folder / spec.get("name", "input.yaml")
         path.parent.mkdir(parents=True, exist_ok=True)  # name: data/calibration.yaml
-        path.write_text(spec["text"], encoding="utf-8")
+        path.write_text(spec["text"], encoding=spec.get("encoding", "utf-8"))
         return path
     kind = spec["from"]
     if kind == "offers":

@@ -455,6 +455,10 @@ LIBRARY = [
     (lambda: planner.report(_tco(), max_age_days="x"), "max_age_days"),
     (lambda: planner.report(_tco(), max_age_days=-1), "whole number >= 0"),
     (lambda: planner.report(_tco(), generated_by=5), "generated_by"),
+    # named the command line's --format to a library caller (session 15)
+    (lambda: planner.report(_tco(), "pdf"), "fmt: unknown report format 'pdf'"),
+    # compare_gpu="" was read as not given: the comparison used the default GPU
+    (lambda: planner.tco("8xh100-hgx", compare_gpu=""), "compare_gpu: '' is not a GPU name"),
     # TypeError: 'int' object is not callable, after the work (or never, and accepted)
     (lambda: planner.refresh_prices(on_progress=5), "on_progress"),
     (
@@ -566,3 +570,60 @@ def test_the_price_list_control_loads(tmp_path: Path) -> None:
     result = invoke("offers", "--offers", str(path), "--format", "csv", "--gpu", "H100")
     assert result.exit_code == 0, result.output
     assert "my.box" in result.stdout
+
+
+# --- a file named the way it is spelt elsewhere (session 15) ----------------------------------------
+
+FILE_NEAR_MISSES = [
+    # a bundled name typed as the file name: "no such file" with no way forward
+    (
+        ("tco", "--hardware", "8xh100-hgx.yaml", "--no-cloud"),
+        ("no such file", "bundled hardware file '8xh100-hgx'"),
+    ),
+    (
+        ("budget", "2027-ml-platform.yaml"),
+        ("no such file", "bundled budget file '2027-ml-platform'"),
+    ),
+    (
+        ("estimate", "gpt2-xl-finetune.yaml", "--gpu", "H100"),
+        ("not found", "bundled workload 'gpt2-xl-finetune'"),
+    ),
+    # a path without its .yaml, or with .yml for .yaml
+    (
+        ("tco", "--hardware", "scenarios/hardware/8xh100-hgx", "--no-cloud"),
+        ("no such file", "did you mean 'scenarios/hardware/8xh100-hgx.yaml'"),
+    ),
+    (
+        ("quote", "-w", "scenarios/workloads/gpt2-xl-finetune.yml", "--deadline", "24h"),
+        ("not found", "did you mean 'scenarios/workloads/gpt2-xl-finetune.yaml'"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"), FILE_NEAR_MISSES, ids=[" ".join(a[:3]) for a, _ in FILE_NEAR_MISSES]
+)
+def test_a_file_name_near_an_existing_one_names_it(
+    args: tuple[str, ...], needles: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert_clean_error(invoke(*args, "--format", "json"), *needles)
+
+
+def test_a_hardware_file_beside_the_budget_file_says_paths_start_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # was: "no such file 'my-box.yaml'; pass a YAML path or a bundled hardware name", with the
+    # file right next to the budget that names it
+    monkeypatch.chdir(ROOT)
+    (tmp_path / "my-box.yaml").write_text((SCENARIOS / "hardware" / "8xh100-hgx.yaml").read_text())
+    raw = with_values(
+        scenario("budgets", "2027-ml-platform"), {"classes.0.buy.0.hardware": "my-box.yaml"}
+    )
+    path = write(tmp_path, raw, "plan.yaml")
+    assert_clean_error(
+        invoke("budget", path, "--no-sensitivity", "--format", "json"),
+        "classes[0].buy[0].hardware",
+        "beside the budget file",
+        f"write the path from the current folder: {tmp_path / 'my-box.yaml'}",
+    )

@@ -45,7 +45,7 @@ import pandas as pd
 
 import planner
 from planner import clock
-from planner.config.yamlfile import not_utf8, read_bounded
+from planner.config.yamlfile import SAVE_AS_UTF8, not_utf8, read_bounded, wide_unicode
 from planner.errors import OfferValidationError, SnapshotError, shown_path
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
 
@@ -490,6 +490,11 @@ def _checked_text(data: bytes, where: str) -> bytes:
         )
     if not data.strip():
         raise OfferValidationError("is empty", file=where, hint=_CSV_TEMPLATE_HINT)
+    wide = wide_unicode(data)
+    if wide is not None:  # a spreadsheet's "Unicode Text", PowerShell's Export-Csv > file
+        raise OfferValidationError(
+            f"is {wide} text, not UTF-8", file=where, hint=SAVE_AS_UTF8 + "; " + _CSV_TEMPLATE_HINT
+        )
     if data.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")) or b"\x00" in data[:4096]:
         raise OfferValidationError(
             "looks like a binary file (a spreadsheet?), not CSV text",

@@ -372,8 +372,10 @@ def _service_request(options: dict[str, Any], service: dict[str, Any]) -> Servic
     try:
         spec = named if isinstance(named, WorkloadSpec) else load_workload(named)
     except ConfigError:
-        if not asked:
+        if not asked and options["deadline"] is not None:
             return None  # the job quote reports the workload's problem, as it always has
+        # without a --deadline the job quote would stop at that and hide the file's mistake
+        # (a service workload with a typo was told "Missing option '--deadline'")
         raise
     if not asked and spec.kind is not Kind.INFERENCE:
         return None  # a training job: the service quote's models need not load

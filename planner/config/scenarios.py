@@ -38,19 +38,45 @@ def resolve_scenario(path_or_name: str | os.PathLike[str], kind: str) -> Path:
         )
     path = Path(path_or_name).expanduser()
     found = probe(path)  # a name too long for the file system is a ConfigError, not an OSError
+    folder = scenarios_dir() / kind
     if path.suffix in (".yaml", ".yml") or found is not None or "/" in path_or_name:
         if found is None:
             raise ConfigError(
                 f"no such file {shown_path(path_or_name)!r}",
-                hint=f"pass a YAML path or a bundled {singular} name",
+                hint=missing_file_hint(path_or_name, folder, f"{singular} file")
+                or f"pass a YAML path or a bundled {singular} name",
             )
         return path  # a directory or an unreadable file: _read_yaml says what is wrong
-    folder = scenarios_dir() / kind
     candidate = folder / f"{path_or_name}.yaml"
     if (status := probe(candidate)) is not None and stat.S_ISREG(status.st_mode):
         return candidate
     names = sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
     raise UnknownNameError(singular + " file", path_or_name, names)
+
+
+def missing_file_hint(text: str, folder: Path, what: str) -> str | None:
+    """The fix for a YAML path ``text`` that names no file, where one is near: the path with
+    ``.yaml`` added or ``.yml`` and ``.yaml`` swapped, or a bundled file of ``folder`` typed as a
+    file name (``8xh100-hgx.yaml`` for the bundled ``8xh100-hgx``); None when none is."""
+    path = Path(text).expanduser()
+    if path.suffix == ".yml":
+        near = [path.with_suffix(".yaml")]
+    elif path.suffix == ".yaml":
+        near = [path.with_suffix(".yml")]
+    else:
+        near = [path.with_name(path.name + ".yaml"), path.with_name(path.name + ".yml")]
+    for candidate in near:
+        status = probe(candidate)
+        if status is not None and stat.S_ISREG(status.st_mode):
+            return f"did you mean {str(candidate)!r}?"
+    if path.parent == Path(".") and path.suffix in (".yaml", ".yml"):
+        status = probe(folder / f"{path.stem}.yaml")
+        if status is not None and stat.S_ISREG(status.st_mode):
+            return (
+                f"did you mean the bundled {what} {path.stem!r}? A bundled name is written "
+                "without .yaml; a path is read from the current folder"
+            )
+    return None
 
 
 def read_mapping(path: Path, kind: str = "scenario") -> dict[str, Any]:

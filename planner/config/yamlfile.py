@@ -80,8 +80,36 @@ def parse_yaml(text: str, *, file: str) -> Any:
         ) from None
 
 
+# What to do with a text file in UTF-16 (what Windows PowerShell 5's ``>`` and ``Out-File`` write).
+SAVE_AS_UTF8 = (
+    "save it as UTF-8 (Windows PowerShell's > writes UTF-16: use | Out-File -Encoding utf8, "
+    "or your editor's Save As with UTF-8)"
+)
+
+
+def wide_unicode(data: bytes) -> str | None:
+    """``"UTF-16"`` or ``"UTF-32"`` where ``data`` is text in that encoding (a byte-order mark,
+    or a NUL byte beside every ASCII letter), else None: such a file is text, not binary, and
+    saving it as UTF-8 is the fix."""
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    sample = data[:4096]
+    half = len(sample) // 2
+    if half >= 4:  # without a byte-order mark: every other byte of ASCII text is NUL, no other
+        nuls = sorted((sample[0::2].count(0), sample[1::2].count(0)))
+        if nuls[0] <= 0.1 * half and nuls[1] >= 0.9 * half:
+            return "UTF-16"
+    return None
+
+
 def not_utf8(data: bytes, error: UnicodeDecodeError) -> str:
-    """Where ``data`` stops being UTF-8, for an error message: the first bad byte and its line."""
+    """Where ``data`` stops being UTF-8, for an error message: the first bad byte and its line
+    (or, for UTF-16 text, that encoding's name)."""
+    wide = wide_unicode(data)
+    if wide is not None:
+        return f"is {wide} text, not UTF-8"
     line = data[: error.start].count(b"\n") + 1
     return f"is not UTF-8 text (byte 0x{data[error.start]:02x} on line {line})"
 
@@ -168,6 +196,9 @@ def read_yaml(path: Path, *, what: str = "YAML") -> Any:
     data = read_bounded(
         path, limit_bytes=MAX_YAML_BYTES, what=what, hint="pass the path of a .yaml file"
     )
+    wide = wide_unicode(data)
+    if wide is not None:
+        raise ConfigError(f"is {wide} text, not UTF-8", file=file, hint=SAVE_AS_UTF8)
     if b"\x00" in data:
         raise ConfigError(
             f"looks like a binary file, not a {what}",

@@ -8,8 +8,10 @@ to USD on load.
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationError
@@ -18,6 +20,7 @@ from planner import clock
 from planner.config.currency import FxTable, load_fx_rates, parse_money
 from planner.config.scenarios import read_mapping, resolve_scenario
 from planner.config.validation import NumbersNotBools, config_error
+from planner.config.yamlfile import probe
 from planner.errors import ConfigError
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.ownership.hardware import MAX_MACHINES, HardwareSpec, load_hardware
@@ -288,11 +291,27 @@ def _check_gpu_hours(values: Sequence[float], key: str, ctx: _Reading) -> None:
         )
 
 
+def _from_here(path: Path) -> str:
+    """``path`` as typed from the current folder: relative below it, else absolute."""
+    relative = os.path.relpath(path)
+    return relative if not relative.startswith("..") else str(path.resolve())
+
+
 def _hardware(name: str, key: str, gpu: str, ctx: _Reading) -> HardwareSpec:
     """The hardware file ``name`` (at ``key``), which must hold ``gpu`` GPUs."""
     try:
         hw = ctx.loader(name)
     except ConfigError as e:
+        beside = Path(ctx.file).parent / name
+        if not Path(name).is_absolute() and probe(Path(name)) is None and probe(beside):
+            # the file sits next to the budget file, and paths are read from the current folder
+            raise ConfigError(
+                f"hardware {name!r}: no such file in the current folder; it is beside the "
+                "budget file, and a path in a budget file is read from the current folder",
+                file=ctx.file,
+                key_path=key,
+                hint=f"write the path from the current folder: {_from_here(beside)}",
+            ) from e
         raise ConfigError(
             f"hardware {name!r} does not load: {e}", file=ctx.file, key_path=key
         ) from e

@@ -491,6 +491,13 @@ def tco(
             key_path="years",
             hint="the horizon in years, e.g. 3; leave it out for the hardware's lifetime",
         )
+    if isinstance(compare_gpu, str) and not compare_gpu.strip():
+        # was read as "not given": the comparison quietly used the default GPU
+        raise ConfigError(
+            f"{compare_gpu!r} is not a GPU name",
+            key_path="compare_gpu",
+            hint="name a cloud GPU (e.g. H100), or leave it out to compare with the same model",
+        )
     catalog = catalog or load_gpu_catalog()
     annual = annual_cost(hw, utilization)
     per_gpu_hour = usd_per_gpu_hour(hw)

@@ -84,8 +84,9 @@ def render_document(doc: Document, fmt: str) -> str:
         return to_markdown(doc)
     if fmt == "csv":
         return to_csv(doc)
+    # a library caller's fmt= (the command line's --format takes only these three)
     raise ConfigError(
-        f"unknown report format {fmt!r}", key_path="--format", hint="use html, markdown or csv"
+        f"unknown report format {fmt!r}", key_path="fmt", hint="fmt='html', 'markdown' or 'csv'"
     )
 
 

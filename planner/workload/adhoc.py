@@ -78,7 +78,30 @@ def workload_from_facts(
     try:
         return parse_workload(raw, file="workload facts")
     except ConfigError as e:  # named by field alone: the caller shows each as its option
+        read = _CONFIG_KEYS.get(e.key_path or "") if from_config else None
+        if read is not None and not (read == "max_position_embeddings" and seq_len is not None):
+            # a shape the config.json gave: named there, with its own key (was "model.heads:
+            # 33 heads do not divide hidden size 4096", naming no file)
+            raise ConfigError(
+                e.detail,
+                file=model,
+                key_path=read,
+                hint=e.hint or f"copy {read} from the model's config.json on Hugging Face",
+            ) from None
         raise ConfigError(e.detail, key_path=e.key_path, hint=e.hint) from None
+
+
+# The workload's model keys a config.json gives, and the config's names for them.
+_CONFIG_KEYS = {
+    "model.heads": "num_attention_heads",
+    "model.hidden": "hidden_size",
+    "model.layers": "num_hidden_layers",
+    "model.kv_heads": "num_key_value_heads",
+    "model.head_dim": "head_dim",
+    "model.vocab": "vocab_size",
+    "model.ffn": "intermediate_size",
+    "model.seq_len": "max_position_embeddings",
+}
 
 
 def _config_in(path: Path) -> str:

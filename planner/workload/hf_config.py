@@ -89,7 +89,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from planner.config.yamlfile import not_utf8, read_bounded
+from planner.config.yamlfile import SAVE_AS_UTF8, not_utf8, read_bounded, wide_unicode
 from planner.errors import ConfigError
 from planner.workload.spec import MAX_HIDDEN, MAX_LAYER_COUNT, MAX_PARAMS, MAX_SEQ_LEN
 
@@ -172,6 +172,8 @@ def _read_config(path: Path, file: str) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark, as some Windows editors save
     except UnicodeDecodeError as e:
+        if wide_unicode(raw) is not None:  # the config.json, saved as UTF-16
+            raise ConfigError(not_utf8(raw, e), file=file, hint=SAVE_AS_UTF8) from None
         raise ConfigError(
             f"{not_utf8(raw, e)}: not a config.json",
             file=file,

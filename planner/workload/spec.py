@@ -35,7 +35,7 @@ from pydantic import (
     model_validator,
 )
 
-from planner.config.scenarios import scenarios_dir
+from planner.config.scenarios import missing_file_hint, scenarios_dir
 from planner.config.validation import (
     ErrorWording,
     FieldError,
@@ -1377,7 +1377,8 @@ def load_workload(name_or_path: str, *, directory: Path | None = None) -> Worklo
     probe(path)  # a name too long for the file system: a ConfigError here, not an OSError below
     if text.endswith((".yaml", ".yml")) or path.parent != Path(".") or path.is_dir():
         if not path.exists():
-            raise ConfigError("workload file not found", file=text, hint="check the path")
+            near = missing_file_hint(text, directory or workloads_dir(), "workload")
+            raise ConfigError("workload file not found", file=text, hint=near or "check the path")
         if not path.is_file():  # a directory, a pipe (<(cat w.yaml)): read once, as named
             return _load_file.__wrapped__(str(path), 0)
         return _load_file(str(path.resolve()), path.stat().st_mtime_ns)
