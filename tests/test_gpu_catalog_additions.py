@@ -158,7 +158,9 @@ def test_added_gpus_join_the_family_sets_of_their_architecture() -> None:
     assert eff.gemm_fraction(resolve_gpu("A800-80GB")) == eff.GEMM_FRACTION["A100"]
     assert eff.gemm_fraction(resolve_gpu("H20")) == eff.GEMM_FRACTION["H100"]
     assert eff.gemm_fraction(resolve_gpu("MI250X")) == eff.GEMM_FRACTION["MI200"]
-    assert eff.gemm_fraction(resolve_gpu("MI300X")) == eff.DEFAULT_GEMM_FRACTION
+    assert eff.gemm_fraction(resolve_gpu("MI300X")) == eff.GEMM_FRACTION["MI300"]
+    assert eff.gemm_fraction(resolve_gpu("MI325X")) == eff.GEMM_FRACTION["MI300"]
+    assert eff.gemm_fraction(resolve_gpu("P100")) == eff.DEFAULT_GEMM_FRACTION
     # HBM: A30, A800, H20, GB200 and the Instinct parts; GDDR: L40, A40, GeForce
     for name in ("A30", "A800-40GB", "H20", "GB200", "V100S", "MI300X", "MI250X"):
         assert has_hbm(resolve_gpu(name)), name

@@ -74,10 +74,23 @@ from planner.schema import Fabric, Interconnect
 #   on Frontier for Large Language Models", arXiv 2312.12705, per graphics compute die against its
 #   191.5 TFLOPS).  That MFU includes the run's communication and pipeline bubble, so the matmuls'
 #   own share is at least 0.38; 0.40 is the rest (U).
-# MI300 (AMD CDNA3: MI300X, MI325X): no measured training MFU cited here, so DEFAULT_GEMM_FRACTION
-#   (U).  0.35 of 1,307 TFLOPS is 458 sustained, below an H100's 0.52 x 989 = 514: public ROCm
-#   training stacks have run MI300X below the H100 despite its higher peak (SemiAnalysis, "MI300X
-#   vs H100 vs H200 Benchmark Part 1: Training", Dec 2024, qualitatively).
+# MI300 (AMD CDNA3: MI300X, MI325X) 0.36: AMD's MLPerf Training v5.1 Llama 2 70B LoRA on one node
+#   of 8 MI300X (calibration row C36; mlcommons/training_results_v5.1 AMD/results/
+#   MI300X_EPYC_9575F_pytorch_llama2_70b/llama2_70b_lora/result_0.txt): NeMo over Megatron-LM and
+#   ROCm Transformer Engine with hipBLASLt, fp8 linear layers (delayed scaling), bf16 CK fused
+#   attention, DP8, micro-batch 1 of 8,192 tokens, 21 of 80 layers recomputed, 2.1157 samples/s:
+#   2,166 tokens/s per GPU, 4 x 69.0B frozen-weight FLOPs a token (forward and input-gradient
+#   passes) = 598 TFLOP/s of linear layers, 0.23 of the 2,615 fp8 dense TFLOPS before attention,
+#   recompute and the bandwidth-bound work.  0.36 is where the estimate of that step -- those
+#   matmuls, the bf16 attention, the 22-layer block recompute the search picks, the memory traffic
+#   and fp8 casts -- meets the measured 1,452 s (0.35, the unmeasured default before: 1.03x slow;
+#   0.37: 0.98x); one node with only the adapters' gradients to all-reduce, so communication and
+#   bubbles take almost none of it.  The same benchmark ran 2.1557 samples/s on 8 H100 (H17a): the
+#   MI300X about matches the H100 with 1.32x its dense peak.  The MI325X (the same die at 1,000 W
+#   against 750 W, HBM3e) ran it 1.34x faster than the MI300X, without the recompute (H162, 1.19x
+#   slow here): the estimate puts 1.13x between the two (recompute and bandwidth); the rest is
+#   plausibly the MI300X's power limit holding its clock below the 2,100 MHz peak under fp8 GEMMs
+#   (U, no sustained-clock measurement found), which one family fraction does not separate.
 GEMM_FRACTION: dict[str, float] = {
     "A100": 0.55,
     "H100": 0.52,
@@ -93,8 +106,9 @@ GEMM_FRACTION: dict[str, float] = {
     "L40S": 0.52,  # the AD102 chip of the RTX 4090 (GeForce)
     "Jetson": 0.25,
     "MI200": 0.40,
+    "MI300": 0.36,
 }
-# Families without a measurement (MI300 among them), U.
+# Families without a measurement, U.
 DEFAULT_GEMM_FRACTION = 0.35
 
 # An eager stack's host dispatch time per layer (frameworks.yaml, eager_host_ms_per_layer) was
