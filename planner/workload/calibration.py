@@ -38,8 +38,10 @@ MAX_FACTOR = 10.0
 # layer (eager fine-tunes of small models or short micro-batches up to ~4x slower); 3: an eager
 # stack's separate elementwise kernels stream their own memory traffic (efficiency.eager_traffic),
 # its matmul factors re-derived (eager Llama-style fine-tunes up to ~15% slower, BERT-style faster);
-# 4: QLoRA's dequantisation streamed per micro-batch in place of a flat 1.39x slowdown.
-ESTIMATOR_REVISION = 4
+# 4: QLoRA's dequantisation streamed per micro-batch in place of a flat 1.39x slowdown; 5: an image
+# model trains on eager PyTorch under auto, its activation and add kernels streaming their own
+# traffic (efficiency.EAGER_IMAGE_VALUES_PER_STORED_VALUE), its activations at the precision's width.
+ESTIMATOR_REVISION = 5
 
 
 @dataclass(frozen=True)
@@ -277,9 +279,9 @@ def _write_failed(path: Path, e: OSError) -> ConfigError:
 
 def job_key(spec: WorkloadSpec, gpu: str) -> tuple[str, str, str, str, str]:
     """What makes two runs similar: GPU model, software stack, precision, method and kind."""
-    from planner.workload.frameworks import resolve_framework
+    from planner.workload.frameworks import workload_framework
 
-    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind.value == "finetune")
+    stack, _ = workload_framework(spec)
     t = spec.train
     return gpu, stack.name, t.precision.value, t.method.value, spec.kind.value
 

@@ -186,6 +186,24 @@ EAGER_RMSNORM_FORWARD = (28.0, 2.0)  # fixed bytes + x e
 EAGER_RMSNORM_BACKWARD = (56.0, 3.0)
 EAGER_ROTARY_BYTES_PER_ELEMENT = 8.0  # x e, each way
 EAGER_SWIGLU_BYTES_PER_ELEMENT = (2.0, 3.0)  # x e, forward, backward
+
+# An eager image model's separate activation and residual-add kernels, per value it stores
+# (ModelPreset.activation_gib_per_sample, counted in 16-bit values).  Counted on ResNet-50 v1.5 at
+# 224 px: its 53 convolutions write 11.1M values an image (the stem 0.80M; the four stages 4.4M,
+# 3.1M, 2.15M and 0.63M; timm's "activations" figure for resnet50), of which 4.1M pass a ReLU
+# after their BatchNorm and 5.5M are the 16 bottleneck blocks' outputs, which pass the residual
+# add and a ReLU.  A fused stack's BatchNorm kernel applies the activation and the add itself
+# (cuDNN's fused BN-add-ReLU, which MLPerf's MXNet ResNet-50 runs); eager PyTorch (torchvision,
+# timm, Ultralytics, NVIDIA DeepLearningExamples) runs each as a kernel of its own:
+#   forward: a ReLU reads and writes each value (2); a block output is added (two reads, a write: 3)
+#   and then ReLU'd (2);
+#   backward: ReLU's backward reads the gradient and the output and writes the gradient (3); the add
+#   passes its gradient through.
+# Forward 2 x 4.1M + 5 x 5.5M = 35.7M and backward 3 x 4.1M + 3 x 5.5M = 28.8M values moved an image,
+# against the 48.3M 16-bit values (0.09 GiB) the resnet50 preset stores: 0.74 and 0.60 per stored
+# value, each moved at the precision's width (efficiency.result_bytes).  Other CNNs (conv, norm,
+# SiLU or ReLU, residual adds) are taken to move the same per stored value (U).
+EAGER_IMAGE_VALUES_PER_STORED_VALUE = (35.7 / 48.3, 28.8 / 48.3)  # forward, backward
 EAGER_LORA_BYTES_PER_ELEMENT = (6.0, 4.0)  # x e, forward, backward
 
 

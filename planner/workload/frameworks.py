@@ -18,10 +18,14 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
 from planner.workload.efficiency import ATTENTION_KERNELS, FP8_SCALING
+
+if TYPE_CHECKING:
+    from planner.workload.spec import WorkloadSpec
 
 AUTO = "auto"
 
@@ -68,16 +72,6 @@ class FrameworkProfile:
     # micro-batch in an eager stack (frameworks.yaml, eager_host_ms_per_layer): a micro-batch
     # takes the longer of its GPU time and this times its layers; 0 for a fused or compiled stack
     eager_host_s_per_layer: float = 0.0
-    # the matmul factor of a model whose eager elementwise traffic is not counted on its own (image
-    # models: convolutions, UNets, whose activations the traffic model does not break down), which
-    # keeps lumping that traffic in (frameworks.yaml, image_stack); the ``stack`` where not given
-    image_stack: float | None = None
-
-    def matmul_factor(self, transformer: bool) -> float:
-        """The stack's factor on the matmul efficiency for a transformer, or another model."""
-        if transformer or self.image_stack is None:
-            return self.stack
-        return self.image_stack
 
 
 @functools.lru_cache(maxsize=1)
@@ -105,7 +99,6 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 autocast=bool(raw["autocast"]),
                 moe_host_s_per_layer=float(raw["moe_host_ms_per_layer"]) / 1e3,
                 eager_host_s_per_layer=float(raw["eager_host_ms_per_layer"]) / 1e3,
-                image_stack=float(raw["image_stack"]) if "image_stack" in raw else None,
             )
             if not profile.moe_host_s_per_layer >= 0.0:
                 raise ValueError("moe_host_ms_per_layer must be a number >= 0")
@@ -128,11 +121,34 @@ def framework_names() -> list[str]:
     return [AUTO, *load_frameworks()]
 
 
-def resolve_framework(name: str, *, finetune: bool) -> tuple[FrameworkProfile, bool]:
-    """(profile, whether it was chosen by ``auto``) for ``name``."""
+def auto_framework(*, finetune: bool, images: bool) -> str:
+    """The stack ``auto`` means, what such jobs mostly run on: the Hugging Face Trainer for a
+    fine-tune; for pre-training, the fastest calibrated stack (``any``: Megatron-class fused
+    kernels, as large language-model pre-training runs), except for a model trained on images,
+    which eager PyTorch trains (torchvision's and timm's reference scripts, Ultralytics, NVIDIA
+    DeepLearningExamples) and only tuned benchmark stacks fuse (MLPerf's MXNet ResNet-50)."""
+    if finetune:
+        return "hf-trainer"
+    return "pytorch-fsdp" if images else "any"
+
+
+def resolve_framework(
+    name: str, *, finetune: bool, images: bool = False
+) -> tuple[FrameworkProfile, bool]:
+    """(profile, whether it was chosen by ``auto``) for ``name`` (``images``: a model trained on
+    images, :func:`auto_framework`)."""
     profiles = load_frameworks()
     if name == AUTO:
-        return profiles["hf-trainer" if finetune else "any"], True
+        return profiles[auto_framework(finetune=finetune, images=images)], True
     if name not in profiles:
         raise UnknownNameError("framework", name, framework_names(), key_path="training.framework")
     return profiles[name], False
+
+
+def workload_framework(spec: WorkloadSpec) -> tuple[FrameworkProfile, bool]:
+    """(profile, whether ``auto`` chose it) for a workload's ``training.framework``."""
+    from planner.workload.data_loader import is_image_model
+
+    return resolve_framework(
+        spec.train.framework, finetune=spec.kind.value == "finetune", images=is_image_model(spec)
+    )

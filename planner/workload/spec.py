@@ -424,7 +424,8 @@ class TrainingSection(_Section):
 
     precision: Precision = Precision.BF16
     # the software stack (planner/data/frameworks.yaml): auto = the Hugging Face Trainer for
-    # fine-tuning, the fastest calibrated stack ("any") for pre-training
+    # fine-tuning, the fastest calibrated stack ("any") for pre-training, eager PyTorch
+    # ("pytorch-fsdp") for pre-training a model on images (frameworks.auto_framework)
     framework: str = "auto"
     optimizer: Optimizer = Optimizer.ADAMW
     method: Method = Method.FULL
@@ -1266,9 +1267,12 @@ def _check_context(spec: WorkloadSpec) -> None:
             f"context parallelism splits a transformer's sequence, and a {m.arch} model has none; "
             "leave parallelism.context out",
         )
+    from planner.workload.data_loader import is_image_model
     from planner.workload.frameworks import load_frameworks, resolve_framework
 
-    stack, auto = resolve_framework(training.framework, finetune=spec.kind is Kind.FINETUNE)
+    stack, auto = resolve_framework(
+        training.framework, finetune=spec.kind is Kind.FINETUNE, images=is_image_model(spec)
+    )
     if not stack.context_parallel:
         able = sorted(n for n, p in load_frameworks().items() if p.context_parallel)
         chosen = f"framework {stack.name}" + (" (auto's choice)" if auto else "")

@@ -421,7 +421,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
     """The per-search constants of :class:`_Search` for ``count`` x ``gpu`` on ``links``."""
     peak, fraction = eff.precision_peak(gpu, f.precision, f.linear_share)
     bw = gpu.memory_bandwidth_gb_per_s * 1e9
-    stack = f.framework.matmul_factor(f.transformer) if f.framework is not None else 1.0
+    stack = f.framework.stack if f.framework is not None else 1.0
     # matmul results are written in the precision's own width (fp32 and tf32: 4 bytes, not 2)
     ops_per_byte = peak / bw * eff.result_bytes(f.precision) / 2.0
     # the traffic the calibrated fraction held was streamed at the calibration part's bandwidth
@@ -825,7 +825,7 @@ def _eager_bytes(f: TrainFacts, tp: int, pp: int, cp: int, flash: bool, share: f
     (:func:`~planner.workload.efficiency.eager_traffic`): its layers' tokens, split over the tensor-
     and context-parallel ranks, the recomputed share's forward pass again, the attention scores'
     kernels where no fused attention kernel runs."""
-    if f.eager_traffic is None or not f.transformer:
+    if f.eager_traffic is None:
         return 0.0
     per_token = f.eager_traffic.per_token(scores=not flash, recompute_share=share)
     return per_token * f.seq * (f.layers / pp) / (tp * cp)

@@ -32,7 +32,7 @@ from planner.workload.estimate_types import (
     make_estimate,
     topology_links,
 )
-from planner.workload.frameworks import FrameworkProfile, resolve_framework
+from planner.workload.frameworks import FrameworkProfile, workload_framework
 from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.strategy import (
@@ -116,7 +116,7 @@ class _Shape:
 def _fp32_norms_counted(spec: WorkloadSpec) -> bool:
     """Whether a layer's count already keeps its norms' inputs in fp32: an eager RMSNorm's upcast
     (a gated model on a stack without fused layers; memory.fp32_norm_bytes_per_sbh)."""
-    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
+    stack, _ = workload_framework(spec)
     gated = spec.model.mlp == "gated" or spec.model.is_moe
     return gated and not stack.fused_layers
 
@@ -131,7 +131,7 @@ def layer_bytes_per_sbh(spec: WorkloadSpec, precision: str) -> float:
     h = int(m.hidden or 1)
     ratio = m.attention_width / h
     dropout = dropout_on(spec)
-    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
+    stack, _ = workload_framework(spec)
     gated = m.mlp == "gated" or m.is_moe
     norms = mem.fp32_norm_bytes_per_sbh(precision) if _fp32_norms_counted(spec) else 0.0
     if m.is_moe and m.expert_ffn > 0:
@@ -179,7 +179,7 @@ def _lora_output_width(spec: WorkloadSpec, mlp_width: float) -> float:
 def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | None:
     """The :class:`~planner.workload.efficiency.EagerTraffic` of one of the model's layers under its
     stack, or None where the stack fuses its layers (``fused_layers`` in frameworks.yaml)."""
-    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
+    stack, _ = workload_framework(spec)
     if stack.fused_layers:
         return None
     m = spec.model
@@ -231,7 +231,7 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     act_layer = layer_bytes_per_sbh(spec, precision)
     vocab = int(m.vocab or 0)
     # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
-    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
+    stack, _ = workload_framework(spec)
     logits = (
         mem.logits_bytes(seq, 1, vocab, bytes_per_logit=mem.logit_bytes(stack.name))
         if (m.arch == "decoder" or spec.kind is Kind.PRETRAIN)
@@ -302,10 +302,31 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     )
 
 
+# A non-transformer's stored activations per sample where its model gives none, GiB of 16-bit values
+# (U: the resnet50 preset's 0.09 rounded up).
+DEFAULT_ACTIVATION_GIB = 0.1
+
+
 def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
-    """A non-transformer's :class:`_Shape`: one "sequence" is one sample, every weight trains."""
+    """A non-transformer's :class:`_Shape`: one "sequence" is one sample, every weight trains.
+
+    Its stored activations are the model's ``activation_gib_per_sample`` (16-bit values) at the
+    precision's width; an eager stack's separate activation and add kernels move
+    :data:`~planner.workload.efficiency.EAGER_IMAGE_VALUES_PER_STORED_VALUE` more per stored value.
+    """
     m = spec.model
     fps = float((spec.data.flops_per_sample if spec.data else None) or m.flops_per_sample or 0.0)
+    width = eff.result_bytes(spec.train.precision.value)
+    stored_values = float(m.activation_gib_per_sample or DEFAULT_ACTIVATION_GIB) * mem.GIB / 2.0
+    stack, _ = workload_framework(spec)
+    fwd, bwd = eff.EAGER_IMAGE_VALUES_PER_STORED_VALUE
+    eager = (
+        None
+        if stack.fused_layers
+        else eff.EagerTraffic(
+            forward=fwd * stored_values * width, backward=bwd * stored_values * width
+        )
+    )
     return _Shape(
         layers=1,
         hidden=1,
@@ -318,12 +339,13 @@ def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
         act_base_per_seq_layer=0.0,
         act_score_per_seq_layer=0.0,
         logits_per_seq=0.0,
-        act_per_sample=float(m.activation_gib_per_sample or 0.1) * mem.GIB,
+        act_per_sample=stored_values * width,
         largest_layer=float(m.largest_layer_params or params),
         head_flops_per_seq=0.0,
         layer_params=0.0,
         attention_flops_per_seq={},
         causal=False,
+        eager_traffic=eager,
     )
 
 
@@ -368,7 +390,7 @@ def _compute_train_facts(
     if precision in ("fp32", "tf32") and meth != "full":
         frozen_bytes = 4.0
     finetune = spec.kind is Kind.FINETUNE
-    stack, stack_auto = resolve_framework(t.framework, finetune=finetune)
+    stack, stack_auto = workload_framework(spec)
     autocast = stack.autocast and precision in ("fp16", "bf16")
     opt_traffic = eff.OPTIMIZER_TRAFFIC_BYTES[opt]
     if precision == "pure-bf16" and opt in mem.BNB_OPTIMIZERS:
@@ -523,12 +545,23 @@ def _flash_off_reason(spec: WorkloadSpec) -> str:
 
 
 def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
-    """The assumptions line on stored activations: FlashAttention and dropout."""
+    """The assumptions line on stored activations: FlashAttention and dropout (a transformer's), or
+    the model's stored activations per sample (any other model)."""
     p = spec.model.dropout
     m = spec.model
+    if not m.is_transformer:
+        gib = float(m.activation_gib_per_sample or DEFAULT_ACTIVATION_GIB)
+        width = eff.result_bytes(spec.train.precision.value)
+        given = "model.activation_gib_per_sample" if m.activation_gib_per_sample else "assumed"
+        return (
+            f"activations: {gib * width / 2.0:.3g} GiB stored per sample ({gib:g} GiB of 16-bit "
+            f"values, {given}"
+            + (f", at {width:g} bytes each in {spec.train.precision.value}" if width != 2 else "")
+            + "), written in the forward pass and read in the backward pass"
+        )
     # in 16 bits: each routed expert's activations for its own width, the MLP's for its kind
     per_sbh = layer_bytes_per_sbh(spec, "bf16")
-    stack, _ = resolve_framework(spec.train.framework, finetune=spec.kind is Kind.FINETUNE)
+    stack, _ = workload_framework(spec)
     if p is None:
         drop = (
             "dropout assumed on (model.dropout not given; set model.dropout: 0 for a model "
@@ -584,8 +617,14 @@ def _framework_assumption(f: TrainFacts) -> str:
         t = f.eager_traffic
         scores = t.score_forward + t.score_backward
         eager = (
-            f"; its unfused elementwise kernels stream {t.per_token(scores=False) / 1e6:.2g} MB a "
-            "token and layer beyond a fused stack's (forward and backward)"
+            (
+                f"; its unfused elementwise kernels stream {t.per_token(scores=False) / 1e6:.2g} "
+                "MB a token and layer beyond a fused stack's (forward and backward)"
+                if f.transformer
+                else f"; its activation and residual-add kernels, each a kernel of its own, "
+                f"stream {t.per_token(scores=False) / 1e6:.3g} MB a sample beyond a fused stack's "
+                "(forward and backward)"
+            )
             + (
                 f", {scores / 1e6:.2g} MB more where the attention scores are materialised"
                 if scores
@@ -595,13 +634,7 @@ def _framework_assumption(f: TrainFacts) -> str:
         )
     return (
         f"software stack: {stack.name} ({why}): {stack.description}; {layouts}; matmul efficiency "
-        f"x{stack.matmul_factor(f.transformer):g}"
-        + (
-            " (an image model: its eager elementwise traffic is not counted on its own and stays "
-            "in this factor)"
-            if not f.transformer and stack.image_stack is not None
-            else ""
-        )
+        f"x{stack.stack:g}"
         + (f"; {stack.compile_seconds:g} s graph compilation" if stack.compile_seconds else "")
         + eager
         + f" ({stack.source})"
@@ -678,8 +711,13 @@ def autocast_assumption(f: TrainFacts, flash: bool) -> str:
         f"{f.autocast_state.grads:g} + {f.autocast_state.optimizer:g} bytes per parameter: "
         f"weights, gradients, optimizer states), and the 16-bit copies autocast makes of the "
         f"{f.autocast_params:.3g} it casts are held until the backward pass "
-        f"({mem.AUTOCAST_COPY_BYTES_PER_PARAM:g} bytes each, {cache / mem.GIB:,.2f} GiB); layer "
-        f"norms{'' if flash else ' and softmax'} keep fp32 activations{scaler}"
+        f"({mem.AUTOCAST_COPY_BYTES_PER_PARAM:g} bytes each, {cache / mem.GIB:,.2f} GiB)"
+        + (
+            f"; layer norms{'' if flash else ' and softmax'} keep fp32 activations"
+            if f.transformer
+            else ""
+        )
+        + scaler
     )
 
 
@@ -833,7 +871,7 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
     ) + _attention_text(gpu, f, flash)
-    factor = f.framework.matmul_factor(f.transformer) if f.framework is not None else 1.0
+    factor = f.framework.stack if f.framework is not None else 1.0
     if f.framework is not None and factor != 1.0:
         text += f"; x{factor:g} for the {f.framework.name} software stack"
     if f.method == "qlora":
