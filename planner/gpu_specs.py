@@ -170,21 +170,30 @@ class GpuCatalog:
         error = UnknownNameError("GPU", name, self.names, file=file, key_path=key_path)
         counted = self._count_in_name(name)
         if counted is not None:  # 8xH100, H100:8: the count goes in its own field
-            model, count = counted
+            models, count, _ = counted
             error.hint = (
-                f"did you mean {model}? A GPU name holds no count: give the {count} GPUs on their "
+                f"did you mean {' or '.join(models[:3])}? A GPU name holds no count: give the {count} GPUs on their "
                 f"own (estimate --count {count}; gpus_per_machine: {count} in a hardware file)"
             )
         raise error
 
-    def _count_in_name(self, name: str) -> tuple[str, int] | None:
+    def _count_in_name(self, name: str) -> tuple[tuple[str, ...], int, str] | None:
         """``8xH100``, ``8 x H100``, ``H100x8``, ``H100:8`` -> ("H100", 8): a GPU named with a
-        count, where the name alone is one GPU; else None."""
+        count, where the name alone is one GPU or a model with variants (``8xA100`` ->
+        (("A100-40GB", "A100-80GB", "A100-80GB-PCIe"), 8, "A100"): the GPUs, the count and the
+        name as typed); else None."""
         match = _COUNT_FIRST.fullmatch(name) or _COUNT_LAST.fullmatch(name)
         if match is None:
             return None
         gpu = self.get(match.group("gpu"))
-        return None if gpu is None else (gpu.name, int(match.group("count")))
+        names = (
+            (gpu.name,)
+            if gpu is not None
+            else tuple(g.name for g in self.family(match.group("gpu")))
+        )
+        if not names:
+            return None
+        return names, int(match.group("count")), match.group("gpu")
 
     def family(self, name: str) -> tuple[GpuSpec, ...]:
         """The GPUs ``name`` means as a model with variants, else as a catalog family.
@@ -267,7 +276,10 @@ class GpuCatalog:
         error = UnknownNameError("GPU", name, self.names)
         counted = self._count_in_name(name)
         if counted is not None:  # 8xH100: a filter writes the count after a colon
-            error.hint = f"did you mean {counted[0]}:{counted[1]}? (NAME:COUNT, GPUs per instance)"
+            models, count, typed = counted
+            # a filter may name a model with variants (A100:8 is any A100); one GPU by its name
+            shown = models[0] if len(models) == 1 else typed
+            error.hint = f"did you mean {shown}:{count}? (NAME:COUNT, GPUs per instance)"
         raise error
 
 

@@ -11,6 +11,7 @@ import pytest
 import planner
 from planner.errors import ConfigError
 from planner.workload import parse_workload
+from planner.workload.data_loader import classification_images_per_s
 
 IMAGENET = 1_281_167
 GPU = "A100-80GB"
@@ -38,7 +39,9 @@ def test_step_bounds_split_the_steps_into_gpu_and_loader_hours() -> None:
     bounds = slow.step_bounds
     assert bounds is not None and bounds.loader_binds
     # 5 workers x 387.48 img/s = 1,937.4 img/s: one epoch's loading alone, hours
-    assert bounds.loader_hours == pytest.approx(IMAGENET / 1937.4 / 3600, rel=1e-3)
+    rate = 5 * classification_images_per_s()
+    assert rate == pytest.approx(1937.4, rel=1e-4)
+    assert bounds.loader_hours == pytest.approx(IMAGENET / rate / 3600, rel=1e-9)
     assert bounds.gpu_hours == pytest.approx(gpu_only.time_breakdown_hours["training steps"])
     assert slow.time_breakdown_hours["training steps"] == pytest.approx(bounds.loader_hours)
     assert slow.to_dict()["step_bounds_hours"]["loader_hours"] == bounds.loader_hours

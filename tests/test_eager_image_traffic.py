@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
 from planner.schema import Fabric, Interconnect
 from planner.workload import efficiency as eff
@@ -87,7 +88,7 @@ def test_the_step_streams_the_traffic_at_the_memory_bandwidth() -> None:
 def test_auto_trains_images_eagerly_and_language_models_fused() -> None:
     est = estimate(_resnet(), A100, 1)
     line = next(a for a in est.assumptions if a.startswith("software stack:"))
-    assert line.startswith("software stack: pytorch-fsdp (auto for pre-training")
+    assert line.startswith("software stack: pytorch-fsdp (auto for pre-training a model on images;")
     assert "activation and residual-add kernels" in line and "129 MB a sample" in line
     fused = estimate(_resnet(framework="any"), A100, 1)
     assert fused.wall_hours < est.wall_hours
@@ -102,3 +103,20 @@ def test_auto_trains_images_eagerly_and_language_models_fused() -> None:
     )
     line = next(a for a in estimate(gpt, A100, 8).assumptions if a.startswith("software stack:"))
     assert line.startswith("software stack: any (auto for pre-training")
+
+
+def test_nvme_offload_under_auto_needs_a_stack_that_runs_it() -> None:
+    raw: dict[str, Any] = {
+        "name": "rn50",
+        "kind": "pretrain",
+        "model": "resnet50",
+        "data": {"samples": 1_281_167},
+        "training": {"precision": "fp16", "optimizer": "adamw", "offload": "nvme"},
+    }
+    with pytest.raises(ConfigError) as e:
+        parse_workload(raw)
+    assert e.value.key_path == "training.offload"
+    assert "auto trains this cnn model on pytorch-fsdp" in str(e.value)
+    assert "training.framework: deepspeed" in str(e.value)
+    raw["training"]["framework"] = "deepspeed"
+    assert parse_workload(raw).train.offload == "nvme"

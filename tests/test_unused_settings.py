@@ -55,3 +55,16 @@ def test_lora_uses_its_rank_and_names_nothing_unused() -> None:
 @pytest.mark.parametrize("name", ["llama-2-7b-finetune", "llama-2-13b-finetune"])
 def test_bundled_full_fine_tunes_carry_no_lora_setting(name: str) -> None:
     assert _unused(planner.estimate(name, "H100", 8)) == []
+
+
+def test_a_variant_of_a_full_fine_tune_names_nothing_unused() -> None:
+    # --precision and --framework re-parse the training section: its defaults are not the user's
+    spec = planner.load_workload("gpt2-finetune")
+    for changed in (
+        spec.variant(training={"precision": "fp16"}),
+        spec.variant(training={"framework": "torchtune"}),
+    ):
+        assert _unused(planner.estimate(changed, "A100-80GB", 1)) == []
+    ranked = _gpt2(method="full", lora_rank=8).variant(training={"framework": "torchtune"})
+    (line,) = _unused(planner.estimate(ranked, "A100-80GB", 1))
+    assert line.startswith("training.lora_rank not used")

@@ -9,7 +9,8 @@ and fixed costs (graph compilation).
 The profiles and their sources live in ``planner/data/frameworks.yaml``, read on first use.
 
 ``auto`` picks the common stack for the job: the Hugging Face Trainer for fine-tuning, and for
-pre-training ``any`` (the fastest layout any calibrated stack runs: Megatron, FSDP, torchtitan).
+pre-training ``any`` (the fastest layout any calibrated stack runs: Megatron, FSDP, torchtitan),
+or eager PyTorch (``pytorch-fsdp``) for a model trained on images (:func:`auto_framework`).
 Every estimate names the profile it used.
 """
 

@@ -169,6 +169,11 @@ def _read_config(path: Path, file: str) -> dict[str, Any]:
     raw = read_bounded(
         path, limit_bytes=_MAX_CONFIG_BYTES, what="config.json", hint="pass a config.json file"
     )
+    wide = wide_unicode(raw)
+    if wide is not None and not raw.startswith(b"\xef\xbb\xbf"):
+        # UTF-16 without a byte-order mark decodes as UTF-8 (NULs are valid) and only the JSON
+        # parser would trip on it
+        raise ConfigError(f"is {wide} text, not UTF-8", file=file, hint=SAVE_AS_UTF8)
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark, as some Windows editors save
     except UnicodeDecodeError as e:

@@ -200,6 +200,8 @@ class ModelSection(_Section):
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     vocab: int | None = Field(default=None, ge=0, le=MAX_SEQ_LEN)
     flops_per_sample: float | None = Field(default=None, gt=0, le=1e20)
+    # a non-transformer's stored activations per training sample, GiB of 16-bit values (fp32 and tf32
+    # store twice that); None: the preset's, else 0.1
     activation_gib_per_sample: float | None = Field(default=None, ge=0, le=1e6)
     largest_layer_params: float | None = Field(default=None, gt=0, le=MAX_PARAMS)
     # dropout probability during training; None (a custom model): assumed on, as in Korthikanti et
@@ -538,7 +540,8 @@ class TrainingSection(_Section):
 _PAGED_OPTIMIZERS = frozenset({Optimizer.PAGED_ADAMW, Optimizer.PAGED_ADAMW_8BIT})
 
 # The stacks that run DeepSpeed ZeRO-Infinity (the Hugging Face Trainer through its DeepSpeed
-# integration); ``any`` is the best calibrated stack, which may be DeepSpeed.
+# integration); ``any`` is the best calibrated stack, which may be DeepSpeed; ``auto`` where it
+# picks one of them (_check_nvme_stack).
 _NVME_FRAMEWORKS = frozenset({"auto", "any", "deepspeed", "hf-trainer"})
 
 
@@ -790,6 +793,7 @@ class WorkloadSpec(_Section):
                 "parameters (model.params); one layer is a part of the model: check the two values",
             )
         _check_context(self)
+        _check_nvme_stack(self)
         if self.kind is Kind.INFERENCE and self.training is not None:
             raise FieldError(
                 "training",
@@ -1246,6 +1250,24 @@ def _check_request_length(inf: InferenceSection, m: ModelSection) -> None:
     )
 
 
+def _check_nvme_stack(spec: WorkloadSpec) -> None:
+    """``offload: nvme`` under ``auto`` needs auto to pick a stack that runs ZeRO-Infinity: for a
+    model trained on images it picks eager PyTorch, which does not (frameworks.auto_framework)."""
+    training = spec.training
+    if training is None or training.offload != "nvme" or training.framework != "auto":
+        return
+    from planner.workload.frameworks import workload_framework
+
+    stack, _ = workload_framework(spec)
+    if stack.name not in _NVME_FRAMEWORKS:
+        raise FieldError(
+            "training.offload",
+            f"offload: nvme is DeepSpeed ZeRO-Infinity, and auto trains this {spec.model.arch} "
+            f"model on {stack.name}, which does not run it; set training.framework: deepspeed, "
+            "or use offload: optimizer",
+        )
+
+
 def _check_context(spec: WorkloadSpec) -> None:
     """A pinned context-parallel size splits a transformer's sequence into equal chunks, on a stack
     that has context parallelism.
@@ -1267,12 +1289,9 @@ def _check_context(spec: WorkloadSpec) -> None:
             f"context parallelism splits a transformer's sequence, and a {m.arch} model has none; "
             "leave parallelism.context out",
         )
-    from planner.workload.data_loader import is_image_model
-    from planner.workload.frameworks import load_frameworks, resolve_framework
+    from planner.workload.frameworks import load_frameworks, workload_framework
 
-    stack, auto = resolve_framework(
-        training.framework, finetune=spec.kind is Kind.FINETUNE, images=is_image_model(spec)
-    )
+    stack, auto = workload_framework(spec)
     if not stack.context_parallel:
         able = sorted(n for n, p in load_frameworks().items() if p.context_parallel)
         chosen = f"framework {stack.name}" + (" (auto's choice)" if auto else "")

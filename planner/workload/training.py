@@ -32,7 +32,7 @@ from planner.workload.estimate_types import (
     make_estimate,
     topology_links,
 )
-from planner.workload.frameworks import FrameworkProfile, workload_framework
+from planner.workload.frameworks import FrameworkProfile, auto_framework, workload_framework
 from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.strategy import (
@@ -317,7 +317,8 @@ def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
     m = spec.model
     fps = float((spec.data.flops_per_sample if spec.data else None) or m.flops_per_sample or 0.0)
     width = eff.result_bytes(spec.train.precision.value)
-    stored_values = float(m.activation_gib_per_sample or DEFAULT_ACTIVATION_GIB) * mem.GIB / 2.0
+    gib = m.activation_gib_per_sample
+    stored_values = float(DEFAULT_ACTIVATION_GIB if gib is None else gib) * mem.GIB / 2.0
     stack, _ = workload_framework(spec)
     fwd, bwd = eff.EAGER_IMAGE_VALUES_PER_STORED_VALUE
     eager = (
@@ -550,9 +551,10 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
     p = spec.model.dropout
     m = spec.model
     if not m.is_transformer:
-        gib = float(m.activation_gib_per_sample or DEFAULT_ACTIVATION_GIB)
+        given_gib = m.activation_gib_per_sample
+        gib = float(DEFAULT_ACTIVATION_GIB if given_gib is None else given_gib)
         width = eff.result_bytes(spec.train.precision.value)
-        given = "model.activation_gib_per_sample" if m.activation_gib_per_sample else "assumed"
+        given = "assumed" if given_gib is None else "model.activation_gib_per_sample"
         return (
             f"activations: {gib * width / 2.0:.3g} GiB stored per sample ({gib:g} GiB of 16-bit "
             f"values, {given}"
@@ -599,9 +601,15 @@ def _framework_assumption(f: TrainFacts) -> str:
     """``software stack: hf-trainer (auto for fine-tuning; ...)``: the profile and what it allows."""
     stack = f.framework
     assert stack is not None
+    job = (
+        "fine-tuning"
+        if f.finetune
+        else "pre-training a model on images"
+        if stack.name == auto_framework(finetune=False, images=True)
+        else "pre-training"
+    )
     why = (
-        f"auto for {'fine-tuning' if f.finetune else 'pre-training'}; set training.framework or "
-        "--framework"
+        f"auto for {job}; set training.framework or --framework"
         if f.framework_auto
         else "training.framework"
     )
@@ -686,7 +694,14 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
             f"{_LORA_TARGET_TEXT[spec.train.lora_targets]}, {f.trainable:.3g} trainable parameters"
         )
     else:
-        unused = [k for k in ("lora_rank", "lora_targets") if k in spec.train.model_fields_set]
+        # values other than the defaults: a variant (--precision, --framework) re-parses the
+        # whole section, so which fields a file set does not survive it
+        defaults = type(spec.train).model_fields
+        unused = [
+            k
+            for k in ("lora_rank", "lora_targets")
+            if getattr(spec.train, k) != defaults[k].default
+        ]
         if unused:
             # was silently ignored: a full fine-tune's file with a LoRA setting left in it
             assumptions.append(
