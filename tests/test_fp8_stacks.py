@@ -28,6 +28,8 @@ NODE = Topology(gpus_per_node=8, interconnect=Interconnect.NVSWITCH, fabric=Fabr
 
 
 def _llama3_8b(precision: str, framework: str) -> dict[str, object]:
+    # FSDP's full shard under torchtitan; Megatron's distributed optimizer (ZeRO-1) under megatron
+    zero = 1 if framework == "megatron" else 3
     return {
         "name": "fp8",
         "kind": "pretrain",
@@ -38,7 +40,7 @@ def _llama3_8b(precision: str, framework: str) -> dict[str, object]:
             "framework": framework,
             "global_batch_tokens": 131072,
             "activation_checkpointing": "none",
-            "parallelism": {"zero": 3, "tensor": 1, "pipeline": 1, "micro_batch": 1},
+            "parallelism": {"zero": zero, "tensor": 1, "pipeline": 1, "micro_batch": 1},
         },
     }
 

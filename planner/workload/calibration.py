@@ -24,7 +24,7 @@ import yaml
 
 from planner.errors import ConfigError, UnknownNameError, is_number, is_whole_number
 from planner.workload.estimate_types import Estimate
-from planner.workload.spec import Kind, WorkloadSpec
+from planner.workload.spec import Kind, WorkloadSpec, workload_framework
 
 FILE_NAME = "calibration.yaml"
 # A measured throughput this far from the estimate is more likely a typo or a different job than
@@ -279,7 +279,6 @@ def _write_failed(path: Path, e: OSError) -> ConfigError:
 
 def job_key(spec: WorkloadSpec, gpu: str) -> tuple[str, str, str, str, str]:
     """What makes two runs similar: GPU model, software stack, precision, method and kind."""
-    from planner.workload.frameworks import workload_framework
 
     stack, _ = workload_framework(spec)
     t = spec.train

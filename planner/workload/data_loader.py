@@ -55,14 +55,10 @@ DEFAULT_WORKERS_PER_GPU = 5
 # core"); a second hyper-thread adds little to a decode-bound worker (U).
 VCPUS_PER_WORKER = 2
 
-_VISION_ARCHS = ("cnn", "unet", "diffusion")
-
 
 def is_image_model(spec: WorkloadSpec) -> bool:
-    """Whether ``spec`` trains on images: a convolutional, UNet or diffusion model, or an encoder
-    without a vocabulary (a vision transformer reading image patches)."""
-    m = spec.model
-    return m.arch in _VISION_ARCHS or (m.arch == "encoder" and m.vocab == 0)
+    """Whether ``spec`` trains on images (:attr:`~planner.workload.spec.ModelSection.takes_images`)."""
+    return spec.model.takes_images
 
 
 @dataclass(frozen=True)

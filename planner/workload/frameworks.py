@@ -19,14 +19,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING
 
 from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
 from planner.workload.efficiency import ATTENTION_KERNELS, FP8_SCALING
-
-if TYPE_CHECKING:
-    from planner.workload.spec import WorkloadSpec
 
 AUTO = "auto"
 
@@ -144,12 +140,3 @@ def resolve_framework(
     if name not in profiles:
         raise UnknownNameError("framework", name, framework_names(), key_path="training.framework")
     return profiles[name], False
-
-
-def workload_framework(spec: WorkloadSpec) -> tuple[FrameworkProfile, bool]:
-    """(profile, whether ``auto`` chose it) for a workload's ``training.framework``."""
-    from planner.workload.data_loader import is_image_model
-
-    return resolve_framework(
-        spec.train.framework, finetune=spec.kind.value == "finetune", images=is_image_model(spec)
-    )

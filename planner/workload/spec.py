@@ -24,7 +24,7 @@ import math
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
     ConfigDict,
@@ -47,6 +47,9 @@ from planner.config.yamlfile import probe, read_yaml
 from planner.errors import ConfigError, UnknownNameError
 from planner.workload.models import get_preset, presets
 from planner.workload.parallel import context_chunks
+
+if TYPE_CHECKING:
+    from planner.workload.frameworks import FrameworkProfile
 
 
 class _StrEnum(str, Enum):
@@ -284,6 +287,14 @@ class ModelSection(_Section):
     @property
     def is_transformer(self) -> bool:
         return self.arch in ("decoder", "encoder")
+
+    @property
+    def takes_images(self) -> bool:
+        """Whether the model trains on images: a convolutional, UNet or diffusion model, or an
+        encoder without a vocabulary (a vision transformer reading image patches)."""
+        return self.arch in ("cnn", "unet", "diffusion") or (
+            self.arch == "encoder" and self.vocab == 0
+        )
 
     @property
     def head_width(self) -> float:
@@ -793,6 +804,7 @@ class WorkloadSpec(_Section):
                 "parameters (model.params); one layer is a part of the model: check the two values",
             )
         _check_context(self)
+        _check_stack_layout(self)
         _check_nvme_stack(self)
         if self.kind is Kind.INFERENCE and self.training is not None:
             raise FieldError(
@@ -1250,13 +1262,55 @@ def _check_request_length(inf: InferenceSection, m: ModelSection) -> None:
     )
 
 
+def _check_stack_layout(spec: WorkloadSpec) -> None:
+    """A pinned tensor or pipeline split, or ZeRO stage, is one the named stack runs: the Hugging
+    Face Trainer, DeepSpeed and eager FSDP never split layers (frameworks.yaml; ``auto`` picks a
+    stack that runs the pins, workload_framework); and a model that is not a transformer
+    is trained data parallel (its layers are not modelled one by one).  Was: the pin won silently,
+    a "DP4 + TP2" under a stack the assumptions call data parallel."""
+    training = spec.training
+    if training is None:
+        return
+    pin = training.parallelism
+    for key, size in (("tensor", pin.tensor), ("pipeline", pin.pipeline)):
+        if size is not None and size > 1 and not spec.model.is_transformer:
+            raise FieldError(
+                f"training.parallelism.{key}",
+                f"{key} parallel {size} splits a transformer's layers, and a {spec.model.arch} "
+                f"model is trained data parallel here; leave parallelism.{key} out",
+            )
+    if training.framework == "auto":
+        return
+    from planner.workload.frameworks import load_frameworks
+
+    stack, _ = workload_framework(spec)
+    if runs_layout(stack, spec):
+        return
+    for key, size, able in (
+        ("tensor", pin.tensor, "tensor_parallel"),
+        ("pipeline", pin.pipeline, "pipeline_parallel"),
+    ):
+        if size is not None and size > 1 and not getattr(stack, able):
+            names = sorted(n for n, p in load_frameworks().items() if getattr(p, able))
+            raise FieldError(
+                f"training.parallelism.{key}",
+                f"framework {stack.name} does not split layers ({key} parallel {size}); set "
+                f"training.framework to one of {', '.join(names)}, or leave parallelism.{key} out",
+            )
+    stages = ", ".join(str(z) for z in stack.zero)
+    raise FieldError(
+        "training.parallelism.zero",
+        f"framework {stack.name} offers ZeRO stages {stages}, not {pin.zero}; pin one of those, "
+        "or set training.framework to a stack that offers it",
+    )
+
+
 def _check_nvme_stack(spec: WorkloadSpec) -> None:
     """``offload: nvme`` under ``auto`` needs auto to pick a stack that runs ZeRO-Infinity: for a
     model trained on images it picks eager PyTorch, which does not (frameworks.auto_framework)."""
     training = spec.training
     if training is None or training.offload != "nvme" or training.framework != "auto":
         return
-    from planner.workload.frameworks import workload_framework
 
     stack, _ = workload_framework(spec)
     if stack.name not in _NVME_FRAMEWORKS:
@@ -1289,7 +1343,7 @@ def _check_context(spec: WorkloadSpec) -> None:
             f"context parallelism splits a transformer's sequence, and a {m.arch} model has none; "
             "leave parallelism.context out",
         )
-    from planner.workload.frameworks import load_frameworks, workload_framework
+    from planner.workload.frameworks import load_frameworks
 
     stack, auto = workload_framework(spec)
     if not stack.context_parallel:
@@ -1416,3 +1470,30 @@ def list_workloads(*, directory: Path | None = None) -> list[WorkloadSpec]:
     """Every workload in the library, sorted by name."""
     folder = directory or workloads_dir()
     return [load_workload(n, directory=folder) for n in workload_names(folder)]
+
+
+def workload_framework(spec: WorkloadSpec) -> tuple[FrameworkProfile, bool]:
+    """(profile, whether ``auto`` chose it) for a workload's ``training.framework``.
+
+    ``auto`` takes the layout the workload pins into account: where its usual stack
+    (frameworks.auto_framework) cannot run a pinned tensor or pipeline split or ZeRO stage (the
+    Hugging Face Trainer never splits layers), it picks ``any``, the calibrated stacks that run
+    every layout (Megatron-class)."""
+    from planner.workload.frameworks import load_frameworks, resolve_framework
+
+    stack, auto = resolve_framework(
+        spec.train.framework, finetune=spec.kind is Kind.FINETUNE, images=spec.model.takes_images
+    )
+    if auto and not runs_layout(stack, spec):
+        return load_frameworks()["any"], True
+    return stack, auto
+
+
+def runs_layout(stack: FrameworkProfile, spec: WorkloadSpec) -> bool:
+    """Whether ``stack`` runs the tensor and pipeline splits and the ZeRO stage ``spec`` pins."""
+    pin = spec.train.parallelism
+    return (
+        (pin.tensor is None or pin.tensor <= 1 or stack.tensor_parallel)
+        and (pin.pipeline is None or pin.pipeline <= 1 or stack.pipeline_parallel)
+        and (pin.zero is None or pin.zero in stack.zero)
+    )

@@ -32,9 +32,9 @@ from planner.workload.estimate_types import (
     make_estimate,
     topology_links,
 )
-from planner.workload.frameworks import FrameworkProfile, auto_framework, workload_framework
+from planner.workload.frameworks import FrameworkProfile, auto_framework
 from planner.workload.parallel import Links
-from planner.workload.spec import Kind, WorkloadSpec
+from planner.workload.spec import Kind, WorkloadSpec, workload_framework
 from planner.workload.strategy import (
     Candidate,
     Strategy,
@@ -602,7 +602,9 @@ def _framework_assumption(f: TrainFacts) -> str:
     stack = f.framework
     assert stack is not None
     job = (
-        "fine-tuning"
+        "fine-tuning with a pinned layout the Hugging Face Trainer does not run"
+        if f.finetune and stack.name != auto_framework(finetune=True, images=False)
+        else "fine-tuning"
         if f.finetune
         else "pre-training a model on images"
         if stack.name == auto_framework(finetune=False, images=True)
