@@ -35,6 +35,7 @@ from planner.workload.strategy import (
     TrainFacts,
     attention_kernel,
     autocast_layout,
+    clear_search_memo,
     explain,
     search_training,
 )
@@ -489,10 +490,14 @@ def train_facts(
 
 
 def clear_memo() -> None:
-    """Forget the memoised facts and Ethernet searches (tests and benchmarks time a cold start)."""
+    """Forget the memoised facts, Ethernet searches and the searches' own memos (tests and
+    benchmarks time a cold start)."""
     _facts_memo.cache_clear()
     _ethernet_memo.cache_clear()
     _pinned_memo.cache_clear()
+    _assumptions_memo.cache_clear()
+    _source_memo.cache_clear()
+    clear_search_memo()
 
 
 def dropout_on(spec: WorkloadSpec) -> bool:
@@ -627,7 +632,20 @@ _LORA_TARGET_TEXT = {
 
 def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list[str]:
     """The assumption lines of a training estimate: batch, precision and optimizer, activations,
-    interruptions, adapters."""
+    interruptions, adapters; memoised (:data:`_assumptions_memo`): every estimate of a quote
+    writes the same few."""
+    try:
+        return list(_assumptions_memo(spec, f, flash))
+    except TypeError:
+        if _hashable(spec):
+            raise
+        return list(_compute_training_assumptions(spec, f, flash))
+
+
+def _compute_training_assumptions(
+    spec: WorkloadSpec, f: TrainFacts, flash: bool
+) -> tuple[str, ...]:
+    """:func:`training_assumptions` without the memo."""
     assumptions = [
         f"{f.samples_per_piece:.4g} {'sequences of ' + str(f.seq) + ' tokens' if f.transformer else 'samples'} per piece, "
         f"{spec.pieces} piece(s); global batch {f.global_batch:.4g} per optimizer step",
@@ -646,7 +664,10 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
             f"{f.method}: rank {spec.train.lora_rank} adapters on "
             f"{_LORA_TARGET_TEXT[spec.train.lora_targets]}, {f.trainable:.3g} trainable parameters"
         )
-    return assumptions
+    return tuple(assumptions)
+
+
+_assumptions_memo = functools.lru_cache(maxsize=_FACTS_MEMO_SIZE)(_compute_training_assumptions)
 
 
 def autocast_assumption(f: TrainFacts, flash: bool) -> str:
@@ -810,7 +831,13 @@ KERNEL_SOURCE = {
 
 
 def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
-    """Where a training estimate's efficiency comes from, in words."""
+    """Where a training estimate's efficiency comes from, in words; memoised
+    (:data:`_source_memo`): a quote's estimates on one GPU share it."""
+    return _source_memo(gpu, f, flash)
+
+
+def _compute_efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
+    """:func:`efficiency_source` without the memo."""
     text = (
         f"physics model: {gpu.name} matmuls at {_peak_text(gpu, f)} "
         "(GPU-generation default calibrated on published runs: MosaicML llm-foundry "
@@ -828,6 +855,9 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
             "streamed at the memory bandwidth every micro-batch"
         )
     return text
+
+
+_source_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_compute_efficiency_source)
 
 
 # -- the estimate -----------------------------------------------------------------------------------
@@ -855,6 +885,15 @@ def interconnect_required(s: Strategy, topo: Topology) -> Interconnect:
     return wanted
 
 
+def _within(topo: Topology, size: int) -> Topology:
+    """``topo`` with at most ``size`` GPUs per node: a group of ``size`` GPUs fills no more of a
+    node.  ``topo`` itself where it already has no more (most calls: a copy costs more than the
+    rest of the call, and the copy would equal it)."""
+    if topo.gpus_per_node <= size:
+        return topo
+    return replace(topo, gpus_per_node=size)
+
+
 def _best_training(
     f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, pieces: int, flash: bool
 ) -> tuple[Candidate | None, Candidate, int, float]:
@@ -866,7 +905,7 @@ def _best_training(
     sizes = [count] if pieces == 1 else [d for d in range(1, count + 1) if count % d == 0]
     for size in sizes:
         concurrent = min(count // size, pieces)
-        sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
+        sub = _within(topo, size)
         cand, least = search_training(f, gpu, size, topology_links(gpu, sub, size), flash=flash)
         if least is None:
             continue  # the pinned layout does not divide this group size
@@ -1042,7 +1081,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         reason=explain(cand, size, min(topo.gpus_per_node, size)),
     )
     flops = model_flops(spec, f)
-    sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
+    sub = _within(topo, size)
     rounds = math.ceil(spec.pieces / concurrent)
     steady_s = rounds * cand.piece_seconds
     start_s, eval_s = fixed_seconds(spec, f, cand)
