@@ -509,11 +509,23 @@ _SEARCH_MEMO_SIZE = 4096
 _gpu_constants = functools.lru_cache(maxsize=_SEARCH_MEMO_SIZE, typed=True)(_compute_gpu_constants)
 
 
+def _walked(
+    f: TrainFacts, count: int, gpn: int, flash: bool
+) -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """(recompute modes, tensor, pipeline, ZeRO and context sizes) a search of ``count`` GPUs,
+    ``gpn`` to a node, walks: :func:`_choices` and :func:`context_sizes`."""
+    return (*_choices(f, count, gpn, flash), context_sizes(f, count))
+
+
+# :func:`_walked` memoised: a quote's searches walk a few dozen distinct sets of choices.
+_walked_memo = functools.lru_cache(maxsize=_SEARCH_MEMO_SIZE, typed=True)(_walked)
+
+
 def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -> _Search:
     """The per-search constants of :class:`_Search` for ``count`` x ``gpu`` on ``links``."""
     g = _gpu_constants(f, gpu, flash)
     gpn = max(1, min(links.gpus_per_node, count))
-    modes, tps, pps, zeros = _choices(f, count, gpn, flash)
+    modes, tps, pps, zeros, cps = _walked_memo(f, count, gpn, flash)
     return _Search(
         count=count,
         links=links,
@@ -541,7 +553,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         tensor_sizes=tps,
         pipeline_sizes=pps,
         zero_stages=zeros,
-        context_sizes=context_sizes(f, count),
+        context_sizes=cps,
     )
 
 
@@ -895,9 +907,10 @@ _per_sequence_memo = functools.lru_cache(maxsize=_SEARCH_MEMO_SIZE, typed=True)(
 
 
 def clear_search_memo() -> None:
-    """Forget the search's memoised per-GPU constants and per-sequence costs
+    """Forget the search's memoised per-GPU constants, choices and per-sequence costs
     (:func:`planner.workload.training.clear_memo` empties these with its own)."""
     _gpu_constants.cache_clear()
+    _walked_memo.cache_clear()
     _per_sequence_memo.cache_clear()
 
 
@@ -1749,10 +1762,10 @@ def search_training(
                 least = c
             if c.fits and (best is None or _preferred(c, best)):
                 best = c
-    return (
-        _to_candidate(f, s, best) if best is not None else None,
-        _to_candidate(f, s, least) if least is not None else None,
-    )
+    chosen = _to_candidate(f, s, best) if best is not None else None
+    if least is best:  # the fastest layout also needs the least memory: one candidate, not two
+        return chosen, chosen
+    return chosen, _to_candidate(f, s, least) if least is not None else None
 
 
 def unplaceable_layout(pinned: dict[str, int], count: int) -> str | None:
