@@ -263,27 +263,36 @@ class TrainFacts:
     # least the busiest rank's samples times this, the loader running ahead of the GPU
     loader_s_per_sample: float = 0.0
 
+    # the hash (:meth:`__hash__`), worked out once: the search's memos hash the facts thousands of
+    # times a quote
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash(self._key()))
+
+    def _key(self) -> tuple[Any, ...]:
+        """The scalars that tell one workload's facts from another's, and the pins that tell its
+        pinned copies apart (:meth:`__hash__`)."""
+        return (
+            self.params,
+            self.trainable,
+            self.layers,
+            self.hidden,
+            self.seq,
+            self.global_batch,
+            self.method,
+            self.optimizer,
+            self.precision,
+            tuple(sorted(self.pinned.items())),
+            self.recompute_modes,
+        )
+
     def __hash__(self) -> int:
         """Facts key the search's memos (:func:`_per_sequence_memo`, :func:`_gpu_constants`): a
         quote's hundreds of searches share a few facts.  The generated hash would fail on the dict
-        fields, so this one hashes the scalars that tell one workload's facts from another's and
-        the pins that tell its pinned copies apart; equal facts hash alike, and facts that collide
+        fields, so this one hashes :meth:`_key`; equal facts hash alike, and facts that collide
         are told apart by the field-by-field equality."""
-        return hash(
-            (
-                self.params,
-                self.trainable,
-                self.layers,
-                self.hidden,
-                self.seq,
-                self.global_batch,
-                self.method,
-                self.optimizer,
-                self.precision,
-                tuple(sorted(self.pinned.items())),
-                self.recompute_modes,
-            )
-        )
+        return self._hash
 
 
 def autocast_layout(f: TrainFacts, zero: int) -> bool:
