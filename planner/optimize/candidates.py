@@ -304,13 +304,22 @@ def _shape_key(row: Mapping[Any, Any]) -> tuple[Any, ...]:
     )
 
 
+_SHAPE_COLUMNS = ("gpu_model", "gpu_count", "interconnect", "fabric", "network_gbps")
+
+
+def _records(frame: pd.DataFrame, columns: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of ``frame`` as dicts of ``columns`` alone, the values ``to_dict("records")``
+    gives, read column by column: ``to_dict`` converts every column of the wide offers table,
+    several times the work for the few a caller reads."""
+    return [
+        dict(zip(columns, values, strict=True))
+        for values in zip(*(frame[c].tolist() for c in columns), strict=True)
+    ]
+
+
 def _shape_keys(offers: pd.DataFrame) -> list[tuple[Any, ...]]:
     """:func:`_shape_key` of every row, read column-wise (much faster than row dicts)."""
-    columns = ("gpu_model", "gpu_count", "interconnect", "fabric", "network_gbps")
-    return [
-        _shape_key(dict(zip(columns, values, strict=True)))
-        for values in zip(*(offers[c].tolist() for c in columns), strict=True)
-    ]
+    return [_shape_key(row) for row in _records(offers, _SHAPE_COLUMNS)]
 
 
 def quota_for(quotas: Mapping[str, int], provider: str, region: str, family: str) -> int:
@@ -478,7 +487,7 @@ def _precision_supported(
             str(o["gpu_model"]),
             str(problems[str(o["gpu_model"])]),
         )
-        for o in left_out.to_dict("records")
+        for o in _records(left_out, ("provider", "instance_type", "gpu_model"))
     ]
 
 
@@ -501,13 +510,11 @@ def _shape_fits(
 ) -> tuple[dict[tuple[Any, ...], list[tuple[int, Estimate]]], dict[tuple[Any, ...], float]]:
     """Per offer shape: the gang sizes that fit with their estimates, and the least memory per GPU
     any size needs (for the report's "does not fit" line)."""
-    shapes = offers.drop_duplicates(
-        ["gpu_model", "gpu_count", "interconnect", "fabric", "network_gbps"]
-    )
+    shapes = offers.drop_duplicates(list(_SHAPE_COLUMNS))
     shape_fits: dict[tuple[Any, ...], list[tuple[int, Estimate]]] = {}
     shape_best_need: dict[tuple[Any, ...], float] = {}
     spot_pct_by_shape = _spot_rates_by_shape(offers, opts)
-    for shape in shapes.to_dict("records"):
+    for shape in _records(shapes, _SHAPE_COLUMNS):
         gpu = catalog.resolve(str(shape["gpu_model"]))
         gpi = int(shape["gpu_count"])
         gbps = None if pd.isna(shape["network_gbps"]) else float(shape["network_gbps"])
