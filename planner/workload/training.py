@@ -495,6 +495,7 @@ def clear_memo() -> None:
     _facts_memo.cache_clear()
     _ethernet_memo.cache_clear()
     _pinned_memo.cache_clear()
+    _ethernet_links_memo.cache_clear()
     _assumptions_memo.cache_clear()
     _source_memo.cache_clear()
     clear_search_memo()
@@ -925,7 +926,7 @@ def _best_training(
 
 
 def _compute_ethernet_seconds(
-    spec: WorkloadSpec,
+    f: TrainFacts,
     gpu: GpuSpec,
     layout: tuple[int, int, int, str, int],
     size: int,
@@ -933,32 +934,38 @@ def _compute_ethernet_seconds(
     flash: bool,
 ) -> float | None:
     """Seconds per piece of the ``(tensor, pipeline, zero, recompute, context)`` layout on ``size``
-    GPUs over ``links`` (None: it does not fit)."""
-    try:
-        pinned = _pinned_memo(spec, layout)
-    except TypeError:
-        if _hashable(spec):
-            raise
-        pinned = _pinned_facts(spec, layout)
-    cand, _ = search_training(pinned, gpu, size, links, flash=flash)
+    GPUs over ``links`` (None: it does not fit), for the facts ``f``."""
+    cand, _ = search_training(_pinned_memo(f, layout), gpu, size, links, flash=flash)
     return None if cand is None else cand.piece_seconds
 
 
-def _pinned_facts(spec: WorkloadSpec, layout: tuple[int, int, int, str, int]) -> TrainFacts:
-    """The spec's facts pinned to the ``(tensor, pipeline, zero, recompute, context)`` layout;
+def _pinned_facts(f: TrainFacts, layout: tuple[int, int, int, str, int]) -> TrainFacts:
+    """The facts ``f`` pinned to the ``(tensor, pipeline, zero, recompute, context)`` layout;
     memoised (:data:`_pinned_memo`): a quote's Ethernet searches share a few layouts, and copying
     the facts costs about what a small search does."""
     tp, pp, zero, mode, cp = layout
     pin = {"tensor": tp, "pipeline": pp, "zero": zero, "context": cp}
-    return replace(train_facts(spec), pinned=pin, recompute_modes=(mode,))
+    return replace(f, pinned=pin, recompute_modes=(mode,))
 
 
+def _ethernet_links(
+    gpu: GpuSpec, gpus_per_node: int, interconnect: Interconnect, size: int
+) -> Links:
+    """The links of ``size`` GPUs, ``gpus_per_node`` to a node on ``interconnect``, with Ethernet
+    of no stated speed between the nodes (:func:`_fabric_required`)."""
+    weak = Topology(gpus_per_node=gpus_per_node, interconnect=interconnect, fabric=Fabric.ETHERNET)
+    return topology_links(gpu, weak, size)
+
+
+# Keyed on the facts (the search reads nothing else of the spec), which hash once (TrainFacts),
+# where the spec's pydantic hash walks every section on every lookup.
 _ethernet_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_compute_ethernet_seconds)
 _pinned_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_pinned_facts)
+_ethernet_links_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_ethernet_links)
 
 
 def _fabric_required(
-    spec: WorkloadSpec, gpu: GpuSpec, c: Candidate, topo: Topology, flash: bool
+    f: TrainFacts, gpu: GpuSpec, c: Candidate, topo: Topology, flash: bool
 ) -> Fabric | None:
     """Ethernet when the chosen layout runs within FABRIC_TOLERANCE as fast on it, else InfiniBand.
 
@@ -968,8 +975,7 @@ def _fabric_required(
     s = c.strategy
     if s.gpus_per_piece <= topo.gpus_per_node:
         return None
-    weak = replace(topo, fabric=Fabric.ETHERNET, network_gbps=None)
-    links = topology_links(gpu, weak, s.gpus_per_piece)
+    links = _ethernet_links_memo(gpu, topo.gpus_per_node, topo.interconnect, s.gpus_per_piece)
     layout = (
         s.tensor_parallel,
         s.pipeline_parallel,
@@ -977,13 +983,7 @@ def _fabric_required(
         s.activation_checkpointing,
         s.context_parallel,
     )
-    args = (spec, gpu, layout, s.gpus_per_piece, links, flash)
-    try:
-        ethernet_s = _ethernet_memo(*args)
-    except TypeError:
-        if _hashable(spec):
-            raise
-        ethernet_s = _compute_ethernet_seconds(*args)
+    ethernet_s = _ethernet_memo(f, gpu, layout, s.gpus_per_piece, links, flash)
     if ethernet_s is not None and ethernet_s <= c.piece_seconds * (1.0 + FABRIC_TOLERANCE):
         return Fabric.ETHERNET
     return Fabric.INFINIBAND
@@ -1125,7 +1125,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         source=efficiency_source(gpu, f, flash_attention(spec, gpu)),
         wall_hours=total_s / 3600.0,
         interconnect=interconnect_required(s, sub),
-        fabric=_fabric_required(spec, gpu, cand, sub, flash),
+        fabric=_fabric_required(f, gpu, cand, sub, flash),
         checkpoint_gib=checkpoint_bytes(f) / mem.GIB,
         suggestions=suggestions,
         assumptions=assumptions,
