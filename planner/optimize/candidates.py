@@ -764,7 +764,10 @@ def _memory_exclusions(
     shape_best_need: Mapping[tuple[Any, ...], float],
 ) -> list[Exclusion]:
     """One exclusion per offer whose shape fits at no gang size."""
-    fitting = [k for k, f in shape_fits.items() if f]
+    fitting = {k for k, f in shape_fits.items() if f}
+    unfit = [key not in fitting for key in shaped["_shape"].tolist()]
+    if not any(unfit):
+        return []  # (to_dict on the empty table alone cost a quote half a millisecond)
     return [
         Exclusion(
             "memory",
@@ -775,7 +778,7 @@ def _memory_exclusions(
             gpu_memory_gib=float(offer["gpu_memory_gib"]),
             need_gib=shape_best_need[offer["_shape"]],
         )
-        for offer in shaped[~shaped["_shape"].isin(fitting)].to_dict("records")
+        for offer in shaped[unfit].to_dict("records")
     ]
 
 
