@@ -881,9 +881,7 @@ def _priced_rows(
     if collapse_regions:
         # Same instance type, same job hours: only the cheapest region can be in a cheapest plan
         # (regions matter again for parallel jobs, whose quotas are per region).
-        priced = priced.sort_values("_unit_price", kind="stable").drop_duplicates(
-            ["provider", "instance_type"]
-        )
+        priced = _cheapest_per_type(priced)
     rows = priced.merge(fits, on="_shape", how="inner")
     rows = rows[_host_suffices(rows)]
     if rows.empty:
@@ -897,6 +895,23 @@ def _priced_rows(
     exclusions += _quota_exclusions(rows, within)
     rows = rows[within]
     return _cloud_frame(rows, family[rows.index], option, opts), exclusions
+
+
+def _cheapest_per_type(priced: pd.DataFrame) -> pd.DataFrame:
+    """The cheapest row (``_unit_price``; the first in table order among equals) of each
+    provider's instance type, cheapest first: ``sort_values("_unit_price", kind="stable")
+    .drop_duplicates(["provider", "instance_type"])``, with one take of the wide table instead
+    of two (they cost each quote two milliseconds)."""
+    order = np.argsort(priced["_unit_price"].to_numpy(dtype=float), kind="stable")
+    providers, types = priced["provider"].tolist(), priced["instance_type"].tolist()
+    seen: set[tuple[Any, Any]] = set()
+    keep: list[int] = []
+    for pos in order.tolist():
+        key = (providers[pos], types[pos])
+        if key not in seen:
+            seen.add(key)
+            keep.append(pos)
+    return priced.iloc[keep]
 
 
 def _quota_exclusions(rows: pd.DataFrame, within: pd.Series) -> list[Exclusion]:
