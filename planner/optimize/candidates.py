@@ -398,9 +398,10 @@ def build_candidates(
     offers, exclusions = _precision_supported(spec, offers, catalog)
     offers = in_region_preference(offers, opts.near)  # price ties go to the preferred region
     run = _Estimates(spec, estimator)
-    shape_fits, shape_best_need = _shape_fits(offers, catalog, opts, run)
+    keys = _shape_keys(offers)
+    shape_fits, shape_best_need = _shape_fits(offers, catalog, opts, run, keys)
     shaped = offers.copy()
-    shaped["_shape"] = pd.Series(_shape_keys(offers), index=offers.index, dtype=object)
+    shaped["_shape"] = pd.Series(keys, index=offers.index, dtype=object)
     # the memory a job can allocate, which the fit used: less than listed where ECC holds 1/16
     # back (GpuSpec.usable_memory_gib)
     usable = {g: catalog.resolve(str(g)).usable_memory_gib for g in offers["gpu_model"].unique()}
@@ -506,14 +507,19 @@ def _purchase_options(opts: CandidateOptions) -> list[PurchaseOption]:
 
 
 def _shape_fits(
-    offers: pd.DataFrame, catalog: GpuCatalog, opts: CandidateOptions, run: _Estimates
+    offers: pd.DataFrame,
+    catalog: GpuCatalog,
+    opts: CandidateOptions,
+    run: _Estimates,
+    keys: Sequence[tuple[Any, ...]],
 ) -> tuple[dict[tuple[Any, ...], list[tuple[int, Estimate]]], dict[tuple[Any, ...], float]]:
     """Per offer shape: the gang sizes that fit with their estimates, and the least memory per GPU
-    any size needs (for the report's "does not fit" line)."""
+    any size needs (for the report's "does not fit" line); ``keys``: the offers'
+    :func:`_shape_keys`."""
     shapes = offers.drop_duplicates(list(_SHAPE_COLUMNS))
     shape_fits: dict[tuple[Any, ...], list[tuple[int, Estimate]]] = {}
     shape_best_need: dict[tuple[Any, ...], float] = {}
-    spot_pct_by_shape = _spot_rates_by_shape(offers, opts)
+    spot_pct_by_shape = _spot_rates_by_shape(offers, opts, keys)
     for shape in _records(shapes, _SHAPE_COLUMNS):
         gpu = catalog.resolve(str(shape["gpu_model"]))
         gpi = int(shape["gpu_count"])
@@ -548,19 +554,21 @@ def _shape_fits(
 
 
 def _spot_rates_by_shape(
-    offers: pd.DataFrame, opts: CandidateOptions
+    offers: pd.DataFrame, opts: CandidateOptions, keys: Sequence[tuple[Any, ...]]
 ) -> dict[tuple[Any, ...], tuple[float, ...]]:
     """The distinct spot interruption rates (%/month) of each shape's spot offers, for
-    :func:`_fill_sizes` (empty without a deadline or without spot)."""
+    :func:`_fill_sizes` (empty without a deadline or without spot); ``keys``: the offers'
+    :func:`_shape_keys`, worked out once for the whole table."""
     if opts.deadline_hours is None or not opts.allow_spot:
         return {}
-    spot = offers[offers[PRICE_COLUMNS[PurchaseOption.SPOT]].notna()]
-    pct = spot["spot_interruption_pct"].fillna(opts.default_interruption_pct)
+    spot = offers[PRICE_COLUMNS[PurchaseOption.SPOT]].notna().to_numpy()
+    pct = offers["spot_interruption_pct"].fillna(opts.default_interruption_pct).to_numpy()
     if opts.max_interruption_pct is not None:
-        spot, pct = spot[pct <= opts.max_interruption_pct], pct[pct <= opts.max_interruption_pct]
+        spot = spot & (pct <= opts.max_interruption_pct)
     rates: dict[tuple[Any, ...], set[float]] = {}
-    for key, rate in zip(_shape_keys(spot), pct.tolist(), strict=True):
-        rates.setdefault(key, set()).add(float(rate))
+    for key, rate, priced in zip(keys, pct.tolist(), spot.tolist(), strict=True):
+        if priced:
+            rates.setdefault(key, set()).add(float(rate))
     return {key: tuple(sorted(r)) for key, r in rates.items()}
 
 
