@@ -502,14 +502,15 @@ def _text_column(col: Column, table: _Table) -> list[str | None]:
     if s is None:  # pragma: no cover - every string column is required (checked above)
         s = pd.Series([None] * len(table.index), index=table.index, dtype=object)
     cells = s.to_numpy(dtype=object)
-    absent = pd.isna(cells)
-    stripped = [
-        None if gone else str(v).strip() for v, gone in zip(cells.tolist(), absent, strict=True)
+    # one pass: a blank cell, or one only of spaces, is None (``"" or None``)
+    values = [
+        None if gone else str(v).strip() or None
+        for v, gone in zip(cells.tolist(), pd.isna(cells).tolist(), strict=True)
     ]
-    empty = [v is None or v == "" for v in stripped]
-    if col.required and any(empty):
+    if col.required and None in values:
+        empty = [v is None for v in values]
         table.fail("required value is missing", empty, col.name, hint=_required_hint(col))
-    return [None if e else v for v, e in zip(stripped, empty, strict=True)]
+    return values
 
 
 def _canonical_gpus(

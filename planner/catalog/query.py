@@ -287,13 +287,14 @@ def in_region_preference(offers: pd.DataFrame, near: str | None = None) -> pd.Da
     """``offers`` ordered by provider, then :func:`region_rank`, then region name (stable)."""
     if offers.empty:
         return offers
-    rank = [
-        3 * nearness + home
-        for nearness, home in (
-            region_rank(str(p), str(r), near)
-            for p, r in zip(offers["provider"], offers["region"], strict=True)
-        )
-    ]
+    # each distinct (provider, region) ranked once: a snapshot lists a few dozen over a thousand rows
+    ranks: dict[tuple[Any, Any], int] = {}
+    rank = []
+    for p, r in zip(offers["provider"].tolist(), offers["region"].tolist(), strict=True):
+        if (p, r) not in ranks:
+            nearness, home = region_rank(str(p), str(r), near)
+            ranks[p, r] = 3 * nearness + home
+        rank.append(ranks[p, r])
     keyed = offers.assign(_region_rank=rank)
     ordered = keyed.sort_values(["provider", "_region_rank", "region"], kind="stable")
     return ordered.drop(columns="_region_rank")

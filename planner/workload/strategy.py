@@ -263,6 +263,37 @@ class TrainFacts:
     # least the busiest rank's samples times this, the loader running ahead of the GPU
     loader_s_per_sample: float = 0.0
 
+    # the hash (:meth:`__hash__`), worked out once: the search's memos hash the facts thousands of
+    # times a quote
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash(self._key()))
+
+    def _key(self) -> tuple[Any, ...]:
+        """The scalars that tell one workload's facts from another's, and the pins that tell its
+        pinned copies apart (:meth:`__hash__`)."""
+        return (
+            self.params,
+            self.trainable,
+            self.layers,
+            self.hidden,
+            self.seq,
+            self.global_batch,
+            self.method,
+            self.optimizer,
+            self.precision,
+            tuple(sorted(self.pinned.items())),
+            self.recompute_modes,
+        )
+
+    def __hash__(self) -> int:
+        """Facts key the search's memos (:func:`_per_sequence_memo`, :func:`_gpu_constants`): a
+        quote's hundreds of searches share a few facts.  The generated hash would fail on the dict
+        fields, so this one hashes :meth:`_key`; equal facts hash alike, and facts that collide
+        are told apart by the field-by-field equality."""
+        return self._hash
+
 
 def autocast_layout(f: TrainFacts, zero: int) -> bool:
     """Whether a layout with ZeRO stage ``zero`` runs eager torch.autocast over fp32 weights: the
@@ -417,8 +448,28 @@ def attention_kernel(f: TrainFacts) -> str:
     return f.framework.attention if f.framework is not None else "cudnn"
 
 
-def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -> _Search:
-    """The per-search constants of :class:`_Search` for ``count`` x ``gpu`` on ``links``."""
+class _GpuConstants(NamedTuple):
+    """The parts of :class:`_Search` that follow from the facts, the GPU and FlashAttention alone
+    (:func:`_gpu_constants`), whatever the count and the links."""
+
+    peak_flops: float
+    bytes_per_s: float
+    pcie_bytes_per_s: float
+    stack: float
+    flat_efficiency: float
+    ops_per_byte: float
+    inverse_at_zero: float
+    fp8_share: float
+    fp8_scaling: str
+    attention_extra: float
+    attention_recompute_extra: float
+    overlaps_tensor_parallel: bool  # the GPU's (efficiency.overlaps_tensor_parallel)
+    stack_overlaps: bool  # the stack's, where it has a profile
+    memory_bytes: float
+
+
+def _compute_gpu_constants(f: TrainFacts, gpu: GpuSpec, flash: bool) -> _GpuConstants:
+    """:func:`_gpu_constants` without the memo."""
     peak, fraction = eff.precision_peak(gpu, f.precision, f.linear_share)
     bw = gpu.memory_bandwidth_gb_per_s * 1e9
     stack = f.framework.stack if f.framework is not None else 1.0
@@ -432,8 +483,6 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
     fp8_share = f.linear_share if f.precision == "fp8" else 0.0
     fp8_scaling = f.framework.fp8_scaling if f.framework is not None else "delayed"
     reference_x = eff.reference_bytes_per_flop(gpu)
-    gpn = max(1, min(links.gpus_per_node, count))
-    modes, tps, pps, zeros = _choices(f, count, gpn, flash)
     attention_extra = functools.partial(
         eff.attention_extra_flops,
         gpu,
@@ -443,27 +492,70 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         precision=f.precision,
         linear_share=f.linear_share,
     )
-    return _Search(
-        count=count,
-        links=links,
-        flash=flash,
+    return _GpuConstants(
         peak_flops=peak,
         bytes_per_s=bw,
         pcie_bytes_per_s=eff.pcie_gb_per_s(gpu) * 1e9 * eff.LINK_EFFICIENCY["pcie"],
         stack=stack,
         flat_efficiency=fraction * stack,
-        shaped=f.transformer and f.layer_params > 0,
         ops_per_byte=ops_per_byte,
         inverse_at_zero=1.0 / fraction - ops_per_byte_cal * reference_x,
         fp8_share=fp8_share,
         fp8_scaling=fp8_scaling,
         attention_extra=attention_extra(),
         attention_recompute_extra=attention_extra(backward_share=0.0),  # a forward pass alone
-        straggler=eff.straggler_factor(count),
-        tp_overlap=eff.overlaps_tensor_parallel(gpu)
-        and links.intra_kind == "nvlink"
-        and (f.framework is None or f.framework.tp_overlap),
+        overlaps_tensor_parallel=eff.overlaps_tensor_parallel(gpu),
+        stack_overlaps=f.framework is None or f.framework.tp_overlap,
         memory_bytes=gpu.usable_memory_gib * GIB,
+    )
+
+
+# Entries of the search's memos: a quote asks for a few dozen (facts, GPU) pairs and a few dozen
+# per-sequence costs; the Ethernet and pinned searches of a sweep add a few hundred.
+_SEARCH_MEMO_SIZE = 4096
+
+# The per-GPU constants of a search, memoised on (facts, GPU, FlashAttention): a quote runs
+# hundreds of searches over a few dozen of them (counts and links apart), and working them out
+# cost a search a tenth of its time.
+_gpu_constants = functools.lru_cache(maxsize=_SEARCH_MEMO_SIZE, typed=True)(_compute_gpu_constants)
+
+
+def _walked(
+    f: TrainFacts, count: int, gpn: int, flash: bool
+) -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """(recompute modes, tensor, pipeline, ZeRO and context sizes) a search of ``count`` GPUs,
+    ``gpn`` to a node, walks: :func:`_choices` and :func:`context_sizes`."""
+    return (*_choices(f, count, gpn, flash), context_sizes(f, count))
+
+
+# :func:`_walked` memoised: a quote's searches walk a few dozen distinct sets of choices.
+_walked_memo = functools.lru_cache(maxsize=_SEARCH_MEMO_SIZE, typed=True)(_walked)
+
+
+def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -> _Search:
+    """The per-search constants of :class:`_Search` for ``count`` x ``gpu`` on ``links``."""
+    g = _gpu_constants(f, gpu, flash)
+    gpn = max(1, min(links.gpus_per_node, count))
+    modes, tps, pps, zeros, cps = _walked_memo(f, count, gpn, flash)
+    return _Search(
+        count=count,
+        links=links,
+        flash=flash,
+        peak_flops=g.peak_flops,
+        bytes_per_s=g.bytes_per_s,
+        pcie_bytes_per_s=g.pcie_bytes_per_s,
+        stack=g.stack,
+        flat_efficiency=g.flat_efficiency,
+        shaped=f.transformer and f.layer_params > 0,
+        ops_per_byte=g.ops_per_byte,
+        inverse_at_zero=g.inverse_at_zero,
+        fp8_share=g.fp8_share,
+        fp8_scaling=g.fp8_scaling,
+        attention_extra=g.attention_extra,
+        attention_recompute_extra=g.attention_recompute_extra,
+        straggler=eff.straggler_factor(count),
+        tp_overlap=g.overlaps_tensor_parallel and links.intra_kind == "nvlink" and g.stack_overlaps,
+        memory_bytes=g.memory_bytes,
         gpus_per_node=gpn,
         # Largest micro-batch considered: 8,192 tokens per GPU (typical FSDP/Megatron configs run
         # 4-16k; larger ones only raise memory, not speed, once the matmuls are large).
@@ -472,7 +564,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         tensor_sizes=tps,
         pipeline_sizes=pps,
         zero_stages=zeros,
-        context_sizes=context_sizes(f, count),
+        context_sizes=cps,
     )
 
 
@@ -818,6 +910,19 @@ def _per_sequence(
         attention_flops=attention_here,
         eager_bytes=_eager_bytes(f, tp, pp, cp, flash, share),
     )
+
+
+# :func:`_per_sequence` memoised on its arguments, all passed by position: a quote's searches ask
+# for a few dozen distinct ones a thousand times (each split and recompute mode on every count).
+_per_sequence_memo = functools.lru_cache(maxsize=_SEARCH_MEMO_SIZE, typed=True)(_per_sequence)
+
+
+def clear_search_memo() -> None:
+    """Forget the search's memoised per-GPU constants, choices and per-sequence costs
+    (:func:`planner.workload.training.clear_memo` empties these with its own)."""
+    _gpu_constants.cache_clear()
+    _walked_memo.cache_clear()
+    _per_sequence_memo.cache_clear()
 
 
 def _eager_bytes(f: TrainFacts, tp: int, pp: int, cp: int, flash: bool, share: float) -> float:
@@ -1568,16 +1673,17 @@ def _costed_split(f: TrainFacts, s: _Search, tp: int, pp: int, cp: int) -> Itera
         amp = lay.autocast
         if amp not in per_mode:
             per_mode[amp] = {
-                mode: _per_sequence(
+                mode: _per_sequence_memo(
                     f,
                     tp,
                     pp,
                     mode,
                     s.flash,
                     s.attention_extra,
-                    cp=cp,
-                    recompute_extra=s.attention_recompute_extra,
-                    autocast=amp,
+                    0,
+                    cp,
+                    s.attention_recompute_extra,
+                    amp,
                 )
                 for mode in s.modes
                 if mode != "block"
@@ -1608,17 +1714,17 @@ def _mode_sequences(
             continue
         for k in _block_layers(f, s, lay, act_by_layers):
             if k not in blocks:
-                blocks[k] = _per_sequence(
+                blocks[k] = _per_sequence_memo(
                     f,
                     lay.tp,
                     lay.pp,
                     "block",
                     s.flash,
                     s.attention_extra,
-                    recomputed_layers=k,
-                    cp=lay.cp,
-                    recompute_extra=s.attention_recompute_extra,
-                    autocast=lay.autocast,
+                    k,
+                    lay.cp,
+                    s.attention_recompute_extra,
+                    lay.autocast,
                 )
             yield blocks[k]
 
@@ -1673,10 +1779,10 @@ def search_training(
                 least = c
             if c.fits and (best is None or _preferred(c, best)):
                 best = c
-    return (
-        _to_candidate(f, s, best) if best is not None else None,
-        _to_candidate(f, s, least) if least is not None else None,
-    )
+    chosen = _to_candidate(f, s, best) if best is not None else None
+    if least is best:  # the fastest layout also needs the least memory: one candidate, not two
+        return chosen, chosen
+    return chosen, _to_candidate(f, s, least) if least is not None else None
 
 
 def unplaceable_layout(pinned: dict[str, int], count: int) -> str | None:

@@ -41,6 +41,7 @@ from planner.workload.strategy import (
     TrainFacts,
     attention_kernel,
     autocast_layout,
+    clear_search_memo,
     explain,
     search_training,
 )
@@ -518,10 +519,15 @@ def train_facts(
 
 
 def clear_memo() -> None:
-    """Forget the memoised facts and Ethernet searches (tests and benchmarks time a cold start)."""
+    """Forget the memoised facts, Ethernet searches and the searches' own memos (tests and
+    benchmarks time a cold start)."""
     _facts_memo.cache_clear()
     _ethernet_memo.cache_clear()
     _pinned_memo.cache_clear()
+    _ethernet_links_memo.cache_clear()
+    _assumptions_memo.cache_clear()
+    _source_memo.cache_clear()
+    clear_search_memo()
 
 
 def dropout_on(spec: WorkloadSpec) -> bool:
@@ -676,7 +682,20 @@ _LORA_TARGET_TEXT = {
 
 def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list[str]:
     """The assumption lines of a training estimate: batch, precision and optimizer, activations,
-    interruptions, adapters."""
+    interruptions, adapters; memoised (:data:`_assumptions_memo`): every estimate of a quote
+    writes the same few."""
+    try:
+        return list(_assumptions_memo(spec, f, flash))
+    except TypeError:
+        if _hashable(spec):
+            raise
+        return list(_compute_training_assumptions(spec, f, flash))
+
+
+def _compute_training_assumptions(
+    spec: WorkloadSpec, f: TrainFacts, flash: bool
+) -> tuple[str, ...]:
+    """:func:`training_assumptions` without the memo."""
     assumptions = [
         f"{f.samples_per_piece:.4g} {'sequences of ' + str(f.seq) + ' tokens' if f.transformer else 'samples'} per piece, "
         f"{spec.pieces} piece(s); global batch {f.global_batch:.4g} per optimizer step",
@@ -710,7 +729,10 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
                 f"training.{' and '.join(unused)} not used: method full trains every weight "
                 "(method: lora or qlora trains adapters of that rank)"
             )
-    return assumptions
+    return tuple(assumptions)
+
+
+_assumptions_memo = functools.lru_cache(maxsize=_FACTS_MEMO_SIZE)(_compute_training_assumptions)
 
 
 def autocast_assumption(f: TrainFacts, flash: bool) -> str:
@@ -879,7 +901,13 @@ KERNEL_SOURCE = {
 
 
 def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
-    """Where a training estimate's efficiency comes from, in words."""
+    """Where a training estimate's efficiency comes from, in words; memoised
+    (:data:`_source_memo`): a quote's estimates on one GPU share it."""
+    return _source_memo(gpu, f, flash)
+
+
+def _compute_efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
+    """:func:`efficiency_source` without the memo."""
     text = (
         f"physics model: {gpu.name} matmuls at {_peak_text(gpu, f)} "
         "(GPU-generation default calibrated on published runs: MosaicML llm-foundry "
@@ -897,6 +925,9 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
             "streamed at the memory bandwidth every micro-batch"
         )
     return text
+
+
+_source_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_compute_efficiency_source)
 
 
 # -- the estimate -----------------------------------------------------------------------------------
@@ -924,6 +955,15 @@ def interconnect_required(s: Strategy, topo: Topology) -> Interconnect:
     return wanted
 
 
+def _within(topo: Topology, size: int) -> Topology:
+    """``topo`` with at most ``size`` GPUs per node: a group of ``size`` GPUs fills no more of a
+    node.  ``topo`` itself where it already has no more (most calls: a copy costs more than the
+    rest of the call, and the copy would equal it)."""
+    if topo.gpus_per_node <= size:
+        return topo
+    return replace(topo, gpus_per_node=size)
+
+
 def _best_training(
     f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, pieces: int, flash: bool
 ) -> tuple[Candidate | None, Candidate, int, float]:
@@ -935,7 +975,7 @@ def _best_training(
     sizes = [count] if pieces == 1 else [d for d in range(1, count + 1) if count % d == 0]
     for size in sizes:
         concurrent = min(count // size, pieces)
-        sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
+        sub = _within(topo, size)
         cand, least = search_training(f, gpu, size, topology_links(gpu, sub, size), flash=flash)
         if least is None:
             continue  # the pinned layout does not divide this group size
@@ -955,7 +995,7 @@ def _best_training(
 
 
 def _compute_ethernet_seconds(
-    spec: WorkloadSpec,
+    f: TrainFacts,
     gpu: GpuSpec,
     layout: tuple[int, int, int, str, int],
     size: int,
@@ -963,32 +1003,38 @@ def _compute_ethernet_seconds(
     flash: bool,
 ) -> float | None:
     """Seconds per piece of the ``(tensor, pipeline, zero, recompute, context)`` layout on ``size``
-    GPUs over ``links`` (None: it does not fit)."""
-    try:
-        pinned = _pinned_memo(spec, layout)
-    except TypeError:
-        if _hashable(spec):
-            raise
-        pinned = _pinned_facts(spec, layout)
-    cand, _ = search_training(pinned, gpu, size, links, flash=flash)
+    GPUs over ``links`` (None: it does not fit), for the facts ``f``."""
+    cand, _ = search_training(_pinned_memo(f, layout), gpu, size, links, flash=flash)
     return None if cand is None else cand.piece_seconds
 
 
-def _pinned_facts(spec: WorkloadSpec, layout: tuple[int, int, int, str, int]) -> TrainFacts:
-    """The spec's facts pinned to the ``(tensor, pipeline, zero, recompute, context)`` layout;
+def _pinned_facts(f: TrainFacts, layout: tuple[int, int, int, str, int]) -> TrainFacts:
+    """The facts ``f`` pinned to the ``(tensor, pipeline, zero, recompute, context)`` layout;
     memoised (:data:`_pinned_memo`): a quote's Ethernet searches share a few layouts, and copying
     the facts costs about what a small search does."""
     tp, pp, zero, mode, cp = layout
     pin = {"tensor": tp, "pipeline": pp, "zero": zero, "context": cp}
-    return replace(train_facts(spec), pinned=pin, recompute_modes=(mode,))
+    return replace(f, pinned=pin, recompute_modes=(mode,))
 
 
+def _ethernet_links(
+    gpu: GpuSpec, gpus_per_node: int, interconnect: Interconnect, size: int
+) -> Links:
+    """The links of ``size`` GPUs, ``gpus_per_node`` to a node on ``interconnect``, with Ethernet
+    of no stated speed between the nodes (:func:`_fabric_required`)."""
+    weak = Topology(gpus_per_node=gpus_per_node, interconnect=interconnect, fabric=Fabric.ETHERNET)
+    return topology_links(gpu, weak, size)
+
+
+# Keyed on the facts (the search reads nothing else of the spec), which hash once (TrainFacts),
+# where the spec's pydantic hash walks every section on every lookup.
 _ethernet_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_compute_ethernet_seconds)
 _pinned_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_pinned_facts)
+_ethernet_links_memo = functools.lru_cache(maxsize=_ETHERNET_MEMO_SIZE)(_ethernet_links)
 
 
 def _fabric_required(
-    spec: WorkloadSpec, gpu: GpuSpec, c: Candidate, topo: Topology, flash: bool
+    f: TrainFacts, gpu: GpuSpec, c: Candidate, topo: Topology, flash: bool
 ) -> Fabric | None:
     """Ethernet when the chosen layout runs within FABRIC_TOLERANCE as fast on it, else InfiniBand.
 
@@ -998,8 +1044,7 @@ def _fabric_required(
     s = c.strategy
     if s.gpus_per_piece <= topo.gpus_per_node:
         return None
-    weak = replace(topo, fabric=Fabric.ETHERNET, network_gbps=None)
-    links = topology_links(gpu, weak, s.gpus_per_piece)
+    links = _ethernet_links_memo(gpu, topo.gpus_per_node, topo.interconnect, s.gpus_per_piece)
     layout = (
         s.tensor_parallel,
         s.pipeline_parallel,
@@ -1007,13 +1052,7 @@ def _fabric_required(
         s.activation_checkpointing,
         s.context_parallel,
     )
-    args = (spec, gpu, layout, s.gpus_per_piece, links, flash)
-    try:
-        ethernet_s = _ethernet_memo(*args)
-    except TypeError:
-        if _hashable(spec):
-            raise
-        ethernet_s = _compute_ethernet_seconds(*args)
+    ethernet_s = _ethernet_memo(f, gpu, layout, s.gpus_per_piece, links, flash)
     if ethernet_s is not None and ethernet_s <= c.piece_seconds * (1.0 + FABRIC_TOLERANCE):
         return Fabric.ETHERNET
     return Fabric.INFINIBAND
@@ -1111,7 +1150,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         reason=explain(cand, size, min(topo.gpus_per_node, size)),
     )
     flops = model_flops(spec, f)
-    sub = replace(topo, gpus_per_node=min(topo.gpus_per_node, size))
+    sub = _within(topo, size)
     rounds = math.ceil(spec.pieces / concurrent)
     steady_s = rounds * cand.piece_seconds
     start_s, eval_s = fixed_seconds(spec, f, cand)
@@ -1160,7 +1199,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         source=efficiency_source(gpu, f, flash_attention(spec, gpu)),
         wall_hours=total_s / 3600.0,
         interconnect=interconnect_required(s, sub),
-        fabric=_fabric_required(spec, gpu, cand, sub, flash),
+        fabric=_fabric_required(f, gpu, cand, sub, flash),
         checkpoint_gib=checkpoint_bytes(f) / mem.GIB,
         suggestions=suggestions,
         assumptions=assumptions,
