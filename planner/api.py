@@ -1013,6 +1013,7 @@ def calibrate(
     # what a new calibration measures against: the estimate without the earlier ones
     uncalibrated = Planner()._estimate(spec, gpu, count, topology, calibrations=())
     existing = load_calibrations()
+    step_tokens = None
     if measured_step_seconds is not None:
         if not (is_number(measured_step_seconds) and 0 < measured_step_seconds < math.inf):
             raise ConfigError(
@@ -1021,13 +1022,15 @@ def calibrate(
             )
         facts = train_facts(spec)
         per_sample = spec.seq_len if spec.model.is_transformer else 1
-        measured_tokens_per_second = facts.global_batch * per_sample / measured_step_seconds
+        step_tokens = float(facts.global_batch * per_sample)
+        measured_tokens_per_second = step_tokens / measured_step_seconds
     record = new_calibration(
         spec,
         uncalibrated,
         float(measured_tokens_per_second or 0.0),
         existing=existing,
         today=clock.utc_today().isoformat(),
+        step_tokens=step_tokens,
     )
     save_calibrations((*existing, record))
     return {**asdict(record), "factor": record.factor}

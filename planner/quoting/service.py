@@ -223,6 +223,8 @@ class _Inputs:
     offers: pd.DataFrame
     hardware: tuple[HardwareSpec, ...]
     catalog: GpuCatalog
+    # owned machines the GPU filter (--gpu) left out, named when nothing else runs
+    hardware_filtered: tuple[HardwareSpec, ...] = ()
 
 
 def _workload(req: QuoteRequest) -> WorkloadSpec:
@@ -232,6 +234,21 @@ def _workload(req: QuoteRequest) -> WorkloadSpec:
 
 def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
     spec = _workload(req)
+    inf = spec.inference
+    if spec.kind.value == "inference" and inf is not None and inf.serving:
+        # a service runs for inference.hours at its load: a job quote would price it as one
+        # 730-hour job ("a 24 h deadline cannot be met; the fastest plan takes 730 h")
+        load = next(
+            k for k in ("tokens_per_s", "requests_per_s", "images_per_s") if getattr(inf, k)
+        )
+        raise ConfigError(
+            f"{spec.name} is a service (inference.{load}: a load to carry for inference.hours), "
+            "priced per month on its load and latency targets; a deadline quote covers a job",
+            key_path="deadline_hours",
+            hint="quote it as a service: planner quote -w NAME without --deadline "
+            "(planner.quote_service(workload=...)); or give a batch job's inference.tokens, "
+            "requests or images to quote it by a deadline",
+        )
     hardware: tuple[HardwareSpec, ...] = ()
     if req.hardware:
         # owned hardware files only when asked for (their YAML models load on import)
@@ -265,10 +282,12 @@ def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
             offers = book.offers.iloc[0:0]
     else:
         offers = filter_offers(book.offers, _offer_filter(req), catalog)
+    filtered: tuple[HardwareSpec, ...] = ()
     if req.gpus:
         allowed = {g.name for name in req.gpus for g in catalog.match(name)}
-        hardware = tuple(h for h in hardware if catalog.resolve(h.gpu).name in allowed)
-    return _Inputs(req, spec, book, offers, hardware, catalog)
+        filtered = tuple(h for h in hardware if catalog.resolve(h.gpu).name not in allowed)
+        hardware = tuple(h for h in hardware if h not in filtered)
+    return _Inputs(req, spec, book, offers, hardware, catalog, filtered)
 
 
 def _candidates(
@@ -355,9 +374,21 @@ def _nothing_runs(inputs: _Inputs, cset: CandidateSet) -> InfeasibleError:
     per reason with counts (an empty filter, quotas, memory, spot risk) and what to change."""
     req = inputs.request
     if inputs.offers.empty and not inputs.hardware:
-        why = why_no_offers(inputs.book.offers, _offer_filter(req), inputs.catalog)
+        # 'owned' is no provider of the price table: the cloud part of the filter is asked why
+        # it left nothing, and owned machines the GPU filter dropped are named on their own
+        cloud = tuple(p for p in req.providers if p != OWNED)
+        whys = []
+        if inputs.hardware_filtered:
+            machines = ", ".join(f"{h.name} ({h.gpu})" for h in inputs.hardware_filtered)
+            whys.append(
+                f"the GPU filter ({', '.join(req.gpus)}) leaves out your hardware: {machines}"
+            )
+        if cloud or not req.providers:
+            flt = replace(_offer_filter(req), providers=cloud)
+            whys.append(why_no_offers(inputs.book.offers, flt, inputs.catalog) or "")
+        why = "; ".join(w for w in whys if w) or "no offers are loaded"
         return InfeasibleError(
-            f"no configuration can run this workload: {why or 'no offers are loaded'}",
+            f"no configuration can run this workload: {why}",
             hint="widen or drop the provider, region or GPU choice",
         )
     reasons, hints = [], []

@@ -294,6 +294,11 @@ def steps_tokens_per_s(spec: WorkloadSpec, est: Estimate) -> float:
     return tokens / (steps_h * 3600.0) if steps_h > 0 else 0.0
 
 
+def _rate(per_s: float) -> str:
+    """A throughput as a person reads it: 52,000, or 3e-12 (not 0) below one a second."""
+    return f"{per_s:,.0f}" if per_s >= 1 else f"{per_s:.3g}"
+
+
 def check_trainable(spec: WorkloadSpec) -> None:
     """A calibration measures a training run: an inference workload has none."""
     if spec.kind is Kind.INFERENCE:
@@ -312,8 +317,11 @@ def new_calibration(
     *,
     existing: Sequence[Calibration],
     today: str,
+    step_tokens: float | None = None,
 ) -> Calibration:
-    """A calibration of ``spec`` measured at ``measured_tokens_per_s`` against its estimate."""
+    """A calibration of ``spec`` measured at ``measured_tokens_per_s`` against its estimate;
+    ``step_tokens``: the run was measured in seconds per optimizer step of that many tokens
+    (samples for a non-transformer), and a refusal says so in those terms."""
     check_trainable(spec)
     if not est.fits:
         raise ConfigError(
@@ -343,9 +351,20 @@ def new_calibration(
         )
     factor = measured_tokens_per_s / estimated
     if not 1 / MAX_FACTOR <= factor <= MAX_FACTOR:
+        if step_tokens is not None:  # measured as seconds per step: refused in those terms
+            unit = "tokens" if spec.model.is_transformer else "samples"
+            raise ConfigError(
+                f"the measured {step_tokens / measured_tokens_per_s:,.4g} s per optimizer step "
+                f"({_rate(measured_tokens_per_s)} {unit}/s at the global batch of "
+                f"{step_tokens:,.0f} {unit}) is {factor:.3g}x as fast as the estimate's "
+                f"{step_tokens / estimated:,.4g} s: more than {MAX_FACTOR:g}x apart",
+                key_path="measured_step_seconds",
+                hint="give the seconds one optimizer step of the workload's global batch took "
+                "(training.global_batch_tokens), or the run's tokens per second instead",
+            )
         raise ConfigError(
-            f"the measured {measured_tokens_per_s:,.0f} tokens/s is {factor:.3g}x the estimate's "
-            f"{estimated:,.0f}: more than {MAX_FACTOR:g}x apart",
+            f"the measured {_rate(measured_tokens_per_s)} tokens/s is {factor:.3g}x the "
+            f"estimate's {_rate(estimated)}: more than {MAX_FACTOR:g}x apart",
             key_path="measured_tokens_per_s",
             hint="give the throughput of the whole run (all GPUs), in tokens per second",
         )
