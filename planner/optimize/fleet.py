@@ -46,6 +46,7 @@ from planner.workload.estimate_types import Topology, topology_links
 from planner.workload.inference import make_replica, service_lengths, stack_refusal
 from planner.workload.serving import Lengths, Replica, ServingPoint, serve
 from planner.workload.spec import ServingSlo, WorkloadSpec
+from planner.workload.vision_inference import engine_refusal
 from planner.workload.vision_inference import replica_of as image_replica_of
 from planner.workload.vision_serving import VisionPoint, VisionReplica, default_max_batch
 from planner.workload.vision_serving import serve as serve_images
@@ -297,8 +298,9 @@ def size_fleets(
     An offer row may carry ``max_instances`` (owned machines: how many there are); a fleet that
     needs more is left out and said so in ``excluded``.
 
-    An offer whose GPU the serving stack does not run on (TensorRT-LLM on AMD) is left out and
-    said so in ``excluded``; when every offer is, the stack's ConfigError is raised with its fix.
+    An offer whose GPU the serving stack does not run on (TensorRT-LLM or TensorRT on AMD, DLAs
+    asked of a GPU without them) is left out and said so in ``excluded``; when every offer is,
+    the stack's ConfigError is raised with its fix.
 
     Raises :class:`InfeasibleError` when no offer can meet ``slo`` at all, naming the best
     latencies any of them reaches.
@@ -320,7 +322,7 @@ def size_fleets(
         key = (str(row["gpu_model"]), int(row["gpu_count"]), str(row["interconnect"]))
         if key[0] not in refused:
             gpu = catalog.resolve(key[0])
-            why = refused[key[0]] = None if images else stack_refusal(spec, gpu)
+            why = refused[key[0]] = (engine_refusal if images else stack_refusal)(spec, gpu)
             if why is not None:
                 excluded.append(f"{key[0]}: {why.detail}")
         if refused[key[0]] is not None:

@@ -849,6 +849,7 @@ class WorkloadSpec(_Section):
                 raise FieldError(
                     "inference.hours", "is required with tokens_per_s / requests_per_s"
                 )
+            _service_or_batch(inf, self.pieces, "tokens")
             return self
         d = self.data
         if d is None:
@@ -874,7 +875,27 @@ class WorkloadSpec(_Section):
                 "counts CPU DataLoader workers, and data.loader: gpu decodes on the GPU "
                 "with no CPU cap: drop one of them",
             )
+        self._check_eval_every()
         return self
+
+    def _check_eval_every(self) -> None:
+        """An evaluation pass every ``eval_every`` optimizer steps happens at least once in the
+        run: a longer interval was read as no evaluation at all, eval_tokens ignored."""
+        d = self.data
+        if d is None or d.eval_every is None or self.samples_per_piece <= 0:
+            return
+        from planner.workload.training import global_batch
+
+        steps = self.samples_per_piece / global_batch(self)
+        if d.eval_every > steps:
+            raise FieldError(
+                "data.eval_every",
+                f"every {d.eval_every:,} optimizer steps is more than the run's "
+                f"{steps:,.0f} steps (its data over the global batch of "
+                f"{global_batch(self):,.4g} {'sequences' if self.model.is_transformer else 'samples'}), "
+                f"so no evaluation pass would run; give at most {max(1, math.floor(steps)):,}, "
+                "or drop eval_every and eval_tokens",
+            )
 
     @staticmethod
     def _check_loader_keys(d: DataSection, arch: str) -> None:
@@ -960,14 +981,45 @@ class WorkloadSpec(_Section):
                 f"{inf.framework} serves LLMs; a {arch} model runs on "
                 f"{', '.join(VISION_ENGINE_NAMES)} or auto",
             )
+        for key in ("prompt_tokens", "output_tokens", "kv_precision", "max_batch"):
+            if key in inf.model_fields_set:
+                # were ignored: an image model has no prompt, answer or KV cache
+                fix = (
+                    "inference.batch sets the engine's largest batch" if key == "max_batch" else ""
+                )
+                raise FieldError(
+                    f"inference.{key}",
+                    f"applies to language models, and a {arch} model serves images: drop it"
+                    + (f" ({fix})" if fix else ""),
+                )
+        for key in ("ttft_ms_p95", "tpot_ms_p95"):
+            if getattr(inf.slo, key) is not None:
+                raise FieldError(
+                    f"inference.slo.{key}",
+                    f"is a target for a token stream, and a {arch} model serves images: give "
+                    "the p95 latency per image as inference.slo.e2e_ms_p95",
+                )
         if inf.images_per_s is not None and inf.requests_per_s is not None:
             raise FieldError("inference", "give images_per_s or requests_per_s, not both")
+        if inf.images is not None and inf.requests is not None:
+            # was: requests ignored (a request is an image)
+            raise FieldError("inference", "give images or requests for a batch job, not both")
+        if inf.serving and (inf.images is not None or inf.requests is not None):
+            given = "images" if inf.images is not None else "requests"
+            raise FieldError(
+                f"inference.{given}",
+                "sizes a batch job, and images_per_s / requests_per_s with hours make this a "
+                f"service: keep one (drop {given}, or drop the rate and hours)",
+            )
         if inf.serving and inf.hours is None:
             raise FieldError("inference.hours", "is required with images_per_s / requests_per_s")
         if not inf.serving and inf.total_images <= 0:
             raise FieldError(
                 "inference", "needs images_per_s (or requests_per_s) and hours, or images"
             )
+        if inf.dla and arch != "cnn":
+            raise FieldError("inference.dla", f"the Jetson's DLAs run CNNs, not a {arch} model")
+        _service_or_batch(inf, self.pieces, "images")
         if arch == "diffusion" and inf.resolution is not None and inf.resolution % 8:
             # the VAE works on latents an eighth of the image's side (diffusers refuses a height
             # or width not divisible by 8)
@@ -1216,6 +1268,35 @@ def _check_positions(spec: WorkloadSpec) -> None:
         f"(its position embeddings have one row per position); use at most {table}, or a model "
         "with rotary positions (llama-3-8b, mistral-7b) for longer sequences",
     )
+
+
+def _service_or_batch(inf: InferenceSection, pieces: int, unit: str) -> None:
+    """The keys of a service (a load for hours, latency targets) and of a batch job (a size,
+    repeated ``pieces`` times) do not mix: the estimate read one set and ignored the other."""
+    rate, size = f"{unit}_per_s / requests_per_s", f"{unit} / requests"
+    if inf.serving:
+        if pieces > 1:
+            raise FieldError(
+                "pieces",
+                f"repeats a job {pieces} times, and this is a service carrying one load "
+                f"({rate}) for inference.hours: drop pieces, and give the whole load as the rate",
+            )
+        return
+    if inf.hours is not None:
+        raise FieldError(
+            "inference.hours",
+            f"is how long a service runs at its load ({rate}), and this is a batch job of a "
+            f"fixed size ({size}) that runs until it is done: drop hours (planner quote "
+            "--deadline sets when the job must finish), or give a rate for a service",
+        )
+    given = [k for k, v in inf.slo.model_dump().items() if v is not None]
+    if given:
+        raise FieldError(
+            f"inference.slo.{given[0]}",
+            f"latency targets apply to a service ({rate} and hours), and this is a batch job "
+            f"of a fixed size ({size}), sized on its throughput by a deadline: drop slo, or "
+            "give a rate and hours for a service",
+        )
 
 
 def _one_load(inf: InferenceSection) -> None:

@@ -64,7 +64,8 @@ _ETHERNET_MEMO_SIZE = 4096
 # -- spec facts (memoised per spec) -----------------------------------------------------------------
 
 
-def _global_batch(spec: WorkloadSpec) -> float:
+def global_batch(spec: WorkloadSpec) -> float:
+    """Samples (sequences for a transformer) in one optimizer step of ``spec``."""
     t = spec.train
     seq = spec.seq_len if spec.model.is_transformer else 1
     if t.global_batch_samples is not None:
@@ -423,7 +424,7 @@ def _compute_train_facts(
         logits_per_seq=shape.logits_per_seq,
         act_per_sample=shape.act_per_sample,
         samples_per_piece=spec.samples_per_piece,
-        global_batch=_global_batch(spec),
+        global_batch=global_batch(spec),
         method=meth,
         optimizer=opt,
         finetune=finetune,

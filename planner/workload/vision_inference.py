@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from planner.errors import ConfigError
 from planner.gpu_specs import GpuSpec
 from planner.schema import Interconnect
 from planner.workload import memory as mem
@@ -54,9 +55,34 @@ def workload_of(spec: WorkloadSpec) -> vs.Workload:
     )
 
 
-def replica_of(spec: WorkloadSpec, gpu: GpuSpec) -> vs.VisionReplica:
-    """One replica of ``spec`` on ``gpu`` (ConfigError for a precision the GPU lacks)."""
+def engine_refusal(spec: WorkloadSpec, gpu: GpuSpec) -> ConfigError | None:
+    """Why ``spec``'s engine settings cannot run on ``gpu``, or None where they can: a TensorRT
+    engine named for another vendor's GPU, or DLAs asked of a GPU without them (both were
+    estimated as if they ran).  ``auto`` is never refused."""
     inf = _section(spec)
+    if inf.framework in ("tensorrt", "trt") and gpu.vendor != "nvidia":
+        return ConfigError(
+            f"{inf.framework} (NVIDIA TensorRT) runs on NVIDIA GPUs only, not the {gpu.name}",
+            key_path="inference.framework",
+            hint="pytorch or onnxruntime (their ROCm builds) run on AMD Instinct GPUs",
+        )
+    if inf.dla and gpu.name not in vs.DLA_INT8_OPS:
+        return ConfigError(
+            f"the {gpu.name} has no deep learning accelerators (DLAs); "
+            f"{', '.join(vs.DLA_INT8_OPS)} has them",
+            key_path="inference.dla",
+            hint="drop inference.dla (or set it false) for this GPU",
+        )
+    return None
+
+
+def replica_of(spec: WorkloadSpec, gpu: GpuSpec) -> vs.VisionReplica:
+    """One replica of ``spec`` on ``gpu`` (ConfigError for a precision the GPU lacks, or an
+    engine setting it cannot run: :func:`engine_refusal`)."""
+    inf = _section(spec)
+    refused = engine_refusal(spec, gpu)
+    if refused is not None:
+        raise refused
     precision = vs.vision_precision(inf.precision.value)
     vs.conv_peak_flops(gpu, precision)  # fp8 where the GPU has none: a ConfigError here
     return vs.VisionReplica(
