@@ -801,6 +801,7 @@ def quote_service(request: ServiceRequest | None = None, **fields: Any) -> Servi
     return Planner(offers_files=req.offers_files, snapshot_dir=req.snapshot_dir).quote_service(req)
 
 
+@_keywords_checked
 def quote(
     request: QuoteRequest | None = None,
     *,

@@ -115,8 +115,16 @@ def shown_path(path: object) -> str:
 
 
 def is_number(value: object) -> bool:
-    """A real number given as one: ``True`` is not 1 and ``"5"`` is not 5 (NaN still passes)."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    """A real number given as one: ``True`` is not 1 and ``"5"`` is not 5 (NaN still passes);
+    nor is an integer beyond a float's range (``10**400``: ``math.isfinite`` and every float
+    sum raised OverflowError on it)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return False
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
 
 
 def is_whole_number(value: object) -> bool:

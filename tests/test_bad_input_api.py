@@ -250,3 +250,57 @@ def test_workload_from_facts_takes_numpy_counts() -> None:
     from planner.workload.adhoc import workload_from_facts
 
     assert workload_from_facts("llama-2-7b", tokens=np.int64(50_000_000)).data.tokens == 5e7
+
+
+# An integer beyond a float's range (10**400) is refused by name: math.isfinite and the checks'
+# float arithmetic raised OverflowError on it.
+HUGE = 10**400
+HUGE_INTS: list[tuple[Callable[[], object], str]] = [
+    (lambda: planner.quote(workload="gpt2-finetune", deadline_hours=HUGE), "deadline_hours"),
+    (
+        lambda: planner.quote(workload="gpt2-finetune", deadline_hours=24, budget_usd=HUGE),
+        "budget_usd",
+    ),
+    (
+        lambda: planner.quote(workload="gpt2-finetune", deadline_hours=24, discounts={"aws": HUGE}),
+        "discounts",
+    ),
+    (
+        lambda: planner.quote_service(workload="llm-serving-7b", requests_per_s=HUGE),
+        "requests_per_s",
+    ),
+    (lambda: planner.tco("8xh100-hgx", years=HUGE, with_cloud=False), "years"),
+    (
+        lambda: planner.budget("2027-ml-platform", time_limit_s=HUGE, sensitivity=False),
+        "time_limit_s",
+    ),
+    (
+        lambda: planner.offers(planner.OfferFilter(max_price_usd_per_hour=HUGE)),
+        "max_price_usd_per_hour",
+    ),
+    (
+        lambda: planner.prices_diff("reference-2026-11-25", "reference-2026-11-25", threshold=HUGE),
+        "threshold",
+    ),
+    (
+        lambda: planner.calibrate("gpt2-finetune", "H100", measured_step_seconds=HUGE),
+        "measured_step_seconds",
+    ),
+    (lambda: planner.workload_from_facts("gpt2", tokens=HUGE), "data.tokens"),
+]
+
+
+@pytest.mark.parametrize(("call", "field"), HUGE_INTS, ids=[f for _, f in HUGE_INTS])
+def test_an_integer_beyond_a_float_is_refused_by_name(
+    call: Callable[[], object], field: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path))
+    with pytest.raises(ConfigError) as caught:
+        call()
+    assert caught.value.key_path == field
+
+
+def test_quote_with_positional_arguments_is_a_config_error() -> None:
+    # was Python's TypeError: "quote() takes from 0 to 1 positional arguments but 2 were given"
+    with pytest.raises(ConfigError, match="too many positional arguments"):
+        planner.quote("gpt2-finetune", 24)
