@@ -68,3 +68,15 @@ def test_a_variant_of_a_full_fine_tune_names_nothing_unused() -> None:
     ranked = _gpt2(method="full", lora_rank=8).variant(training={"framework": "torchtune"})
     (line,) = _unused(planner.estimate(ranked, "A100-80GB", 1))
     assert line.startswith("training.lora_rank not used")
+
+
+def test_an_evaluation_interval_longer_than_the_run_is_named() -> None:
+    # 1e6 tokens of 1,024-token sequences at the default batch: far fewer steps than 10^6
+    est = planner.estimate(
+        _gpt2(method="full").variant(data={"eval_every": 1_000_000, "eval_tokens": 100_000}),
+        "A100-80GB",
+        1,
+    )
+    (line,) = [a for a in est.assumptions if a.startswith("no evaluation pass")]
+    assert "data.eval_every (1,000,000 optimizer steps) is longer than the run's" in line
+    assert est.time_breakdown_hours["evaluation passes"] == 0.0

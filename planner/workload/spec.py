@@ -875,27 +875,7 @@ class WorkloadSpec(_Section):
                 "counts CPU DataLoader workers, and data.loader: gpu decodes on the GPU "
                 "with no CPU cap: drop one of them",
             )
-        self._check_eval_every()
         return self
-
-    def _check_eval_every(self) -> None:
-        """An evaluation pass every ``eval_every`` optimizer steps happens at least once in the
-        run: a longer interval was read as no evaluation at all, eval_tokens ignored."""
-        d = self.data
-        if d is None or d.eval_every is None or self.samples_per_piece <= 0:
-            return
-        from planner.workload.training import global_batch
-
-        steps = self.samples_per_piece / global_batch(self)
-        if d.eval_every > steps:
-            raise FieldError(
-                "data.eval_every",
-                f"every {d.eval_every:,} optimizer steps is more than the run's "
-                f"{steps:,.0f} steps (its data over the global batch of "
-                f"{global_batch(self):,.4g} {'sequences' if self.model.is_transformer else 'samples'}), "
-                f"so no evaluation pass would run; give at most {max(1, math.floor(steps)):,}, "
-                "or drop eval_every and eval_tokens",
-            )
 
     @staticmethod
     def _check_loader_keys(d: DataSection, arch: str) -> None:

@@ -710,6 +710,15 @@ def _compute_training_assumptions(
         if f.experts and f.experts_per_token:
             assumptions.append(_moe_host_assumption(f.framework))
     assumptions.append(range_note(error_regime(f.experts)))
+    data = spec.data
+    if data is not None and data.eval_every and data.eval_tokens and f.global_batch > 0:
+        steps = f.samples_per_piece / f.global_batch
+        if data.eval_every > steps:
+            # as a trainer runs it: no evaluation before the interval comes round (fixed_seconds)
+            assumptions.append(
+                f"no evaluation pass: data.eval_every ({data.eval_every:,} optimizer steps) is "
+                f"longer than the run's {steps:,.0f} steps, so eval_tokens is not used"
+            )
     if f.method != "full":
         assumptions.append(
             f"{f.method}: rank {spec.train.lora_rank} adapters on "
