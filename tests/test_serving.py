@@ -15,6 +15,7 @@ from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
 from planner.workload import efficiency as eff
 from planner.workload import estimate, load_workload, parse_workload
+from planner.workload.memory import FRAMEWORK_FIXED_GIB
 from planner.workload.parallel import Links
 from planner.workload.serving import (
     WEIGHT_BYTES,
@@ -343,3 +344,18 @@ def test_forward_matmul_fraction_never_exceeds_the_peak() -> None:
     gpu = resolve_gpu("A100-80GB")
     assert eff.forward_matmul_fraction(gpu, 0.0, gpu.peak_flops) <= 1.0
     assert eff.forward_matmul_fraction(gpu, 0.0, gpu.peak_flops) > eff.gemm_fraction(gpu)
+
+
+def test_a_count_that_splits_into_small_replicas_says_so() -> None:
+    # Llama 2 70B's 64 heads on 3 H100: a replica's tensor-parallel size divides the count and the
+    # heads, so only single-GPU replicas (128.5 GiB of bf16 weights each) could be placed
+    spec = load_workload("llm-serving-70b")
+    three = estimate(spec, resolve_gpu("H100"), 3)
+    assert not three.fits and three.strategy.tensor_parallel == 1
+    weights = three.memory_breakdown_gib["weights"]
+    assert three.memory_per_gpu_gib == pytest.approx(weights + FRAMEWORK_FIXED_GIB)
+    assert three.suggestions[0].startswith("3 GPUs split only into replicas of 1 GPU")
+    assert "divides the 64 attention heads and the GPU count" in three.suggestions[0]
+    # four GPUs hold TP4 replicas: the count is no longer the reason
+    four = estimate(spec, resolve_gpu("H100"), 4)
+    assert not any("split only" in s for s in four.suggestions)

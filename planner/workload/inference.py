@@ -286,21 +286,39 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
     """The estimate when not even one replica fits: the weights' memory and what would help."""
     gpn = max(1, min(topo.gpus_per_node, count))
     weights_gib = _weights_gib(spec)
+    heads = int(spec.model.heads or 1)
+    # the widest replica the count can be split into (_choices): a size that divides the GPUs and
+    # the attention heads
+    tp = max(t for t in _REPLICA_TENSOR_SIZES if t <= gpn and not count % t and not heads % t)
+    widest = max(t for t in _REPLICA_TENSOR_SIZES if t <= gpn and not heads % t)
     s = Strategy(
         data_parallel=0,
-        tensor_parallel=min(8, gpn),
+        tensor_parallel=tp,
         method="inference",
         gpus_per_piece=count,
         reason="weights and one sequence of KV cache do not fit",
     )
-    need = weights_gib / min(8, gpn) + mem.FRAMEWORK_FIXED_GIB
+    need = weights_gib / tp + mem.FRAMEWORK_FIXED_GIB
+    suggestions = [
+        f"weights alone are {weights_gib:.1f} GiB: use more GPUs per replica (tensor "
+        f"parallel, up to {widest} here), a bigger GPU, or int8/int4 weights"
+    ]
+    if tp < widest:
+        sizes = [t for t in _REPLICA_TENSOR_SIZES if t <= gpn and not heads % t]
+        suggestions.insert(
+            0,
+            f"{count} GPUs split only into replicas of {tp} GPU{'s' if tp > 1 else ''}: a "
+            f"replica's tensor-parallel size ({', '.join(map(str, sizes))}) divides the "
+            f"{heads} attention heads and the GPU count; a count that is a multiple of {widest} "
+            f"gives replicas of {widest}",
+        )
     return make_estimate(
         spec,
         gpu,
         count,
         fits=False,
         memory_bytes=need * mem.GIB,
-        breakdown={"weights": weights_gib / min(8, gpn)},
+        breakdown={"weights": weights_gib / tp},
         strategy=s,
         total_flops=0.0,
         efficiency=0.0,
@@ -315,10 +333,7 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
         ),
         fabric=None,
         checkpoint_gib=weights_gib,
-        suggestions=[
-            f"weights alone are {weights_gib:.1f} GiB: use more GPUs per replica (tensor "
-            f"parallel, up to {gpn} here), a bigger GPU, or int8/int4 weights"
-        ],
+        suggestions=suggestions,
         assumptions=_assumptions(spec, gpu, None),
     )
 
