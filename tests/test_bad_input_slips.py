@@ -433,6 +433,11 @@ def _tco() -> object:
 
 # run by tests/test_bad_input.py's test_library_calls_with_bad_arguments_raise_planner_errors
 LIBRARY = [
+    # the workload and the GPU swapped: was "unknown workload 'H100'" and the workload names
+    (
+        lambda: planner.estimate("H100", "gpt2-finetune"),
+        "'H100' is a GPU (H100); the workload comes first",
+    ),
     # TypeError: missing required positional arguments
     (lambda: planner.HardwareSpec(), "HardwareSpec() needs name, gpu"),  # type: ignore[call-arg]
     (lambda: planner.GpuSpec(), "GpuSpec() needs name"),  # type: ignore[call-arg]

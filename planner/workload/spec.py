@@ -1523,7 +1523,20 @@ def load_workload(name_or_path: str, *, directory: Path | None = None) -> Worklo
     folder = directory or workloads_dir()
     candidate = folder / f"{text}.yaml"
     if probe(candidate) is None or not candidate.is_file():
-        raise UnknownNameError("workload", text, workload_names(folder))
+        error = UnknownNameError("workload", text, workload_names(folder))
+        from planner.gpu_specs import load_gpu_catalog
+
+        catalog = load_gpu_catalog()
+        gpu = catalog.get(text)
+        gpus = (gpu,) if gpu is not None else catalog.family(text)
+        if gpus and not error.suggestions:
+            # the workload and the GPU swapped: estimate("H100", "gpt2-finetune")
+            names = ", ".join(g.name for g in gpus[:3])
+            error.hint = (
+                f"{text!r} is a GPU ({names}); the workload comes first and the GPU second "
+                "(planner estimate WORKLOAD --gpu GPU; planner.estimate(workload, gpu, count))"
+            )
+        raise error
     return _load_file(str(candidate.resolve()), candidate.stat().st_mtime_ns)
 
 
