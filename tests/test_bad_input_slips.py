@@ -433,6 +433,11 @@ def _tco() -> object:
 
 # run by tests/test_bad_input.py's test_library_calls_with_bad_arguments_raise_planner_errors
 LIBRARY = [
+    # a whole workload given as the model: was its repr named as an unknown preset
+    (
+        lambda: planner.workload_from_facts(planner.load_workload("gpt2-finetune"), tokens=1e6),
+        "got a WorkloadSpec object",
+    ),
     # the workload and the GPU swapped: was "unknown workload 'H100'" and the workload names
     (
         lambda: planner.estimate("H100", "gpt2-finetune"),

@@ -36,6 +36,17 @@ def workload_from_facts(
     :mod:`planner.workload.hf_config`)."""
     if isinstance(model, Path):
         model = str(model)
+    if not isinstance(model, str):
+        # a whole workload (a WorkloadSpec), a ModelSection or a dict: was its repr named as an
+        # unknown preset
+        got = repr(model) if model is None or isinstance(model, (int, float)) else None
+        raise ConfigError(
+            "expected a model preset name or a config.json path, got "
+            + (got or f"a {type(model).__name__} object"),
+            key_path="model",
+            hint="a workload you already have needs no facts: pass it to planner.estimate or "
+            "planner.quote as it is; here, e.g. model='mistral-7b'",
+        )
     if not is_number(tokens):
         raise ConfigError(
             f"expected a number of tokens, got {tokens!r}",
