@@ -102,6 +102,14 @@ def build_command(
     from planner.ownership.build import build_machines
     from planner.reports.build import render_build
 
+    if output is not None and output.suffix.lower() not in (".yaml", ".yml"):
+        # was: YAML written into a .json (or any) file, which quote --hardware then reads by
+        # its name's promise
+        raise ConfigError(
+            f"the hardware file is YAML, and {str(output)!r} names another kind of file",
+            key_path="--output",
+            hint=f"name it {output.stem or 'box'}.yaml",
+        )
     if output is not None and not output.resolve().parent.is_dir():
         raise ConfigError(
             f"cannot write the hardware file to {str(output)!r}: its folder does not exist",
