@@ -185,12 +185,18 @@ def test_stacks_without_context_parallel_refuse_it(framework: str) -> None:
         parse_workload(_raw(framework=framework, parallelism={"context": 2}))
 
 
-def test_auto_for_fine_tuning_is_the_hugging_face_trainer() -> None:
+def test_auto_for_fine_tuning_with_a_context_pin_takes_a_stack_that_splits_sequences() -> None:
+    # the Trainer, auto's usual choice for a fine-tune, has no context parallelism: auto picks a
+    # stack that runs the pin (eager DeepSpeed has none either, so the fused stacks) and says why
     raw = _raw(parallelism={"context": 2})
     raw["kind"] = "finetune"
     del raw["training"]["framework"]
-    with pytest.raises(ConfigError, match=r"hf-trainer \(auto's choice\) has no context"):
-        parse_workload(raw)
+    est = estimate(parse_workload(raw), H100, 8, topology=DGX)
+    assert est.strategy.context_parallel == 2
+    line = next(a for a in est.assumptions if a.startswith("software stack:"))
+    assert line.startswith(
+        "software stack: any (auto for fine-tuning with a pinned layout hf-trainer does not run"
+    )
 
 
 def test_context_one_needs_no_stack() -> None:

@@ -355,7 +355,7 @@ def test_a_count_that_splits_into_small_replicas_says_so() -> None:
     weights = three.memory_breakdown_gib["weights"]
     assert three.memory_per_gpu_gib == pytest.approx(weights + FRAMEWORK_FIXED_GIB)
     assert three.suggestions[0].startswith("3 GPUs split only into replicas of 1 GPU")
-    assert "divides the 64 attention heads and the GPU count" in three.suggestions[0]
+    assert "divides both the 64 attention heads and the GPU count" in three.suggestions[0]
     # four GPUs hold TP4 replicas: the count is no longer the reason
     four = estimate(spec, resolve_gpu("H100"), 4)
     assert not any("split only" in s for s in four.suggestions)

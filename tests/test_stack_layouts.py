@@ -43,7 +43,7 @@ def test_a_named_stack_refuses_a_layout_it_does_not_run(
     assert f"framework {framework}" in message
     if key == "zero":
         offered = ", ".join(str(z) for z in load_frameworks()[framework].zero)
-        assert f"offers ZeRO stages {offered}, not {pin['zero']}" in message
+        assert f"offers ZeRO stages {offered}, as modelled here, not {pin['zero']}" in message
     else:
         able = "tensor_parallel" if key == "tensor" else "pipeline_parallel"
         names = sorted(n for n, p in load_frameworks().items() if getattr(p, able))
@@ -73,3 +73,51 @@ def test_a_cnn_is_not_split_by_layer(key: str) -> None:
         parse_workload(raw)
     assert e.value.key_path == f"training.parallelism.{key}"
     assert "a cnn model is trained data parallel" in str(e.value)
+
+
+def test_an_expert_pin_needs_a_stack_with_expert_parallelism() -> None:
+    raw: dict[str, Any] = {
+        "name": "m",
+        "kind": "finetune",
+        "model": "mixtral-8x7b",
+        "data": {"tokens": 1e7},
+        "training": {"framework": "hf-trainer", "parallelism": {"expert": 8}},
+    }
+    with pytest.raises(ConfigError) as e:
+        parse_workload(raw)
+    assert e.value.key_path == "training.parallelism.expert"
+    able = sorted(n for n, p in load_frameworks().items() if p.expert_parallel)
+    assert f"set training.framework to one of {', '.join(able)}" in str(e.value)
+    # auto: the eager stack that runs expert parallelism, and the pin holds
+    raw["training"]["framework"] = "auto"
+    est = planner.estimate(parse_workload(raw), "H100", 64)
+    assert est.strategy.expert_parallel * est.strategy.tensor_parallel == 8
+    line = next(a for a in est.assumptions if a.startswith("software stack:"))
+    assert line.startswith(
+        "software stack: deepspeed (auto for fine-tuning with a pinned layout hf-trainer does not run"
+    )
+
+
+def test_the_stacks_named_in_a_refusal_run_every_pin() -> None:
+    # tensor and ZeRO-3 together: megatron and nemo split layers but have no ZeRO-3 here
+    with pytest.raises(ConfigError) as e:
+        parse_workload(_llama("hf-trainer", tensor=2, zero=3))
+    named = str(e.value).split("one of ")[1].split(", or leave")[0].split(", ")
+    runs = {n for n, p in load_frameworks().items() if p.tensor_parallel and 3 in p.zero}
+    assert set(named) == runs and "any" in runs and "megatron" not in runs
+
+
+def test_a_zero_1_pin_on_an_image_model_stays_eager() -> None:
+    raw = {
+        "name": "rn",
+        "kind": "pretrain",
+        "model": "resnet50",
+        "data": {"samples": 1e6},
+        "training": {"precision": "fp16", "optimizer": "sgd", "parallelism": {"zero": 1}},
+    }
+    est = planner.estimate(parse_workload(raw), "A100-80GB", 8)
+    line = next(a for a in est.assumptions if a.startswith("software stack:"))
+    assert line.startswith(
+        "software stack: deepspeed (auto for pre-training a model on images with a pinned layout "
+        "pytorch-fsdp does not run"
+    )

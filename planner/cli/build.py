@@ -108,7 +108,7 @@ def build_command(
         raise ConfigError(
             f"the hardware file is YAML, and {str(output)!r} names another kind of file",
             key_path="--output",
-            hint=f"name it {output.stem or 'box'}.yaml",
+            hint=f"name it {'box' if output.name.startswith('.') else output.stem}.yaml",
         )
     if output is not None and not output.resolve().parent.is_dir():
         raise ConfigError(

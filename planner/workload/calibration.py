@@ -360,7 +360,11 @@ def new_calibration(
                 f"{step_tokens / estimated:,.4g} s: more than {MAX_FACTOR:g}x apart",
                 key_path="measured_step_seconds",
                 hint="give the seconds one optimizer step of the workload's global batch took "
-                "(training.global_batch_tokens), or the run's tokens per second instead",
+                + (
+                    "(training.global_batch_tokens), or the run's tokens per second instead"
+                    if spec.model.is_transformer
+                    else "(training.global_batch_samples), or the run's samples per second instead"
+                ),
             )
         raise ConfigError(
             f"the measured {_rate(measured_tokens_per_s)} tokens/s is {factor:.3g}x the "

@@ -304,13 +304,11 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
         f"parallel, up to {widest} here), a bigger GPU, or int8/int4 weights"
     ]
     if tp < widest:
-        sizes = [t for t in _REPLICA_TENSOR_SIZES if t <= gpn and not heads % t]
         suggestions.insert(
             0,
             f"{count} GPUs split only into replicas of {tp} GPU{'s' if tp > 1 else ''}: a "
-            f"replica's tensor-parallel size ({', '.join(map(str, sizes))}) divides the "
-            f"{heads} attention heads and the GPU count; a count that is a multiple of {widest} "
-            f"gives replicas of {widest}",
+            f"replica's tensor-parallel size divides both the {heads} attention heads and the "
+            f"GPU count; a count that is a multiple of {widest} gives replicas of {widest}",
         )
     return make_estimate(
         spec,

@@ -961,8 +961,11 @@ class WorkloadSpec(_Section):
                 f"{inf.framework} serves LLMs; a {arch} model runs on "
                 f"{', '.join(VISION_ENGINE_NAMES)} or auto",
             )
+        defaults = type(inf).model_fields
         for key in ("prompt_tokens", "output_tokens", "kv_precision", "max_batch"):
-            if key in inf.model_fields_set:
+            # values other than the defaults: variant() and a dumped spec write the defaults out
+            # and parse them again, so which fields a file set does not survive a round trip
+            if getattr(inf, key) != defaults[key].default:
                 # were ignored: an image model has no prompt, answer or KV cache
                 fix = (
                     "inference.batch sets the engine's largest batch" if key == "max_batch" else ""
@@ -1324,11 +1327,12 @@ def _check_request_length(inf: InferenceSection, m: ModelSection) -> None:
 
 
 def _check_stack_layout(spec: WorkloadSpec) -> None:
-    """A pinned tensor or pipeline split, or ZeRO stage, is one the named stack runs: the Hugging
-    Face Trainer, DeepSpeed and eager FSDP never split layers (frameworks.yaml; ``auto`` picks a
-    stack that runs the pins, workload_framework); and a model that is not a transformer
-    is trained data parallel (its layers are not modelled one by one).  Was: the pin won silently,
-    a "DP4 + TP2" under a stack the assumptions call data parallel."""
+    """A pinned layout (tensor, pipeline, expert or context split, ZeRO stage) is one the named
+    stack runs: the Hugging Face Trainer, DeepSpeed and eager FSDP never split layers, as modelled
+    here (frameworks.yaml; ``auto`` picks a stack that runs the pins, :func:`workload_framework`);
+    and a model that is not a transformer is trained data parallel (its layers are not modelled
+    one by one).  Was: the pin won silently, a "DP4 + TP2" under a stack the assumptions call data
+    parallel, or an expert pin dropped."""
     training = spec.training
     if training is None:
         return
@@ -1347,23 +1351,42 @@ def _check_stack_layout(spec: WorkloadSpec) -> None:
     stack, _ = workload_framework(spec)
     if runs_layout(stack, spec):
         return
-    for key, size, able in (
-        ("tensor", pin.tensor, "tensor_parallel"),
-        ("pipeline", pin.pipeline, "pipeline_parallel"),
-    ):
-        if size is not None and size > 1 and not getattr(stack, able):
-            names = sorted(n for n, p in load_frameworks().items() if getattr(p, able))
+    # the stacks that run every pin at once, for the fix
+    able = sorted(n for n, p in load_frameworks().items() if runs_layout(p, spec))
+    fix = (
+        f"set training.framework to one of {', '.join(able)}"
+        if able
+        else "change the other pins (no stack runs them all)"
+    )
+    for key, size in _layout_pins(spec):
+        if not getattr(stack, _LAYOUT_ABILITY[key]):
             raise FieldError(
                 f"training.parallelism.{key}",
-                f"framework {stack.name} does not split layers ({key} parallel {size}); set "
-                f"training.framework to one of {', '.join(names)}, or leave parallelism.{key} out",
+                f"framework {stack.name} does not run {key} parallelism, as modelled here "
+                f"({key}: {size}); {fix}, or leave parallelism.{key} out",
             )
     stages = ", ".join(str(z) for z in stack.zero)
     raise FieldError(
         "training.parallelism.zero",
-        f"framework {stack.name} offers ZeRO stages {stages}, not {pin.zero}; pin one of those, "
-        "or set training.framework to a stack that offers it",
+        f"framework {stack.name} offers ZeRO stages {stages}, as modelled here, not {pin.zero}; "
+        f"pin one of those, or {fix}",
     )
+
+
+# The stack ability (FrameworkProfile) each pinned split needs.
+_LAYOUT_ABILITY = {
+    "tensor": "tensor_parallel",
+    "pipeline": "pipeline_parallel",
+    "expert": "expert_parallel",
+    "context": "context_parallel",
+}
+
+
+def _layout_pins(spec: WorkloadSpec) -> list[tuple[str, int]]:
+    """The splits ``spec`` pins above 1, by name (tensor, pipeline, expert, context)."""
+    pin = spec.train.parallelism
+    sizes = (pin.tensor, pin.pipeline, pin.expert, pin.context)
+    return [(k, n) for k, n in zip(_LAYOUT_ABILITY, sizes, strict=True) if n is not None and n > 1]
 
 
 def _check_nvme_stack(spec: WorkloadSpec) -> None:
@@ -1550,24 +1573,28 @@ def workload_framework(spec: WorkloadSpec) -> tuple[FrameworkProfile, bool]:
     """(profile, whether ``auto`` chose it) for a workload's ``training.framework``.
 
     ``auto`` takes the layout the workload pins into account: where its usual stack
-    (frameworks.auto_framework) cannot run a pinned tensor or pipeline split or ZeRO stage (the
-    Hugging Face Trainer never splits layers), it picks ``any``, the calibrated stacks that run
-    every layout (Megatron-class)."""
+    (frameworks.auto_framework) cannot run a pinned split or ZeRO stage (the Hugging Face Trainer
+    never splits layers; eager FSDP has no ZeRO-1), it picks the nearest that can: an eager usual
+    stack gives way to DeepSpeed (eager too, every ZeRO stage, expert parallel), else to ``any``,
+    the calibrated stacks that run every layout (Megatron-class)."""
     from planner.workload.frameworks import load_frameworks, resolve_framework
 
     stack, auto = resolve_framework(
         spec.train.framework, finetune=spec.kind is Kind.FINETUNE, images=spec.model.takes_images
     )
-    if auto and not runs_layout(stack, spec):
-        return load_frameworks()["any"], True
-    return stack, auto
+    if not auto or runs_layout(stack, spec):
+        return stack, auto
+    profiles = load_frameworks()
+    nearer = () if stack.fused_layers else (profiles["deepspeed"],)
+    return next(
+        p for p in (*nearer, profiles["any"]) if runs_layout(p, spec) or p.name == "any"
+    ), True
 
 
 def runs_layout(stack: FrameworkProfile, spec: WorkloadSpec) -> bool:
-    """Whether ``stack`` runs the tensor and pipeline splits and the ZeRO stage ``spec`` pins."""
-    pin = spec.train.parallelism
-    return (
-        (pin.tensor is None or pin.tensor <= 1 or stack.tensor_parallel)
-        and (pin.pipeline is None or pin.pipeline <= 1 or stack.pipeline_parallel)
-        and (pin.zero is None or pin.zero in stack.zero)
+    """Whether ``stack`` runs the splits (tensor, pipeline, expert, context) and the ZeRO stage
+    ``spec`` pins."""
+    zero = spec.train.parallelism.zero
+    return all(getattr(stack, _LAYOUT_ABILITY[k]) for k, _ in _layout_pins(spec)) and (
+        zero is None or zero in stack.zero
     )

@@ -198,6 +198,9 @@ class TrainFacts:
     # hand-built facts: every layout, no stack factor
     framework: FrameworkProfile | None = None
     framework_auto: bool = False
+    # the stack auto picks for this kind of job before the pinned layout is considered
+    # (frameworks.auto_framework): where it differs from ``framework``, the pins decided
+    framework_usual: str = ""
     # bytes per token and layer an eager stack's separate elementwise kernels stream beyond a fused
     # stack's (efficiency.eager_traffic); None for a fused or compiled stack
     eager_traffic: eff.EagerTraffic | None = None

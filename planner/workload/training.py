@@ -451,6 +451,7 @@ def _compute_train_facts(
         linear_share=linear_share,
         framework=stack,
         framework_auto=stack_auto,
+        framework_usual=auto_framework(finetune=finetune, images=spec.model.takes_images),
         eager_host_s_per_layer=eager_host_per_layer(spec, stack) if transformer else 0.0,
         attention_kernel=t.attention_kernel,
         host_optimizer=t.offload in ("optimizer", "nvme"),
@@ -609,14 +610,14 @@ def _framework_assumption(f: TrainFacts) -> str:
     stack = f.framework
     assert stack is not None
     job = (
-        "fine-tuning with a pinned layout the Hugging Face Trainer does not run"
-        if f.finetune and stack.name != auto_framework(finetune=True, images=False)
-        else "fine-tuning"
+        "fine-tuning"
         if f.finetune
         else "pre-training a model on images"
-        if stack.name == auto_framework(finetune=False, images=True)
+        if f.framework_usual == auto_framework(finetune=False, images=True)
         else "pre-training"
     )
+    if f.framework_usual and stack.name != f.framework_usual:
+        job += f" with a pinned layout {f.framework_usual} does not run"
     why = (
         f"auto for {job}; set training.framework or --framework"
         if f.framework_auto
@@ -717,7 +718,7 @@ def _compute_training_assumptions(
             # as a trainer runs it: no evaluation before the interval comes round (fixed_seconds)
             assumptions.append(
                 f"no evaluation pass: data.eval_every ({data.eval_every:,} optimizer steps) is "
-                f"longer than the run's {steps:,.0f} steps, so eval_tokens is not used"
+                f"longer than the run's {steps:,.1f} steps, so eval_tokens is not used"
             )
     if f.method != "full":
         assumptions.append(
