@@ -56,11 +56,6 @@ DEFAULT_WORKERS_PER_GPU = 5
 VCPUS_PER_WORKER = 2
 
 
-def is_image_model(spec: WorkloadSpec) -> bool:
-    """Whether ``spec`` trains on images (:attr:`~planner.workload.spec.ModelSection.takes_images`)."""
-    return spec.model.takes_images
-
-
 @dataclass(frozen=True)
 class LoaderLimit:
     """The host loader's rate for one GPU: ``workers`` processes at ``images_per_s_per_worker``."""
@@ -116,7 +111,7 @@ def loader_limit(spec: WorkloadSpec) -> LoaderLimit | None:
     reads tokenised text, ``data.loader: gpu``, or images decoded ahead of training
     (``data.augmentation: preprocessed``)."""
     d = spec.data
-    if d is None or not is_image_model(spec) or d.loader == "gpu":
+    if d is None or not spec.model.takes_images or d.loader == "gpu":
         return None
     if d.augmentation == "preprocessed":
         return None

@@ -209,8 +209,9 @@ EAGER_LORA_BYTES_PER_ELEMENT = (6.0, 4.0)  # x e, forward, backward
 
 @dataclass(frozen=True)
 class EagerTraffic:
-    """Bytes per token and layer an eager stack's separate elementwise kernels move beyond a fused
-    stack's (the header above): ``forward`` and ``backward`` of the layer's hidden-sized values,
+    """Bytes per token and layer (per sample for a non-transformer: training._other_shape) an eager
+    stack's separate elementwise kernels move beyond a fused stack's (the header above):
+    ``forward`` and ``backward`` of the layer's hidden-sized values,
     ``score_forward`` and ``score_backward`` of its attention scores where they are materialised."""
 
     forward: float

@@ -147,6 +147,13 @@ class _Section(NumbersNotBools):
     # (NumbersNotBools)
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
+    def changed(self, *keys: str) -> list[str]:
+        """Those of ``keys`` whose values differ from their defaults.  By value, not by which
+        fields a file set: variant() and a dumped spec write the defaults out and parse them
+        again, so the fields set do not survive a round trip."""
+        defaults = type(self).model_fields
+        return [k for k in keys if getattr(self, k) != defaults[k].default]
+
 
 # Upper bounds, each far past the largest published run (a bigger value is a typo or a unit
 # slip, and would reach the estimator as inf/nan or an endless search):
@@ -861,7 +868,7 @@ class WorkloadSpec(_Section):
         if m.is_transformer:
             if d.tokens is None and d.samples is None:
                 raise FieldError("data", "needs tokens, or samples (x epochs)")
-            if not (m.arch == "encoder" and m.vocab == 0):
+            if not m.takes_images:
                 self._check_loader_keys(d, m.arch)
             self._check_batch()
         else:
@@ -961,20 +968,14 @@ class WorkloadSpec(_Section):
                 f"{inf.framework} serves LLMs; a {arch} model runs on "
                 f"{', '.join(VISION_ENGINE_NAMES)} or auto",
             )
-        defaults = type(inf).model_fields
-        for key in ("prompt_tokens", "output_tokens", "kv_precision", "max_batch"):
-            # values other than the defaults: variant() and a dumped spec write the defaults out
-            # and parse them again, so which fields a file set does not survive a round trip
-            if getattr(inf, key) != defaults[key].default:
-                # were ignored: an image model has no prompt, answer or KV cache
-                fix = (
-                    "inference.batch sets the engine's largest batch" if key == "max_batch" else ""
-                )
-                raise FieldError(
-                    f"inference.{key}",
-                    f"applies to language models, and a {arch} model serves images: drop it"
-                    + (f" ({fix})" if fix else ""),
-                )
+        # were ignored: an image model has no prompt, answer or KV cache
+        for key in inf.changed("prompt_tokens", "output_tokens", "kv_precision", "max_batch"):
+            fix = "inference.batch sets the engine's largest batch" if key == "max_batch" else ""
+            raise FieldError(
+                f"inference.{key}",
+                f"applies to language models, and a {arch} model serves images: drop it"
+                + (f" ({fix})" if fix else ""),
+            )
         for key in ("ttft_ms_p95", "tpot_ms_p95"):
             if getattr(inf.slo, key) is not None:
                 raise FieldError(

@@ -201,8 +201,10 @@ class TrainFacts:
     # the stack auto picks for this kind of job before the pinned layout is considered
     # (frameworks.auto_framework): where it differs from ``framework``, the pins decided
     framework_usual: str = ""
-    # bytes per token and layer an eager stack's separate elementwise kernels stream beyond a fused
-    # stack's (efficiency.eager_traffic); None for a fused or compiled stack
+    # bytes per token and layer (per sample for a non-transformer, whose facts count one layer and
+    # one-token samples) an eager stack's separate elementwise kernels stream beyond a fused
+    # stack's (efficiency.eager_traffic, EAGER_IMAGE_VALUES_PER_STORED_VALUE); None for a fused or
+    # compiled stack
     eager_traffic: eff.EagerTraffic | None = None
     # QLoRA's frozen parameters kept in NF4, dequantised for every matmul (0 without QLoRA)
     quantised_params: float = 0.0

@@ -726,14 +726,7 @@ def _compute_training_assumptions(
             f"{_LORA_TARGET_TEXT[spec.train.lora_targets]}, {f.trainable:.3g} trainable parameters"
         )
     else:
-        # values other than the defaults: a variant (--precision, --framework) re-parses the
-        # whole section, so which fields a file set does not survive it
-        defaults = type(spec.train).model_fields
-        unused = [
-            k
-            for k in ("lora_rank", "lora_targets")
-            if getattr(spec.train, k) != defaults[k].default
-        ]
+        unused = spec.train.changed("lora_rank", "lora_targets")
         if unused:
             # was silently ignored: a full fine-tune's file with a LoRA setting left in it
             assumptions.append(
