@@ -27,10 +27,10 @@ def _llama(framework: str, **parallelism: int) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("framework", "pin", "key"),
     [
-        ("hf-trainer", {"tensor": 2}, "tensor"),
-        ("deepspeed", {"pipeline": 2}, "pipeline"),
+        ("pytorch-fsdp", {"tensor": 2}, "tensor"),
+        ("hf-trainer", {"pipeline": 2}, "pipeline"),
         ("pytorch-fsdp", {"zero": 1}, "zero"),
-        ("megatron", {"zero": 3}, "zero"),
+        ("llm.c", {"zero": 3}, "zero"),
     ],
 )
 def test_a_named_stack_refuses_a_layout_it_does_not_run(
@@ -51,10 +51,18 @@ def test_a_named_stack_refuses_a_layout_it_does_not_run(
 
 
 def test_auto_picks_a_stack_that_runs_the_pins() -> None:
-    est = planner.estimate(parse_workload(_llama("auto", tensor=2)), "A100-80GB", 8)
-    assert est.strategy.tensor_parallel == 2
+    # the Hugging Face stack splits layers by tensor (transformers' tp plans), not by pipeline:
+    # auto's eager fallback, DeepSpeed, runs its pipeline module
+    est = planner.estimate(parse_workload(_llama("auto", pipeline=2)), "A100-80GB", 8)
+    assert est.strategy.pipeline_parallel == 2
     line = next(a for a in est.assumptions if a.startswith("software stack:"))
-    assert line.startswith("software stack: any (auto for fine-tuning with a pinned layout")
+    assert line.startswith(
+        "software stack: deepspeed (auto for fine-tuning with a pinned layout hf-trainer does not run"
+    )
+    tensor = planner.estimate(parse_workload(_llama("auto", tensor=2)), "A100-80GB", 8)
+    assert tensor.strategy.tensor_parallel == 2
+    line = next(a for a in tensor.assumptions if a.startswith("software stack:"))
+    assert line.startswith("software stack: hf-trainer (auto for fine-tuning;")
     plain = planner.estimate(parse_workload(_llama("auto")), "A100-80GB", 8)
     line = next(a for a in plain.assumptions if a.startswith("software stack:"))
     assert line.startswith("software stack: hf-trainer (auto for fine-tuning;")
@@ -99,12 +107,16 @@ def test_an_expert_pin_needs_a_stack_with_expert_parallelism() -> None:
 
 
 def test_the_stacks_named_in_a_refusal_run_every_pin() -> None:
-    # tensor and ZeRO-3 together: megatron and nemo split layers but have no ZeRO-3 here
+    # tensor and ZeRO-3 together: DeepSpeed splits layers (AutoTP) but not with ZeRO-3
     with pytest.raises(ConfigError) as e:
-        parse_workload(_llama("hf-trainer", tensor=2, zero=3))
+        parse_workload(_llama("pytorch-fsdp", tensor=2, zero=3))
     named = str(e.value).split("one of ")[1].split(", or leave")[0].split(", ")
-    runs = {n for n, p in load_frameworks().items() if p.tensor_parallel and 3 in p.zero}
-    assert set(named) == runs and "any" in runs and "megatron" not in runs
+    runs = {
+        n
+        for n, p in load_frameworks().items()
+        if p.tensor_parallel and 3 in p.zero_with(tp=2, pp=1)
+    }
+    assert set(named) == runs and "any" in runs and "deepspeed" not in runs
 
 
 def test_a_zero_1_pin_on_an_image_model_stays_eager() -> None:

@@ -85,15 +85,16 @@ def test_estimate_on_a_count_the_layout_does_not_divide_is_a_clean_miss() -> Non
     assert est.strategy.tensor_parallel == 8 and "not runnable" in est.strategy.reason
     assert any("multiple of 8" in s for s in est.suggestions)
     # the model states are still reported (quote's requirements line reads them off one H100):
-    # 1.3e9 parameters x 16 bytes, unsharded on one GPU, without the pin: auto runs the pinned
-    # tensor split on the stacks that split layers ("any"), which hold bf16 weights and gradients,
-    # an fp32 master copy and AdamW's two fp32 moments (2 + 2 + 12)
+    # 1.3e9 parameters x 16 bytes, unsharded on one GPU, without the pin: auto keeps the Hugging
+    # Face stack, which runs a pinned tensor split (transformers' tp plans), and its autocast
+    # holds fp32 weights, their 16-bit copies, fp32 gradients and AdamW's two fp32 moments
+    # (4 + 2 + 4 + 8)
     one = estimate(spec, resolve_gpu("H100"), 1)
     assert one.assumptions and any(
-        a.startswith("software stack: any (auto") for a in one.assumptions
+        a.startswith("software stack: hf-trainer (auto") for a in one.assumptions
     )
     states = sum(one.memory_breakdown_gib[k] for k in ("weights", "gradients", "optimizer_states"))
-    assert states == pytest.approx(1.3e9 * 16 / 2**30)
+    assert states == pytest.approx(1.3e9 * 18 / 2**30)
     assert one.total_flops > 0
 
 
@@ -156,9 +157,10 @@ def test_cli_quote_with_tensor_8_uses_multiples_of_8_gpus(tmp_path: Path) -> Non
         for item in plan["items"]:
             gpus = item["gpus_per_instance"] * item["instances"]
             assert gpus % 8 == 0, item
-    # the requirements line still carries the unsharded model states: 1.3e9 x 16 bytes (the
-    # stacks that split layers hold bf16 weights and gradients, no autocast copies)
-    assert data["requirements"]["model_states_gib"] == pytest.approx(1.3e9 * 16 / 2**30)
+    # the requirements line still carries the unsharded model states: 1.3e9 x 18 bytes (auto's
+    # Hugging Face stack runs the tensor pin under autocast: fp32 weights and their 16-bit copies,
+    # fp32 gradients, AdamW's two moments)
+    assert data["requirements"]["model_states_gib"] == pytest.approx(1.3e9 * 18 / 2**30)
 
 
 def test_workload_requirements_start_at_the_pinned_size() -> None:

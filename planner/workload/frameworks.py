@@ -69,6 +69,30 @@ class FrameworkProfile:
     # micro-batch in an eager stack (frameworks.yaml, eager_host_ms_per_layer): a micro-batch
     # takes the longer of its GPU time and this times its layers; 0 for a fused or compiled stack
     eager_host_s_per_layer: float = 0.0
+    # the ZeRO stages it runs together with pipeline / tensor parallelism (None: all of ``zero``):
+    # DeepSpeed's pipeline engine refuses ZeRO-2 and -3, its AutoTP training ZeRO-3
+    pipeline_zero: tuple[int, ...] | None = None
+    tensor_zero: tuple[int, ...] | None = None
+    # what it runs but its usual recipes do not set, so the layout search tries it only where
+    # training.parallelism pins it: ZeRO stages outside ``searched_zero`` (None: all of ``zero``)
+    # and the splits named in ``pinned_only`` ("tensor", "pipeline")
+    searched_zero: tuple[int, ...] | None = None
+    pinned_only: tuple[str, ...] = ()
+    # whether its tensor parallelism splits the norms and dropout over the sequence too (Megatron
+    # Core --sequence-parallel); without it they stay whole on every tensor-parallel rank
+    sequence_parallel: bool = True
+    # whether its pipeline runs the interleaved 1F1B schedule (model chunks per rank: Megatron's
+    # virtual pipeline stages, torchtitan's Interleaved1F1B) or plain 1F1B only
+    interleaved_pipeline: bool = True
+
+    def zero_with(self, *, tp: int, pp: int) -> tuple[int, ...]:
+        """The ZeRO stages it runs on a layout of ``tp`` x ``pp``."""
+        stages = self.zero
+        if pp > 1 and self.pipeline_zero is not None:
+            stages = tuple(z for z in stages if z in self.pipeline_zero)
+        if tp > 1 and self.tensor_zero is not None:
+            stages = tuple(z for z in stages if z in self.tensor_zero)
+        return stages
 
 
 @functools.lru_cache(maxsize=1)
@@ -96,7 +120,18 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 autocast=bool(raw["autocast"]),
                 moe_host_s_per_layer=float(raw["moe_host_ms_per_layer"]) / 1e3,
                 eager_host_s_per_layer=float(raw["eager_host_ms_per_layer"]) / 1e3,
+                pipeline_zero=_stages(raw.get("pipeline_zero")),
+                tensor_zero=_stages(raw.get("tensor_zero")),
+                searched_zero=_stages(raw.get("searched_zero")),
+                pinned_only=tuple(str(k) for k in raw.get("pinned_only", ())),
+                sequence_parallel=bool(raw.get("sequence_parallel", True)),
+                interleaved_pipeline=bool(raw.get("interleaved_pipeline", True)),
             )
+            for stages in (profile.pipeline_zero, profile.tensor_zero, profile.searched_zero):
+                if stages is not None and not set(stages) <= set(profile.zero):
+                    raise ValueError("pipeline_zero, tensor_zero and searched_zero must be in zero")
+            if not set(profile.pinned_only) <= {"tensor", "pipeline"}:
+                raise ValueError("pinned_only may name tensor and pipeline")
             if not profile.moe_host_s_per_layer >= 0.0:
                 raise ValueError("moe_host_ms_per_layer must be a number >= 0")
             if not profile.eager_host_s_per_layer >= 0.0:
@@ -111,6 +146,15 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
             ) from e
         profiles[profile.name] = profile
     return profiles
+
+
+def _stages(raw: object) -> tuple[int, ...] | None:
+    """A list of ZeRO stages from frameworks.yaml, None where the key is absent."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise ValueError(f"a list of ZeRO stages, not {raw!r}")
+    return tuple(int(z) for z in raw)
 
 
 def framework_names() -> list[str]:

@@ -385,6 +385,28 @@ def fp32_norm_bytes_per_sbh(precision: str = "bf16") -> float:
     return NORMS_PER_LAYER * FP32_NORM_EXTRA_BYTES_PER_SBH
 
 
+def replicated_bytes_per_sbh(
+    *, dropout: bool, precision: str = "bf16", norm_extra_bytes: float = 0.0
+) -> float:
+    """Of one layer's stored bytes per s·b·h, those tensor parallelism without sequence parallelism
+    leaves whole on every rank (Korthikanti et al. 2022 eq. 3): the two norms' inputs and the
+    linear-layer inputs after them (four 16-bit values, 8 bytes) and the two dropout masks (2).
+    fp32 and tf32 double the values; under fp8 the QKV and MLP-up inputs are kept in fp8 (2
+    fewer); an eager RMSNorm's fp32 copies of its inputs (``norm_extra_bytes``,
+    :func:`fp32_norm_bytes_per_sbh`) stay whole too."""
+    masks = DROPOUT_MASK_BYTES_PER_SBH if dropout else 0.0
+    values = REPLICATED_BYTES_PER_SBH - DROPOUT_MASK_BYTES_PER_SBH
+    if precision in ("fp32", "tf32"):
+        values *= 2.0
+    elif precision == "fp8":
+        values -= FP8_REPLICATED_INPUT_SAVING_PER_SBH
+    return values + masks + norm_extra_bytes
+
+
+# Of FP8_LINEAR_INPUT_SAVING_PER_SBH, the two inputs that follow a norm (QKV and MLP up, 1 each).
+FP8_REPLICATED_INPUT_SAVING_PER_SBH = 2.0
+
+
 def layer_bytes_per_sbh(
     *,
     dropout: bool,

@@ -92,6 +92,8 @@ def pipeline_schedule(
     t_p2p: float,
     act_layers_bytes: float,
     headroom_bytes: float,
+    *,
+    interleave: bool = True,
 ) -> tuple[int, float, float]:
     """(chunks per rank v, seconds for the m micro-batches of one step, extra activation bytes).
 
@@ -108,10 +110,11 @@ def pipeline_schedule(
     (Megatron-LM's ``overlap_p2p_comm``, on for the interleaved schedule and forced off for the
     plain one; Llama 3's "asynchronous point-to-point communication", Dubey et al. 2024 s3.3.2),
     so in the ``m`` steady slots a send shows only where it outlasts one chunk's compute
-    (:func:`steady_slot_seconds`); the fill and drain still wait on every hop.
+    (:func:`steady_slot_seconds`); the fill and drain still wait on every hop.  A stack without an
+    interleaved schedule (``interleave`` false: DeepSpeed's pipeline engine) runs plain 1F1B.
     """
     best = (1, (m + pp - 1) * (t_mb + t_p2p), 0.0)
-    for v in interleave_choices(pp, m, layers):
+    for v in interleave_choices(pp, m, layers) if interleave else ():
         extra = act_layers_bytes * interleaved_extra_share(pp, v)
         if extra > headroom_bytes:
             continue

@@ -1366,12 +1366,34 @@ def _check_stack_layout(spec: WorkloadSpec) -> None:
                 f"framework {stack.name} does not run {key} parallelism, as modelled here "
                 f"({key}: {size}); {fix}, or leave parallelism.{key} out",
             )
+    zero = _pinned_zero(spec)
+    if zero is None or zero in stack.zero:
+        # the stage runs, but not with the pinned split (DeepSpeed's pipeline engine: ZeRO < 2)
+        stages = ", ".join(str(z) for z in _split_zero_stages(stack, spec)) or "none"
+        split = " and ".join(f"{k} parallel {n}" for k, n in _layout_pins(spec) if k in _SPLITS)
+        field = "training.parallelism.zero" if pin.zero is not None else "training.offload"
+        asked = (
+            f"ZeRO-{zero}"
+            if pin.zero is not None
+            else "offload: nvme (ZeRO-3)"
+            if zero is not None
+            else "any ZeRO stage"
+        )
+        raise FieldError(
+            field,
+            f"framework {stack.name} runs {split} with ZeRO stages {stages} only, as modelled "
+            f"here, not {asked}; pin one of those, drop the split, or {fix}",
+        )
     stages = ", ".join(str(z) for z in stack.zero)
     raise FieldError(
         "training.parallelism.zero",
-        f"framework {stack.name} offers ZeRO stages {stages}, as modelled here, not {pin.zero}; "
+        f"framework {stack.name} offers ZeRO stages {stages}, as modelled here, not {zero}; "
         f"pin one of those, or {fix}",
     )
+
+
+# The splits that limit the ZeRO stages a stack runs with them (FrameworkProfile.zero_with).
+_SPLITS = ("tensor", "pipeline")
 
 
 # The stack ability (FrameworkProfile) each pinned split needs.
@@ -1594,8 +1616,24 @@ def workload_framework(spec: WorkloadSpec) -> tuple[FrameworkProfile, bool]:
 
 def runs_layout(stack: FrameworkProfile, spec: WorkloadSpec) -> bool:
     """Whether ``stack`` runs the splits (tensor, pipeline, expert, context) and the ZeRO stage
-    ``spec`` pins."""
-    zero = spec.train.parallelism.zero
-    return all(getattr(stack, _LAYOUT_ABILITY[k]) for k, _ in _layout_pins(spec)) and (
-        zero is None or zero in stack.zero
-    )
+    ``spec`` pins, together: DeepSpeed runs a pipeline with ZeRO 0 or 1 only
+    (:meth:`FrameworkProfile.zero_with`); offload: nvme means ZeRO-3."""
+    if not all(getattr(stack, _LAYOUT_ABILITY[k]) for k, _ in _layout_pins(spec)):
+        return False
+    zero = _pinned_zero(spec)
+    stages = _split_zero_stages(stack, spec)
+    return bool(stages) if zero is None else zero in stages
+
+
+def _pinned_zero(spec: WorkloadSpec) -> int | None:
+    """The ZeRO stage ``spec`` pins (offload: nvme runs ZeRO-3), None where the search picks."""
+    training = spec.train
+    if training.parallelism.zero is not None:
+        return training.parallelism.zero
+    return 3 if training.offload == "nvme" else None
+
+
+def _split_zero_stages(stack: FrameworkProfile, spec: WorkloadSpec) -> tuple[int, ...]:
+    """The ZeRO stages ``stack`` runs with the tensor and pipeline sizes ``spec`` pins."""
+    pin = spec.train.parallelism
+    return stack.zero_with(tp=pin.tensor or 1, pp=pin.pipeline or 1)

@@ -201,6 +201,9 @@ class TrainFacts:
     # the stack auto picks for this kind of job before the pinned layout is considered
     # (frameworks.auto_framework): where it differs from ``framework``, the pins decided
     framework_usual: str = ""
+    # of act_base_per_seq_layer, the bytes a stack whose tensor parallelism does not split the
+    # norms over the sequence keeps whole on every tensor-parallel rank (0: sequence parallel)
+    act_replicated_per_seq_layer: float = 0.0
     # bytes per token and layer (per sample for a non-transformer, whose facts count one layer and
     # one-token samples) an eager stack's separate elementwise kernels stream beyond a fused
     # stack's (efficiency.eager_traffic, EAGER_IMAGE_VALUES_PER_STORED_VALUE); None for a fused or
@@ -430,16 +433,19 @@ def _choices(
         if f.transformer
         else [1]
     )
-    if stack is not None and not stack.tensor_parallel:
-        tps = [1]  # the stack cannot split layers (Hugging Face Trainer, DeepSpeed ZeRO, FSDP)
-    if stack is not None and not stack.pipeline_parallel:
+    # a stack that cannot split layers (eager FSDP, llm.c), or whose usual recipes do not (the
+    # Hugging Face Trainer, DeepSpeed, torchtune: frameworks.yaml pinned_only), keeps them whole
+    if stack is not None and (not stack.tensor_parallel or "tensor" in stack.pinned_only):
+        tps = [1]
+    if stack is not None and (not stack.pipeline_parallel or "pipeline" in stack.pinned_only):
         pps = [1]
     pin = f.pinned
     if "tensor" in pin:
         tps = [pin["tensor"]]
     if "pipeline" in pin:
         pps = [pin["pipeline"]]
-    zeros = [pin["zero"]] if "zero" in pin else list(stack.zero if stack else (0, 1, 2, 3))
+    searched = (stack.searched_zero or stack.zero) if stack else (0, 1, 2, 3)
+    zeros = [pin["zero"]] if "zero" in pin else list(searched)
     if f.nvme_optimizer:  # DeepSpeed offloads to NVMe under ZeRO-3 only, without pipeline parallel
         zeros, pps = [3], [1]
     return modes, tuple(tps), tuple(pps), tuple(zeros)
@@ -803,10 +809,14 @@ def _layouts(f: TrainFacts, s: _Search, tp: int, pp: int, cp: int = 1) -> Iterat
     """The layouts of ``tp`` x ``pp`` x ``cp``, one per ZeRO stage, in search order (ZeRO over a
     single data-parallel rank shards nothing, so it is skipped unless pinned)."""
     dp = s.count // (tp * pp * cp)
+    # the stages the stack runs on this split (DeepSpeed's pipeline engine: ZeRO 0 and 1 only)
+    runs = f.framework.zero_with(tp=tp, pp=pp) if f.framework is not None else s.zero_stages
     for ep in expert_parallel_sizes(f, dp, tp, s.gpus_per_node):
         for zero in s.zero_stages:
             # (offload: nvme runs ZeRO-3 whatever the count: DeepSpeed's NVMe swapper lives there)
             if zero and dp * cp == 1 and "zero" not in f.pinned and not f.nvme_optimizer:
+                continue
+            if zero not in runs:
                 continue
             yield _place(f, s, tp, pp, zero, ep, cp)
 
@@ -981,27 +991,39 @@ def _activation_bytes(
     scores = f.act_score_per_seq_layer + (f.autocast_score_per_seq_layer if autocast else 0.0)
     # everything one layer stores without recompute, its scores too where no flash kernel runs
     kept = base + (0.0 if flash else scores)
+    # what stays whole on every tensor-parallel rank without sequence parallelism (Korthikanti eq.
+    # 3): the norms' inputs, the linear inputs after them and the dropout masks; under recompute
+    # the stored layer inputs too
+    whole = f.act_replicated_per_seq_layer if tp > 1 else 0.0
+    layer_input = 2.0 * f.seq * f.hidden
     if mode == "block":
-        per_layer = block_recompute_bytes_per_layer(kept, 2.0 * f.seq * f.hidden, recompute_share)
+        per_layer = block_recompute_bytes_per_layer(kept, layer_input, recompute_share)
+        whole_layer = (
+            block_recompute_bytes_per_layer(whole, layer_input, recompute_share) if whole else 0.0
+        )
         head = f.logits_per_seq
         first_extra = 0.0
     elif mode == "full":
-        per_layer = 2.0 * f.seq * f.hidden  # each layer's input, and one layer's working set
+        per_layer = layer_input  # each layer's input, and one layer's working set
+        whole_layer = layer_input if whole else 0.0
         head = recompute_peak_bytes(kept, f.logits_per_seq)
         first_extra = kept
     else:
         score = 0.0 if (flash or mode == "selective") else scores
         per_layer = base + score
+        whole_layer = whole
         head = f.logits_per_seq
         first_extra = 0.0
-    act1 = (f.layers * per_layer + head) / tp
+    # a layer's bytes on one tensor-parallel rank: its split share and what stays whole
+    on_rank = (per_layer - whole_layer) / tp + whole_layer
+    act1 = f.layers * on_rank + head / tp
     if pp > 1:
         # 1F1B: the first stage holds pp micro-batches of its L/pp layers (L layers' worth of one)
         # and no logits; the last holds one micro-batch of its layers and the logits
-        first = f.layers * per_layer + first_extra
-        last = f.layers / pp * per_layer + head
-        act1 = max(first, last) / tp
-    traffic1 = (f.layers / pp) * kept / tp + f.logits_per_seq / tp
+        first = f.layers * on_rank + first_extra / tp
+        last = f.layers / pp * on_rank + head / tp
+        act1 = max(first, last)
+    traffic1 = (f.layers / pp) * ((kept - whole) / tp + whole) + f.logits_per_seq / tp
     if cp > 1:
         return act1 / cp, traffic1 / cp
     return act1, traffic1
@@ -1156,7 +1178,14 @@ def _pipelined(
     )
     t_p2p = 2.0 * (b * f.seq // lay.cp) * f.hidden * 2.0 / lay.tp / p2p_bw
     act_layers = act1 * b
-    return pipeline_schedule(lay.pp, m, f.layers, t_slot, t_p2p, act_layers, headroom)
+    return pipeline_schedule(
+        lay.pp, m, f.layers, t_slot, t_p2p, act_layers, headroom, interleave=_interleaves(f)
+    )
+
+
+def _interleaves(f: TrainFacts) -> bool:
+    """Whether the stack runs an interleaved pipeline schedule (frameworks.yaml)."""
+    return f.framework is None or f.framework.interleaved_pipeline
 
 
 def _exposed_sync_seconds(lay: _Layout, t_mb: float, m: int, chunks: int) -> float:
@@ -1569,7 +1598,7 @@ def _block_targets(f: TrainFacts, s: _Search, lay: _Layout) -> list[tuple[int, f
     else:
         sizes = [1, max(1, min(math.ceil(lay.per_rank), _token_cap(f, s, lay.cp)))]
     targets = [(b, 0.0) for b in dict.fromkeys(sizes)]
-    if lay.pp > 1:
+    if lay.pp > 1 and _interleaves(f):
         b = sizes[0]
         m = max(1, math.ceil(math.ceil(lay.per_rank - 1e-9) / b))
         targets += [

@@ -113,6 +113,10 @@ class _Shape:
     # an eager stack's separate elementwise kernels (efficiency.eager_traffic); None for a fused or
     # compiled stack
     eager_traffic: eff.EagerTraffic | None = None
+    # of act_base_per_seq_layer, what a stack's tensor parallelism leaves whole on every rank where
+    # it does not split the norms over the sequence (memory.replicated_bytes_per_sbh; 0 where it
+    # does)
+    act_replicated_per_seq_layer: float = 0.0
 
 
 def _fp32_norms_counted(spec: WorkloadSpec) -> bool:
@@ -255,6 +259,17 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
             for mode in ("none", "selective", "full")
         },
         act_base_per_seq_layer=act_layer * seq * h,
+        act_replicated_per_seq_layer=0.0
+        if stack.sequence_parallel
+        else mem.replicated_bytes_per_sbh(
+            dropout=dropout,
+            precision=precision,
+            norm_extra_bytes=mem.fp32_norm_bytes_per_sbh(precision)
+            if _fp32_norms_counted(spec)
+            else 0.0,
+        )
+        * seq
+        * h,
         act_score_per_seq_layer=mem.score_bytes_per_as2b(dropout=dropout, precision=precision)
         * a
         * seq
@@ -421,6 +436,7 @@ def _compute_train_facts(
         recompute_flops_per_seq=shape.recompute_flops_per_seq,
         act_base_per_seq_layer=shape.act_base_per_seq_layer,
         act_score_per_seq_layer=shape.act_score_per_seq_layer,
+        act_replicated_per_seq_layer=shape.act_replicated_per_seq_layer,
         logits_per_seq=shape.logits_per_seq,
         act_per_sample=shape.act_per_sample,
         samples_per_piece=spec.samples_per_piece,
@@ -623,13 +639,7 @@ def _framework_assumption(f: TrainFacts) -> str:
         if f.framework_auto
         else "training.framework"
     )
-    layouts = (
-        "tensor and pipeline parallel"
-        if stack.tensor_parallel and stack.pipeline_parallel
-        else "tensor parallel, no pipeline"
-        if stack.tensor_parallel
-        else "data parallel and ZeRO/FSDP sharding only"
-    )
+    layouts = _stack_layouts(stack)
     eager = ""
     if f.eager_traffic is not None:
         t = f.eager_traffic
@@ -657,6 +667,29 @@ def _framework_assumption(f: TrainFacts) -> str:
         + eager
         + f" ({stack.source})"
     )
+
+
+def _stack_layouts(stack: FrameworkProfile) -> str:
+    """The splits ``stack`` runs, those its recipes leave off but a pin sets, and its ZeRO stages
+    that run only where pinned (frameworks.yaml)."""
+    splits = [
+        k
+        for k, able in (("tensor", stack.tensor_parallel), ("pipeline", stack.pipeline_parallel))
+        if able
+    ]
+    searched = [k for k in splits if k not in stack.pinned_only]
+    pinned = [k for k in splits if k in stack.pinned_only]
+    parts = [f"{' and '.join(searched)} parallel"] if searched else []
+    if pinned:
+        parts.append(f"{' and '.join(pinned)} parallel where pinned")
+    if not splits:
+        parts.append("data parallel and ZeRO/FSDP sharding only")
+    elif "pipeline" not in splits:
+        parts.append("no pipeline")
+    extra = [z for z in stack.zero if z not in (stack.searched_zero or stack.zero)]
+    if extra:
+        parts.append(f"ZeRO-{'/'.join(str(z) for z in extra)} where pinned")
+    return ", ".join(parts)
 
 
 def _moe_host_assumption(stack: FrameworkProfile) -> str:
