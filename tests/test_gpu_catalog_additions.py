@@ -61,6 +61,7 @@ def test_issue_prefix_match_without_the_row_a_prefix_is_unknown_not_the_bigger_p
         ("GeForce", {g.name for g in CATALOG.gpus if g.family == "GeForce"}),
         ("MI300", {"MI300X", "MI325X"}),
         ("MI200", {"MI250X", "MI250"}),
+        ("MI350", {"MI350X", "MI355X"}),
     ],
 )
 def test_family_matches_at_variant_boundaries_or_by_family(typed: str, members: set[str]) -> None:
@@ -110,6 +111,8 @@ ADDED = {
     "MI325X": (["AMD Instinct MI325X"], "MI300", 256, 6000, 1307.4, True, False, "infinity-fabric", "amd"),
     "MI250X": (["AMD Instinct MI250X"], "MI200", 64, 1638.5, 191.5, False, False, "infinity-fabric", "amd"),
     "MI250": (["AMD Instinct MI250"], "MI200", 64, 1638.5, 181.05, False, False, "infinity-fabric", "amd"),
+    "MI355X": (["AMD Instinct MI355X", "MI355X 288GB"], "MI350", 288, 8000, 2516.6, True, True, "infinity-fabric", "amd"),
+    "MI350X": (["AMD Instinct MI350X"], "MI350", 288, 8000, 2306.9, True, True, "infinity-fabric", "amd"),
 }  # fmt: skip
 
 
@@ -137,6 +140,20 @@ def test_added_gpus_fp8_and_fp4_peaks_follow_the_datasheets() -> None:
     assert resolve_gpu("MI300X").matmul_peak_flops("fp8") == pytest.approx(2614.8e12)
     assert resolve_gpu("H20").matmul_peak_flops("fp8") == pytest.approx(296e12)
     assert resolve_gpu("MI250X").cannot_train_in("fp8") is not None  # CDNA2: no fp8
+    # MI355X: 5,033.2 FP8 and 10,066.4 MXFP4 dense; MI350X 4,613.8 and 9,227.6 (CDNA4 datasheets)
+    assert resolve_gpu("MI355X").matmul_peak_flops("fp8") == pytest.approx(5033.2e12)
+    assert resolve_gpu("MI355X").matmul_peak_flops("fp4") == pytest.approx(10066.4e12)
+    assert resolve_gpu("MI350X").matmul_peak_flops("fp8") == pytest.approx(4613.8e12)
+    assert resolve_gpu("MI350X").matmul_peak_flops("fp4") == pytest.approx(9227.6e12)
+
+
+def test_cdna4_fp4_cores_take_mxfp4_not_nvfp4() -> None:
+    from planner.workload.serving import matmul_precision
+
+    mi355x, b200 = resolve_gpu("MI355X"), resolve_gpu("B200")
+    assert matmul_precision("fp4", b200) == "fp4"
+    assert matmul_precision("fp4", mi355x) == "bf16"  # NVFP4 weight-only on AMD
+    assert matmul_precision("mxfp4", mi355x) == "fp8"  # MXFP4 weights, MXFP8 activations
 
 
 def test_added_gpus_join_the_family_sets_of_their_architecture() -> None:
@@ -146,7 +163,7 @@ def test_added_gpus_join_the_family_sets_of_their_architecture() -> None:
         assert eff.overlaps_tensor_parallel(gpu)  # _HOPPER_AND_NEWER
         assert eff.attention_kernel_fraction(gpu, "fa2") == pytest.approx(0.35 / 0.75)
         assert eff.pcie_gb_per_s(gpu) == 64.0
-    for name in ("MI300X", "MI250X", "A30", "A800-80GB", "L40", "RTX5090"):
+    for name in ("MI355X", "MI300X", "MI250X", "A30", "A800-80GB", "L40", "RTX5090"):
         gpu = resolve_gpu(name)
         assert not eff.overlaps_tensor_parallel(gpu), name
         assert eff.attention_kernel_fraction(gpu, "fa2") == 1.0, name
@@ -160,9 +177,13 @@ def test_added_gpus_join_the_family_sets_of_their_architecture() -> None:
     assert eff.gemm_fraction(resolve_gpu("MI250X")) == eff.GEMM_FRACTION["MI200"]
     assert eff.gemm_fraction(resolve_gpu("MI300X")) == eff.GEMM_FRACTION["MI300"]
     assert eff.gemm_fraction(resolve_gpu("MI325X")) == eff.GEMM_FRACTION["MI300"]
+    # CDNA4: no calibration row (its MLPerf runs are held out)
+    assert eff.gemm_fraction(resolve_gpu("MI355X")) == eff.DEFAULT_GEMM_FRACTION
+    assert eff.gemm_fraction(resolve_gpu("MI350X")) == eff.DEFAULT_GEMM_FRACTION
+    assert eff.pcie_gb_per_s(resolve_gpu("MI355X")) == 64.0  # PCIe Gen5 hosts
     assert eff.gemm_fraction(resolve_gpu("P100")) == eff.DEFAULT_GEMM_FRACTION
     # HBM: A30, A800, H20, GB200 and the Instinct parts; GDDR: L40, A40, GeForce
-    for name in ("A30", "A800-40GB", "H20", "GB200", "V100S", "MI300X", "MI250X"):
+    for name in ("A30", "A800-40GB", "H20", "GB200", "V100S", "MI300X", "MI250X", "MI355X"):
         assert has_hbm(resolve_gpu(name)), name
     for name in ("L40", "A40", "RTX5090", "RTXA5000"):
         assert not has_hbm(resolve_gpu(name)), name

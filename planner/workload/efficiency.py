@@ -91,6 +91,9 @@ from planner.schema import Fabric, Interconnect
 #   slow here): the estimate puts 1.13x between the two (recompute and bandwidth); the rest is
 #   plausibly the MI300X's power limit holding its clock below the 2,100 MHz peak under fp8 GEMMs
 #   (U, no sustained-clock measurement found), which one family fraction does not separate.
+# MI350 (AMD CDNA4: MI350X, MI355X) has no calibration row: DEFAULT_GEMM_FRACTION.  Its MLPerf
+#   Training v5.1 runs (the C36 benchmark on 8 MI350X and 8 MI355X, and Llama 3.1 8B pre-training)
+#   are held-out rows (H169-H172), never used to set it.
 GEMM_FRACTION: dict[str, float] = {
     "A100": 0.55,
     "H100": 0.52,
@@ -332,9 +335,13 @@ COLLECTIVE_LATENCY_S: dict[str, float] = {"nvlink": 10e-6, "pcie": 25e-6}
 # cloud Ethernet 100 (U: a typical large VM NIC).
 # AMD MI300X platforms pair each GPU with a 400 Gb NIC as the H100's do (Azure ND MI300X v5:
 # 8 x 400 Gb NDR InfiniBand) and sit on PCIe Gen5: they take the Hopper-era defaults here, but
-# not the Hopper instructions below (_ASYNC_TENSOR_CORES, overlaps_tensor_parallel).
+# not the Hopper instructions below (_ASYNC_TENSOR_CORES, overlaps_tensor_parallel).  So do the
+# CDNA4 MI350X/MI355X platforms (MLPerf Training v5.1 systems/MI35*X_EPYC_9575F_pytorch.json:
+# "PCIe Gen 5 x16" to the host; AMD's MI350 platforms pair each GPU with a 400 Gb Pollara NIC);
+# their stacks (ROCm Transformer Engine, TP_COMM_OVERLAP=False in AMD's MLPerf configs) are not
+# taken to overlap tensor-parallel collectives either.
 _HOPPER_AND_NEWER = ("H100", "H200", "B200")
-_GEN5_HOSTS = (*_HOPPER_AND_NEWER, "MI300")
+_GEN5_HOSTS = (*_HOPPER_AND_NEWER, "MI300", "MI350")
 
 
 def default_network_gbps(gpu: GpuSpec, fabric: Fabric, gpus_per_node: int) -> float:
@@ -826,7 +833,7 @@ def exposed_tensor_parallel_seconds(t_comm: float, tp: int, t_matmul: float) -> 
 
 def supports_flash_attention(gpu: GpuSpec) -> bool:
     """FlashAttention-2 needs Ampere or newer (Dao 2023 README); BF16 support marks the same GPUs.
-    On AMD Instinct (MI200, MI300) ROCm's Composable Kernel port of FlashAttention-2 runs it
+    On AMD Instinct (MI200, MI300, MI350) ROCm's Composable Kernel port of FlashAttention-2 runs it
     (flash-attention README, "AMD ROCm Support")."""
     return gpu.bf16 and gpu.family != "Jetson"
 

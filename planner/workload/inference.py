@@ -263,8 +263,13 @@ def _fp4_words(fmt: str, gpu: GpuSpec) -> str:
             f"{fmt} ({name}, {bits:g} bits a weight) weights with MXFP8 activations on the "
             f"{gpu.name}'s fp8 tensor cores (a mixed fp4 x fp8 matmul runs at the fp8 rate)"
         )
+    lacks = (
+        f"the {gpu.name}'s fp4 tensor cores take OCP MXFP4 only"
+        if gpu.fp4
+        else f"the {gpu.name} has no fp4 tensor cores"
+    )
     return (
-        f"the {gpu.name} has no fp4 tensor cores: {fmt} ({name}) weights served weight-only, "
+        f"{lacks}: {fmt} ({name}) weights served weight-only, "
         f"streamed at {bits:g} bits and dequantised to 16-bit on the fly (Marlin/Triton "
         "kernels), matmuls at the 16-bit rate"
     )

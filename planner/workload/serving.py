@@ -65,11 +65,13 @@ and int4 *weight-only* (AWQ/GPTQ-style: 1 and 0.53 bytes including group-128 sca
 * ``fp4``, NVIDIA NVFP4: an e4m3 scale per 16 values and an fp32 scale per tensor, 4.5 bits a
   weight.  On a GPU with fp4 tensor cores (Blackwell: B200/B300, RTX PRO 6000, RTX 50-series) the
   activations are quantised to NVFP4 too (TensorRT Model Optimizer's NVFP4 checkpoints, W4A4) and
-  the matmuls run at the fp4 rate, twice fp8;
+  the matmuls run at the fp4 rate, twice fp8.  AMD CDNA4 (MI350X, MI355X) has fp4 matrix cores for
+  the OCP MX formats only, and serves NVFP4 weight-only;
 * ``mxfp4``, OCP Microscaling MXFP4 (what gpt-oss ships in): an 8-bit power-of-two scale per 32
   values, 4.25 bits a weight.  On Blackwell the stacks pair it with MXFP8 activations (TensorRT-LLM's
   gpt-oss MoE backends: MXFP8 activations x MXFP4 weights on B200/GB200/B300/GB300), and a mixed
-  fp4 x fp8 matmul runs at the fp8 rate.
+  fp4 x fp8 matmul runs at the fp8 rate; CDNA4 is taken the same way (U: its W4A4 MXFP4 kernels
+  would run at the fp4 rate).
 
 Elsewhere (Hopper, Ada, Ampere) both are served *weight-only*, like int4: the weights stream at their
 4.25 or 4.5 bits and are dequantised to 16-bit in the kernel (vLLM's Marlin and Triton MXFP4/NVFP4
@@ -150,8 +152,8 @@ class ServingStack:
 
 # GPU families whose memory is HBM (datasheets); the rest (GeForce, RTX/L-series, T4, Jetson) use
 # GDDR or LPDDR.  The P100 is HBM2 in a family (Pascal) the GDDR5 P4 shares.  AMD Instinct MI200
-# (HBM2e) and MI300 (HBM3, HBM3e) are HBM parts.
-_HBM_FAMILIES = frozenset({"V100", "A100", "H100", "H200", "B200", "MI200", "MI300"})
+# (HBM2e), MI300 (HBM3, HBM3e) and MI350 (HBM3E) are HBM parts.
+_HBM_FAMILIES = frozenset({"V100", "A100", "H100", "H200", "B200", "MI200", "MI300", "MI350"})
 
 
 def has_hbm(gpu: GpuSpec) -> bool:
@@ -239,13 +241,17 @@ class ModelShape:
 def matmul_precision(weights: str, gpu: GpuSpec) -> str:
     """The unit a weight format's matmuls run on, by its compute precision: fp8 tensor cores for
     fp8 weights where the GPU has them; fp4 tensor cores for NVFP4 (``fp4``) weights and the fp8
-    ones for MXFP4 weights with their MXFP8 activations where the GPU has fp4 tensor cores; 16-bit
-    otherwise (weight-only int8/int4 and fp4/mxfp4 on older GPUs dequantise to 16-bit)."""
+    ones for MXFP4 weights with their MXFP8 activations where the GPU has fp4 tensor cores (NVFP4
+    on NVIDIA's only); 16-bit otherwise (weight-only int8/int4 and fp4/mxfp4 on older GPUs
+    dequantise to 16-bit)."""
     if weights == "fp32":
         return "fp32"
     if weights == "fp8" and gpu.fp8:
         return "fp8"
-    if weights == "fp4" and gpu.fp4:
+    if weights == "fp4" and gpu.fp4 and gpu.vendor == "nvidia":
+        # NVFP4's e4m3 scale per 16 values is NVIDIA's format; AMD CDNA4's scaled matrix
+        # instructions take the OCP MX e8m0 scale per 32 (MXFP4/MXFP6/MXFP8 only), so NVFP4
+        # weights are served weight-only there
         return "fp4"
     if weights == "mxfp4" and gpu.fp4 and gpu.fp8:
         return "fp8"
