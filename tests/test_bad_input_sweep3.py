@@ -58,3 +58,55 @@ def test_february_30_in_a_file_is_named_by_its_key(tmp_path: Path) -> None:
     path = _budget_file(tmp_path, "prices_as_of: 2024-01-01", "prices_as_of: 2025-02-30")
     result = invoke("budget", str(path), "--no-sensitivity")
     assert_clean_error(result, "prices_as_of", "2025-02-30", "a date like")
+
+
+# --- a report or hardware file written over a file the command reads --------------------------
+
+
+def test_a_report_over_its_budget_file_is_refused(tmp_path: Path) -> None:
+    """was: exit 0, the budget file replaced by the report (the plan it was made from gone)."""
+    path = tmp_path / "budget.yaml"
+    path.write_text(BUDGET.read_text(encoding="utf-8"), encoding="utf-8")
+    before = path.read_bytes()
+    result = invoke(
+        "report", "budget", str(path), "--no-sensitivity", "--format", "markdown", "-o", str(path)
+    )
+    assert_clean_error(result, "--output", "BUDGET_FILE reads", "would replace it", "another file")
+    assert path.read_bytes() == before
+
+
+def test_a_tco_report_over_its_hardware_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "box.csv"
+    path.write_text((SCENARIOS / "hardware" / "8xh100-hgx.yaml").read_text(), encoding="utf-8")
+    before = path.read_bytes()
+    result = invoke("tco", "--hardware", str(path), "--no-cloud", "--report", str(path))
+    assert_clean_error(result, "--report", "--hardware reads", "another file")
+    assert path.read_bytes() == before
+
+
+def test_a_built_hardware_file_over_its_workload_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text((SCENARIOS / "workloads" / "gpt2-finetune.yaml").read_text(), encoding="utf-8")
+    before = path.read_bytes()
+    result = invoke("build", "-w", f"{path}:2", "-o", str(path))
+    assert_clean_error(result, "--output", "--workload reads", "another file")
+    assert path.read_bytes() == before
+
+
+def test_a_report_to_a_name_of_no_report_format_is_refused(tmp_path: Path) -> None:
+    """was: exit 0 and HTML written into report.docx (``--report`` refused the same name)."""
+    target = tmp_path / "report.docx"
+    result = invoke("report", "tco", "--hardware", "8xh100-hgx", "--no-cloud", "-o", str(target))
+    assert_clean_error(result, "--output", "report.docx", ".html, .md or .csv", "--format")
+    assert not target.exists()
+
+
+def test_a_report_to_any_name_with_a_format_given_is_written(tmp_path: Path) -> None:
+    """Control: ``--format`` says what to write, whatever the name."""
+    target = tmp_path / "report.txt"
+    result = invoke(
+        "report", "tco", "--hardware", "8xh100-hgx", "--no-cloud", "--format", "markdown",
+        "-o", str(target),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert target.read_text(encoding="utf-8").startswith("#")

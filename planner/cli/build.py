@@ -116,6 +116,10 @@ def build_command(
             key_path="--output",
             hint="create the folder first, or choose another path",
         )
+    if output is not None:
+        from planner.cli.report_file import refuse_an_input
+
+        refuse_an_input(output, "--output", what="hardware file")
     runs = _workload_runs(workloads)
     budget_usd = None
     if budget is not None:
