@@ -8,11 +8,16 @@ fix, a non-zero exit and no traceback, on the command line and in the library.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
+import planner
 from planner.cli import main
+from planner.errors import ConfigError
+from planner.ownership.build import build_machines
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -110,3 +115,42 @@ def test_a_report_to_any_name_with_a_format_given_is_written(tmp_path: Path) -> 
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert target.read_text(encoding="utf-8").startswith("#")
+
+
+# --- planner build -----------------------------------------------------------------------------
+
+
+def test_an_absurd_machine_budget_is_refused() -> None:
+    """was: exit 0, "Machines for the workloads within $1,000,000,000,000,000,052,504,...\""""
+    result = invoke("build", "-w", "gpt2-finetune", "--budget", "1e300")
+    assert_clean_error(result, "--budget", "from 0 to 1,000,000,000,000 USD", "e.g. 10000")
+
+
+def test_the_library_refuses_a_budget_that_is_no_amount() -> None:
+    spec = planner.load_workload("gpt2-finetune")
+    for bad in (math.nan, "1000", -5.0):
+        with pytest.raises(ConfigError, match="budget_usd: a machine budget must be"):
+            build_machines([(spec, 1.0)], budget_usd=bad)
+
+
+def test_a_gpu_beside_a_preset_of_another_gpu_is_refused() -> None:
+    """was: exit 0, the preset's 8 x H100 priced and --gpu RTX4090 dropped without a word."""
+    result = invoke("build", "-w", "gpt2-finetune", "--preset", "8xh100-hgx", "--gpu", "RTX4090")
+    assert_clean_error(result, "--gpu", "8 x H100", "RTX4090", "drop --gpu")
+
+
+def test_a_count_beside_a_preset_of_another_count_is_refused() -> None:
+    result = invoke("build", "-w", "gpt2-finetune", "--preset", "8xh100-hgx", "--gpus", "2")
+    assert_clean_error(result, "--gpus", "8 x H100", "drop --gpus")
+
+
+def test_a_preset_with_its_own_gpu_still_builds() -> None:
+    """Control: --gpu naming the preset's own GPU agrees with it."""
+    result = invoke("build", "-w", "gpt2-finetune", "--preset", "8xh100-hgx", "--gpu", "H100")
+    assert result.exit_code == 0, result.output
+
+
+def test_a_gpu_the_parts_table_does_not_price_is_named() -> None:
+    """was: "the parts table has none of them", naming neither the GPU nor the ones it prices."""
+    result = invoke("build", "-w", "gpt2-finetune", "--gpu", "B200")
+    assert_clean_error(result, "prices no B200", "RTX4090", "--gpu", exit_code=3)
