@@ -154,3 +154,27 @@ def test_a_gpu_the_parts_table_does_not_price_is_named() -> None:
     """was: "the parts table has none of them", naming neither the GPU nor the ones it prices."""
     result = invoke("build", "-w", "gpt2-finetune", "--gpu", "B200")
     assert_clean_error(result, "prices no B200", "RTX4090", "--gpu", exit_code=3)
+
+
+# --- a blank workload name -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [
+        (("build", "-w", ""), "--workload"),
+        (("estimate", "", "--gpu", "H100"), "WORKLOAD"),
+        (("estimate", "  ", "--gpu", "H100"), "WORKLOAD"),
+    ],
+)
+def test_a_blank_workload_name_is_named(args: tuple[str, ...], where: str) -> None:
+    """was: "error: .: is a directory, not a workload file" ('' read as the current folder)."""
+    assert_clean_error(invoke(*args), where, "workload name is blank", "planner workloads")
+
+
+def test_the_library_refuses_a_blank_workload_name() -> None:
+    with pytest.raises(ConfigError, match="workload: workload name is blank"):
+        planner.load_workload("")
+    with pytest.raises(ConfigError, match="workload: a workload is a library name") as raised:
+        planner.load_workload(None)
+    assert raised.value.hint and "gpt2-xl-finetune" in raised.value.hint

@@ -1532,9 +1532,17 @@ def load_workload(name_or_path: str, *, directory: Path | None = None) -> Worklo
     """A workload by library name (``gpt2-xl-finetune``) or by path to a ``.yaml`` file."""
     if not isinstance(name_or_path, (str, Path)):
         raise ConfigError(
-            f"a workload is a library name or a YAML path, not {type(name_or_path).__name__}"
+            f"a workload is a library name or a YAML path, not {type(name_or_path).__name__}",
+            key_path="workload",
+            hint="e.g. 'gpt2-xl-finetune' or 'my-job.yaml' (planner workloads lists the names)",
         )
     text = str(name_or_path)
+    if not text.strip():  # was: '' read as the folder '.' ("is a directory, not a workload file")
+        raise ConfigError(
+            "workload name is blank",
+            key_path="workload",
+            hint="name a workload (planner workloads lists them) or a YAML file",
+        )
     path = Path(text).expanduser()
     probe(path)  # a name too long for the file system: a ConfigError here, not an OSError below
     if text.endswith((".yaml", ".yml")) or path.parent != Path(".") or path.is_dir():
