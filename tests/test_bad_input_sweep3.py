@@ -9,6 +9,7 @@ fix, a non-zero exit and no traceback, on the command line and in the library.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from click.testing import CliRunner, Result
 
 import planner
 from planner.cli import main
-from planner.errors import ConfigError
+from planner.errors import ConfigError, UnknownNameError
 from planner.ownership.build import build_machines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -178,3 +179,49 @@ def test_the_library_refuses_a_blank_workload_name() -> None:
     with pytest.raises(ConfigError, match="workload: a workload is a library name") as raised:
         planner.load_workload(None)
     assert raised.value.hint and "gpt2-xl-finetune" in raised.value.hint
+
+
+# --- offer filters name the option on the command line and the field in the library -----------
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("--gpu", "H100-SMX"), ("--gpu: unknown GPU 'H100-SMX'", "did you mean H100")),
+        (("--gpu", "80GB..40GB"), ("--gpu:", "did you mean 40GB..80GB")),
+        (("--gpu", "H100:0"), ("--gpu:", "from 1 to 72")),
+        (("--gpu", "8xH100"), ("--gpu: unknown GPU", "did you mean H100:8")),
+        (("--region", "us-est-1"), ("--region: unknown region", "us-east-1")),
+        (("--provider", "aws,gcp"), ("--provider: unknown provider", "aws")),
+    ],
+)
+def test_an_offers_filter_error_names_its_option(
+    args: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
+    """was: "error: unknown GPU 'H100-SMX'" with no option named (offers took no field labels)."""
+    assert_clean_error(invoke("offers", *args), *needles)
+
+
+@pytest.mark.parametrize(
+    ("flt", "field"),
+    [
+        (lambda: planner.OfferFilter(gpus=[None]), "gpus"),
+        (lambda: planner.OfferFilter(regions=[5]), "regions"),
+        (lambda: planner.OfferFilter(providers=[""]), "providers"),
+    ],
+)
+def test_a_library_filter_error_names_the_field_not_an_option(
+    flt: Callable[[], object], field: str
+) -> None:
+    """was: ``--gpu: None is not a GPU name`` from the library, an option no caller typed."""
+    with pytest.raises(ConfigError) as caught:
+        flt()
+    assert caught.value.key_path == field
+    assert str(caught.value).startswith(f"{field}: ")
+
+
+def test_a_library_gpu_filter_typo_is_an_unknown_name_at_its_field() -> None:
+    with pytest.raises(UnknownNameError) as caught:
+        planner.offers(planner.OfferFilter(gpus=("H100-SMX",)))
+    assert caught.value.key_path == "gpus"
+    assert caught.value.hint is not None and "did you mean H100" in caught.value.hint
