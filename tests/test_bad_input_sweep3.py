@@ -225,3 +225,16 @@ def test_a_library_gpu_filter_typo_is_an_unknown_name_at_its_field() -> None:
         planner.offers(planner.OfferFilter(gpus=("H100-SMX",)))
     assert caught.value.key_path == "gpus"
     assert caught.value.hint is not None and "did you mean H100" in caught.value.hint
+
+
+# --- a union field given a mapping that misses a key -------------------------------------------
+
+
+def test_a_growth_demand_without_its_start_names_the_missing_key(tmp_path: Path) -> None:
+    """was: "demand_gpu_hours: expected a list, got {'growth_per_month': 0.04}" (another union
+    branch's complaint), not the key the mapping misses."""
+    path = _budget_file(
+        tmp_path, "{start: 4000, growth_per_month: 0.04}", "{growth_per_month: 0.04}"
+    )
+    result = invoke("budget", str(path), "--no-sensitivity")
+    assert_clean_error(result, "classes[0].demand_gpu_hours.start", "required key is missing")
