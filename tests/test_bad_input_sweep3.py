@@ -238,3 +238,21 @@ def test_a_growth_demand_without_its_start_names_the_missing_key(tmp_path: Path)
     )
     result = invoke("budget", str(path), "--no-sensitivity")
     assert_clean_error(result, "classes[0].demand_gpu_hours.start", "required key is missing")
+
+
+# --- blank names where a name is the point ------------------------------------------------------
+
+
+def test_a_blank_accept_changes_value_is_refused_before_any_fetch() -> None:
+    """was: '' accepted as no change, and the refresh went on to refuse what it meant to let in."""
+    result = invoke("prices", "refresh", "--provider", "aws", "--accept-changes", "")
+    assert_clean_error(result, "--accept-changes", "names no change", "PROVIDER:REGION")
+
+
+def test_a_blank_workload_name_in_a_file_is_refused(tmp_path: Path) -> None:
+    """was: exit 0 and a report headed "on 1 x A100-80GB: ..." naming no workload."""
+    text = (SCENARIOS / "workloads" / "llm-serving-7b.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "svc.yaml"
+    path.write_text(text.replace("name: llm-serving-7b", "name: ''"), encoding="utf-8")
+    result = invoke("estimate", str(path), "--gpu", "A100-80GB")
+    assert_clean_error(result, str(path), "name: is blank", "leave name out")

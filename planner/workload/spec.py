@@ -713,6 +713,15 @@ class WorkloadSpec(_Section):
     pieces: int = Field(default=1, ge=1, le=MAX_PIECES)
     sources: tuple[str, ...] = ()
 
+    @field_validator("name")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        if not value.strip():  # was: reports headed "on 1 x H100: fits", naming no workload
+            raise ValueError(
+                "is blank: give the workload a name, or leave name out to use the file's name"
+            )
+        return value
+
     def __init__(self, /, **fields: Any) -> None:
         """``WorkloadSpec(name=..., kind=..., model=..., data=...)`` in a notebook is checked as a
         workload file is: a bad or missing field is a ConfigError naming it (pydantic's
