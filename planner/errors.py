@@ -83,7 +83,16 @@ class UnknownNameError(ConfigError):
         super().__init__(f"unknown {kind} {name!r}", file=file, key_path=key_path, hint=hint)
         self.kind = kind
         self.name = name
+        self.choices = tuple(options)
         self.suggestions = suggest(name, options)
+
+    def located_at(self, key_path: str) -> UnknownNameError:
+        """The same error at another key path, still an UnknownNameError with its hint."""
+        moved = UnknownNameError(
+            self.kind, self.name, self.choices, file=self.file, key_path=key_path
+        )
+        moved.hint = self.hint  # a caller's own fix ("did you mean H100:8?") stays
+        return moved
 
 
 class OfferValidationError(ConfigError):

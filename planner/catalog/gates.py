@@ -260,6 +260,9 @@ def accept_patterns(values: Iterable[str], providers: Iterable[str]) -> tuple[Ac
             raise ConfigError(
                 f"expected a change id, got {value!r}", key_path="accept_changes", hint=_HINT
             )
+        if not value.replace(",", "").strip():
+            # was: accepted as no change at all, and the refresh refused what it was meant to let in
+            raise ConfigError(f"{value!r} names no change", key_path="accept_changes", hint=_HINT)
         for text in (t.strip() for t in value.split(",")):
             if not text:
                 continue

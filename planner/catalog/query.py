@@ -77,10 +77,11 @@ class OfferFilter:
             for name in names:
                 if not isinstance(name, str) or not name.strip():
                     kind = "GPU" if key == "gpus" else key[:-1]
+                    # the field, as every library error names it; a command shows its option
                     raise ConfigError(
                         f"{name!r} is not a {kind} name",
-                        key_path=option,
-                        hint=f"leave {option} out to allow every {kind}",
+                        key_path=key,
+                        hint=f"leave {option} out ({key}=() in Python) to allow every {kind}",
                     )
             object.__setattr__(self, key, names)
         for key in (
@@ -128,12 +129,14 @@ class OfferFilter:
             ) from None
 
 
-def _check_names(kind: str, asked: Sequence[str], known: Sequence[str]) -> tuple[str, ...]:
+def _check_names(
+    kind: str, asked: Sequence[str], known: Sequence[str], *, key_path: str
+) -> tuple[str, ...]:
     lower = {k.lower(): k for k in known}
     out = []
     for name in asked:
         if name.lower() not in lower:
-            raise UnknownNameError(kind, name, known)
+            raise UnknownNameError(kind, name, known, key_path=key_path)
         out.append(lower[name.lower()])
     return tuple(out)
 
@@ -161,10 +164,14 @@ def filter_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
         )
     df = offers
     if flt.providers:
-        providers = _check_names("provider", flt.providers, sorted(offers["provider"].unique()))
+        providers = _check_names(
+            "provider", flt.providers, sorted(offers["provider"].unique()), key_path="providers"
+        )
         df = df[df["provider"].isin(providers)]
     if flt.regions:
-        regions = _check_names("region", flt.regions, sorted(offers["region"].unique()))
+        regions = _check_names(
+            "region", flt.regions, sorted(offers["region"].unique()), key_path="regions"
+        )
         df = df[df["region"].isin(regions)]
     if flt.gpus:
         df = df[gpu_choice_mask(df, flt.gpus, catalog)]
@@ -194,7 +201,10 @@ def gpu_choice_mask(offers: pd.DataFrame, choices: Sequence[str], catalog: GpuCa
     and the GPUs per instance where the choice gives a count (``H100:8``)."""
     mask = pd.Series(False, index=offers.index)
     for text in choices:
-        choice = catalog.choice(text)
+        try:
+            choice = catalog.choice(text)
+        except ConfigError as e:  # the filter's field, shown by a command as its --gpu
+            raise e if e.key_path or e.file else e.located_at("gpus") from None
         hit = offers["gpu_model"].isin(choice.names)
         if choice.count is not None:
             hit &= offers["gpu_count"] == choice.count
@@ -407,13 +417,17 @@ def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
         return None
     df, scope = offers, ""
     if flt.providers:
-        providers = _check_names("provider", flt.providers, sorted(offers["provider"].unique()))
+        providers = _check_names(
+            "provider", flt.providers, sorted(offers["provider"].unique()), key_path="providers"
+        )
         df = df[df["provider"].isin(providers)]
         scope = " from " + ", ".join(providers)
         if df.empty:
             return f"no offers{scope} (provider filter)"
     if flt.regions:
-        regions = _check_names("region", flt.regions, sorted(offers["region"].unique()))
+        regions = _check_names(
+            "region", flt.regions, sorted(offers["region"].unique()), key_path="regions"
+        )
         left = df[df["region"].isin(regions)]
         if left.empty:
             valid = _closest(regions, df["region"].unique())

@@ -16,6 +16,7 @@ BUILD_FIELDS = field_options(
     {
         "workloads": "--workload",
         "budget": "--budget",
+        "budget_usd": "--budget",
         "currency": "--currency",
         "gpus_allowed": "--gpu",
         "gpu_counts": "--gpus",
@@ -45,6 +46,30 @@ def _workload_runs(values: tuple[str, ...]) -> list[tuple[Any, float]]:
         except ConfigError as e:
             raise e.located_at("--workload") if e.file is None else e from None
     return out
+
+
+def _check_preset_agrees(
+    preset: str, gpu: str, count: int, gpus: tuple[str, ...], gpu_counts: tuple[int, ...]
+) -> None:
+    """--gpu and --gpus beside --preset must allow the preset's own GPU and count: the preset
+    decides both, and other values were dropped without a word."""
+    from planner.gpu_specs import load_gpu_catalog
+
+    catalog = load_gpu_catalog()
+    asked = {catalog.resolve(g, key_path="--gpu").name for g in gpus}
+    if asked and gpu not in asked:
+        raise ConfigError(
+            f"--preset {preset} is {count} x {gpu}, and --gpu asks for {', '.join(sorted(asked))}",
+            key_path="--gpu",
+            hint="drop --gpu (the preset sets the GPU), or drop --preset to compare GPUs",
+        )
+    if gpu_counts and count not in gpu_counts:
+        shown = ", ".join(str(n) for n in sorted(gpu_counts))
+        raise ConfigError(
+            f"--preset {preset} is {count} x {gpu}, and --gpus asks for {shown} GPUs",
+            key_path="--gpus",
+            hint="drop --gpus (the preset sets the count), or drop --preset to compare counts",
+        )
 
 
 @click.command("build")
@@ -116,6 +141,10 @@ def build_command(
             key_path="--output",
             hint="create the folder first, or choose another path",
         )
+    if output is not None:
+        from planner.cli.report_file import refuse_an_input
+
+        refuse_an_input(output, "--output", what="hardware file")
     runs = _workload_runs(workloads)
     budget_usd = None
     if budget is not None:
@@ -129,6 +158,7 @@ def build_command(
             hw = load_hardware(preset)
         except ConfigError as e:
             raise e.located_at("--preset") if e.file is None else e from None
+        _check_preset_agrees(hw.name, hw.gpu, hw.gpus_per_machine, gpus, gpu_counts)
         gpus, gpu_counts = (hw.gpu,), (hw.gpus_per_machine,)
         note = f"preset {hw.name}: its file says {hw.capex_usd:,.0f} USD a machine"
     result = build_machines(

@@ -91,6 +91,9 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 @click.command("offers")
 @field_options(
     {
+        "providers": "--provider",
+        "regions": "--region",
+        "gpus": "--gpu",
         "limit": "--limit",
         "group_by": "--group-by",
         "min_vcpus": "--min-vcpus",

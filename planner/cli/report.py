@@ -7,6 +7,8 @@ Markdown for wikis, or CSV for spreadsheets.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +36,22 @@ def _checked_format(fmt: str, output: Path | None) -> str:
     if output is None:
         return fmt
     check_writable(output, "--output")
+    given = click.get_current_context().get_parameter_source("fmt")
+    chosen = given is not click.core.ParameterSource.DEFAULT
     try:
         named = format_for_path(output)
-    except ConfigError:  # any other name (report.txt): the --format given or its default
-        return fmt
+    except ConfigError as e:
+        if chosen or _device_or_pipe(output):  # report.txt --format markdown, /dev/stdout
+            return fmt
+        # was: HTML written into report.docx or plan.yaml, whatever the name promised
+        raise ConfigError(
+            e.detail,
+            key_path="--output",
+            hint=f"end the file name in .html, .md or .csv, or pass --format ({_FORMATS})",
+        ) from None
     if named == fmt:
         return fmt
-    source = click.get_current_context().get_parameter_source("fmt")
-    if source is click.core.ParameterSource.DEFAULT:
+    if not chosen:
         return named
     raise ConfigError(
         f"--format {fmt} contradicts the file name {output.name!r} ({named})",
@@ -50,7 +60,17 @@ def _checked_format(fmt: str, output: Path | None) -> str:
     )
 
 
+def _device_or_pipe(path: Path) -> bool:
+    """Whether ``path`` is something other than a file (``/dev/stdout``, a FIFO): no name to
+    tell a format from, and nothing a report replaces."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 _SUFFIX = {"html": ".html", "markdown": ".md", "csv": ".csv"}
+_FORMATS = ", ".join(REPORT_FORMATS)
 
 
 def _emit(text: str, output: Path | None) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -32,9 +33,11 @@ def report_target(path: Path | None) -> tuple[Path, str] | None:
     return path, fmt
 
 
-def check_writable(path: Path, option: str) -> None:
+def check_writable(path: Path, option: str, *, what: str = "report") -> None:
     """Fail before any work (a quote sweep, a budget solve) when ``path``'s folder is missing,
-    read-only, or a name the file system refuses, instead of after it."""
+    read-only, or a name the file system refuses, instead of after it; or when ``path`` is a
+    file the command reads (:func:`refuse_an_input`)."""
+    refuse_an_input(path, option, what=what)
     directory = Path(path).parent if str(Path(path).parent) else Path(".")
     try:
         is_dir = directory.is_dir()
@@ -63,6 +66,46 @@ def check_writable(path: Path, option: str) -> None:
             key_path=option,
             hint="choose a folder you can write to",
         )
+
+
+def refuse_an_input(path: Path, option: str, *, what: str = "report") -> None:
+    """A ConfigError when ``path`` is a file the running command reads (its budget file,
+    ``--hardware``, ``--workload``, ``--offers``): ``report budget b.yaml -o b.yaml`` replaced the
+    budget file with the report, and the plan it was made from was gone."""
+    ctx = click.get_current_context(silent=True)
+    try:
+        target = os.stat(path)
+    except (OSError, ValueError):
+        return  # a new file (the usual case), or a name check_writable explains
+    if ctx is None or not stat.S_ISREG(target.st_mode):
+        return  # a device or a pipe (/dev/stdout) is written into, never replaced
+    for param in ctx.command.params:
+        if option in param.opts:
+            continue  # the output option itself
+        value = ctx.params.get(param.name or "")
+        for given in value if isinstance(value, (tuple, list)) else (value,):
+            if not isinstance(given, (str, Path)) or not str(given):
+                continue
+            # build's --workload is NAME[:RUNS]
+            if any(_same_file(name, path) for name in (str(given), str(given).rpartition(":")[0])):
+                label = (
+                    param.opts[0]
+                    if isinstance(param, click.Option)
+                    else (param.metavar or param.name or "").upper()
+                )
+                raise ConfigError(
+                    f"{shown_path(path)!r} is the file {label} reads: writing the {what} there "
+                    "would replace it",
+                    key_path=option,
+                    hint=f"write the {what} to another file",
+                )
+
+
+def _same_file(name: str, path: Path) -> bool:
+    try:
+        return bool(name) and os.path.samefile(name, path)
+    except (OSError, ValueError):
+        return False
 
 
 def save_report(result: Any, target: tuple[Path, str] | None, **options: Any) -> None:

@@ -221,6 +221,7 @@ def workload_fact_options(func: F) -> F:
         "gpus_per_node": "--gpus-per-node",
         "network_gbps": "--network-gbps",
         "interconnect": "--interconnect",
+        "workload": "WORKLOAD",
         **FACT_FIELDS,
     }
 )

@@ -230,6 +230,17 @@ def _pick(errors: Sequence[Any], wording: ErrorWording) -> Any:
     return errors[0]
 
 
+def _missing_in_matched_branch(model: type[BaseModel], errors: Sequence[Any], shown: Any) -> Any:
+    """For a union field given a mapping (``demand_gpu_hours: {growth_per_month: 0.04}``), the
+    key its mapping branch misses ("demand_gpu_hours.start: required key is missing"), rather
+    than another branch's "expected a list"; None when no branch of that field misses a key."""
+    field = _field_loc(model, tuple(shown["loc"]))
+    for err in errors:
+        if err["type"] == "missing" and _field_loc(model, tuple(err["loc"]))[:-1] == field:
+            return err
+    return None
+
+
 def _alike(key: str, candidate: str) -> bool:
     """A suggestion worth making: close as a whole, or the typed key is a fragment of it."""
     ratio = difflib.SequenceMatcher(None, key.lower(), candidate.lower()).ratio()
@@ -381,6 +392,8 @@ def config_error(
     """The most useful pydantic error as a ConfigError with file, key path and a hint."""
     errors = e.errors()
     err = _pick(errors, wording)
+    if err["type"] in _TYPE_MISMATCH:
+        err = _missing_in_matched_branch(model, errors, err) or err
     loc = _field_loc(model, tuple(err["loc"]))
     key = _key_path(loc, wording)
     more = len(errors) - 1

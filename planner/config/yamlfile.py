@@ -46,6 +46,22 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             seen.add(key)
         return super().construct_mapping(node, deep)
 
+    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
+        """A date or time as YAML reads it; one shaped like a date that is none (``2024-13-45``,
+        ``2025-02-30``) stays the text it is, for the key it belongs to to refuse by name
+        ("prices_as_of: expected a date like 2026-01-01, got '2024-13-45'").  PyYAML raised
+        ValueError ("month must be in 1..12") out of the parser, with no file, key or line."""
+        try:
+            return super().construct_yaml_timestamp(node)
+        except (ValueError, OverflowError):
+            return self.construct_scalar(node)
+
+
+# PyYAML dispatches on the class's table of constructors, not on the method: point it at this one
+_UniqueKeyLoader.add_constructor(
+    "tag:yaml.org,2002:timestamp", _UniqueKeyLoader.construct_yaml_timestamp
+)
+
 
 def parse_packaged_yaml(text: str) -> Any:
     """Parse one of planner's own data files (pure): with libyaml's parser where PyYAML has it

@@ -44,6 +44,7 @@ from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, InfeasibleError, is_number
 from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
+from planner.units import MAX_USD
 from planner.workload import WorkloadSpec
 from planner.workload.efficiency import NVME_READ_GB_PER_S
 from planner.workload.estimate_types import Estimate, Topology
@@ -466,6 +467,20 @@ def check_runs_per_month(runs: object, workload: str) -> None:
         )
 
 
+def check_budget(budget_usd: object) -> None:
+    """A machine budget: None (no limit), or a finite number of USD from 0 to MAX_USD."""
+    if budget_usd is None:
+        return
+    if not (is_number(budget_usd) and 0 <= budget_usd <= MAX_USD):  # type: ignore[operator]
+        raise ConfigError(
+            f"a machine budget must be from 0 to {MAX_USD:,.0f} USD, got "
+            + (f"{budget_usd:,.0f} USD" if is_number(budget_usd) else repr(budget_usd)),
+            key_path="budget_usd",
+            hint="give what the machine may cost, e.g. 10000 (or 80000 CNY), or leave it out "
+            "for no limit",
+        )
+
+
 def build_machines(
     workloads: Sequence[tuple[WorkloadSpec, float]],
     *,
@@ -485,6 +500,7 @@ def build_machines(
         raise ConfigError("give at least one workload", key_path="workloads")
     for spec, count in workloads:
         check_runs_per_month(count, spec.name)
+    check_budget(budget_usd)
     table = table or load_parts()
     catalog = catalog or load_gpu_catalog()
     allowed = {catalog.resolve(g, key_path="gpus_allowed").name for g in gpus_allowed}
@@ -544,10 +560,24 @@ def build_machines(
             )
     within = [p for p in plans if budget_usd is None or p.total_usd <= budget_usd]
     if not plans and (allowed or gpu_counts):
+        priced = sorted(
+            {g.name for p in table.of("gpu") + table.of("system") if (g := _gpu_of(p, catalog))}
+        )
+        unpriced = sorted(allowed - set(priced))
         raise InfeasibleError(
             "no machine of the GPUs and counts asked for runs every workload: "
-            + ("; ".join(left_out) or "the parts table has none of them"),
-            hint="allow other GPUs (--gpu) or counts (--gpus)",
+            + (
+                "; ".join(left_out)
+                or (
+                    f"the parts table prices no {' or '.join(unpriced)}"
+                    if unpriced
+                    else "the parts table has none of them"
+                )
+            ),
+            hint=f"the parts table prices {', '.join(priced)}: pick those with --gpu, or rent "
+            "(planner quote)"
+            if unpriced
+            else "allow other GPUs (--gpu) or counts (--gpus)",
         )
     if not plans:
         raise InfeasibleError(
@@ -582,6 +612,11 @@ def build_machines(
         : max(top - len(chosen), 0)
     ]
     return BuildResult(tuple(chosen), budget_usd, table.as_of, tuple(left_out))
+
+
+def _gpu_of(part: Part, catalog: GpuCatalog) -> GpuSpec | None:
+    """The catalog GPU a parts-table row (a card or a whole system) holds."""
+    return catalog.get(str(part.get("gpu", "")))
 
 
 def _label(plan: MachinePlan, label: str) -> MachinePlan:

@@ -713,6 +713,15 @@ class WorkloadSpec(_Section):
     pieces: int = Field(default=1, ge=1, le=MAX_PIECES)
     sources: tuple[str, ...] = ()
 
+    @field_validator("name")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        if not value.strip():  # was: reports headed "on 1 x H100: fits", naming no workload
+            raise ValueError(
+                "is blank: give the workload a name, or leave name out to use the file's name"
+            )
+        return value
+
     def __init__(self, /, **fields: Any) -> None:
         """``WorkloadSpec(name=..., kind=..., model=..., data=...)`` in a notebook is checked as a
         workload file is: a bad or missing field is a ConfigError naming it (pydantic's
@@ -1554,9 +1563,17 @@ def load_workload(name_or_path: str, *, directory: Path | None = None) -> Worklo
     """A workload by library name (``gpt2-xl-finetune``) or by path to a ``.yaml`` file."""
     if not isinstance(name_or_path, (str, Path)):
         raise ConfigError(
-            f"a workload is a library name or a YAML path, not {type(name_or_path).__name__}"
+            f"a workload is a library name or a YAML path, not {type(name_or_path).__name__}",
+            key_path="workload",
+            hint="e.g. 'gpt2-xl-finetune' or 'my-job.yaml' (planner workloads lists the names)",
         )
     text = str(name_or_path)
+    if not text.strip():  # was: '' read as the folder '.' ("is a directory, not a workload file")
+        raise ConfigError(
+            "workload name is blank",
+            key_path="workload",
+            hint="name a workload (planner workloads lists them) or a YAML file",
+        )
     path = Path(text).expanduser()
     probe(path)  # a name too long for the file system: a ConfigError here, not an OSError below
     if text.endswith((".yaml", ".yml")) or path.parent != Path(".") or path.is_dir():
