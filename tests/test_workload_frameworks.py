@@ -143,3 +143,51 @@ def test_llm_c_runs_the_matmuls_faster_than_the_calibrated_stacks() -> None:
 
     speedup = steps_hours(gpt2("megatron")) / steps_hours(gpt2("llm.c"))
     assert 1.05 < speedup < 1.25
+
+
+@pytest.mark.parametrize(
+    ("given", "profile"),
+    [
+        ("trl", "hf-trainer"),
+        ("Axolotl", "hf-trainer"),
+        ("MaxText", "jax"),
+        ("Megatron Core", "megatron"),
+        ("megatron-lm", "megatron"),
+        ("hf_trainer", "hf-trainer"),
+        ("LitGPT", "pytorch-fsdp"),
+        ("megatron-bridge", "nemo"),
+    ],
+)
+def test_a_stack_is_known_by_its_other_names(given: str, profile: str) -> None:
+    raw = {
+        "name": "t",
+        "kind": "finetune",
+        "model": "gpt2",
+        "data": {"tokens": 1e6},
+        "training": {"framework": given},
+    }
+    assert parse_workload(raw).training.framework == profile
+
+
+def test_aliases_name_one_stack_each_and_no_profile() -> None:
+    profiles = load_frameworks()
+    seen: dict[str, str] = {}
+    for name, p in profiles.items():
+        for alias in p.aliases:
+            assert alias not in profiles and alias != "auto", alias
+            assert seen.setdefault(alias, name) == name, alias
+            assert alias == alias.lower() and "_" not in alias and " " not in alias
+
+
+def test_an_unknown_stack_is_still_refused_with_the_names() -> None:
+    raw = {
+        "name": "t",
+        "kind": "finetune",
+        "model": "gpt2",
+        "data": {"tokens": 1e6},
+        "training": {"framework": "unsloth"},
+    }
+    with pytest.raises(ConfigError) as e:
+        parse_workload(raw)
+    assert e.value.key_path == "training.framework"
+    assert "unknown framework 'unsloth'" in str(e.value)

@@ -84,6 +84,8 @@ class FrameworkProfile:
     # whether its pipeline runs the interleaved 1F1B schedule (model chunks per rank: Megatron's
     # virtual pipeline stages, torchtitan's Interleaved1F1B) or plain 1F1B only
     interleaved_pipeline: bool = True
+    # other names it goes by (its projects, the tools built on it), read as this profile
+    aliases: tuple[str, ...] = ()
 
     def zero_with(self, *, tp: int, pp: int) -> tuple[int, ...]:
         """The ZeRO stages it runs on a layout of ``tp`` x ``pp``."""
@@ -126,6 +128,7 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 pinned_only=tuple(str(k) for k in raw.get("pinned_only", ())),
                 sequence_parallel=bool(raw.get("sequence_parallel", True)),
                 interleaved_pipeline=bool(raw.get("interleaved_pipeline", True)),
+                aliases=tuple(str(a) for a in raw.get("aliases", ())),
             )
             for stages in (profile.pipeline_zero, profile.tensor_zero, profile.searched_zero):
                 if stages is not None and not set(stages) <= set(profile.zero):
@@ -157,6 +160,19 @@ def _stages(raw: object) -> tuple[int, ...] | None:
     return tuple(int(z) for z in raw)
 
 
+def canonical_framework(name: str) -> str | None:
+    """The profile name (or ``auto``) ``name`` means, whatever its case, with ``_`` or a space for
+    ``-`` and an alias for the profile (frameworks.yaml ``aliases``: ``trl`` is ``hf-trainer``,
+    ``maxtext`` ``jax``); None for a name no stack goes by."""
+    key = "-".join(name.strip().lower().replace("_", "-").split())
+    if key in framework_names():
+        return key
+    for profile in load_frameworks().values():
+        if key in profile.aliases:
+            return profile.name
+    return None
+
+
 def framework_names() -> list[str]:
     """``auto`` and every profile's name: what ``training.framework`` and ``--framework`` take."""
     return [AUTO, *load_frameworks()]
@@ -179,6 +195,7 @@ def resolve_framework(
     """(profile, whether it was chosen by ``auto``) for ``name`` (``images``: a model trained on
     images, :func:`auto_framework`)."""
     profiles = load_frameworks()
+    name = canonical_framework(name) or name
     if name == AUTO:
         return profiles[auto_framework(finetune=finetune, images=images)], True
     if name not in profiles:

@@ -432,10 +432,10 @@ class TrainingSection(_Section):
                 "on the node's NVMe offload: nvme",
             )
         if isinstance(raw, dict) and "framework" in raw:
-            from planner.workload.frameworks import framework_names
+            from planner.workload.frameworks import canonical_framework, framework_names
 
-            name = str(raw["framework"]).strip().lower()
-            if name not in framework_names():  # reported at training.framework, with suggestions
+            name = canonical_framework(str(raw["framework"]))
+            if name is None:  # reported at training.framework, with suggestions
                 raise UnknownName(
                     "framework", str(raw["framework"]), framework_names(), key_path="framework"
                 )
