@@ -255,4 +255,11 @@ def test_a_blank_workload_name_in_a_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "svc.yaml"
     path.write_text(text.replace("name: llm-serving-7b", "name: ''"), encoding="utf-8")
     result = invoke("estimate", str(path), "--gpu", "A100-80GB")
-    assert_clean_error(result, str(path), "name: is blank", "leave name out")
+    assert_clean_error(result, str(path), "name: is blank", "leaving name out uses the file")
+
+
+@pytest.mark.parametrize("name", ["", "   "])
+def test_workloads_new_refuses_a_blank_name(name: str) -> None:
+    """was: "" silently took a default name and "   " got a hint about a file there is none of."""
+    result = invoke("workloads", "new", name, "--model", "gpt2", "--tokens", "1M")
+    assert_clean_error(result, "NAME", "is blank: give the workload a name")

@@ -16,6 +16,7 @@ from planner.workload import memory as mem
 from planner.workload import parse_workload
 from planner.workload import strategy as st
 from planner.workload.frameworks import load_frameworks
+from planner.workload.spec import workload_framework
 from planner.workload.training import train_facts
 
 
@@ -84,19 +85,35 @@ def test_deepspeed_refuses_zero_2_and_3_with_a_pipeline(zero: int) -> None:
     assert "deepspeed" not in runs and "megatron" not in runs
 
 
-def test_autotp_with_nvme_offload_is_refused_on_the_offload() -> None:
-    # ZeRO-Infinity's NVMe offload is ZeRO-3, which AutoTP training does not combine with
+@pytest.mark.parametrize("framework", ["deepspeed", "hf-trainer"])
+def test_autotp_with_nvme_offload_is_refused(framework: str) -> None:
+    # ZeRO-Infinity's NVMe offload is ZeRO-3, which DeepSpeed's AutoTP does not combine with; the
+    # Hugging Face Trainer reaches NVMe through DeepSpeed
     with pytest.raises(ConfigError) as e:
-        parse_workload(_llama("deepspeed", offload="nvme", parallelism={"tensor": 2}))
-    assert e.value.key_path == "training.offload"
-    assert "with ZeRO stages 0, 1, 2 only, as modelled here, not offload: nvme" in str(e.value)
+        parse_workload(_llama(framework, offload="nvme", parallelism={"tensor": 2}))
+    assert e.value.key_path == "training"
+    message = str(e.value)
+    assert "offload: nvme runs under DeepSpeed ZeRO-3" in message
+    assert "drop parallelism.tensor or use offload: optimizer" in message
+    # both fixes run
+    parse_workload(_llama(framework, offload="nvme"))
+    parse_workload(_llama(framework, offload="optimizer", parallelism={"tensor": 2}))
+    # auto gives way to a stack that runs both
+    auto = parse_workload(_llama("auto", offload="nvme", parallelism={"tensor": 2}))
+    assert workload_framework(auto)[0].name == "any"
 
 
 def test_recipes_keep_their_usual_layouts_unless_pinned() -> None:
     # DeepSpeed's and the Hugging Face stack's splits, Megatron-FSDP's sharding: only where pinned
     for framework in ("deepspeed", "hf-trainer", "torchtune"):
-        est = planner.estimate(parse_workload(_llama(framework)), "H100", 16)
-        assert (est.strategy.tensor_parallel, est.strategy.pipeline_parallel) == (1, 1)
+        f = train_facts(parse_workload(_llama(framework)))
+        _, tps, pps, _ = st._choices(f, 16, 8, True)
+        assert (tps, pps) == ((1,), (1,))
+        pinned = train_facts(parse_workload(_llama(framework, parallelism={"tensor": 2})))
+        assert st._choices(pinned, 16, 8, True)[1] == (2,)
+    # a stack whose recipes split layers searches the splits
+    _, tps, pps, _ = st._choices(train_facts(parse_workload(_llama("megatron"))), 16, 8, True)
+    assert len(tps) > 1 and len(pps) > 1
     meg = planner.estimate(parse_workload(_llama("megatron")), "A100-40GB", 8)
     assert meg.strategy.zero_stage in (0, 1)
     fsdp = planner.estimate(
@@ -117,19 +134,37 @@ def test_replicated_bytes_by_precision() -> None:
 def test_tensor_parallel_without_sequence_parallel_keeps_the_norms_whole() -> None:
     spec = parse_workload(_llama("hf-trainer", parallelism={"tensor": 2}))
     f = train_facts(spec)
+    assert f.framework is not None
+    sh = f.seq * f.hidden
     # eager Llama layers under bf16, no dropout: 8 bytes of norm and linear inputs and the
     # RMSNorm's fp32 copies (2 norms x 2 extra bytes) per s.b.h
-    assert f.act_replicated_per_seq_layer == pytest.approx(12.0 * f.seq * f.hidden)
-    split = dataclasses.replace(f, act_replicated_per_seq_layer=0.0)
-    for mode, whole in (("none", 12.0), ("full", 2.0)):
-        act, traffic = st._activation_bytes(f, 2, 1, mode, True)
-        act_sp, traffic_sp = st._activation_bytes(split, 2, 1, mode, True)
-        # each of the L layers keeps its whole share on both ranks: half of it more than split
-        assert act - act_sp == pytest.approx(f.layers * whole * f.seq * f.hidden / 2)
-    assert traffic - traffic_sp == pytest.approx(f.layers * 12.0 * f.seq * f.hidden / 2)
+    assert f.act_replicated_per_seq_layer == pytest.approx(12.0 * sh)
+    # the same stack with sequence parallelism: nothing stays whole
+    sp = dataclasses.replace(
+        f,
+        act_replicated_per_seq_layer=0.0,
+        framework=dataclasses.replace(f.framework, sequence_parallel=True),
+    )
+    act, traffic = st._activation_bytes(f, 2, 1, "none", True)
+    act_sp, traffic_sp = st._activation_bytes(sp, 2, 1, "none", True)
+    # each of the L layers keeps its whole share on both ranks: half of it more than split
+    assert act - act_sp == pytest.approx(f.layers * 12.0 * sh / 2)
+    assert traffic - traffic_sp == pytest.approx(f.layers * 12.0 * sh / 2)
+    # full recompute: the stored layer inputs (2 bytes per s.h) stay whole too; the peak's larger
+    # term is the logits, gathered whole either way
+    assert f.logits_per_seq > f.act_base_per_seq_layer
+    full = st._activation_bytes(f, 2, 1, "full", True)[0]
+    full_sp = st._activation_bytes(sp, 2, 1, "full", True)[0]
+    assert full - full_sp == pytest.approx(f.layers * 2.0 * sh / 2)
+    # the gathered logits: whole on each rank where Megatron's vocabulary-parallel loss keeps half
+    vp = dataclasses.replace(
+        f, framework=dataclasses.replace(f.framework, vocab_parallel_logits=True)
+    )
+    act_vp = st._activation_bytes(vp, 2, 1, "none", True)[0]
+    assert act - act_vp == pytest.approx(f.logits_per_seq / 2)
     # one GPU: nothing is split, nothing differs
     assert st._activation_bytes(f, 1, 1, "none", True) == st._activation_bytes(
-        split, 1, 1, "none", True
+        sp, 1, 1, "none", True
     )
     # a stack with sequence parallelism counts none
     assert train_facts(parse_workload(_llama("megatron"))).act_replicated_per_seq_layer == 0.0

@@ -296,6 +296,8 @@ def new(name: str, facts: WorkloadFacts) -> None:
 
     Example: planner workloads new my-lora --model mistral-7b --method lora --tokens 50M > my.yaml
     """
+    if not name.strip():
+        raise click.BadParameter("is blank: give the workload a name", param_hint="NAME")
     if facts.model is None:
         raise click.UsageError("give --model and --tokens: the job the file describes")
     click.echo(workload_yaml(facts.spec(name=name), model=facts.model), nl=False)

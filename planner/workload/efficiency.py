@@ -226,6 +226,10 @@ class EagerTraffic:
     backward: float
     score_forward: float = 0.0
     score_backward: float = 0.0
+    # of forward and backward, the hidden-sized kernels' (the norms, dropout and the residual add),
+    # which tensor parallelism without sequence parallelism runs whole on every rank
+    hidden_forward: float = 0.0
+    hidden_backward: float = 0.0
 
     def per_token(self, *, scores: bool, recompute_share: float = 0.0) -> float:
         """Bytes per token and layer: forward and backward, the forward again for the share of the
@@ -262,6 +266,8 @@ def eager_traffic(
         upcast = 4.0 + e if e >= 4.0 else 0.0  # an fp32 run casts nothing
         fwd += 2 * (EAGER_RMSNORM_FORWARD[0] + EAGER_RMSNORM_FORWARD[1] * e - upcast) * hidden
         bwd += 2 * (EAGER_RMSNORM_BACKWARD[0] + EAGER_RMSNORM_BACKWARD[1] * e - upcast) * hidden
+    hidden_fwd, hidden_bwd = fwd, bwd  # the norms' and the dropout-and-add's, hidden-sized
+    if gated:
         rotary = EAGER_ROTARY_BYTES_PER_ELEMENT * e * (attention_width + kv_width)
         fwd += rotary
         bwd += rotary
@@ -277,6 +283,8 @@ def eager_traffic(
         backward=bwd,
         score_forward=EAGER_SCORE_BYTES_PER_ELEMENT[0] * scores,
         score_backward=EAGER_SCORE_BYTES_PER_ELEMENT[1] * scores,
+        hidden_forward=min(hidden_fwd, fwd),
+        hidden_backward=min(hidden_bwd, bwd),
     )
 
 

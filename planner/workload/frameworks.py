@@ -3,9 +3,10 @@
 A stack changes a training estimate in four physical ways: how close its kernels come to the
 calibrated matmul efficiency (``stack``), which attention kernel it runs (``attention``: on Hopper
 and newer, FlashAttention-2 reaches about half the rate of cuDNN's fused attention), which layouts
-the strategy search may use (Hugging Face Trainer, DeepSpeed and eager FSDP shard with ZeRO but
-cannot split layers; Megatron, NeMo, torchtitan split them with tensor and pipeline parallelism),
-and fixed costs (graph compilation).
+the strategy search may use and which combine (eager FSDP shards with ZeRO but cannot split
+layers; Megatron, NeMo, torchtitan split them with tensor and pipeline parallelism; DeepSpeed,
+the Hugging Face Trainer and torchtune split them only where a pin asks, DeepSpeed's pipeline
+with ZeRO 0 or 1 only: :meth:`FrameworkProfile.zero_with`), and fixed costs (graph compilation).
 The profiles and their sources live in ``planner/data/frameworks.yaml``, read on first use.
 
 ``auto`` picks the common stack for the job: the Hugging Face Trainer for fine-tuning, and for
@@ -81,6 +82,9 @@ class FrameworkProfile:
     # whether its tensor parallelism splits the norms and dropout over the sequence too (Megatron
     # Core --sequence-parallel); without it they stay whole on every tensor-parallel rank
     sequence_parallel: bool = True
+    # whether its tensor parallelism keeps the logits split over the ranks (Megatron's
+    # vocabulary-parallel cross entropy) or gathers them whole on every rank
+    vocab_parallel_logits: bool = True
     # whether its pipeline runs the interleaved 1F1B schedule (model chunks per rank: Megatron's
     # virtual pipeline stages, torchtitan's Interleaved1F1B) or plain 1F1B only
     interleaved_pipeline: bool = True
@@ -127,6 +131,7 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 searched_zero=_stages(raw.get("searched_zero")),
                 pinned_only=tuple(str(k) for k in raw.get("pinned_only", ())),
                 sequence_parallel=bool(raw.get("sequence_parallel", True)),
+                vocab_parallel_logits=bool(raw.get("vocab_parallel_logits", True)),
                 interleaved_pipeline=bool(raw.get("interleaved_pipeline", True)),
                 aliases=tuple(str(a) for a in raw.get("aliases", ())),
             )

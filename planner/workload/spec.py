@@ -551,6 +551,13 @@ class TrainingSection(_Section):
                 f"not run; use framework {', '.join(sorted(_NVME_FRAMEWORKS - {'any'}))}, or "
                 "offload: optimizer"
             )
+        if pin.tensor is not None and pin.tensor > 1 and self.framework in _DEEPSPEED_NVME:
+            # DeepSpeed's AutoTP tensor parallelism runs with ZeRO 0-2 ("Automatic Tensor
+            # Parallelism (Training)"); the Hugging Face Trainer reaches NVMe through DeepSpeed
+            raise ValueError(
+                "offload: nvme runs under DeepSpeed ZeRO-3, which DeepSpeed's tensor parallelism "
+                "(AutoTP) does not combine with; drop parallelism.tensor or use offload: optimizer"
+            )
         return self
 
 
@@ -561,6 +568,9 @@ _PAGED_OPTIMIZERS = frozenset({Optimizer.PAGED_ADAMW, Optimizer.PAGED_ADAMW_8BIT
 # integration); ``any`` is the best calibrated stack, which may be DeepSpeed; ``auto`` where it
 # picks one of them (_check_nvme_stack).
 _NVME_FRAMEWORKS = frozenset({"auto", "any", "deepspeed", "hf-trainer"})
+# Of them, those that reach NVMe through DeepSpeed itself, whose tensor parallelism (AutoTP) does
+# not combine with ZeRO-3 (runs_layout)
+_DEEPSPEED_NVME = frozenset({"deepspeed", "hf-trainer"})
 
 
 class ServingSlo(_Section):
@@ -718,7 +728,8 @@ class WorkloadSpec(_Section):
     def _named(cls, value: str) -> str:
         if not value.strip():  # was: reports headed "on 1 x H100: fits", naming no workload
             raise ValueError(
-                "is blank: give the workload a name, or leave name out to use the file's name"
+                "is blank: give the workload a name (in a workload file, leaving name out uses "
+                "the file's name)"
             )
         return value
 
@@ -1338,8 +1349,9 @@ def _check_request_length(inf: InferenceSection, m: ModelSection) -> None:
 
 def _check_stack_layout(spec: WorkloadSpec) -> None:
     """A pinned layout (tensor, pipeline, expert or context split, ZeRO stage) is one the named
-    stack runs: the Hugging Face Trainer, DeepSpeed and eager FSDP never split layers, as modelled
-    here (frameworks.yaml; ``auto`` picks a stack that runs the pins, :func:`workload_framework`);
+    stack runs, alone and together: eager FSDP never splits layers, the Hugging Face Trainer never
+    by pipeline, DeepSpeed's pipeline runs ZeRO 0 or 1 only, as modelled here (frameworks.yaml;
+    ``auto`` picks a stack that runs the pins, :func:`workload_framework`);
     and a model that is not a transformer is trained data parallel (its layers are not modelled
     one by one).  Was: the pin won silently, a "DP4 + TP2" under a stack the assumptions call data
     parallel, or an expert pin dropped."""
@@ -1380,7 +1392,14 @@ def _check_stack_layout(spec: WorkloadSpec) -> None:
         # the stage runs, but not with the pinned split (DeepSpeed's pipeline engine: ZeRO < 2)
         stages = ", ".join(str(z) for z in _split_zero_stages(stack, spec)) or "none"
         split = " and ".join(f"{k} parallel {n}" for k, n in _layout_pins(spec) if k in _SPLITS)
-        field = "training.parallelism.zero" if pin.zero is not None else "training.offload"
+        splits = [k for k, _ in _layout_pins(spec) if k in _SPLITS]
+        field = (
+            "training.parallelism.zero"
+            if pin.zero is not None
+            else "training.offload"
+            if zero is not None
+            else f"training.parallelism.{splits[0] if splits else 'zero'}"
+        )
         asked = (
             f"ZeRO-{zero}"
             if pin.zero is not None
@@ -1613,10 +1632,11 @@ def workload_framework(spec: WorkloadSpec) -> tuple[FrameworkProfile, bool]:
     """(profile, whether ``auto`` chose it) for a workload's ``training.framework``.
 
     ``auto`` takes the layout the workload pins into account: where its usual stack
-    (frameworks.auto_framework) cannot run a pinned split or ZeRO stage (the Hugging Face Trainer
-    never splits layers; eager FSDP has no ZeRO-1), it picks the nearest that can: an eager usual
-    stack gives way to DeepSpeed (eager too, every ZeRO stage, expert parallel), else to ``any``,
-    the calibrated stacks that run every layout (Megatron-class)."""
+    (frameworks.auto_framework) cannot run a pinned split or ZeRO stage, or their combination (the
+    Hugging Face Trainer has no pipeline; eager FSDP has no ZeRO-1), it picks the nearest that
+    can: an eager usual stack gives way to DeepSpeed (eager too, its pipeline and AutoTP, every
+    ZeRO stage where no split limits it, expert parallel), else to ``any``, the calibrated stacks
+    that run every layout (Megatron-class)."""
     from planner.workload.frameworks import load_frameworks, resolve_framework
 
     stack, auto = resolve_framework(
@@ -1637,6 +1657,9 @@ def runs_layout(stack: FrameworkProfile, spec: WorkloadSpec) -> bool:
     (:meth:`FrameworkProfile.zero_with`); offload: nvme means ZeRO-3."""
     if not all(getattr(stack, _LAYOUT_ABILITY[k]) for k, _ in _layout_pins(spec)):
         return False
+    tensor = spec.train.parallelism.tensor or 1
+    if spec.train.offload == "nvme" and tensor > 1 and stack.name in _DEEPSPEED_NVME:
+        return False  # ZeRO-Infinity under DeepSpeed, whose AutoTP runs ZeRO 0-2 only
     zero = _pinned_zero(spec)
     stages = _split_zero_stages(stack, spec)
     return bool(stages) if zero is None else zero in stages

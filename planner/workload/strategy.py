@@ -947,8 +947,14 @@ def _eager_bytes(f: TrainFacts, tp: int, pp: int, cp: int, flash: bool, share: f
     kernels where no fused attention kernel runs."""
     if f.eager_traffic is None:
         return 0.0
-    per_token = f.eager_traffic.per_token(scores=not flash, recompute_share=share)
-    return per_token * f.seq * (f.layers / pp) / (tp * cp)
+    t = f.eager_traffic
+    per_token = t.per_token(scores=not flash, recompute_share=share)
+    # without sequence parallelism the norms' and the dropout-and-add's kernels run on the whole
+    # hidden-sized tensor on every tensor-parallel rank
+    whole = 0.0
+    if tp > 1 and not _splits_sequence(f):
+        whole = min(per_token, t.hidden_forward * (1.0 + share) + t.hidden_backward)
+    return ((per_token - whole) / tp + whole) * f.seq * (f.layers / pp) / cp
 
 
 def _activation_bytes(
@@ -992,41 +998,60 @@ def _activation_bytes(
     # everything one layer stores without recompute, its scores too where no flash kernel runs
     kept = base + (0.0 if flash else scores)
     # what stays whole on every tensor-parallel rank without sequence parallelism (Korthikanti eq.
-    # 3): the norms' inputs, the linear inputs after them and the dropout masks; under recompute
-    # the stored layer inputs too
-    whole = f.act_replicated_per_seq_layer if tp > 1 else 0.0
+    # 3): the norms' inputs (autocast's fp32 copies too), the linear inputs after them and the
+    # dropout masks; under recompute the stored layer inputs too.  A stack whose output layer
+    # gathers its logits (transformers' and torchtune's tensor-parallel plans) holds them whole.
+    unsplit = tp > 1 and not _splits_sequence(f)
+    whole = 0.0
+    if unsplit:
+        whole = f.act_replicated_per_seq_layer + (f.autocast_act_per_seq_layer if autocast else 0.0)
+    logits = f.logits_per_seq / (tp if _splits_logits(f) else 1)
     layer_input = 2.0 * f.seq * f.hidden
+    # a layer's kept bytes on one tensor-parallel rank: its split share and what stays whole
+    kept_rank = (kept - whole) / tp + whole
     if mode == "block":
         per_layer = block_recompute_bytes_per_layer(kept, layer_input, recompute_share)
         whole_layer = (
-            block_recompute_bytes_per_layer(whole, layer_input, recompute_share) if whole else 0.0
+            block_recompute_bytes_per_layer(whole, layer_input, recompute_share) if unsplit else 0.0
         )
-        head = f.logits_per_seq
+        head = logits
         first_extra = 0.0
     elif mode == "full":
         per_layer = layer_input  # each layer's input, and one layer's working set
-        whole_layer = layer_input if whole else 0.0
-        head = recompute_peak_bytes(kept, f.logits_per_seq)
-        first_extra = kept
+        whole_layer = layer_input if unsplit else 0.0
+        head = recompute_peak_bytes(kept_rank, logits)
+        first_extra = kept_rank
     else:
         score = 0.0 if (flash or mode == "selective") else scores
         per_layer = base + score
         whole_layer = whole
-        head = f.logits_per_seq
+        head = logits
         first_extra = 0.0
-    # a layer's bytes on one tensor-parallel rank: its split share and what stays whole
     on_rank = (per_layer - whole_layer) / tp + whole_layer
-    act1 = f.layers * on_rank + head / tp
+    act1 = f.layers * on_rank + head
     if pp > 1:
         # 1F1B: the first stage holds pp micro-batches of its L/pp layers (L layers' worth of one)
         # and no logits; the last holds one micro-batch of its layers and the logits
-        first = f.layers * on_rank + first_extra / tp
-        last = f.layers / pp * on_rank + head / tp
+        first = f.layers * on_rank + first_extra
+        last = f.layers / pp * on_rank + head
         act1 = max(first, last)
-    traffic1 = (f.layers / pp) * ((kept - whole) / tp + whole) + f.logits_per_seq / tp
+    traffic1 = (f.layers / pp) * kept_rank + logits
     if cp > 1:
         return act1 / cp, traffic1 / cp
     return act1, traffic1
+
+
+def _splits_sequence(f: TrainFacts) -> bool:
+    """Whether the stack's tensor parallelism splits the norms, dropout and stage boundaries over
+    the sequence too (Megatron's sequence parallelism; frameworks.yaml ``sequence_parallel``)."""
+    return f.framework is None or f.framework.sequence_parallel
+
+
+def _splits_logits(f: TrainFacts) -> bool:
+    """Whether the stack keeps the logits split over the tensor-parallel ranks (Megatron's
+    vocabulary-parallel cross entropy) or gathers them whole on each (frameworks.yaml
+    ``vocab_parallel_logits``)."""
+    return f.framework is None or f.framework.vocab_parallel_logits
 
 
 def _micro_batch(f: TrainFacts, s: _Search, lay: _Layout, act1: float) -> tuple[int, bool]:
@@ -1176,7 +1201,10 @@ def _pipelined(
         if lay.pp <= lay.pp_in
         else links.node_bytes_per_s / links.gpus_per_node
     )
-    t_p2p = 2.0 * (b * f.seq // lay.cp) * f.hidden * 2.0 / lay.tp / p2p_bw
+    # sequence parallel leaves each tensor-parallel rank 1/tp of the boundary's activations to send;
+    # without it every rank sends them whole (DeepSpeed's pipeline engine)
+    split = lay.tp if _splits_sequence(f) else 1
+    t_p2p = 2.0 * (b * f.seq // lay.cp) * f.hidden * 2.0 / split / p2p_bw
     act_layers = act1 * b
     return pipeline_schedule(
         lay.pp, m, f.layers, t_slot, t_p2p, act_layers, headroom, interleave=_interleaves(f)

@@ -772,22 +772,25 @@ def _compute_training_assumptions(
 _assumptions_memo = functools.lru_cache(maxsize=_FACTS_MEMO_SIZE)(_compute_training_assumptions)
 
 
-def autocast_assumption(f: TrainFacts, flash: bool) -> str:
+def autocast_assumption(f: TrainFacts, flash: bool, *, tp: int = 1) -> str:
     """The assumptions line of a layout that runs eager torch.autocast (memory.py): the fp32 model
-    states, the 16-bit weight copies held until the backward pass, the fp32 norms and (without a
-    fused attention kernel, which keeps no scores) softmax, and fp16's GradScaler."""
+    states, the 16-bit weight copies held until the backward pass (each of ``tp`` tensor-parallel
+    GPUs holds its share), the fp32 norms and (without a fused attention kernel, which keeps no
+    scores) softmax, and fp16's GradScaler."""
     assert f.framework is not None and f.autocast_state is not None
-    cache = mem.autocast_cache_bytes(f.autocast_params)
+    cache = mem.autocast_cache_bytes(f.autocast_params) / max(1, tp)
+    layout = "no ZeRO sharding" if tp > 1 else "plain data parallel"
+    where = f" on each of the {tp} tensor-parallel GPUs" if tp > 1 else ""
     scaler = (
         "; fp16's GradScaler unscales every gradient each step" if f.precision == "fp16" else ""
     )
     return (
-        f"eager torch.autocast ({f.framework.name}, {f.precision}, plain data parallel): the "
+        f"eager torch.autocast ({f.framework.name}, {f.precision}, {layout}): the "
         f"trainable weights stay fp32, their own master copy ({f.autocast_state.weights:g} + "
         f"{f.autocast_state.grads:g} + {f.autocast_state.optimizer:g} bytes per parameter: "
         f"weights, gradients, optimizer states), and the 16-bit copies autocast makes of the "
         f"{f.autocast_params:.3g} it casts are held until the backward pass "
-        f"({mem.AUTOCAST_COPY_BYTES_PER_PARAM:g} bytes each, {cache / mem.GIB:,.2f} GiB)"
+        f"({mem.AUTOCAST_COPY_BYTES_PER_PARAM:g} bytes each, {cache / mem.GIB:,.2f} GiB{where})"
         + (
             f"; layer norms{'' if flash else ' and softmax'} keep fp32 activations"
             if f.transformer
@@ -1199,7 +1202,7 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     }
     total_s += rounds * (start_s + eval_s)
     if autocast_layout(f, s.zero_stage):
-        assumptions = [*assumptions, autocast_assumption(f, flash)]
+        assumptions = [*assumptions, autocast_assumption(f, flash, tp=s.tensor_parallel)]
     if f.nvme_optimizer:
         gpn = max(1, min(topo.gpus_per_node, size))
         assumptions = [*assumptions, nvme_assumption(spec, f, cand, gpn, rounds)]
