@@ -134,7 +134,7 @@ class OfferBook:
         ]
 
     def _stale_warning(self, part: SnapshotSource, max_age_days: int) -> str:
-        from planner.catalog.refresh import refresh_advice  # reads the adapter registry
+        from planner.providers import refresh_advice  # reads the adapter registry
 
         provider = part.provider
         refresh = f"; {refresh_advice(provider)}"
