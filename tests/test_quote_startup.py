@@ -50,6 +50,7 @@ def test_quote_starts_without_tco_budget_or_owned_hardware_modules() -> None:
         "planner.ownership.costs",
         "planner.cli.tco",
         "planner.cli.report",
+        "planner.catalog.refresh",  # a stale-price warning reads only the adapter registry
         # a training job's quote: no serving models, no service quote, no HTML document model
         "planner.workload.serving",
         "planner.workload.vision_serving",

@@ -69,7 +69,7 @@ from planner.errors import (
     shown_path,
     suggest,
 )
-from planner.providers import DEFAULT_REGIONS, PROVIDERS, get_provider
+from planner.providers import DEFAULT_REGIONS, PROVIDERS, get_provider, refresh_advice
 from planner.providers.base import Clock, FetchResult, Provider, Unmapped, utc_now
 from planner.schema import KEY_COLUMNS, PRICE_COLUMNS, empty_offers
 
@@ -95,20 +95,6 @@ log = logging.getLogger(__name__)
 REFRESH_LOCK = ".refresh.lock"
 Progress = Callable[[str, str, int, int], None]  # (provider, region) just finished, done, total
 _PARTIAL_HINT = "retry later, or pass --allow-partial to publish the regions that succeeded"
-
-
-def refresh_advice(provider: str) -> str:
-    """What to tell a user whose ``provider`` prices are old: the refresh command when an adapter
-    is registered for it, else where its prices come from.
-
-    The registry is read now, not at import: adapters are added to it (and tests register fakes).
-    """
-    if provider in PROVIDERS:
-        return f"refresh with `planner prices refresh --provider {provider}` before relying on them"
-    return (
-        f"planner has no refresh adapter for {provider}: its prices come only with a new planner"
-        " release (the bundled snapshot)"
-    )
 
 
 @dataclass(frozen=True)

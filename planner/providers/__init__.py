@@ -57,6 +57,22 @@ DEFAULT_REGIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+def refresh_advice(provider: str) -> str:
+    """What to tell a user whose ``provider`` prices are old: the refresh command when an adapter
+    is registered for it, else where its prices come from.
+
+    The registry is read now, not at import: adapters are added to it (and tests register fakes).
+    Here beside the registry, not in :mod:`planner.catalog.refresh`: a quote's stale-price
+    warning reads it without loading the refresh machinery.
+    """
+    if provider in PROVIDERS:
+        return f"refresh with `planner prices refresh --provider {provider}` before relying on them"
+    return (
+        f"planner has no refresh adapter for {provider}: its prices come only with a new planner"
+        " release (the bundled snapshot)"
+    )
+
+
 def get_provider(name: str) -> Provider:
     """The adapter registered as ``name``; unknown names get "did you mean" suggestions."""
     try:
