@@ -98,6 +98,7 @@ ADDED = {
     ),
     "V100S": (["Tesla V100S", "V100S-PCIE-32GB"], "V100", 32, 1134, 130, False, False, "pcie", "nvidia"),
     "GB200": (["GB200 NVL72", "NVIDIA GB200"], "B200", 186, 8000, 2500, True, True, "nvlink", "nvidia"),
+    "GB300": (["GB300 NVL72", "NVIDIA GB300"], "B200", 278, 8000, 2500, True, True, "nvlink", "nvidia"),
     "RTX3080": (["RTX 3080", "GeForce RTX 3080"], "GeForce", 10, 760, 59.5, False, False, "none", "nvidia"),
     "RTX3080Ti": (["RTX 3080 Ti", "GeForce RTX 3080 Ti"], "GeForce", 12, 912, 68.2, False, False, "none", "nvidia"),
     "RTX3090Ti": (["RTX 3090 Ti", "GeForce RTX 3090 Ti"], "GeForce", 24, 1008, 80, False, False, "nvlink-bridge", "nvidia"),
@@ -136,6 +137,10 @@ def test_added_gpus_fp8_and_fp4_peaks_follow_the_datasheets() -> None:
     gb200 = resolve_gpu("GB200")
     assert gb200.matmul_peak_flops("fp8") == pytest.approx(5000e12)
     assert gb200.matmul_peak_flops("fp4") == pytest.approx(10000e12)
+    # GB300 NVL72: 720 PF FP8 sparse and 1,080 PF FP4 dense over 72 GPUs -> 5,000 and 15,000 dense
+    gb300 = resolve_gpu("GB300")
+    assert gb300.matmul_peak_flops("fp8") == pytest.approx(5000e12)
+    assert gb300.matmul_peak_flops("fp4") == pytest.approx(15000e12)
     # MI300X: 2,614.9 FP8 dense; H20: 296 FP8 dense
     assert resolve_gpu("MI300X").matmul_peak_flops("fp8") == pytest.approx(2614.8e12)
     assert resolve_gpu("H20").matmul_peak_flops("fp8") == pytest.approx(296e12)
@@ -157,7 +162,7 @@ def test_cdna4_fp4_cores_take_mxfp4_not_nvfp4() -> None:
 
 
 def test_added_gpus_join_the_family_sets_of_their_architecture() -> None:
-    hopper_and_newer = {"H20", "GB200"}
+    hopper_and_newer = {"H20", "GB200", "GB300"}
     for name in hopper_and_newer:
         gpu = resolve_gpu(name)
         assert eff.overlaps_tensor_parallel(gpu)  # _HOPPER_AND_NEWER
@@ -182,8 +187,9 @@ def test_added_gpus_join_the_family_sets_of_their_architecture() -> None:
     assert eff.gemm_fraction(resolve_gpu("MI350X")) == eff.DEFAULT_GEMM_FRACTION
     assert eff.pcie_gb_per_s(resolve_gpu("MI355X")) == 64.0  # PCIe Gen5 hosts
     assert eff.gemm_fraction(resolve_gpu("P100")) == eff.DEFAULT_GEMM_FRACTION
-    # HBM: A30, A800, H20, GB200 and the Instinct parts; GDDR: L40, A40, GeForce
-    for name in ("A30", "A800-40GB", "H20", "GB200", "V100S", "MI300X", "MI250X", "MI355X"):
+    # HBM: A30, A800, H20, GB200, GB300 and the Instinct parts; GDDR: L40, A40, GeForce
+    hbm = ("A30", "A800-40GB", "H20", "GB200", "GB300", "V100S", "MI300X", "MI250X", "MI355X")
+    for name in hbm:
         assert has_hbm(resolve_gpu(name)), name
     for name in ("L40", "A40", "RTX5090", "RTXA5000"):
         assert not has_hbm(resolve_gpu(name)), name

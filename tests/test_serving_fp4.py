@@ -69,6 +69,8 @@ def test_a_memory_bound_decode_step_scales_by_bytes_and_bandwidth() -> None:
     [
         ("B200", "fp4", 9000.0),  # HGX B200: 18 PF FP4 sparse per GPU = 9,000 dense, 2x fp8
         ("B300", "fp4", 13500.0),  # HGX B300: 108 PF FP4 dense per 8 GPUs
+        ("GB300", "fp4", 15000.0),  # GB300 NVL72: 1,080 PF FP4 dense per 72 GPUs
+        ("GB300", "mxfp4", 5000.0),  # MXFP4 weights x MXFP8 activations: its fp8 rate
         ("RTX-PRO-6000", "fp4", 2000.0),  # 4,000 FP4 AI TOPS sparse = 2,000 dense
         ("B200", "mxfp4", 4500.0),  # MXFP4 weights x MXFP8 activations: the fp8 rate
         ("H100", "fp4", 989.4),  # no fp4 tensor cores: weight-only, 16-bit matmuls

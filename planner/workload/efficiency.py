@@ -42,8 +42,8 @@ from planner.schema import Fabric, Interconnect
 #   51% incl. an 11% pipeline bubble; estimation.md s4 "A100 single node, well tuned 0.55-0.60".
 # H100/H200 0.52: llm-foundry H100 BF16 27-46% MFU, estimation.md s4 "0.40-0.50 steady" (llm.c's
 #   hand-fused GPT-2 124M runs 1.25x faster than that: its own stack factor, frameworks.yaml).
-# B200 0.52 (B300 and GB200 too, by family): MLPerf Training v5.1 Llama 3.1 8B pre-training on one
-#   DGX B200 (calibration row C37; mlcommons/training_results_v5.1 University-of-Florida/results/
+# B200 0.52 (B300, GB200 and GB300 too, by family): MLPerf Training v5.1 Llama 3.1 8B pre-training
+#   on one DGX B200 (calibration row C37; mlcommons/training_results_v5.1 University-of-Florida/results/
 #   hpg.dgxb200x8.n1/llama31_8b: NeMo 25.09, fp8 with current scaling, CUDA graphs, DP8, micro-batch
 #   2 of 8,192 tokens, 0.5445 s a 16-sequence step) meets the estimate at 0.52, the Hopper figure.
 #   It had been 0.45, "newer generations reach a lower fraction at launch" (U), 1.15x slow there;
@@ -72,8 +72,9 @@ from planner.schema import Fabric, Interconnect
 #   ones.  350 W for 142 SMs is less power per SM than the 4090's 450 W for 128, so a power limit
 #   may bite below 0.52 under long dense loads (U); no sustained-clock measurement was found.
 # Parts cut from a family's die run its kernels and take its figure (gpus.yaml, family): A800 and
-#   A30 the A100's, H800 and H20 the H100's, GB200 the B200's, L40 the L40S's (of its half-rate
-#   FP32-accumulate peak, as GeForce), A40 and RTX A5000 RTX-Pro's.
+#   A30 the A100's, H800 and H20 the H100's, GB200 the B200's (GB300 the B300's, itself in the B200
+#   family), L40 the L40S's (of its half-rate FP32-accumulate peak, as GeForce), A40 and RTX A5000
+#   RTX-Pro's.
 # MI200 (AMD CDNA2: MI250, MI250X) 0.40: Megatron-DeepSpeed on Frontier's MI250X reached 38.38% MFU
 #   on a 22B GPT (36.14% at 175B, 31.96% at 1T; Dash et al. 2023, "Optimizing Distributed Training
 #   on Frontier for Large Language Models", arXiv 2312.12705, per graphics compute die against its
