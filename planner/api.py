@@ -13,11 +13,12 @@ one is a ConfigError with the nearest names, and one of the wrong type a ConfigE
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -461,14 +462,16 @@ class Planner:
             raise ConfigError(f"expected a workload name, path or WorkloadSpec, got {workload!r}")
         if not isinstance(spec_gpu, GpuSpec):
             raise ConfigError(f"expected a GPU name or GpuSpec, got {gpu!r}", key_path="gpu")
-        # a pinned tensor x pipeline layout this count cannot hold is a conflict in the request
-        # (the core estimator reports it as not fitting, so that quote skips such counts)
-        problem = layout_error(spec, count)
-        if problem is not None:
-            raise problem
-        if topology is not None:
-            check_topology(spec_gpu, topology, count)
-        return _estimate(spec, spec_gpu, count, topology=topology, calibrations=calibrations)
+        with _in_workload_file(spec):
+            # a pinned tensor x pipeline layout this count cannot hold is a conflict in the
+            # request (the core estimator reports it as not fitting, so that quote skips such
+            # counts)
+            problem = layout_error(spec, count)
+            if problem is not None:
+                raise problem
+            if topology is not None:
+                check_topology(spec_gpu, topology, count)
+            return _estimate(spec, spec_gpu, count, topology=topology, calibrations=calibrations)
 
     # --- quote ---------------------------------------------------------------------------------
 
@@ -951,6 +954,27 @@ def prices_history(instance_type: str, *, region: str | None = None) -> list[dic
 
 
 # --- workloads and estimates (issue 3) ---------------------------------------------------------
+
+
+# A workload's top-level keys: an error at one of them (``training.precision``) is about the
+# workload's file.
+_WORKLOAD_KEYS = frozenset({"name", "kind", "model", "data", "training", "inference", "pieces"})
+
+
+@contextlib.contextmanager
+def _in_workload_file(spec: WorkloadSpec) -> Iterator[None]:
+    """A ConfigError at a workload key, raised once the file is read (its training.precision on
+    a GPU without those tensor cores, its pinned layout on a count that cannot hold it), named by
+    the file ``spec`` was read from, as an error in reading the file is."""
+    from planner.workload.spec import workload_file
+
+    file = workload_file(spec)
+    try:
+        yield
+    except ConfigError as e:
+        if file is None or (e.key_path or "").split(".")[0] not in _WORKLOAD_KEYS:
+            raise
+        raise e.in_file(file) from None
 
 
 @_keywords_checked

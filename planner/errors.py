@@ -6,6 +6,7 @@ non-zero exit code.  Anything else escaping the library is a bug and keeps its t
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import difflib
 import functools
@@ -63,6 +64,19 @@ class ConfigError(PlannerError):
         """The same error at another key path: the CLI shows a library field (``deadline_hours``)
         as the option a user typed (``--deadline``)."""
         return ConfigError(self.detail, file=self.file, key_path=key_path, hint=self.hint)
+
+    def in_file(self, file: str) -> ConfigError:
+        """The same error (of the same class) named by the file its key path is in, where it
+        names none: a workload file's pin or precision that a GPU or count given beside it
+        conflicts with is found after the file is read, by code that sees only its contents."""
+        if self.file is not None:
+            return self
+        moved = copy.copy(self)
+        moved.file = file
+        where = f"{file}: {self.key_path}: " if self.key_path else f"{file}: "
+        moved.message = f"{where}{self.detail}"
+        moved.args = (moved.message,)
+        return moved
 
 
 class UnknownNameError(ConfigError):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import math
+import weakref
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
@@ -495,6 +496,19 @@ class TrainingSection(_Section):
         return self
 
     @model_validator(mode="after")
+    def _qlora_precision(self) -> TrainingSection:
+        """QLoRA dequantises its 4-bit frozen weights to 16 bits for every matmul (bitsandbytes'
+        compute dtype), so no matmul runs in fp8: the estimate doubled their rate for nothing."""
+        if self.method is Method.QLORA and self.precision is Precision.FP8:
+            raise FieldError(
+                "precision",
+                "fp8 with method: qlora: QLoRA dequantises its 4-bit frozen weights to 16 bits "
+                "for every matmul, so none runs in fp8; use precision: bf16 (fp16 on a GPU "
+                "without bf16), or method: lora to train in fp8",
+            )
+        return self
+
+    @model_validator(mode="after")
     def _paged_optimizer(self) -> TrainingSection:
         """A paged optimizer keeps its states in CUDA unified memory next to the GPU that steps
         them; ``offload`` moves them to the host for a CPU optimizer instead (DeepSpeed CPU Adam),
@@ -888,6 +902,14 @@ class WorkloadSpec(_Section):
         if m.is_transformer:
             if d.tokens is None and d.samples is None:
                 raise FieldError("data", "needs tokens, or samples (x epochs)")
+            if d.flops_per_sample is not None:
+                # was ignored: a transformer's FLOPs follow from its shape and the tokens
+                raise FieldError(
+                    "data.flops_per_sample",
+                    f"applies to image models (arch cnn, unet, diffusion); a {m.arch} "
+                    "transformer's FLOPs follow from its shape (model.params, layers, hidden) "
+                    "and data.tokens: drop it",
+                )
             if not m.takes_images:
                 self._check_loader_keys(d, m.arch)
             self._check_batch()
@@ -1035,6 +1057,13 @@ class WorkloadSpec(_Section):
             )
         if arch != "diffusion" and inf.steps is not None:
             raise FieldError("inference.steps", f"applies to diffusion models, not a {arch} model")
+        if arch != "diffusion" and not inf.guidance:
+            # was ignored: only a diffusion model's denoising steps run guided
+            raise FieldError(
+                "inference.guidance",
+                f"applies to diffusion models (classifier-free guidance), not a {arch} model: "
+                "drop it",
+            )
         if arch in ("cnn", "unet") and self.model.flops_per_sample is None:
             raise FieldError("model.flops_per_sample", f"is required for a {arch} model")
         return self
@@ -1125,6 +1154,14 @@ def _no_vision_keys(inf: InferenceSection, arch: str) -> None:
             )
     if inf.dla:
         raise FieldError("inference.dla", "the Jetson's DLAs run CNNs, not a transformer")
+    if not inf.guidance:
+        # was ignored: guidance: false reads as turning off a diffusion model's classifier-free
+        # guidance, which a language model has none of
+        raise FieldError(
+            "inference.guidance",
+            f"applies to diffusion models (classifier-free guidance), not a {arch} transformer: "
+            "drop it",
+        )
     if inf.framework in VISION_ENGINE_NAMES:
         raise FieldError(
             "inference.framework",
@@ -1553,12 +1590,28 @@ _WORDING = ErrorWording(
 )
 
 
+# Keys of a Hugging Face config.json that no workload file has: a config passed where a workload
+# goes is named as one.
+_HF_CONFIG_KEYS = frozenset(
+    {"architectures", "model_type", "num_hidden_layers", "hidden_size", "n_embd", "torch_dtype"}
+)
+
+
 def parse_workload(
     raw: Any, *, file: str = "<workload>", default_name: str | None = None
 ) -> WorkloadSpec:
     """Validate an already-parsed YAML document (pure; no I/O)."""
     if not isinstance(raw, dict):
         raise ConfigError("a workload file must be a mapping of keys", file=file)
+    if not raw.keys() & {"kind", "model"} and raw.keys() & _HF_CONFIG_KEYS:
+        # was: "architectures: unknown key (and 26 more problems)", a list of the workload keys
+        raise ConfigError(
+            "is a Hugging Face model config (config.json), not a workload file",
+            file=file,
+            hint=f"pass it as the model, with the tokens to train on: --model {file} --tokens "
+            f"50M; or write a workload file from it: planner workloads new NAME --model {file} "
+            "--tokens 50M",
+        )
     if "name" not in raw and default_name:
         raw = {**raw, "name": default_name}
     # pydantic hands the top level to WorkloadSpec.__init__ as keywords: a key YAML read as a
@@ -1571,11 +1624,26 @@ def parse_workload(
         _SOURCE.reset(source)
 
 
+# The file each WorkloadSpec read from a file came from, by the spec's identity (an equal spec made
+# in Python is not from the file): an error found once it is read (its training.precision against
+# a GPU, its pinned layout against a count) names the file, as an error in reading it does.
+_FILES: dict[int, str] = {}
+
+
+def workload_file(spec: object) -> str | None:
+    """The file ``spec`` was read from, as its errors name it; None for a spec made in Python
+    (a library workload's, a variant's)."""
+    return _FILES.get(id(spec))
+
+
 @functools.lru_cache(maxsize=256)
 def _load_file(path: str, mtime_ns: int) -> WorkloadSpec:
     p = Path(path)
     raw = read_yaml(p, what="workload file")
-    return parse_workload(raw, file=str(p), default_name=p.stem)
+    spec = parse_workload(raw, file=str(p), default_name=p.stem)
+    _FILES[id(spec)] = str(p)
+    weakref.finalize(spec, _FILES.pop, id(spec), None)
+    return spec
 
 
 def load_workload(name_or_path: str, *, directory: Path | None = None) -> WorkloadSpec:
