@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from planner.gpu_specs import resolve_gpu
-from planner.workload import estimate, parse_workload
+from planner.workload import WorkloadSpec, estimate, parse_workload
 from planner.workload.memory import GIB
 
 
@@ -69,3 +69,36 @@ def test_offloaded_optimizer_states_leave_the_gpu_and_cost_pcie_time() -> None:
     assert on_gpu.memory_breakdown_gib["optimizer_states"] > 0.0
     steps = "training steps"
     assert offload.time_breakdown_hours[steps] > on_gpu.time_breakdown_hours[steps]
+
+
+def _in_backward(global_batch: int, in_backward: bool = True) -> WorkloadSpec:
+    return parse_workload(
+        {
+            "name": "oib",
+            "kind": "finetune",
+            "model": "gpt2",
+            "data": {"tokens": 1e7},
+            "training": {
+                "method": "full",
+                "framework": "torchtune",
+                "optimizer_in_backward": in_backward,
+                "global_batch_samples": global_batch,
+            },
+        }
+    )
+
+
+def test_the_optimizer_in_the_backward_pass_accumulates_nothing() -> None:
+    # torchtune applies each gradient as the backward pass produces it and refuses gradient
+    # accumulation: one GPU runs the whole global batch as one micro-batch
+    est = estimate(_in_backward(32), resolve_gpu("RTX4090"), 1)
+    assert est.fits
+    assert (est.strategy.micro_batch_size, est.strategy.grad_accumulation) == (32, 1)
+    # without it the search accumulates smaller micro-batches (the control)
+    plain = estimate(_in_backward(32, in_backward=False), resolve_gpu("RTX4090"), 1)
+    assert plain.strategy.grad_accumulation > 1
+    # a share too big for one micro-batch does not fit, and the advice says why
+    big = estimate(_in_backward(512), resolve_gpu("RTX4090"), 1)
+    assert not big.fits
+    assert any("runs no gradient accumulation" in s for s in big.suggestions)
+    assert estimate(_in_backward(512, in_backward=False), resolve_gpu("RTX4090"), 1).fits

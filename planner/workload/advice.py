@@ -102,6 +102,16 @@ def train_suggestions(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
                 "single-GPU recipe): training.optimizer: paged-adamw-8bit, "
                 "optimizer_in_backward: true, precision: pure-bf16"
             )
+    if f.optimizer_in_backward and _fits(
+        replace(f, optimizer_in_backward=False), gpu, count, topo, flash
+    ):
+        # torchtune applies each gradient as it is produced and refuses gradient accumulation
+        out.append(
+            "training.optimizer_in_backward runs no gradient accumulation, so each GPU takes its "
+            f"whole share of the global batch ({f.global_batch:g} per step) as one micro-batch: "
+            "lower training.global_batch_samples or global_batch_tokens, add GPUs, or set "
+            "optimizer_in_backward: false to accumulate smaller micro-batches"
+        )
     for n in _MORE_GPUS:
         total = count * n
         t2 = replace(topo, gpus_per_node=min(max(topo.gpus_per_node, min(total, 8)), total))

@@ -1059,16 +1059,24 @@ def _micro_batch(f: TrainFacts, s: _Search, lay: _Layout, act1: float) -> tuple[
 
     The largest micro-batch that fits, up to the rank's share of the global batch and the token cap;
     1 under pipeline parallelism (the pipeline fills with many small micro-batches); a pinned
-    ``micro_batch`` as given, fitting or not.
+    ``micro_batch`` as given, fitting or not.  With the optimizer in the backward pass there is no
+    gradient accumulation: the rank's whole share, or no fit.
     """
     b_max = int(lay.room // act1) if act1 > 0 else 10**9
+    whole = max(1, math.ceil(lay.per_rank))  # the rank's share of the global batch
     if "micro_batch" in f.pinned:
         b = f.pinned["micro_batch"]
+    elif f.optimizer_in_backward:
+        # each gradient is applied as the backward pass produces it, so nothing accumulates: the
+        # rank's whole share runs as one micro-batch (torchtune refuses optimizer_in_bwd with
+        # gradient accumulation)
+        b = whole
     elif lay.pp > 1:
         b = 1
     else:
-        b = max(1, min(b_max, math.ceil(lay.per_rank), _token_cap(f, s, lay.cp)))
-    return b, b_max >= b >= 1
+        b = max(1, min(b_max, whole, _token_cap(f, s, lay.cp)))
+    fits = b_max >= b >= 1 and not (f.optimizer_in_backward and b < whole)
+    return b, fits
 
 
 def _token_cap(f: TrainFacts, s: _Search, cp: int) -> int:
