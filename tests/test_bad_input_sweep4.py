@@ -132,6 +132,18 @@ def test_a_config_json_passed_as_the_workload_says_to_pass_it_as_the_model(
     assert "unknown key" not in result.stderr
 
 
+def test_a_config_json_in_the_current_folder_is_read_as_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """was: "unknown workload 'config.json'" and the library's names (a bare file name was taken
+    for a library name)."""
+    (tmp_path / "config.json").write_text(MIXTRAL_CONFIG.read_text(encoding="utf-8"))
+    monkeypatch.chdir(tmp_path)
+    result = invoke("estimate", "config.json", "--gpu", "H100")
+    assert_clean_error(result, "config.json", "Hugging Face model config", "--model ")
+    assert "unknown workload" not in result.stderr
+
+
 def test_a_workload_with_an_unknown_key_still_lists_the_workload_keys(tmp_path: Path) -> None:
     """Control: a workload file (it has kind and model) with a config.json key in it."""
     path = _workload(tmp_path, FP8_JOB.replace("kind:", "model_type: llama\nkind:"))

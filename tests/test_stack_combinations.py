@@ -91,9 +91,9 @@ def test_autotp_with_nvme_offload_is_refused(framework: str) -> None:
     # Hugging Face Trainer reaches NVMe through DeepSpeed
     with pytest.raises(ConfigError) as e:
         parse_workload(_llama(framework, offload="nvme", parallelism={"tensor": 2}))
-    assert e.value.key_path == "training"
+    assert e.value.key_path == "training.offload"
     message = str(e.value)
-    assert "offload: nvme runs under DeepSpeed ZeRO-3" in message
+    assert "nvme runs under DeepSpeed ZeRO-3" in message
     assert "drop parallelism.tensor or use offload: optimizer" in message
     # both fixes run
     parse_workload(_llama(framework, offload="nvme"))

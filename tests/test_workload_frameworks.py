@@ -191,3 +191,20 @@ def test_an_unknown_stack_is_still_refused_with_the_names() -> None:
         parse_workload(raw)
     assert e.value.key_path == "training.framework"
     assert "unknown framework 'unsloth'" in str(e.value)
+
+
+def test_a_misspelt_other_name_is_suggested() -> None:
+    raw = {
+        "name": "t",
+        "kind": "finetune",
+        "model": "gpt2",
+        "data": {"tokens": 1e6},
+        "training": {"framework": "axolotol"},
+    }
+    with pytest.raises(ConfigError) as e:
+        parse_workload(raw)
+    assert "did you mean axolotl" in str(e.value.hint)
+    raw["training"]["framework"] = "megatorn"
+    with pytest.raises(ConfigError) as e:
+        parse_workload(raw)
+    assert "did you mean megatron" in str(e.value.hint)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from planner.config.yamlfile import parse_packaged_yaml
-from planner.errors import ConfigError, UnknownNameError
+from planner.errors import ConfigError, UnknownNameError, suggest
 from planner.workload.efficiency import ATTENTION_KERNELS, FP8_SCALING
 
 AUTO = "auto"
@@ -176,6 +176,15 @@ def canonical_framework(name: str) -> str | None:
         if key in profile.aliases:
             return profile.name
     return None
+
+
+def close_alias(name: str) -> list[str]:
+    """The other name of a stack nearest to ``name`` where it is nearer than every profile's
+    (``axolotol``: ``axolotl``), for a suggestion; none otherwise."""
+    aliases = [a for p in load_frameworks().values() for a in p.aliases]
+    key = name.strip().lower()
+    near = suggest(key, [*aliases, *framework_names()], n=1)
+    return near if near and near[0] in aliases else []
 
 
 def framework_names() -> list[str]:

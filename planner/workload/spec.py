@@ -433,12 +433,21 @@ class TrainingSection(_Section):
                 "on the node's NVMe offload: nvme",
             )
         if isinstance(raw, dict) and "framework" in raw:
-            from planner.workload.frameworks import canonical_framework, framework_names
+            from planner.workload.frameworks import (
+                canonical_framework,
+                close_alias,
+                framework_names,
+            )
 
             name = canonical_framework(str(raw["framework"]))
             if name is None:  # reported at training.framework, with suggestions
+                # a stack's other name is suggested where it is the nearest ("axolotol")
+                near = close_alias(str(raw["framework"]))
                 raise UnknownName(
-                    "framework", str(raw["framework"]), framework_names(), key_path="framework"
+                    "framework",
+                    str(raw["framework"]),
+                    [*framework_names(), *near],
+                    key_path="framework",
                 )
             raw = {**raw, "framework": name}
         return raw
@@ -568,9 +577,10 @@ class TrainingSection(_Section):
         if pin.tensor is not None and pin.tensor > 1 and self.framework in _DEEPSPEED_NVME:
             # DeepSpeed's AutoTP tensor parallelism runs with ZeRO 0-2 ("Automatic Tensor
             # Parallelism (Training)"); the Hugging Face Trainer reaches NVMe through DeepSpeed
-            raise ValueError(
-                "offload: nvme runs under DeepSpeed ZeRO-3, which DeepSpeed's tensor parallelism "
-                "(AutoTP) does not combine with; drop parallelism.tensor or use offload: optimizer"
+            raise FieldError(
+                "offload",
+                "nvme runs under DeepSpeed ZeRO-3, which DeepSpeed's tensor parallelism (AutoTP) "
+                "does not combine with; drop parallelism.tensor or use offload: optimizer",
             )
         return self
 
@@ -1608,9 +1618,9 @@ def parse_workload(
         raise ConfigError(
             "is a Hugging Face model config (config.json), not a workload file",
             file=file,
-            hint=f"pass it as the model, with the tokens to train on: --model {file} --tokens "
-            f"50M; or write a workload file from it: planner workloads new NAME --model {file} "
-            "--tokens 50M",
+            hint=f"a model config goes where a command takes a model (planner estimate or quote "
+            f"--model {file} --tokens 50M), or write a workload file from it: planner workloads "
+            f"new NAME --model {file} --tokens 50M",
         )
     if "name" not in raw and default_name:
         raw = {**raw, "name": default_name}
@@ -1640,9 +1650,15 @@ def workload_file(spec: object) -> str | None:
 def _load_file(path: str, mtime_ns: int) -> WorkloadSpec:
     p = Path(path)
     raw = read_yaml(p, what="workload file")
-    spec = parse_workload(raw, file=str(p), default_name=p.stem)
-    _FILES[id(spec)] = str(p)
-    weakref.finalize(spec, _FILES.pop, id(spec), None)
+    return parse_workload(raw, file=str(p), default_name=p.stem)
+
+
+def _from_file(spec: WorkloadSpec, path: str) -> WorkloadSpec:
+    """``spec``, remembered as read from the file ``path`` (:func:`workload_file`) until it is
+    collected."""
+    if id(spec) not in _FILES:
+        _FILES[id(spec)] = path
+        weakref.finalize(spec, _FILES.pop, id(spec), None)
     return spec
 
 
@@ -1663,13 +1679,15 @@ def load_workload(name_or_path: str, *, directory: Path | None = None) -> Worklo
         )
     path = Path(text).expanduser()
     probe(path)  # a name too long for the file system: a ConfigError here, not an OSError below
-    if text.endswith((".yaml", ".yml")) or path.parent != Path(".") or path.is_dir():
+    # a file name (a workload's .yaml, a model's config.json) or any path is a file, not a name
+    if text.endswith((".yaml", ".yml", ".json")) or path.parent != Path(".") or path.is_dir():
         if not path.exists():
             near = missing_file_hint(text, directory or workloads_dir(), "workload")
             raise ConfigError("workload file not found", file=text, hint=near or "check the path")
         if not path.is_file():  # a directory, a pipe (<(cat w.yaml)): read once, as named
-            return _load_file.__wrapped__(str(path), 0)
-        return _load_file(str(path.resolve()), path.stat().st_mtime_ns)
+            return _from_file(_load_file.__wrapped__(str(path), 0), text)
+        spec = _load_file(str(path.resolve()), path.stat().st_mtime_ns)
+        return _from_file(spec, text)
     folder = directory or workloads_dir()
     candidate = folder / f"{text}.yaml"
     if probe(candidate) is None or not candidate.is_file():
