@@ -194,6 +194,14 @@ def test_flops_per_sample_on_a_transformer_is_refused(tmp_path: Path) -> None:
     )
     result = invoke("estimate", str(path), "--gpu", "H100")
     assert_clean_error(result, f"{path}: data.flops_per_sample", "image models", "drop it")
+    # the same number moved to the model section was ignored too
+    moved = _workload(
+        tmp_path,
+        "name: job\nkind: finetune\nmodel: {preset: gpt2, flops_per_sample: 1e12}\n"
+        "data: {tokens: 1e6}\n",
+    )
+    result = invoke("estimate", str(moved), "--gpu", "H100")
+    assert_clean_error(result, f"{moved}: model.flops_per_sample", "data.tokens", "drop it")
 
 
 def test_the_bundled_diffusion_and_vision_workloads_still_load() -> None:

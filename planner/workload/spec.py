@@ -912,13 +912,16 @@ class WorkloadSpec(_Section):
         if m.is_transformer:
             if d.tokens is None and d.samples is None:
                 raise FieldError("data", "needs tokens, or samples (x epochs)")
-            if d.flops_per_sample is not None:
+            for where, value in (("data", d.flops_per_sample), ("model", m.flops_per_sample)):
+                if value is None:
+                    continue
                 # was ignored: a transformer's FLOPs follow from its shape and the tokens
+                tokens = "data.samples" if m.takes_images else "data.tokens"
                 raise FieldError(
-                    "data.flops_per_sample",
+                    f"{where}.flops_per_sample",
                     f"applies to image models (arch cnn, unet, diffusion); a {m.arch} "
                     "transformer's FLOPs follow from its shape (model.params, layers, hidden) "
-                    "and data.tokens: drop it",
+                    f"and {tokens}: drop it",
                 )
             if not m.takes_images:
                 self._check_loader_keys(d, m.arch)
