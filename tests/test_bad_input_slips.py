@@ -18,31 +18,21 @@ from typing import Any
 
 import pytest
 import yaml
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 import planner
-from planner.cli import main
 from planner.errors import ConfigError
+from tests import cli_checks
+from tests.cli_checks import invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 
 
-def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
-    return CliRunner().invoke(main, list(args), env=env)
-
-
 def assert_clean_error(result: Result, *needles: str, exit_code: int = 2) -> None:
-    """The exit code, no traceback or escaped exception, every needle in stderr
-    (case-insensitive), and nothing on stdout (``--format json`` stays parseable)."""
-    assert result.exit_code == exit_code, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        f"escaped {type(result.exception).__name__}: {result.exception}"
-    )
-    assert "Traceback" not in result.output
-    assert result.stdout == "", result.stdout
-    for needle in needles:
-        assert needle.lower() in result.stderr.lower(), f"{needle!r} not in:\n{result.stderr}"
+    """:func:`tests.cli_checks.assert_clean_error` with nothing on stdout (``--format json``
+    stays parseable)."""
+    cli_checks.assert_clean_error(result, *needles, exit_code=exit_code, quiet_stdout=True)
 
 
 def scenario(kind: str, name: str) -> dict[str, Any]:

@@ -13,32 +13,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 import planner
-from planner.cli import main
 from planner.errors import ConfigError, UnknownNameError
 from planner.ownership.build import build_machines
+from tests.cli_checks import assert_clean_error, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 BUDGET = SCENARIOS / "budgets" / "2027-ml-platform.yaml"
-
-
-def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
-    return CliRunner().invoke(main, list(args), env=env)
-
-
-def assert_clean_error(result: Result, *needles: str, exit_code: int = 2) -> None:
-    """The exit code, no traceback or escaped exception, and every needle in stderr
-    (case-insensitive)."""
-    assert result.exit_code == exit_code, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        f"escaped {type(result.exception).__name__}: {result.exception}"
-    )
-    assert "Traceback" not in result.output
-    for needle in needles:
-        assert needle.lower() in result.stderr.lower(), f"{needle!r} not in:\n{result.stderr}"
 
 
 def _budget_file(tmp_path: Path, old: str, new: str) -> Path:

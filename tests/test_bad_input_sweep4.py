@@ -12,30 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 import planner
-from planner.cli import main
 from planner.errors import ConfigError
+from tests.cli_checks import assert_clean_error, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 MIXTRAL_CONFIG = ROOT / "tests" / "data" / "hf_configs" / "mixtral-8x7b-config.json"
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
-
-
-def assert_clean_error(result: Result, *needles: str, exit_code: int = 2) -> None:
-    """The exit code, no traceback or escaped exception, and every needle in stderr
-    (case-insensitive)."""
-    assert result.exit_code == exit_code, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        f"escaped {type(result.exception).__name__}: {result.exception}"
-    )
-    assert "Traceback" not in result.output
-    for needle in needles:
-        assert needle.lower() in result.stderr.lower(), f"{needle!r} not in:\n{result.stderr}"
 
 
 def _workload(tmp_path: Path, text: str, name: str = "job.yaml") -> Path:
