@@ -145,6 +145,17 @@ def test_llm_c_runs_the_matmuls_faster_than_the_calibrated_stacks() -> None:
     assert 1.05 < speedup < 1.25
 
 
+def _gpt2(framework: str) -> dict[str, object]:
+    """A GPT-2 fine-tune on ``framework``."""
+    return {
+        "name": "t",
+        "kind": "finetune",
+        "model": "gpt2",
+        "data": {"tokens": 1e6},
+        "training": {"framework": framework},
+    }
+
+
 @pytest.mark.parametrize(
     ("given", "profile"),
     [
@@ -159,14 +170,7 @@ def test_llm_c_runs_the_matmuls_faster_than_the_calibrated_stacks() -> None:
     ],
 )
 def test_a_stack_is_known_by_its_other_names(given: str, profile: str) -> None:
-    raw = {
-        "name": "t",
-        "kind": "finetune",
-        "model": "gpt2",
-        "data": {"tokens": 1e6},
-        "training": {"framework": given},
-    }
-    assert parse_workload(raw).training.framework == profile
+    assert parse_workload(_gpt2(given)).training.framework == profile
 
 
 def test_aliases_name_one_stack_each_and_no_profile() -> None:
@@ -180,31 +184,14 @@ def test_aliases_name_one_stack_each_and_no_profile() -> None:
 
 
 def test_an_unknown_stack_is_still_refused_with_the_names() -> None:
-    raw = {
-        "name": "t",
-        "kind": "finetune",
-        "model": "gpt2",
-        "data": {"tokens": 1e6},
-        "training": {"framework": "unsloth"},
-    }
     with pytest.raises(ConfigError) as e:
-        parse_workload(raw)
+        parse_workload(_gpt2("unsloth"))
     assert e.value.key_path == "training.framework"
     assert "unknown framework 'unsloth'" in str(e.value)
 
 
 def test_a_misspelt_other_name_is_suggested() -> None:
-    raw = {
-        "name": "t",
-        "kind": "finetune",
-        "model": "gpt2",
-        "data": {"tokens": 1e6},
-        "training": {"framework": "axolotol"},
-    }
-    with pytest.raises(ConfigError) as e:
-        parse_workload(raw)
-    assert "did you mean axolotl" in str(e.value.hint)
-    raw["training"]["framework"] = "megatorn"
-    with pytest.raises(ConfigError) as e:
-        parse_workload(raw)
-    assert "did you mean megatron" in str(e.value.hint)
+    for given, meant in (("axolotol", "axolotl"), ("megatorn", "megatron")):
+        with pytest.raises(ConfigError) as e:
+            parse_workload(_gpt2(given))
+        assert f"did you mean {meant}" in str(e.value.hint)

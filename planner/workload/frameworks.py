@@ -209,7 +209,6 @@ def resolve_framework(
     """(profile, whether it was chosen by ``auto``) for ``name`` (``images``: a model trained on
     images, :func:`auto_framework`)."""
     profiles = load_frameworks()
-    name = canonical_framework(name) or name
     if name == AUTO:
         return profiles[auto_framework(finetune=finetune, images=images)], True
     if name not in profiles:

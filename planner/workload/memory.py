@@ -521,7 +521,7 @@ def activation_bytes_per_layer(
     ratio = (attention_width or hidden) / hidden
     per_sbh = layer_bytes_per_sbh(dropout=dropout, attention_ratio=ratio)
     if not sequence_parallel and tp > 1:
-        replicated = REPLICATED_BYTES_PER_SBH - (0.0 if dropout else DROPOUT_MASK_BYTES_PER_SBH)
+        replicated = replicated_bytes_per_sbh(dropout=dropout)
         return replicated * sbh + (per_sbh - replicated) * sbh / tp + score / tp
     return (per_sbh * sbh + score) / tp
 

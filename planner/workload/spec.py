@@ -1437,25 +1437,16 @@ def _check_stack_layout(spec: WorkloadSpec) -> None:
                 f"framework {stack.name} does not run {key} parallelism, as modelled here "
                 f"({key}: {size}); {fix}, or leave parallelism.{key} out",
             )
+    # left: a ZeRO stage (pinned, or offload: nvme's ZeRO-3) the stack lacks, or runs but not with
+    # the pinned split (DeepSpeed's pipeline engine: ZeRO < 2)
     zero = _pinned_zero(spec)
-    if zero is None or zero in stack.zero:
-        # the stage runs, but not with the pinned split (DeepSpeed's pipeline engine: ZeRO < 2)
-        stages = ", ".join(str(z) for z in _split_zero_stages(stack, spec)) or "none"
-        split = " and ".join(f"{k} parallel {n}" for k, n in _layout_pins(spec) if k in _SPLITS)
-        splits = [k for k, _ in _layout_pins(spec) if k in _SPLITS]
-        field = (
-            "training.parallelism.zero"
-            if pin.zero is not None
-            else "training.offload"
-            if zero is not None
-            else f"training.parallelism.{splits[0] if splits else 'zero'}"
-        )
-        asked = (
-            f"ZeRO-{zero}"
-            if pin.zero is not None
-            else "offload: nvme (ZeRO-3)"
-            if zero is not None
-            else "any ZeRO stage"
+    assert zero is not None  # every stack runs ZeRO 0 with any split it runs (runs_layout)
+    field = "training.parallelism.zero" if pin.zero is not None else "training.offload"
+    asked = f"ZeRO-{zero}" if pin.zero is not None else "offload: nvme (ZeRO-3)"
+    if zero in stack.zero:
+        stages = ", ".join(str(z) for z in _split_zero_stages(stack, spec))
+        split = " and ".join(
+            f"{k} parallel {n}" for k, n in _layout_pins(spec) if k in ("tensor", "pipeline")
         )
         raise FieldError(
             field,
@@ -1464,14 +1455,10 @@ def _check_stack_layout(spec: WorkloadSpec) -> None:
         )
     stages = ", ".join(str(z) for z in stack.zero)
     raise FieldError(
-        "training.parallelism.zero",
-        f"framework {stack.name} offers ZeRO stages {stages}, as modelled here, not {zero}; "
-        f"pin one of those, or {fix}",
+        field,
+        f"framework {stack.name} offers ZeRO stages {stages}, as modelled here, not "
+        f"{zero if pin.zero is not None else asked}; pin one of those, or {fix}",
     )
-
-
-# The splits that limit the ZeRO stages a stack runs with them (FrameworkProfile.zero_with).
-_SPLITS = ("tensor", "pipeline")
 
 
 # The stack ability (FrameworkProfile) each pinned split needs.
