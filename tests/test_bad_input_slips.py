@@ -254,10 +254,11 @@ BAD_WORKLOADS = [
         ("model.params", "holds about 1.31e+09"),
     ),
     ("gpt2-xl-finetune", {"model": {**CUSTOM, "params": 1e6}}, ("model.params", "disagree")),
-    # a preset's shape changed and its count kept
+    # a preset's shape changed and its old count given with it (without a count the preset's
+    # is carried over to the new shape: test_workload_spec)
     (
         "gpt2-xl-finetune",
-        {"model": {"preset": "gpt2-xl", "hidden": 6400, "heads": 50}},
+        {"model": {"preset": "gpt2-xl", "hidden": 6400, "heads": 50, "params": 1.56e9}},
         ("model.params", "set params"),
     ),
     (

@@ -61,6 +61,33 @@ def test_preset_fills_the_model_and_explicit_fields_win() -> None:
     assert spec.seq_len == 512
 
 
+def _preset_model(**model: object) -> dict[str, object]:
+    return {"name": "x", "kind": "finetune", "model": model, "data": {"tokens": 1e6}}
+
+
+def test_a_preset_with_a_changed_shape_carries_its_params_over_to_the_new_shape() -> None:
+    # Llama 2 7B: per layer 4 x 4096^2 attention + 3 x 4096 x 11008 MLP = 202,375,168, the
+    # untied embedding and head 2 x 32,000 x 4096 = 262,144,000: 6,738,149,376 in the shape.
+    # With 64 layers: 13,214,154,752, and the preset's 6.74e9 scales by the same ratio.
+    per_layer = 4 * 4096**2 + 3 * 4096 * 11008
+    embedding = 2 * 32000 * 4096
+    ratio = (64 * per_layer + embedding) / (32 * per_layer + embedding)
+    spec = parse_workload(_preset_model(preset="llama-2-7b", layers=64))
+    assert spec.model.layers == 64
+    assert spec.model.params == pytest.approx(6.74e9 * ratio, rel=1e-9)
+    # a shape-neutral change keeps the preset's count; an explicit count wins
+    assert parse_workload(_preset_model(preset="llama-2-7b", seq_len=8192)).model.params == 6.74e9
+    given = parse_workload(_preset_model(preset="llama-2-7b", layers=64, params=13e9))
+    assert given.model.params == 13e9
+
+
+def test_a_mixture_of_experts_preset_with_a_changed_shape_needs_its_counts() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_workload(_preset_model(preset="mixtral-8x7b", layers=16))
+    assert info.value.key_path == "model.params"
+    assert "active_params" in str(info.value)
+
+
 def test_samples_times_epochs_times_tokens_per_sample() -> None:
     spec = parse_workload(
         {

@@ -816,7 +816,21 @@ class WorkloadSpec(_Section):
                 "mlp": preset.mlp,
             }
             filled = {k: v for k, v in filled.items() if v is not None}
-            filled.update({k: v for k, v in model.items() if v is not None})
+            given = {k: v for k, v in model.items() if v is not None}
+            reshaped = sorted(given.keys() & _SHAPE_KEYS)
+            if preset.experts and reshaped and not {"params", "active_params"} <= given.keys():
+                raise FieldError(
+                    "model.params",
+                    f"{preset.name} is a mixture of experts, and changing its "
+                    f"{' and '.join(reshaped)} changes its total and active parameters in ways "
+                    "the shape alone does not give; set model.params and model.active_params "
+                    "for the changed model too",
+                )
+            if "params" not in given and reshaped:
+                params = _reshaped_params(filled, {**filled, **given})
+                if params is not None:
+                    given["params"] = params
+            filled.update(given)
             filled["preset"] = preset.name
             model = filled
         if model is not None:
@@ -1283,6 +1297,30 @@ def shape_params(m: ModelSection) -> float | None:
     mlp = (3.0 if m.mlp == "gated" else 2.0) * hidden * (m.ffn or 4 * m.hidden)
     embedding = float(m.vocab or 0) * hidden * (2.0 if m.tied_embeddings is False else 1.0)
     return m.layers * (attention + mlp) + embedding
+
+
+# The fields of a transformer's shape that set its parameter count (shape_params).
+_SHAPE_KEYS = frozenset(
+    ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "mlp", "vocab", "tied_embeddings")
+)
+
+
+def _reshaped_params(preset: dict[str, Any], changed: dict[str, Any]) -> float | None:
+    """A dense preset's parameter count carried over to a changed shape: the preset's count scaled
+    by what the two shapes hold (:func:`shape_params`), so the part the shape does not count
+    (biases, norms) scales with it.  ``{preset: llama-2-7b, layers: 64}`` is a 13B-parameter model,
+    not a 6.7B one with 64 layers' FLOPs.  None where either shape is incomplete or not valid yet
+    (the section's own validation then names the field) or the preset is a mixture of experts."""
+    keys = (*_SHAPE_KEYS, "experts", "params")
+    try:
+        before = ModelSection(**{k: preset[k] for k in keys if k in preset})
+        after = ModelSection(**{k: changed[k] for k in keys if k in changed and k != "params"})
+    except ValidationError:
+        return None
+    old, new = shape_params(before), shape_params(after)
+    if before.params is None or not old or not new:
+        return None
+    return before.params * new / old
 
 
 def _check_params(m: ModelSection) -> None:
