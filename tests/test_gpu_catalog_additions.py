@@ -256,3 +256,15 @@ def test_an_mi250x_is_one_graphics_compute_die() -> None:
     assert (mi250x.memory_gib, mi250x.tensor_tflops_dense) == (64, 191.5)
     est = estimate(load_workload("llama-2-7b-finetune"), mi250x, 1)
     assert not est.fits
+
+
+def test_rtx_pro_6000_blackwell_runs_at_its_gb202_dies_geforce_fraction() -> None:
+    """The RTX PRO 6000 Blackwell is the RTX 5090's GB202 chip at the same per-SM tensor rate: the
+    GeForce figure at the default 4,096 reference hidden size, not the Turing Quadro cards' 0.40
+    at DeBERTa's 1,536 (RTX-Pro)."""
+    pro = resolve_gpu("RTX-PRO-6000")
+    assert pro.family == "RTX-Pro-Blackwell"
+    assert eff.gemm_fraction(pro) == eff.GEMM_FRACTION["GeForce"] == 0.52
+    assert eff.gemm_fraction(resolve_gpu("Quadro-RTX6000")) == eff.GEMM_FRACTION["RTX-Pro"] == 0.40
+    assert eff.REFERENCE_HIDDEN.get(pro.family, eff.DEFAULT_REFERENCE_HIDDEN) == 4096
+    assert eff.reference_bytes_per_flop(pro) == eff.reference_bytes_per_flop(resolve_gpu("RTX5090"))

@@ -71,6 +71,15 @@ from planner.schema import Fabric, Interconnect
 #   allows, and more than the whole peak were the datasheet's first figures (733 FP8) the sparse
 #   ones.  350 W for 142 SMs is less power per SM than the 4090's 450 W for 128, so a power limit
 #   may bite below 0.52 under long dense loads (U); no sustained-clock measurement was found.
+# RTX-Pro-Blackwell 0.52, the GeForce (Blackwell) figure by the L40S's argument: the RTX PRO 6000
+#   Blackwell is the RTX 5090's GB202 chip (188 SMs enabled against the 5090's 170) at the same
+#   per-SM tensor rate with FP32 accumulate at full rate (500 dense FP16 TFLOPS, 4,000 sparse FP4
+#   "AI TOPS" / 8, over 188 x 2.617 GHz = 1,016 FLOPs a clock per SM; the 5090's 3,352 sparse FP4
+#   TOPS / 8 = 419 FP16-accumulate TFLOPS over 170 x 2.407 GHz = 1,024).  It had been in the
+#   RTX-Pro family, whose 0.40 was measured on Turing Quadro cards (C27) and its 1,536 reference
+#   hidden size on DeBERTa: the held-out Llama 3.1 8B LoRA runs on one and two RTX PRO 6000 Server
+#   Editions (H20, H21) came out 1.20x and 1.18x slow with it, and 1.00x and 0.99x with 0.52; the
+#   TensorRT-LLM 1.0 NVFP4 serving rows on one RTX PRO 6000 (held out) move the same way.
 # Parts cut from a family's die run its kernels and take its figure (gpus.yaml, family): A800 and
 #   A30 the A100's, H800 and H20 the H100's, GB200 the B200's (GB300 the B300's, itself in the B200
 #   family), L40 the L40S's (of its half-rate FP32-accumulate peak, as GeForce), A40 and RTX A5000
@@ -112,6 +121,7 @@ GEMM_FRACTION: dict[str, float] = {
     "L4": 0.35,
     "A10": 0.35,
     "A10G": 0.35,
+    "RTX-Pro-Blackwell": 0.52,  # GB202, the RTX 5090's chip (above)
     "L40S": 0.52,  # the AD102 chip of the RTX 4090 (GeForce)
     "Jetson": 0.25,
     "MI200": 0.40,

@@ -214,16 +214,26 @@ def _assumptions(spec: WorkloadSpec, gpu: GpuSpec, replica: Replica | None) -> t
     inf = _section(spec)
     fmt = weight_format(spec)
     stack = serving_stack(inf.framework)
+    memory = (
+        f"its KV cache {stack.memory_utilization:.0%} of the memory the weights leave free"
+        if stack.memory_share_of_free
+        else f"{stack.memory_utilization:.0%} of GPU memory"
+    )
     lines = [
         f"{fmt} weights, {inf.kv_precision} KV cache; prompts of {_length_words(inf.prompt_tokens, inf.prompt_tokens_p95)} "
         f"and answers of {_length_words(inf.output_tokens, inf.output_tokens_p95)} tokens",
         f"served by {stack.description}: up to "
         f"{replica.stack.max_num_seqs if replica else stack.max_num_seqs} sequences per replica, "
-        f"{stack.memory_utilization:.0%} of GPU memory",
+        f"{memory}",
         "each step: max(weights + KV cache read at "
         f"{stack.bandwidth_fraction:.0%} of memory bandwidth, FLOPs at the matmul efficiency) "
         "+ tensor-parallel all-reduces + the stack's host time",
     ]
+    if stack.reserves_whole_request:
+        lines.append(
+            "a request starts only once the KV cache can hold its prompt and its whole answer "
+            "(no request is paused once started), so fewer run at once than the mean length allows"
+        )
     if inf.beam_width > 1:
         lines.append(
             f"beam search, {inf.beam_width} beams a request: the prompt is prefilled once and its "

@@ -54,9 +54,14 @@ requests, each with its B beams, as TensorRT-LLM's ``max_batch_size`` does besid
 KV cache: ``2 x layers x kv_heads x head_dim`` values per token (grouped-query attention shares
 them; ``head_dim`` the model's, else ``hidden / heads``), split over the tensor-parallel GPUs
 down to one KV head each.  The stack's memory share less the weights and a prefill workspace is
-the KV pool; the most sequences it holds at the mean context
-(prompt + half the output) is the replica's concurrency limit, capped by the stack's
-``max_num_seqs``.
+the KV pool (TensorRT-LLM: its share of the memory those leave free, kv_cache_free_gpu_mem_fraction
+"the fraction of free GPU memory" after the model is loaded); the most sequences it holds at the
+mean context (prompt + half the output) is the replica's concurrency limit, capped by the stack's
+``max_num_seqs``.  TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT, admits a request
+only when the cache can take it to its last token ("to guarantee that a started request is never
+paused", TensorRT-LLM performance tuning guide, "Useful Runtime Options"; trtllm-bench throughput's
+``--scheduler_policy`` defaults to it): there each running request holds its prompt and its whole
+output (the output's 95th percentile, its longest).
 
 Weight formats: fp16/bf16 (2 bytes), fp8 (1 byte; fp8 tensor cores where the GPU has them), int8
 and int4 *weight-only* (AWQ/GPTQ-style: 1 and 0.53 bytes including group-128 scales, the matmuls in
@@ -148,6 +153,15 @@ class ServingStack:
     beam_search: bool = False
     # built on CUDA alone (TensorRT-LLM): refused on a GPU of another vendor (gpus.yaml vendor)
     cuda_only: bool = False
+    # admits a request only when the KV cache can hold it to its last token and never evicts one
+    # (TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT): the requests that run at
+    # once each hold their prompt and their whole output, not the mean context (the others grow
+    # their cache a block at a time and preempt a request when it runs out)
+    reserves_whole_request: bool = False
+    # memory_utilization is a share of the memory left once the weights, the runtime and the
+    # activation workspace are in place (TensorRT-LLM's kv_cache_free_gpu_mem_fraction), not of
+    # the whole GPU (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static)
+    memory_share_of_free: bool = False
 
 
 # GPU families whose memory is HBM (datasheets); the rest (GeForce, RTX/L-series, T4, Jetson) use
@@ -311,14 +325,22 @@ class Replica:
 
     @property
     def kv_pool_bytes_per_gpu(self) -> float:
-        """Memory left for the KV cache: the stack's share of the GPU less everything else."""
-        budget = self.gpu.usable_memory_gib * mem.GIB * self.stack.memory_utilization
-        return (
-            budget
-            - RUNTIME_GIB * mem.GIB
-            - self.weight_bytes_per_gpu
-            - self.workspace_bytes_per_gpu
-        )
+        """Memory left for the KV cache: the stack's share of the GPU less everything else, or
+        (``memory_share_of_free``) its share of what the rest leaves free."""
+        others = RUNTIME_GIB * mem.GIB + self.weight_bytes_per_gpu + self.workspace_bytes_per_gpu
+        usable = self.gpu.usable_memory_gib * mem.GIB
+        if self.stack.memory_share_of_free:
+            return (usable - others) * self.stack.memory_utilization
+        return usable * self.stack.memory_utilization - others
+
+    def held_context_tokens(self, prompt_tokens: float, output_tokens: float) -> float:
+        """The context a running request holds KV cache for, on average over its life: the prompt
+        and half its output (``output_tokens`` the mean) as the cache grows a block at a time, or
+        the prompt and its whole output (``output_tokens`` the longest it may run to) where the
+        stack reserves it at admission (``reserves_whole_request``)."""
+        if self.stack.reserves_whole_request:
+            return prompt_tokens + output_tokens
+        return prompt_tokens + output_tokens / 2.0
 
     def max_concurrency(self, context_tokens: float, prompt_tokens: float = 0.0) -> int:
         """Requests the KV pool holds at ``context_tokens`` each (of which ``prompt_tokens`` are the
@@ -584,7 +606,10 @@ def serve(
             "(int4, fp4, mxfp4)",
         )
     context = prompt.mean + output.mean / 2.0
-    limit = max(r.max_concurrency(context, prompt.mean), 1)
+    # a stack that reserves a request's whole output reserves what it may run to: the longest
+    # output the workload gives (its 95th percentile; the mean where it gives none)
+    grown = output.p95 if r.stack.reserves_whole_request else output.mean
+    limit = max(r.max_concurrency(r.held_context_tokens(prompt.mean, grown), prompt.mean), 1)
     if not r.stack.continuous_batching:
         return _serve_one_at_a_time(r, prompt, output, requests_per_s)
     cap = _capacity(r, prompt, output, limit)
