@@ -5,16 +5,19 @@ from __future__ import annotations
 import math
 
 import pytest
+import yaml
 
+import planner
 from planner.errors import ConfigError, PlannerError, UnknownNameError
 from planner.gpu_specs import load_gpu_catalog, resolve_gpu
 from planner.providers.base import interconnect_for
 from planner.schema import Interconnect
 from planner.workload import efficiency as eff
+from planner.workload import vision_serving as vs
 from planner.workload.estimate_types import default_topology
-from planner.workload.estimator import estimate
+from planner.workload.estimator import check_precision, estimate, precision_fallback
 from planner.workload.serving import has_hbm
-from planner.workload.spec import load_workload
+from planner.workload.spec import load_workload, parse_workload
 
 CATALOG = load_gpu_catalog()
 
@@ -60,7 +63,7 @@ def test_issue_prefix_match_without_the_row_a_prefix_is_unknown_not_the_bigger_p
         # a catalog family where no model is named
         ("GeForce", {g.name for g in CATALOG.gpus if g.family == "GeForce"}),
         ("MI300", {"MI300X", "MI325X"}),
-        ("MI200", {"MI250X", "MI250"}),
+        ("MI200", {"MI250X", "MI250", "MI210"}),
         ("MI350", {"MI350X", "MI355X"}),
     ],
 )
@@ -268,3 +271,197 @@ def test_rtx_pro_6000_blackwell_runs_at_its_gb202_dies_geforce_fraction() -> Non
     assert eff.gemm_fraction(resolve_gpu("Quadro-RTX6000")) == eff.GEMM_FRACTION["RTX-Pro"] == 0.40
     assert eff.REFERENCE_HIDDEN.get(pro.family, eff.DEFAULT_REFERENCE_HIDDEN) == 4096
     assert eff.reference_bytes_per_flop(pro) == eff.reference_bytes_per_flop(resolve_gpu("RTX5090"))
+
+
+# --- the GPUs added for older papers, consumer and workstation runs, and edge serving -----------
+
+# name: (aliases, family, memory GB, bandwidth GB/s, dense 16-bit TFLOPS, bf16, fp8, fp4, link, vendor)
+ADDED_MORE = {
+    "K80": (["Tesla K80", "NVIDIA K80"], "Kepler", 12, 240, 4.37, False, False, False, "pcie", "nvidia"),
+    "M60": (["Tesla M60"], "Maxwell", 8, 160, 4.82, False, False, False, "pcie", "nvidia"),
+    "P40": (["Tesla P40"], "Pascal", 24, 346, 11.76, False, False, False, "pcie", "nvidia"),
+    "GTX1080Ti": (["GTX 1080 Ti", "GeForce GTX 1080 Ti"], "GeForce", 11, 484, 11.34, False, False, False, "none", "nvidia"),
+    "TITAN-Xp": (["TITAN Xp", "NVIDIA TITAN Xp"], "GeForce", 12, 547.7, 12.15, False, False, False, "none", "nvidia"),
+    "TITAN-V": (["TITAN V", "NVIDIA TITAN V"], "V100", 12, 652.8, 110, False, False, False, "none", "nvidia"),
+    "RTX2080": (["RTX 2080", "GeForce RTX 2080"], "GeForce", 8, 448, 40.3, False, False, False, "nvlink-bridge", "nvidia"),
+    "RTX2080Super": (["RTX 2080 Super", "GeForce RTX 2080 SUPER"], "GeForce", 8, 496, 44.6, False, False, False, "nvlink-bridge", "nvidia"),
+    "RTX3060Ti": (["RTX 3060 Ti", "GeForce RTX 3060 Ti"], "GeForce", 8, 448, 32.4, True, False, False, "none", "nvidia"),
+    "RTX3070": (["RTX 3070", "GeForce RTX 3070"], "GeForce", 8, 448, 40.6, True, False, False, "none", "nvidia"),
+    "RTX3070Ti": (["RTX 3070 Ti", "GeForce RTX 3070 Ti"], "GeForce", 8, 608, 43.5, True, False, False, "none", "nvidia"),
+    "RTX3080-12GB": (["RTX 3080 12GB", "GeForce RTX 3080 12GB"], "GeForce", 12, 912, 61.3, True, False, False, "none", "nvidia"),
+    "RTX4060Ti": (["RTX 4060 Ti", "RTX 4060 Ti 8GB", "NVIDIA GeForce RTX 4060 Ti"], "GeForce", 8, 288, 44.1, True, True, False, "none", "nvidia"),
+    "RTX4060Ti-16GB": (["RTX 4060 Ti 16GB", "GeForce RTX 4060 Ti 16GB"], "GeForce", 16, 288, 44.1, True, True, False, "none", "nvidia"),
+    "RTX4070": (["RTX 4070", "GeForce RTX 4070"], "GeForce", 12, 504, 58.3, True, True, False, "none", "nvidia"),
+    "RTX4070Super": (["RTX 4070 Super", "GeForce RTX 4070 SUPER"], "GeForce", 12, 504, 71.0, True, True, False, "none", "nvidia"),
+    "RTX4070TiSuper": (["RTX 4070 Ti Super", "GeForce RTX 4070 Ti SUPER"], "GeForce", 16, 672, 88.2, True, True, False, "none", "nvidia"),
+    "RTX4080Super": (["RTX 4080 Super", "GeForce RTX 4080 SUPER"], "GeForce", 16, 736, 104.4, True, True, False, "none", "nvidia"),
+    "RTX4090D": (["RTX 4090 D", "GeForce RTX 4090 D", "RTX 4090D"], "GeForce", 24, 1008, 147.1, True, True, False, "none", "nvidia"),
+    "RTX5070": (["RTX 5070", "GeForce RTX 5070"], "GeForce", 12, 672, 61.7, True, True, True, "none", "nvidia"),
+    "RTX5070Ti": (["RTX 5070 Ti", "GeForce RTX 5070 Ti"], "GeForce", 16, 896, 87.9, True, True, True, "none", "nvidia"),
+    "RTX5080": (["RTX 5080", "GeForce RTX 5080"], "GeForce", 16, 960, 112.6, True, True, True, "none", "nvidia"),
+    "A2": (["NVIDIA A2"], "A2", 16, 200, 18, True, False, False, "pcie", "nvidia"),
+    "L20": (["NVIDIA L20"], "L40S", 48, 864, 119.5, True, True, False, "pcie", "nvidia"),
+    "RTXA4500": (["RTX A4500", "NVIDIA RTX A4500"], "RTX-Pro", 20, 640, 94.6, True, False, False, "nvlink-bridge", "nvidia"),
+    "RTX5000-Ada": (["RTX 5000 Ada", "NVIDIA RTX 5000 Ada Generation"], "RTX-Pro", 32, 576, 261.1, True, True, False, "none", "nvidia"),
+    "Jetson-Orin-Nano": (["Jetson Orin Nano", "Orin Nano"], "Jetson", 8, 68, 10, True, False, False, "none", "nvidia"),
+    "Jetson-Orin-Nano-Super": (["Jetson Orin Nano Super", "Orin Nano Super"], "Jetson", 8, 102, 16.75, True, False, False, "none", "nvidia"),
+    "Jetson-AGX-Xavier": (["Jetson AGX Xavier", "AGX Xavier"], "Jetson", 32, 136.5, 11.3, False, False, False, "none", "nvidia"),
+    "MI210": (["AMD Instinct MI210", "MI210 64GB"], "MI200", 64, 1638.4, 181, True, False, False, "pcie", "amd"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(ADDED_MORE))
+def test_more_added_gpus_resolve_by_their_aliases_with_their_cited_figures(name: str) -> None:
+    aliases, family, memory, bandwidth, tflops, bf16, fp8, fp4, link, vendor = ADDED_MORE[name]
+    gpu = resolve_gpu(name)
+    assert gpu.name == name
+    for alias in aliases:
+        assert resolve_gpu(alias).name == name, alias
+        assert {g.name for g in CATALOG.match(alias)} == {name}, alias
+    assert gpu.family == family
+    assert (gpu.memory_gib, gpu.memory_bandwidth_gb_per_s) == (memory, bandwidth)
+    assert gpu.tensor_tflops_dense == pytest.approx(tflops)
+    assert (gpu.bf16, gpu.fp8, gpu.fp4, gpu.gpu_link, gpu.vendor) == (bf16, fp8, fp4, link, vendor)
+    assert gpu.source and gpu.tdp_w > 0 and gpu.fp32_tflops > 0
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        # a memory variant is its own row; the bare name stays the first card of that name
+        ("RTX 3080", "RTX3080"),
+        ("RTX 3080 12GB", "RTX3080-12GB"),
+        ("RTX 4060 Ti", "RTX4060Ti"),  # the 8 GB card, as NVIDIA names them
+        ("RTX 4060 Ti 16GB", "RTX4060Ti-16GB"),
+        # a suffix names another card, never the one without it
+        ("RTX 4090", "RTX4090"),
+        ("RTX 4090 D", "RTX4090D"),  # 114 SMs against the 4090's 128
+        ("RTX 4070 Ti", "RTX4070Ti"),
+        ("RTX 4070 Ti SUPER", "RTX4070TiSuper"),
+        ("Orin Nano", "Jetson-Orin-Nano"),  # the 15 W mode
+        ("Jetson AGX Orin", "Jetson-AGX-Orin"),
+        ("TITAN V", "TITAN-V"),
+        ("TITAN RTX", "TITAN-RTX"),
+        ("A2", "A2"),  # not the A10 or A100
+        ("L20", "L20"),  # not the L40 or L4
+    ],
+)
+def test_variant_and_suffix_names_resolve_to_their_own_row(typed: str, meant: str) -> None:
+    assert resolve_gpu(typed).name == meant
+
+
+def test_the_new_throughput_figures_follow_the_datasheets() -> None:
+    # Ada GeForce: the FP32-accumulate dense rate is AI TOPS (FP8 sparse, FP16 accumulate) / 8
+    for name, ai_tops in (("RTX4070", 466), ("RTX4070TiSuper", 706), ("RTX4080Super", 836)):
+        assert resolve_gpu(name).tensor_tflops_dense == pytest.approx(ai_tops / 8, abs=0.1), name
+    # Blackwell GeForce: AI TOPS are FP4 sparse, 16x the dense FP32-accumulate 16-bit rate
+    rtx5080 = resolve_gpu("RTX5080")
+    assert rtx5080.tensor_tflops_dense == pytest.approx(1801 / 16, abs=0.1)
+    assert rtx5080.matmul_peak_flops("fp4") == pytest.approx(4 * 112.6e12)
+    # L20: 239 FP8 dense (twice its 119.5); RTX 5000 Ada: 1,044.4 FP8 sparse
+    assert resolve_gpu("L20").matmul_peak_flops("fp8") == pytest.approx(239e12)
+    assert resolve_gpu("RTX5000-Ada").matmul_peak_flops("fp8") == pytest.approx(1044.4e12 / 2)
+    # the boards clouds rent per die: a K80 die and an M60 GPU are half a board, ECC on
+    k80, m60 = resolve_gpu("K80"), resolve_gpu("M60")
+    assert (k80.usable_memory_gib, k80.tdp_w) == (pytest.approx(11441 / 1024, abs=0.01), 150)
+    assert (m60.usable_memory_gib, m60.tdp_w) == (pytest.approx(7618 / 1024, abs=0.01), 150)
+    assert resolve_gpu("A2").usable_memory_gib == pytest.approx(15356 / 1024, abs=0.01)
+    assert resolve_gpu("L20").usable_memory_gib == pytest.approx(46068 / 1024, abs=0.01)
+
+
+PRE_AMPERE = ["K80", "M60", "P40", "GTX1080Ti", "TITAN-Xp", "TITAN-V", "RTX2080", "RTX2080Super",
+              "Jetson-AGX-Xavier"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", PRE_AMPERE)
+def test_bf16_is_refused_before_ampere_with_the_fp16_fix(name: str) -> None:
+    with pytest.raises(ConfigError, match="no bf16 tensor cores") as info:
+        check_precision(load_workload("gpt2-finetune"), resolve_gpu(name))
+    assert info.value.key_path == "training.precision"
+    assert info.value.hint is not None and info.value.hint.startswith("use fp16")
+    fp16 = planner.with_training(load_workload("gpt2-finetune"), precision="fp16")
+    est = estimate(fp16, resolve_gpu(name), 1)  # the fix works there
+    assert est.fits and math.isfinite(est.wall_hours) and est.wall_hours > 0
+
+
+@pytest.mark.parametrize("name", ["RTX3070", "RTX3080-12GB", "A2", "RTXA4500", "MI210"])
+def test_fp8_is_refused_where_the_tensor_cores_lack_it_with_the_bf16_fix(name: str) -> None:
+    gpu = resolve_gpu(name)
+    assert gpu.cannot_train_in("fp8") is not None
+    assert gpu.cannot_train_in("bf16") is None
+    assert precision_fallback("fp8", gpu) == "bf16"
+
+
+@pytest.mark.parametrize("name", ["L20", "RTX4070", "RTX4060Ti-16GB", "RTX5000-Ada", "RTX5080"])
+def test_fp8_trains_on_the_new_ada_and_blackwell_parts(name: str) -> None:
+    assert resolve_gpu(name).cannot_train_in("fp8") is None
+
+
+def test_the_new_families_take_their_dies_figures_or_the_default() -> None:
+    assert eff.gemm_fraction(resolve_gpu("L20")) == eff.GEMM_FRACTION["L40S"]
+    assert eff.gemm_fraction(resolve_gpu("TITAN-V")) == eff.GEMM_FRACTION["V100"]
+    assert eff.gemm_fraction(resolve_gpu("MI210")) == eff.GEMM_FRACTION["MI200"]
+    assert eff.gemm_fraction(resolve_gpu("RTXA4500")) == eff.GEMM_FRACTION["RTX-Pro"]
+    assert eff.gemm_fraction(resolve_gpu("A2")) == eff.GEMM_FRACTION["T4"]  # inference class
+    for name in ("K80", "M60", "P40"):  # no tensor cores, nothing measured
+        assert eff.gemm_fraction(resolve_gpu(name)) == eff.DEFAULT_GEMM_FRACTION, name
+    # HBM: the TITAN V (GV100) and the MI210; GDDR and LPDDR: the rest
+    assert has_hbm(resolve_gpu("TITAN-V")) and has_hbm(resolve_gpu("MI210"))
+    for name in ("K80", "P40", "L20", "A2", "RTX4070", "Jetson-Orin-Nano"):
+        assert not has_hbm(resolve_gpu(name)), name
+    # none of them runs Hopper's asynchronous tensor-core instructions or FlashAttention-2 before Ampere
+    for name in ("L20", "RTX5080", "MI210", "A2"):
+        assert not eff.overlaps_tensor_parallel(resolve_gpu(name)), name
+        assert eff.attention_kernel_fraction(resolve_gpu(name), "fa2") == 1.0, name
+    for name in ("TITAN-V", "RTX2080", "K80", "Jetson-Orin-Nano"):
+        assert not eff.supports_flash_attention(resolve_gpu(name)), name
+    # PCIe: the 4060 Ti's x8 link, the 50 series' Gen5
+    assert eff.pcie_gb_per_s(resolve_gpu("RTX4060Ti-16GB")) == 16.0
+    assert eff.pcie_gb_per_s(resolve_gpu("RTX5080")) == 64.0
+
+
+def test_int8_runs_where_each_generation_runs_it() -> None:
+    def int8(name: str) -> float:
+        return vs.conv_peak_flops(resolve_gpu(name), "int8")
+
+    # DP4A at 4x fp32 without int8 tensor cores: Tesla P40 datasheet 47 INT8 TOPS on 11.76 FP32
+    assert int8("P40") == pytest.approx(4 * 11.76e12)
+    assert int8("GTX1080Ti") == pytest.approx(4 * 11.34e12)
+    assert int8("TITAN-V") == pytest.approx(4 * 13.8e12)
+    # issue: the GTX 1660 (TU116, no tensor cores) was given 4x its 2x-fp32 16-bit rate
+    assert int8("GTX1660") == pytest.approx(4 * 5.0e12)
+    # Kepler and Maxwell have no DP4A: their 16-bit (= fp32) rate
+    assert int8("K80") == pytest.approx(4.37e12)
+    assert int8("M60") == pytest.approx(4.82e12)
+    # int8 tensor cores: twice the 16-bit rate (Xavier's Volta iGPU 22.6 TOPS), GeForce 4x
+    assert int8("Jetson-AGX-Xavier") == pytest.approx(22.6e12)
+    assert int8("A2") == pytest.approx(36e12)  # datasheet 36 INT8 TOPS dense
+    assert int8("RTX4070") == pytest.approx(4 * 58.3e12)
+
+
+def test_dlas_are_asked_only_of_the_jetson_whose_figures_the_planner_has() -> None:
+    text = "name: t\nkind: inference\nmodel: resnet50\ninference: {images_per_s: 100, hours: 730, dla: true}\n"
+    spec = parse_workload(yaml.safe_load(text))
+    with pytest.raises(ConfigError, match="has deep learning accelerators") as xavier:
+        estimate(spec, resolve_gpu("Jetson-AGX-Xavier"), 1)
+    assert "no figures" in str(xavier.value) and "has no deep" not in str(xavier.value)
+    with pytest.raises(ConfigError, match="has no deep learning accelerators"):
+        estimate(spec, resolve_gpu("Jetson-Orin-Nano"), 1)
+    plain = parse_workload(yaml.safe_load(text.replace(", dla: true", "")))
+    nano = estimate(plain, resolve_gpu("Jetson-Orin-Nano"), 1)
+    agx = estimate(plain, resolve_gpu("Jetson-AGX-Orin"), 1)
+    assert nano.fits and agx.fits
+    assert nano.serving is not None and agx.serving is not None
+    # a quarter of the AGX Orin's tensor rate and a third of its bandwidth serve fewer images
+    assert nano.serving.capacity_images_per_second is not None
+    assert agx.serving.capacity_images_per_second is not None
+    assert nano.serving.capacity_images_per_second < agx.serving.capacity_images_per_second
+
+
+def test_a_bigger_gpu_of_the_same_memory_is_suggested_from_the_same_segment() -> None:
+    # review: the 32 GB RTX 5000 Ada workstation card sorted before the RTX 5090 by name, and a
+    # GeForce user was pointed at a card twice its price
+    assert resolve_gpu("RTX5000-Ada").memory_gib == resolve_gpu("RTX5090").memory_gib == 32
+    est = estimate(load_workload("gpt2-xl-finetune"), resolve_gpu("RTX4090"), 1)
+    named = [s for s in est.suggestions if s.startswith("a bigger GPU would fit")]
+    assert named == ["a bigger GPU would fit: 1 x RTX5090 (32 GiB)"]

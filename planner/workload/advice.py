@@ -48,7 +48,9 @@ def _bigger_gpu(
     spec: WorkloadSpec, f: TrainFacts, gpu: GpuSpec, count: int, least_gib: float, flash: bool
 ) -> str | None:
     """The smallest GPU with more memory than ``gpu`` on which the job fits, as a suggestion: one
-    of the same vendor (another vendor is another software stack, CUDA or ROCm, not a remedy).
+    of the same vendor (another vendor is another software stack, CUDA or ROCm, not a remedy);
+    among GPUs of the same memory, one of ``gpu``'s segment first (an RTX 4090's is the RTX 5090,
+    not the 32 GB RTX 5000 Ada workstation card), then by name.
 
     ``least_gib`` is the least memory per GPU the job needs on ``count`` x ``gpu`` with
     FlashAttention ``flash``: a GPU searched with the same attention needs as much (the layouts
@@ -59,7 +61,7 @@ def _bigger_gpu(
             for g in load_gpu_catalog().gpus
             if g.usable_memory_gib > gpu.usable_memory_gib and g.vendor == gpu.vendor
         ),
-        key=lambda g: (g.usable_memory_gib, g.name),
+        key=lambda g: (g.usable_memory_gib, g.segment != gpu.segment, g.name),
     )
     for other in bigger:
         if other.cannot_train_in(spec.train.precision.value) is not None:

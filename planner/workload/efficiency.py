@@ -57,7 +57,7 @@ from planner.schema import Fabric, Interconnect
 #   four is 75 of the 4090's 165 dense TFLOPS with recompute).  It had been 0.30 at DeBERTa's
 #   hidden 1,536, a planning figure never checked against a GeForce run, and was 1.97x slow on C32.
 #   Workstation 0.40: Turing Quadro/Titan full-rate FP32 accumulate (C27).
-# Inference-class datacenter cards (T4, L4, A10, A10G) 0.35: power-capped parts (70-150 W; T4: ~24 of
+# Inference-class datacenter cards (T4, L4, A10, A10G, A2) 0.35: power-capped parts (40-150 W; T4: ~24 of
 #   its 65 TFLOPS on a continuous fp16 GEMM at its 70 W cap, NVIDIA developer forum "About GPU peak
 #   performance", 2023).
 # L40S 0.52, the GeForce (Ada) figure: it is the RTX 4090's AD102 chip (142 of its SMs enabled
@@ -82,8 +82,11 @@ from planner.schema import Fabric, Interconnect
 #   TensorRT-LLM 1.0 NVFP4 serving rows on one RTX PRO 6000 (held out) move the same way.
 # Parts cut from a family's die run its kernels and take its figure (gpus.yaml, family): A800 and
 #   A30 the A100's, H800 and H20 the H100's, GB200 the B200's (GB300 the B300's, itself in the B200
-#   family), L40 the L40S's (of its half-rate FP32-accumulate peak, as GeForce), A40 and RTX A5000
-#   RTX-Pro's.
+#   family), L40 and L20 the L40S's (of their half-rate peaks, as GeForce), TITAN V the V100's, A40,
+#   RTX A4500, RTX A5000 and RTX 5000 Ada RTX-Pro's, MI210 MI200's.
+# Boards without tensor cores -- Pascal (P100, P4, P40), Kepler (K80), Maxwell (M60) -- have no
+#   measured fraction: DEFAULT_GEMM_FRACTION of the rate their 16-bit matmuls run at (gpus.yaml);
+#   the Pascal GeForce cards (GTX 1080 Ti, TITAN Xp) take GeForce's, as the TU116 GTX 1660 does.
 # MI200 (AMD CDNA2: MI250, MI250X) 0.40: Megatron-DeepSpeed on Frontier's MI250X reached 38.38% MFU
 #   on a 22B GPT (36.14% at 175B, 31.96% at 1T; Dash et al. 2023, "Optimizing Distributed Training
 #   on Frontier for Large Language Models", arXiv 2312.12705, per graphics compute die against its
@@ -122,6 +125,7 @@ GEMM_FRACTION: dict[str, float] = {
     "A10": 0.35,
     "A10G": 0.35,
     "RTX-Pro-Blackwell": 0.52,  # GB202, the RTX 5090's chip (above)
+    "A2": 0.35,  # GA107 at 40-60 W: an inference-class part, as the T4
     "L40S": 0.52,  # the AD102 chip of the RTX 4090 (GeForce)
     "Jetson": 0.25,
     "MI200": 0.40,

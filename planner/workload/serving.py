@@ -165,8 +165,9 @@ class ServingStack:
 
 
 # GPU families whose memory is HBM (datasheets); the rest (GeForce, RTX/L-series, T4, Jetson) use
-# GDDR or LPDDR.  The P100 is HBM2 in a family (Pascal) the GDDR5 P4 shares.  AMD Instinct MI200
-# (HBM2e), MI300 (HBM3, HBM3e) and MI350 (HBM3E) are HBM parts.
+# GDDR or LPDDR.  The P100 is HBM2 in a family (Pascal) the GDDR5 P4 and P40 share; the TITAN V's
+# HBM2 puts it in the V100's family.  AMD Instinct MI200 (HBM2e: MI250X, MI250, MI210), MI300
+# (HBM3, HBM3e) and MI350 (HBM3E) are HBM parts.
 _HBM_FAMILIES = frozenset({"V100", "A100", "H100", "H200", "B200", "MI200", "MI300", "MI350"})
 
 

@@ -67,9 +67,15 @@ def engine_refusal(spec: WorkloadSpec, gpu: GpuSpec) -> ConfigError | None:
             hint="pytorch or onnxruntime (their ROCm builds) run on AMD Instinct GPUs",
         )
     if inf.dla and gpu.name not in vs.DLA_INT8_OPS:
+        modelled = ", ".join(vs.DLA_INT8_OPS)
+        why = (
+            f"has deep learning accelerators (DLAs) the planner has no figures for; {modelled}'s"
+            " are modelled"
+            if gpu.name in vs.DLA_UNMODELLED
+            else f"has no deep learning accelerators (DLAs); {modelled} has them"
+        )
         return ConfigError(
-            f"the {gpu.name} has no deep learning accelerators (DLAs); "
-            f"{', '.join(vs.DLA_INT8_OPS)} has them",
+            f"the {gpu.name} {why}",
             key_path="inference.dla",
             hint="drop inference.dla (or set it false) for this GPU",
         )

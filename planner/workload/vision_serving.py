@@ -194,6 +194,12 @@ def vision_precision(value: str) -> str:
     return name
 
 
+# GPUs outside the V100 family whose int8 runs on the CUDA cores' DP4A instruction (4 int8 products
+# a lane and clock) for want of int8 tensor cores: Pascal GP102/GP104 (Tesla P4 datasheet 22 INT8
+# TOPS on 5.5 FP32 TFLOPS; P40 47 on 11.76) and Turing TU116, which has no tensor cores.
+DP4A_INT8 = frozenset({"P4", "P40", "GTX1080Ti", "TITAN-Xp", "GTX1660"})
+
+
 def conv_peak_flops(gpu: GpuSpec, precision: str) -> float:
     """Dense peak of the unit ``precision``'s convolutions and matmuls run on, FLOP/s (int8: ops/s).
 
@@ -205,8 +211,10 @@ def conv_peak_flops(gpu: GpuSpec, precision: str) -> float:
       (T4 130 TOPS, A100 624, L4 242, H100 SXM 1,979, Jetson AGX Orin GPU 85 dense / 170 sparse);
       GeForce lists the FP32-accumulate 16-bit rate, half the FP16-accumulate one, while int8
       accumulates in INT32 at full rate: 4x (RTX 3090 284 TOPS, RTX 4090 660.6; GA102 and Ada
-      whitepapers); V100 and Pascal P4 have no int8 tensor cores: DP4A at 4x fp32 (P4 22 TOPS);
-      P100 has no DP4A: the 16-bit rate;
+      whitepapers); the GPUs without int8 tensor cores (:data:`DP4A_INT8`: Volta's V100 and
+      TITAN V, Pascal's P4, P40, GTX 1080 Ti and TITAN Xp, Turing's TU116 GTX 1660) run DP4A at
+      4x fp32 (P4 22 TOPS, P40 47); P100 (GP100), Kepler (K80) and Maxwell (M60) have no DP4A:
+      the 16-bit rate;
     * fp8: 2x the 16-bit rate where the GPU has fp8 tensor cores (ConfigError elsewhere).
     """
     if precision in ("fp32", "tf32"):
@@ -220,12 +228,12 @@ def conv_peak_flops(gpu: GpuSpec, precision: str) -> float:
             )
         return gpu.matmul_peak_flops("fp8")
     if precision == "int8":
+        if gpu.family == "V100" or gpu.name in DP4A_INT8:
+            return 4.0 * gpu.fp32_tflops * 1e12
+        if gpu.name == "P100" or gpu.family in ("Kepler", "Maxwell"):
+            return gpu.peak_flops
         if gpu.family == "GeForce":
             return 4.0 * gpu.peak_flops
-        if gpu.family == "V100" or gpu.name == "P4":
-            return 4.0 * gpu.fp32_tflops * 1e12
-        if gpu.name == "P100":
-            return gpu.peak_flops
         return 2.0 * gpu.peak_flops
     return gpu.peak_flops
 
@@ -236,6 +244,9 @@ def conv_peak_flops(gpu: GpuSpec, precision: str) -> float:
 # DLAs run int8/fp16 convolutions only; their images add to the GPU's throughput, never shorten one
 # image's latency.
 DLA_INT8_OPS: dict[str, float] = {"Jetson-AGX-Orin": 52.5e12}
+# Jetsons with DLAs whose dense rate no cited source gives (the Jetson AGX Xavier's two first-
+# generation NVDLAs): asked for, they are refused, as on a GPU without any, but not said absent.
+DLA_UNMODELLED = frozenset({"Jetson-AGX-Xavier"})
 
 
 # -- models ----------------------------------------------------------------------------------------
@@ -365,8 +376,10 @@ DIFFUSION_ELEMENTS_PER_FLOP = 1.06e-3
 
 
 # L2 cache per GPU, MiB (NVIDIA architecture whitepapers and datasheets: T4 4, V100 6, A100 40,
-# A10/A10G 6, RTX 3090 6, RTX 4090 72, L4 48, L40S 96, H100 50, H200 50, Jetson AGX Orin 4; B200
-# 126 (U)).  A layer's output that fits stays on chip for the next layer.
+# A10/A10G 6, RTX 3090 6, RTX 4090 72, L4 48, L40S 96 (and the L40 and L20 of its AD102), H100 50,
+# H200 50, Jetson AGX Orin 4; B200 126 (U); CUDA deviceQuery: Jetson Orin Nano 2 (2,097,152
+# bytes), Jetson AGX Xavier 0.5 (524,288 bytes); TITAN V 4.5, the V100's 6 less the fourth HBM2
+# stack's slices).  A layer's output that fits stays on chip for the next layer.
 L2_MIB: dict[str, float] = {
     "T4": 4,
     "V100": 6,
@@ -382,6 +395,10 @@ L2_MIB: dict[str, float] = {
     "H200": 50,
     "B200": 126,
     "Jetson": 4,
+    "Jetson-Orin-Nano": 2,
+    "Jetson-Orin-Nano-Super": 2,
+    "Jetson-AGX-Xavier": 0.5,
+    "TITAN-V": 4.5,
 }
 
 
