@@ -31,9 +31,13 @@ The time model is physical rather than one fitted MFU:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from importlib import resources
+from typing import Any
 
+from planner.config.yamlfile import parse_packaged_yaml
 from planner.gpu_specs import GpuSpec
 from planner.schema import Fabric, Interconnect
 
@@ -1036,3 +1040,68 @@ def failure_overhead(
     if steady_hours <= tau_h:
         return (steady_hours / 2.0 + RESTART_HOURS) / mtbf_h
     return delta_h / tau_h + (tau_h / 2.0 + RESTART_HOURS) / mtbf_h
+
+
+# Kernels a training step launches per kernel of the forward pass: each forward kernel's backward
+# pass computes its input's gradient, and a convolution's or linear layer's also its weights'
+# (cuDNN's dgrad and wgrad, two GEMMs): about two backward kernels a forward one, three in all (D).
+# What the per-kernel floor (InferenceEfficiency.kernel_floor_s) is charged on where a training
+# step's kernel count is known from the model's layer table (a diffusion UNet:
+# training.diffusion_kernels_per_micro_batch).
+TRAINING_KERNELS_PER_FORWARD_KERNEL = 3.0
+
+
+# -- inference efficiency --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InferenceEfficiency:
+    """What share of a GPU's peak conv/attention networks reach (inference_efficiency.yaml)."""
+
+    boost_clock_mhz: dict[str, float]
+    default_boost_clock_mhz: float
+    power_capped_peak_fraction: dict[str, float]
+    kernel_floor_cycles: float
+    attention_relative: float  # attention kernels' rate / the engine's matmul rate
+    engine_fraction: dict[str, dict[str, float]]
+
+    def clock_hz(self, gpu: GpuSpec) -> float:
+        return self.boost_clock_mhz.get(gpu.name, self.default_boost_clock_mhz) * 1e6
+
+    def kernel_floor_s(self, gpu: GpuSpec) -> float:
+        """The least time one kernel takes on ``gpu`` (launch gap, ramp-up, drain)."""
+        return self.kernel_floor_cycles / self.clock_hz(gpu)
+
+    def fraction(self, engine_name: str, gpu: GpuSpec) -> float:
+        """Share of the datasheet peak ``engine_name``'s kernels sustain on ``gpu`` with a
+        saturating batch: the engine's fraction x the board's power-capped share."""
+        table = self.engine_fraction.get(engine_name, self.engine_fraction["pytorch"])
+        engine_share = table.get(gpu.name, table.get(gpu.family, table["default"]))
+        return engine_share * self.power_capped_peak_fraction.get(gpu.name, 1.0)
+
+
+def _parse_efficiency(raw: dict[str, Any]) -> InferenceEfficiency:
+    return InferenceEfficiency(
+        boost_clock_mhz={str(k): float(v) for k, v in raw["boost_clock_mhz"].items()},
+        default_boost_clock_mhz=float(raw["default_boost_clock_mhz"]),
+        power_capped_peak_fraction={
+            str(k): float(v) for k, v in raw["power_capped_peak_fraction"].items()
+        },
+        kernel_floor_cycles=float(raw["kernel_floor_cycles"]),
+        attention_relative=float(raw["attention_relative"]),
+        engine_fraction={
+            str(e): {str(k): float(v) for k, v in t.items()}
+            for e, t in raw["engine_fraction"].items()
+        },
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def load_inference_efficiency() -> InferenceEfficiency:
+    """The bundled inference-efficiency figures (read on first use)."""
+    text = (
+        resources.files("planner.data")
+        .joinpath("inference_efficiency.yaml")
+        .read_text(encoding="utf-8")
+    )
+    return _parse_efficiency(parse_packaged_yaml(text))

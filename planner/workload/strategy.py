@@ -211,6 +211,11 @@ class TrainFacts:
     eager_traffic: eff.EagerTraffic | None = None
     # QLoRA's frozen parameters kept in NF4, dequantised for every matmul (0 without QLoRA)
     quantised_params: float = 0.0
+    # kernels one micro-batch launches whatever its size, each paying the GPU's kernel floor
+    # (:func:`kernel_floor_seconds`), where the model's layer table gives them (a diffusion UNet:
+    # training._other_shape); 0: not charged, as for transformers and CNNs, whose calibrated matmul
+    # fractions hold their per-kernel costs at the sizes they were set on
+    kernels_per_micro_batch: float = 0.0
     # host seconds an eager stack takes to dispatch one transformer layer of a micro-batch
     # (eager_host_seconds): the stack's per-layer figure for this layer's kind and adapters; 0 for
     # a fused or compiled stack
@@ -382,6 +387,7 @@ class _Search:
     pipeline_sizes: tuple[int, ...]
     zero_stages: tuple[int, ...]
     context_sizes: tuple[int, ...] = (1,)
+    kernel_floor_s: float = 0.0  # (kernel_floor_seconds)
 
 
 # Context parallelism is searched only from this sequence length up, and below
@@ -477,6 +483,17 @@ class _GpuConstants(NamedTuple):
     overlaps_tensor_parallel: bool  # the GPU's (efficiency.overlaps_tensor_parallel)
     stack_overlaps: bool  # the stack's, where it has a profile
     memory_bytes: float
+    kernel_floor_s: float  # the fixed GPU time of each kernel a micro-batch launches
+
+
+def kernel_floor_seconds(f: TrainFacts, gpu: GpuSpec) -> float:
+    """The fixed time of each of ``f.kernels_per_micro_batch`` kernels on ``gpu``: its launch gap,
+    ramp-up and drain, a fixed number of cycles at the boost clock
+    (:meth:`~planner.workload.efficiency.InferenceEfficiency.kernel_floor_s`, the figure the
+    vision serving model charges); 0 where no kernels are counted (the table is then not read)."""
+    if f.kernels_per_micro_batch <= 0:
+        return 0.0
+    return eff.load_inference_efficiency().kernel_floor_s(gpu)
 
 
 def _compute_gpu_constants(f: TrainFacts, gpu: GpuSpec, flash: bool) -> _GpuConstants:
@@ -518,6 +535,7 @@ def _compute_gpu_constants(f: TrainFacts, gpu: GpuSpec, flash: bool) -> _GpuCons
         overlaps_tensor_parallel=eff.overlaps_tensor_parallel(gpu),
         stack_overlaps=f.framework is None or f.framework.tp_overlap,
         memory_bytes=gpu.usable_memory_gib * GIB,
+        kernel_floor_s=kernel_floor_seconds(f, gpu),
     )
 
 
@@ -576,6 +594,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         pipeline_sizes=pps,
         zero_stages=zeros,
         context_sizes=cps,
+        kernel_floor_s=g.kernel_floor_s,
     )
 
 
@@ -1523,6 +1542,9 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     t_dequant = qlora_dequant_seconds(f, s, lay, seq.recompute_share)
     t_mb += t_dequant
     t_mb += _routing_seconds(f, s, lay, b, seq.recompute_share)
+    # the kernels' fixed times: the same whatever the micro-batch's size
+    t_floor = f.kernels_per_micro_batch * s.kernel_floor_s
+    t_mb += t_floor
     t_ring = 0.0
     if lay.cp > 1:
         t_attention = b * seq.attention_flops / (s.peak_flops * g)
@@ -1546,10 +1568,11 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         v, compute, extra = _pipelined(f, s, lay, b, m, t_mb + t_tp, headroom, act1)
         act += extra
     else:
-        # the last micro-batch partly filled: its GPU work in proportion, its host time and its
-        # QLoRA dequantisation whole
+        # the last micro-batch partly filled: its GPU work in proportion, its host time, its
+        # QLoRA dequantisation and its kernels' fixed times whole
         fill = busiest / b - (m - 1)
-        last = max(fill * (t_gpu - t_dequant) + t_dequant, t_host) + fill * t_tp + t_moe
+        fixed = t_dequant + t_floor
+        last = max(fill * (t_gpu - fixed) + fixed, t_host) + fill * t_tp + t_moe
         compute = (m - 1) * (t_mb + t_tp) + last
     exposed = _exposed_sync_seconds(lay, t_mb, m, v)
     # offload: nvme: the gradients' swap-out shows where it outlasts the last backward pass

@@ -33,6 +33,11 @@ from planner.workload.estimate_types import (
     topology_links,
 )
 from planner.workload.frameworks import FrameworkProfile, auto_framework
+from planner.workload.models import (
+    DIFFUSION_PIPELINES,
+    diffusion_pipeline,
+    unet_attention_share,
+)
 from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec, workload_framework
 from planner.workload.strategy import (
@@ -117,6 +122,9 @@ class _Shape:
     # it does not split the norms over the sequence (memory.replicated_bytes_per_sbh; 0 where it
     # does)
     act_replicated_per_seq_layer: float = 0.0
+    # kernels one micro-batch launches whatever its size, where the model's layer table gives them
+    # (a diffusion UNet); each pays the GPU's kernel floor (0: not charged)
+    kernels_per_micro_batch: float = 0.0
 
 
 def _fp32_norms_counted(spec: WorkloadSpec) -> bool:
@@ -330,6 +338,14 @@ def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
     Its stored activations are the model's ``activation_gib_per_sample`` (16-bit values) at the
     precision's width; an eager stack's separate activation and add kernels move
     :data:`~planner.workload.efficiency.EAGER_IMAGE_VALUES_PER_STORED_VALUE` more per stored value.
+
+    A latent-diffusion UNet (``arch: diffusion``) is timed with its pipeline's layer table
+    (:func:`~planner.workload.models.diffusion_pipeline`): the share of its FLOPs in attention
+    scores runs at the fused attention kernel's rate, as a transformer's attention core does
+    (:func:`~planner.workload.efficiency.attention_time_factor`, not causal), and every micro-batch
+    launches :data:`~planner.workload.efficiency.TRAINING_KERNELS_PER_FORWARD_KERNEL` x the UNet
+    forward's kernels, each paying the GPU's kernel floor whatever the batch: at a few images per
+    GPU those fixed times are as long as the compute.
     """
     m = spec.model
     fps = float((spec.data.flops_per_sample if spec.data else None) or m.flops_per_sample or 0.0)
@@ -345,6 +361,11 @@ def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
             forward=fwd * stored_values * width, backward=bwd * stored_values * width
         )
     )
+    attention, kernels = 0.0, 0.0
+    if m.arch == "diffusion":
+        pipe = diffusion_pipeline(m.preset)
+        attention = unet_attention_share(pipe) * fps
+        kernels = eff.TRAINING_KERNELS_PER_FORWARD_KERNEL * pipe.unet_kernels
     return _Shape(
         layers=1,
         hidden=1,
@@ -361,9 +382,10 @@ def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
         largest_layer=float(m.largest_layer_params or params),
         head_flops_per_seq=0.0,
         layer_params=0.0,
-        attention_flops_per_seq={},
+        attention_flops_per_seq={"none": attention} if attention else {},
         causal=False,
         eager_traffic=eager,
+        kernels_per_micro_batch=kernels,
     )
 
 
@@ -497,6 +519,7 @@ def _compute_train_facts(
         autocast_act_per_seq_layer=shape.autocast_act_per_seq_layer if autocast else 0.0,
         autocast_score_per_seq_layer=shape.autocast_score_per_seq_layer if autocast else 0.0,
         eager_traffic=shape.eager_traffic,
+        kernels_per_micro_batch=shape.kernels_per_micro_batch,
         quantised_params=_quantised_params(spec, params, shape) if meth == "qlora" else 0.0,
         loader_s_per_sample=limit.capped_seconds_per_image if limit is not None else 0.0,
     )
@@ -621,6 +644,20 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
     )
 
 
+def _diffusion_assumption(spec: WorkloadSpec, f: TrainFacts) -> str:
+    """The assumptions line of a diffusion UNet: whose layer table it is timed with, the share of
+    its FLOPs in attention scores and the kernels a micro-batch launches."""
+    pipe = diffusion_pipeline(spec.model.preset)
+    own = spec.model.preset in DIFFUSION_PIPELINES
+    return (
+        f"diffusion UNet timed with {pipe.name}'s layer table"
+        + ("" if own else " (a latent-diffusion model without its own)")
+        + f": attention scores {unet_attention_share(pipe):.0%} of its FLOPs, at the fused "
+        f"attention kernel's rate; {f.kernels_per_micro_batch:,.0f} kernels a micro-batch "
+        f"(3 x {pipe.unet_kernels:,} forward), each with a fixed launch, ramp-up and drain time"
+    )
+
+
 def _framework_assumption(f: TrainFacts) -> str:
     """``software stack: hf-trainer (auto for fine-tuning; ...)``: the profile and what it allows."""
     stack = f.framework
@@ -739,6 +776,8 @@ def _compute_training_assumptions(
         _activation_assumption(spec, flash),
         "interruptions at the Llama 3 rate with Young/Daly checkpointing",
     ]
+    if spec.model.arch == "diffusion":
+        assumptions.append(_diffusion_assumption(spec, f))
     if f.framework is not None:
         assumptions.append(_framework_assumption(f))
         if f.experts and f.experts_per_token:

@@ -39,17 +39,15 @@ Figures marked (U) are planning assumptions, (D) derived here from the cited sha
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
-from importlib import resources
-from typing import Any
 
-from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
 from planner.gpu_specs import GpuSpec
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
+from planner.workload.efficiency import load_inference_efficiency
+from planner.workload.models import DIFFUSION_PIPELINES
 from planner.workload.serving import wait_quantile
 
 # -- engines ---------------------------------------------------------------------------------------
@@ -66,62 +64,6 @@ class Engine:
     call_overhead_ms: float  # per engine call: input copy, pre/post-processing, scheduling
     step_overhead_ms: float  # diffusion: per denoising step (scheduler update, guidance combine)
     source: str
-
-
-# -- inference efficiency --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class InferenceEfficiency:
-    """What share of a GPU's peak conv/attention networks reach (inference_efficiency.yaml)."""
-
-    boost_clock_mhz: dict[str, float]
-    default_boost_clock_mhz: float
-    power_capped_peak_fraction: dict[str, float]
-    kernel_floor_cycles: float
-    attention_relative: float  # attention kernels' rate / the engine's matmul rate
-    engine_fraction: dict[str, dict[str, float]]
-
-    def clock_hz(self, gpu: GpuSpec) -> float:
-        return self.boost_clock_mhz.get(gpu.name, self.default_boost_clock_mhz) * 1e6
-
-    def kernel_floor_s(self, gpu: GpuSpec) -> float:
-        """The least time one kernel takes on ``gpu`` (launch gap, ramp-up, drain)."""
-        return self.kernel_floor_cycles / self.clock_hz(gpu)
-
-    def fraction(self, engine_name: str, gpu: GpuSpec) -> float:
-        """Share of the datasheet peak ``engine_name``'s kernels sustain on ``gpu`` with a
-        saturating batch: the engine's fraction x the board's power-capped share."""
-        table = self.engine_fraction.get(engine_name, self.engine_fraction["pytorch"])
-        engine_share = table.get(gpu.name, table.get(gpu.family, table["default"]))
-        return engine_share * self.power_capped_peak_fraction.get(gpu.name, 1.0)
-
-
-def _parse_efficiency(raw: dict[str, Any]) -> InferenceEfficiency:
-    return InferenceEfficiency(
-        boost_clock_mhz={str(k): float(v) for k, v in raw["boost_clock_mhz"].items()},
-        default_boost_clock_mhz=float(raw["default_boost_clock_mhz"]),
-        power_capped_peak_fraction={
-            str(k): float(v) for k, v in raw["power_capped_peak_fraction"].items()
-        },
-        kernel_floor_cycles=float(raw["kernel_floor_cycles"]),
-        attention_relative=float(raw["attention_relative"]),
-        engine_fraction={
-            str(e): {str(k): float(v) for k, v in t.items()}
-            for e, t in raw["engine_fraction"].items()
-        },
-    )
-
-
-@functools.lru_cache(maxsize=1)
-def load_inference_efficiency() -> InferenceEfficiency:
-    """The bundled inference-efficiency figures (read on first use)."""
-    text = (
-        resources.files("planner.data")
-        .joinpath("inference_efficiency.yaml")
-        .read_text(encoding="utf-8")
-    )
-    return _parse_efficiency(parse_packaged_yaml(text))
 
 
 ENGINES: dict[str, Engine] = {
@@ -297,78 +239,6 @@ LIVE_ACTIVATION_SHARE = 0.06
 TRAIN_TO_INFER_ACTIVATIONS = 4.5
 
 
-@dataclass(frozen=True)
-class DiffusionPipeline:
-    """A latent diffusion pipeline's parts, FLOPs at its native resolution (FLOPs = 2 x MACs)."""
-
-    name: str
-    resolution: int
-    unet_linear_flops: float  # convolutions and linear layers, one latent, one forward
-    unet_attention_flops: float  # attention scores (QK^T and AV), one latent, one forward
-    text_flops: float  # text encoder(s), one prompt
-    vae_decode_flops: float
-    unet_params: float
-    other_params: float  # text encoders + VAE
-    unet_kernels: int  # kernels of one UNet forward in eager PyTorch
-    default_steps: int
-    source: str
-
-
-# SD 1.5 UNet: 339 GMACs without the attention-score matmuls (Kim et al. 2023, BK-SDM, Table 1,
-# U-Net of SDM-v1.4 = v1.5's architecture) + scores (D): 2 x 4096^2 x 320 x 5 blocks at 64x64 and
-# 2 x 1024^2 x 640 x 5 at 32x32 = 61 GMACs; onnx-tool counts 888.9 GMACs for the batch-2 (guided)
-# SD 1.4 UNet, 444 per latent with the element-wise ops.  Text encoder 6.8 GMACs (CLIP ViT-L/14
-# text, onnx-tool); VAE decoder 1,272 GMACs at 512x512 (onnx-tool).
-# SD 2.x at 768 (96x96 latents): the same UNet widths, linear FLOPs x (96/64)^2, scores x (96/64)^4;
-# OpenCLIP ViT-H text encoder (354M params, 24 layers x 77 tokens: ~27 GMACs); VAE x 2.25.
-# SDXL at 1024 (128x128 latents; diffusers SDXL UNet config: channels 320/640/1280, transformer
-# depth 2 at 64x64 and 10 at 32x32) (D): 60 transformer blocks at 32x32 (1,024 tokens, d 1,280:
-# 29.5M MACs per token + scores) ~1,980 GMACs, 10 blocks at 64x64 (4,096 tokens, d 640) ~517 GMACs,
-# resnets ~560 GMACs, projections ~100 GMACs: ~3.16 TMACs = 6.3 TFLOPs, 0.75 of them scores
-# (2 x 4096^2 x 640 x 10 + 2 x 1024^2 x 1280 x 60 = 376 GMACs).  Podell et al. 2023: 2.6B UNet,
-# CLIP ViT-L + OpenCLIP ViT-bigG text encoders (123M + 695M); VAE decoder x 4 of 512 px.
-# Kernels of an eager UNet forward (D): ~10 per resnet block, ~40 per transformer block.
-DIFFUSION_PIPELINES: dict[str, DiffusionPipeline] = {
-    "stable-diffusion": DiffusionPipeline(
-        "stable-diffusion",
-        512,
-        unet_linear_flops=0.678e12,
-        unet_attention_flops=0.122e12,
-        text_flops=13.6e9,
-        vae_decode_flops=2.544e12,
-        unet_params=0.86e9,
-        other_params=0.207e9,
-        unet_kernels=900,
-        default_steps=50,
-        source="BK-SDM (Kim et al. 2023) Table 1; onnx-tool SD 1.4 profile; Rombach et al. 2022",
-    ),
-    "stable-diffusion-2": DiffusionPipeline(
-        "stable-diffusion-2",
-        768,
-        unet_linear_flops=0.678e12 * 2.25,
-        unet_attention_flops=0.122e12 * 5.0625,
-        text_flops=54e9,
-        vae_decode_flops=2.544e12 * 2.25,
-        unet_params=0.865e9,
-        other_params=0.438e9,
-        unet_kernels=900,
-        default_steps=50,
-        source="SD 1.5 figures scaled to 96x96 latents (D); stabilityai/stable-diffusion-2 card",
-    ),
-    "stable-diffusion-xl": DiffusionPipeline(
-        "stable-diffusion-xl",
-        1024,
-        unet_linear_flops=5.55e12,
-        unet_attention_flops=0.75e12,
-        text_flops=0.24e12,
-        vae_decode_flops=2.544e12 * 4.0,
-        unet_params=2.567e9,
-        other_params=0.902e9,
-        unet_kernels=3000,
-        default_steps=30,
-        source="Podell et al. 2023 (SDXL); diffusers SDXL UNet config; FLOPs derived",
-    ),
-}
 # Element-wise traffic of an eager UNet (group norms, SiLU, residual adds, GEGLU) per linear FLOP
 # (D): SD 1.5 at 512 reads and writes ~0.72G feature-map elements per latent (310 passes over the
 # 64x64x320 map, 310 over 32x32x640, ...) against 0.68 TFLOPs.
