@@ -234,7 +234,9 @@ class GpuCatalog:
                 hint=f"GPUs per instance, e.g. H100:8; {GPU_CHOICE_FORMS}",
             )
         if len(parts) > 1 and parts[-1].isdigit():
-            count = int(parts.pop())
+            # thousands of digits are past int()'s limit on text (a ValueError traceback): any
+            # count longer than 5 digits is out of range anyway
+            count = int(parts.pop()) if len(parts[-1]) <= 5 else _MAX_GPUS_PER_CHOICE + 1
             if not 1 <= count <= _MAX_GPUS_PER_CHOICE:
                 raise ConfigError(
                     f"GPU count in {text!r} must be from 1 to {_MAX_GPUS_PER_CHOICE}",

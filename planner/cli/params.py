@@ -33,6 +33,12 @@ _UNIT_SUFFIX = re.compile(
 )
 
 
+# Suffixes that multiply a number rather than name its unit (52k tokens/s is 52000), as an option
+# reads them: M is a million (m may be minutes or milli), B a billion (G is a unit: 400G Gbit/s).
+_MULTIPLIERS = {"k": (1e3, "thousand"), "K": (1e3, "thousand"), "M": (1e6, "million")}
+_MULTIPLIERS["B"] = (1e9, "billion")
+
+
 class FiniteFloat(click.FloatRange):
     """A float (optionally in a range) that is a real number: ``nan`` and ``inf`` are refused.
 
@@ -47,6 +53,17 @@ class FiniteFloat(click.FloatRange):
         if unit is not None:
             # 80GB, 60%, 5/s: the option's unit is in its name and help, the value is the number
             number_text, suffix = unit.group(1), unit.group(2).strip()
+            if suffix in _MULTIPLIERS:
+                # 52k: a thousand times the number, not a unit to drop (was: "drop the unit 'k'
+                # (write the number alone: 52)", a thousandth of the value meant)
+                factor, word = _MULTIPLIERS[suffix]
+                self.fail(
+                    f"{value!r} is not a number: write {float(number_text) * factor:g} ({suffix} "
+                    f"for {word} is not read here; the option takes a plain number, its unit in "
+                    "--help)",
+                    param,
+                    ctx,
+                )
             fix = f"write the number alone: {number_text}"
             if suffix == "%":
                 fix = (
@@ -286,7 +303,8 @@ class Quota(click.ParamType):
             return value
         option = _option(param, "--quota")
         key, sep, count = str(value).partition("=")
-        if not sep or not count.strip().isdigit():
+        # more than 9 digits is no quota (and thousands of digits are past int()'s limit on text)
+        if not sep or not count.strip().isdigit() or len(count.strip()) > 9:
             raise ConfigError(
                 f"cannot read quota {value!r}",
                 key_path=option,

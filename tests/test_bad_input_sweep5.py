@@ -1,0 +1,151 @@
+"""Bad input the fifth sweep found: each case here answered with a traceback, a fix that was wrong
+(``--rps 52k``: "write 52"), a message that named no field or the wrong one, or exit 0 and an
+answer built on a misread value (``--budget 2,5`` read as 25).
+
+The product rule each test pins: bad input gets a clear error naming the file, the field and a
+fix, a non-zero exit (2) and no traceback, on the command line and in the library; ``--format
+json`` keeps stdout for the document alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import planner
+from planner.config.currency import parse_money
+from planner.errors import ConfigError
+from tests.cli_checks import assert_clean_error, invoke
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
+HARDWARE = SCENARIOS / "hardware" / "8xh100-hgx.yaml"
+BUDGET = SCENARIOS / "budgets" / "2027-ml-platform.yaml"
+WORKLOAD = SCENARIOS / "workloads" / "gpt2-finetune.yaml"
+QUOTE = ("quote", "-w", "gpt2-finetune", "--deadline", "24h")
+THOUSANDS_OF_DIGITS = "9" * 5000
+
+
+def _edited(tmp_path: Path, source: Path, old: str, new: str, name: str = "edited.yaml") -> Path:
+    text = source.read_text(encoding="utf-8")
+    assert old in text, old
+    path = tmp_path / name
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+# --- numbers thousands of digits long: past int()'s limit on text ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "old", "command"),
+    [
+        (WORKLOAD, "global_batch_tokens: 32768", ("estimate", "{path}", "--gpu", "A100-80GB")),
+        (HARDWARE, "machines: 1", ("tco", "--hardware", "{path}", "--no-cloud")),
+        (BUDGET, "horizon_months: 36", ("budget", "{path}", "--no-sensitivity")),
+    ],
+    ids=["workload", "hardware", "budget"],
+)
+def test_a_number_thousands_of_digits_long_in_a_file_is_named_at_its_line(
+    tmp_path: Path, source: Path, old: str, command: tuple[str, ...]
+) -> None:
+    """was: ValueError "Exceeds the limit (4300 digits) for integer string conversion" out of the
+    YAML parser, a traceback."""
+    key = old.split(":")[0]
+    path = _edited(tmp_path, source, old, f"{key}: {THOUSANDS_OF_DIGITS}")
+    result = invoke(*(part.format(path=path) for part in command))
+    assert_clean_error(result, str(path), "line", "5,000 digits long", "e-notation")
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        # ValueError from int() in the --quota type and in the GPU choice's count, tracebacks
+        ((*QUOTE, "--quota", f"aws={THOUSANDS_OF_DIGITS}"), ("--quota", "cannot read quota")),
+        ((*QUOTE, "--gpu", f"H100:{THOUSANDS_OF_DIGITS}"), ("--gpu", "from 1 to 72")),
+    ],
+    ids=["quota", "gpu-count"],
+)
+def test_a_count_thousands_of_digits_long_on_the_command_line_is_refused(
+    args: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
+    assert_clean_error(invoke(*args), *needles)
+
+
+def test_the_library_refuses_a_gpu_count_thousands_of_digits_long() -> None:
+    with pytest.raises(ConfigError, match="from 1 to 72"):
+        planner.quote(
+            workload="gpt2-finetune", deadline_hours=24, gpus=(f"H100:{THOUSANDS_OF_DIGITS}",)
+        )
+
+
+# --- money with a decimal comma ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        ("2,5", "write 2.5"),  # was: 25.0, the comma dropped as a thousands separator
+        ("0,10 EUR", "write 0.10"),  # was: 10 EUR
+        ("EUR 2,5", "write 2.5"),
+        ("1,5000", "write 15000 (no commas)"),  # was: 15000, read without a word
+        ("12,34,567", "write 1234567 (no commas)"),
+    ],
+)
+def test_an_amount_with_a_comma_that_groups_no_thousands_is_refused(text: str, fix: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_money(text, key_path="capex")
+    assert info.value.key_path == "capex"
+    assert info.value.hint is not None and fix in info.value.hint
+
+
+@pytest.mark.parametrize(("text", "usd"), [("1,200.50", 1200.5), ("1,234,567", 1234567.0)])
+def test_thousands_separators_still_read(text: str, usd: float) -> None:
+    assert parse_money(text) == usd
+
+
+def test_a_budget_option_with_a_decimal_comma_is_refused() -> None:
+    """was: exit 0, a quote under a budget of $25."""
+    result = invoke(*QUOTE, "--budget", "2,5", "--format", "json")
+    assert_clean_error(result, "--budget", "decimal comma", "write 2.5", quiet_stdout=True)
+
+
+def test_a_price_in_a_file_with_a_decimal_comma_names_its_key(tmp_path: Path) -> None:
+    """was: "10.4 USD is past any real one", the comma dropped (0,10 EUR read as 10 EUR)."""
+    path = _edited(
+        tmp_path, HARDWARE, "electricity_usd_per_kwh: 0.10", "electricity_per_kwh: '0,10 EUR'"
+    )
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, f"{path}: electricity_per_kwh", "decimal comma", "write 0.10")
+
+
+# --- a number with a multiplier on an option that takes a plain number ------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "fix"),
+    [
+        (
+            (
+                "calibrate",
+                "record",
+                "gpt2-finetune",
+                "--gpu",
+                "A100-80GB",
+                "--measured-tokens-per-second",
+                "52k",
+            ),
+            "write 52000",
+        ),
+        (("quote", "-w", "llm-serving-7b", "--rps", "1.5K"), "write 1500"),
+    ],
+    ids=["tokens-per-second", "rps"],
+)
+def test_a_multiplier_on_an_option_gets_the_number_it_means(
+    args: tuple[str, ...], fix: str
+) -> None:
+    """was: "drop the unit 'k' (write the number alone: 52 ...)", a thousandth of the value."""
+    result = invoke(*args)
+    assert_clean_error(result, fix)
+    assert "drop the unit" not in result.stderr
