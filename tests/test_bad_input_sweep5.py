@@ -62,7 +62,7 @@ def test_a_number_thousands_of_digits_long_in_a_file_is_named_at_its_line(
     ("args", "needles"),
     [
         # ValueError from int() in the --quota type and in the GPU choice's count, tracebacks
-        ((*QUOTE, "--quota", f"aws={THOUSANDS_OF_DIGITS}"), ("--quota", "cannot read quota")),
+        ((*QUOTE, "--quota", f"aws={THOUSANDS_OF_DIGITS}"), ("--quota", "from 0 to 1,000,000")),
         ((*QUOTE, "--gpu", f"H100:{THOUSANDS_OF_DIGITS}"), ("--gpu", "from 1 to 72")),
     ],
     ids=["quota", "gpu-count"],
@@ -149,3 +149,46 @@ def test_a_multiplier_on_an_option_gets_the_number_it_means(
     result = invoke(*args)
     assert_clean_error(result, fix)
     assert "drop the unit" not in result.stderr
+
+
+# --- a scenario file of another kind ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        # was: "gpu: unknown key (and 19 more problems)", the workload keys listed
+        (("estimate", str(HARDWARE), "--gpu", "H100"), ("is a hardware file", "tco --hardware")),
+        (("estimate", str(BUDGET), "--gpu", "H100"), ("is a budget file", "planner budget")),
+        # was: "start: unknown key; did you mean 'lifetime_years'?"
+        (("tco", "--hardware", str(BUDGET)), ("is a budget file", "planner budget FILE")),
+        (("tco", "--hardware", str(WORKLOAD)), ("is a workload file", "planner estimate")),
+        # was: "gpu: unknown key", the budget keys listed
+        (("budget", str(HARDWARE)), ("is a hardware file, not a budget file", "tco --hardware")),
+        (("budget", str(WORKLOAD)), ("is a workload file, not a budget file", "quote --workload")),
+        (
+            ("quote", "-w", "gpt2-finetune", "--deadline", "24h", "--hardware", str(WORKLOAD)),
+            ("is a workload file, not a hardware file",),
+        ),
+    ],
+    ids=[
+        "hardware-as-workload",
+        "budget-as-workload",
+        "budget-as-hardware",
+        "workload-as-hardware",
+        "hardware-as-budget",
+        "workload-as-budget",
+        "workload-as-quote-hardware",
+    ],
+)
+def test_a_file_of_another_kind_says_which_kind_and_where_it_goes(
+    args: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
+    result = invoke(*args)
+    assert_clean_error(result, *needles)
+    assert "unknown key" not in result.stderr
+
+
+def test_the_library_says_which_kind_a_file_is() -> None:
+    with pytest.raises(ConfigError, match="is a budget file, not a hardware file"):
+        planner.tco(str(BUDGET))

@@ -22,6 +22,7 @@ from planner.errors import ConfigError, PlannerError
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
+    MAX_GPUS_PER_JOB,
     count_value,
     deadline_point,
     duration_hours,
@@ -303,14 +304,21 @@ class Quota(click.ParamType):
             return value
         option = _option(param, "--quota")
         key, sep, count = str(value).partition("=")
-        # more than 9 digits is no quota (and thousands of digits are past int()'s limit on text)
-        if not sep or not count.strip().isdigit() or len(count.strip()) > 9:
+        if not sep or not count.strip().isdigit():
             raise ConfigError(
                 f"cannot read quota {value!r}",
                 key_path=option,
                 hint=f"write it like {QUOTA_FORMS}, with a whole number of instances >= 0",
             )
         quota_key_parts(key.strip(), where=option)
+        if len(count.strip()) > len(str(MAX_GPUS_PER_JOB)):
+            # refused here: thousands of digits are past int()'s limit on text (a traceback)
+            raise ConfigError(
+                f"quota {value!r} must be a whole number of instances from 0 to "
+                f"{MAX_GPUS_PER_JOB:,}",
+                key_path=option,
+                hint=f"write it like {QUOTA_FORMS}",
+            )
         return key.strip().lower(), int(count)
 
 

@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from planner import clock
 from planner.config.currency import FxTable, load_fx_rates, parse_money
-from planner.config.scenarios import read_mapping, resolve_scenario
+from planner.config.scenarios import check_file_kind, read_mapping, resolve_scenario
 from planner.config.validation import NumbersNotBools, config_error
 from planner.config.yamlfile import probe
 from planner.errors import ConfigError
@@ -193,6 +193,7 @@ def budget_from_mapping(
     """
     catalog = catalog or load_gpu_catalog()
     fx = fx or load_fx_rates()
+    check_file_kind(raw, "budget", file=file)
     m = _validated(raw, file)
     ctx = _Reading(file, m.horizon_months, catalog, fx, hardware_loader or load_hardware)
     classes, hw_files = _classes(m.classes, ctx)

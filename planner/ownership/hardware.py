@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ConfigDict, Field, ValidationError
 
 from planner.config.currency import USD, FxTable, load_fx_rates, parse_money
-from planner.config.scenarios import read_mapping, resolve_scenario
+from planner.config.scenarios import check_file_kind, read_mapping, resolve_scenario
 from planner.config.validation import NumbersNotBools, config_error
 from planner.errors import ConfigError, checked_arguments, checked_fields
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
@@ -193,6 +193,7 @@ def hardware_from_mapping(
     """
     catalog = catalog or load_gpu_catalog()
     fx = fx or load_fx_rates()
+    check_file_kind(raw, "hardware", file=file)
     try:
         m = _HardwareFile.model_validate(dict(raw))
     except ValidationError as e:

@@ -36,7 +36,7 @@ from pydantic import (
     model_validator,
 )
 
-from planner.config.scenarios import missing_file_hint, scenarios_dir
+from planner.config.scenarios import check_file_kind, missing_file_hint, scenarios_dir
 from planner.config.validation import (
     ErrorWording,
     FieldError,
@@ -1612,6 +1612,7 @@ def parse_workload(
             f"--model {file} --tokens 50M), or write a workload file from it: planner workloads "
             f"new NAME --model {file} --tokens 50M",
         )
+    check_file_kind(raw, "workload", file=file)
     if "name" not in raw and default_name:
         raw = {**raw, "name": default_name}
     # pydantic hands the top level to WorkloadSpec.__init__ as keywords: a key YAML read as a
