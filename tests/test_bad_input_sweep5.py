@@ -192,3 +192,35 @@ def test_a_file_of_another_kind_says_which_kind_and_where_it_goes(
 def test_the_library_says_which_kind_a_file_is() -> None:
     with pytest.raises(ConfigError, match="is a budget file, not a hardware file"):
         planner.tco(str(BUDGET))
+
+
+# --- a job from facts (--model, --tokens) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["", "   "])
+def test_a_blank_model_is_named_as_blank(model: str) -> None:
+    """was: "--model: '.' is a folder with no config.json in it" (the blank read as a path)."""
+    result = invoke("estimate", "--model", model, "--tokens", "50M", "--gpu", "A100-80GB")
+    assert_clean_error(result, "--model", "blank", "planner models")
+    assert "'.'" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("model", "example"),
+    [
+        ("resnet50", "resnet50-imagenet.yaml"),
+        ("stable-diffusion", "stable-diffusion-finetune.yaml"),
+        ("unet3d", "unet3d-kits19.yaml"),
+    ],
+)
+def test_a_model_that_trains_on_images_is_refused_with_tokens(model: str, example: str) -> None:
+    """was: "data.samples: is required for a cnn model": a key of a file the user never wrote,
+    and no fix."""
+    result = invoke("estimate", "--model", model, "--tokens", "50M", "--gpu", "A100-80GB")
+    assert_clean_error(result, "--model", "not tokens", "data.samples", example)
+
+
+def test_the_library_refuses_tokens_for_a_model_that_trains_on_images() -> None:
+    with pytest.raises(ConfigError, match="not tokens") as info:
+        planner.workload_from_facts("resnet50", tokens=1e6)
+    assert info.value.key_path == "model"
