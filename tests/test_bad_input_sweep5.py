@@ -224,3 +224,46 @@ def test_the_library_refuses_tokens_for_a_model_that_trains_on_images() -> None:
     with pytest.raises(ConfigError, match="not tokens") as info:
         planner.workload_from_facts("resnet50", tokens=1e6)
     assert info.value.key_path == "model"
+
+
+# --- a config.json of a model that is no decoder ------------------------------------------------
+
+BERT_CONFIG = {
+    "architectures": ["BertForMaskedLM"],
+    "hidden_size": 768,
+    "intermediate_size": 3072,
+    "max_position_embeddings": 512,
+    "model_type": "bert",
+    "num_attention_heads": 12,
+    "num_hidden_layers": 12,
+    "type_vocab_size": 2,
+    "vocab_size": 30522,
+}
+
+
+@pytest.mark.parametrize(
+    ("config", "needles"),
+    [
+        # was: exit 0, an estimate of a decoder (causal attention) for BERT
+        (BERT_CONFIG, ("encoder model (bert", "--model bert-base", "model.arch: encoder")),
+        (
+            {**BERT_CONFIG, "model_type": "xlm-roberta", "architectures": ["XLMRobertaModel"]},
+            ("encoder model (xlm-roberta",),
+        ),
+        # was: "no num_attention_heads in the config", as if a key were missing
+        (
+            {"model_type": "t5", "d_model": 768, "num_layers": 12, "is_encoder_decoder": True},
+            ("encoder-decoder model (t5)", "workload file"),
+        ),
+    ],
+    ids=["bert", "xlm-roberta", "t5"],
+)
+def test_a_config_json_of_a_model_that_is_no_decoder_says_what_it_is(
+    tmp_path: Path, config: dict[str, object], needles: tuple[str, ...]
+) -> None:
+    import json
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    result = invoke("estimate", "--model", str(path), "--tokens", "50M", "--gpu", "A100-80GB")
+    assert_clean_error(result, str(path), *needles)
