@@ -267,3 +267,48 @@ def test_a_config_json_of_a_model_that_is_no_decoder_says_what_it_is(
     path.write_text(json.dumps(config), encoding="utf-8")
     result = invoke("estimate", "--model", str(path), "--tokens", "50M", "--gpu", "A100-80GB")
     assert_clean_error(result, str(path), *needles)
+
+
+# --- a percentage where a file takes a fraction -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "old", "new", "command", "needles"),
+    [
+        (
+            HARDWARE,
+            "resale_fraction: 0.0",
+            "resale_fraction: 20%",
+            ("tco", "--hardware", "{path}", "--no-cloud"),
+            ("resale_fraction", "write 0.2", "20% is 0.2"),
+        ),
+        (
+            BUDGET,
+            "max_share: 0.3",
+            "max_share: 30%",
+            ("budget", "{path}", "--no-sensitivity"),
+            ("classes[0].spot.max_share", "write 0.3"),
+        ),
+        (
+            BUDGET,
+            "growth_per_month: 0.04",
+            "growth_per_month: 4%",
+            ("budget", "{path}", "--no-sensitivity"),
+            ("growth_per_month", "write 0.04"),
+        ),
+    ],
+    ids=["resale-fraction", "spot-share", "growth"],
+)
+def test_a_percentage_in_a_file_gets_the_fraction_it_means(
+    tmp_path: Path,
+    source: Path,
+    old: str,
+    new: str,
+    command: tuple[str, ...],
+    needles: tuple[str, ...],
+) -> None:
+    """was: "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"."""
+    path = _edited(tmp_path, source, old, new)
+    result = invoke(*(part.format(path=path) for part in command))
+    assert_clean_error(result, str(path), *needles)
+    assert "1.5e9" not in result.stderr

@@ -352,6 +352,15 @@ def _plain_number_hint(text: str) -> str:
     takes: a multiplier written out (1.5B -> 1.5e+09), a unit left to the key's name."""
     if re.fullmatch(r"\s*\d{1,3}(,\d{3})+(\.\d+)?\s*", text):
         return f"write {text.strip().replace(',', '')}: no thousands separators in a number"
+    percent = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*", text)
+    if percent is not None:
+        # 80%, 4%: a file's shares, rates and ratios are fractions (was: "write a plain number,
+        # e.g. 1.5e9")
+        number = float(percent.group(1))
+        return (
+            f"write {number / 100:g}: a file writes shares and ratios as fractions "
+            f"({number:g}% is {number / 100:g})"
+        )
     match = _NUMBER_WITH_TEXT.match(text)
     if match is None or not match.group(2):
         return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"
