@@ -9,14 +9,21 @@ json`` keeps stdout for the document alone.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
 
 import planner
+from planner.catalog.store import write_snapshot
 from planner.config.currency import parse_money
 from planner.errors import ConfigError
 from tests.cli_checks import assert_clean_error, invoke
+from tests.conftest import offer_row
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -261,8 +268,6 @@ BERT_CONFIG = {
 def test_a_config_json_of_a_model_that_is_no_decoder_says_what_it_is(
     tmp_path: Path, config: dict[str, object], needles: tuple[str, ...]
 ) -> None:
-    import json
-
     path = tmp_path / "config.json"
     path.write_text(json.dumps(config), encoding="utf-8")
     result = invoke("estimate", "--model", str(path), "--tokens", "50M", "--gpu", "A100-80GB")
@@ -312,3 +317,52 @@ def test_a_percentage_in_a_file_gets_the_fraction_it_means(
     result = invoke(*(part.format(path=path) for part in command))
     assert_clean_error(result, str(path), *needles)
     assert "1.5e9" not in result.stderr
+
+
+# --- a hand-edited snapshot manifest ---------------------------------------------------------
+
+
+def _snapshot(tmp_path: Path, change: Callable[[dict[str, Any]], object]) -> Path:
+    """A valid one-provider snapshot with its manifest changed by ``change``."""
+    frame = pd.DataFrame([offer_row(as_of="2026-11-20")])
+    path = write_snapshot(
+        tmp_path / "snapshots",
+        {"aws": frame},
+        snapshot_id="2099-01-01T000000Z",
+        now=datetime(2099, 1, 1, tzinfo=timezone.utc),
+    )
+    manifest = json.loads((path / "manifest.json").read_text())
+    change(manifest)
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        # was: "unreadable manifest (ProviderEntry.__init__() missing 1 required positional
+        # argument: 'sha256')"
+        (lambda m: m["providers"][0].pop("sha256"), "providers[0] has no 'sha256' key"),
+        # was: "unreadable manifest ('schema_version')", a KeyError's repr
+        (lambda m: m.pop("schema_version"), "no 'schema_version' key"),
+        # was: "invalid literal for int() with base 10: 'x'"
+        (lambda m: m.update(schema_version="x"), "schema_version 'x' is not a whole number"),
+        # was: "5: provider is not text", the value where the key belongs
+        (lambda m: m["providers"][0].update(provider=5), "providers[0].provider is not text"),
+        # was: "Invalid isoformat string: 'yesterday'"
+        (
+            lambda m: m["providers"][0].update(as_of="yesterday"),
+            "providers[0].as_of 'yesterday' is not a date",
+        ),
+    ],
+    ids=["entry-key-missing", "key-missing", "version-text", "provider-number", "as-of-text"],
+)
+def test_a_damaged_manifest_names_the_key_and_what_to_do(
+    tmp_path: Path, change: Callable[[dict[str, Any]], object], reason: str
+) -> None:
+    snapshot = _snapshot(tmp_path, change)
+    result = invoke("offers", "--snapshot", str(snapshot), "--format", "json")
+    assert_clean_error(
+        result, "manifest.json", reason, "planner prices refresh", exit_code=1, quiet_stdout=True
+    )
+    assert "__init__" not in result.stderr and "positional argument" not in result.stderr

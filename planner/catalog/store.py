@@ -36,7 +36,7 @@ import stat
 import tempfile
 import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -102,37 +102,67 @@ class Manifest:
         try:
             data = json.loads(text)
             if not isinstance(data, dict):
-                raise TypeError(f"expected a JSON object, got {type(data).__name__}")
+                raise TypeError(f"a JSON {type(data).__name__} where an object belongs")
+            for key in _MANIFEST_KEYS:
+                if key not in data:
+                    raise KeyError(f"no {key!r} key")
             if not isinstance(data["providers"], list):
                 raise TypeError("'providers' is not a list")
+            version = data["schema_version"]
+            if isinstance(version, bool) or not isinstance(version, int):
+                raise TypeError(f"schema_version {version!r} is not a whole number")
             return cls(
                 snapshot_id=str(data["snapshot_id"]),
                 created_at=str(data["created_at"]),
-                schema_version=int(data["schema_version"]),
-                providers=tuple(_entry(p) for p in data["providers"]),
+                schema_version=version,
+                providers=tuple(_entry(p, i) for i, p in enumerate(data["providers"])),
                 notes=str(data.get("notes", "")),
             )
         except (ValueError, KeyError, TypeError) as e:
-            raise SnapshotError(f"{where}: unreadable manifest ({e})") from e
+            # a KeyError's text is its repr ("'no 'sha256' key'"): its argument reads better
+            reason = e.args[0] if isinstance(e, KeyError) and e.args else e
+            raise SnapshotError(
+                f"{where}: unreadable manifest ({reason})", hint=_DAMAGED_SNAPSHOT
+            ) from e
 
 
-def _entry(data: Any) -> ProviderEntry:
+# The keys every manifest has (notes may be left out).
+_MANIFEST_KEYS = ("snapshot_id", "created_at", "schema_version", "providers")
+# What to do about a snapshot whose manifest cannot be read.
+_DAMAGED_SNAPSHOT = (
+    "the snapshot is damaged (a hand edit or a torn copy): `planner prices refresh` writes a new "
+    "one, and leaving --snapshot out uses the newest readable one"
+)
+# A provider entry's keys without a default: an entry without one cannot be read.
+_ENTRY_KEYS = tuple(f.name for f in fields(ProviderEntry) if f.default is MISSING)
+
+
+def _entry(data: Any, index: int = 0) -> ProviderEntry:
     """A manifest's provider entry; keys this version does not know (a newer writer's) are ignored.
 
     Raises TypeError / ValueError / KeyError for an entry that is not one (a hand-edited or
     corrupt manifest), which :meth:`Manifest.from_json` reports as an unreadable manifest.
     """
+    where = f"providers[{index}]"
     if not isinstance(data, Mapping):
-        raise TypeError(f"a provider entry is {type(data).__name__}, not an object")
+        raise TypeError(f"{where} is {type(data).__name__}, not an object")
+    for key in _ENTRY_KEYS:
+        if key not in data:
+            raise KeyError(f"{where} has no {key!r} key")
     known = {f.name for f in fields(ProviderEntry)}
     entry = ProviderEntry(**{k: v for k, v in data.items() if k in known})
     for key in ("provider", "file", "sha256", "as_of", "as_of_newest", "source"):
         if not isinstance(getattr(entry, key), str):
-            raise TypeError(f"{entry.provider!r}: {key} is not text")
-    date.fromisoformat(entry.as_of)  # ValueError names the bad date
-    date.fromisoformat(entry.as_of_newest)
+            raise TypeError(f"{where}.{key} is not text: {getattr(entry, key)!r}")
+    for key in ("as_of", "as_of_newest"):
+        try:
+            date.fromisoformat(getattr(entry, key))
+        except ValueError:
+            raise ValueError(
+                f"{where}.{key} {getattr(entry, key)!r} is not a date like 2026-01-01"
+            ) from None
     if Path(entry.file).name != entry.file or entry.file in ("", ".", ".."):
-        raise ValueError(f"{entry.provider!r}: file {entry.file!r} is not a file name")
+        raise ValueError(f"{where}.file {entry.file!r} is not a file name")
     return entry
 
 
