@@ -366,3 +366,22 @@ def test_a_damaged_manifest_names_the_key_and_what_to_do(
         result, "manifest.json", reason, "planner prices refresh", exit_code=1, quiet_stdout=True
     )
     assert "__init__" not in result.stderr and "positional argument" not in result.stderr
+
+
+# --- a budget file's price per GPU-hour -----------------------------------------------------------
+
+
+def test_a_monthly_price_typed_as_a_gpu_hour_price_is_refused(tmp_path: Path) -> None:
+    """was: exit 0, 2,183 USD a GPU-hour (2.99 x 730) accepted under the bound of a whole
+    instance-hour (10,000 USD), and the plan bought servers instead of renting."""
+    path = _edited(
+        tmp_path, BUDGET, "on_demand_usd_per_gpu_hour: 2.99", "on_demand_usd_per_gpu_hour: 2183"
+    )
+    result = invoke("budget", str(path), "--no-sensitivity", "--format", "json")
+    assert_clean_error(
+        result,
+        f"{path}: classes[0].on_demand_usd_per_gpu_hour",
+        "0 to 200 USD",
+        "divide a monthly price by 730",
+        quiet_stdout=True,
+    )
