@@ -385,3 +385,29 @@ def test_a_monthly_price_typed_as_a_gpu_hour_price_is_refused(tmp_path: Path) ->
         "divide a monthly price by 730",
         quiet_stdout=True,
     )
+
+
+# --- a stack of the other kind: serving for training, training for serving ---------------------
+
+
+def test_a_serving_stack_given_as_the_training_framework_says_so() -> None:
+    """was: "unknown framework 'vllm'; did you mean llmc or llm.c?"."""
+    result = invoke("estimate", "gpt2-finetune", "--gpu", "A100-80GB", "--framework", "vllm")
+    assert_clean_error(
+        result, "training.framework", "'vllm' is a serving stack", "hf-trainer", "inference"
+    )
+    assert "did you mean" not in result.stderr
+
+
+def test_a_training_stack_given_as_the_serving_framework_says_so(tmp_path: Path) -> None:
+    """was: "unknown serving framework 'megatron'; did you mean auto?"."""
+    path = _edited(
+        tmp_path,
+        SCENARIOS / "workloads" / "llm-serving-7b.yaml",
+        "hours: 730",
+        "hours: 730\n  framework: megatron",
+    )
+    result = invoke("estimate", str(path), "--gpu", "A100-80GB")
+    assert_clean_error(
+        result, f"{path}: inference.framework", "'megatron' is a training stack", "vllm"
+    )

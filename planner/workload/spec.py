@@ -440,6 +440,15 @@ class TrainingSection(_Section):
             )
 
             name = canonical_framework(str(raw["framework"]))
+            if name is None and _is_serving_stack(str(raw["framework"])):
+                # was: "unknown framework 'vllm'; did you mean llmc or llm.c?"
+                raise FieldError(
+                    "framework",
+                    f"{str(raw['framework']).strip()!r} is a serving stack, and "
+                    "training.framework is the stack a model trains on: one of "
+                    f"{', '.join(framework_names())} (a serving stack is inference.framework, "
+                    "in an inference workload)",
+                )
             if name is None:  # reported at training.framework, with suggestions
                 # a stack's other name is suggested where it is the nearest ("axolotol")
                 near = close_alias(str(raw["framework"]))
@@ -655,6 +664,14 @@ class InferenceSection(_Section):
         try:
             serving_stack(name)
         except UnknownNameError as e:  # a ValueError names the key path in the file
+            from planner.workload.frameworks import canonical_framework
+
+            if canonical_framework(name) not in (None, "auto"):
+                # was: "unknown serving framework 'megatron'; did you mean auto?"
+                raise ValueError(
+                    f"{value.strip()!r} is a training stack, and inference.framework is the "
+                    f"stack that serves the model: one of {', '.join(e.choices)}"
+                ) from None
             raise ValueError(f"{e.detail}; {e.hint}") from None
         return name
 
@@ -1703,6 +1720,13 @@ def list_workloads(*, directory: Path | None = None) -> list[WorkloadSpec]:
     """Every workload in the library, sorted by name."""
     folder = directory or workloads_dir()
     return [load_workload(n, directory=folder) for n in workload_names(folder)]
+
+
+def _is_serving_stack(name: str) -> bool:
+    """Whether ``name`` is a serving stack's (vllm, tgi ...), given where a training stack goes."""
+    from planner.workload.serving import load_serving_stacks
+
+    return name.strip().lower() in load_serving_stacks()
 
 
 def workload_framework(spec: WorkloadSpec) -> tuple[FrameworkProfile, bool]:
