@@ -411,3 +411,12 @@ def test_a_training_stack_given_as_the_serving_framework_says_so(tmp_path: Path)
     assert_clean_error(
         result, f"{path}: inference.framework", "'megatron' is a training stack", "vllm"
     )
+
+
+# --- build: one workload given twice -------------------------------------------------------------
+
+
+def test_a_workload_given_twice_to_build_gets_its_runs_added() -> None:
+    """was: exit 0, the workload listed twice in every machine's table."""
+    result = invoke("build", "-w", "gpt2-finetune:2", "-w", "gpt2-finetune:3", "--budget", "5000")
+    assert_clean_error(result, "--workload", "given twice", "gpt2-finetune:5")
