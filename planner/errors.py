@@ -117,6 +117,12 @@ class SnapshotError(PlannerError):
     """A price snapshot that is missing, corrupt or cannot be written."""
 
 
+class DataDirError(SnapshotError, ConfigError):
+    """``PLANNER_DATA_DIR`` names a folder that cannot be used (a file, a path through a file,
+    one that cannot be read): a snapshot error the user's setting caused, so bad input (exit 2),
+    as the same setting is where calibrations are read."""
+
+
 class ProviderError(PlannerError):
     """A cloud provider API call failed; wraps the vendor exception."""
 

@@ -21,7 +21,7 @@ import pytest
 import planner
 from planner.catalog.store import write_snapshot
 from planner.config.currency import parse_money
-from planner.errors import ConfigError
+from planner.errors import ConfigError, SnapshotError
 from tests.cli_checks import assert_clean_error, invoke
 from tests.conftest import offer_row
 
@@ -420,3 +420,39 @@ def test_a_workload_given_twice_to_build_gets_its_runs_added() -> None:
     """was: exit 0, the workload listed twice in every machine's table."""
     result = invoke("build", "-w", "gpt2-finetune:2", "-w", "gpt2-finetune:3", "--budget", "5000")
     assert_clean_error(result, "--workload", "given twice", "gpt2-finetune:5")
+
+
+# --- PLANNER_DATA_DIR set to a file ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("offers", "--format", "json"),
+        ("tco", "--hardware", "8xh100-hgx", "--format", "json"),
+        ("estimate", "gpt2-finetune", "--gpu", "A100-80GB", "--format", "json"),
+    ],
+    ids=["offers", "tco", "estimate"],
+)
+def test_a_data_dir_that_is_a_file_is_bad_input_for_every_command(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """was: exit 1 where prices are read (offers, tco), exit 2 where calibrations are (estimate),
+    for the one setting."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("a file, not a folder\n")
+    result = invoke(*command, env={"PLANNER_DATA_DIR": str(notes)})
+    assert_clean_error(
+        result, f"PLANNER_DATA_DIR={notes}", "set PLANNER_DATA_DIR", quiet_stdout=True
+    )
+
+
+def test_the_library_raises_a_snapshot_error_that_is_also_bad_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("a file, not a folder\n")
+    monkeypatch.setenv("PLANNER_DATA_DIR", str(notes))
+    with pytest.raises(SnapshotError) as info:
+        planner.offers()
+    assert isinstance(info.value, ConfigError) and info.value.exit_code == 2

@@ -46,7 +46,7 @@ import pandas as pd
 import planner
 from planner import clock
 from planner.config.yamlfile import SAVE_AS_UTF8, not_utf8, read_bounded, wide_unicode
-from planner.errors import OfferValidationError, SnapshotError, shown_path
+from planner.errors import DataDirError, OfferValidationError, SnapshotError, shown_path
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
 
 log = logging.getLogger(__name__)
@@ -643,10 +643,11 @@ def _read_reason(e: OSError) -> str:
 
 def _unreadable_root(root: Path, reason: str) -> SnapshotError:
     """A snapshot folder that cannot be read: where, why, and the fix.  When it comes from
-    ``PLANNER_DATA_DIR`` the message names the variable, since that is what the user set."""
+    ``PLANNER_DATA_DIR`` the message names the variable, since that is what the user set, and it
+    is bad input (exit 2, as where the same setting is read for calibrations; was exit 1 here)."""
     from_env = os.environ.get("PLANNER_DATA_DIR")
     if from_env and Path(root) == Path(from_env) / "snapshots":
-        return SnapshotError(
+        return DataDirError(
             f"PLANNER_DATA_DIR={shown_path(from_env)} cannot be used: cannot read the snapshot "
             f"folder {shown_path(root)} ({reason})",
             hint="set PLANNER_DATA_DIR to a folder you can read and write (snapshots go in its "
