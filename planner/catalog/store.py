@@ -408,7 +408,9 @@ def _write_failed(root: Path, e: OSError) -> SnapshotError:
     }
     reason = {errno.ENOSPC: "no space left on the disk", errno.EROFS: "the disk is read-only"}
     code = e.errno or 0
-    return SnapshotError(
+    # a path that cannot be a folder is the setting's fault (bad input, exit 2); a full or
+    # read-only disk, or a permission, the machine's
+    return (DataDirError if code in _SETTING_ERRNOS else SnapshotError)(
         f"cannot write a snapshot in {shown_path(root)}: {reason.get(code, e.strerror or str(e))}; "
         "the snapshots already there are unchanged",
         hint=hints.get(code, "check the folder, or point PLANNER_DATA_DIR at another one"),
@@ -614,9 +616,9 @@ def list_snapshots(root: Path) -> list[Path]:
     except FileNotFoundError:
         return []
     except OSError as e:
-        raise _unreadable_root(root, _read_reason(e)) from e
+        raise _unreadable_root(root, _read_reason(e), setting=e.errno in _SETTING_ERRNOS) from e
     if not stat.S_ISDIR(mode):
-        raise _unreadable_root(root, "it is a file, not a folder")
+        raise _unreadable_root(root, "it is a file, not a folder", setting=True)
     try:
         entries = list(root.iterdir())
         return sorted(
@@ -625,8 +627,12 @@ def list_snapshots(root: Path) -> list[Path]:
             if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists()
         )
     except OSError as e:
-        raise _unreadable_root(root, _read_reason(e)) from e
+        raise _unreadable_root(root, _read_reason(e), setting=e.errno in _SETTING_ERRNOS) from e
 
+
+# A folder path that cannot be one (a file on the way, a name too long): the setting that named it
+# is wrong, not the machine (a full or read-only disk, a permission).
+_SETTING_ERRNOS = frozenset({errno.ENOTDIR, errno.ENAMETOOLONG})
 
 # Why a snapshot folder cannot be read, in words; anything else: the system's reason.
 _READ_REASONS = {
@@ -641,13 +647,15 @@ def _read_reason(e: OSError) -> str:
     return _READ_REASONS.get(e.errno or 0, e.strerror or str(e))
 
 
-def _unreadable_root(root: Path, reason: str) -> SnapshotError:
+def _unreadable_root(root: Path, reason: str, *, setting: bool = False) -> SnapshotError:
     """A snapshot folder that cannot be read: where, why, and the fix.  When it comes from
-    ``PLANNER_DATA_DIR`` the message names the variable, since that is what the user set, and it
-    is bad input (exit 2, as where the same setting is read for calibrations; was exit 1 here)."""
+    ``PLANNER_DATA_DIR`` the message names the variable, since that is what the user set; where
+    the setting itself is at fault (``setting``: a file on the path, a name too long) it is bad
+    input, a :class:`DataDirError` (exit 2, as where the same setting is read for calibrations;
+    was exit 1 here)."""
     from_env = os.environ.get("PLANNER_DATA_DIR")
     if from_env and Path(root) == Path(from_env) / "snapshots":
-        return DataDirError(
+        return (DataDirError if setting else SnapshotError)(
             f"PLANNER_DATA_DIR={shown_path(from_env)} cannot be used: cannot read the snapshot "
             f"folder {shown_path(root)} ({reason})",
             hint="set PLANNER_DATA_DIR to a folder you can read and write (snapshots go in its "
