@@ -447,6 +447,17 @@ def test_a_data_dir_that_is_a_file_is_bad_input_for_every_command(
     )
 
 
+def test_refreshing_into_a_data_dir_under_a_file_is_bad_input_too(tmp_path: Path) -> None:
+    """was: exit 1 (a full or read-only disk is the machine's; a file on the path is the
+    setting's)."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("a file, not a folder\n")
+    result = invoke(
+        "prices", "refresh", "--provider", "aws", env={"PLANNER_DATA_DIR": str(notes / "data")}
+    )
+    assert_clean_error(result, "cannot write a snapshot", "is a file, not a folder")
+
+
 def test_the_library_raises_a_snapshot_error_that_is_also_bad_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -456,3 +467,74 @@ def test_the_library_raises_a_snapshot_error_that_is_also_bad_input(
     with pytest.raises(SnapshotError) as info:
         planner.offers()
     assert isinstance(info.value, ConfigError) and info.value.exit_code == 2
+
+
+# --- contradicting options and targets ----------------------------------------------------------
+
+OWNED_ONLY = (*QUOTE, "--owned-only", "--hardware", "workstation-rtx3060")
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        (("--region", "us-east-1"), "regions (--region)"),
+        (("--reserved",), "include_reserved (--reserved)"),
+        (("--discount", "aws=0.1"), "discounts (--discount)"),
+        (("--quota", "aws=2"), "quotas (--quota)"),
+        (("--max-interruption", "5"), "max_interruption_pct (--max-interruption)"),
+        (("--spot-only",), "spot_only (--spot-only)"),
+        (("--near", "europe"), "near (--near)"),
+    ],
+    ids=["region", "reserved", "discount", "quota", "max-interruption", "spot-only", "near"],
+)
+def test_a_cloud_option_with_owned_only_is_refused(extra: tuple[str, ...], field: str) -> None:
+    """was: exit 0, the option dropped without a word (owned machines have no region, discount,
+    quota or spot price)."""
+    result = invoke(*OWNED_ONLY, *extra, "--format", "json")
+    assert_clean_error(result, field, "--owned-only", "drop it", quiet_stdout=True)
+
+
+def test_the_library_refuses_a_cloud_field_for_owned_machines_only() -> None:
+    with pytest.raises(ConfigError, match="your own machines alone") as info:
+        planner.QuoteRequest(
+            workload="gpt2-finetune",
+            deadline_hours=24,
+            providers=("owned",),
+            hardware=("workstation-rtx3060",),
+            regions=("us-east-1",),
+        )
+    assert info.value.key_path == "regions"
+
+
+def test_a_spot_interruption_limit_without_spot_is_refused() -> None:
+    """was: exit 0, --max-interruption dropped (it filters spot offers, and --no-spot used
+    none)."""
+    result = invoke(*QUOTE, "--no-spot", "--max-interruption", "5")
+    assert_clean_error(result, "--max-interruption", "--no-spot", "drop one of them")
+
+
+def test_near_a_region_the_filters_leave_out_still_breaks_ties_by_its_area() -> None:
+    """was: "--near: unknown region or area 'eu-west-1'" with --provider gcp: eu-west-1 is AWS's,
+    a real region, and a tie still goes to its area (europe)."""
+    result = invoke(*QUOTE, "--near", "eu-west-1", "--provider", "gcp", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["plans"]
+
+
+def test_a_ttft_target_longer_than_the_end_to_end_one_is_refused() -> None:
+    """was: exit 0, a fleet sized on the end-to-end target and the TTFT one moot."""
+    result = invoke("quote", "-w", "llm-serving-7b", "--p95-ttft", "10s", "--p95-e2e", "1s")
+    assert_clean_error(result, "--p95-ttft", "10000 ms", "1000 ms", "includes it", "--p95-e2e")
+
+
+def test_a_workload_file_with_a_ttft_target_past_its_end_to_end_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    path = _edited(
+        tmp_path,
+        SCENARIOS / "workloads" / "llm-serving-7b.yaml",
+        "hours: 730",
+        "hours: 730\n  slo: {ttft_ms_p95: 5000, e2e_ms_p95: 1000}",
+    )
+    result = invoke("estimate", str(path), "--gpu", "A100-80GB")
+    assert_clean_error(result, f"{path}: inference.slo.ttft_ms_p95", "includes it")

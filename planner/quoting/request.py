@@ -274,6 +274,36 @@ def check_shared_fields(req: Any) -> None:
     for name in ("providers", "regions", "gpus", "hardware", "offers_files"):
         object.__setattr__(req, name, name_tuple(name, getattr(req, name)))
     check_discount_values(req.discounts)
+    _check_owned_only(req)
+
+
+# The fields that choose or price cloud offers: given with providers=('owned',) (--owned-only),
+# which quotes your own machines alone, each was dropped without a word.
+_CLOUD_FIELDS = (
+    "regions",
+    "include_reserved",
+    "discounts",
+    "quotas",
+    "max_interruption_pct",
+    "spot_only",
+    "near",
+)
+
+
+def _check_owned_only(req: Any) -> None:
+    """Refuse a cloud-only field in a request for owned machines only."""
+    providers = tuple(str(p).strip().lower() for p in req.providers)
+    if providers != ("owned",):
+        return
+    for name in _CLOUD_FIELDS:
+        if getattr(req, name, None) not in (None, False, (), {}):
+            raise ConfigError(
+                "shapes the cloud offers, and providers=('owned',) (--owned-only) quotes your "
+                "own machines alone",
+                key_path=name,
+                hint="drop it, or let the cloud in too: leave out --owned-only (or add "
+                "--provider aws ... beside --provider owned)",
+            )
 
 
 def check_flag(req: Any, name: str) -> None:
@@ -294,6 +324,14 @@ def _check_flags(req: QuoteRequest) -> None:
         raise ConfigError(
             "spot_only=True needs spot capacity, but allow_spot=False forbids it",
             key_path="spot_only",
+            hint="drop one of them",
+        )
+    if req.max_interruption_pct is not None and not req.allow_spot:
+        # was: the filter dropped without a word (it reads spot offers, and none were used)
+        raise ConfigError(
+            "filters spot offers by how often they are interrupted, and allow_spot=False "
+            "(--no-spot) uses none",
+            key_path="max_interruption_pct",
             hint="drop one of them",
         )
     if req.count_estimate_error and req.confidence_pct == 0:

@@ -304,7 +304,9 @@ def _candidates(
         discounts=req.discounts,
         quotas=req.quotas,
         local_cost_basis=req.local_cost_basis,
-        near=None if req.near is None else check_near(req.near, inputs.offers["region"]),
+        # a region of any loaded offer (was: only those the filters keep, so --near eu-west-1
+        # with --provider gcp was "unknown region"): a tie still goes to its area
+        near=None if req.near is None else check_near(req.near, inputs.book.offers["region"]),
         deadline_hours=req.deadline_hours,
         confidence=req.confidence_pct / 100 if req.confidence_pct > 0 else None,
     )

@@ -271,7 +271,16 @@ def _slo(req: ServiceRequest, spec: WorkloadSpec) -> ServingSlo:
                     key_path=key,
                     hint="give the p95 latency per image with --p95-e2e (e.g. --p95-e2e 50ms)",
                 )
-    return inf.slo.model_copy(update={k: v for k, v in given.items() if v is not None})
+    slo = inf.slo.model_copy(update={k: v for k, v in given.items() if v is not None})
+    problem = slo.conflict()
+    if problem is not None:
+        raise ConfigError(
+            problem,
+            key_path="ttft_ms_p95" if given["ttft_ms_p95"] is not None else "e2e_ms_p95",
+            hint="lower the TTFT target (--p95-ttft) or raise the end-to-end one (--p95-e2e); "
+            "a target left out is the workload file's inference.slo",
+        )
+    return slo
 
 
 def _owned_offers(req: ServiceRequest, catalog: GpuCatalog) -> pd.DataFrame:

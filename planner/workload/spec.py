@@ -613,6 +613,25 @@ class ServingSlo(_Section):
     tpot_ms_p95: float | None = Field(default=None, gt=0, le=3_600_000)
     e2e_ms_p95: float | None = Field(default=None, gt=0, le=86_400_000)
 
+    def conflict(self) -> str | None:
+        """Why the targets cannot all hold, or None: a request's end-to-end latency includes its
+        time to first token, so a TTFT target longer than the end-to-end one is a slip (was:
+        quoted, the looser target silently moot)."""
+        ttft, e2e = self.ttft_ms_p95, self.e2e_ms_p95
+        if ttft is not None and e2e is not None and ttft > e2e:
+            return (
+                f"a p95 time to first token of {ttft:g} ms is longer than the p95 end-to-end "
+                f"latency of {e2e:g} ms, which includes it"
+            )
+        return None
+
+    @model_validator(mode="after")
+    def _targets_agree(self) -> ServingSlo:
+        problem = self.conflict()
+        if problem is not None:
+            raise FieldError("ttft_ms_p95", problem + "; lower ttft_ms_p95 or raise e2e_ms_p95")
+        return self
+
 
 class InferenceSection(_Section):
     precision: Precision = Precision.BF16
