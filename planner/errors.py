@@ -118,9 +118,10 @@ class SnapshotError(PlannerError):
 
 
 class DataDirError(SnapshotError, ConfigError):
-    """``PLANNER_DATA_DIR`` names a folder that cannot be used (a file, a path through a file,
-    one that cannot be read): a snapshot error the user's setting caused, so bad input (exit 2),
-    as the same setting is where calibrations are read."""
+    """``PLANNER_DATA_DIR`` names a path that cannot be a folder (a file, a path through a file,
+    a name too long): a snapshot error the user's setting caused, so bad input (exit 2), as where
+    the same setting is read for calibrations.  A full or read-only disk, or a permission, is the
+    machine's: a plain :class:`SnapshotError`."""
 
 
 class ProviderError(PlannerError):
