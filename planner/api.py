@@ -456,6 +456,7 @@ class Planner:
                 key_path="count",
                 hint="the largest GPU clusters hold ~200,000 GPUs",
             )
+        count = int(count)  # a numpy int64 was kept, and to_dict() could not be written as JSON
         spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
         spec_gpu = resolve_gpu(gpu) if isinstance(gpu, str) else gpu
         if not isinstance(spec, WorkloadSpec):

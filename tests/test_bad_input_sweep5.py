@@ -538,3 +538,34 @@ def test_a_workload_file_with_a_ttft_target_past_its_end_to_end_one_is_refused(
     )
     result = invoke("estimate", str(path), "--gpu", "A100-80GB")
     assert_clean_error(result, f"{path}: inference.slo.ttft_ms_p95", "includes it")
+
+
+# --- the library: numbers of other types are kept as plain ints and floats ------------------------
+
+
+def test_an_estimate_on_a_numpy_count_writes_json() -> None:
+    """was: gpu_count kept as numpy.int64, and json.dumps(estimate.to_dict()) raised TypeError."""
+    import numpy as np
+
+    estimate = planner.estimate("gpt2-finetune", "H100", np.int64(2))
+    assert json.loads(json.dumps(estimate.to_dict()))["gpu_count"] == 2
+
+
+def test_a_quote_on_a_numpy_quota_and_a_fraction_deadline_writes_json() -> None:
+    from fractions import Fraction
+
+    import numpy as np
+
+    result = planner.quote(
+        workload="gpt2-finetune", deadline_hours=Fraction(24), quotas={"aws": np.int64(3)}
+    )
+    assert json.loads(json.dumps(result.to_dict()))["deadline_hours"] == 24
+
+
+def test_a_service_quote_takes_a_numpy_top_as_a_job_quote_does() -> None:
+    """was: "top: must be a whole number of at least 1, got np.int64(2)"."""
+    import numpy as np
+
+    result = planner.quote_service(workload="llm-serving-7b", top=np.int64(2))
+    assert len(result.plans) <= 2
+    json.dumps(result.to_dict())

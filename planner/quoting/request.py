@@ -175,6 +175,23 @@ def _check_request(req: QuoteRequest) -> None:
             key_path="near",
             hint="e.g. near='eu-west-1' or near='europe' (the region is checked against the offers)",
         )
+    _plain_numbers(req)
+
+
+def plain_number(value: Any) -> Any:
+    """A checked number as Python's own int or float (None stays None): a numpy ``int64`` or a
+    ``Fraction`` was kept as given, and a result's ``to_dict()`` could not be written as JSON."""
+    if value is None or type(value) in (int, float):
+        return value
+    return int(value) if is_whole_number(value) else float(value)
+
+
+def _plain_numbers(req: QuoteRequest) -> None:
+    """The request's checked numbers as plain ints and floats (:func:`plain_number`)."""
+    for name in ("deadline_hours", "budget_usd", "max_interruption_pct", "confidence_pct", "top"):
+        object.__setattr__(req, name, plain_number(getattr(req, name)))
+    object.__setattr__(req, "quotas", {key: plain_number(n) for key, n in req.quotas.items()})
+    object.__setattr__(req, "discounts", {key: plain_number(f) for key, f in req.discounts.items()})
 
 
 def _check_workload(workload: str | WorkloadSpec) -> None:

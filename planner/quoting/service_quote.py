@@ -25,10 +25,16 @@ import pandas as pd
 
 from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
-from planner.errors import ConfigError, UnknownNameError, checked_fields, is_number
+from planner.errors import (
+    ConfigError,
+    UnknownNameError,
+    checked_fields,
+    is_number,
+    is_whole_number,
+)
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
-from planner.quoting.request import check_shared_fields
+from planner.quoting.request import check_shared_fields, plain_number
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
 from planner.workload.spec import Kind, ServingSlo
@@ -105,10 +111,21 @@ class ServiceRequest:
                 hint="give the peak's load too (--peak-rps, peak_requests_per_s), or leave the "
                 "peak hours out",
             )
-        if not isinstance(self.top, int) or self.top < 1:
+        if not is_whole_number(self.top) or self.top < 1:
             raise ConfigError(
                 f"must be a whole number of at least 1, got {self.top!r}", key_path="top"
             )
+        # plain numbers in the result (a numpy int64 or a Fraction could not be written as JSON)
+        for name in (
+            "top",
+            "requests_per_s",
+            "peak_requests_per_s",
+            "peak_hours_per_day",
+            "ttft_ms_p95",
+            "tpot_ms_p95",
+            "e2e_ms_p95",
+        ):
+            object.__setattr__(self, name, plain_number(getattr(self, name)))
         check_shared_fields(self)  # as a job quote's request checks them
 
 
