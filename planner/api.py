@@ -276,6 +276,10 @@ def _workload(name: str, value: Any) -> Any:
             key_path=name,
             hint=f"e.g. {name}='gpt2-xl-finetune' or {name}=planner.load_workload('file.yaml')",
         )
+    if isinstance(value, WorkloadSpec):
+        from planner.workload.spec import checked_spec
+
+        return checked_spec(value)  # a model_copy(update=...) skipped every check
     # a path of any kind as text, which the functions load (they tell a spec from a name by type)
     return os.fspath(value) if isinstance(value, os.PathLike) else value
 

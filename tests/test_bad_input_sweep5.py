@@ -569,3 +569,46 @@ def test_a_service_quote_takes_a_numpy_top_as_a_job_quote_does() -> None:
     result = planner.quote_service(workload="llm-serving-7b", top=np.int64(2))
     assert len(result.plans) <= 2
     json.dumps(result.to_dict())
+
+
+# --- a WorkloadSpec changed with model_copy(update=...) -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("update", "field"),
+    [
+        ({"pieces": 0}, "pieces"),  # was: ZeroDivisionError
+        ({"pieces": -5}, "pieces"),  # was: an estimate and a quote of -5 pieces
+        ({"kind": "banana"}, "kind"),  # was: an estimate of a kind that does not exist
+    ],
+    ids=["pieces-zero", "pieces-negative", "kind"],
+)
+@pytest.mark.parametrize("call", ["estimate", "quote"])
+def test_a_spec_copied_past_its_checks_is_checked_by_the_library(
+    update: dict[str, object], field: str, call: str
+) -> None:
+    """QuoteRequest's docstring suggests spec.model_copy(update=...) for a variant; pydantic's
+    model_copy checks nothing."""
+    spec = planner.load_workload("gpt2-finetune").model_copy(update=update)
+    with pytest.raises(ConfigError) as info:
+        if call == "estimate":
+            planner.estimate(spec, "H100")
+        else:
+            planner.quote(workload=spec, deadline_hours=24)
+    assert info.value.key_path == field
+    assert info.value.hint is not None and "variant" in info.value.hint
+
+
+def test_a_spec_whose_data_was_copied_past_its_checks_is_refused() -> None:
+    """was: -1.68 GPU-hours, and a quote of them."""
+    spec = planner.load_workload("gpt2-finetune")
+    assert spec.data is not None
+    bad = spec.model_copy(update={"data": spec.data.model_copy(update={"tokens": -1e9})})
+    with pytest.raises(ConfigError, match=r"data\.tokens: must be at least 1"):
+        planner.estimate(bad, "H100")
+
+
+def test_a_checked_spec_is_still_the_same_spec() -> None:
+    spec = planner.load_workload("gpt2-finetune")
+    assert planner.estimate(spec, "H100").fits
+    assert planner.with_training(spec, precision="fp16").train.precision.value == "fp16"

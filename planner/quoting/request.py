@@ -35,6 +35,7 @@ from planner.units import (
     duration_hours,
 )
 from planner.workload import WorkloadSpec
+from planner.workload.spec import checked_spec
 
 # How owned hardware is charged per hour (planner.onprem.machine_cost_usd_per_hour).
 LOCAL_COST_BASES = ("amortised", "sunk")
@@ -202,7 +203,9 @@ def _check_workload(workload: str | WorkloadSpec) -> None:
                 key_path="workload",
                 hint="name a workload (planner workloads lists them) or a YAML file",
             )
-    elif not isinstance(workload, (Path, WorkloadSpec)):
+    elif isinstance(workload, WorkloadSpec):
+        checked_spec(workload)  # a model_copy(update=...) skipped every check
+    elif not isinstance(workload, Path):
         raise ConfigError(
             f"expected a workload name, YAML path or WorkloadSpec, got {workload!r}",
             key_path="workload",

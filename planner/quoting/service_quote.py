@@ -37,7 +37,7 @@ from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fle
 from planner.quoting.request import check_shared_fields, plain_number
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
-from planner.workload.spec import Kind, ServingSlo
+from planner.workload.spec import Kind, ServingSlo, checked_spec
 
 # The most requests per second a service quote takes: well past the largest public services (web
 # search answers ~10^5 queries/s); a bigger figure is a unit slip (per month typed per second).
@@ -223,7 +223,7 @@ def is_service(spec: WorkloadSpec) -> bool:
 
 def _spec(req: ServiceRequest) -> WorkloadSpec:
     if isinstance(req.workload, WorkloadSpec):
-        spec = req.workload
+        spec = checked_spec(req.workload)  # a model_copy(update=...) skipped every check
     else:
         if not str(req.workload).strip():
             raise ConfigError("workload name is blank", key_path="workload")

@@ -1689,6 +1689,31 @@ def _from_file(spec: WorkloadSpec, path: str) -> WorkloadSpec:
     return spec
 
 
+def checked_spec(spec: WorkloadSpec) -> WorkloadSpec:
+    """``spec`` itself, once its fields have been checked as a workload file's are.
+
+    A copy made with pydantic's ``model_copy(update=...)`` skips every check: ``pieces=0`` ended
+    in ZeroDivisionError, ``data.tokens=-1e9`` in negative GPU-hours and a quote of them.  The
+    library's functions check a spec they are given here (a few milliseconds; the spec's identity,
+    and the file it was read from, are kept).  Raises ConfigError naming the field.
+    """
+    import warnings
+
+    with warnings.catch_warnings():  # pydantic warns as it writes a value of the wrong type
+        warnings.simplefilter("ignore")
+        raw = spec.model_dump(mode="json", exclude_none=True)
+    try:
+        parse_workload(raw, file=workload_file(spec) or f"WorkloadSpec {spec.name!r}")
+    except ConfigError as e:
+        if e.hint is None:
+            e.hint = (
+                "a copy made with model_copy(update=...) is not checked; spec.variant(...) "
+                "checks its changes as a file's"
+            )
+        raise
+    return spec
+
+
 def load_workload(name_or_path: str, *, directory: Path | None = None) -> WorkloadSpec:
     """A workload by library name (``gpt2-xl-finetune``) or by path to a ``.yaml`` file."""
     if not isinstance(name_or_path, (str, Path)):
