@@ -554,7 +554,7 @@ class Planner:
         breakeven against the cheapest cloud capacity in this session's prices, optionally only
         from ``providers`` (e.g. ``("aws",)``)."""
         from planner.ownership.costs import tco as compute_tco
-        from planner.ownership.hardware import HardwareSpec, load_hardware
+        from planner.ownership.hardware import HardwareSpec, checked_hardware, load_hardware
 
         _check_cloud_fields(
             with_cloud,
@@ -562,7 +562,12 @@ class Planner:
             any_interconnect=any_interconnect,
             providers=providers,
         )
-        hw = hardware if isinstance(hardware, HardwareSpec) else load_hardware(hardware)
+        # one made in Python, or changed with dataclasses.replace, skipped the file's checks
+        hw = (
+            checked_hardware(hardware)
+            if isinstance(hardware, HardwareSpec)
+            else load_hardware(hardware)
+        )
         book = self.book if with_cloud else None
         result = compute_tco(
             hw,

@@ -612,3 +612,36 @@ def test_a_checked_spec_is_still_the_same_spec() -> None:
     spec = planner.load_workload("gpt2-finetune")
     assert planner.estimate(spec, "H100").fits
     assert planner.with_training(spec, precision="fp16").train.precision.value == "fp16"
+
+
+# --- a HardwareSpec made or changed in Python ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"machines": 0}, "machines"),  # was: ZeroDivisionError
+        ({"hours_available_per_day": 0}, "hours_available_per_day"),  # was: ZeroDivisionError
+        ({"capex_usd": -5.0}, "capex_usd"),  # was: a TCO of a machine that paid to be owned
+        ({"pue": float("nan")}, "pue"),  # was: NaN costs
+    ],
+    ids=["machines", "hours", "capex", "pue"],
+)
+def test_a_hardware_spec_changed_past_its_checks_is_checked_by_tco(
+    change: dict[str, object], field: str
+) -> None:
+    import dataclasses
+
+    hardware = dataclasses.replace(planner.load_hardware("8xh100-hgx"), **change)
+    with pytest.raises(ConfigError) as info:
+        planner.tco(hardware)
+    assert info.value.key_path == field
+    assert "HardwareSpec '8xh100-hgx'" in str(info.value)
+
+
+def test_a_hardware_spec_with_its_link_as_text_is_read_as_the_file_would() -> None:
+    """was: AttributeError: 'str' object has no attribute 'rank'."""
+    import dataclasses
+
+    hardware = dataclasses.replace(planner.load_hardware("8xh100-hgx"), interconnect="nvlink")
+    assert planner.tco(hardware).hardware.interconnect == planner.Interconnect.NVLINK

@@ -351,6 +351,25 @@ def _power_kw_idle(m: _HardwareFile, file: str) -> float:
 
 
 @checked_arguments
+def checked_hardware(hw: HardwareSpec) -> HardwareSpec:
+    """``hw``, once its fields have been checked as a hardware file's are (with its names made
+    canonical: ``interconnect="nvlink"``, ``gpu="h100 sxm"``).
+
+    A HardwareSpec made in Python, or changed with ``dataclasses.replace``, skips the file's
+    checks: ``machines=0`` or ``hours_available_per_day=0`` ended in ZeroDivisionError, a
+    negative capex in a TCO.  Raises ConfigError naming the field.
+    """
+    record = hw.to_record()
+    if record.get("power_kw_max") == 0:  # the dataclass's "same as power_kw_avg"
+        record.pop("power_kw_max")
+    checked = hardware_from_mapping(
+        record, file=f"HardwareSpec {hw.name!r}", default_name=str(hw.name)
+    )
+    # a field given as text (interconnect="nvlink") comes back as its enum: equal to the text
+    # (a str-Enum), but not the same to the code that reads it, so compared by repr
+    return hw if repr(checked) == repr(hw) else checked
+
+
 def load_hardware(path_or_name: str) -> HardwareSpec:
     """A hardware file by path, or by name from ``scenarios/hardware/<name>.yaml``."""
     path = resolve_scenario(path_or_name, "hardware")
