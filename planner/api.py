@@ -467,6 +467,7 @@ class Planner:
             raise ConfigError(f"expected a workload name, path or WorkloadSpec, got {workload!r}")
         if not isinstance(spec_gpu, GpuSpec):
             raise ConfigError(f"expected a GPU name or GpuSpec, got {gpu!r}", key_path="gpu")
+        spec_gpu.check()  # one made in Python skipped the catalog's rows
         with _in_workload_file(spec):
             # a pinned tensor x pipeline layout this count cannot hold is a conflict in the
             # request (the core estimator reports it as not fitting, so that quote skips such

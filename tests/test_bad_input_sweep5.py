@@ -645,3 +645,23 @@ def test_a_hardware_spec_with_its_link_as_text_is_read_as_the_file_would() -> No
 
     hardware = dataclasses.replace(planner.load_hardware("8xh100-hgx"), interconnect="nvlink")
     assert planner.tco(hardware).hardware.interconnect == planner.Interconnect.NVLINK
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"memory_gib": 0}, "gpu.memory_gib"),  # was: exit 0 with infinite GPU-hours
+        ({"memory_bandwidth_gb_per_s": float("nan")}, "gpu.memory_bandwidth_gb_per_s"),
+        ({"tensor_tflops_dense": "989"}, "gpu.tensor_tflops_dense"),
+    ],
+    ids=["memory", "bandwidth", "tflops-text"],
+)
+def test_a_gpu_spec_made_in_python_is_checked_by_estimate(
+    change: dict[str, object], field: str
+) -> None:
+    import dataclasses
+
+    gpu = dataclasses.replace(planner.resolve_gpu("H100"), **change)
+    with pytest.raises(ConfigError, match="GpuSpec 'H100'") as info:
+        planner.estimate("gpt2-finetune", gpu)
+    assert info.value.key_path == field
