@@ -350,7 +350,6 @@ def _power_kw_idle(m: _HardwareFile, file: str) -> float:
     return m.power_kw_idle
 
 
-@checked_arguments
 def checked_hardware(hw: HardwareSpec) -> HardwareSpec:
     """``hw``, once its fields have been checked as a hardware file's are (with its names made
     canonical: ``interconnect="nvlink"``, ``gpu="h100 sxm"``).
@@ -370,6 +369,7 @@ def checked_hardware(hw: HardwareSpec) -> HardwareSpec:
     return hw if repr(checked) == repr(hw) else checked
 
 
+@checked_arguments
 def load_hardware(path_or_name: str) -> HardwareSpec:
     """A hardware file by path, or by name from ``scenarios/hardware/<name>.yaml``."""
     path = resolve_scenario(path_or_name, "hardware")
