@@ -665,3 +665,46 @@ def test_a_gpu_spec_made_in_python_is_checked_by_estimate(
     with pytest.raises(ConfigError, match="GpuSpec 'H100'") as info:
         planner.estimate("gpt2-finetune", gpu)
     assert info.value.key_path == field
+
+
+# --- a key in the wrong section of a workload file ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key", "fix"),
+    [
+        # was: the top level's keys listed
+        ("data:\n", "precision: bf16\ndata:\n", "precision", "training.precision"),
+        ("data:\n", "epochs: 3\ndata:\n", "epochs", "data.epochs"),
+        ("data:\n", "gpu: H100\ndata:\n", "gpu", "--gpu H100"),
+        # was: "did you mean 'eval_tokens'?"
+        (
+            "  dataset: wikitext-103 x 3 epochs",
+            "  dataset: wikitext-103 x 3 epochs\n  global_batch_tokens: 1000",
+            "data.global_batch_tokens",
+            "belongs under training:",
+        ),
+        # was: the training section's keys listed
+        ("  method: full", "  method: full\n  tensor: 2", "training.tensor", "parallelism.tensor"),
+        ("  method: full", "  method: full\n  seq_len: 2048", "training.seq_len", "model.seq_len"),
+    ],
+    ids=["precision", "epochs", "gpu", "global-batch", "tensor", "seq-len"],
+)
+def test_a_workload_key_in_the_wrong_section_says_where_it_belongs(
+    tmp_path: Path, old: str, new: str, key: str, fix: str
+) -> None:
+    path = _edited(tmp_path, WORKLOAD, old, new)
+    result = invoke("estimate", str(path), "--gpu", "A100-80GB")
+    assert_clean_error(result, f"{path}: {key}: unknown key", fix)
+    assert "valid keys" not in result.stderr
+
+
+def test_a_serving_target_outside_its_slo_section_says_where_it_belongs(tmp_path: Path) -> None:
+    path = _edited(
+        tmp_path,
+        SCENARIOS / "workloads" / "llm-serving-7b.yaml",
+        "  hours: 730",
+        "  hours: 730\n  ttft_ms_p95: 500",
+    )
+    result = invoke("estimate", str(path), "--gpu", "A100-80GB")
+    assert_clean_error(result, "inference.ttft_ms_p95: unknown key", "inference.slo.ttft_ms_p95")

@@ -1619,7 +1619,12 @@ _WORDING = ErrorWording(
     extra_keys={"": ("trials",)},
     alike_keys_only=True,
     misplaced_keys={
-        "deadline": "a workload file has no deadline; pass it to planner quote: --deadline 24h"
+        "deadline": "a workload file has no deadline; pass it to planner quote: --deadline 24h",
+        # the command's choices, not the workload's (was: the section's keys listed)
+        "gpu": "a workload file names no GPU; pass it to the command: planner estimate FILE "
+        "--gpu H100 --count 8 (planner quote --gpu only filters the offers)",
+        "budget": "a workload file has no budget; pass it to planner quote: --budget 500",
+        "rps": "the load is inference.requests_per_s (or tokens_per_s), or --rps on planner quote",
     },
     bounds_in_words=True,
     date_hint=None,
