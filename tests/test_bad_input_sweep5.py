@@ -708,3 +708,23 @@ def test_a_serving_target_outside_its_slo_section_says_where_it_belongs(tmp_path
     )
     result = invoke("estimate", str(path), "--gpu", "A100-80GB")
     assert_clean_error(result, "inference.ttft_ms_p95: unknown key", "inference.slo.ttft_ms_p95")
+
+
+# --- prices refresh: a region in another provider's form ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "region", "needles"),
+    [
+        # was: minutes later, "aws mars-1 failed: could not reach https://pricing..." (exit 1)
+        ("aws", "mars-1", ("'mars-1' is not a region name of aws", "us-east-1")),
+        ("aws", "westeurope", ("form of azure regions",)),
+        ("gcp", "us-east-1", ("form of aws and lambda regions", "us-central1")),
+        ("aws", "US-EAST-1", ("lower case", "write us-east-1")),
+    ],
+)
+def test_refreshing_a_region_not_written_as_the_provider_writes_them_is_refused(
+    provider: str, region: str, needles: tuple[str, ...]
+) -> None:
+    result = invoke("prices", "refresh", "--provider", provider, "--region", region)
+    assert_clean_error(result, "--region", *needles)
