@@ -216,6 +216,40 @@ TRAINING_KEYWORDS = frozenset(
 )
 
 
+# The command line's options that a quote's library call takes under another name or in another
+# call: typed as a keyword they drew the nearest field by spelling (hardware_cost -> "did you mean
+# hardware?", owned_only -> spot_only, rps -> gpus, report -> pareto).
+OPTION_KEYWORDS = {
+    "hardware_cost": "local_cost_basis='sunk' (or 'amortised')",
+    "owned_only": "providers=('owned',) with hardware=(...)",
+    "no_spot": "allow_spot=False",
+    "reserved": "include_reserved=True",
+    "rps": "requests_per_s=...",
+    "p95_ttft": "ttft_ms_p95=... (milliseconds)",
+    "p95_tpot": "tpot_ms_p95=... (milliseconds)",
+    "p95_e2e": "e2e_ms_p95=... (milliseconds)",
+    "peak_rps": "peak_requests_per_s=...",
+    "peak_hours": "peak_hours_per_day=...",
+    "report": "planner.report(result, fmt='html') on the result",
+    "format": "result.to_dict() for JSON, or planner.report(result, fmt='markdown'|'csv')",
+    "currency": "planner.Planner(currency='EUR') for the session, or planner.report(result, "
+    "currency='EUR')",
+}
+
+
+def option_keyword_error(function: str, name: str, known: Iterable[str]) -> ConfigError | None:
+    """The error for a command-line option's name (``hardware_cost``) handed to ``function``,
+    saying what the library takes instead; None for any other name or one ``function`` knows."""
+    if name not in OPTION_KEYWORDS or name in known:
+        return None
+    return ConfigError(
+        f"unknown {function}() keyword argument {name!r}: that is the command line's "
+        f"--{name.replace('_', '-')}",
+        key_path=name,
+        hint=f"in Python: {OPTION_KEYWORDS[name]}",
+    )
+
+
 def training_keyword_error(function: str, name: str) -> ConfigError | None:
     """The error for a training field ``name`` handed to ``function`` (a library function that
     takes a workload), saying how to set it; None for any other name."""

@@ -728,3 +728,28 @@ def test_refreshing_a_region_not_written_as_the_provider_writes_them_is_refused(
 ) -> None:
     result = invoke("prices", "refresh", "--provider", provider, "--region", region)
     assert_clean_error(result, "--region", *needles)
+
+
+# --- the library given the command line's option names ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "keyword", "fix"),
+    [
+        ("quote", "hardware_cost", "local_cost_basis='sunk'"),  # was: "did you mean hardware?"
+        ("quote", "owned_only", "providers=('owned',)"),  # was: "did you mean spot_only?"
+        ("quote", "no_spot", "allow_spot=False"),  # was: "did you mean allow_spot or spot_only?"
+        ("quote", "report", "planner.report(result"),  # was: "did you mean pareto?"
+        ("quote_service", "rps", "requests_per_s="),  # was: "did you mean gpus?"
+        ("quote_service", "p95_ttft", "ttft_ms_p95="),  # was: the keyword names listed
+    ],
+)
+def test_a_command_line_option_name_in_python_gets_the_library_s_name(
+    call: str, keyword: str, fix: str
+) -> None:
+    workload = "gpt2-finetune" if call == "quote" else "llm-serving-7b"
+    extra: dict[str, Any] = {"deadline_hours": 24} if call == "quote" else {}
+    with pytest.raises(ConfigError) as info:
+        getattr(planner, call)(workload=workload, **extra, **{keyword: 1})
+    assert f"--{keyword.replace('_', '-')}" in str(info.value)
+    assert info.value.hint is not None and fix in info.value.hint

@@ -22,6 +22,7 @@ from planner.errors import (
     checked_fields,
     is_number,
     is_whole_number,
+    option_keyword_error,
     suggestion_hint,
     training_keyword_error,
 )
@@ -110,8 +111,10 @@ def make_request(request: object = None, /, **keywords: Any) -> QuoteRequest:
     known = [f.name for f in fields(QuoteRequest)]
     for name in keywords:
         if name not in known:
-            raise training_keyword_error("quote", name) or UnknownNameError(
-                "quote() keyword argument", name, known
+            raise (
+                training_keyword_error("quote", name)
+                or option_keyword_error("quote", name, known)
+                or UnknownNameError("quote() keyword argument", name, known)
             )
     if isinstance(request, QuoteRequest):
         return replace(request, **keywords) if keywords else request

@@ -31,6 +31,7 @@ from planner.errors import (
     checked_fields,
     is_number,
     is_whole_number,
+    option_keyword_error,
 )
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
@@ -198,7 +199,9 @@ def make_service_request(request: object = None, /, **fields: Any) -> ServiceReq
     known = [f.name for f in dataclass_fields(ServiceRequest)]
     for name in fields:
         if name not in known:
-            raise UnknownNameError("quote_service() keyword argument", name, known)
+            raise option_keyword_error("quote_service", name, known) or UnknownNameError(
+                "quote_service() keyword argument", name, known
+            )
     if isinstance(request, ServiceRequest):
         return replace(request, **fields) if fields else request
     if request is not None:
