@@ -753,3 +753,29 @@ def test_a_command_line_option_name_in_python_gets_the_library_s_name(
         getattr(planner, call)(workload=workload, **extra, **{keyword: 1})
     assert f"--{keyword.replace('_', '-')}" in str(info.value)
     assert info.value.hint is not None and fix in info.value.hint
+
+
+# --- a price list cell with a decimal comma or a currency ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cell", "fix"),
+    [
+        ('"0,526"', "write 0.526: a decimal point"),  # was: "divide a monthly price by 730"
+        ('"3,200"', "write 3200 if the comma separates thousands, 3.200 if"),
+        ("$0.526", "write 0.526 alone"),
+        ("0.526 USD", "write 0.526 alone"),
+        ("0.48 EUR", "convert EUR first"),
+    ],
+)
+def test_a_price_cell_with_a_comma_or_a_currency_gets_the_number_it_means(
+    tmp_path: Path, cell: str, fix: str
+) -> None:
+    listing = invoke("offers", "--provider", "aws", "--limit", "1", "--format", "csv")
+    header, row = listing.stdout.splitlines()[:2]
+    columns, values = header.split(","), row.split(",")
+    values[columns.index("price_on_demand_usd_per_hour")] = cell
+    path = tmp_path / "prices.csv"
+    path.write_text(f"{header}\n{','.join(values)}\n", encoding="utf-8")
+    result = invoke("offers", "--offers", str(path))
+    assert_clean_error(result, str(path), "price_on_demand_usd_per_hour", "not a number", fix)
