@@ -779,3 +779,10 @@ def test_a_price_cell_with_a_comma_or_a_currency_gets_the_number_it_means(
     path.write_text(f"{header}\n{','.join(values)}\n", encoding="utf-8")
     result = invoke("offers", "--offers", str(path))
     assert_clean_error(result, str(path), "price_on_demand_usd_per_hour", "not a number", fix)
+
+
+def test_a_decimal_comma_in_a_file_gets_the_number_it_means(tmp_path: Path) -> None:
+    """was: "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"."""
+    path = _edited(tmp_path, HARDWARE, "power_kw_avg: 8.0", "power_kw_avg: 8,5")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, f"{path}: power_kw_avg", "write 8.5", "not a comma")

@@ -388,6 +388,9 @@ def _plain_number_hint(text: str) -> str:
     takes: a multiplier written out (1.5B -> 1.5e+09), a unit left to the key's name."""
     if re.fullmatch(r"\s*\d{1,3}(,\d{3})+(\.\d+)?\s*", text):
         return f"write {text.strip().replace(',', '')}: no thousands separators in a number"
+    comma = re.fullmatch(r"\s*([-+]?\d+),(\d+)\s*", text)
+    if comma is not None:  # 2,5: a decimal comma (a European spreadsheet's or keyboard's)
+        return f"write {comma.group(1)}.{comma.group(2)}: a decimal point, not a comma"
     percent = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*", text)
     if percent is not None:
         # 80%, 4%: a file's shares, rates and ratios are fractions (was: "write a plain number,
