@@ -786,3 +786,21 @@ def test_a_decimal_comma_in_a_file_gets_the_number_it_means(tmp_path: Path) -> N
     path = _edited(tmp_path, HARDWARE, "power_kw_avg: 8.0", "power_kw_avg: 8,5")
     result = invoke("tco", "--hardware", str(path), "--no-cloud")
     assert_clean_error(result, f"{path}: power_kw_avg", "write 8.5", "not a comma")
+
+
+# --- a deadline in a form the option does not read ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("deadline", "fix"),
+    [
+        ("1d12h", "write 36h"),  # was: the list of forms alone
+        ("1h30m", "write 1.5h"),
+        ("1 month", "write 730h"),
+        ("2 years", "write 17520h"),
+        ("30s", "write minutes (90m)"),
+    ],
+)
+def test_a_deadline_in_another_form_gets_the_hours_it_means(deadline: str, fix: str) -> None:
+    result = invoke("quote", "-w", "gpt2-finetune", "--deadline", deadline)
+    assert_clean_error(result, "--deadline", "cannot read deadline", fix)

@@ -25,6 +25,7 @@ from planner.units import (
     MAX_GPUS_PER_JOB,
     count_value,
     deadline_point,
+    duration_fix,
     duration_hours,
 )
 
@@ -125,7 +126,7 @@ class Duration(click.ParamType):
             raise ConfigError(
                 f"cannot read deadline {value!r}",
                 key_path=option,
-                hint=f"write it like {DEADLINE_FORMS}",
+                hint=duration_fix(str(value)) or f"write it like {DEADLINE_FORMS}",
             )
         if hours <= 0:
             raise ConfigError(
