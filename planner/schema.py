@@ -473,7 +473,8 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
                 f" ({_allowed(col)})",
                 bad,
                 col.name,
-                hint=_cell_hint(text, col) or _BOUND_HINTS.get(col.unit),
+                hint="; ".join(h for h in (_cell_hint(text, col), _BOUND_HINTS.get(col.unit)) if h)
+                or None,
             )
         if col.required:
             table.fail("required value is missing", absent, col.name, hint=_required_hint(col))

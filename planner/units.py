@@ -86,11 +86,11 @@ def duration_fix(text: str) -> str | None:
         elif unit.startswith("y"):
             hours += number * HOURS_PER_YEAR
         elif unit.startswith("s"):
-            return "a deadline is hours or days long: write minutes (90m) or hours (24h)"
+            return f"a deadline is minutes to weeks long: write it like {DURATION_FORMS}"
         else:
             hours += number * _UNIT_HOURS[unit[0]]
     days = f" ({hours / 24:.4g}d)" if hours >= 48 else ""
-    return f"write {hours:g}h{days}: one number and one unit (m, h, d or w)"
+    return f"write {hours:g}h{days}: one number and one unit, write it like {DURATION_FORMS}"
 
 
 # Deadlines as points in time.  A date-time without a zone, a bare date and a weekday are read in

@@ -798,7 +798,7 @@ def test_a_decimal_comma_in_a_file_gets_the_number_it_means(tmp_path: Path) -> N
         ("1h30m", "write 1.5h"),
         ("1 month", "write 730h"),
         ("2 years", "write 17520h"),
-        ("30s", "write minutes (90m)"),
+        ("30s", "minutes to weeks long"),
     ],
 )
 def test_a_deadline_in_another_form_gets_the_hours_it_means(deadline: str, fix: str) -> None:
