@@ -804,3 +804,14 @@ def test_a_decimal_comma_in_a_file_gets_the_number_it_means(tmp_path: Path) -> N
 def test_a_deadline_in_another_form_gets_the_hours_it_means(deadline: str, fix: str) -> None:
     result = invoke("quote", "-w", "gpt2-finetune", "--deadline", deadline)
     assert_clean_error(result, "--deadline", "cannot read deadline", fix)
+
+
+@pytest.mark.parametrize(
+    "second", ["workstation-rtx3060", str(SCENARIOS / "hardware" / "workstation-rtx3060.yaml")]
+)
+def test_one_machine_file_given_twice_to_a_quote_is_refused(second: str) -> None:
+    """was: exit 0, the machine listed twice under owned hardware, both "in plan"."""
+    result = invoke(
+        *QUOTE, "--owned-only", "--hardware", "workstation-rtx3060", "--hardware", second
+    )
+    assert_clean_error(result, "--hardware", "given twice", "machines: key")

@@ -10,7 +10,7 @@ fix ("did you mean" for misspelt keys, GPUs and currencies).  All money is conve
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -376,3 +376,21 @@ def load_hardware(path_or_name: str) -> HardwareSpec:
     return hardware_from_mapping(
         read_mapping(path, "hardware"), file=str(path), default_name=path.stem
     )
+
+
+def load_machines(names: Sequence[str]) -> tuple[HardwareSpec, ...]:
+    """The owned machines a quote is given (``--hardware``, repeatable), each once: two files of
+    one name (the same file twice, or two files naming their machine alike) were listed as two
+    fleets, both "in plan", in every report.  Raises ConfigError at ``hardware``."""
+    machines: list[HardwareSpec] = []
+    for name in names:
+        hw = load_hardware(name)
+        if any(earlier.name == hw.name for earlier in machines):
+            raise ConfigError(
+                f"hardware {hw.name!r} is given twice",
+                key_path="hardware",
+                hint="give each machine file once (its machines: key says how many you own), or "
+                "give two files their own name: keys",
+            )
+        machines.append(hw)
+    return tuple(machines)

@@ -252,9 +252,9 @@ def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
     hardware: tuple[HardwareSpec, ...] = ()
     if req.hardware:
         # owned hardware files only when asked for (their YAML models load on import)
-        from planner.ownership.hardware import load_hardware
+        from planner.ownership.hardware import load_machines
 
-        hardware = tuple(load_hardware(h) for h in req.hardware)
+        hardware = load_machines(req.hardware)
     catalog = load_gpu_catalog()
     if book is None:
         book = load_offer_book(req.offers_files, snapshot_dir=req.snapshot_dir)

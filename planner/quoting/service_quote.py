@@ -315,11 +315,10 @@ def _owned_offers(req: ServiceRequest, catalog: GpuCatalog) -> pd.DataFrame:
         )
     # loaded only when machines are given: a cloud quote starts without the ownership modules
     from planner.ownership.costs import machine_cost_usd_per_hour
-    from planner.ownership.hardware import load_hardware
+    from planner.ownership.hardware import load_machines
 
     rows = []
-    for name in req.hardware:
-        hw = load_hardware(name)
+    for hw in load_machines(req.hardware):
         rows.append(
             {
                 "provider": OWNED,
