@@ -276,6 +276,10 @@ def _workload(name: str, value: Any) -> Any:
             key_path=name,
             hint=f"e.g. {name}='gpt2-xl-finetune' or {name}=planner.load_workload('file.yaml')",
         )
+    if isinstance(value, WorkloadSpec):
+        from planner.workload.spec import checked_spec
+
+        return checked_spec(value)  # a model_copy(update=...) skipped every check
     # a path of any kind as text, which the functions load (they tell a spec from a name by type)
     return os.fspath(value) if isinstance(value, os.PathLike) else value
 
@@ -456,12 +460,14 @@ class Planner:
                 key_path="count",
                 hint="the largest GPU clusters hold ~200,000 GPUs",
             )
+        count = int(count)  # a numpy int64 was kept, and to_dict() could not be written as JSON
         spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
         spec_gpu = resolve_gpu(gpu) if isinstance(gpu, str) else gpu
         if not isinstance(spec, WorkloadSpec):
             raise ConfigError(f"expected a workload name, path or WorkloadSpec, got {workload!r}")
         if not isinstance(spec_gpu, GpuSpec):
             raise ConfigError(f"expected a GPU name or GpuSpec, got {gpu!r}", key_path="gpu")
+        spec_gpu.check()  # one made in Python skipped the catalog's rows
         with _in_workload_file(spec):
             # a pinned tensor x pipeline layout this count cannot hold is a conflict in the
             # request (the core estimator reports it as not fitting, so that quote skips such
@@ -549,7 +555,7 @@ class Planner:
         breakeven against the cheapest cloud capacity in this session's prices, optionally only
         from ``providers`` (e.g. ``("aws",)``)."""
         from planner.ownership.costs import tco as compute_tco
-        from planner.ownership.hardware import HardwareSpec, load_hardware
+        from planner.ownership.hardware import HardwareSpec, checked_hardware, load_hardware
 
         _check_cloud_fields(
             with_cloud,
@@ -557,7 +563,12 @@ class Planner:
             any_interconnect=any_interconnect,
             providers=providers,
         )
-        hw = hardware if isinstance(hardware, HardwareSpec) else load_hardware(hardware)
+        # one made in Python, or changed with dataclasses.replace, skipped the file's checks
+        hw = (
+            checked_hardware(hardware)
+            if isinstance(hardware, HardwareSpec)
+            else load_hardware(hardware)
+        )
         book = self.book if with_cloud else None
         result = compute_tco(
             hw,

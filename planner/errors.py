@@ -117,6 +117,13 @@ class SnapshotError(PlannerError):
     """A price snapshot that is missing, corrupt or cannot be written."""
 
 
+class DataDirError(SnapshotError, ConfigError):
+    """``PLANNER_DATA_DIR`` names a path that cannot be a folder (a file, a path through a file,
+    a name too long): a snapshot error the user's setting caused, so bad input (exit 2), as where
+    the same setting is read for calibrations.  A full or read-only disk, or a permission, is the
+    machine's: a plain :class:`SnapshotError`."""
+
+
 class ProviderError(PlannerError):
     """A cloud provider API call failed; wraps the vendor exception."""
 
@@ -207,6 +214,40 @@ TRAINING_KEYWORDS = frozenset(
         "parallelism",
     }
 )
+
+
+# The command line's options that a quote's library call takes under another name or in another
+# call: typed as a keyword they drew the nearest field by spelling (hardware_cost -> "did you mean
+# hardware?", owned_only -> spot_only, rps -> gpus, report -> pareto).
+OPTION_KEYWORDS = {
+    "hardware_cost": "local_cost_basis='sunk' (or 'amortised')",
+    "owned_only": "providers=('owned',) with hardware=(...)",
+    "no_spot": "allow_spot=False",
+    "reserved": "include_reserved=True",
+    "rps": "requests_per_s=...",
+    "p95_ttft": "ttft_ms_p95=... (milliseconds)",
+    "p95_tpot": "tpot_ms_p95=... (milliseconds)",
+    "p95_e2e": "e2e_ms_p95=... (milliseconds)",
+    "peak_rps": "peak_requests_per_s=...",
+    "peak_hours": "peak_hours_per_day=...",
+    "report": "planner.report(result, fmt='html') on the result",
+    "format": "result.to_dict() for JSON, or planner.report(result, fmt='markdown'|'csv')",
+    "currency": "planner.Planner(currency='EUR') for the session, or planner.report(result, "
+    "currency='EUR')",
+}
+
+
+def option_keyword_error(function: str, name: str, known: Iterable[str]) -> ConfigError | None:
+    """The error for a command-line option's name (``hardware_cost``) handed to ``function``,
+    saying what the library takes instead; None for any other name or one ``function`` knows."""
+    if name not in OPTION_KEYWORDS or name in known:
+        return None
+    return ConfigError(
+        f"unknown {function}() keyword argument {name!r}: that is the command line's "
+        f"--{name.replace('_', '-')}",
+        key_path=name,
+        hint=f"in Python: {OPTION_KEYWORDS[name]}",
+    )
 
 
 def training_keyword_error(function: str, name: str) -> ConfigError | None:

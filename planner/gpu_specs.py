@@ -8,6 +8,7 @@ into frozen :class:`GpuSpec` values and resolves the many names people use for a
 from __future__ import annotations
 
 import functools
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from importlib import resources
@@ -15,7 +16,13 @@ from typing import Any
 
 import yaml
 
-from planner.errors import ConfigError, UnknownNameError, checked_arguments, checked_fields
+from planner.errors import (
+    ConfigError,
+    UnknownNameError,
+    checked_arguments,
+    checked_fields,
+    is_number,
+)
 
 
 @checked_fields
@@ -56,6 +63,35 @@ class GpuSpec:
         boards, NVL72 racks) or the fully connected Infinity Fabric mesh of an AMD Instinct
         platform; bridges join pairs only."""
         return self.gpu_link in ("nvlink", "infinity-fabric")
+
+    def check(self) -> GpuSpec:
+        """``self``, once its figures are real: a GpuSpec made in Python (an unreleased part) or
+        changed with ``dataclasses.replace`` skips the catalog's rows; ``memory_gib=0`` made an
+        estimate of infinite GPU-hours.  Raises ConfigError naming the field."""
+        for name in (
+            "memory_gib",
+            "memory_bandwidth_gb_per_s",
+            "tensor_tflops_dense",
+            "fp32_tflops",
+        ):
+            value = getattr(self, name)
+            if not is_number(value) or not math.isfinite(value) or value <= 0:
+                raise ConfigError(
+                    f"must be a finite number > 0 in GpuSpec {self.name!r}, got {value!r}",
+                    key_path=f"gpu.{name}",
+                    hint="copy the figure from the GPU's datasheet (planner gpus lists the "
+                    "catalog's)",
+                )
+        for name in ("gpu_link_gb_per_s", "tdp_w", "ecc_usable_memory_gib", "fp4_tflops_dense"):
+            value = getattr(self, name)
+            if value is not None and (not is_number(value) or not 0 <= value < math.inf):
+                raise ConfigError(
+                    f"must be a finite number >= 0 in GpuSpec {self.name!r}, got {value!r}",
+                    key_path=f"gpu.{name}",
+                    hint="copy the figure from the GPU's datasheet (planner gpus lists the "
+                    "catalog's)",
+                )
+        return self
 
     @property
     def usable_memory_gib(self) -> float:
@@ -234,7 +270,9 @@ class GpuCatalog:
                 hint=f"GPUs per instance, e.g. H100:8; {GPU_CHOICE_FORMS}",
             )
         if len(parts) > 1 and parts[-1].isdigit():
-            count = int(parts.pop())
+            # thousands of digits are past int()'s limit on text (a ValueError traceback): any
+            # count longer than 5 digits is out of range anyway
+            count = int(parts.pop()) if len(parts[-1]) <= 5 else _MAX_GPUS_PER_CHOICE + 1
             if not 1 <= count <= _MAX_GPUS_PER_CHOICE:
                 raise ConfigError(
                     f"GPU count in {text!r} must be from 1 to {_MAX_GPUS_PER_CHOICE}",

@@ -422,6 +422,37 @@ def _check_column_names(table: _Table) -> None:
         table.fail(f"unknown column(s) {detail}")
 
 
+_DECIMAL_COMMA_CELL = re.compile(r"\s*[-+]?\d+,\d+\s*")
+_MONEY_CELL = re.compile(
+    r"\s*([$€£]|[A-Za-z]{3}\s)?\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*([A-Za-z]{3})?\s*"
+)
+
+
+def _cell_hint(text: str, col: Column) -> str | None:
+    """The number a cell that is not one means, where it can be told: a decimal comma (a
+    spreadsheet in a European locale: 3,20), thousands separators (1,200) or a currency written
+    with the amount ($3.20, 3.20 USD).  Was the column's bound hint alone ("divide a monthly
+    price by 730")."""
+    if _DECIMAL_COMMA_CELL.fullmatch(text):
+        whole, _, part = text.strip().partition(",")
+        if len(part) == 3 and whole.lstrip("+-") != "0":  # 1,200: thousands, or 1.2
+            return (
+                f"write {whole}{part} if the comma separates thousands, {whole}.{part} if it is "
+                "a decimal comma: a number takes a decimal point and no separators"
+            )
+        return f"write {whole}.{part}: a decimal point, not a comma"
+    money = _MONEY_CELL.fullmatch(text)
+    if money is not None and (money.group(1) or money.group(3)):
+        code = (money.group(1) or money.group(3) or "").strip().upper()
+        if code in ("$", "USD"):
+            return f"write {money.group(2)} alone: the column's name says its unit ({col.unit})"
+        return (
+            f"write the amount in USD alone ({col.unit}): convert {code} first (planner's "
+            "rate table: docs/file-formats.md)"
+        )
+    return None
+
+
 def _number_column(col: Column, table: _Table) -> pd.Series:
     """One numeric column, coerced: text and (when required) blanks, negatives and, for whole
     numbers, fractions are refused; an optional column the table leaves out is all NaN."""
@@ -436,12 +467,14 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
         if bad.any():
             bad &= (raw.astype(str).str.strip() != "").to_numpy()
         if bad.any():
+            text = str(raw[bad].iloc[0])
             table.fail(
                 f"not a number ({raw[bad].iloc[0]!r}); {col.name} is in {col.unit}"
                 f" ({_allowed(col)})",
                 bad,
                 col.name,
-                hint=_BOUND_HINTS.get(col.unit),
+                hint="; ".join(h for h in (_cell_hint(text, col), _BOUND_HINTS.get(col.unit)) if h)
+                or None,
             )
         if col.required:
             table.fail("required value is missing", absent, col.name, hint=_required_hint(col))

@@ -62,6 +62,37 @@ def duration_hours(text: str) -> float | None:
     return float(match.group(1)) * _UNIT_HOURS[unit]
 
 
+_PART = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(months?|mon|mo|years?|yrs?|y|seconds?|secs?|s|minutes?|mins?|m|"
+    r"hours?|hrs?|h|days?|d|weeks?|w)(?![a-z])",
+    re.I,
+)
+
+
+def duration_fix(text: str) -> str | None:
+    """What to write for a duration in a form :func:`duration_hours` does not read, or None:
+    parts added up (``1d12h`` -> 36h), months and years in hours (730 and 8,760 a year's twelfth
+    and a year, as the planner counts them: :data:`HOURS_PER_YEAR`), seconds refused as too short
+    to be a deadline.  Was the list of forms alone."""
+    raw = str(text).strip()
+    parts = list(_PART.finditer(raw))
+    if not parts or "".join(p.group(0) for p in parts).replace(" ", "") != raw.replace(" ", ""):
+        return None
+    hours = 0.0
+    for part in parts:
+        number, unit = float(part.group(1)), part.group(2).lower()
+        if unit.startswith("mo"):
+            hours += number * HOURS_PER_YEAR / 12
+        elif unit.startswith("y"):
+            hours += number * HOURS_PER_YEAR
+        elif unit.startswith("s"):
+            return f"a deadline is minutes to weeks long: write it like {DURATION_FORMS}"
+        else:
+            hours += number * _UNIT_HOURS[unit[0]]
+    days = f" ({hours / 24:.4g}d)" if hours >= 48 else ""
+    return f"write {hours:g}h{days}: one number and one unit, write it like {DURATION_FORMS}"
+
+
 # Deadlines as points in time.  A date-time without a zone, a bare date and a weekday are read in
 # UTC (the zone prices and snapshots use); write an offset (+02:00) or Z to be explicit.  A bare
 # date means the end of that day (the next midnight); a weekday means its next occurrence after

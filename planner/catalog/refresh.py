@@ -197,9 +197,40 @@ def plan_regions(
             provider, region = names[0], arg
         if provider not in chosen:
             raise UnknownNameError("provider", provider, names, key_path="regions")
+        _check_region_form(provider, region.strip())
         if region not in chosen[provider]:
             chosen[provider].append(region.strip())
     return {n: tuple(r) if r else DEFAULT_REGIONS.get(n, ()) for n, r in chosen.items()}
+
+
+def _check_region_form(provider: str, region: str) -> None:
+    """Refuse a region not written as ``provider`` writes its regions (:data:`REGION_FORMS`),
+    naming the provider whose form it has where one has it."""
+    import re
+
+    from planner.providers import REGION_FORMS
+
+    form = REGION_FORMS.get(provider)
+    if form is None or re.fullmatch(form[0], region):
+        return
+    if re.fullmatch(form[0], region.lower()):
+        raise ConfigError(
+            f"{region!r}: {provider}'s region names are lower case",
+            key_path="regions",
+            hint=f"write {region.lower()}",
+        )
+    others = [
+        name
+        for name, (pattern, _) in REGION_FORMS.items()
+        if name != provider and re.fullmatch(pattern, region)
+    ]
+    looks = f" (it has the form of {' and '.join(others)} regions)" if others else ""
+    raise ConfigError(
+        f"{region!r} is not a region name of {provider}{looks}",
+        key_path="regions",
+        hint=f"{provider} writes its regions like {form[1]} (planner offers --provider "
+        f"{provider} lists the regions it has prices for)",
+    )
 
 
 def _merge(previous: pd.DataFrame, fetched: pd.DataFrame, regions: Sequence[str]) -> pd.DataFrame:

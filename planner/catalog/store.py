@@ -36,7 +36,7 @@ import stat
 import tempfile
 import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ import pandas as pd
 import planner
 from planner import clock
 from planner.config.yamlfile import SAVE_AS_UTF8, not_utf8, read_bounded, wide_unicode
-from planner.errors import OfferValidationError, SnapshotError, shown_path
+from planner.errors import DataDirError, OfferValidationError, SnapshotError, shown_path
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
 
 log = logging.getLogger(__name__)
@@ -102,37 +102,67 @@ class Manifest:
         try:
             data = json.loads(text)
             if not isinstance(data, dict):
-                raise TypeError(f"expected a JSON object, got {type(data).__name__}")
+                raise TypeError(f"a JSON {type(data).__name__} where an object belongs")
+            for key in _MANIFEST_KEYS:
+                if key not in data:
+                    raise KeyError(f"no {key!r} key")
             if not isinstance(data["providers"], list):
                 raise TypeError("'providers' is not a list")
+            version = data["schema_version"]
+            if isinstance(version, bool) or not isinstance(version, int):
+                raise TypeError(f"schema_version {version!r} is not a whole number")
             return cls(
                 snapshot_id=str(data["snapshot_id"]),
                 created_at=str(data["created_at"]),
-                schema_version=int(data["schema_version"]),
-                providers=tuple(_entry(p) for p in data["providers"]),
+                schema_version=version,
+                providers=tuple(_entry(p, i) for i, p in enumerate(data["providers"])),
                 notes=str(data.get("notes", "")),
             )
         except (ValueError, KeyError, TypeError) as e:
-            raise SnapshotError(f"{where}: unreadable manifest ({e})") from e
+            # a KeyError's text is its repr ("'no 'sha256' key'"): its argument reads better
+            reason = e.args[0] if isinstance(e, KeyError) and e.args else e
+            raise SnapshotError(
+                f"{where}: unreadable manifest ({reason})", hint=_DAMAGED_SNAPSHOT
+            ) from e
 
 
-def _entry(data: Any) -> ProviderEntry:
+# The keys every manifest has (notes may be left out).
+_MANIFEST_KEYS = ("snapshot_id", "created_at", "schema_version", "providers")
+# What to do about a snapshot whose manifest cannot be read.
+_DAMAGED_SNAPSHOT = (
+    "the snapshot is damaged (a hand edit or a torn copy): `planner prices refresh` writes a new "
+    "one, and leaving --snapshot out uses the newest readable one"
+)
+# A provider entry's keys without a default: an entry without one cannot be read.
+_ENTRY_KEYS = tuple(f.name for f in fields(ProviderEntry) if f.default is MISSING)
+
+
+def _entry(data: Any, index: int = 0) -> ProviderEntry:
     """A manifest's provider entry; keys this version does not know (a newer writer's) are ignored.
 
     Raises TypeError / ValueError / KeyError for an entry that is not one (a hand-edited or
     corrupt manifest), which :meth:`Manifest.from_json` reports as an unreadable manifest.
     """
+    where = f"providers[{index}]"
     if not isinstance(data, Mapping):
-        raise TypeError(f"a provider entry is {type(data).__name__}, not an object")
+        raise TypeError(f"{where} is {type(data).__name__}, not an object")
+    for key in _ENTRY_KEYS:
+        if key not in data:
+            raise KeyError(f"{where} has no {key!r} key")
     known = {f.name for f in fields(ProviderEntry)}
     entry = ProviderEntry(**{k: v for k, v in data.items() if k in known})
     for key in ("provider", "file", "sha256", "as_of", "as_of_newest", "source"):
         if not isinstance(getattr(entry, key), str):
-            raise TypeError(f"{entry.provider!r}: {key} is not text")
-    date.fromisoformat(entry.as_of)  # ValueError names the bad date
-    date.fromisoformat(entry.as_of_newest)
+            raise TypeError(f"{where}.{key} is not text: {getattr(entry, key)!r}")
+    for key in ("as_of", "as_of_newest"):
+        try:
+            date.fromisoformat(getattr(entry, key))
+        except ValueError:
+            raise ValueError(
+                f"{where}.{key} {getattr(entry, key)!r} is not a date like 2026-01-01"
+            ) from None
     if Path(entry.file).name != entry.file or entry.file in ("", ".", ".."):
-        raise ValueError(f"{entry.provider!r}: file {entry.file!r} is not a file name")
+        raise ValueError(f"{where}.file {entry.file!r} is not a file name")
     return entry
 
 
@@ -378,7 +408,9 @@ def _write_failed(root: Path, e: OSError) -> SnapshotError:
     }
     reason = {errno.ENOSPC: "no space left on the disk", errno.EROFS: "the disk is read-only"}
     code = e.errno or 0
-    return SnapshotError(
+    # a path that cannot be a folder is the setting's fault (bad input, exit 2); a full or
+    # read-only disk, or a permission, the machine's
+    return (DataDirError if code in _SETTING_ERRNOS else SnapshotError)(
         f"cannot write a snapshot in {shown_path(root)}: {reason.get(code, e.strerror or str(e))}; "
         "the snapshots already there are unchanged",
         hint=hints.get(code, "check the folder, or point PLANNER_DATA_DIR at another one"),
@@ -584,9 +616,9 @@ def list_snapshots(root: Path) -> list[Path]:
     except FileNotFoundError:
         return []
     except OSError as e:
-        raise _unreadable_root(root, _read_reason(e)) from e
+        raise _unreadable_root(root, _read_reason(e), setting=e.errno in _SETTING_ERRNOS) from e
     if not stat.S_ISDIR(mode):
-        raise _unreadable_root(root, "it is a file, not a folder")
+        raise _unreadable_root(root, "it is a file, not a folder", setting=True)
     try:
         entries = list(root.iterdir())
         return sorted(
@@ -595,8 +627,12 @@ def list_snapshots(root: Path) -> list[Path]:
             if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists()
         )
     except OSError as e:
-        raise _unreadable_root(root, _read_reason(e)) from e
+        raise _unreadable_root(root, _read_reason(e), setting=e.errno in _SETTING_ERRNOS) from e
 
+
+# A folder path that cannot be one (a file on the way, a name too long): the setting that named it
+# is wrong, not the machine (a full or read-only disk, a permission).
+_SETTING_ERRNOS = frozenset({errno.ENOTDIR, errno.ENAMETOOLONG})
 
 # Why a snapshot folder cannot be read, in words; anything else: the system's reason.
 _READ_REASONS = {
@@ -611,12 +647,15 @@ def _read_reason(e: OSError) -> str:
     return _READ_REASONS.get(e.errno or 0, e.strerror or str(e))
 
 
-def _unreadable_root(root: Path, reason: str) -> SnapshotError:
+def _unreadable_root(root: Path, reason: str, *, setting: bool = False) -> SnapshotError:
     """A snapshot folder that cannot be read: where, why, and the fix.  When it comes from
-    ``PLANNER_DATA_DIR`` the message names the variable, since that is what the user set."""
+    ``PLANNER_DATA_DIR`` the message names the variable, since that is what the user set; where
+    the setting itself is at fault (``setting``: a file on the path, a name too long) it is bad
+    input, a :class:`DataDirError` (exit 2, as where the same setting is read for calibrations;
+    was exit 1 here)."""
     from_env = os.environ.get("PLANNER_DATA_DIR")
     if from_env and Path(root) == Path(from_env) / "snapshots":
-        return SnapshotError(
+        return (DataDirError if setting else SnapshotError)(
             f"PLANNER_DATA_DIR={shown_path(from_env)} cannot be used: cannot read the snapshot "
             f"folder {shown_path(root)} ({reason})",
             hint="set PLANNER_DATA_DIR to a folder you can read and write (snapshots go in its "

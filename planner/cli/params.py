@@ -22,8 +22,10 @@ from planner.errors import ConfigError, PlannerError
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
+    MAX_GPUS_PER_JOB,
     count_value,
     deadline_point,
+    duration_fix,
     duration_hours,
 )
 
@@ -31,6 +33,12 @@ from planner.units import (
 _UNIT_SUFFIX = re.compile(
     r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([a-z%/][a-z%/ ]*)\s*$", re.I
 )
+
+
+# Suffixes that multiply a number rather than name its unit (52k tokens/s is 52000), as an option
+# reads them: M is a million (m may be minutes or milli), B a billion (G is a unit: 400G Gbit/s).
+_MULTIPLIERS = {"k": (1e3, "thousand"), "K": (1e3, "thousand"), "M": (1e6, "million")}
+_MULTIPLIERS["B"] = (1e9, "billion")
 
 
 class FiniteFloat(click.FloatRange):
@@ -47,6 +55,17 @@ class FiniteFloat(click.FloatRange):
         if unit is not None:
             # 80GB, 60%, 5/s: the option's unit is in its name and help, the value is the number
             number_text, suffix = unit.group(1), unit.group(2).strip()
+            if suffix in _MULTIPLIERS:
+                # 52k: a thousand times the number, not a unit to drop (was: "drop the unit 'k'
+                # (write the number alone: 52)", a thousandth of the value meant)
+                factor, word = _MULTIPLIERS[suffix]
+                self.fail(
+                    f"{value!r} is not a number: write {float(number_text) * factor:g} ({suffix} "
+                    f"for {word} is not read here; the option takes a plain number, its unit in "
+                    "--help)",
+                    param,
+                    ctx,
+                )
             fix = f"write the number alone: {number_text}"
             if suffix == "%":
                 fix = (
@@ -107,7 +126,7 @@ class Duration(click.ParamType):
             raise ConfigError(
                 f"cannot read deadline {value!r}",
                 key_path=option,
-                hint=f"write it like {DEADLINE_FORMS}",
+                hint=duration_fix(str(value)) or f"write it like {DEADLINE_FORMS}",
             )
         if hours <= 0:
             raise ConfigError(
@@ -293,6 +312,14 @@ class Quota(click.ParamType):
                 hint=f"write it like {QUOTA_FORMS}, with a whole number of instances >= 0",
             )
         quota_key_parts(key.strip(), where=option)
+        if len(count.strip()) > len(str(MAX_GPUS_PER_JOB)):
+            # refused here: thousands of digits are past int()'s limit on text (a traceback)
+            raise ConfigError(
+                f"quota {value!r} must be a whole number of instances from 0 to "
+                f"{MAX_GPUS_PER_JOB:,}",
+                key_path=option,
+                hint=f"write it like {QUOTA_FORMS}",
+            )
         return key.strip().lower(), int(count)
 
 

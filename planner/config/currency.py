@@ -70,10 +70,17 @@ def load_fx_rates() -> FxTable:
     return fx_table_from_mapping(parse_packaged_yaml(text))
 
 
+# A comma in an amount separates thousands (1,200.50), three digits each: "2,5" is a decimal comma,
+# which was read as 25 (the comma dropped), ten times the amount meant.
 _MONEY = re.compile(
-    r"^\s*(?:(?P<pre>[A-Za-z]{3})\s+)?(?P<num>[-+]?[0-9][0-9_,]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
+    r"^\s*(?:(?P<pre>[A-Za-z]{3})\s+)?"
+    r"(?P<num>[-+]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9][0-9_]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
     r"\s*(?P<post>[A-Za-z]{3})?\s*$"
 )
+# A comma that separates no thousands: a lone one with one or two digits after it (2,5 or
+# 0,10 EUR: a decimal comma), or any other grouping (1,5000, 12,34,567).
+_DECIMAL_COMMA = re.compile(r"[-+]?[0-9]+,[0-9]{1,2}(?![0-9])")
+_COMMA_IN_NUMBER = re.compile(r"[0-9],[0-9]")
 
 
 def split_money(
@@ -82,6 +89,23 @@ def split_money(
     """``"80000 CNY"`` -> ``(80000.0, "CNY")``; ``"1,200.50"`` -> ``(1200.5, None)``.  The code is
     not checked here (see :meth:`FxTable.rate`); text that is not an amount raises ConfigError."""
     m = _MONEY.match(value)
+    comma = _DECIMAL_COMMA.search(value) if m is None and value.count(",") == 1 else None
+    if comma is not None:
+        point = comma.group().replace(",", ".")
+        raise ConfigError(
+            f"cannot read {value!r} as an amount of money: {comma.group()} has a decimal comma",
+            file=file,
+            key_path=key_path,
+            hint=f"write {point} (a decimal point; a comma only separates thousands, 1,200.50)",
+        )
+    if m is None and _COMMA_IN_NUMBER.search(value):
+        raise ConfigError(
+            f"cannot read {value!r} as an amount of money: its commas do not group thousands",
+            file=file,
+            key_path=key_path,
+            hint=f"write {re.sub(r'(?<=[0-9]),(?=[0-9])', '', value).strip()} (no commas), or "
+            "group the digits by three (15,000)",
+        )
     if m is None or (m["pre"] and m["post"]):
         raise ConfigError(
             f"cannot read {value!r} as an amount of money",

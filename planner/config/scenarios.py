@@ -84,3 +84,57 @@ def read_mapping(path: Path, kind: str = "scenario") -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ConfigError("expected a mapping of keys to values at the top level", file=str(path))
     return raw
+
+
+# Top-level keys only one kind of scenario file has: a mapping with none of its own kind's and
+# two or more of another's is that other kind's file, given where this kind goes.
+_KIND_KEYS = {
+    "workload": frozenset({"kind", "model", "data", "training", "inference", "pieces", "trials"}),
+    "hardware": frozenset(
+        {
+            "gpu",
+            "gpus_per_machine",
+            "machines",
+            "capex_usd",
+            "capex",
+            "lifetime_years",
+            "power_kw_avg",
+            "power_kw_max",
+            "pue",
+            "electricity_usd_per_kwh",
+            "electricity_per_kwh",
+            "interconnect",
+            "fabric",
+        }
+    ),
+    "budget": frozenset(
+        {"classes", "horizon_months", "capex_limit_usd", "start", "workloads", "prices_as_of"}
+    ),
+}
+# Where each kind of file goes.
+_GOES_TO = {
+    "workload": "planner estimate FILE --gpu GPU, or planner quote --workload FILE",
+    "hardware": "planner tco --hardware FILE, planner quote --hardware FILE, or a budget "
+    "file's buy: or owned: entries (hardware: FILE)",
+    "budget": "planner budget FILE",
+}
+
+
+def check_file_kind(raw: Any, kind: str, *, file: str) -> None:
+    """Refuse a scenario file of another kind than ``kind`` (workload, hardware, budget), saying
+    which kind it is and where it goes.  Was: its first key refused as unknown ("gpu: unknown
+    key", "start: unknown key; did you mean 'lifetime_years'?")."""
+    if not isinstance(raw, dict):
+        return
+    keys = {k for k in raw if isinstance(k, str)}
+    if keys & _KIND_KEYS[kind]:
+        return
+    for other, own in _KIND_KEYS.items():
+        if other != kind and len(keys & own) >= 2:
+            shown = [k for k in raw if k in own]
+            more = ", ..." if len(shown) > 3 else ""
+            raise ConfigError(
+                f"is a {other} file, not a {kind} file (it has {', '.join(shown[:3])}{more})",
+                file=file,
+                hint=f"a {other} file goes to {_GOES_TO[other]}; a {kind} file to {_GOES_TO[kind]}",
+            )

@@ -261,15 +261,51 @@ def _unknown_key_hint(
         if f and f[:-1] == loc[:-1]
     ]
     typed = str(loc[-1])
-    close = difflib.get_close_matches(typed, missing, 1, 0.3) or suggest(typed, allowed, 1)
+    twin = difflib.get_close_matches(typed, missing, 1, 0.3)
+    close = twin or suggest(typed, allowed, 1)
     if wording.alike_keys_only and close and not _alike(typed, close[0]):
         close = []
+    homes = [] if twin or _normal(typed) in map(_normal, allowed) else _homes(model, loc)
+    if homes:
+        # the right key in the wrong section (precision: at the top of a workload file,
+        # data.global_batch_tokens): was the section's keys listed, or "did you mean
+        # 'eval_tokens'?"
+        where = " or ".join(
+            f"{home}:"
+            for home in dict.fromkeys(h.rpartition(".")[0] or "the top level" for h in homes)
+        )
+        hint = f"{typed} belongs under {where} ({', '.join(homes)})"
+        return hint + (f"; or did you mean {close[0]!r}?" if close else "")
     if close:
         return f"did you mean {close[0]!r}?"
     for key, hint in wording.misplaced_keys.items():
         if _alike(typed, key):
             return hint
     return f"{wording.keys_label}: {', '.join(allowed)}"
+
+
+def _normal(key: str) -> str:
+    """A key as compared across sections: lower case, dashes as underscores."""
+    return key.strip().lower().replace("-", "_")
+
+
+def _homes(model: type[BaseModel], loc: Loc) -> list[str]:
+    """The dotted paths (list indexes left out) where a key named as ``loc[-1]`` belongs, other
+    than the section ``loc`` puts it in; [] when it belongs nowhere else."""
+    key = _normal(str(loc[-1]))
+    here = tuple(p for p in loc[:-1] if isinstance(p, str))
+    found: list[str] = []
+
+    def walk(current: type[BaseModel], path: tuple[str, ...], depth: int) -> None:
+        for name, info in current.model_fields.items():
+            if name == key and path != here:
+                found.append(".".join((*path, name)))
+            inner = _inner_model(info.annotation)
+            if inner is not None and depth < 4:
+                walk(inner, (*path, name), depth + 1)
+
+    walk(model, (), 0)
+    return found
 
 
 def _options(err: Any) -> list[str]:
@@ -352,6 +388,18 @@ def _plain_number_hint(text: str) -> str:
     takes: a multiplier written out (1.5B -> 1.5e+09), a unit left to the key's name."""
     if re.fullmatch(r"\s*\d{1,3}(,\d{3})+(\.\d+)?\s*", text):
         return f"write {text.strip().replace(',', '')}: no thousands separators in a number"
+    comma = re.fullmatch(r"\s*([-+]?\d+),(\d+)\s*", text)
+    if comma is not None:  # 2,5: a decimal comma (a European spreadsheet's or keyboard's)
+        return f"write {comma.group(1)}.{comma.group(2)}: a decimal point, not a comma"
+    percent = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*", text)
+    if percent is not None:
+        # 80%, 4%: a file's shares, rates and ratios are fractions (was: "write a plain number,
+        # e.g. 1.5e9")
+        number = float(percent.group(1))
+        return (
+            f"write {number / 100:g}: a file writes shares and ratios as fractions "
+            f"({number:g}% is {number / 100:g})"
+        )
     match = _NUMBER_WITH_TEXT.match(text)
     if match is None or not match.group(2):
         return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"

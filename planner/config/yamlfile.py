@@ -56,11 +56,27 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         except (ValueError, OverflowError):
             return self.construct_scalar(node)
 
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
+        """A whole number as YAML reads it; one thousands of digits long (past Python's limit on
+        converting text to int) is named at its line.  PyYAML raised ValueError ("Exceeds the
+        limit (4300 digits) for integer string conversion") out of the parser, a traceback."""
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            digits = sum(c.isdigit() for c in str(node.value))
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"a number {digits:,} digits long, past any value a scenario holds",
+                node.start_mark,
+            ) from None
 
-# PyYAML dispatches on the class's table of constructors, not on the method: point it at this one
+
+# PyYAML dispatches on the class's table of constructors, not on the method: point it at these
 _UniqueKeyLoader.add_constructor(
     "tag:yaml.org,2002:timestamp", _UniqueKeyLoader.construct_yaml_timestamp
 )
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _UniqueKeyLoader.construct_yaml_int)
 
 
 def parse_packaged_yaml(text: str) -> Any:
@@ -83,6 +99,8 @@ def parse_yaml(text: str, *, file: str) -> Any:
             hint = "indent with spaces; YAML does not allow tabs"
         elif "appears twice" in problem:
             hint = "keep one of the two"
+        elif "digits long" in problem:
+            hint = "write the number the key means in e-notation, e.g. 1.5e9"
         raise ConfigError(f"not valid YAML{where}: {problem}", file=file, hint=hint) from None
     except yaml.YAMLError as e:
         raise ConfigError(f"not valid YAML: {e}", file=file) from None

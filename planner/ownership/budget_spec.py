@@ -18,13 +18,12 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from planner import clock
 from planner.config.currency import FxTable, load_fx_rates, parse_money
-from planner.config.scenarios import read_mapping, resolve_scenario
+from planner.config.scenarios import check_file_kind, read_mapping, resolve_scenario
 from planner.config.validation import NumbersNotBools, config_error
 from planner.config.yamlfile import probe
 from planner.errors import ConfigError
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.ownership.hardware import MAX_MACHINES, HardwareSpec, load_hardware
-from planner.schema import MAX_PRICE_USD_PER_HOUR
 from planner.units import MAX_GPU_HOURS, MAX_USD, MIN_UTILIZATION
 
 
@@ -193,6 +192,7 @@ def budget_from_mapping(
     """
     catalog = catalog or load_gpu_catalog()
     fx = fx or load_fx_rates()
+    check_file_kind(raw, "budget", file=file)
     m = _validated(raw, file)
     ctx = _Reading(file, m.horizon_months, catalog, fx, hardware_loader or load_hardware)
     classes, hw_files = _classes(m.classes, ctx)
@@ -267,14 +267,19 @@ def _usd(
     return usd
 
 
+# The most a GPU-hour may cost: ten times the dearest on offer (a B200 at ~19 USD on demand, the
+# bundled snapshot).  Was the bound on a whole instance-hour (10,000 USD), which let a monthly
+# price typed as hourly through (2,183 USD: 2.99 x 730) and priced every cloud option out.
+MAX_USD_PER_GPU_HOUR = 200.0
+
+
 def _price(value: _Money, key: str, ctx: _Reading) -> float:
-    """A price per GPU-hour in USD, no dearer than the bound on any offer's instance-hour
-    (:data:`planner.schema.MAX_PRICE_USD_PER_HOUR`; real GPU-hours cost under 20 USD)."""
+    """A price per GPU-hour in USD, at most :data:`MAX_USD_PER_GPU_HOUR`."""
     return _usd(
         value,
         key,
         ctx,
-        most=MAX_PRICE_USD_PER_HOUR,
+        most=MAX_USD_PER_GPU_HOUR,
         past="any GPU-hour costs",
         hint="prices are USD per GPU-hour unless tagged: divide a monthly price by 730",
     )

@@ -498,8 +498,16 @@ def build_machines(
     """
     if not workloads:
         raise ConfigError("give at least one workload", key_path="workloads")
-    for spec, count in workloads:
+    for i, (spec, count) in enumerate(workloads):
         check_runs_per_month(count, spec.name)
+        if any(earlier.name == spec.name for earlier, _ in workloads[:i]):
+            # was: two rows of the same name in the plan, its runs counted twice without a word
+            raise ConfigError(
+                f"workload {spec.name} is given twice",
+                key_path="workloads",
+                hint=f"give it once with its runs a month: {spec.name}:"
+                f"{sum(runs for s, runs in workloads if s.name == spec.name):g}",
+            )
     check_budget(budget_usd)
     table = table or load_parts()
     catalog = catalog or load_gpu_catalog()

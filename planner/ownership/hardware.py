@@ -10,14 +10,14 @@ fix ("did you mean" for misspelt keys, GPUs and currencies).  All money is conve
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationError
 
 from planner.config.currency import USD, FxTable, load_fx_rates, parse_money
-from planner.config.scenarios import read_mapping, resolve_scenario
+from planner.config.scenarios import check_file_kind, read_mapping, resolve_scenario
 from planner.config.validation import NumbersNotBools, config_error
 from planner.errors import ConfigError, checked_arguments, checked_fields
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
@@ -193,6 +193,7 @@ def hardware_from_mapping(
     """
     catalog = catalog or load_gpu_catalog()
     fx = fx or load_fx_rates()
+    check_file_kind(raw, "hardware", file=file)
     try:
         m = _HardwareFile.model_validate(dict(raw))
     except ValidationError as e:
@@ -349,6 +350,25 @@ def _power_kw_idle(m: _HardwareFile, file: str) -> float:
     return m.power_kw_idle
 
 
+def checked_hardware(hw: HardwareSpec) -> HardwareSpec:
+    """``hw``, once its fields have been checked as a hardware file's are (with its names made
+    canonical: ``interconnect="nvlink"``, ``gpu="h100 sxm"``).
+
+    A HardwareSpec made in Python, or changed with ``dataclasses.replace``, skips the file's
+    checks: ``machines=0`` or ``hours_available_per_day=0`` ended in ZeroDivisionError, a
+    negative capex in a TCO.  Raises ConfigError naming the field.
+    """
+    record = hw.to_record()
+    if record.get("power_kw_max") == 0:  # the dataclass's "same as power_kw_avg"
+        record.pop("power_kw_max")
+    checked = hardware_from_mapping(
+        record, file=f"HardwareSpec {hw.name!r}", default_name=str(hw.name)
+    )
+    # a field given as text (interconnect="nvlink") comes back as its enum: equal to the text
+    # (a str-Enum), but not the same to the code that reads it, so compared by repr
+    return hw if repr(checked) == repr(hw) else checked
+
+
 @checked_arguments
 def load_hardware(path_or_name: str) -> HardwareSpec:
     """A hardware file by path, or by name from ``scenarios/hardware/<name>.yaml``."""
@@ -356,3 +376,21 @@ def load_hardware(path_or_name: str) -> HardwareSpec:
     return hardware_from_mapping(
         read_mapping(path, "hardware"), file=str(path), default_name=path.stem
     )
+
+
+def load_machines(names: Sequence[str]) -> tuple[HardwareSpec, ...]:
+    """The owned machines a quote is given (``--hardware``, repeatable), each once: two files of
+    one name (the same file twice, or two files naming their machine alike) were listed as two
+    fleets, both "in plan", in every report.  Raises ConfigError at ``hardware``."""
+    machines: list[HardwareSpec] = []
+    for name in names:
+        hw = load_hardware(name)
+        if any(earlier.name == hw.name for earlier in machines):
+            raise ConfigError(
+                f"hardware {hw.name!r} is given twice",
+                key_path="hardware",
+                hint="give each machine file once (its machines: key says how many you own), or "
+                "give two files their own name: keys",
+            )
+        machines.append(hw)
+    return tuple(machines)

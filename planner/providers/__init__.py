@@ -57,6 +57,17 @@ DEFAULT_REGIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+# How each provider writes its region names (their consoles' and APIs' forms): a region typed in
+# another form (mars-1, us-east1 for AWS, westeurope for AWS) is refused before minutes of fetching
+# end in a network error (was: "aws mars-1 failed: could not reach ...").
+REGION_FORMS: dict[str, tuple[str, str]] = {
+    "aws": (r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}", "us-east-1, eu-west-2, ap-southeast-3"),
+    "gcp": (r"[a-z]+-[a-z]+\d{1,2}", "us-central1, europe-west4, asia-southeast1"),
+    "azure": (r"[a-z]+\d?", "eastus, westus2, westeurope, southeastasia"),
+    "lambda": (r"[a-z]+-[a-z]+-\d{1,2}", "us-east-1, us-west-1, europe-central-1"),
+}
+
+
 def refresh_advice(provider: str) -> str:
     """What to tell a user whose ``provider`` prices are old: the refresh command when an adapter
     is registered for it, else where its prices come from.

@@ -22,6 +22,7 @@ from planner.errors import (
     checked_fields,
     is_number,
     is_whole_number,
+    option_keyword_error,
     suggestion_hint,
     training_keyword_error,
 )
@@ -35,6 +36,7 @@ from planner.units import (
     duration_hours,
 )
 from planner.workload import WorkloadSpec
+from planner.workload.spec import checked_spec
 
 # How owned hardware is charged per hour (planner.onprem.machine_cost_usd_per_hour).
 LOCAL_COST_BASES = ("amortised", "sunk")
@@ -109,8 +111,10 @@ def make_request(request: object = None, /, **keywords: Any) -> QuoteRequest:
     known = [f.name for f in fields(QuoteRequest)]
     for name in keywords:
         if name not in known:
-            raise training_keyword_error("quote", name) or UnknownNameError(
-                "quote() keyword argument", name, known
+            raise (
+                training_keyword_error("quote", name)
+                or option_keyword_error("quote", name, known)
+                or UnknownNameError("quote() keyword argument", name, known)
             )
     if isinstance(request, QuoteRequest):
         return replace(request, **keywords) if keywords else request
@@ -175,6 +179,23 @@ def _check_request(req: QuoteRequest) -> None:
             key_path="near",
             hint="e.g. near='eu-west-1' or near='europe' (the region is checked against the offers)",
         )
+    _plain_numbers(req)
+
+
+def plain_number(value: Any) -> Any:
+    """A checked number as Python's own int or float (None stays None): a numpy ``int64`` or a
+    ``Fraction`` was kept as given, and a result's ``to_dict()`` could not be written as JSON."""
+    if value is None or type(value) in (int, float):
+        return value
+    return int(value) if is_whole_number(value) else float(value)
+
+
+def _plain_numbers(req: QuoteRequest) -> None:
+    """The request's checked numbers as plain ints and floats (:func:`plain_number`)."""
+    for name in ("deadline_hours", "budget_usd", "max_interruption_pct", "confidence_pct", "top"):
+        object.__setattr__(req, name, plain_number(getattr(req, name)))
+    object.__setattr__(req, "quotas", {key: plain_number(n) for key, n in req.quotas.items()})
+    object.__setattr__(req, "discounts", {key: plain_number(f) for key, f in req.discounts.items()})
 
 
 def _check_workload(workload: str | WorkloadSpec) -> None:
@@ -185,7 +206,9 @@ def _check_workload(workload: str | WorkloadSpec) -> None:
                 key_path="workload",
                 hint="name a workload (planner workloads lists them) or a YAML file",
             )
-    elif not isinstance(workload, (Path, WorkloadSpec)):
+    elif isinstance(workload, WorkloadSpec):
+        checked_spec(workload)  # a model_copy(update=...) skipped every check
+    elif not isinstance(workload, Path):
         raise ConfigError(
             f"expected a workload name, YAML path or WorkloadSpec, got {workload!r}",
             key_path="workload",
@@ -274,6 +297,36 @@ def check_shared_fields(req: Any) -> None:
     for name in ("providers", "regions", "gpus", "hardware", "offers_files"):
         object.__setattr__(req, name, name_tuple(name, getattr(req, name)))
     check_discount_values(req.discounts)
+    _check_owned_only(req)
+
+
+# The fields that choose or price cloud offers: given with providers=('owned',) (--owned-only),
+# which quotes your own machines alone, each was dropped without a word.
+_CLOUD_FIELDS = (
+    "regions",
+    "include_reserved",
+    "discounts",
+    "quotas",
+    "max_interruption_pct",
+    "spot_only",
+    "near",
+)
+
+
+def _check_owned_only(req: Any) -> None:
+    """Refuse a cloud-only field in a request for owned machines only."""
+    providers = tuple(str(p).strip().lower() for p in req.providers)
+    if providers != ("owned",):
+        return
+    for name in _CLOUD_FIELDS:
+        if getattr(req, name, None) not in (None, False, (), {}):
+            raise ConfigError(
+                "shapes the cloud offers, and providers=('owned',) (--owned-only) quotes your "
+                "own machines alone",
+                key_path=name,
+                hint="drop it, or let the cloud in too: leave out --owned-only (or add "
+                "--provider aws ... beside --provider owned)",
+            )
 
 
 def check_flag(req: Any, name: str) -> None:
@@ -294,6 +347,14 @@ def _check_flags(req: QuoteRequest) -> None:
         raise ConfigError(
             "spot_only=True needs spot capacity, but allow_spot=False forbids it",
             key_path="spot_only",
+            hint="drop one of them",
+        )
+    if req.max_interruption_pct is not None and not req.allow_spot:
+        # was: the filter dropped without a word (it reads spot offers, and none were used)
+        raise ConfigError(
+            "filters spot offers by how often they are interrupted, and allow_spot=False "
+            "(--no-spot) uses none",
+            key_path="max_interruption_pct",
             hint="drop one of them",
         )
     if req.count_estimate_error and req.confidence_pct == 0:

@@ -252,9 +252,9 @@ def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
     hardware: tuple[HardwareSpec, ...] = ()
     if req.hardware:
         # owned hardware files only when asked for (their YAML models load on import)
-        from planner.ownership.hardware import load_hardware
+        from planner.ownership.hardware import load_machines
 
-        hardware = tuple(load_hardware(h) for h in req.hardware)
+        hardware = load_machines(req.hardware)
     catalog = load_gpu_catalog()
     if book is None:
         book = load_offer_book(req.offers_files, snapshot_dir=req.snapshot_dir)
@@ -304,7 +304,9 @@ def _candidates(
         discounts=req.discounts,
         quotas=req.quotas,
         local_cost_basis=req.local_cost_basis,
-        near=None if req.near is None else check_near(req.near, inputs.offers["region"]),
+        # a region of any loaded offer (was: only those the filters keep, so --near eu-west-1
+        # with --provider gcp was "unknown region"): a tie still goes to its area
+        near=None if req.near is None else check_near(req.near, inputs.book.offers["region"]),
         deadline_hours=req.deadline_hours,
         confidence=req.confidence_pct / 100 if req.confidence_pct > 0 else None,
     )

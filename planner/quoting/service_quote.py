@@ -25,13 +25,20 @@ import pandas as pd
 
 from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, filter_offers
-from planner.errors import ConfigError, UnknownNameError, checked_fields, is_number
+from planner.errors import (
+    ConfigError,
+    UnknownNameError,
+    checked_fields,
+    is_number,
+    is_whole_number,
+    option_keyword_error,
+)
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
-from planner.quoting.request import check_shared_fields
+from planner.quoting.request import check_shared_fields, plain_number
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
-from planner.workload.spec import Kind, ServingSlo
+from planner.workload.spec import Kind, ServingSlo, checked_spec
 
 # The most requests per second a service quote takes: well past the largest public services (web
 # search answers ~10^5 queries/s); a bigger figure is a unit slip (per month typed per second).
@@ -105,10 +112,21 @@ class ServiceRequest:
                 hint="give the peak's load too (--peak-rps, peak_requests_per_s), or leave the "
                 "peak hours out",
             )
-        if not isinstance(self.top, int) or self.top < 1:
+        if not is_whole_number(self.top) or self.top < 1:
             raise ConfigError(
                 f"must be a whole number of at least 1, got {self.top!r}", key_path="top"
             )
+        # plain numbers in the result (a numpy int64 or a Fraction could not be written as JSON)
+        for name in (
+            "top",
+            "requests_per_s",
+            "peak_requests_per_s",
+            "peak_hours_per_day",
+            "ttft_ms_p95",
+            "tpot_ms_p95",
+            "e2e_ms_p95",
+        ):
+            object.__setattr__(self, name, plain_number(getattr(self, name)))
         check_shared_fields(self)  # as a job quote's request checks them
 
 
@@ -181,7 +199,9 @@ def make_service_request(request: object = None, /, **fields: Any) -> ServiceReq
     known = [f.name for f in dataclass_fields(ServiceRequest)]
     for name in fields:
         if name not in known:
-            raise UnknownNameError("quote_service() keyword argument", name, known)
+            raise option_keyword_error("quote_service", name, known) or UnknownNameError(
+                "quote_service() keyword argument", name, known
+            )
     if isinstance(request, ServiceRequest):
         return replace(request, **fields) if fields else request
     if request is not None:
@@ -206,7 +226,7 @@ def is_service(spec: WorkloadSpec) -> bool:
 
 def _spec(req: ServiceRequest) -> WorkloadSpec:
     if isinstance(req.workload, WorkloadSpec):
-        spec = req.workload
+        spec = checked_spec(req.workload)  # a model_copy(update=...) skipped every check
     else:
         if not str(req.workload).strip():
             raise ConfigError("workload name is blank", key_path="workload")
@@ -271,7 +291,16 @@ def _slo(req: ServiceRequest, spec: WorkloadSpec) -> ServingSlo:
                     key_path=key,
                     hint="give the p95 latency per image with --p95-e2e (e.g. --p95-e2e 50ms)",
                 )
-    return inf.slo.model_copy(update={k: v for k, v in given.items() if v is not None})
+    slo = inf.slo.model_copy(update={k: v for k, v in given.items() if v is not None})
+    problem = slo.conflict()
+    if problem is not None:
+        raise ConfigError(
+            problem,
+            key_path="ttft_ms_p95" if given["ttft_ms_p95"] is not None else "e2e_ms_p95",
+            hint="lower the TTFT target (--p95-ttft) or raise the end-to-end one (--p95-e2e); "
+            "a target left out is the workload file's inference.slo",
+        )
+    return slo
 
 
 def _owned_offers(req: ServiceRequest, catalog: GpuCatalog) -> pd.DataFrame:
@@ -286,11 +315,10 @@ def _owned_offers(req: ServiceRequest, catalog: GpuCatalog) -> pd.DataFrame:
         )
     # loaded only when machines are given: a cloud quote starts without the ownership modules
     from planner.ownership.costs import machine_cost_usd_per_hour
-    from planner.ownership.hardware import load_hardware
+    from planner.ownership.hardware import load_machines
 
     rows = []
-    for name in req.hardware:
-        hw = load_hardware(name)
+    for hw in load_machines(req.hardware):
         rows.append(
             {
                 "provider": OWNED,

@@ -47,6 +47,24 @@ def workload_from_facts(
             hint="a workload you already have needs no facts: pass it to planner.estimate or "
             "planner.quote as it is; here, e.g. model='mistral-7b'",
         )
+    if not model.strip():
+        # was: '' read as the folder '.' ("'.' is a folder with no config.json in it")
+        raise ConfigError(
+            "model name is blank",
+            key_path="model",
+            hint="name a preset (planner models lists them) or a Hugging Face config.json",
+        )
+    preset = get_preset(model)
+    if preset is not None and preset.arch not in ("decoder", "encoder"):
+        # was: "data.samples: is required for a cnn model", a key of a file the user never wrote
+        raise ConfigError(
+            f"{preset.name} is a {preset.arch} model: it trains on samples (images), not tokens, "
+            "and a job from facts (--model with --tokens) is a transformer's",
+            key_path="model",
+            hint="describe it in a workload file with data.samples and data.epochs (as "
+            f"scenarios/workloads/{_IMAGE_EXAMPLES[preset.arch]}.yaml does), or pick a "
+            "transformer preset (planner models)",
+        )
     if not is_number(tokens):
         raise ConfigError(
             f"expected a number of tokens, got {tokens!r}",
@@ -101,6 +119,13 @@ def workload_from_facts(
             ) from None
         raise ConfigError(e.detail, key_path=e.key_path, hint=e.hint) from None
 
+
+# A bundled workload file for each model kind that trains on samples, not tokens.
+_IMAGE_EXAMPLES = {
+    "cnn": "resnet50-imagenet",
+    "unet": "unet3d-kits19",
+    "diffusion": "stable-diffusion-finetune",
+}
 
 # The workload's model keys a config.json gives, and the config's names for them.
 _CONFIG_KEYS = {

@@ -1,5 +1,8 @@
 """A model's shape from its Hugging Face ``config.json`` (a local file; nothing is downloaded).
 
+Decoder-only transformers only: the config of an encoder (BERT, RoBERTa, DeBERTa: bidirectional
+attention) or an encoder-decoder (T5, BART, Whisper) is refused with what to use instead.
+
 The estimator needs parameters, layers, hidden size, heads (and KV heads, and the heads' width
 where it is not ``hidden / heads``), vocabulary and the sequence length.  ``config.json`` gives the shape; the parameter count follows from it:
 
@@ -205,9 +208,70 @@ def _read_config(path: Path, file: str) -> dict[str, Any]:
     return config
 
 
+# Families of encoder-only text models (bidirectional attention, a masked-LM or classifier head):
+# their configs carry a decoder's keys (hidden_size, num_hidden_layers, vocab_size), and were
+# estimated as decoders (causal attention, half the score FLOPs) without a word.
+_ENCODERS = {
+    "albert",
+    "bert",
+    "camembert",
+    "convbert",
+    "deberta",
+    "deberta-v2",
+    "distilbert",
+    "electra",
+    "ernie",
+    "esm",
+    "flaubert",
+    "ibert",
+    "longformer",
+    "megatron-bert",
+    "mobilebert",
+    "modernbert",
+    "mpnet",
+    "nezha",
+    "nomic_bert",
+    "rembert",
+    "roberta",
+    "roformer",
+    "squeezebert",
+    "xlm",
+    "xlm-roberta",
+    "xlm-roberta-xl",
+}
+# Encoder-decoder families (two stacks, cross-attention), where a config does not say so itself.
+_ENCODER_DECODERS = {"bart", "led", "marian", "mbart", "mt5", "pegasus", "t5", "umt5", "whisper"}
+
+
+def _check_decoder(config: dict[str, Any], file: str, family: str) -> None:
+    """Refuse the config of a model that is no decoder-only transformer, saying what it is and
+    what to use instead."""
+    architectures = config.get("architectures")
+    names = [str(a) for a in architectures] if isinstance(architectures, list) else []
+    what = family or (names[0] if names else "")
+    if config.get("is_encoder_decoder") is True or family in _ENCODER_DECODERS:
+        raise ConfigError(
+            f"is the config of an encoder-decoder model ({what}); a config.json is read for "
+            "decoder-only transformers",
+            file=file,
+            hint="write a workload file with its model.params, layers, hidden, heads, vocab and "
+            "seq_len (planner workloads new NAME --model gpt2 --tokens 50M writes one to edit)",
+        )
+    if family in _ENCODERS or any(n.endswith("ForMaskedLM") for n in names):
+        raise ConfigError(
+            f"is the config of an encoder model ({what}: bidirectional attention, a masked-LM "
+            "head); a config.json is read for decoder-only transformers",
+            file=file,
+            hint="use an encoder preset (--model bert-base, bert-large, deberta-v2-xlarge), or "
+            "write a workload file with model.arch: encoder and its params, layers, hidden, "
+            "heads, vocab and seq_len",
+        )
+
+
 def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     """The model section of a parsed config: a dense decoder, or a mixture of experts."""
     family = str(config.get("model_type", "")).lower()
+    _check_decoder(config, file, family)
     if family in _MOE_FAMILIES or any(config.get(k) is not None for k in _EXPERT_KEYS):
         return _moe_section(config, file, family)
     hidden = _whole(config, file, "hidden_size", "n_embd", "d_model")

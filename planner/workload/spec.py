@@ -36,7 +36,7 @@ from pydantic import (
     model_validator,
 )
 
-from planner.config.scenarios import missing_file_hint, scenarios_dir
+from planner.config.scenarios import check_file_kind, missing_file_hint, scenarios_dir
 from planner.config.validation import (
     ErrorWording,
     FieldError,
@@ -440,6 +440,15 @@ class TrainingSection(_Section):
             )
 
             name = canonical_framework(str(raw["framework"]))
+            if name is None and _is_serving_stack(str(raw["framework"])):
+                # was: "unknown framework 'vllm'; did you mean llmc or llm.c?"
+                raise FieldError(
+                    "framework",
+                    f"{str(raw['framework']).strip()!r} is a serving stack, and "
+                    "training.framework is the stack a model trains on: one of "
+                    f"{', '.join(framework_names())} (a serving stack is inference.framework, "
+                    "in an inference workload)",
+                )
             if name is None:  # reported at training.framework, with suggestions
                 # a stack's other name is suggested where it is the nearest ("axolotol")
                 near = close_alias(str(raw["framework"]))
@@ -604,6 +613,25 @@ class ServingSlo(_Section):
     tpot_ms_p95: float | None = Field(default=None, gt=0, le=3_600_000)
     e2e_ms_p95: float | None = Field(default=None, gt=0, le=86_400_000)
 
+    def conflict(self) -> str | None:
+        """Why the targets cannot all hold, or None: a request's end-to-end latency includes its
+        time to first token, so a TTFT target longer than the end-to-end one is a slip (was:
+        quoted, the looser target silently moot)."""
+        ttft, e2e = self.ttft_ms_p95, self.e2e_ms_p95
+        if ttft is not None and e2e is not None and ttft > e2e:
+            return (
+                f"a p95 time to first token of {ttft:g} ms is longer than the p95 end-to-end "
+                f"latency of {e2e:g} ms, which includes it"
+            )
+        return None
+
+    @model_validator(mode="after")
+    def _targets_agree(self) -> ServingSlo:
+        problem = self.conflict()
+        if problem is not None:
+            raise FieldError("ttft_ms_p95", problem + "; lower ttft_ms_p95 or raise e2e_ms_p95")
+        return self
+
 
 class InferenceSection(_Section):
     precision: Precision = Precision.BF16
@@ -655,6 +683,14 @@ class InferenceSection(_Section):
         try:
             serving_stack(name)
         except UnknownNameError as e:  # a ValueError names the key path in the file
+            from planner.workload.frameworks import canonical_framework
+
+            if canonical_framework(name) not in (None, "auto"):
+                # was: "unknown serving framework 'megatron'; did you mean auto?"
+                raise ValueError(
+                    f"{value.strip()!r} is a training stack, and inference.framework is the "
+                    f"stack that serves the model: one of {', '.join(e.choices)}"
+                ) from None
             raise ValueError(f"{e.detail}; {e.hint}") from None
         return name
 
@@ -1621,7 +1657,12 @@ _WORDING = ErrorWording(
     extra_keys={"": ("trials",)},
     alike_keys_only=True,
     misplaced_keys={
-        "deadline": "a workload file has no deadline; pass it to planner quote: --deadline 24h"
+        "deadline": "a workload file has no deadline; pass it to planner quote: --deadline 24h",
+        # the command's choices, not the workload's (was: the section's keys listed)
+        "gpu": "a workload file names no GPU; pass it to the command: planner estimate FILE "
+        "--gpu H100 --count 8 (planner quote --gpu only filters the offers)",
+        "budget": "a workload file has no budget; pass it to planner quote: --budget 500",
+        "rps": "the load is inference.requests_per_s (or tokens_per_s), or --rps on planner quote",
     },
     bounds_in_words=True,
     date_hint=None,
@@ -1650,6 +1691,7 @@ def parse_workload(
             f"--model {file} --tokens 50M), or write a workload file from it: planner workloads "
             f"new NAME --model {file} --tokens 50M",
         )
+    check_file_kind(raw, "workload", file=file)
     if "name" not in raw and default_name:
         raw = {**raw, "name": default_name}
     # pydantic hands the top level to WorkloadSpec.__init__ as keywords: a key YAML read as a
@@ -1687,6 +1729,31 @@ def _from_file(spec: WorkloadSpec, path: str) -> WorkloadSpec:
     if id(spec) not in _FILES:
         _FILES[id(spec)] = path
         weakref.finalize(spec, _FILES.pop, id(spec), None)
+    return spec
+
+
+def checked_spec(spec: WorkloadSpec) -> WorkloadSpec:
+    """``spec`` itself, once its fields have been checked as a workload file's are.
+
+    A copy made with pydantic's ``model_copy(update=...)`` skips every check: ``pieces=0`` ended
+    in ZeroDivisionError, ``data.tokens=-1e9`` in negative GPU-hours and a quote of them.  The
+    library's functions check a spec they are given here (a few milliseconds; the spec's identity,
+    and the file it was read from, are kept).  Raises ConfigError naming the field.
+    """
+    import warnings
+
+    with warnings.catch_warnings():  # pydantic warns as it writes a value of the wrong type
+        warnings.simplefilter("ignore")
+        raw = spec.model_dump(mode="json", exclude_none=True)
+    try:
+        parse_workload(raw, file=workload_file(spec) or f"WorkloadSpec {spec.name!r}")
+    except ConfigError as e:
+        if e.hint is None:
+            e.hint = (
+                "a copy made with model_copy(update=...) is not checked; spec.variant(...) "
+                "checks its changes as a file's"
+            )
+        raise
     return spec
 
 
@@ -1740,6 +1807,13 @@ def list_workloads(*, directory: Path | None = None) -> list[WorkloadSpec]:
     """Every workload in the library, sorted by name."""
     folder = directory or workloads_dir()
     return [load_workload(n, directory=folder) for n in workload_names(folder)]
+
+
+def _is_serving_stack(name: str) -> bool:
+    """Whether ``name`` is a serving stack's (vllm, tgi ...), given where a training stack goes."""
+    from planner.workload.serving import load_serving_stacks
+
+    return name.strip().lower() in load_serving_stacks()
 
 
 def workload_framework(spec: WorkloadSpec) -> tuple[FrameworkProfile, bool]:
