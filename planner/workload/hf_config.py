@@ -1,7 +1,9 @@
 """A model's shape from its Hugging Face ``config.json`` (a local file; nothing is downloaded).
 
-Decoder-only transformers only: the config of an encoder (BERT, RoBERTa, DeBERTa: bidirectional
-attention) or an encoder-decoder (T5, BART, Whisper) is refused with what to use instead.
+Encoders with BERT's layout (BERT, RoBERTa, XLM-RoBERTa, CamemBERT, DistilBERT, ELECTRA,
+DeBERTa-v2/v3) are read as ``arch: encoder`` (bidirectional attention) with their own count
+(:func:`_encoder_section`); other encoders (ALBERT's shared layers, Longformer's windows ...) and
+encoder-decoders (T5, BART, Whisper) are refused with what to use instead.
 
 The estimator needs parameters, layers, hidden size, heads (and KV heads, and the heads' width
 where it is not ``hidden / heads``), vocabulary and the sequence length.  ``config.json`` gives the shape; the parameter count follows from it:
@@ -243,9 +245,103 @@ _ENCODERS = {
 _ENCODER_DECODERS = {"bart", "led", "marian", "mbart", "mt5", "pegasus", "t5", "umt5", "whisper"}
 
 
+# Encoder families read with BERT's layout (transformers' BertModel and its descendants): per layer
+# the Q, K, V and output projections with biases (4·h² + 4·h), two LayerNorms (4·h) and the MLP
+# (2·h·ffn + ffn + h); word, absolute-position and token-type embeddings and their LayerNorm.
+# Checked against the exact counts of the base checkpoints' encoders: bert-base-uncased
+# 109,482,240 (BertModel, with its pooler), roberta-base 124,645,632, distilbert-base-uncased
+# 66,362,880, deberta-v3-base 183,831,552 (tests/test_hf_config_encoders.py).
+_BERT_LAYOUT = {
+    "bert",
+    "camembert",
+    "deberta-v2",
+    "distilbert",
+    "electra",
+    "roberta",
+    "xlm-roberta",
+}
+# Of them, the models whose base class adds BERT's pooler (a dense h x h layer over the first
+# token): BertModel, RobertaModel and its copies; DistilBERT, ELECTRA and DeBERTa-v2 have none.
+_POOLED = {"bert", "camembert", "roberta", "xlm-roberta"}
+# RoBERTa's position ids start after its padding index (padding_idx + 1 = 2), so a table of
+# max_position_embeddings = 514 holds 512 positions.
+_POSITION_OFFSET = {"camembert": 2, "roberta": 2, "xlm-roberta": 2}
+
+
+def _encoder_section(config: dict[str, Any], file: str, family: str) -> dict[str, Any]:
+    """The model section of an encoder with BERT's layout (:data:`_BERT_LAYOUT`): its parameters
+    counted as its ``transformers`` class builds them, bidirectional attention (``arch:
+    encoder``), a plain MLP and the masked-LM head tied to the word embeddings.
+
+    DistilBERT names its keys ``dim``, ``n_layers``, ``n_heads``, ``hidden_dim`` and has no token
+    types; ELECTRA's embeddings may be narrower than its hidden size (``embedding_size``, then
+    projected); DeBERTa-v2/v3 adds relative-position embeddings (``position_buckets`` x 2 rows, or
+    ``max_relative_positions`` x 2) with a LayerNorm, separate position projections where
+    ``share_att_key`` is false, a convolution after the first layer where ``conv_kernel_size`` is
+    set, and absolute positions only where ``position_biased_input`` is true."""
+    distil = family == "distilbert"
+    hidden = _whole(config, file, "dim" if distil else "hidden_size")
+    layers = _whole(config, file, "n_layers" if distil else "num_hidden_layers")
+    heads = _whole(config, file, "n_heads" if distil else "num_attention_heads")
+    if hidden % heads:
+        raise ConfigError(
+            f"{heads} attention heads do not divide the hidden size {hidden}",
+            file=file,
+            key_path="n_heads" if distil else "num_attention_heads",
+            hint=_COPY_HINT.format(key="num_attention_heads"),
+        )
+    vocab = _whole(config, file, "vocab_size")
+    ffn = _optional_whole(config, file, "hidden_dim" if distil else "intermediate_size", 4 * hidden)
+    table = _optional_whole(config, file, "max_position_embeddings", 512)
+    deberta = family == "deberta-v2"
+    absolute = _optional_bool(config, file, "position_biased_input", not deberta)
+    types = 0 if distil else _optional_whole(config, file, "type_vocab_size", 2, least=0)
+    width = _optional_whole(config, file, "embedding_size", hidden)
+    embeddings = width * (vocab + (table if absolute else 0) + types) + 2 * width
+    if width != hidden:  # ELECTRA's embeddings_project
+        embeddings += width * hidden + hidden
+    layer = 4 * hidden * hidden + 4 * hidden + 2 * hidden * ffn + ffn + hidden + 4 * hidden
+    extra = hidden * hidden + hidden if family in _POOLED else 0
+    if deberta and _optional_bool(config, file, "relative_attention", False):
+        buckets = _optional_whole(config, file, "position_buckets", 0, least=0)
+        # max_relative_positions below 1 (the configs' -1) means max_position_embeddings
+        span = config.get("max_relative_positions")
+        if isinstance(span, int) and not isinstance(span, bool) and span < 1:
+            span = None
+        span = _optional_whole(config, file, "max_relative_positions", table) if span else table
+        extra += 2 * (buckets or span) * hidden
+        if "layer_norm" in str(config.get("norm_rel_ebd", "")):
+            extra += 2 * hidden
+        if not _optional_bool(config, file, "share_att_key", False):
+            # "p2c|c2p" in the configs, a list in DebertaV2Config
+            kinds = config.get("pos_att_type") or []
+            named = kinds.lower().split("|") if isinstance(kinds, str) else map(str, kinds)
+            layer += sum(hidden * hidden + hidden for k in set(named) & {"c2p", "p2c"})
+    kernel = _optional_whole(config, file, "conv_kernel_size", 0, least=0) if deberta else 0
+    if kernel:
+        extra += hidden * hidden * kernel + hidden + 2 * hidden  # ConvLayer and its LayerNorm
+    params = layers * layer + embeddings + extra
+    dropout = config.get("dropout" if distil else "hidden_dropout_prob")
+    section: dict[str, Any] = {
+        "arch": "encoder",
+        "params": float(params),
+        "layers": layers,
+        "hidden": hidden,
+        "heads": heads,
+        "vocab": vocab,
+        "seq_len": min(table - _POSITION_OFFSET.get(family, 0), _MAX_DEFAULT_SEQ_LEN),
+        "tied_embeddings": True,
+        "ffn": ffn,
+        "mlp": "plain",
+    }
+    if isinstance(dropout, (int, float)) and not isinstance(dropout, bool):
+        section["dropout"] = float(dropout)
+    return section
+
+
 def _check_decoder(config: dict[str, Any], file: str, family: str) -> None:
-    """Refuse the config of a model that is no decoder-only transformer, saying what it is and
-    what to use instead."""
+    """Refuse the config of a model that is no decoder-only transformer and no encoder read with
+    BERT's layout, saying what it is and what to use instead."""
     architectures = config.get("architectures")
     names = [str(a) for a in architectures] if isinstance(architectures, list) else []
     what = family or (names[0] if names else "")
@@ -260,7 +356,8 @@ def _check_decoder(config: dict[str, Any], file: str, family: str) -> None:
     if family in _ENCODERS or any(n.endswith("ForMaskedLM") for n in names):
         raise ConfigError(
             f"is the config of an encoder model ({what}: bidirectional attention, a masked-LM "
-            "head); a config.json is read for decoder-only transformers",
+            "head) whose layout is not BERT's; a config.json is read for decoder-only "
+            f"transformers and for {', '.join(sorted(_BERT_LAYOUT))}",
             file=file,
             hint="use an encoder preset (--model bert-base, bert-large, deberta-v2-xlarge), or "
             "write a workload file with model.arch: encoder and its params, layers, hidden, "
@@ -271,6 +368,8 @@ def _check_decoder(config: dict[str, Any], file: str, family: str) -> None:
 def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     """The model section of a parsed config: a dense decoder, or a mixture of experts."""
     family = str(config.get("model_type", "")).lower()
+    if family in _BERT_LAYOUT:
+        return _encoder_section(config, file, family)
     _check_decoder(config, file, family)
     if family in _MOE_FAMILIES or any(config.get(k) is not None for k in _EXPERT_KEYS):
         return _moe_section(config, file, family)
