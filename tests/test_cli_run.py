@@ -16,11 +16,14 @@ import planner.cli as cli
 
 @pytest.fixture
 def collector() -> Iterator[None]:
-    """run() freezes this process's objects: thaw them again, and leave the collector on."""
+    """run() freezes this process's objects and collects less often: thaw them again, and leave
+    the collector on at its thresholds."""
+    thresholds = gc.get_threshold()
     try:
         yield
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
         gc.enable()
 
 
@@ -46,6 +49,8 @@ def test_run_pauses_the_collector_until_the_command_is_loaded(
     assert seen == {"group": True, "command": True}
     assert gc.isenabled()
     assert gc.get_freeze_count() > 0  # what was left at the end is out of the collector's way
+    # the command's own short-lived objects are collected less often than Python's default 700
+    assert gc.get_threshold()[0] == cli.COMMAND_GC_THRESHOLD > 700
 
 
 def test_run_resumes_the_collector_when_no_command_runs(
@@ -60,10 +65,12 @@ def test_run_resumes_the_collector_when_no_command_runs(
 
 def test_main_alone_never_touches_the_collector(collector: None) -> None:
     gc.unfreeze()
+    thresholds = gc.get_threshold()
     with pytest.raises(SystemExit):
         cli.main(["--version"])
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == thresholds
 
 
 @pytest.mark.parametrize(
