@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from planner.catalog.query import in_region_preference
+from planner.catalog.query import region_preference_order
 from planner.gpu_specs import GpuCatalog, GpuSpec, resolve_gpu
 from planner.optimize.spot import (
     DEFAULT_INTERRUPTION_PCT,
@@ -395,27 +395,24 @@ def build_candidates(
         # no remedies for the shapes that do not fit: the plans never read them
         estimator = functools.partial(default_estimator, suggest=False)
     opts = options or CandidateOptions()
-    offers, exclusions = _precision_supported(spec, offers, catalog)
-    offers = in_region_preference(offers, opts.near)  # price ties go to the preferred region
-    run = _Estimates(spec, estimator)
-    keys = _shape_keys(offers)
-    shape_fits, shape_best_need = _shape_fits(offers, catalog, opts, run, keys)
-    shaped = offers.copy()
-    shaped["_shape"] = pd.Series(keys, index=offers.index, dtype=object)
-    # the memory a job can allocate, which the fit used: less than listed where ECC holds 1/16
-    # back (GpuSpec.usable_memory_gib)
-    usable = {g: catalog.resolve(str(g)).usable_memory_gib for g in offers["gpu_model"].unique()}
-    shaped["gpu_memory_gib"] = np.minimum(
-        shaped["gpu_memory_gib"].astype(float), shaped["gpu_model"].map(usable).astype(float)
+    kept, exclusions = _precision_supported(spec, offers, catalog)
+    # price ties go to the preferred region: the offers that can train, in region preference,
+    # taken from the table at once
+    providers, regions = offers["provider"].tolist(), offers["region"].tolist()
+    order = region_preference_order(
+        [providers[i] for i in kept], [regions[i] for i in kept], opts.near
     )
-    exclusions += _memory_exclusions(shaped, shape_fits, shape_best_need)
+    offers = offers.iloc[[kept[k] for k in order]]
+    run = _Estimates(spec, estimator)
+    columns = _Columns(offers, _shape_keys(offers), catalog)
+    shape_fits, shape_best_need = _shape_fits(columns, catalog, opts, run)
+    exclusions += _memory_exclusions(columns, shape_fits, shape_best_need)
     fits = _fits(spec, shape_fits)
-    columns = _Columns(shaped)
     exclusions += _host_exclusions(columns, fits)
     frames = []
     for option in _purchase_options(opts):
         frame, excluded = _priced_rows(
-            shaped, columns, fits, option, opts, collapse_regions=spec.pieces <= 1
+            columns, fits, option, opts, collapse_regions=spec.pieces <= 1
         )
         frames.append(frame)
         exclusions += excluded
@@ -460,28 +457,24 @@ def _precision_problem(spec: WorkloadSpec, gpu: GpuSpec) -> str | None:
 
 def _precision_supported(
     spec: WorkloadSpec, offers: pd.DataFrame, catalog: GpuCatalog
-) -> tuple[pd.DataFrame, list[Exclusion]]:
-    """``offers`` whose GPU can train ``spec`` in its precision (no bf16 on a T4 or V100, no fp8
-    before Hopper and Ada), and one exclusion per offer left out."""
+) -> tuple[list[int], list[Exclusion]]:
+    """The positions of the ``offers`` whose GPU can train ``spec`` in its precision (no bf16 on
+    a T4 or V100, no fp8 before Hopper and Ada), and one exclusion per instance type left out."""
     if offers.empty or spec.kind.value == "inference":
-        return offers, []
-    problems = {
-        str(g): _precision_problem(spec, catalog.resolve(str(g)))
-        for g in offers["gpu_model"].unique()
-    }
-    bad = offers["gpu_model"].map(lambda g: problems[str(g)] is not None).astype(bool)
-    if not bad.any():
-        return offers, []
-    left_out = offers[bad].drop_duplicates(["provider", "instance_type"])
-    return offers[~bad], [
-        Exclusion(
-            "precision",
-            str(o["provider"]),
-            str(o["instance_type"]),
-            str(o["gpu_model"]),
-            str(problems[str(o["gpu_model"])]),
-        )
-        for o in _records(left_out, ("provider", "instance_type", "gpu_model"))
+        return list(range(len(offers))), []
+    gpus = [str(g) for g in offers["gpu_model"].tolist()]
+    problems = {g: _precision_problem(spec, catalog.resolve(g)) for g in dict.fromkeys(gpus)}
+    kept = [i for i, g in enumerate(gpus) if problems[g] is None]
+    if len(kept) == len(gpus):
+        return kept, []
+    providers, types = offers["provider"].tolist(), offers["instance_type"].tolist()
+    left_out: dict[tuple[Any, Any], int] = {}  # the first offer of each instance type left out
+    for i, g in enumerate(gpus):
+        if problems[g] is not None:
+            left_out.setdefault((providers[i], types[i]), i)
+    return kept, [
+        Exclusion("precision", str(p), str(t), gpus[i], str(problems[gpus[i]]))
+        for (p, t), i in left_out.items()
     ]
 
 
@@ -500,24 +493,23 @@ def _purchase_options(opts: CandidateOptions) -> list[PurchaseOption]:
 
 
 def _shape_fits(
-    offers: pd.DataFrame,
-    catalog: GpuCatalog,
-    opts: CandidateOptions,
-    run: _Estimates,
-    keys: Sequence[tuple[Any, ...]],
+    columns: _Columns, catalog: GpuCatalog, opts: CandidateOptions, run: _Estimates
 ) -> tuple[dict[tuple[Any, ...], list[tuple[int, Estimate]]], dict[tuple[Any, ...], float]]:
     """Per offer shape: the gang sizes that fit with their estimates, and the least memory per GPU
-    any size needs (for the report's "does not fit" line); ``keys``: the offers'
-    :func:`_shape_keys`."""
-    shapes = offers.drop_duplicates(list(_SHAPE_COLUMNS))
+    any size needs (for the report's "does not fit" line)."""
     shape_fits: dict[tuple[Any, ...], list[tuple[int, Estimate]]] = {}
     shape_best_need: dict[tuple[Any, ...], float] = {}
-    spot_pct_by_shape = _spot_rates_by_shape(offers, opts, keys)
-    for shape in _records(shapes, _SHAPE_COLUMNS):
+    spot_pct_by_shape = _spot_rates_by_shape(columns, opts)
+    # the first offer of each shape, in table order (drop_duplicates on the shape's columns)
+    first: dict[tuple[Any, ...], int] = {}
+    for i, key in enumerate(columns.shapes):
+        first.setdefault(key, i)
+    for i in first.values():
+        shape = {c: columns[c][i] for c in _SHAPE_COLUMNS}
         gpu = catalog.resolve(str(shape["gpu_model"]))
         gpi = int(shape["gpu_count"])
         gbps = None if pd.isna(shape["network_gbps"]) else float(shape["network_gbps"])
-        key = _shape_key(shape)
+        key = columns.shapes[i]
         fits: list[tuple[int, Estimate]] = []
         need = math.inf
 
@@ -547,19 +539,18 @@ def _shape_fits(
 
 
 def _spot_rates_by_shape(
-    offers: pd.DataFrame, opts: CandidateOptions, keys: Sequence[tuple[Any, ...]]
+    columns: _Columns, opts: CandidateOptions
 ) -> dict[tuple[Any, ...], tuple[float, ...]]:
     """The distinct spot interruption rates (%/month) of each shape's spot offers, for
-    :func:`_fill_sizes` (empty without a deadline or without spot); ``keys``: the offers'
-    :func:`_shape_keys`, worked out once for the whole table."""
+    :func:`_fill_sizes` (empty without a deadline or without spot)."""
     if opts.deadline_hours is None or not opts.allow_spot:
         return {}
-    spot = offers[PRICE_COLUMNS[PurchaseOption.SPOT]].notna().to_numpy()
-    pct = offers["spot_interruption_pct"].fillna(opts.default_interruption_pct).to_numpy()
+    spot = ~np.isnan(columns.numbers(PRICE_COLUMNS[PurchaseOption.SPOT]))
+    pct = _interruption_pcts(columns, opts)
     if opts.max_interruption_pct is not None:
         spot = spot & (pct <= opts.max_interruption_pct)
     rates: dict[tuple[Any, ...], set[float]] = {}
-    for key, rate, priced in zip(keys, pct.tolist(), spot.tolist(), strict=True):
+    for key, rate, priced in zip(columns.shapes, pct.tolist(), spot.tolist(), strict=True):
         if priced:
             rates.setdefault(key, set()).add(float(rate))
     return {key: tuple(sorted(r)) for key, r in rates.items()}
@@ -701,16 +692,28 @@ def _fits(
 
 
 class _Columns:
-    """The shaped offers' columns as arrays, each read from the table once (on first use): the
-    priced rows and the host checks select and combine them by position, where a DataFrame merge,
-    boolean selection or ``assign`` copies every column of the wide offers table each time (the
-    headline quote's candidates took 26 ms in those, with its estimates memoised, and take 15 ms
-    by position)."""
+    """The offers' columns as arrays, each read from the table once (on first use), with each
+    offer's shape (:func:`_shape_key`) and, as ``gpu_memory_gib``, the memory a job can allocate
+    (less than listed where ECC holds 1/16 back, GpuSpec.usable_memory_gib: what the fit used).
 
-    def __init__(self, shaped: pd.DataFrame) -> None:
-        self._frame = shaped
-        self._arrays: dict[str, np.ndarray] = {}
-        self.shapes: list[tuple[Any, ...]] = shaped["_shape"].tolist()
+    The shapes, the priced rows and the host checks select and combine them by position, where a
+    DataFrame merge, boolean selection, sort or ``assign`` copies every column of the wide offers
+    table each time (the headline quote's candidates took 26 ms in those, with its estimates
+    memoised, and take 13 ms by position)."""
+
+    def __init__(
+        self, offers: pd.DataFrame, shapes: list[tuple[Any, ...]], catalog: GpuCatalog
+    ) -> None:
+        self._frame = offers
+        self.shapes = shapes
+        gpus = offers["gpu_model"].tolist()
+        usable = {g: catalog.resolve(str(g)).usable_memory_gib for g in dict.fromkeys(gpus)}
+        self._arrays: dict[str, np.ndarray] = {
+            "gpu_memory_gib (float)": np.minimum(
+                offers["gpu_memory_gib"].to_numpy(dtype=float),
+                np.array([usable[g] for g in gpus], dtype=float),
+            )
+        }
 
     def __getitem__(self, name: str) -> np.ndarray:
         """The column as ``to_numpy`` gives it (text as an object array)."""
@@ -847,26 +850,24 @@ def _host_exclusions(columns: _Columns, fits: _Fits) -> list[Exclusion]:
 
 
 def _memory_exclusions(
-    shaped: pd.DataFrame,
+    columns: _Columns,
     shape_fits: Mapping[tuple[Any, ...], list[tuple[int, Estimate]]],
     shape_best_need: Mapping[tuple[Any, ...], float],
 ) -> list[Exclusion]:
     """One exclusion per offer whose shape fits at no gang size."""
     fitting = {k for k, f in shape_fits.items() if f}
-    unfit = [key not in fitting for key in shaped["_shape"].tolist()]
-    if not any(unfit):
-        return []  # (to_dict on the empty table alone cost a quote half a millisecond)
     return [
         Exclusion(
             "memory",
-            str(offer["provider"]),
-            str(offer["instance_type"]),
-            str(offer["gpu_model"]),
+            str(columns["provider"][i]),
+            str(columns["instance_type"][i]),
+            str(columns["gpu_model"][i]),
             "does not fit at any size",
-            gpu_memory_gib=float(offer["gpu_memory_gib"]),
-            need_gib=shape_best_need[offer["_shape"]],
+            gpu_memory_gib=float(columns.numbers("gpu_memory_gib")[i]),
+            need_gib=shape_best_need[key],
         )
-        for offer in shaped[unfit].to_dict("records")
+        for i, key in enumerate(columns.shapes)
+        if key not in fitting
     ]
 
 
@@ -944,7 +945,6 @@ def _owned_row(
 
 
 def _priced_rows(
-    offers: pd.DataFrame,
     columns: _Columns,
     fits: _Fits,
     option: PurchaseOption,
@@ -953,18 +953,17 @@ def _priced_rows(
     collapse_regions: bool,
 ) -> tuple[pd.DataFrame, list[Exclusion]]:
     """Candidate rows for one purchase option: offers x fitting gang sizes, vectorised; and the
-    spot offers left out for their interruption rate.  ``columns``: the columns of ``offers``."""
+    spot offers left out for their interruption rate."""
     price = columns.numbers(PRICE_COLUMNS[option])
     providers = columns["provider"]
     discount = np.array([float(opts.discounts.get(p, 0.0)) for p in providers.tolist()])
     unit_price = price * (1.0 - discount)
-    rates = columns.numbers("spot_interruption_pct")
-    pct = np.where(np.isnan(rates), float(opts.default_interruption_pct), rates)
+    pct = _interruption_pcts(columns, opts)
     at = np.flatnonzero(~np.isnan(price))  # offers with a price for this option
     exclusions: list[Exclusion] = []
     if option is PurchaseOption.SPOT and opts.max_interruption_pct is not None:
         risky = pct[at] > opts.max_interruption_pct
-        exclusions = _spot_risk_exclusions(offers.iloc[at[risky]], opts.max_interruption_pct)
+        exclusions = _spot_risk_exclusions(columns, at[risky], opts.max_interruption_pct)
         at = at[~risky]
     if collapse_regions:
         # Same instance type, same job hours: only the cheapest region can be in a cheapest plan
@@ -1059,17 +1058,25 @@ def _quota_exclusions(rows: pd.DataFrame, within: pd.Series) -> list[Exclusion]:
     ]
 
 
-def _spot_risk_exclusions(risky: pd.DataFrame, max_pct: float) -> list[Exclusion]:
-    """One exclusion per spot offer interrupted more often than ``--max-interruption`` allows."""
+def _interruption_pcts(columns: _Columns, opts: CandidateOptions) -> np.ndarray:
+    """Each offer's spot interruption rate (%/month), the request's default where none is
+    published."""
+    rates = columns.numbers("spot_interruption_pct")
+    return np.where(np.isnan(rates), float(opts.default_interruption_pct), rates)
+
+
+def _spot_risk_exclusions(columns: _Columns, risky: np.ndarray, max_pct: float) -> list[Exclusion]:
+    """One exclusion per spot offer (at the positions ``risky``) interrupted more often than
+    ``--max-interruption`` allows."""
     return [
         Exclusion(
             "spot-risk",
-            str(offer["provider"]),
-            str(offer["instance_type"]),
-            str(offer["gpu_model"]),
+            str(columns["provider"][i]),
+            str(columns["instance_type"][i]),
+            str(columns["gpu_model"][i]),
             f"interruption above --max-interruption {max_pct:g}%",
         )
-        for offer in risky.to_dict("records")
+        for i in risky.tolist()
     ]
 
 
