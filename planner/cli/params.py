@@ -221,9 +221,10 @@ def currency_option(func: Any) -> Any:
     from planner.config.currency import USD
 
     def check(ctx: click.Context, param: click.Parameter, value: str) -> str:
-        from planner.config.currency import load_fx_rates
+        if value.strip().upper() != USD:  # (every table has USD: the default reads none)
+            from planner.config.currency import load_fx_rates
 
-        load_fx_rates().rate(value, key_path="--currency")  # unknown: names its neighbours
+            load_fx_rates().rate(value, key_path="--currency")  # unknown: names its neighbours
         return value.upper()
 
     return click.option(
