@@ -4,6 +4,7 @@ objects, the same exit codes and output as main."""
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -88,3 +89,21 @@ def test_the_program_keeps_mains_exit_codes_and_messages(
     )
     assert out.returncode == code
     assert text in out.stdout + out.stderr
+
+
+def test_the_program_runs_one_blas_thread_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch, collector: None
+) -> None:
+    # set before the command loads NumPy (planner.cli itself imports none of it)
+    code = "import sys\nimport planner.cli\nprint('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setattr(sys, "argv", ["planner", "--version"])
+    with pytest.raises(SystemExit):
+        cli.run()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")  # the user's own setting stands
+    with pytest.raises(SystemExit):
+        cli.run()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
