@@ -72,6 +72,9 @@ class Fabric(str, Enum):
 
 @dataclass(frozen=True)
 class Column:
+    """One column of the offer table: its name, dtype, unit (in the name too), whether every
+    offer must give it, what it means, and its bound."""
+
     name: str
     dtype: str  # "string", "int", "float", "bool"
     unit: str

@@ -22,6 +22,7 @@ from planner.errors import ConfigError, PlannerError
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
+    USD,
     count_value,
     deadline_point,
     duration_hours,
@@ -218,7 +219,6 @@ class Amount(click.ParamType):
 
 def currency_option(func: Any) -> Any:
     """``--currency``: show money in this currency (the bundled, dated ECB rate table)."""
-    from planner.config.currency import USD
 
     def check(ctx: click.Context, param: click.Parameter, value: str) -> str:
         if value.strip().upper() != USD:  # (every table has USD: the default reads none)

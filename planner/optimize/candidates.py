@@ -248,6 +248,9 @@ class Exclusion:
 
 @dataclass(frozen=True)
 class CandidateSet:
+    """The candidates of a quote (:data:`CANDIDATE_COLUMNS`), the offers left out and why, and
+    how many workload estimates they took."""
+
     table: pd.DataFrame
     exclusions: tuple[Exclusion, ...]
     estimates_evaluated: int

@@ -90,6 +90,9 @@ class PlanItem:
 
 @dataclass(frozen=True)
 class Risk:
+    """What a plan risks: its share of spot cost, the interruptions it expects, its chance to
+    meet the deadline and the slack it keeps."""
+
     spot_share: float  # share of the cost on spot capacity
     expected_interruptions: float
     p_meet_deadline: float
@@ -99,6 +102,8 @@ class Risk:
 
 @dataclass(frozen=True)
 class Plan:
+    """One plan of a quote: its phases (:class:`PlanItem`), cost, wall-clock and risk."""
+
     label: str
     items: tuple[PlanItem, ...]
     switch_cost_usd: float
@@ -166,6 +171,9 @@ class Plan:
 
 @dataclass(frozen=True)
 class PlanRequest:
+    """What the plans are made for: the deadline, the budget, the pieces, how many plans and
+    phases, and the confidence each must meet the deadline with."""
+
     deadline_hours: float
     budget_usd: float | None = None
     pieces: int = 1
@@ -451,6 +459,9 @@ def _fastest_parallel(
 
 @dataclass(frozen=True)
 class PlanSet:
+    """The ranked plans, the cost-versus-deadline frontier (when swept) and notes on the plan
+    variants left out."""
+
     plans: tuple[Plan, ...]
     frontier: tuple[tuple[float, float], ...] = ()
     notes: tuple[str, ...] = field(default=())

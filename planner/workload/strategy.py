@@ -313,6 +313,9 @@ def autocast_layout(f: TrainFacts, zero: int) -> bool:
 
 @dataclass(frozen=True)
 class Candidate:
+    """A layout the search chose (or the least-memory one, to report a miss): its strategy, its
+    memory per GPU and what one piece of the job takes on it."""
+
     strategy: Strategy
     fits: bool
     memory_bytes: float
