@@ -199,10 +199,10 @@ BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
 # runs; Python's default is 700.  A quote allocates a few hundred thousand short-lived objects
 # (estimates, DataFrames, the MILP's rows) that reference counting frees, and at 700 it paid
 # about 33 youngest and 3 middle collections for them, ~4 ms of a 0.45 s command (a 20-trial
-# sweep or a 36-month budget about 48); at 10,000 each pays one to three.  The garbage a
-# collection finds (pandas' reference cycles) waits at most 10,000 objects longer: well under a
-# MiB, and none of those commands' peak memory moved.
-COMMAND_GC_THRESHOLD = 10_000
+# sweep or a 36-month budget about 48); at 30,000 none of them collects at all (at 10,000: one
+# to three, ~1-3 ms).  The garbage a collection would find (pandas' reference cycles) waits at
+# most 30,000 objects longer: a few MiB at worst, and none of those commands' peak memory moved.
+COMMAND_GC_THRESHOLD = 30_000
 
 
 def _end_startup() -> None:
