@@ -1,14 +1,16 @@
-"""The compact copy of the GPU catalog that planner reads at run time.
+"""The compact copies of planner's data files that it reads at run time.
 
-    python scripts/compact_data.py          # rewrite planner/data/gpus.json from gpus.yaml
-    python scripts/compact_data.py --check  # exit 1 if gpus.json is stale
+    python scripts/compact_data.py          # rewrite planner/data/gpus.json and frameworks.json
+    python scripts/compact_data.py --check  # exit 1 if either is stale
 
-``planner/data/gpus.yaml`` is the catalog people edit: every figure with its source in a comment.
-Every command that reads an offer loads it, and PyYAML spends ~4 ms building its ~1,000 values
-even with libyaml's parser (its constructor and resolver are Python), where the standard library
-reads the same values as JSON in ~0.1 ms.  So the values are also written here as JSON, and
-:func:`planner.gpu_specs.load_gpu_catalog` reads those; tests/test_compact_data.py fails when the
-two disagree, so an edit to the YAML is followed by this script.
+``planner/data/gpus.yaml`` (the GPU catalog) and ``frameworks.yaml`` (the training stacks) are
+the files people edit: every figure with its source in a comment.  Every quote reads both, and
+PyYAML spent ~4 ms and ~1 ms building their values even with libyaml's parser (its constructor
+and resolver are Python), where the standard library reads the same values as JSON in a tenth of
+a millisecond.  So their values are also written here as JSON, which planner reads
+(:func:`planner.gpu_specs.load_gpu_catalog`, :func:`planner.workload.frameworks.load_frameworks`);
+tests/test_compact_data.py fails when a copy and its YAML disagree, so an edit to the YAML is
+followed by this script.
 """
 
 from __future__ import annotations
@@ -26,28 +28,31 @@ import yaml
 from scripts.generated import write_or_check
 
 DATA = Path(__file__).resolve().parent.parent / "planner" / "data"
-SOURCE = DATA / "gpus.yaml"
-COMPACT = DATA / "gpus.json"
+# The data files read at run time from a compact copy: name -> the copy's key for its values.
+COMPACT = {"gpus": "gpus", "frameworks": "frameworks"}
 
 
-def rows() -> Any:
-    """The catalog's values as the YAML file gives them (PyYAML's safe loader)."""
-    return yaml.safe_load(SOURCE.read_text(encoding="utf-8"))
+def rows(name: str) -> Any:
+    """The values of ``planner/data/<name>.yaml`` as PyYAML's safe loader gives them."""
+    return yaml.safe_load((DATA / f"{name}.yaml").read_text(encoding="utf-8"))
 
 
-def render() -> str:
-    """gpus.json's text: the YAML's values (key order kept), one GPU a few lines, under a note
-    that says where they come from (JSON has no comments)."""
+def render(name: str) -> str:
+    """``<name>.json``'s text: the YAML's values (key order kept) under the key
+    :data:`COMPACT` names, beside a note on where they come from (JSON has no comments)."""
     document = {
-        "generated": "by scripts/compact_data.py from gpus.yaml (the figures' sources are there);"
-        " edit the YAML, then rerun the script",
-        "gpus": rows(),
+        "generated": f"by scripts/compact_data.py from {name}.yaml (the figures' sources are "
+        "there); edit the YAML, then rerun the script",
+        COMPACT[name]: rows(name),
     }
     return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    return write_or_check(COMPACT, render, argv, doc=__doc__)
+    return max(
+        write_or_check(DATA / f"{name}.json", lambda name=name: render(name), argv, doc=__doc__)
+        for name in COMPACT
+    )
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
-"""The GPU catalog's compact copy (planner/data/gpus.json, read at run time) holds exactly the
-values of planner/data/gpus.yaml (where they are edited, with their sources)."""
+"""The compact copies of planner's data files (planner/data/gpus.json and frameworks.json, read
+at run time) hold exactly the values of their YAML files (where they are edited, with sources)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from scripts.compact_data import COMPACT, render, rows
+import pytest
+
+from scripts.compact_data import COMPACT, DATA, render, rows
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -20,9 +22,13 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def test_the_compact_catalog_is_current() -> None:
-    assert COMPACT.read_text(encoding="utf-8") == render(), "run: python scripts/compact_data.py"
+@pytest.mark.parametrize("name", sorted(COMPACT))
+def test_the_compact_copy_is_current(name: str) -> None:
+    text = (DATA / f"{name}.json").read_text(encoding="utf-8")
+    assert text == render(name), "run: python scripts/compact_data.py"
 
 
-def test_the_compact_catalog_reads_back_as_the_yaml_values() -> None:
-    assert _same(json.loads(COMPACT.read_text(encoding="utf-8"))["gpus"], rows())
+@pytest.mark.parametrize("name", sorted(COMPACT))
+def test_the_compact_copy_reads_back_as_the_yaml_values(name: str) -> None:
+    text = (DATA / f"{name}.json").read_text(encoding="utf-8")
+    assert _same(json.loads(text)[COMPACT[name]], rows(name))
