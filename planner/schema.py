@@ -519,10 +519,10 @@ def _text_column(col: Column, table: _Table) -> list[str | None]:
     return values
 
 
-def _cell_text(value: object) -> str | None:
+def _cell_text(value: Any) -> str | None:
     """A cell that is not a ``str`` (a number in a text column, a missing value) as text,
     stripped, or None when it is missing or blank."""
-    return None if pd.isna(value) else str(value).strip() or None  # type: ignore[call-overload]
+    return None if pd.isna(value) else str(value).strip() or None
 
 
 def _canonical_gpus(
