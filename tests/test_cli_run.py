@@ -91,19 +91,26 @@ def test_the_program_keeps_mains_exit_codes_and_messages(
     assert text in out.stdout + out.stderr
 
 
-def test_the_program_runs_one_blas_thread_unless_told_otherwise(
+def test_the_program_sets_its_environment_unless_told_otherwise(
     monkeypatch: pytest.MonkeyPatch, collector: None
 ) -> None:
-    # set before the command loads NumPy (planner.cli itself imports none of it)
-    code = "import sys\nimport planner.cli\nprint('numpy' in sys.modules)"
+    # one BLAS thread, no pydantic plugin discovery: set before the command loads NumPy and
+    # pydantic (planner.cli itself imports neither)
+    code = (
+        "import sys\nimport planner.cli\nprint('numpy' in sys.modules, 'pydantic' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
-    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert out.stdout.strip() == "False False"
+    for name in cli.PROGRAM_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(sys, "argv", ["planner", "--version"])
     with pytest.raises(SystemExit):
         cli.run()
     assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")  # the user's own setting stands
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")  # the user's own settings stand
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "")
     with pytest.raises(SystemExit):
         cli.run()
     assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == ""

@@ -187,13 +187,18 @@ def main(verbose: int) -> None:
 # Whether :func:`run` paused the cyclic garbage collector for the start-up (only ``run`` sets it).
 _startup = {"collector_paused": False}
 
-# The BLAS threads of the ``planner`` program: one, where the user has not set their own.  NumPy's
-# OpenBLAS starts a thread per core when it loads and the extra ones spin, waiting for work that
-# never comes (no command multiplies matrices: pandas, the estimator and HiGHS do their own
-# arithmetic); on a 2-core machine they took ~110 ms of CPU from every command and, beside other
-# work, ~60 ms of a quote's wall-clock time.  Set before NumPy loads, so only in :func:`run`: a
-# library caller keeps its process's settings.
-BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
+# What the ``planner`` program sets in its own environment where the user has not set it: before
+# the command imports NumPy and pydantic, so only in :func:`run` (a library caller keeps its
+# process's own settings).
+# - OPENBLAS_NUM_THREADS=1: NumPy's OpenBLAS starts a thread per core when it loads and the extra
+#   ones spin, waiting for work that never comes (no command multiplies matrices: pandas, the
+#   estimator and HiGHS do their own arithmetic); on a 2-core machine they took ~110 ms of CPU
+#   from every command and, beside other work, ~60 ms of a quote's wall-clock time.
+# - PYDANTIC_DISABLE_PLUGINS=__all__: building its first validator, pydantic looks for plugins
+#   (observability hooks) in the entry points of every installed distribution; the validators
+#   here check planner's own files, and reading a 230-package environment's metadata took ~9 ms
+#   of every command's wall-clock (~4 ms of CPU).
+PROGRAM_ENVIRONMENT = {"OPENBLAS_NUM_THREADS": "1", "PYDANTIC_DISABLE_PLUGINS": "__all__"}
 
 # Allocations (less deallocations) between two youngest-generation collections while a command
 # runs; Python's default is 700.  A quote allocates a few hundred thousand short-lived objects
@@ -231,10 +236,11 @@ def run() -> None:
     freed by reference counting, and exit handlers (logging, ``weakref.finalize``) still run.
     Only here, not in :func:`main`: a test or a library that calls ``main`` collects as usual.
 
-    Also here: NumPy's BLAS runs one thread (:data:`BLAS_THREADS`) unless the user says otherwise.
+    Also here: one BLAS thread and no pydantic plugin discovery (:data:`PROGRAM_ENVIRONMENT`),
+    unless the user says otherwise.
     """
-    for name, value in BLAS_THREADS.items():
-        os.environ.setdefault(name, value)  # before the command imports NumPy
+    for name, value in PROGRAM_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)  # before the command imports NumPy and pydantic
     gc.disable()
     _startup["collector_paused"] = True
     try:
