@@ -118,8 +118,11 @@ def _model_stems(name: str) -> frozenset[str]:
     return frozenset(k for k in stems if any(c.isdigit() for c in k))
 
 
+@functools.lru_cache(maxsize=1024)
 def normalize_gpu_key(name: str) -> str:
-    """Fold a GPU name to a lookup key: lower case, no vendor prefix, no separators."""
+    """Fold a GPU name to a lookup key: lower case, no vendor prefix, no separators.  Memoised: a
+    quote resolves the same few dozen names several hundred times (each offer table's GPU names,
+    every owned machine and candidate shape), two regular-expression passes each."""
     key = name.strip().lower()
     key = re.sub(r"^(nvidia|geforce|tesla|quadro)\s+", "", key)
     key = key.replace("geforce", "").replace("nvidia", "")
