@@ -72,6 +72,9 @@ class Fabric(str, Enum):
 
 @dataclass(frozen=True)
 class Column:
+    """One column of the offer table: its name, dtype, unit (in the name too), whether every
+    offer must give it, what it means, and its bound."""
+
     name: str
     dtype: str  # "string", "int", "float", "bool"
     unit: str
@@ -459,8 +462,10 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
     raw = table.data.get(col.name)
     if raw is None:  # an optional column the table leaves out
         raw = pd.Series(np.nan, index=table.index, dtype="float64")
-    num = pd.to_numeric(raw, errors="coerce")
-    absent = num.isna().to_numpy()
+    # a column the CSV reader already read as numbers (a snapshot's) needs no coercion
+    num = raw if raw.dtype.kind in "iuf" else pd.to_numeric(raw, errors="coerce")
+    values = num.to_numpy(dtype="float64", na_value=np.nan)
+    absent = np.isnan(values)
     if absent.any():  # text that is not a number, or a missing value
         # only entries present in ``raw`` but lost by to_numeric can be text; blank is missing
         bad = absent & raw.notna().to_numpy()
@@ -478,7 +483,6 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
             )
         if col.required:
             table.fail("required value is missing", absent, col.name, hint=_required_hint(col))
-    values = num.to_numpy(dtype="float64", na_value=np.nan)
     for bad, what in ((np.isinf(values), "not a finite number"), (values < 0, "negative value")):
         if bad.any():
             table.fail(
@@ -498,11 +502,13 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
                 hint=_BOUND_HINTS.get(col.unit, "check the value and its unit"),
             )
     if col.dtype != "int":
-        return num.astype("float64")
+        return pd.Series(values, index=table.index)
     frac = ~absent & (values != np.round(values))
     if frac.any():
         table.fail("must be a whole number", frac, col.name)
-    return num.astype("int64") if not absent.any() else num
+    if absent.any():  # an optional whole-number column with blanks stays float (NaN)
+        return pd.Series(values, index=table.index)
+    return pd.Series(num.to_numpy(dtype="int64"), index=table.index)
 
 
 def _allowed(col: Column) -> str:
@@ -534,16 +540,22 @@ def _text_column(col: Column, table: _Table) -> list[str | None]:
     s = table.data.get(col.name)
     if s is None:  # pragma: no cover - every string column is required (checked above)
         s = pd.Series([None] * len(table.index), index=table.index, dtype=object)
-    cells = s.to_numpy(dtype=object)
-    # one pass: a blank cell, or one only of spaces, is None (``"" or None``)
+    # one pass: a blank cell, or one only of spaces, is None (``"" or None``); a text cell (all
+    # but a few, read from a CSV) is stripped as it is, anything else read as text first
     values = [
-        None if gone else str(v).strip() or None
-        for v, gone in zip(cells.tolist(), pd.isna(cells).tolist(), strict=True)
+        (v.strip() or None) if type(v) is str else _cell_text(v)
+        for v in s.to_numpy(dtype=object).tolist()
     ]
     if col.required and None in values:
         empty = [v is None for v in values]
         table.fail("required value is missing", empty, col.name, hint=_required_hint(col))
     return values
+
+
+def _cell_text(value: Any) -> str | None:
+    """A cell that is not a ``str`` (a number in a text column, a missing value) as text,
+    stripped, or None when it is missing or blank."""
+    return None if pd.isna(value) else str(value).strip() or None
 
 
 def _canonical_gpus(

@@ -11,6 +11,8 @@ HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730 h, the convention cloud bills use f
 # over a billion GPUs busy all month, far past any fleet, and keeps the MILP's coefficients well
 # inside what HiGHS solves reliably (it treats 1e20 as infinite: HiGHS options, infinite_bound).
 MAX_GPU_HOURS = 1e12
+# The currency every amount is computed in (planner.config.currency converts at the edges).
+USD = "USD"
 # Largest amount of money one file entry may hold (a machine's capex, a price, a capex limit):
 # a trillion USD is past any server or fleet budget, so a bigger number is a units mistake.
 MAX_USD = 1e12

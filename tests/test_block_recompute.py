@@ -92,7 +92,7 @@ def test_block_recompute_runs_the_forward_pass_of_its_layers_again() -> None:
     gpu = resolve_gpu("H100")
     topo = Topology(8, Interconnect.NVSWITCH, Fabric.INFINIBAND)
     search = _setup(f, gpu, 8192, topology_links(gpu, topo, 8192), True)
-    search = replace(search, tp_overlap=False)  # the all-reduces as they are, none hidden
+    search = search._replace(tp_overlap=False)  # the all-reduces as they are, none hidden
     lay = _place(f, search, 8, 16, 1)
     none = _tensor_parallel_seconds(f, search, lay, 1, 0.0, 1.0)
     assert _tensor_parallel_seconds(f, search, lay, 1, 0.25, 1.0) == pytest.approx(none * 4.5 / 4)

@@ -4,6 +4,7 @@ objects, the same exit codes and output as main."""
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,11 +17,14 @@ import planner.cli as cli
 
 @pytest.fixture
 def collector() -> Iterator[None]:
-    """run() freezes this process's objects: thaw them again, and leave the collector on."""
+    """run() freezes this process's objects and collects less often: thaw them again, and leave
+    the collector on at its thresholds."""
+    thresholds = gc.get_threshold()
     try:
         yield
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
         gc.enable()
 
 
@@ -46,6 +50,8 @@ def test_run_pauses_the_collector_until_the_command_is_loaded(
     assert seen == {"group": True, "command": True}
     assert gc.isenabled()
     assert gc.get_freeze_count() > 0  # what was left at the end is out of the collector's way
+    # the command's own short-lived objects are collected less often than Python's default 700
+    assert gc.get_threshold()[0] == cli.COMMAND_GC_THRESHOLD > 700
 
 
 def test_run_resumes_the_collector_when_no_command_runs(
@@ -60,10 +66,12 @@ def test_run_resumes_the_collector_when_no_command_runs(
 
 def test_main_alone_never_touches_the_collector(collector: None) -> None:
     gc.unfreeze()
+    thresholds = gc.get_threshold()
     with pytest.raises(SystemExit):
         cli.main(["--version"])
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == thresholds
 
 
 @pytest.mark.parametrize(
@@ -81,3 +89,28 @@ def test_the_program_keeps_mains_exit_codes_and_messages(
     )
     assert out.returncode == code
     assert text in out.stdout + out.stderr
+
+
+def test_the_program_sets_its_environment_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch, collector: None
+) -> None:
+    # one BLAS thread, no pydantic plugin discovery: set before the command loads NumPy and
+    # pydantic (planner.cli itself imports neither)
+    code = (
+        "import sys\nimport planner.cli\nprint('numpy' in sys.modules, 'pydantic' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False False"
+    for name in cli.PROGRAM_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "argv", ["planner", "--version"])
+    with pytest.raises(SystemExit):
+        cli.run()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")  # the user's own settings stand
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "")
+    with pytest.raises(SystemExit):
+        cli.run()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == ""

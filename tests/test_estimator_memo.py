@@ -96,3 +96,22 @@ def test_an_unhashable_copy_is_estimated_without_the_memo() -> None:
     with pytest.raises(TypeError):
         hash(copy)
     assert estimate(copy, resolve_gpu("H100"), 16) == estimate(spec, resolve_gpu("H100"), 16)
+
+
+@pytest.mark.parametrize(("gpu_name", "count"), [("H100", 16), ("T4", 1)])
+def test_an_estimate_asks_for_the_least_memory_layout_only_where_nothing_fits(
+    gpu_name: str, count: int
+) -> None:
+    # least_if_none_fits (what the estimates ask): the fastest where a layout fits, and where none
+    # does (gpt2-xl fine-tuned on one 16 GB T4), the least-memory layout as the default search gives
+    from planner.workload.estimate_types import topology_links
+    from planner.workload.training import train_facts
+
+    spec, gpu = load_workload("gpt2-xl-finetune"), resolve_gpu(gpu_name)
+    f = train_facts(spec)
+    links = topology_links(gpu, _topology(Fabric.INFINIBAND, None), count)
+    chosen, least = search_training(f, gpu, count, links, flash=True)
+    fastest, second = search_training(f, gpu, count, links, flash=True, least_if_none_fits=True)
+    assert fastest == chosen
+    assert second == (least if chosen is None else chosen)
+    assert (chosen is None) == (gpu_name == "T4")

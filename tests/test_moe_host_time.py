@@ -5,6 +5,7 @@ dispatch and the experts' GEMMs.  A time per layer and micro-batch, per stack (f
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -72,11 +73,24 @@ def test_the_step_pays_it_once_per_layer_and_micro_batch() -> None:
 
 
 def test_a_negative_host_time_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = (
-        "- {name: x, description: d, stack: 1, tensor_parallel: true, pipeline_parallel: true,"
-        " zero: [0], tp_overlap: true, compile_seconds: 0, source: s, fp8_scaling: delayed,"
-        " attention: cudnn, fused_layers: true, autocast: false, moe_host_ms_per_layer: -1}\n"
-    )
+    # the profiles as planner reads them: frameworks.json, the compact copy of frameworks.yaml
+    row = {
+        "name": "x",
+        "description": "d",
+        "stack": 1,
+        "tensor_parallel": True,
+        "pipeline_parallel": True,
+        "zero": [0],
+        "tp_overlap": True,
+        "compile_seconds": 0,
+        "source": "s",
+        "fp8_scaling": "delayed",
+        "attention": "cudnn",
+        "fused_layers": True,
+        "autocast": False,
+        "moe_host_ms_per_layer": -1,
+    }
+    text = json.dumps({"frameworks": [row]})
 
     class _Files:
         def joinpath(self, _name: str) -> _Files:

@@ -267,12 +267,14 @@ def load_offer_book(
                 )
             )
     parts = [f for f in frames if len(f)]
-    # every part was validated when it was read; the combination needs no second pass
-    offers = (
-        pd.concat(parts, ignore_index=True)
-        if parts
-        else validate_offers(pd.DataFrame(columns=list(COLUMN_NAMES)))
-    )
+    # every part was validated when it was read; the combination needs no second pass (and one
+    # part numbered from 0, the bundled snapshot on its own, is already what concat would copy)
+    if len(parts) == 1 and parts[0].index.equals(pd.RangeIndex(len(parts[0]))):
+        offers = parts[0]
+    elif parts:
+        offers = pd.concat(parts, ignore_index=True)
+    else:
+        offers = validate_offers(pd.DataFrame(columns=list(COLUMN_NAMES)))
     return OfferBook(offers=offers, sources=tuple(sources), today=today)
 
 

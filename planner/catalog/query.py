@@ -297,17 +297,27 @@ def in_region_preference(offers: pd.DataFrame, near: str | None = None) -> pd.Da
     """``offers`` ordered by provider, then :func:`region_rank`, then region name (stable)."""
     if offers.empty:
         return offers
+    order = region_preference_order(offers["provider"].tolist(), offers["region"].tolist(), near)
+    return offers.iloc[order]
+
+
+def region_preference_order(
+    providers: Sequence[Any], regions: Sequence[Any], near: str | None = None
+) -> list[int]:
+    """The positions that put offers (their providers and regions, in table order) in region
+    preference: by provider, then :func:`region_rank`, then region name, ties in table order --
+    what ``sort_values(["provider", rank, "region"], kind="stable")`` gives, without copying the
+    table into a sorted one and dropping the rank column again."""
     # each distinct (provider, region) ranked once: a snapshot lists a few dozen over a thousand rows
     ranks: dict[tuple[Any, Any], int] = {}
-    rank = []
-    for p, r in zip(offers["provider"].tolist(), offers["region"].tolist(), strict=True):
+    for p, r in zip(providers, regions, strict=True):
         if (p, r) not in ranks:
             nearness, home = region_rank(str(p), str(r), near)
             ranks[p, r] = 3 * nearness + home
-        rank.append(ranks[p, r])
-    keyed = offers.assign(_region_rank=rank)
-    ordered = keyed.sort_values(["provider", "_region_rank", "region"], kind="stable")
-    return ordered.drop(columns="_region_rank")
+    return sorted(
+        range(len(providers)),
+        key=lambda i: (providers[i], ranks[providers[i], regions[i]], regions[i]),
+    )
 
 
 # What ``group_offers`` can group by, and the offer column behind each.

@@ -86,6 +86,9 @@ class ProviderEntry:
 
 @dataclass(frozen=True)
 class Manifest:
+    """A snapshot folder's ``manifest.json``: its id, when it was made, the schema it was
+    written with and, per provider, the offers file with its checksum and provenance."""
+
     snapshot_id: str
     created_at: str
     schema_version: int

@@ -10,6 +10,7 @@ still gets through (a vendor message at WARNING, an exception's text) as ``[reda
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -46,32 +47,39 @@ SECRET_VARIABLES = (
     "GOOGLE_API_KEY",
     "LAMBDA_API_KEY",
 )
-_SECRET_VARIABLE = re.compile(r"PLANNER_\w+_API_KEY|\w*(SECRET|TOKEN|PASSWORD)\w*|\w+_API_KEY")
+_SECRET_VARIABLE = r"PLANNER_\w+_API_KEY|\w*(SECRET|TOKEN|PASSWORD)\w*|\w+_API_KEY"
 # Shorter values (a "1", a "true") would redact ordinary words; real keys are far longer.
 _MIN_SECRET_LENGTH = 6
 
 _PATTERNS = (
     # AWS access key ids: AKIA (long-term) and ASIA (temporary) and the other IAM id prefixes
     # (AWS IAM User Guide, "Unique identifiers"): four letters and sixteen of [A-Z2-7].
-    re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+    r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[A-Z0-9]{16}\b",
     # An Authorization header's value, as a dict repr, JSON or an HTTP line: to the quote or line end.
-    re.compile(r"""(?i)(\bauthorization\b['"]?\s*[:=]\s*['"]?)[^'"\r\n]+"""),
+    r"""(?i)(\bauthorization\b['"]?\s*[:=]\s*['"]?)[^'"\r\n]+""",
     # Session tokens and signatures in headers or queries (X-Amz-Security-Token, X-Amz-Signature).
-    re.compile(
+    (
         r"""(?i)(\bx-amz-(?:security-token|signature|credential)\b['"]?\s*[:=]\s*['"]?)"""
         r"""[^'"\s&,}]+"""
     ),
     # key= and its kin in a query string (Google API keys travel as ?key=...).
-    re.compile(
+    (
         r"""(?i)([?&;](?:key|api[-_]?key|access[-_]?token|token|sig|signature|secret)=)"""
         r"""[^&\s'"#]+"""
     ),
     # "api_key": "...", secret: ... in text or a repr
-    re.compile(
+    (
         r"""(?i)(\b(?:api[-_]?key|client[-_]?secret|secret[-_]?access[-_]?key|session[-_]?token)"""
         r"""\b['"]?\s*[:=]\s*['"]?)[^'"\s,}]+"""
     ),
 )
+
+
+@functools.cache
+def _compiled() -> tuple[re.Pattern[str], tuple[re.Pattern[str], ...]]:
+    """(:data:`_SECRET_VARIABLE`, :data:`_PATTERNS`) compiled, on first use: every command
+    configures logging, few ever log a line, and compiling them cost each start ~0.5 ms."""
+    return re.compile(_SECRET_VARIABLE), tuple(re.compile(p) for p in _PATTERNS)
 
 
 def secret_values(environ: os._Environ[str] | dict[str, str] | None = None) -> list[str]:
@@ -80,7 +88,7 @@ def secret_values(environ: os._Environ[str] | dict[str, str] | None = None) -> l
     values = {
         value
         for name, value in env.items()
-        if (name in SECRET_VARIABLES or _SECRET_VARIABLE.fullmatch(name))
+        if (name in SECRET_VARIABLES or _compiled()[0].fullmatch(name))
         and len(value) >= _MIN_SECRET_LENGTH
     }
     return sorted(values, key=len, reverse=True)
@@ -90,7 +98,7 @@ def redact(text: str, environ: os._Environ[str] | dict[str, str] | None = None) 
     """``text`` with every credential-looking part replaced by ``[redacted]``."""
     for value in secret_values(environ):
         text = text.replace(value, REDACTED)
-    for pattern in _PATTERNS:
+    for pattern in _compiled()[1]:
         text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, text)
     return text
 

@@ -23,6 +23,7 @@ from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
     MAX_GPUS_PER_JOB,
+    USD,
     count_value,
     deadline_point,
     duration_fix,
@@ -237,12 +238,12 @@ class Amount(click.ParamType):
 
 def currency_option(func: Any) -> Any:
     """``--currency``: show money in this currency (the bundled, dated ECB rate table)."""
-    from planner.config.currency import USD
 
     def check(ctx: click.Context, param: click.Parameter, value: str) -> str:
-        from planner.config.currency import load_fx_rates
+        if value.strip().upper() != USD:  # (every table has USD: the default reads none)
+            from planner.config.currency import load_fx_rates
 
-        load_fx_rates().rate(value, key_path="--currency")  # unknown: names its neighbours
+            load_fx_rates().rate(value, key_path="--currency")  # unknown: names its neighbours
         return value.upper()
 
     return click.option(

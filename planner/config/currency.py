@@ -18,8 +18,7 @@ from typing import Any
 
 from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
-
-USD = "USD"
+from planner.units import USD
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,12 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from planner.catalog.query import in_region_preference
+from planner.catalog.query import region_preference_order
 from planner.gpu_specs import GpuCatalog, GpuSpec, resolve_gpu
 from planner.optimize.spot import (
     DEFAULT_INTERRUPTION_PCT,
@@ -248,6 +248,9 @@ class Exclusion:
 
 @dataclass(frozen=True)
 class CandidateSet:
+    """The candidates of a quote (:data:`CANDIDATE_COLUMNS`), the offers left out and why, and
+    how many workload estimates they took."""
+
     table: pd.DataFrame
     exclusions: tuple[Exclusion, ...]
     estimates_evaluated: int
@@ -395,36 +398,27 @@ def build_candidates(
         # no remedies for the shapes that do not fit: the plans never read them
         estimator = functools.partial(default_estimator, suggest=False)
     opts = options or CandidateOptions()
-    offers, exclusions = _precision_supported(spec, offers, catalog)
-    offers = in_region_preference(offers, opts.near)  # price ties go to the preferred region
+    kept, exclusions = _precision_supported(spec, offers, catalog)
+    # price ties go to the preferred region: the offers that can train, in region preference,
+    # taken from the table at once
+    providers, regions = offers["provider"].tolist(), offers["region"].tolist()
+    order = region_preference_order(
+        [providers[i] for i in kept], [regions[i] for i in kept], opts.near
+    )
+    offers = offers.iloc[[kept[k] for k in order]]
     run = _Estimates(spec, estimator)
-    keys = _shape_keys(offers)
-    shape_fits, shape_best_need = _shape_fits(offers, catalog, opts, run, keys)
-    shaped = offers.copy()
-    shaped["_shape"] = pd.Series(keys, index=offers.index, dtype=object)
-    # the memory a job can allocate, which the fit used: less than listed where ECC holds 1/16
-    # back (GpuSpec.usable_memory_gib)
-    usable = {g: catalog.resolve(str(g)).usable_memory_gib for g in offers["gpu_model"].unique()}
-    shaped["gpu_memory_gib"] = np.minimum(
-        shaped["gpu_memory_gib"].astype(float), shaped["gpu_model"].map(usable).astype(float)
-    )
-    exclusions += _memory_exclusions(shaped, shape_fits, shape_best_need)
-    fit_table = pd.DataFrame(
-        [
-            {"_shape": key, "instances": n, "_est": est}
-            for key, fits in shape_fits.items()
-            for n, est in fits
-        ],
-        columns=["_shape", "instances", "_est"],
-    )
-    fit_table = _with_host_needs(spec, fit_table)
-    exclusions += _host_exclusions(shaped, fit_table)
-    frames = []
+    columns = _Columns(offers, _shape_keys(offers), catalog)
+    shape_fits, shape_best_need = _shape_fits(columns, catalog, opts, run)
+    exclusions += _memory_exclusions(columns, shape_fits, shape_best_need)
+    fits = _fits(spec, shape_fits)
+    exclusions += _host_exclusions(columns, fits)
+    clouds = []
     for option in _purchase_options(opts):
-        frame, excluded = _priced_rows(
-            shaped, fit_table, option, opts, collapse_regions=spec.pieces <= 1
+        cloud, excluded = _priced_rows(
+            columns, fits, option, opts, collapse_regions=spec.pieces <= 1
         )
-        frames.append(frame)
+        if cloud is not None:
+            clouds.append(cloud)
         exclusions += excluded
     rows: list[dict[str, Any]] = []
     if hardware:
@@ -440,13 +434,21 @@ def build_candidates(
             owned, excluded_hw = _owned_rows(hw, gpu, per_machine, opts, run)
             rows += owned
             exclusions += excluded_hw
-    parts = [f for f in [*frames, pd.DataFrame(rows, columns=list(CANDIDATE_COLUMNS))] if len(f)]
-    table = (
-        pd.concat(parts, ignore_index=True)[list(CANDIDATE_COLUMNS)]
-        if parts
-        else pd.DataFrame(columns=list(CANDIDATE_COLUMNS))
-    )
+    if rows:
+        parts = [*(pd.DataFrame(c) for c in clouds), pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)]
+        table = pd.concat(parts, ignore_index=True)[list(CANDIDATE_COLUMNS)]
+    elif clouds:
+        table = _cloud_table(clouds)
+    else:
+        table = pd.DataFrame(columns=list(CANDIDATE_COLUMNS))
     return CandidateSet(table=table, exclusions=tuple(exclusions), estimates_evaluated=len(run))
+
+
+def _cloud_table(clouds: Sequence[Mapping[str, np.ndarray]]) -> pd.DataFrame:
+    """The candidate table of the cloud rows of each purchase option (:func:`_cloud_columns`),
+    column by column in :data:`CANDIDATE_COLUMNS` order: the table ``pd.concat`` of one frame per
+    option gives, built once (a frame per option and their concatenation cost a quote ~2 ms)."""
+    return pd.DataFrame({name: np.concatenate([c[name] for c in clouds]) for name in clouds[0]})
 
 
 def _precision_problem(spec: WorkloadSpec, gpu: GpuSpec) -> str | None:
@@ -467,28 +469,24 @@ def _precision_problem(spec: WorkloadSpec, gpu: GpuSpec) -> str | None:
 
 def _precision_supported(
     spec: WorkloadSpec, offers: pd.DataFrame, catalog: GpuCatalog
-) -> tuple[pd.DataFrame, list[Exclusion]]:
-    """``offers`` whose GPU can train ``spec`` in its precision (no bf16 on a T4 or V100, no fp8
-    before Hopper and Ada), and one exclusion per offer left out."""
+) -> tuple[list[int], list[Exclusion]]:
+    """The positions of the ``offers`` whose GPU can train ``spec`` in its precision (no bf16 on
+    a T4 or V100, no fp8 before Hopper and Ada), and one exclusion per instance type left out."""
     if offers.empty or spec.kind.value == "inference":
-        return offers, []
-    problems = {
-        str(g): _precision_problem(spec, catalog.resolve(str(g)))
-        for g in offers["gpu_model"].unique()
-    }
-    bad = offers["gpu_model"].map(lambda g: problems[str(g)] is not None).astype(bool)
-    if not bad.any():
-        return offers, []
-    left_out = offers[bad].drop_duplicates(["provider", "instance_type"])
-    return offers[~bad], [
-        Exclusion(
-            "precision",
-            str(o["provider"]),
-            str(o["instance_type"]),
-            str(o["gpu_model"]),
-            str(problems[str(o["gpu_model"])]),
-        )
-        for o in _records(left_out, ("provider", "instance_type", "gpu_model"))
+        return list(range(len(offers))), []
+    gpus = [str(g) for g in offers["gpu_model"].tolist()]
+    problems = {g: _precision_problem(spec, catalog.resolve(g)) for g in dict.fromkeys(gpus)}
+    kept = [i for i, g in enumerate(gpus) if problems[g] is None]
+    if len(kept) == len(gpus):
+        return kept, []
+    providers, types = offers["provider"].tolist(), offers["instance_type"].tolist()
+    left_out: dict[tuple[Any, Any], int] = {}  # the first offer of each instance type left out
+    for i, g in enumerate(gpus):
+        if problems[g] is not None:
+            left_out.setdefault((providers[i], types[i]), i)
+    return kept, [
+        Exclusion("precision", str(p), str(t), gpus[i], str(problems[gpus[i]]))
+        for (p, t), i in left_out.items()
     ]
 
 
@@ -507,24 +505,23 @@ def _purchase_options(opts: CandidateOptions) -> list[PurchaseOption]:
 
 
 def _shape_fits(
-    offers: pd.DataFrame,
-    catalog: GpuCatalog,
-    opts: CandidateOptions,
-    run: _Estimates,
-    keys: Sequence[tuple[Any, ...]],
+    columns: _Columns, catalog: GpuCatalog, opts: CandidateOptions, run: _Estimates
 ) -> tuple[dict[tuple[Any, ...], list[tuple[int, Estimate]]], dict[tuple[Any, ...], float]]:
     """Per offer shape: the gang sizes that fit with their estimates, and the least memory per GPU
-    any size needs (for the report's "does not fit" line); ``keys``: the offers'
-    :func:`_shape_keys`."""
-    shapes = offers.drop_duplicates(list(_SHAPE_COLUMNS))
+    any size needs (for the report's "does not fit" line)."""
     shape_fits: dict[tuple[Any, ...], list[tuple[int, Estimate]]] = {}
     shape_best_need: dict[tuple[Any, ...], float] = {}
-    spot_pct_by_shape = _spot_rates_by_shape(offers, opts, keys)
-    for shape in _records(shapes, _SHAPE_COLUMNS):
+    spot_pct_by_shape = _spot_rates_by_shape(columns, opts)
+    # the first offer of each shape, in table order (drop_duplicates on the shape's columns)
+    first: dict[tuple[Any, ...], int] = {}
+    for i, key in enumerate(columns.shapes):
+        first.setdefault(key, i)
+    for i in first.values():
+        shape = {c: columns[c][i] for c in _SHAPE_COLUMNS}
         gpu = catalog.resolve(str(shape["gpu_model"]))
         gpi = int(shape["gpu_count"])
         gbps = None if pd.isna(shape["network_gbps"]) else float(shape["network_gbps"])
-        key = _shape_key(shape)
+        key = columns.shapes[i]
         fits: list[tuple[int, Estimate]] = []
         need = math.inf
 
@@ -554,19 +551,18 @@ def _shape_fits(
 
 
 def _spot_rates_by_shape(
-    offers: pd.DataFrame, opts: CandidateOptions, keys: Sequence[tuple[Any, ...]]
+    columns: _Columns, opts: CandidateOptions
 ) -> dict[tuple[Any, ...], tuple[float, ...]]:
     """The distinct spot interruption rates (%/month) of each shape's spot offers, for
-    :func:`_fill_sizes` (empty without a deadline or without spot); ``keys``: the offers'
-    :func:`_shape_keys`, worked out once for the whole table."""
+    :func:`_fill_sizes` (empty without a deadline or without spot)."""
     if opts.deadline_hours is None or not opts.allow_spot:
         return {}
-    spot = offers[PRICE_COLUMNS[PurchaseOption.SPOT]].notna().to_numpy()
-    pct = offers["spot_interruption_pct"].fillna(opts.default_interruption_pct).to_numpy()
+    spot = ~np.isnan(columns.numbers(PRICE_COLUMNS[PurchaseOption.SPOT]))
+    pct = _interruption_pcts(columns, opts)
     if opts.max_interruption_pct is not None:
         spot = spot & (pct <= opts.max_interruption_pct)
     rates: dict[tuple[Any, ...], set[float]] = {}
-    for key, rate, priced in zip(keys, pct.tolist(), spot.tolist(), strict=True):
+    for key, rate, priced in zip(columns.shapes, pct.tolist(), spot.tolist(), strict=True):
         if priced:
             rates.setdefault(key, set()).add(float(rate))
     return {key: tuple(sorted(r)) for key, r in rates.items()}
@@ -664,89 +660,188 @@ def _cheapest_alone(
     return best
 
 
-def _with_host_needs(spec: WorkloadSpec, fit_table: pd.DataFrame) -> pd.DataFrame:
-    """``fit_table`` with what one instance of each fitting gang needs from its host
-    (:func:`host_need`): ``_need_vcpus``, ``_need_ram_gib`` and ``_images_per_s``."""
-    needs = [
-        host_need(spec, est, int(key[1]))
-        for key, est in zip(fit_table["_shape"], fit_table["_est"], strict=True)
-    ]
-    return fit_table.assign(
-        _need_vcpus=[n.vcpus for n in needs],
-        _need_ram_gib=[n.host_memory_gib for n in needs],
-        _need_disk_gb=[n.local_disk_gb for n in needs],
-        _images_per_s=[n.images_per_s for n in needs],
-        _host_need=pd.Series(needs, index=fit_table.index, dtype=object),
+class _Fits(NamedTuple):
+    """The fitting gangs of every offer shape, one entry per (shape, gang size) in shape order,
+    with what one instance of each needs from its host (:func:`host_need`); the offers are joined
+    to them by shape (:func:`_joined`)."""
+
+    shapes: list[tuple[Any, ...]]
+    instances: np.ndarray  # gang sizes (instances), int64
+    estimates: list[Estimate]
+    needs: list[HostNeed]
+    need_vcpus: np.ndarray
+    need_ram_gib: np.ndarray
+    need_disk_gb: np.ndarray
+    images_per_s: np.ndarray
+    trainer_vcpus: np.ndarray
+    by_shape: dict[tuple[Any, ...], list[int]]  # the entries of each shape, in order
+
+
+def _fits(
+    spec: WorkloadSpec, shape_fits: Mapping[tuple[Any, ...], list[tuple[int, Estimate]]]
+) -> _Fits:
+    """:class:`_Fits` of ``shape_fits`` (per shape, the gang sizes that fit with their
+    estimates)."""
+    shapes = [key for key, fits in shape_fits.items() for _ in fits]
+    pairs = [pair for fits in shape_fits.values() for pair in fits]
+    estimates = [est for _, est in pairs]
+    needs = [host_need(spec, est, int(key[1])) for key, est in zip(shapes, estimates, strict=True)]
+    by_shape: dict[tuple[Any, ...], list[int]] = {}
+    for j, key in enumerate(shapes):
+        by_shape.setdefault(key, []).append(j)
+    return _Fits(
+        shapes=shapes,
+        instances=np.array([n for n, _ in pairs], dtype=np.int64),
+        estimates=estimates,
+        needs=needs,
+        need_vcpus=np.array([n.vcpus for n in needs], dtype=float),
+        need_ram_gib=np.array([n.host_memory_gib for n in needs], dtype=float),
+        need_disk_gb=np.array([n.local_disk_gb for n in needs], dtype=float),
+        images_per_s=np.array([n.images_per_s for n in needs], dtype=float),
+        trainer_vcpus=np.array([n.trainer_vcpus for n in needs], dtype=float),
+        by_shape=by_shape,
     )
 
 
-def _host_suffices(rows: pd.DataFrame) -> pd.Series:
-    """Rows (offer x gang size) whose host can run the gang: the RAM the gang needs, the local
-    NVMe its swapped optimizer states need (``offload: nvme``), and the vCPUs -- all of them for
-    text; for images, a core left for loading once every GPU's trainer has one (fewer loader
-    cores than the images need only slow the steps, :func:`loader_slowdown`).  An offer that does
-    not state them is given the benefit of the doubt."""
-    return _cpu_suffices(rows) & _ram_suffices(rows) & _disk_suffices(rows)
+class _Columns:
+    """The offers' columns as arrays, each read from the table once (on first use), with each
+    offer's shape (:func:`_shape_key`) and, as ``gpu_memory_gib``, the memory a job can allocate
+    (less than listed where ECC holds 1/16 back, GpuSpec.usable_memory_gib: what the fit used).
+
+    The shapes, the priced rows and the host checks select and combine them by position, where a
+    DataFrame merge, boolean selection, sort or ``assign`` copies every column of the wide offers
+    table each time (the headline quote's candidates took 26 ms in those, with its estimates
+    memoised, and take 13 ms by position)."""
+
+    def __init__(
+        self, offers: pd.DataFrame, shapes: list[tuple[Any, ...]], catalog: GpuCatalog
+    ) -> None:
+        self._frame = offers
+        self.shapes = shapes
+        gpus = offers["gpu_model"].tolist()
+        usable = {g: catalog.resolve(str(g)).usable_memory_gib for g in dict.fromkeys(gpus)}
+        self._arrays: dict[str, np.ndarray] = {
+            "gpu_memory_gib (float)": np.minimum(
+                offers["gpu_memory_gib"].to_numpy(dtype=float),
+                np.array([usable[g] for g in gpus], dtype=float),
+            )
+        }
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """The column as ``to_numpy`` gives it (text as an object array)."""
+        if name not in self._arrays:
+            self._arrays[name] = self._frame[name].to_numpy()
+        return self._arrays[name]
+
+    def numbers(self, name: str) -> np.ndarray:
+        """A numeric column as floats (NaN where the offer leaves it blank)."""
+        key = f"{name} (float)"
+        if key not in self._arrays:
+            self._arrays[key] = self._frame[name].to_numpy(dtype=float)
+        return self._arrays[key]
 
 
-def _cpu_suffices(rows: pd.DataFrame) -> pd.Series:
-    vcpus = rows["vcpus"]
-    images = rows["_images_per_s"] > 0
-    trainers = pd.Series([n.trainer_vcpus for n in rows["_host_need"]], index=rows.index)
-    return vcpus.isna() | (vcpus >= rows["_need_vcpus"]) | (images & (vcpus > trainers))
+def _joined(
+    shapes: list[tuple[Any, ...]], at: np.ndarray, fits: _Fits
+) -> tuple[np.ndarray, np.ndarray]:
+    """(offer positions, fit positions) of every offer in ``at`` (positions into ``shapes``)
+    paired with each fitting gang of its shape: the rows, in the order, that
+    ``offers.merge(fit_table, on="_shape", how="inner")`` gives (the offers in order, each with
+    its shape's gangs in order)."""
+    left: list[int] = []
+    right: list[int] = []
+    for i in at.tolist():
+        for j in fits.by_shape.get(shapes[i], ()):
+            left.append(i)
+            right.append(j)
+    return np.array(left, dtype=np.intp), np.array(right, dtype=np.intp)
 
 
-def _ram_suffices(rows: pd.DataFrame) -> pd.Series:
-    ram = rows["host_memory_gib"]
-    return ram.isna() | (ram >= rows["_need_ram_gib"] - 1e-9)
+def _host_suffices(
+    columns: _Columns, offer: np.ndarray, fits: _Fits, fit: np.ndarray
+) -> np.ndarray:
+    """For each pair (offer at ``offer``, fitting gang at ``fit``): whether the offer's host can
+    run the gang: the RAM the gang needs, the local NVMe its swapped optimizer states need
+    (``offload: nvme``), and the vCPUs -- all of them for text; for images, a core left for
+    loading once every GPU's trainer has one (fewer loader cores than the images need only slow
+    the steps, :func:`loader_slowdown`).  An offer that does not state them is given the benefit
+    of the doubt."""
+    vcpus = columns.numbers("vcpus")[offer]
+    return (
+        _cpu_suffices(vcpus, fits.need_vcpus[fit], fits.images_per_s[fit], fits.trainer_vcpus[fit])
+        & _ram_suffices(columns.numbers("host_memory_gib")[offer], fits.need_ram_gib[fit])
+        & _disk_suffices(columns.numbers("local_disk_gb")[offer], fits.need_disk_gb[fit])
+    )
 
 
-def _disk_suffices(rows: pd.DataFrame) -> pd.Series:
-    need = rows["_need_disk_gb"]
-    disk = rows["local_disk_gb"]
-    return (need <= 0) | disk.isna() | (disk >= need - 1e-9)
+def _cpu_suffices(
+    vcpus: np.ndarray, need: np.ndarray, images_per_s: np.ndarray, trainers: np.ndarray
+) -> np.ndarray:
+    return np.isnan(vcpus) | (vcpus >= need) | ((images_per_s > 0) & (vcpus > trainers))
 
 
-def _host_exclusions(shaped: pd.DataFrame, fit_table: pd.DataFrame) -> list[Exclusion]:
+def _ram_suffices(ram: np.ndarray, need: np.ndarray) -> np.ndarray:
+    return np.isnan(ram) | (ram >= need - 1e-9)
+
+
+def _disk_suffices(disk: np.ndarray, need: np.ndarray) -> np.ndarray:
+    return (need <= 0) | np.isnan(disk) | (disk >= need - 1e-9)
+
+
+def _first_of_each(*keys: np.ndarray) -> np.ndarray:
+    """Positions of the first row of each distinct combination of ``keys`` (equal-length
+    arrays), in order: ``drop_duplicates`` on those columns, by position."""
+    seen: set[tuple[Any, ...]] = set()
+    first: list[int] = []
+    for i, key in enumerate(zip(*(k.tolist() for k in keys), strict=True)):
+        if key not in seen:
+            seen.add(key)
+            first.append(i)
+    return np.array(first, dtype=np.intp)
+
+
+def _host_exclusions(columns: _Columns, fits: _Fits) -> list[Exclusion]:
     """One exclusion per offer (instance type) that fits in GPU memory at some gang size but
     whose host falls short at every one: too few vCPUs to feed its GPUs, too little RAM for the
     offloaded optimizer states, or too little local NVMe for those swapped there.  The figures
     are the smallest need over the gang sizes."""
-    if fit_table.empty:
+    if not fits.shapes:
         return []
-    offers = shaped.drop_duplicates(["provider", "instance_type"])
-    rows = offers.merge(fit_table, on="_shape", how="inner")
-    if rows.empty:
+    offers = _first_of_each(columns["provider"], columns["instance_type"])
+    at, fit = _joined(columns.shapes, offers, fits)
+    if not len(at):
         return []
-    rows = rows.assign(_ok=_host_suffices(rows).to_numpy())
-    key = ["provider", "instance_type"]
-    short = rows.groupby(key, sort=False)["_ok"].any()
+    ok = _host_suffices(columns, at, fits, fit)
     out = []
-    for provider, instance_type in short.index[~short.to_numpy()]:
-        mine = rows[(rows["provider"] == provider) & (rows["instance_type"] == instance_type)]
-        first = mine.iloc[0]
-        vcpus = float(first["vcpus"])
-        least = mine.loc[mine["_need_vcpus"].idxmin()]
-        if float(least["_need_vcpus"]) > vcpus:
-            images = float(least["_images_per_s"])
-            need = f"{float(least['_need_vcpus']):,.0f} vCPUs"
+    # each offer's pairs are consecutive (_joined): [start, stop) per offer
+    starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
+    for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), len(at)], strict=True):
+        if ok[start:stop].any():
+            continue
+        i, mine = int(at[start]), fit[start:stop]
+        provider, instance_type = columns["provider"][i], columns["instance_type"][i]
+        vcpus, ram_has = float(columns.numbers("vcpus")[i]), columns.numbers("host_memory_gib")[i]
+        least = int(mine[np.argmin(fits.need_vcpus[mine])])  # the first of the fewest
+        if float(fits.need_vcpus[least]) > vcpus:
+            images = float(fits.images_per_s[least])
+            need = f"{float(fits.need_vcpus[least]):,.0f} vCPUs"
             why = (
                 f"needs {need} to decode {images:,.0f} images/s, {instance_type} has {vcpus:g}"
                 if images > 0
                 else f"needs {need} for its data loaders and trainers, {instance_type} has "
                 f"{vcpus:g}"
             )
-            reason, has, needs = "vcpus", vcpus, float(least["_need_vcpus"])
-        elif not _ram_suffices(mine).any():
-            ram = float(mine["_need_ram_gib"].min())
+            reason, has, needs = "vcpus", vcpus, float(fits.need_vcpus[least])
+        elif not _ram_suffices(ram_has, fits.need_ram_gib[mine]).any():
+            ram = float(fits.need_ram_gib[mine].min())
             why = (
                 f"needs {ram:,.0f} GiB of host RAM for the optimizer states held there, "
-                f"{instance_type} has {float(first['host_memory_gib']):g}"
+                f"{instance_type} has {float(ram_has):g}"
             )
-            reason, has, needs = "host-memory", float(first["host_memory_gib"]), ram
+            reason, has, needs = "host-memory", float(ram_has), ram
         else:
-            disk = float(mine["_need_disk_gb"].min())
-            has_disk = float(first["local_disk_gb"])
+            disk = float(fits.need_disk_gb[mine].min())
+            has_disk = float(columns.numbers("local_disk_gb")[i])
             why = (
                 f"needs {disk:,.0f} GB of local NVMe for the optimizer states swapped there, "
                 f"{instance_type} has {has_disk:g}"
@@ -757,7 +852,7 @@ def _host_exclusions(shaped: pd.DataFrame, fit_table: pd.DataFrame) -> list[Excl
                 reason,
                 str(provider),
                 str(instance_type),
-                str(first["gpu_model"]),
+                str(columns["gpu_model"][i]),
                 why,
                 host_has=has,
                 host_needs=needs,
@@ -767,26 +862,24 @@ def _host_exclusions(shaped: pd.DataFrame, fit_table: pd.DataFrame) -> list[Excl
 
 
 def _memory_exclusions(
-    shaped: pd.DataFrame,
+    columns: _Columns,
     shape_fits: Mapping[tuple[Any, ...], list[tuple[int, Estimate]]],
     shape_best_need: Mapping[tuple[Any, ...], float],
 ) -> list[Exclusion]:
     """One exclusion per offer whose shape fits at no gang size."""
     fitting = {k for k, f in shape_fits.items() if f}
-    unfit = [key not in fitting for key in shaped["_shape"].tolist()]
-    if not any(unfit):
-        return []  # (to_dict on the empty table alone cost a quote half a millisecond)
     return [
         Exclusion(
             "memory",
-            str(offer["provider"]),
-            str(offer["instance_type"]),
-            str(offer["gpu_model"]),
+            str(columns["provider"][i]),
+            str(columns["instance_type"][i]),
+            str(columns["gpu_model"][i]),
             "does not fit at any size",
-            gpu_memory_gib=float(offer["gpu_memory_gib"]),
-            need_gib=shape_best_need[offer["_shape"]],
+            gpu_memory_gib=float(columns.numbers("gpu_memory_gib")[i]),
+            need_gib=shape_best_need[key],
         )
-        for offer in shaped[unfit].to_dict("records")
+        for i, key in enumerate(columns.shapes)
+        if key not in fitting
     ]
 
 
@@ -864,62 +957,98 @@ def _owned_row(
 
 
 def _priced_rows(
-    offers: pd.DataFrame,
-    fits: pd.DataFrame,
+    columns: _Columns,
+    fits: _Fits,
     option: PurchaseOption,
     opts: CandidateOptions,
     *,
     collapse_regions: bool,
-) -> tuple[pd.DataFrame, list[Exclusion]]:
-    """Candidate rows for one purchase option: offers x fitting gang sizes, vectorised; and the
-    spot offers left out for their interruption rate."""
-    col = PRICE_COLUMNS[option]
-    priced = offers[offers[col].notna()].copy()
-    discount = priced["provider"].map(lambda p: float(opts.discounts.get(p, 0.0)))
-    priced["_unit_price"] = priced[col] * (1.0 - discount)
-    is_spot = option is PurchaseOption.SPOT
-    pct = priced["spot_interruption_pct"].fillna(opts.default_interruption_pct)
+) -> tuple[dict[str, np.ndarray] | None, list[Exclusion]]:
+    """Candidate rows for one purchase option (:func:`_cloud_columns`; None when there are none):
+    offers x fitting gang sizes, vectorised; and the spot offers left out for their interruption
+    rate."""
+    price = columns.numbers(PRICE_COLUMNS[option])
+    providers = columns["provider"]
+    discount = np.array([float(opts.discounts.get(p, 0.0)) for p in providers.tolist()])
+    unit_price = price * (1.0 - discount)
+    pct = _interruption_pcts(columns, opts)
+    at = np.flatnonzero(~np.isnan(price))  # offers with a price for this option
     exclusions: list[Exclusion] = []
-    if is_spot and opts.max_interruption_pct is not None:
-        risky = pct > opts.max_interruption_pct
-        exclusions = _spot_risk_exclusions(priced[risky], opts.max_interruption_pct)
-        priced, pct = priced[~risky], pct[~risky]
-    priced["_pct"] = pct
-    priced["_published"] = priced["spot_interruption_pct"].notna()
+    if option is PurchaseOption.SPOT and opts.max_interruption_pct is not None:
+        risky = pct[at] > opts.max_interruption_pct
+        exclusions = _spot_risk_exclusions(columns, at[risky], opts.max_interruption_pct)
+        at = at[~risky]
     if collapse_regions:
         # Same instance type, same job hours: only the cheapest region can be in a cheapest plan
         # (regions matter again for parallel jobs, whose quotas are per region).
-        priced = _cheapest_per_type(priced)
-    rows = priced.merge(fits, on="_shape", how="inner")
-    rows = rows[_host_suffices(rows)]
-    if rows.empty:
-        return pd.DataFrame(columns=list(CANDIDATE_COLUMNS)), exclusions
-    family = rows["instance_type"].map(instance_family)
-    rows["quota_instances"] = [
-        quota_for(opts.quotas, p, r, f)
-        for p, r, f in zip(rows["provider"], rows["region"], family, strict=True)
-    ]
-    within = rows["instances"] <= rows["quota_instances"]
-    exclusions += _quota_exclusions(rows, within)
-    rows = rows[within]
-    return _cloud_frame(rows, family[rows.index], option, opts), exclusions
+        at = _cheapest_per_type(at, unit_price, providers, columns["instance_type"])
+    at, fit = _joined(columns.shapes, at, fits)
+    ok = _host_suffices(columns, at, fits, fit)
+    at, fit = at[ok], fit[ok]
+    if not len(at):
+        return None, exclusions
+    regions, types = columns["region"][at], columns["instance_type"][at]
+    family = [instance_family(t) for t in types.tolist()]
+    quota = np.array(
+        [
+            quota_for(opts.quotas, p, r, f)
+            for p, r, f in zip(providers[at].tolist(), regions.tolist(), family, strict=True)
+        ],
+        dtype=np.int64,
+    )
+    within = fits.instances[fit] <= quota
+    if not within.all():
+        exclusions += _quota_exclusions(
+            pd.DataFrame(
+                {
+                    "provider": providers[at],
+                    "region": regions,
+                    "instance_type": types,
+                    "gpu_model": columns["gpu_model"][at],
+                    "instances": fits.instances[fit],
+                    "quota_instances": quota,
+                }
+            ),
+            pd.Series(within),
+        )
+        at, fit, quota = at[within], fit[within], quota[within]
+        family = [f for f, keep in zip(family, within.tolist(), strict=True) if keep]
+    if not len(at):
+        return None, exclusions
+    rows = _PricedRows(at, fit, unit_price[at], pct[at], quota, family)
+    return _cloud_columns(columns, fits, rows, option, opts), exclusions
 
 
-def _cheapest_per_type(priced: pd.DataFrame) -> pd.DataFrame:
-    """The cheapest row (``_unit_price``; the first in table order among equals) of each
-    provider's instance type, cheapest first: ``sort_values("_unit_price", kind="stable")
-    .drop_duplicates(["provider", "instance_type"])``, with one take of the wide table instead
-    of two (they cost each quote two milliseconds)."""
-    order = np.argsort(priced["_unit_price"].to_numpy(dtype=float), kind="stable")
-    providers, types = priced["provider"].tolist(), priced["instance_type"].tolist()
+class _PricedRows(NamedTuple):
+    """The priced (offer, gang size) pairs of one purchase option, within their quotas."""
+
+    offer: np.ndarray  # positions in the offers
+    fit: np.ndarray  # positions in the fitting gangs (_Fits)
+    unit_price: np.ndarray  # one instance's price after discounts, USD/h
+    pct: np.ndarray  # spot interruption rate, %/month (the default where none is published)
+    quota: np.ndarray  # quota_for of the offer's family, instances
+    family: list[str]  # instance_family of the offer's instance type
+
+
+def _cheapest_per_type(
+    at: np.ndarray, unit_price: np.ndarray, providers: np.ndarray, types: np.ndarray
+) -> np.ndarray:
+    """Of the offers at positions ``at``, the cheapest (``unit_price``; the first in table order
+    among equals) of each provider's instance type, cheapest first: what
+    ``sort_values("_unit_price", kind="stable").drop_duplicates(["provider", "instance_type"])``
+    keeps, as positions."""
+    order = at[np.argsort(unit_price[at], kind="stable")]
     seen: set[tuple[Any, Any]] = set()
     keep: list[int] = []
-    for pos in order.tolist():
-        key = (providers[pos], types[pos])
+    for pos, key in zip(
+        order.tolist(),
+        zip(providers[order].tolist(), types[order].tolist(), strict=True),
+        strict=True,
+    ):
         if key not in seen:
             seen.add(key)
             keep.append(pos)
-    return priced.iloc[keep]
+    return np.array(keep, dtype=np.intp)
 
 
 def _quota_exclusions(rows: pd.DataFrame, within: pd.Series) -> list[Exclusion]:
@@ -944,85 +1073,113 @@ def _quota_exclusions(rows: pd.DataFrame, within: pd.Series) -> list[Exclusion]:
     ]
 
 
-def _spot_risk_exclusions(risky: pd.DataFrame, max_pct: float) -> list[Exclusion]:
-    """One exclusion per spot offer interrupted more often than ``--max-interruption`` allows."""
+def _interruption_pcts(columns: _Columns, opts: CandidateOptions) -> np.ndarray:
+    """Each offer's spot interruption rate (%/month), the request's default where none is
+    published."""
+    rates = columns.numbers("spot_interruption_pct")
+    return np.where(np.isnan(rates), float(opts.default_interruption_pct), rates)
+
+
+def _spot_risk_exclusions(columns: _Columns, risky: np.ndarray, max_pct: float) -> list[Exclusion]:
+    """One exclusion per spot offer (at the positions ``risky``) interrupted more often than
+    ``--max-interruption`` allows."""
     return [
         Exclusion(
             "spot-risk",
-            str(offer["provider"]),
-            str(offer["instance_type"]),
-            str(offer["gpu_model"]),
+            str(columns["provider"][i]),
+            str(columns["instance_type"][i]),
+            str(columns["gpu_model"][i]),
             f"interruption above --max-interruption {max_pct:g}%",
         )
-        for offer in risky.to_dict("records")
+        for i in risky.tolist()
     ]
 
 
-def _cloud_frame(
-    rows: pd.DataFrame, family: pd.Series, option: PurchaseOption, opts: CandidateOptions
-) -> pd.DataFrame:
-    """The candidate columns of priced cloud ``rows`` (offer x gang size, within quota); spot
-    gangs run slower by the restarts the spot model expects."""
-    ests = rows["_est"].tolist()
+def _cloud_columns(
+    columns: _Columns,
+    fits: _Fits,
+    rows: _PricedRows,
+    option: PurchaseOption,
+    opts: CandidateOptions,
+) -> dict[str, np.ndarray]:
+    """The candidate columns (:data:`CANDIDATE_COLUMNS`, each an array of one value a row, text as
+    objects) of priced cloud ``rows`` (offer x gang size, within quota); spot gangs run slower by
+    the restarts the spot model expects."""
+    at, fit = rows.offer, rows.fit
+    ests = [fits.estimates[j] for j in fit.tolist()]
+    needs = [fits.needs[j] for j in fit.tolist()]
     # a host too small to decode the images the GPUs train on stretches the training steps
     loader = np.array(
         [
-            loader_slowdown(need, float(v) if pd.notna(v) else math.inf)
-            for need, v in zip(rows["_host_need"], rows["vcpus"], strict=True)
+            loader_slowdown(need, float(v) if v == v else math.inf)  # NaN: not stated
+            for need, v in zip(needs, columns.numbers("vcpus")[at].tolist(), strict=True)
         ]
     )
-    steps = np.array([need.step_hours for need in rows["_host_need"]], dtype=float)
+    steps = np.array([need.step_hours for need in needs], dtype=float)
     wall = np.array([e.wall_hours for e in ests], dtype=float) + steps * (loader - 1.0)
     job = np.maximum(wall, MIN_BILLED_HOURS)
     ckpt = np.array([e.checkpoint_gib for e in ests], dtype=float)
-    n = rows["instances"].to_numpy(dtype=int)
+    n = fits.instances[fit]
     is_spot = option is PurchaseOption.SPOT
     if is_spot:
         slowdown = np.array(
             [
                 SpotModel(float(p), int(k), checkpoint_hours(float(c)), opts.restart_hours).slowdown
-                for p, k, c in zip(rows["_pct"], n, ckpt, strict=True)
+                for p, k, c in zip(rows.pct.tolist(), n, ckpt, strict=True)
             ]
         )
     else:
-        slowdown = np.ones(len(rows))
-    gpi = rows["gpu_count"].to_numpy(dtype=int)
-    return pd.DataFrame(
-        {
-            "kind": "cloud",
-            "provider": rows["provider"].to_numpy(),
-            "region": rows["region"].to_numpy(),
-            "instance_type": rows["instance_type"].to_numpy(),
-            "gpu_model": rows["gpu_model"].to_numpy(),
-            "gpus_per_instance": gpi,
-            "instances": n,
-            "gpus": n * gpi,
-            "purchase_option": option.value,
-            "price_usd_per_hour": n * rows["_unit_price"].to_numpy(dtype=float),
-            "job_hours": job * slowdown,
-            "base_job_hours": job,
-            "wall_factor": 1.0,
-            "capacity_hours": math.inf,
-            "quota_group": (rows["provider"] + ":" + rows["region"] + ":" + family).to_numpy(),
-            "quota_instances": rows["quota_instances"].to_numpy(),
-            "max_gangs": np.maximum(rows["quota_instances"].to_numpy() // n, 1),
-            "memory_per_gpu_gib": [e.memory_per_gpu_gib for e in ests],
-            "gpu_memory_gib": rows["gpu_memory_gib"].to_numpy(dtype=float),
-            "strategy": [
+        slowdown = np.ones(len(at))
+    gpi = columns["gpu_count"].astype(int)[at]
+    providers, regions = columns["provider"][at], columns["region"][at]
+    size = len(at)
+    return {
+        "kind": np.full(size, "cloud", dtype=object),
+        "provider": providers,
+        "region": regions,
+        "instance_type": columns["instance_type"][at],
+        "gpu_model": columns["gpu_model"][at],
+        "gpus_per_instance": gpi,
+        "instances": n,
+        "gpus": n * gpi,
+        "purchase_option": np.full(size, option.value, dtype=object),
+        "price_usd_per_hour": n * rows.unit_price,
+        "job_hours": job * slowdown,
+        "base_job_hours": job,
+        "wall_factor": np.ones(size),
+        "capacity_hours": np.full(size, math.inf),
+        "quota_group": np.array(
+            [
+                f"{p}:{r}:{f}"
+                for p, r, f in zip(providers.tolist(), regions.tolist(), rows.family, strict=True)
+            ],
+            dtype=object,
+        ),
+        "quota_instances": rows.quota,
+        "max_gangs": np.maximum(rows.quota // n, 1),
+        "memory_per_gpu_gib": np.array([e.memory_per_gpu_gib for e in ests], dtype=float),
+        "gpu_memory_gib": columns.numbers("gpu_memory_gib")[at],
+        "strategy": np.array(
+            [
                 _strategy_text(e) + (f", loader-bound x{f:.1f}" if f > 1.0 + 1e-9 else "")
                 for e, f in zip(ests, loader, strict=True)
             ],
-            "interconnect": rows["interconnect"].to_numpy(),
-            "fabric": rows["fabric"].to_numpy(),
-            "spot_slowdown": slowdown,
-            "interruption_pct": rows["_pct"].to_numpy(dtype=float) if is_spot else 0.0,
-            "interruption_published": rows["_published"].to_numpy(dtype=bool) if is_spot else True,
-            "checkpoint_gib": ckpt,
-            "efficiency": [e.efficiency for e in ests],
-            "source": rows["source"].to_numpy(),
-            "as_of": rows["as_of"].to_numpy(),
-        }
-    )
+            dtype=object,
+        ),
+        "interconnect": columns["interconnect"][at],
+        "fabric": columns["fabric"][at],
+        "spot_slowdown": slowdown,
+        "interruption_pct": rows.pct if is_spot else np.zeros(size),
+        "interruption_published": (
+            ~np.isnan(columns.numbers("spot_interruption_pct")[at])
+            if is_spot
+            else np.ones(size, dtype=bool)
+        ),
+        "checkpoint_gib": ckpt,
+        "efficiency": np.array([e.efficiency for e in ests], dtype=float),
+        "source": columns["source"][at],
+        "as_of": columns["as_of"][at],
+    }
 
 
 def prune_dominated(

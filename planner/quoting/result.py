@@ -130,6 +130,9 @@ class QuoteAssumptions:
 
 @dataclass(frozen=True)
 class QuoteResult:
+    """A quote: the request, the workload and its requirements, the plans, the offers left out
+    and the prices they came from."""
+
     request: QuoteRequest
     workload: WorkloadSpec
     requirements: Requirements

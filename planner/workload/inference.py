@@ -22,8 +22,6 @@ from planner.workload import efficiency as eff
 from planner.workload import memory as mem
 from planner.workload.estimate_types import (
     Estimate,
-    Percentiles,
-    ServingMetrics,
     Topology,
     make_estimate,
     topology_links,
@@ -41,6 +39,7 @@ from planner.workload.serving import (
     serve,
     serving_stack,
 )
+from planner.workload.serving_metrics import Percentiles, ServingMetrics
 from planner.workload.spec import InferenceSection, WorkloadSpec
 from planner.workload.strategy import Strategy
 

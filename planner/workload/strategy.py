@@ -318,6 +318,9 @@ def autocast_layout(f: TrainFacts, zero: int) -> bool:
 
 @dataclass(frozen=True)
 class Candidate:
+    """A layout the search chose (or the least-memory one, to report a miss): its strategy, its
+    memory per GPU and what one piece of the job takes on it."""
+
     strategy: Strategy
     fits: bool
     memory_bytes: float
@@ -350,17 +353,19 @@ def _divisors_pow2(n: int, limit: int) -> list[int]:
 _FIXED_BYTES = FRAMEWORK_FIXED_GIB * GIB
 
 
-@dataclass(frozen=True)
-class _Search:
+class _Search(NamedTuple):
     """What one search reads besides the facts, resolved once: the GPU's speeds, the links and the
     choices to walk (pins applied).
 
     The matmul efficiency of :func:`~planner.workload.efficiency.matmul_fraction` is split into its
     per-GPU part (``inverse_at_zero``, ``ops_per_byte``), fixed here, and its per-shape part,
     computed per micro-batch (:func:`_matmul_efficiency`).
+
+    A NamedTuple, as :class:`_Layout` is: a quote makes one per search, three hundred, and a frozen
+    dataclass of these 25 fields took three times as long to build.
     """
 
-    count: int
+    gpus: int  # the GPUs searched over (``count``; a NamedTuple has its own ``count``)
     links: Links
     flash: bool
     peak_flops: float
@@ -567,7 +572,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
     gpn = max(1, min(links.gpus_per_node, count))
     modes, tps, pps, zeros, cps = _walked_memo(f, count, gpn, flash)
     return _Search(
-        count=count,
+        gpus=count,
         links=links,
         flash=flash,
         peak_flops=g.peak_flops,
@@ -677,7 +682,7 @@ def _place(
     parallel (``get_data_parallel_group(with_context_parallel=True)``), and torchtitan's FSDP shards
     over the flattened ``dp_shard_cp`` mesh.
     """
-    dp = s.count // (tp * pp * cp)
+    dp = s.gpus // (tp * pp * cp)
     shards = dp * cp  # the ranks ZeRO shards over and the gradients are reduced across
     pp_in = min(pp, max(1, s.gpus_per_node // tp))
     d_in = max(1, s.gpus_per_node // (tp * pp_in))
@@ -827,7 +832,7 @@ def _sync_seconds(
 def _layouts(f: TrainFacts, s: _Search, tp: int, pp: int, cp: int = 1) -> Iterator[_Layout]:
     """The layouts of ``tp`` x ``pp`` x ``cp``, one per ZeRO stage, in search order (ZeRO over a
     single data-parallel rank shards nothing, so it is skipped unless pinned)."""
-    dp = s.count // (tp * pp * cp)
+    dp = s.gpus // (tp * pp * cp)
     # the stages the stack runs on this split (DeepSpeed's pipeline engine: ZeRO 0 and 1 only)
     runs = f.framework.zero_with(tp=tp, pp=pp) if f.framework is not None else s.zero_stages
     for ep in expert_parallel_sizes(f, dp, tp, s.gpus_per_node):
@@ -1618,7 +1623,7 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         micro_batch_size=int(c.micro_batch),
         grad_accumulation=c.accumulation,
         virtual_stages=c.chunks,
-        gpus_per_piece=s.count,
+        gpus_per_piece=s.gpus,
         expert_parallel=lay.ep,
         recomputed_layers=c.seq.recomputed_layers,
         layers_per_stage=c.seq.stage_layers,
@@ -1726,7 +1731,7 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
     recompute; for each tensor size those that keep ``tp x cp`` inside a node first, larger ones,
     whose ring crosses the network, only where none of those fits with a whole sequence on every
     data-parallel rank.  A pinned size alone."""
-    splits = [tp for tp in s.tensor_sizes if s.count % (tp * pp) == 0]
+    splits = [tp for tp in s.tensor_sizes if s.gpus % (tp * pp) == 0]
     first, *more = s.context_sizes
     # tensor sizes with a layout that fits and gives every data-parallel rank a whole sequence: a
     # layout whose ranks sit idle (a global batch of fewer sequences than ranks) leaves GPUs a
@@ -1734,7 +1739,7 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
     fitted: set[int] = set()
     plain = False  # a layout fits without recompute
     for tp in splits:
-        if s.count % (tp * pp * first):
+        if s.gpus % (tp * pp * first):
             continue  # no layout: tensor x pipeline x context must divide the GPUs
         for c in _costed_split(f, s, tp, pp, first):
             if c.fits:
@@ -1746,7 +1751,7 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
         return
     for tp in splits:
         for cp in more:
-            if s.count % (tp * pp * cp):
+            if s.gpus % (tp * pp * cp):
                 continue
             if tp * cp > s.gpus_per_node and tp in fitted:
                 break
@@ -1850,6 +1855,7 @@ def search_training(
     links: Links,
     *,
     flash: bool,
+    least_if_none_fits: bool = False,
 ) -> tuple[Candidate | None, Candidate | None]:
     """(fastest fitting candidate or None, the least-memory candidate for reporting a miss).
 
@@ -1858,6 +1864,10 @@ def search_training(
     (:func:`_setup`); enumerate the layouts and cost each with each recompute mode
     (:func:`_costed`); keep the least memory and, among those that fit, the fastest, the simplest
     among equals (:func:`_preferred`).
+
+    ``least_if_none_fits``: the second candidate is the least-memory one only where no layout
+    fits, and the fastest otherwise: an estimate reads it only then, and making the candidate a
+    search did not choose cost a quote's two hundred estimates about a millisecond.
     """
     s = _setup(f, gpu, count, links, flash)
     best: _Costed | None = None
@@ -1873,7 +1883,8 @@ def search_training(
             if c.fits and (best is None or _preferred(c, best)):
                 best = c
     chosen = _to_candidate(f, s, best) if best is not None else None
-    if least is best:  # the fastest layout also needs the least memory: one candidate, not two
+    if least is best or (least_if_none_fits and chosen is not None):
+        # the fastest layout also needs the least memory (or the least is not asked for)
         return chosen, chosen
     return chosen, _to_candidate(f, s, least) if least is not None else None
 

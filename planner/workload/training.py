@@ -1046,7 +1046,8 @@ def _within(topo: Topology, size: int) -> Topology:
 def _best_training(
     f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, pieces: int, flash: bool
 ) -> tuple[Candidate | None, Candidate, int, float]:
-    """Best (candidate, least-memory candidate, concurrent pieces, total seconds) over piece splits.
+    """Best (candidate, least-memory candidate where nothing fits, concurrent pieces, total seconds)
+    over piece splits.
 
     Called only where the pinned layout divides ``count`` (so at least the whole count has one).
     """
@@ -1055,7 +1056,8 @@ def _best_training(
     for size in sizes:
         concurrent = min(count // size, pieces)
         sub = _within(topo, size)
-        cand, least = search_training(f, gpu, size, topology_links(gpu, sub, size), flash=flash)
+        links = topology_links(gpu, sub, size)
+        cand, least = search_training(f, gpu, size, links, flash=flash, least_if_none_fits=True)
         if least is None:
             continue  # the pinned layout does not divide this group size
         if cand is None:
@@ -1083,7 +1085,8 @@ def _compute_ethernet_seconds(
 ) -> float | None:
     """Seconds per piece of the ``(tensor, pipeline, zero, recompute, context)`` layout on ``size``
     GPUs over ``links`` (None: it does not fit), for the facts ``f``."""
-    cand, _ = search_training(_pinned_memo(f, layout), gpu, size, links, flash=flash)
+    pinned = _pinned_memo(f, layout)
+    cand, _ = search_training(pinned, gpu, size, links, flash=flash, least_if_none_fits=True)
     return None if cand is None else cand.piece_seconds
 
 

@@ -19,11 +19,10 @@ from planner.workload import memory as mem
 from planner.workload import vision_serving as vs
 from planner.workload.estimate_types import (
     Estimate,
-    Percentiles,
-    ServingMetrics,
     Topology,
     make_estimate,
 )
+from planner.workload.serving_metrics import Percentiles, ServingMetrics
 from planner.workload.spec import InferenceSection, WorkloadSpec
 from planner.workload.strategy import Strategy
 
