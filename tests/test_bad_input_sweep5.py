@@ -664,8 +664,15 @@ def test_a_hardware_spec_with_its_link_as_text_is_read_as_the_file_would() -> No
         ({"memory_gib": 0}, "gpu.memory_gib"),  # was: exit 0 with infinite GPU-hours
         ({"memory_bandwidth_gb_per_s": float("nan")}, "gpu.memory_bandwidth_gb_per_s"),
         ({"tensor_tflops_dense": "989"}, "gpu.tensor_tflops_dense"),
+        # review: the memory a job can allocate is this one where it is given: 0 was the same
+        # infinite GPU-hours as memory_gib=0, and more than the card holds fitted what cannot fit
+        ({"ecc_usable_memory_gib": 0.0}, "gpu.ecc_usable_memory_gib"),
+        ({"ecc_usable_memory_gib": 200.0}, "gpu.ecc_usable_memory_gib"),
+        # review: a direct link (NVLink, a bridge, Infinity Fabric) of 0 GB/s carries the
+        # gradients' all-reduce: ZeroDivisionError on 2 GPUs
+        ({"gpu_link_gb_per_s": 0.0}, "gpu.gpu_link_gb_per_s"),
     ],
-    ids=["memory", "bandwidth", "tflops-text"],
+    ids=["memory", "bandwidth", "tflops-text", "ecc-zero", "ecc-above-memory", "link-zero"],
 )
 def test_a_gpu_spec_made_in_python_is_checked_by_estimate(
     change: dict[str, object], field: str
@@ -674,8 +681,17 @@ def test_a_gpu_spec_made_in_python_is_checked_by_estimate(
 
     gpu = dataclasses.replace(planner.resolve_gpu("H100"), **change)
     with pytest.raises(ConfigError, match="GpuSpec 'H100'") as info:
-        planner.estimate("gpt2-finetune", gpu)
+        planner.estimate("gpt2-finetune", gpu, count=2)
     assert info.value.key_path == field
+
+
+def test_a_gpu_without_a_link_of_its_own_may_give_it_no_bandwidth() -> None:
+    # the catalog's Jetsons: gpu_link none at 0 GB/s, their transfers cross PCIe
+    import dataclasses
+
+    gpu = dataclasses.replace(planner.resolve_gpu("L4"), gpu_link="none", gpu_link_gb_per_s=0.0)
+    assert gpu.check() is gpu
+    assert planner.resolve_gpu("Jetson-AGX-Orin").check().gpu_link_gb_per_s == 0
 
 
 # --- a key in the wrong section of a workload file ----------------------------------------------
