@@ -85,8 +85,10 @@ def test_a_distilbert_config_names_its_own_keys(tmp_path: Path) -> None:
     del config["n_heads"]
     path = tmp_path / "config.json"
     path.write_text(json.dumps(config))
-    with pytest.raises(ConfigError, match="no n_heads"):
+    with pytest.raises(ConfigError, match="no n_heads") as info:
         model_from_hf_config(path)
+    # review: the hint asked for "the config.json of a decoder transformer"
+    assert info.value.hint == "copy n_heads from the model's config.json on Hugging Face"
 
 
 def _edited(tmp_path: Path, name: str, **changes: object) -> Path:

@@ -280,9 +280,16 @@ def _encoder_section(config: dict[str, Any], file: str, family: str) -> dict[str
     ``share_att_key`` is false, a convolution after the first layer where ``conv_kernel_size`` is
     set, and absolute positions only where ``position_biased_input`` is true."""
     distil = family == "distilbert"
-    hidden = _whole(config, file, "dim" if distil else "hidden_size")
-    layers = _whole(config, file, "n_layers" if distil else "num_hidden_layers")
-    heads = _whole(config, file, "n_heads" if distil else "num_attention_heads")
+    # a key missing from an encoder's config: the model's own config has it (was: "pass the
+    # config.json of a decoder transformer", for the config of an encoder that is read)
+    keys = (
+        ("dim", "n_layers", "n_heads")
+        if distil
+        else ("hidden_size", "num_hidden_layers", "num_attention_heads")
+    )
+    hidden, layers, heads = (
+        _whole(config, file, key, hint=_COPY_HINT.format(key=key)) for key in keys
+    )
     if hidden % heads:
         raise ConfigError(
             f"{heads} attention heads do not divide the hidden size {hidden}",
@@ -290,7 +297,7 @@ def _encoder_section(config: dict[str, Any], file: str, family: str) -> dict[str
             key_path="n_heads" if distil else "num_attention_heads",
             hint=_COPY_HINT.format(key="num_attention_heads"),
         )
-    vocab = _whole(config, file, "vocab_size")
+    vocab = _whole(config, file, "vocab_size", hint=_COPY_HINT.format(key="vocab_size"))
     ffn = _optional_whole(config, file, "hidden_dim" if distil else "intermediate_size", 4 * hidden)
     table = _optional_whole(config, file, "max_position_embeddings", 512)
     deberta = family == "deberta-v2"
@@ -719,8 +726,9 @@ def _optional_bool(config: dict[str, Any], file: str, key: str, default: bool) -
     return value
 
 
-def _whole(config: dict[str, Any], file: str, *keys: str) -> int:
-    """The first of ``keys`` the config has, as a positive whole number."""
+def _whole(config: dict[str, Any], file: str, *keys: str, hint: str | None = None) -> int:
+    """The first of ``keys`` the config has, as a positive whole number; ``hint`` where none is
+    there (a decoder's config is asked for by default)."""
     for key in keys:
         value = config.get(key)
         if value is None:
@@ -729,5 +737,6 @@ def _whole(config: dict[str, Any], file: str, *keys: str) -> int:
     raise ConfigError(
         f"no {keys[0]} in the config",
         file=file,
-        hint="pass the config.json of a decoder transformer (LLaMA, Mistral, Qwen, GPT-2 ...)",
+        hint=hint
+        or "pass the config.json of a decoder transformer (LLaMA, Mistral, Qwen, GPT-2 ...)",
     )
