@@ -98,6 +98,11 @@ def test_the_library_refuses_a_gpu_count_thousands_of_digits_long() -> None:
         ("EUR 2,5", "write 2.5"),
         ("1,5000", "write 15000 (no commas)"),  # was: 15000, read without a word
         ("12,34,567", "write 1234567 (no commas)"),
+        # review: a leading 0 groups no thousands, so three decimals after it are a decimal comma
+        # (0,135 EUR a kWh): was read as 135 EUR, a thousand times the amount
+        ("0,135 EUR", "write 0.135"),
+        ("0,526", "write 0.526"),
+        ("-0,250", "write -0.250"),
     ],
 )
 def test_an_amount_with_a_comma_that_groups_no_thousands_is_refused(text: str, fix: str) -> None:
@@ -107,7 +112,9 @@ def test_an_amount_with_a_comma_that_groups_no_thousands_is_refused(text: str, f
     assert info.value.hint is not None and fix in info.value.hint
 
 
-@pytest.mark.parametrize(("text", "usd"), [("1,200.50", 1200.5), ("1,234,567", 1234567.0)])
+@pytest.mark.parametrize(
+    ("text", "usd"), [("1,200.50", 1200.5), ("1,234,567", 1234567.0), ("10,000", 10000.0)]
+)
 def test_thousands_separators_still_read(text: str, usd: float) -> None:
     assert parse_money(text) == usd
 
