@@ -71,8 +71,10 @@ def test_a_number_thousands_of_digits_long_in_a_file_is_named_at_its_line(
         # ValueError from int() in the --quota type and in the GPU choice's count, tracebacks
         ((*QUOTE, "--quota", f"aws={THOUSANDS_OF_DIGITS}"), ("--quota", "from 0 to 1,000,000")),
         ((*QUOTE, "--gpu", f"H100:{THOUSANDS_OF_DIGITS}"), ("--gpu", "from 1 to 72")),
+        # review: str.isdigit() takes a superscript two, which int() does not (a traceback)
+        ((*QUOTE, "--quota", "aws=\u00b2"), ("--quota", "cannot read quota")),
     ],
-    ids=["quota", "gpu-count"],
+    ids=["quota", "gpu-count", "quota-superscript"],
 )
 def test_a_count_thousands_of_digits_long_on_the_command_line_is_refused(
     args: tuple[str, ...], needles: tuple[str, ...]
