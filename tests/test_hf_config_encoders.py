@@ -145,3 +145,14 @@ def test_an_electra_config_without_embedding_size_takes_electras_128(tmp_path: P
     path = _edited(tmp_path, "bert-base-uncased", model_type="electra", embedding_size=None)
     embeddings = 128 * (30522 + 512 + 2) + 2 * 128 + 128 * 768 + 768
     assert model_from_hf_config(path)["params"] == embeddings + 12 * _bert_layer(768, 3072)
+
+
+def test_a_deberta_convolution_in_groups_holds_a_share_of_the_weights(tmp_path: Path) -> None:
+    """review: ConvLayer is nn.Conv1d(hidden, hidden, kernel, groups=conv_groups): each output
+    channel sees hidden / groups inputs; conv_groups was not read."""
+    whole = model_from_hf_config(CONFIGS / "deberta-v2-xlarge-config.json")["params"]
+    grouped = model_from_hf_config(_edited(tmp_path, "deberta-v2-xlarge", conv_groups=4))
+    assert grouped["params"] == whole - 3 * 1536 * 1536 + 3 * 1536 * 1536 // 4
+    with pytest.raises(ConfigError) as info:
+        model_from_hf_config(_edited(tmp_path, "deberta-v2-xlarge", conv_groups=5))
+    assert info.value.key_path == "conv_groups"

@@ -330,7 +330,16 @@ def _encoder_section(config: dict[str, Any], file: str, family: str) -> dict[str
             layer += sum(hidden * hidden + hidden for k in named & {"c2p", "p2c"})
     kernel = _optional_whole(config, file, "conv_kernel_size", 0, least=0) if deberta else 0
     if kernel:
-        extra += hidden * hidden * kernel + hidden + 2 * hidden  # ConvLayer and its LayerNorm
+        # ConvLayer: Conv1d(hidden, hidden, kernel, groups=conv_groups) and its LayerNorm
+        groups = _optional_whole(config, file, "conv_groups", 1)
+        if hidden % groups:
+            raise ConfigError(
+                f"{groups} convolution groups do not divide the hidden size {hidden}",
+                file=file,
+                key_path="conv_groups",
+                hint=_COPY_HINT.format(key="conv_groups"),
+            )
+        extra += hidden * (hidden // groups) * kernel + hidden + 2 * hidden
     params = layers * layer + embeddings + extra
     dropout = config.get("dropout" if distil else "hidden_dropout_prob")
     section: dict[str, Any] = {
