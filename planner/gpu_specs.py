@@ -91,6 +91,25 @@ class GpuSpec:
                     hint="copy the figure from the GPU's datasheet (planner gpus lists the "
                     "catalog's)",
                 )
+        # what a job can allocate (usable_memory_gib) where given: 0 is the infinite GPU-hours of
+        # memory_gib=0, and more than the card holds fits jobs that cannot fit
+        ecc = self.ecc_usable_memory_gib
+        if ecc is not None and not 0 < ecc <= self.memory_gib:
+            raise ConfigError(
+                f"must be > 0 and at most memory_gib ({self.memory_gib:g}) in GpuSpec "
+                f"{self.name!r}, got {ecc!r}",
+                key_path="gpu.ecc_usable_memory_gib",
+                hint="the memory nvidia-smi shows with ECC on, in GiB; None where it is memory_gib",
+            )
+        # a link of the GPUs' own carries their collectives (a GPU without one crosses PCIe at
+        # its generation's rate: gpu_link none or pcie at 0 GB/s is read so)
+        if self.direct_link and self.gpu_link_gb_per_s <= 0:
+            raise ConfigError(
+                f"must be > 0 for a GPU with a {self.gpu_link} link in GpuSpec {self.name!r}, "
+                f"got {self.gpu_link_gb_per_s!r}",
+                key_path="gpu.gpu_link_gb_per_s",
+                hint="copy the link's bandwidth from the datasheet, or set gpu_link='pcie'",
+            )
         return self
 
     @property

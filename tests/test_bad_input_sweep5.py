@@ -71,8 +71,10 @@ def test_a_number_thousands_of_digits_long_in_a_file_is_named_at_its_line(
         # ValueError from int() in the --quota type and in the GPU choice's count, tracebacks
         ((*QUOTE, "--quota", f"aws={THOUSANDS_OF_DIGITS}"), ("--quota", "from 0 to 1,000,000")),
         ((*QUOTE, "--gpu", f"H100:{THOUSANDS_OF_DIGITS}"), ("--gpu", "from 1 to 72")),
+        # review: str.isdigit() takes a superscript two, which int() does not (a traceback)
+        ((*QUOTE, "--quota", "aws=\u00b2"), ("--quota", "cannot read quota")),
     ],
-    ids=["quota", "gpu-count"],
+    ids=["quota", "gpu-count", "quota-superscript"],
 )
 def test_a_count_thousands_of_digits_long_on_the_command_line_is_refused(
     args: tuple[str, ...], needles: tuple[str, ...]
@@ -98,6 +100,11 @@ def test_the_library_refuses_a_gpu_count_thousands_of_digits_long() -> None:
         ("EUR 2,5", "write 2.5"),
         ("1,5000", "write 15000 (no commas)"),  # was: 15000, read without a word
         ("12,34,567", "write 1234567 (no commas)"),
+        # review: a leading 0 groups no thousands, so three decimals after it are a decimal comma
+        # (0,135 EUR a kWh): was read as 135 EUR, a thousand times the amount
+        ("0,135 EUR", "write 0.135"),
+        ("0,526", "write 0.526"),
+        ("-0,250", "write -0.250"),
     ],
 )
 def test_an_amount_with_a_comma_that_groups_no_thousands_is_refused(text: str, fix: str) -> None:
@@ -107,7 +114,9 @@ def test_an_amount_with_a_comma_that_groups_no_thousands_is_refused(text: str, f
     assert info.value.hint is not None and fix in info.value.hint
 
 
-@pytest.mark.parametrize(("text", "usd"), [("1,200.50", 1200.5), ("1,234,567", 1234567.0)])
+@pytest.mark.parametrize(
+    ("text", "usd"), [("1,200.50", 1200.5), ("1,234,567", 1234567.0), ("10,000", 10000.0)]
+)
 def test_thousands_separators_still_read(text: str, usd: float) -> None:
     assert parse_money(text) == usd
 
@@ -664,8 +673,15 @@ def test_a_hardware_spec_with_its_link_as_text_is_read_as_the_file_would() -> No
         ({"memory_gib": 0}, "gpu.memory_gib"),  # was: exit 0 with infinite GPU-hours
         ({"memory_bandwidth_gb_per_s": float("nan")}, "gpu.memory_bandwidth_gb_per_s"),
         ({"tensor_tflops_dense": "989"}, "gpu.tensor_tflops_dense"),
+        # review: the memory a job can allocate is this one where it is given: 0 was the same
+        # infinite GPU-hours as memory_gib=0, and more than the card holds fitted what cannot fit
+        ({"ecc_usable_memory_gib": 0.0}, "gpu.ecc_usable_memory_gib"),
+        ({"ecc_usable_memory_gib": 200.0}, "gpu.ecc_usable_memory_gib"),
+        # review: a direct link (NVLink, a bridge, Infinity Fabric) of 0 GB/s carries the
+        # gradients' all-reduce: ZeroDivisionError on 2 GPUs
+        ({"gpu_link_gb_per_s": 0.0}, "gpu.gpu_link_gb_per_s"),
     ],
-    ids=["memory", "bandwidth", "tflops-text"],
+    ids=["memory", "bandwidth", "tflops-text", "ecc-zero", "ecc-above-memory", "link-zero"],
 )
 def test_a_gpu_spec_made_in_python_is_checked_by_estimate(
     change: dict[str, object], field: str
@@ -674,8 +690,17 @@ def test_a_gpu_spec_made_in_python_is_checked_by_estimate(
 
     gpu = dataclasses.replace(planner.resolve_gpu("H100"), **change)
     with pytest.raises(ConfigError, match="GpuSpec 'H100'") as info:
-        planner.estimate("gpt2-finetune", gpu)
+        planner.estimate("gpt2-finetune", gpu, count=2)
     assert info.value.key_path == field
+
+
+def test_a_gpu_without_a_link_of_its_own_may_give_it_no_bandwidth() -> None:
+    # the catalog's Jetsons: gpu_link none at 0 GB/s, their transfers cross PCIe
+    import dataclasses
+
+    gpu = dataclasses.replace(planner.resolve_gpu("L4"), gpu_link="none", gpu_link_gb_per_s=0.0)
+    assert gpu.check() is gpu
+    assert planner.resolve_gpu("Jetson-AGX-Orin").check().gpu_link_gb_per_s == 0
 
 
 # --- a key in the wrong section of a workload file ----------------------------------------------

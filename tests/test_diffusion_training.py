@@ -110,3 +110,15 @@ def test_the_estimate_says_how_it_timed_the_unet() -> None:
     line = next(a for a in est.assumptions if a.startswith("diffusion UNet"))
     assert "stable-diffusion's layer table (a latent-diffusion model without its own)" in line
     assert "attention scores 15% of its FLOPs" in line and "2,700 kernels a micro-batch" in line
+
+
+def test_without_a_fused_kernel_the_estimate_says_the_scores_run_at_the_matmul_rate() -> None:
+    """review: a V100 has no FlashAttention-2 (flash off: the scores cost their FLOPs at the matmul
+    rate, attention_time_factor 1), and the line still said "at the fused attention kernel's
+    rate"."""
+    v100 = resolve_gpu("V100")
+    est = estimate(_unet(), v100, 1)
+    line = next(a for a in est.assumptions if a.startswith("diffusion UNet"))
+    assert "fused attention kernel" not in line
+    assert "at the matmul rate, FlashAttention off (GPU older than Ampere);" in line
+    assert eff.attention_time_factor(v100, "cudnn", causal=False, flash=False) == 1.0

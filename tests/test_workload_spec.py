@@ -81,11 +81,29 @@ def test_a_preset_with_a_changed_shape_carries_its_params_over_to_the_new_shape(
     assert given.model.params == 13e9
 
 
-def test_a_mixture_of_experts_preset_with_a_changed_shape_needs_its_counts() -> None:
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"layers": 16},
+        # review: more experts, or more of them a token, change the total and active counts as
+        # surely as the shape does; both kept Mixtral's 46.7B / 12.9B without a word
+        {"experts": 16},
+        {"experts_per_token": 4},
+    ],
+    ids=["layers", "experts", "experts-per-token"],
+)
+def test_a_mixture_of_experts_preset_with_a_changed_shape_needs_its_counts(
+    change: dict[str, object],
+) -> None:
     with pytest.raises(ConfigError) as info:
-        parse_workload(_preset_model(preset="mixtral-8x7b", layers=16))
+        parse_workload(_preset_model(preset="mixtral-8x7b", **change))
     assert info.value.key_path == "model.params"
-    assert "active_params" in str(info.value)
+    assert "active_params" in str(info.value) and next(iter(change)) in str(info.value)
+    counts = {"params": 90e9, "active_params": 24e9}
+    assert (
+        parse_workload(_preset_model(preset="mixtral-8x7b", **change, **counts)).model.params
+        == 90e9
+    )
 
 
 def test_samples_times_epochs_times_tokens_per_sample() -> None:

@@ -306,7 +306,7 @@ class Quota(click.ParamType):
             return value
         option = _option(param, "--quota")
         key, sep, count = str(value).partition("=")
-        if not sep or not count.strip().isdigit():
+        if not sep or not (count.strip().isascii() and count.strip().isdigit()):
             raise ConfigError(
                 f"cannot read quota {value!r}",
                 key_path=option,

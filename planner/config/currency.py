@@ -69,16 +69,17 @@ def load_fx_rates() -> FxTable:
     return fx_table_from_mapping(parse_packaged_yaml(text))
 
 
-# A comma in an amount separates thousands (1,200.50), three digits each: "2,5" is a decimal comma,
-# which was read as 25 (the comma dropped), ten times the amount meant.
+# A comma in an amount separates thousands (1,200.50), three digits each after a first group that
+# is not 0: "2,5" is a decimal comma, which was read as 25 (the comma dropped), ten times the
+# amount meant, and "0,135" one too (was read as 135).
 _MONEY = re.compile(
     r"^\s*(?:(?P<pre>[A-Za-z]{3})\s+)?"
-    r"(?P<num>[-+]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9][0-9_]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
+    r"(?P<num>[-+]?(?:[1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9][0-9_]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
     r"\s*(?P<post>[A-Za-z]{3})?\s*$"
 )
 # A comma that separates no thousands: a lone one with one or two digits after it (2,5 or
-# 0,10 EUR: a decimal comma), or any other grouping (1,5000, 12,34,567).
-_DECIMAL_COMMA = re.compile(r"[-+]?[0-9]+,[0-9]{1,2}(?![0-9])")
+# 0,10 EUR: a decimal comma) or after a 0 (0,135), or any other grouping (1,5000, 12,34,567).
+_DECIMAL_COMMA = re.compile(r"[-+]?(?:0,[0-9]+|[0-9]+,[0-9]{1,2})(?![0-9])")
 _COMMA_IN_NUMBER = re.compile(r"[0-9],[0-9]")
 
 

@@ -536,7 +536,8 @@ def gemm_fraction(gpu: GpuSpec) -> float:
 # behind the A100 figure (llm-foundry, MPT-7B, Llama 2 7B; C10/C12) and the H100 figure (llm-foundry
 # H100 BF16 27-46% MFU; Megatron-LM README 41% at 2B; llm.c's hand-fused kernels beat the stack
 # modelled here by its own factor, frameworks.yaml), and, unmeasured (U), the other families.  V100 1,024: BERT-large on SQuAD (C25).
-# GeForce/RTX-Pro 1,536: DeBERTa-v2-XL (C27).
+# RTX-Pro 1,536: DeBERTa-v2-XL (C27).  GeForce 4,096: the RTX 4090's Llama 2 7B runs (C31, C32;
+# GEMM_FRACTION above), as the default; RTX-Pro-Blackwell takes the default with GeForce's figure.
 REFERENCE_HIDDEN: dict[str, int] = {
     "V100": 1024,
     "GeForce": 4096,

@@ -274,15 +274,22 @@ def _encoder_section(config: dict[str, Any], file: str, family: str) -> dict[str
     encoder``), a plain MLP and the masked-LM head tied to the word embeddings.
 
     DistilBERT names its keys ``dim``, ``n_layers``, ``n_heads``, ``hidden_dim`` and has no token
-    types; ELECTRA's embeddings may be narrower than its hidden size (``embedding_size``, then
-    projected); DeBERTa-v2/v3 adds relative-position embeddings (``position_buckets`` x 2 rows, or
+    types; ELECTRA's embeddings may be narrower than its hidden size (``embedding_size``, 128
+    where left out as in ElectraConfig, then projected); DeBERTa-v2/v3 adds relative-position embeddings (``position_buckets`` x 2 rows, or
     ``max_relative_positions`` x 2) with a LayerNorm, separate position projections where
     ``share_att_key`` is false, a convolution after the first layer where ``conv_kernel_size`` is
     set, and absolute positions only where ``position_biased_input`` is true."""
     distil = family == "distilbert"
-    hidden = _whole(config, file, "dim" if distil else "hidden_size")
-    layers = _whole(config, file, "n_layers" if distil else "num_hidden_layers")
-    heads = _whole(config, file, "n_heads" if distil else "num_attention_heads")
+    # a key missing from an encoder's config: the model's own config has it (was: "pass the
+    # config.json of a decoder transformer", for the config of an encoder that is read)
+    keys = (
+        ("dim", "n_layers", "n_heads")
+        if distil
+        else ("hidden_size", "num_hidden_layers", "num_attention_heads")
+    )
+    hidden, layers, heads = (
+        _whole(config, file, key, hint=_COPY_HINT.format(key=key)) for key in keys
+    )
     if hidden % heads:
         raise ConfigError(
             f"{heads} attention heads do not divide the hidden size {hidden}",
@@ -290,36 +297,49 @@ def _encoder_section(config: dict[str, Any], file: str, family: str) -> dict[str
             key_path="n_heads" if distil else "num_attention_heads",
             hint=_COPY_HINT.format(key="num_attention_heads"),
         )
-    vocab = _whole(config, file, "vocab_size")
+    vocab = _whole(config, file, "vocab_size", hint=_COPY_HINT.format(key="vocab_size"))
     ffn = _optional_whole(config, file, "hidden_dim" if distil else "intermediate_size", 4 * hidden)
     table = _optional_whole(config, file, "max_position_embeddings", 512)
     deberta = family == "deberta-v2"
     absolute = _optional_bool(config, file, "position_biased_input", not deberta)
-    types = 0 if distil else _optional_whole(config, file, "type_vocab_size", 2, least=0)
-    width = _optional_whole(config, file, "embedding_size", hidden)
-    embeddings = width * (vocab + (table if absolute else 0) + types) + 2 * width
-    if width != hidden:  # ELECTRA's embeddings_project
-        embeddings += width * hidden + hidden
+    # DebertaV2Config's type_vocab_size defaults to 0 (no token-type table), BERT's to 2
+    types = (
+        0
+        if distil
+        else _optional_whole(config, file, "type_vocab_size", 0 if deberta else 2, least=0)
+    )
+    # ElectraConfig's embedding_size defaults to 128; the others' embeddings are hidden wide
+    width = _optional_whole(config, file, "embedding_size", 128 if family == "electra" else hidden)
+    embeddings = width * (vocab + (table if absolute else 0) + types)
+    if deberta:  # LayerNorm(hidden_size) after embed_proj, a Linear without a bias
+        embeddings += 2 * hidden + (width * hidden if width != hidden else 0)
+    else:  # LayerNorm(embedding_size), then ELECTRA's embeddings_project with its bias
+        embeddings += 2 * width + (width * hidden + hidden if width != hidden else 0)
     layer = 4 * hidden * hidden + 4 * hidden + 2 * hidden * ffn + ffn + hidden + 4 * hidden
     extra = hidden * hidden + hidden if family in _POOLED else 0
     if deberta and _optional_bool(config, file, "relative_attention", False):
-        buckets = _optional_whole(config, file, "position_buckets", 0, least=0)
-        # max_relative_positions below 1 (the configs' -1) means max_position_embeddings
-        span = config.get("max_relative_positions")
-        if isinstance(span, int) and not isinstance(span, bool) and span < 1:
-            span = None
-        span = _optional_whole(config, file, "max_relative_positions", table) if span else table
+        # position_buckets and max_relative_positions below 1 (DebertaV2Config's -1) mean none:
+        # the table then has 2 x max_position_embeddings rows
+        buckets = _positive_or_none(config, file, "position_buckets")
+        span = _positive_or_none(config, file, "max_relative_positions") or table
         extra += 2 * (buckets or span) * hidden
         if "layer_norm" in str(config.get("norm_rel_ebd", "")):
             extra += 2 * hidden
         if not _optional_bool(config, file, "share_att_key", False):
-            # "p2c|c2p" in the configs, a list in DebertaV2Config
-            kinds = config.get("pos_att_type") or []
-            named = kinds.lower().split("|") if isinstance(kinds, str) else map(str, kinds)
-            layer += sum(hidden * hidden + hidden for k in set(named) & {"c2p", "p2c"})
+            named = _pos_att_types(config, file)
+            layer += sum(hidden * hidden + hidden for k in named & {"c2p", "p2c"})
     kernel = _optional_whole(config, file, "conv_kernel_size", 0, least=0) if deberta else 0
     if kernel:
-        extra += hidden * hidden * kernel + hidden + 2 * hidden  # ConvLayer and its LayerNorm
+        # ConvLayer: Conv1d(hidden, hidden, kernel, groups=conv_groups) and its LayerNorm
+        groups = _optional_whole(config, file, "conv_groups", 1)
+        if hidden % groups:
+            raise ConfigError(
+                f"{groups} convolution groups do not divide the hidden size {hidden}",
+                file=file,
+                key_path="conv_groups",
+                hint=_COPY_HINT.format(key="conv_groups"),
+            )
+        extra += hidden * (hidden // groups) * kernel + hidden + 2 * hidden
     params = layers * layer + embeddings + extra
     dropout = config.get("dropout" if distil else "hidden_dropout_prob")
     section: dict[str, Any] = {
@@ -337,6 +357,33 @@ def _encoder_section(config: dict[str, Any], file: str, family: str) -> dict[str
     if isinstance(dropout, (int, float)) and not isinstance(dropout, bool):
         section["dropout"] = float(dropout)
     return section
+
+
+def _positive_or_none(config: dict[str, Any], file: str, key: str) -> int | None:
+    """``key`` as a whole number >= 1, or None where the config leaves it out or writes a whole
+    number below 1 (DeBERTa's -1: "not set")."""
+    value = config.get(key)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value < 1):
+        return None
+    return _checked_whole(value, file, key, 1)
+
+
+def _pos_att_types(config: dict[str, Any], file: str) -> set[str]:
+    """DeBERTa's relative attention kinds (``pos_att_type``): "p2c|c2p" in the configs, a list in
+    DebertaV2Config, none where left out."""
+    kinds = config.get("pos_att_type")
+    if kinds is None:
+        return set()
+    if isinstance(kinds, str):
+        return {k.strip() for k in kinds.lower().split("|")}
+    if isinstance(kinds, list) and all(isinstance(k, str) for k in kinds):
+        return {k.strip().lower() for k in kinds}
+    raise ConfigError(
+        f'expected relative attention kinds like "p2c|c2p" or ["p2c", "c2p"], got {kinds!r}',
+        file=file,
+        key_path="pos_att_type",
+        hint=_COPY_HINT.format(key="pos_att_type"),
+    )
 
 
 def _check_decoder(config: dict[str, Any], file: str, family: str) -> None:
@@ -688,8 +735,9 @@ def _optional_bool(config: dict[str, Any], file: str, key: str, default: bool) -
     return value
 
 
-def _whole(config: dict[str, Any], file: str, *keys: str) -> int:
-    """The first of ``keys`` the config has, as a positive whole number."""
+def _whole(config: dict[str, Any], file: str, *keys: str, hint: str | None = None) -> int:
+    """The first of ``keys`` the config has, as a positive whole number; ``hint`` where none is
+    there (a decoder's config is asked for by default)."""
     for key in keys:
         value = config.get(key)
         if value is None:
@@ -698,5 +746,6 @@ def _whole(config: dict[str, Any], file: str, *keys: str) -> int:
     raise ConfigError(
         f"no {keys[0]} in the config",
         file=file,
-        hint="pass the config.json of a decoder transformer (LLaMA, Mistral, Qwen, GPT-2 ...)",
+        hint=hint
+        or "pass the config.json of a decoder transformer (LLaMA, Mistral, Qwen, GPT-2 ...)",
     )

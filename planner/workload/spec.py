@@ -854,11 +854,13 @@ class WorkloadSpec(_Section):
             filled = {k: v for k, v in filled.items() if v is not None}
             given = {k: v for k, v in model.items() if v is not None}
             reshaped = sorted(given.keys() & _SHAPE_KEYS)
-            if preset.experts and reshaped and not {"params", "active_params"} <= given.keys():
+            # a mixture of experts' counts move with its shape and with its experts too
+            regrouped = sorted(given.keys() & (_SHAPE_KEYS | _EXPERT_COUNT_KEYS))
+            if preset.experts and regrouped and not {"params", "active_params"} <= given.keys():
                 raise FieldError(
                     "model.params",
                     f"{preset.name} is a mixture of experts, and changing its "
-                    f"{' and '.join(reshaped)} changes its total and active parameters in ways "
+                    f"{' and '.join(regrouped)} changes its total and active parameters in ways "
                     "the shape alone does not give; set model.params and model.active_params "
                     "for the changed model too",
                 )
@@ -1339,6 +1341,8 @@ def shape_params(m: ModelSection) -> float | None:
 _SHAPE_KEYS = frozenset(
     ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "mlp", "vocab", "tied_embeddings")
 )
+# A mixture of experts' fields that set its total (experts) and active (experts_per_token) counts.
+_EXPERT_COUNT_KEYS = frozenset(("experts", "experts_per_token"))
 
 
 def _reshaped_params(preset: dict[str, Any], changed: dict[str, Any]) -> float | None:

@@ -644,16 +644,23 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
     )
 
 
-def _diffusion_assumption(spec: WorkloadSpec, f: TrainFacts) -> str:
+def _diffusion_assumption(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> str:
     """The assumptions line of a diffusion UNet: whose layer table it is timed with, the share of
-    its FLOPs in attention scores and the kernels a micro-batch launches."""
+    its FLOPs in attention scores and the rate they run at (the fused attention kernel's, or with
+    FlashAttention off the matmul rate, :func:`~planner.workload.efficiency.attention_time_factor`)
+    and the kernels a micro-batch launches."""
     pipe = diffusion_pipeline(spec.model.preset)
     own = spec.model.preset in DIFFUSION_PIPELINES
+    rate = (
+        "the fused attention kernel's rate"
+        if flash
+        else f"the matmul rate, FlashAttention {_flash_off_reason(spec)}"
+    )
     return (
         f"diffusion UNet timed with {pipe.name}'s layer table"
         + ("" if own else " (a latent-diffusion model without its own)")
-        + f": attention scores {unet_attention_share(pipe):.0%} of its FLOPs, at the fused "
-        f"attention kernel's rate; {f.kernels_per_micro_batch:,.0f} kernels a micro-batch "
+        + f": attention scores {unet_attention_share(pipe):.0%} of its FLOPs, at {rate}; "
+        f"{f.kernels_per_micro_batch:,.0f} kernels a micro-batch "
         f"(3 x {pipe.unet_kernels:,} forward), each with a fixed launch, ramp-up and drain time"
     )
 
@@ -777,7 +784,7 @@ def _compute_training_assumptions(
         "interruptions at the Llama 3 rate with Young/Daly checkpointing",
     ]
     if spec.model.arch == "diffusion":
-        assumptions.append(_diffusion_assumption(spec, f))
+        assumptions.append(_diffusion_assumption(spec, f, flash))
     if f.framework is not None:
         assumptions.append(_framework_assumption(f))
         if f.experts and f.experts_per_token:
