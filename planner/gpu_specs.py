@@ -260,14 +260,23 @@ class GpuCatalog:
         more, :func:`_model_stems`): ``A100`` -> every A100, ``A800`` -> both A800s.  A name that merely starts the same way is
         another product: ``H20`` is not the H200, ``L40`` not the L40S (issue: a bare prefix
         match resolved them to the bigger part).  Failing that, every GPU of the family called
-        ``name`` (``GeForce``, ``RTX-Pro``, ``MI300``).  A model wins over a family of the same
-        name, so ``A100`` stays the A100s although the A800 and A30 share its efficiency family.
+        ``name`` (``GeForce``, ``RTX-Pro``, ``MI300``), and of the families named after it with a
+        suffix (``RTX-Pro`` takes in ``RTX-Pro-Blackwell``, the RTX PRO 6000's own efficiency
+        family).  A model wins over a family of the same name, so ``A100`` stays the A100s although
+        the A800 and A30 share its efficiency family.
         """
         key = normalize_gpu_key(name)
         models = tuple(g for g in self.gpus if key in _model_stems(g.name))
         if models:
             return models
-        return tuple(g for g in self.gpus if normalize_gpu_key(g.family) == key)
+        if not any(normalize_gpu_key(g.family) == key for g in self.gpus):
+            return ()  # "RTX" names no family, though families start with it
+        prefix = name.strip().lower() + "-"
+        return tuple(
+            g
+            for g in self.gpus
+            if normalize_gpu_key(g.family) == key or g.family.lower().startswith(prefix)
+        )
 
     def match(self, name: str) -> tuple[GpuSpec, ...]:
         """GPUs a user filter means (see :meth:`choice`; a count in it is left to the caller)."""

@@ -502,10 +502,21 @@ OWNED_ONLY = (*QUOTE, "--owned-only", "--hardware", "workstation-rtx3060")
         (("--discount", "aws=0.1"), "discounts (--discount)"),
         (("--quota", "aws=2"), "quotas (--quota)"),
         (("--max-interruption", "5"), "max_interruption_pct (--max-interruption)"),
+        # 0 is a value given (it once passed as unset: 0 == False)
+        (("--max-interruption", "0"), "max_interruption_pct (--max-interruption)"),
         (("--spot-only",), "spot_only (--spot-only)"),
         (("--near", "europe"), "near (--near)"),
     ],
-    ids=["region", "reserved", "discount", "quota", "max-interruption", "spot-only", "near"],
+    ids=[
+        "region",
+        "reserved",
+        "discount",
+        "quota",
+        "max-interruption",
+        "max-interruption-0",
+        "spot-only",
+        "near",
+    ],
 )
 def test_a_cloud_option_with_owned_only_is_refused(extra: tuple[str, ...], field: str) -> None:
     """was: exit 0, the option dropped without a word (owned machines have no region, discount,
@@ -764,6 +775,24 @@ def test_refreshing_a_region_not_written_as_the_provider_writes_them_is_refused(
 ) -> None:
     result = invoke("prices", "refresh", "--provider", provider, "--region", region)
     assert_clean_error(result, "--region", *needles)
+
+
+@pytest.mark.parametrize(
+    ("provider", "region"),
+    [
+        ("aws", "eusc-de-east-1"),  # the European Sovereign Cloud
+        ("aws", "us-gov-west-1"),
+        ("aws", "us-isob-east-1"),
+        ("azure", "eastus2euap"),  # a canary region
+        ("gcp", "me-central2"),
+    ],
+)
+def test_the_providers_own_unusual_region_names_pass_the_form_check(
+    provider: str, region: str
+) -> None:
+    from planner.catalog.refresh import _check_region_form
+
+    _check_region_form(provider, region)  # raises ConfigError for a name in another form
 
 
 # --- the library given the command line's option names ------------------------------------------

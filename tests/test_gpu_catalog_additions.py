@@ -371,17 +371,27 @@ def test_the_new_throughput_figures_follow_the_datasheets() -> None:
 
 PRE_AMPERE = ["K80", "M60", "P40", "GTX1080Ti", "TITAN-Xp", "TITAN-V", "RTX2080", "RTX2080Super",
               "Jetson-AGX-Xavier"]  # fmt: skip
+# Of them, the cards whose 16-bit matmuls run no faster than fp32 (no tensor cores, no packed fp16
+# rate: their 16-bit peak is their fp32 peak in gpus.yaml): the fix is fp32, which the estimate also
+# times faster there (no casts, no loss scaling)
+NO_FASTER_16_BIT = {"K80", "M60", "P40", "GTX1080Ti", "TITAN-Xp"}
 
 
 @pytest.mark.parametrize("name", PRE_AMPERE)
-def test_bf16_is_refused_before_ampere_with_the_fp16_fix(name: str) -> None:
+def test_bf16_is_refused_before_ampere_with_the_precision_that_pays(name: str) -> None:
+    gpu = resolve_gpu(name)
+    fix = "fp32" if name in NO_FASTER_16_BIT else "fp16"
+    assert (gpu.tensor_tflops_dense <= gpu.fp32_tflops) == (fix == "fp32")
     with pytest.raises(ConfigError, match="no bf16 tensor cores") as info:
-        check_precision(load_workload("gpt2-finetune"), resolve_gpu(name))
+        check_precision(load_workload("gpt2-finetune"), gpu)
     assert info.value.key_path == "training.precision"
-    assert info.value.hint is not None and info.value.hint.startswith("use fp16")
-    fp16 = planner.with_training(load_workload("gpt2-finetune"), precision="fp16")
-    est = estimate(fp16, resolve_gpu(name), 1)  # the fix works there
+    assert info.value.hint is not None and info.value.hint.startswith(f"use {fix}")
+    fixed = planner.with_training(load_workload("gpt2-finetune"), precision=fix)
+    est = estimate(fixed, gpu, 1)  # the fix works there
     assert est.fits and math.isfinite(est.wall_hours) and est.wall_hours > 0
+    if fix == "fp32":
+        fp16 = planner.with_training(load_workload("gpt2-finetune"), precision="fp16")
+        assert est.wall_hours < estimate(fp16, gpu, 1).wall_hours
 
 
 @pytest.mark.parametrize("name", ["RTX3070", "RTX3080-12GB", "A2", "RTXA4500", "MI210"])
@@ -465,3 +475,10 @@ def test_a_bigger_gpu_of_the_same_memory_is_suggested_from_the_same_segment() ->
     est = estimate(load_workload("gpt2-xl-finetune"), resolve_gpu("RTX4090"), 1)
     named = [s for s in est.suggestions if s.startswith("a bigger GPU would fit")]
     assert named == ["a bigger GPU would fit: 1 x RTX5090 (32 GiB)"]
+
+
+def test_the_rtx_pro_family_filter_still_takes_in_the_rtx_pro_6000() -> None:
+    # its efficiency family is RTX-Pro-Blackwell; a user's "RTX-Pro" means the professional cards
+    names = {g.name for g in load_gpu_catalog().family("RTX-Pro")}
+    assert {"RTX-PRO-6000", "RTXA6000", "RTX6000-Ada", "Quadro-RTX6000"} <= names
+    assert not any(n.startswith("RTX40") or n.startswith("H100") for n in names)

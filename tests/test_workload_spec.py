@@ -271,3 +271,10 @@ def test_headline_workload_is_gpt2_xl_full_finetune_with_adamw() -> None:
     assert spec.model.params == pytest.approx(1.5576e9, rel=0.01)
     assert spec.train.method.value == "full" and spec.train.optimizer.value == "adamw"
     assert 1e8 <= spec.tokens_per_piece <= 1e9
+
+
+def test_a_preset_given_its_own_shape_values_is_the_preset() -> None:
+    # a file that spells out the preset's own values changes nothing, mixture of experts or not
+    same = parse_workload(_preset_model(preset="mixtral-8x7b", layers=32, experts=8))
+    assert same.model.params == parse_workload(_preset_model(preset="mixtral-8x7b")).model.params
+    assert parse_workload(_preset_model(preset="llama-2-7b", layers=32)).model.params == 6.74e9

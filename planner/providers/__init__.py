@@ -61,9 +61,11 @@ DEFAULT_REGIONS: dict[str, tuple[str, ...]] = {
 # another form (mars-1, us-east1 for AWS, westeurope for AWS) is refused before minutes of fetching
 # end in a network error (was: "aws mars-1 failed: could not reach ...").
 REGION_FORMS: dict[str, tuple[str, str]] = {
-    "aws": (r"[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}", "us-east-1, eu-west-2, ap-southeast-3"),
+    # (us-gov-west-1, us-isob-east-1, the European Sovereign Cloud's eusc-de-east-1)
+    "aws": (r"[a-z]{2,4}(-[a-z]+)+-\d{1,2}", "us-east-1, eu-west-2, ap-southeast-3"),
     "gcp": (r"[a-z]+-[a-z]+\d{1,2}", "us-central1, europe-west4, asia-southeast1"),
-    "azure": (r"[a-z]+\d?", "eastus, westus2, westeurope, southeastasia"),
+    # (the canary regions: eastus2euap, centraluseuap)
+    "azure": (r"[a-z]+\d?[a-z]*", "eastus, westus2, westeurope, southeastasia"),
     "lambda": (r"[a-z]+-[a-z]+-\d{1,2}", "us-east-1, us-west-1, europe-central-1"),
 }
 

@@ -319,7 +319,10 @@ def _check_owned_only(req: Any) -> None:
     if providers != ("owned",):
         return
     for name in _CLOUD_FIELDS:
-        if getattr(req, name, None) not in (None, False, (), {}):
+        value = getattr(req, name, None)
+        # unset: None, False or empty; a 0 is given (0 == False would let it through)
+        unset = value is None or value is False or (isinstance(value, (tuple, dict)) and not value)
+        if not unset:
             raise ConfigError(
                 "shapes the cloud offers, and providers=('owned',) (--owned-only) quotes your "
                 "own machines alone",

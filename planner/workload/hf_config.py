@@ -301,7 +301,9 @@ def _encoder_section(config: dict[str, Any], file: str, family: str) -> dict[str
     ffn = _optional_whole(config, file, "hidden_dim" if distil else "intermediate_size", 4 * hidden)
     table = _optional_whole(config, file, "max_position_embeddings", 512)
     deberta = family == "deberta-v2"
-    absolute = _optional_bool(config, file, "position_biased_input", not deberta)
+    # DebertaV2Config's own default is true (its docstring says false; the code decides), and the
+    # released DeBERTa-v2/v3 configs all set it false
+    absolute = _optional_bool(config, file, "position_biased_input", True)
     # DebertaV2Config's type_vocab_size defaults to 0 (no token-type table), BERT's to 2
     types = (
         0

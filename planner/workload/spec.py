@@ -853,9 +853,11 @@ class WorkloadSpec(_Section):
             }
             filled = {k: v for k, v in filled.items() if v is not None}
             given = {k: v for k, v in model.items() if v is not None}
-            reshaped = sorted(given.keys() & _SHAPE_KEYS)
+            # the keys given a value other than the preset's (a file may repeat the preset's own)
+            changed = {k for k, v in given.items() if filled.get(k) != v}
+            reshaped = sorted(changed & _SHAPE_KEYS)
             # a mixture of experts' counts move with its shape and with its experts too
-            regrouped = sorted(given.keys() & (_SHAPE_KEYS | _EXPERT_COUNT_KEYS))
+            regrouped = sorted(changed & (_SHAPE_KEYS | _EXPERT_COUNT_KEYS))
             if preset.experts and regrouped and not {"params", "active_params"} <= given.keys():
                 raise FieldError(
                     "model.params",
