@@ -1,6 +1,7 @@
 """How far the estimator's training times fall from published runs, for the ranges it prints.
 
     python scripts/estimate_error.py          # rewrite planner/data/estimate_error.yaml
+    python scripts/compact_data.py            # then its compact copy estimate_error.json
     python scripts/estimate_error.py --check  # exit 1 if the file is stale
 
 Every published run of benchmarks/data/published_runs.yaml (calibration and held-out rows) is

@@ -114,3 +114,26 @@ def test_the_program_sets_its_environment_unless_told_otherwise(
         cli.run()
     assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
     assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == ""
+
+
+@pytest.mark.parametrize(
+    ("setting", "loader_imported"),
+    [
+        ("__all__", False),  # plugins off (the program's default): pydantic's loader stood in for
+        ("", True),  # the user asked for plugin discovery: pydantic's own loader reads entry points
+    ],
+)
+def test_the_program_skips_pydantics_plugin_loader_only_where_plugins_are_off(
+    setting: str, loader_imported: bool
+) -> None:
+    code = (
+        "import sys\nimport planner.cli as cli\nsys.argv = ['planner', 'workloads', 'list']\n"
+        "try:\n    cli.run()\nexcept SystemExit:\n    pass\n"
+        "from pydantic import BaseModel\nclass M(BaseModel):\n    x: int\n"
+        "print(M(x=1).x, 'importlib.metadata' in sys.modules, file=sys.stderr)"
+    )
+    env = {**os.environ, "PYDANTIC_DISABLE_PLUGINS": setting}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stderr.strip().splitlines()[-1] == f"1 {loader_imported}"

@@ -7,15 +7,20 @@ where it can, and a fix; nothing here lets a ``UnicodeDecodeError`` or ``yaml.YA
 
 from __future__ import annotations
 
+import copy
 import errno
+import functools
+import hashlib
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import ConfigError, shown_path
+
+if TYPE_CHECKING:
+    import yaml
 
 # Scenario files are hand-written and a few KB (the bundled ones are 1-3 KB); a budget with 120
 # monthly demand values for a dozen GPU classes stays far below this.  A bigger file is almost
@@ -23,73 +28,84 @@ from planner.errors import ConfigError, shown_path
 MAX_YAML_BYTES = 1024 * 1024
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that rejects a key written twice in one mapping (PyYAML keeps the last)."""
+@functools.cache
+def _unique_key_loader() -> type[yaml.SafeLoader]:
+    """The SafeLoader :func:`parse_yaml` reads with, made on first use: importing PyYAML compiles
+    its reader's and resolver's patterns (~8 ms of a quote on a 2-core machine, which reads no
+    YAML where its files have compact copies, :func:`read_yaml`)."""
+    import yaml
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue  # `<<: *base` merges are meant to be overridden
-            key = self.construct_object(key_node, deep=True)
+    class _UniqueKeyLoader(yaml.SafeLoader):
+        """SafeLoader that rejects a key written twice in one mapping (PyYAML keeps the last)."""
+
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # `<<: *base` merges are meant to be overridden
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                except TypeError:  # an unhashable key; the base class reports it
+                    continue
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        "while reading a mapping",
+                        node.start_mark,
+                        f"the key {key!r} appears twice",
+                        key_node.start_mark,
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+        def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
+            """A date or time as YAML reads it; one shaped like a date that is none (``2024-13-45``,
+            ``2025-02-30``) stays the text it is, for the key it belongs to to refuse by name
+            ("prices_as_of: expected a date like 2026-01-01, got '2024-13-45'").  PyYAML raised
+            ValueError ("month must be in 1..12") out of the parser, with no file, key or line."""
             try:
-                duplicate = key in seen
-            except TypeError:  # an unhashable key; the base class reports it
-                continue
-            if duplicate:
+                return super().construct_yaml_timestamp(node)
+            except (ValueError, OverflowError):
+                return self.construct_scalar(node)
+
+        def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
+            """A whole number as YAML reads it; one thousands of digits long (past Python's limit on
+            converting text to int) is named at its line.  PyYAML raised ValueError ("Exceeds the
+            limit (4300 digits) for integer string conversion") out of the parser, a traceback."""
+            try:
+                return super().construct_yaml_int(node)
+            except ValueError:
+                digits = sum(c.isdigit() for c in str(node.value))
                 raise yaml.constructor.ConstructorError(
-                    "while reading a mapping",
+                    None,
+                    None,
+                    f"a number {digits:,} digits long, past any value a scenario holds",
                     node.start_mark,
-                    f"the key {key!r} appears twice",
-                    key_node.start_mark,
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep)
+                ) from None
 
-    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
-        """A date or time as YAML reads it; one shaped like a date that is none (``2024-13-45``,
-        ``2025-02-30``) stays the text it is, for the key it belongs to to refuse by name
-        ("prices_as_of: expected a date like 2026-01-01, got '2024-13-45'").  PyYAML raised
-        ValueError ("month must be in 1..12") out of the parser, with no file, key or line."""
-        try:
-            return super().construct_yaml_timestamp(node)
-        except (ValueError, OverflowError):
-            return self.construct_scalar(node)
-
-    def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
-        """A whole number as YAML reads it; one thousands of digits long (past Python's limit on
-        converting text to int) is named at its line.  PyYAML raised ValueError ("Exceeds the
-        limit (4300 digits) for integer string conversion") out of the parser, a traceback."""
-        try:
-            return super().construct_yaml_int(node)
-        except ValueError:
-            digits = sum(c.isdigit() for c in str(node.value))
-            raise yaml.constructor.ConstructorError(
-                None,
-                None,
-                f"a number {digits:,} digits long, past any value a scenario holds",
-                node.start_mark,
-            ) from None
-
-
-# PyYAML dispatches on the class's table of constructors, not on the method: point it at these
-_UniqueKeyLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", _UniqueKeyLoader.construct_yaml_timestamp
-)
-_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _UniqueKeyLoader.construct_yaml_int)
+    # PyYAML dispatches on the class's table of constructors, not on the method: point it at these
+    _UniqueKeyLoader.add_constructor(
+        "tag:yaml.org,2002:timestamp", _UniqueKeyLoader.construct_yaml_timestamp
+    )
+    _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _UniqueKeyLoader.construct_yaml_int)
+    return _UniqueKeyLoader
 
 
 def parse_packaged_yaml(text: str) -> Any:
     """Parse one of planner's own data files (pure): with libyaml's parser where PyYAML has it
     (several times faster than the pure-Python one), else the pure one; a safe loader either way.
     The user's own files go through :func:`parse_yaml`, whose errors name the file and line."""
+    import yaml
+
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def parse_yaml(text: str, *, file: str) -> Any:
     """Parse YAML text (pure); errors name ``file``, the line and column."""
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass: no object tags
+        return yaml.load(text, Loader=_unique_key_loader())  # a SafeLoader subclass: no object tags
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -224,8 +240,14 @@ def probe(path: str | os.PathLike[str]) -> os.stat_result | None:
         raise read_failed(path, e) from None
 
 
-def read_yaml(path: Path, *, what: str = "YAML") -> Any:
-    """Read and parse ``path``; ``what`` names the kind of file in messages ("workload file")."""
+def read_yaml(path: Path, *, what: str = "YAML", compact: Mapping[str, Any] | None = None) -> Any:
+    """Read and parse ``path``; ``what`` names the kind of file in messages ("workload file").
+
+    ``compact``: the values of known files by the SHA-256 of their bytes (the bundled scenarios'
+    compact copy, ``scripts/compact_data.py``): a file with those very bytes is not parsed, its
+    values are copied from there (the same values: the script writes them with PyYAML, and
+    ``tests/test_compact_data.py`` reads them back), so a quote of a bundled workload never
+    imports PyYAML; any other file (an edited scenario, the user's own) is parsed."""
     file = str(path)
     data = read_bounded(
         path, limit_bytes=MAX_YAML_BYTES, what=what, hint="pass the path of a .yaml file"
@@ -247,4 +269,8 @@ def read_yaml(path: Path, *, what: str = "YAML") -> Any:
             file=file,
             hint="save the file as UTF-8",
         ) from None
+    if compact is not None:
+        known = compact.get(hashlib.sha256(data).hexdigest())
+        if known is not None:
+            return copy.deepcopy(known)  # the caller may keep or change what it is given
     return parse_yaml(text, file=file)

@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-import yaml
-
 from planner.errors import ConfigError, UnknownNameError, is_number, is_whole_number
 from planner.workload.estimate_types import Estimate
 from planner.workload.spec import Kind, WorkloadSpec, workload_framework
@@ -233,6 +231,7 @@ def save_calibrations(calibrations: Sequence[Calibration], path: Path | None = N
     A folder the file cannot be written into (``PLANNER_DATA_DIR`` a file, read-only, ``/proc``)
     is a ConfigError saying so: the lock file is made only after a probe shows it can be, since
     ``FileLock`` waits for ever on a lock file it cannot create."""
+    import yaml  # here, on the write path: a quote reads no YAML (planner/data/workloads.json)
     from filelock import FileLock
 
     path = path or calibration_file()

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import json
 import math
 import weakref
 from collections.abc import Mapping
 from enum import Enum
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -1722,10 +1724,20 @@ def workload_file(spec: object) -> str | None:
     return _FILES.get(id(spec))
 
 
+@functools.lru_cache(maxsize=1)
+def bundled_workload_values() -> dict[str, Any]:
+    """The bundled workload files' values by the SHA-256 of their bytes, from their compact copy
+    ``planner/data/workloads.json`` (``scripts/compact_data.py``; read on first use): a file with
+    those bytes is read from here rather than parsed (:func:`~planner.config.yamlfile.read_yaml`)."""
+    text = resources.files("planner.data").joinpath("workloads.json").read_text(encoding="utf-8")
+    files = json.loads(text)["workloads"]
+    return {entry["sha256"]: entry["values"] for entry in files.values()}
+
+
 @functools.lru_cache(maxsize=256)
 def _load_file(path: str, mtime_ns: int) -> WorkloadSpec:
     p = Path(path)
-    raw = read_yaml(p, what="workload file")
+    raw = read_yaml(p, what="workload file", compact=bundled_workload_values())
     return parse_workload(raw, file=str(p), default_name=p.stem)
 
 

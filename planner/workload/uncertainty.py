@@ -19,12 +19,12 @@ its breakdown) times the ratio at the quantile asked for.
 from __future__ import annotations
 
 import functools
+import json
 import math
 from dataclasses import dataclass, replace
 from importlib import resources
 from statistics import NormalDist
 
-from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError
 from planner.workload.estimate_types import Estimate
 
@@ -85,9 +85,11 @@ def estimate_error(regime: str = DENSE) -> EstimateError:
 
 @functools.lru_cache(maxsize=1)
 def _error_tables() -> dict[str, EstimateError]:
-    """The bundled error table by regime (read on first use, then cached)."""
-    text = resources.files("planner.data").joinpath("estimate_error.yaml").read_text("utf-8")
-    raw = parse_packaged_yaml(text)
+    """The bundled error table by regime (read on first use, then cached), from the compact copy
+    ``estimate_error.json`` of ``estimate_error.yaml`` (``scripts/compact_data.py``): a quote then
+    imports no PyYAML."""
+    text = resources.files("planner.data").joinpath("estimate_error.json").read_text("utf-8")
+    raw = json.loads(text)["estimate_error"]
     return {
         regime: EstimateError(
             runs=int(raw[regime]["runs"]),
