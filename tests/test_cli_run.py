@@ -137,3 +137,17 @@ def test_the_program_skips_pydantics_plugin_loader_only_where_plugins_are_off(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert out.stderr.strip().splitlines()[-1] == f"1 {loader_imported}"
+
+
+def test_the_stand_in_plugin_loader_gives_way_to_the_real_one_for_anything_else() -> None:
+    # a pydantic release that reads more of its loader than get_plugins still gets it
+    code = (
+        "import os, sys\nos.environ['PYDANTIC_DISABLE_PLUGINS'] = '__all__'\n"
+        "import planner.cli as cli\ncli._skip_plugin_loader()\n"
+        "from pydantic.plugin._loader import get_plugins\nassert tuple(get_plugins()) == ()\n"
+        "from pydantic.plugin._loader import _plugins\n"
+        "real = sys.modules['pydantic.plugin._loader']\n"
+        "print(hasattr(real, '__file__'), callable(real.get_plugins), file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.strip().splitlines()[-1] == "True True"

@@ -222,7 +222,20 @@ def _skip_plugin_loader() -> None:
         return
     loader = types.ModuleType(_PYDANTIC_PLUGIN_LOADER)
     loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
+    # anything else a pydantic release asks of its loader: the stand-in gives way to the real one
+    loader.__dict__["__getattr__"] = _real_plugin_loader
     sys.modules[_PYDANTIC_PLUGIN_LOADER] = loader
+
+
+def _real_plugin_loader(name: str) -> Any:
+    """An attribute of pydantic's real plugin loader, imported in the stand-in's place: a release
+    that reads more of its loader than ``get_plugins`` pays the import and works as before."""
+    if name.startswith("__"):  # the import system's own probes (``__path__``): a plain module
+        raise AttributeError(name)
+    import importlib
+
+    sys.modules.pop(_PYDANTIC_PLUGIN_LOADER, None)
+    return getattr(importlib.import_module(_PYDANTIC_PLUGIN_LOADER), name)
 
 
 # Allocations (less deallocations) between two youngest-generation collections while a command
