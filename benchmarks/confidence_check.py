@@ -22,6 +22,7 @@ from pathlib import Path
 from planner.errors import InfeasibleError
 from planner.quoting.request import QuoteRequest
 from planner.quoting.service import quote
+from planner.workload import load_workload
 
 WORKLOADS = Path(__file__).resolve().parent.parent / "scenarios" / "workloads"
 
@@ -34,6 +35,9 @@ def main() -> int:
     short = 0
     started = time.perf_counter()
     for name in sorted(p.stem for p in WORKLOADS.glob("*.yaml")):
+        spec = load_workload(name)
+        if spec.inference is not None and spec.inference.serving:
+            continue  # a service is priced per month on its load, not by a deadline
         t = time.perf_counter()
         try:
             free = quote(
