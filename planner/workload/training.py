@@ -661,7 +661,8 @@ def _diffusion_assumption(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> str
         + ("" if own else " (a latent-diffusion model without its own)")
         + f": attention scores {unet_attention_share(pipe):.0%} of its FLOPs, at {rate}; "
         f"{f.kernels_per_micro_batch:,.0f} kernels a micro-batch "
-        f"(3 x {pipe.unet_kernels:,} forward), each with a fixed launch, ramp-up and drain time"
+        f"({eff.TRAINING_KERNELS_PER_FORWARD_KERNEL:g} x {pipe.unet_kernels:,} forward), each with a "
+        "fixed launch, ramp-up and drain time"
     )
 
 
