@@ -7,6 +7,7 @@ import gc
 import os
 import subprocess
 import sys
+import types
 from collections.abc import Iterator
 
 import click
@@ -26,6 +27,24 @@ def collector() -> Iterator[None]:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
         gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def program_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """run() sets the program's environment (PROGRAM_ENVIRONMENT) in this process and may put its
+    stand-in for pydantic's plugin loader in sys.modules: monkeypatch records both as they are
+    (set or not), so the tests after these run with the process's own settings and pydantic's own
+    loader (a delenv or delitem of what is not there records nothing: set first, then remove)."""
+    for name in cli.PROGRAM_ENVIRONMENT:
+        unset = name not in os.environ
+        monkeypatch.setenv(name, os.environ.get(name, ""))
+        if unset:
+            monkeypatch.delenv(name)
+    key = cli._PYDANTIC_PLUGIN_LOADER
+    absent = key not in sys.modules
+    monkeypatch.setitem(sys.modules, key, sys.modules.get(key, types.ModuleType(key)))
+    if absent:
+        monkeypatch.delitem(sys.modules, key)
 
 
 def test_run_pauses_the_collector_until_the_command_is_loaded(
