@@ -12,8 +12,7 @@ import pytest
 from planner.errors import ConfigError
 from planner.workload import parse_workload
 from planner.workload.hf_config import model_from_hf_config
-
-CONFIGS = Path(__file__).parent / "data" / "hf_configs"
+from tests.hf_configs import CONFIGS, edited_config
 
 
 def _bert_layer(hidden: int, ffn: int) -> int:
@@ -91,19 +90,6 @@ def test_a_distilbert_config_names_its_own_keys(tmp_path: Path) -> None:
     assert info.value.hint == "copy n_heads from the model's config.json on Hugging Face"
 
 
-def _edited(tmp_path: Path, name: str, **changes: object) -> Path:
-    """``name``'s config with keys changed (None: left out), written to a file of its own."""
-    config = json.loads((CONFIGS / f"{name}-config.json").read_text())
-    for key, value in changes.items():
-        if value is None:
-            config.pop(key, None)
-        else:
-            config[key] = value
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(config))
-    return path
-
-
 DEBERTA_V3_BASE = 183_831_552
 
 
@@ -114,7 +100,9 @@ def test_a_deberta_config_without_position_buckets_counts_the_relative_span(
     self.position_buckets > 0"), which was refused as "expected a whole number >= 0"; without
     buckets the relative table has 2 x max_relative_positions rows (-1: max_position_embeddings,
     512) instead of 2 x 256."""
-    section = model_from_hf_config(_edited(tmp_path, "deberta-v3-base", position_buckets=-1))
+    section = model_from_hf_config(
+        edited_config(tmp_path, "deberta-v3-base-config.json", position_buckets=-1)
+    )
     assert section["params"] == DEBERTA_V3_BASE - 2 * 256 * 768 + 2 * 512 * 768
 
 
@@ -122,7 +110,9 @@ def test_a_deberta_config_without_position_buckets_counts_the_relative_span(
 def test_a_deberta_config_with_an_odd_pos_att_type_is_named(tmp_path: Path, odd: object) -> None:
     """review: pos_att_type not text or a list was a TypeError traceback ('int' object is not
     iterable)."""
-    path = _edited(tmp_path, "deberta-v3-base", pos_att_type=odd, share_att_key=False)
+    path = edited_config(
+        tmp_path, "deberta-v3-base-config.json", pos_att_type=odd, share_att_key=False
+    )
     with pytest.raises(ConfigError) as info:
         model_from_hf_config(path)
     assert info.value.key_path == "pos_att_type"
@@ -132,9 +122,13 @@ def test_a_deberta_config_takes_its_own_classes_defaults(tmp_path: Path) -> None
     """review: DebertaV2Config's type_vocab_size defaults to 0 (no token-type table), not BERT's 2;
     DebertaV2Embeddings projects narrower embeddings without a bias and normalises at the hidden
     size (embed_proj = nn.Linear(embedding_size, hidden_size, bias=False); LayerNorm(hidden_size))."""
-    no_types = model_from_hf_config(_edited(tmp_path, "deberta-v3-base", type_vocab_size=None))
+    no_types = model_from_hf_config(
+        edited_config(tmp_path, "deberta-v3-base-config.json", type_vocab_size=None)
+    )
     assert no_types["params"] == DEBERTA_V3_BASE
-    narrow = model_from_hf_config(_edited(tmp_path, "deberta-v3-base", embedding_size=512))
+    narrow = model_from_hf_config(
+        edited_config(tmp_path, "deberta-v3-base-config.json", embedding_size=512)
+    )
     embeddings = 768 * 128100 + 2 * 768
     assert narrow["params"] == DEBERTA_V3_BASE - embeddings + 512 * 128100 + 512 * 768 + 2 * 768
 
@@ -142,7 +136,9 @@ def test_a_deberta_config_takes_its_own_classes_defaults(tmp_path: Path) -> None
 def test_an_electra_config_without_embedding_size_takes_electras_128(tmp_path: Path) -> None:
     """review: ElectraConfig's embedding_size defaults to 128, not the hidden size; ElectraEmbeddings
     normalise at the embedding width and project to the hidden size with a bias."""
-    path = _edited(tmp_path, "bert-base-uncased", model_type="electra", embedding_size=None)
+    path = edited_config(
+        tmp_path, "bert-base-uncased-config.json", model_type="electra", embedding_size=None
+    )
     embeddings = 128 * (30522 + 512 + 2) + 2 * 128 + 128 * 768 + 768
     assert model_from_hf_config(path)["params"] == embeddings + 12 * _bert_layer(768, 3072)
 
@@ -151,8 +147,12 @@ def test_a_deberta_convolution_in_groups_holds_a_share_of_the_weights(tmp_path: 
     """review: ConvLayer is nn.Conv1d(hidden, hidden, kernel, groups=conv_groups): each output
     channel sees hidden / groups inputs; conv_groups was not read."""
     whole = model_from_hf_config(CONFIGS / "deberta-v2-xlarge-config.json")["params"]
-    grouped = model_from_hf_config(_edited(tmp_path, "deberta-v2-xlarge", conv_groups=4))
+    grouped = model_from_hf_config(
+        edited_config(tmp_path, "deberta-v2-xlarge-config.json", conv_groups=4)
+    )
     assert grouped["params"] == whole - 3 * 1536 * 1536 + 3 * 1536 * 1536 // 4
     with pytest.raises(ConfigError) as info:
-        model_from_hf_config(_edited(tmp_path, "deberta-v2-xlarge", conv_groups=5))
+        model_from_hf_config(
+            edited_config(tmp_path, "deberta-v2-xlarge-config.json", conv_groups=5)
+        )
     assert info.value.key_path == "conv_groups"

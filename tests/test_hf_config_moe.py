@@ -18,8 +18,7 @@ import planner
 from planner.cli import main
 from planner.errors import ConfigError
 from planner.workload.hf_config import model_from_hf_config
-
-CONFIGS = Path(__file__).resolve().parent / "data" / "hf_configs"
+from tests.hf_configs import CONFIGS, edited_config
 
 
 def _within_published(count: float, published: float, unit: float) -> bool:
@@ -192,19 +191,6 @@ def test_workloads_new_writes_a_moe_config_out_whole(tmp_path: Path) -> None:
     )
 
 
-def _edited(name: str, tmp_path: Path, **changes: Any) -> Path:
-    """A copy of a fixture config with keys changed (None: removed)."""
-    config = json.loads((CONFIGS / name).read_text(encoding="utf-8"))
-    for key, value in changes.items():
-        if value is None:
-            config.pop(key, None)
-        else:
-            config[key] = value
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(config), encoding="utf-8")
-    return path
-
-
 @pytest.mark.parametrize(
     ("name", "changes", "key", "words"),
     [
@@ -254,7 +240,7 @@ def _edited(name: str, tmp_path: Path, **changes: Any) -> Path:
 def test_a_bad_moe_config_is_refused_by_file_and_key_with_a_fix(
     name: str, changes: dict[str, Any], key: str | None, words: str, tmp_path: Path
 ) -> None:
-    path = _edited(name, tmp_path, **changes)
+    path = edited_config(tmp_path, name, **changes)
     with pytest.raises(ConfigError) as raised:
         model_from_hf_config(path)
     error = raised.value
@@ -265,7 +251,7 @@ def test_a_bad_moe_config_is_refused_by_file_and_key_with_a_fix(
 
 
 def test_the_cli_names_the_file_and_key_of_a_bad_moe_config(tmp_path: Path) -> None:
-    path = _edited("mixtral-8x7b-config.json", tmp_path, num_experts_per_tok=12)
+    path = edited_config(tmp_path, "mixtral-8x7b-config.json", num_experts_per_tok=12)
     result = CliRunner().invoke(
         main, ["estimate", "--model", str(path), "--tokens", "50M", "--gpu", "H100"]
     )
