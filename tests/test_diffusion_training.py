@@ -1,6 +1,7 @@
-"""Training a latent-diffusion UNet: its attention scores at the fused attention kernel's rate and
-the fixed time of the kernels every micro-batch launches (planner/workload/training.py
-_other_shape, strategy.kernel_floor_seconds)."""
+"""Training a latent-diffusion UNet: its attention scores at the fused attention kernel's rate, its
+convolutions and linear layers at their own matmul shapes, and the fixed time of the kernels every
+micro-batch launches (planner/workload/training.py _other_shape, models.unet_matmuls,
+strategy.kernel_floor_seconds)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from planner.workload import efficiency as eff
 from planner.workload import parse_workload
 from planner.workload import strategy as st
 from planner.workload.estimator import estimate
-from planner.workload.models import DIFFUSION_PIPELINES, diffusion_pipeline, unet_attention_share
+from planner.workload.models import (
+    DIFFUSION_PIPELINES,
+    UNetShape,
+    diffusion_pipeline,
+    unet_attention_share,
+    unet_bytes_per_flop,
+    unet_matmuls,
+)
 from planner.workload.parallel import Links
 from planner.workload.training import train_facts
 
@@ -110,6 +118,7 @@ def test_the_estimate_says_how_it_timed_the_unet() -> None:
     line = next(a for a in est.assumptions if a.startswith("diffusion UNet"))
     assert "stable-diffusion's layer table (a latent-diffusion model without its own)" in line
     assert "attention scores 15% of its FLOPs" in line and "2,700 kernels a micro-batch" in line
+    assert "its 210 convolutions and linear layers at their own matmul shapes" in line
 
 
 def test_without_a_fused_kernel_the_estimate_says_the_scores_run_at_the_matmul_rate() -> None:
@@ -122,3 +131,103 @@ def test_without_a_fused_kernel_the_estimate_says_the_scores_run_at_the_matmul_r
     assert "fused attention kernel" not in line
     assert "at the matmul rate, FlashAttention off (GPU older than Ampere);" in line
     assert eff.attention_time_factor(v100, "cudnn", causal=False, flash=False) == 1.0
+
+
+def test_a_small_unet_enumerates_the_layers_diffusers_builds() -> None:
+    # two blocks (2 then 4 channels, the second with one transformer block), one ResNet per down
+    # block, a 4x4 latent of 1 channel, 3 text tokens of width 5, feed-forward x 2; by hand:
+    unet = UNetShape(
+        4,
+        (2, 4),
+        (0, 1),
+        1,
+        5,
+        text_tokens=3,
+        layers_per_block=1,
+        latent_channels=1,
+        feed_forward_mult=2,
+    )
+
+    def block(tokens: int, c: int) -> list[tuple[int, int, int]]:
+        return [
+            (tokens, c, c),
+            (tokens, c, 3 * c),
+            (tokens, c, c),
+            (tokens, c, c),
+            (3, 5, 2 * c),
+            (tokens, c, c),
+            (tokens, c, 4 * c),
+            (tokens, 2 * c, c),
+            (tokens, c, c),
+        ]
+
+    expected = [
+        (16, 1 * 9, 2),  # conv_in
+        (16, 2 * 9, 2),
+        (16, 2 * 9, 2),  # down 0: ResNet 2 -> 2
+        (4, 2 * 9, 2),  # downsample to 2x2
+        (4, 2 * 9, 4),
+        (4, 4 * 9, 4),
+        (4, 2, 4),  # down 1: ResNet 2 -> 4 with its shortcut
+        *block(4, 4),
+        (4, 4 * 9, 4),
+        (4, 4 * 9, 4),
+        *block(4, 4),
+        (4, 4 * 9, 4),
+        (4, 4 * 9, 4),  # middle
+        # up 0 (4 channels): skips 4 (down 1's ResNet) then 2 (the downsample)
+        (4, 8 * 9, 4),
+        (4, 4 * 9, 4),
+        (4, 8, 4),
+        *block(4, 4),
+        (4, 6 * 9, 4),
+        (4, 4 * 9, 4),
+        (4, 6, 4),
+        *block(4, 4),
+        (16, 4 * 9, 4),  # upsample conv at 4x4
+        # up 1 (2 channels): skips 2 (down 0's ResNet) then 2 (conv_in)
+        (16, 6 * 9, 2),
+        (16, 2 * 9, 2),
+        (16, 6, 2),
+        (16, 4 * 9, 2),
+        (16, 2 * 9, 2),
+        (16, 4, 2),
+        (16, 2 * 9, 1),  # conv_out
+    ]
+    assert list(unet_matmuls(unet)) == expected
+
+
+def test_sd15s_enumerated_unet_is_bk_sdms_339_gmacs() -> None:
+    matmuls = unet_matmuls(DIFFUSION_PIPELINES["stable-diffusion"].unet)
+    assert len(matmuls) == 210
+    assert matmuls[0] == (64 * 64, 4 * 9, 320) and matmuls[1] == (64 * 64, 320 * 9, 320)
+    assert sum(m * k * n for m, k, n in matmuls) == pytest.approx(339e9, rel=0.002)
+    # its table's linear FLOPs are those MACs doubled; SD 2's at 96x96 latents, 2.25 times
+    sd2 = unet_matmuls(DIFFUSION_PIPELINES["stable-diffusion-2"].unet)
+    assert 2 * sum(m * k * n for m, k, n in sd2) == pytest.approx(0.678e12 * 2.25, rel=0.01)
+
+
+def test_the_unets_matmuls_run_at_their_shapes_share_of_the_peak() -> None:
+    matmuls = unet_matmuls(DIFFUSION_PIPELINES["stable-diffusion"].unet)
+    b = 32
+    flops = sum(m * k * n for m, k, n in matmuls)
+    x = sum(m * k * n * (1 / (b * m) + 1 / k + 1 / n) / 3 for m, k, n in matmuls) / flops
+    assert unet_bytes_per_flop("stable-diffusion", b) == pytest.approx(x)
+    # fewer images a micro-batch: thinner M, more bytes per FLOP
+    assert unet_bytes_per_flop("stable-diffusion", 2) > x
+    # on an H100 SXM (989.4 TFLOPS over 3,350 GB/s, calibrated there at 0.52 on hidden 4,096 and
+    # 8,192 tokens): 1 / (1 / 0.52 - 295.3 x x_ref + 295.3 x x), the nemo stack at 1.0
+    opb = 989.4e12 / 3350e9
+    h, t = 4096, 8192
+    x_ref = (1 / t + 1 / h + 4 * h / (12 * h * h)) / 3
+    expected = 1 / (1 / 0.52 - opb * x_ref + opb * x)
+    assert 0.46 < expected < 0.49
+    f = train_facts(_unet(micro_batch=b))
+    assert f.unet_pipeline == "stable-diffusion"
+    s = st._setup(f, H100, 1, ONE_GPU, True)
+    assert st._matmul_efficiency(f, s, 1, b, f.model_flops_per_seq) == pytest.approx(expected)
+    # a CNN keeps the family's calibrated fraction
+    cnn = train_facts(_unet("cnn", micro_batch=b))
+    assert cnn.unet_pipeline == ""
+    s_cnn = st._setup(cnn, H100, 1, ONE_GPU, True)
+    assert st._matmul_efficiency(cnn, s_cnn, 1, b, 1.0) == pytest.approx(0.52)

@@ -542,6 +542,24 @@ def get_preset(name: str) -> ModelPreset | None:
 
 
 @dataclass(frozen=True)
+class UNetShape:
+    """A latent-diffusion UNet's layout, as diffusers' ``UNet2DConditionModel`` config gives it:
+    the latent's side at the pipeline's resolution, each down block's output channels and the
+    transformer blocks it holds after each ResNet (0: none; the up blocks mirror them), the middle
+    block's transformer blocks, and the text encoder's width and tokens the cross-attention reads."""
+
+    latent_side: int
+    block_channels: tuple[int, ...]
+    transformer_depth: tuple[int, ...]
+    mid_transformer_depth: int
+    cross_attention_dim: int
+    text_tokens: int = 77
+    layers_per_block: int = 2
+    latent_channels: int = 4
+    feed_forward_mult: int = 4
+
+
+@dataclass(frozen=True)
 class DiffusionPipeline:
     """A latent diffusion pipeline's parts, FLOPs at its native resolution (FLOPs = 2 x MACs)."""
 
@@ -556,6 +574,7 @@ class DiffusionPipeline:
     unet_kernels: int  # kernels of one UNet forward in eager PyTorch
     default_steps: int
     source: str
+    unet: UNetShape
 
 
 # SD 1.5 UNet: 339 GMACs without the attention-score matmuls (Kim et al. 2023, BK-SDM, Table 1,
@@ -572,6 +591,15 @@ class DiffusionPipeline:
 # (2 x 4096^2 x 640 x 10 + 2 x 1024^2 x 1280 x 60 = 376 GMACs).  Podell et al. 2023: 2.6B UNet,
 # CLIP ViT-L + OpenCLIP ViT-bigG text encoders (123M + 695M); VAE decoder x 4 of 512 px.
 # Kernels of an eager UNet forward (D): ~10 per resnet block, ~40 per transformer block.
+# The UNets' layouts (UNetShape), from each model's diffusers ``unet/config.json``: SD 1.5
+# (runwayml/stable-diffusion-v1-5) block_out_channels [320, 640, 1280, 1280], layers_per_block 2,
+# CrossAttnDownBlock2D x 3 then DownBlock2D (one transformer block each), cross_attention_dim 768,
+# sample_size 64; SD 2 (stabilityai/stable-diffusion-2) the same blocks with cross_attention_dim
+# 1,024 and sample_size 96; SDXL (stabilityai/stable-diffusion-xl-base-1.0) block_out_channels
+# [320, 640, 1280], DownBlock2D then CrossAttnDownBlock2D x 2 with transformer_layers_per_block
+# [1, 2, 10] (the first block has none to hold), cross_attention_dim 2,048, sample_size 128.
+# Enumerated by :func:`unet_matmuls`, SD 1.5's UNet is 338.6 GMACs outside the attention scores,
+# BK-SDM's 339 (Table 1); SDXL's 2.99 TMACs against the 2.78 derived above.
 DIFFUSION_PIPELINES: dict[str, DiffusionPipeline] = {
     "stable-diffusion": DiffusionPipeline(
         "stable-diffusion",
@@ -585,6 +613,7 @@ DIFFUSION_PIPELINES: dict[str, DiffusionPipeline] = {
         unet_kernels=900,
         default_steps=50,
         source="BK-SDM (Kim et al. 2023) Table 1; onnx-tool SD 1.4 profile; Rombach et al. 2022",
+        unet=UNetShape(64, (320, 640, 1280, 1280), (1, 1, 1, 0), 1, 768),
     ),
     "stable-diffusion-2": DiffusionPipeline(
         "stable-diffusion-2",
@@ -598,6 +627,7 @@ DIFFUSION_PIPELINES: dict[str, DiffusionPipeline] = {
         unet_kernels=900,
         default_steps=50,
         source="SD 1.5 figures scaled to 96x96 latents (D); stabilityai/stable-diffusion-2 card",
+        unet=UNetShape(96, (320, 640, 1280, 1280), (1, 1, 1, 0), 1, 1024),
     ),
     "stable-diffusion-xl": DiffusionPipeline(
         "stable-diffusion-xl",
@@ -611,6 +641,7 @@ DIFFUSION_PIPELINES: dict[str, DiffusionPipeline] = {
         unet_kernels=3000,
         default_steps=30,
         source="Podell et al. 2023 (SDXL); diffusers SDXL UNet config; FLOPs derived",
+        unet=UNetShape(128, (320, 640, 1280), (0, 2, 10), 10, 2048),
     ),
 }
 
@@ -624,6 +655,88 @@ DEFAULT_DIFFUSION_PIPELINE = "stable-diffusion"
 def diffusion_pipeline(preset: str | None) -> DiffusionPipeline:
     """The pipeline of a diffusion model preset, else :data:`DEFAULT_DIFFUSION_PIPELINE`'s."""
     return DIFFUSION_PIPELINES.get(preset or "", DIFFUSION_PIPELINES[DEFAULT_DIFFUSION_PIPELINE])
+
+
+def unet_matmuls(unet: UNetShape) -> tuple[tuple[int, int, int], ...]:
+    """The UNet's convolutions and linear layers as GEMMs ``(M per image, K, N)``, as the fused
+    implicit-GEMM kernels run them: a ``k x k`` convolution from ``c_in`` to ``c_out`` channels at
+    an ``r x r`` map is ``M = r^2`` output positions, ``K = c_in k^2``, ``N = c_out``; a linear layer
+    of a transformer block over the map's ``r^2`` tokens (its text keys and values over the prompt's
+    tokens) is ``M`` tokens, ``K`` in, ``N`` out features.  The layout is diffusers'
+    ``UNet2DConditionModel``: ``conv_in``; per down block ``layers_per_block`` ResNets (two 3x3
+    convolutions, a 1x1 shortcut where the channels change), each followed by its transformer
+    blocks, then a stride-2 3x3 downsampling convolution (not after the last); the middle block's
+    ResNet, transformer and ResNet; per up block one ResNet more than down, each reading the
+    previous output concatenated with the matching skip, then a 3x3 convolution after nearest
+    upsampling (not after the last); ``conv_out``.  A transformer block's ``proj_in`` and
+    ``proj_out`` (``c x c``) wrap its layers: self-attention's fused Q, K and V (``c x 3c``) and
+    output (``c x c``), cross-attention's query and output (``c x c``) and its text keys and values
+    (``d x 2c`` over the text tokens), and the GEGLU feed-forward (``c x 2fc``, ``fc x c``).  The
+    time embedding's few small matmuls are left out."""
+    out: list[tuple[int, int, int]] = []
+
+    def conv(side: int, c_in: int, c_out: int, k: int = 3) -> None:
+        out.append((side * side, c_in * k * k, c_out))
+
+    def resnet(side: int, c_in: int, c_out: int) -> None:
+        conv(side, c_in, c_out)
+        conv(side, c_out, c_out)
+        if c_in != c_out:
+            conv(side, c_in, c_out, 1)
+
+    def transformer(side: int, c: int, depth: int) -> None:
+        tokens, ff = side * side, unet.feed_forward_mult * c
+        out.append((tokens, c, c))
+        for _ in range(depth):
+            out.extend(((tokens, c, 3 * c), (tokens, c, c), (tokens, c, c)))
+            out.extend(((unet.text_tokens, unet.cross_attention_dim, 2 * c), (tokens, c, c)))
+            out.extend(((tokens, c, 2 * ff), (tokens, ff, c)))
+        out.append((tokens, c, c))
+
+    side, blocks = unet.latent_side, unet.block_channels
+    conv(side, unet.latent_channels, blocks[0])
+    skips, prev = [blocks[0]], blocks[0]
+    for i, c in enumerate(blocks):
+        for _ in range(unet.layers_per_block):
+            resnet(side, prev, c)
+            prev = c
+            if unet.transformer_depth[i]:
+                transformer(side, c, unet.transformer_depth[i])
+            skips.append(c)
+        if i < len(blocks) - 1:
+            side //= 2
+            conv(side, c, c)
+            skips.append(c)
+    resnet(side, prev, prev)
+    transformer(side, prev, unet.mid_transformer_depth)
+    resnet(side, prev, prev)
+    for i, c in enumerate(reversed(blocks)):
+        depth = unet.transformer_depth[len(blocks) - 1 - i]
+        for _ in range(unet.layers_per_block + 1):
+            resnet(side, prev + skips.pop(), c)
+            prev = c
+            if depth:
+                transformer(side, c, depth)
+        if i < len(blocks) - 1:
+            side *= 2
+            conv(side, c, c)
+    conv(side, blocks[0], unet.latent_channels)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=256)
+def unet_bytes_per_flop(pipeline: str, micro_batch: int) -> float:
+    """Result bytes the UNet's training GEMMs (:func:`unet_matmuls`, ``M`` times the micro-batch's
+    images) write per FLOP, weighted by their FLOPs: each GEMM's forward, input-gradient and
+    weight-gradient products write ``M x N``, ``M x K`` and ``K x N`` 16-bit values, ``(1/M + 1/K +
+    1/N) / 3`` bytes a FLOP (:func:`planner.workload.efficiency.layer_bytes_per_flop`'s model,
+    applied layer by layer).  SD 1.5 at 64 images: 7.3e-4, five times a 7B transformer's 1.5e-4,
+    for its 320- and 640-channel convolutions."""
+    matmuls = unet_matmuls(diffusion_pipeline(pipeline).unet)
+    b = max(1, micro_batch)
+    flops = sum(m * k * n for m, k, n in matmuls)
+    written = sum(m * k * n * (1.0 / (b * m) + 1.0 / k + 1.0 / n) for m, k, n in matmuls)
+    return written / flops / 3.0
 
 
 def unet_attention_share(pipe: DiffusionPipeline) -> float:

@@ -61,6 +61,7 @@ from planner.workload.memory import (
     paged_spill_bytes,
     recompute_peak_bytes,
 )
+from planner.workload.models import unet_bytes_per_flop
 from planner.workload.parallel import (
     Links,
     busiest_stage,
@@ -216,6 +217,10 @@ class TrainFacts:
     # training._other_shape); 0: not charged, as for transformers and CNNs, whose calibrated matmul
     # fractions hold their per-kernel costs at the sizes they were set on
     kernels_per_micro_batch: float = 0.0
+    # a diffusion UNet's pipeline (models.DIFFUSION_PIPELINES), whose layer table times its
+    # convolutions and linear layers at their own shapes (models.unet_bytes_per_flop); "" for
+    # every other model without layers, timed at the family's calibrated fraction
+    unet_pipeline: str = ""
     # host seconds an eager stack takes to dispatch one transformer layer of a micro-batch
     # (eager_host_seconds): the stack's per-layer figure for this layer's kind and adapters; 0 for
     # a fused or compiled stack
@@ -1161,7 +1166,11 @@ def _matmul_efficiency(
     ``head_flops`` of its ``stage_flops`` are the head's, all of the model's head when not given);
     a mixture of experts' routed experts at their own shape over ``ep`` expert-parallel ranks
     (:func:`~planner.workload.efficiency.expert_shape`); a GPU's own ``seq/cp`` tokens of each
-    sequence under context parallelism."""
+    sequence under context parallelism; a diffusion UNet's convolutions and linear layers at theirs
+    (:func:`~planner.workload.models.unet_bytes_per_flop`, ``b`` images)."""
+    if f.unet_pipeline:
+        x = unet_bytes_per_flop(f.unet_pipeline, b)
+        return s.stack / max(s.inverse_at_zero + s.ops_per_byte * x, 1.0)
     if not s.shaped:
         return s.flat_efficiency
     tokens = b * f.seq // cp

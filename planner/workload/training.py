@@ -37,6 +37,7 @@ from planner.workload.models import (
     DIFFUSION_PIPELINES,
     diffusion_pipeline,
     unet_attention_share,
+    unet_matmuls,
 )
 from planner.workload.parallel import Links
 from planner.workload.spec import Kind, WorkloadSpec, workload_framework
@@ -125,6 +126,8 @@ class _Shape:
     # kernels one micro-batch launches whatever its size, where the model's layer table gives them
     # (a diffusion UNet); each pays the GPU's kernel floor (0: not charged)
     kernels_per_micro_batch: float = 0.0
+    # a diffusion UNet's pipeline, whose layer table shapes its matmuls ("" otherwise)
+    unet_pipeline: str = ""
 
 
 def _fp32_norms_counted(spec: WorkloadSpec) -> bool:
@@ -361,11 +364,12 @@ def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
             forward=fwd * stored_values * width, backward=bwd * stored_values * width
         )
     )
-    attention, kernels = 0.0, 0.0
+    attention, kernels, unet = 0.0, 0.0, ""
     if m.arch == "diffusion":
         pipe = diffusion_pipeline(m.preset)
         attention = unet_attention_share(pipe) * fps
         kernels = eff.TRAINING_KERNELS_PER_FORWARD_KERNEL * pipe.unet_kernels
+        unet = pipe.name
     return _Shape(
         layers=1,
         hidden=1,
@@ -386,6 +390,7 @@ def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
         causal=False,
         eager_traffic=eager,
         kernels_per_micro_batch=kernels,
+        unet_pipeline=unet,
     )
 
 
@@ -520,6 +525,7 @@ def _compute_train_facts(
         autocast_score_per_seq_layer=shape.autocast_score_per_seq_layer if autocast else 0.0,
         eager_traffic=shape.eager_traffic,
         kernels_per_micro_batch=shape.kernels_per_micro_batch,
+        unet_pipeline=shape.unet_pipeline,
         quantised_params=_quantised_params(spec, params, shape) if meth == "qlora" else 0.0,
         loader_s_per_sample=limit.capped_seconds_per_image if limit is not None else 0.0,
     )
@@ -660,6 +666,8 @@ def _diffusion_assumption(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> str
         f"diffusion UNet timed with {pipe.name}'s layer table"
         + ("" if own else " (a latent-diffusion model without its own)")
         + f": attention scores {unet_attention_share(pipe):.0%} of its FLOPs, at {rate}; "
+        f"its {len(unet_matmuls(pipe.unet))} convolutions and linear layers at their own matmul "
+        "shapes; "
         f"{f.kernels_per_micro_batch:,.0f} kernels a micro-batch "
         f"({eff.TRAINING_KERNELS_PER_FORWARD_KERNEL:g} x {pipe.unet_kernels:,} forward), each with a "
         "fixed launch, ramp-up and drain time"
@@ -999,7 +1007,7 @@ def _compute_efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
         f"physics model: {gpu.name} matmuls at {_peak_text(gpu, f)} "
         "(GPU-generation default calibrated on published runs: MosaicML llm-foundry "
         "benchmarks, Narayanan et al. 2021, Korthikanti et al. 2022"
-        f"{', adjusted for the matmul shapes' if f.transformer else ''}), plus activation "
+        f"{', adjusted for the matmul shapes' if f.transformer or f.unet_pipeline else ''}), plus activation "
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
     ) + _attention_text(gpu, f, flash)
