@@ -50,6 +50,10 @@ class GpuSpec:
     # give 1/16 of it to the check bits (gpus.yaml); None: memory_gib
     ecc_usable_memory_gib: float | None = None
     vendor: str = "nvidia"  # nvidia or amd: the software stack (CUDA or ROCm) the GPU runs
+    # fp32_tflops counts a second FP32 datapath that also runs the SM's INT32 work (Ampere GA10x,
+    # Ada, consumer Blackwell; gpus.yaml), whose doubled peak a CUDA-core SGEMM keeps less busy
+    # (planner.workload.efficiency.SHARED_DATAPATH_SGEMM_SHARE)
+    fp32_shares_int32: bool = False
 
     @property
     def direct_link(self) -> bool:
@@ -443,6 +447,7 @@ def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:
             fp8=bool(raw.get("fp8", False)),
             fp4=bool(raw.get("fp4", False)),
             vendor=str(raw.get("vendor", "nvidia")),
+            fp32_shares_int32=bool(raw.get("fp32_shares_int32", False)),
             ecc_usable_memory_gib=(
                 None
                 if raw.get("ecc_usable_memory_gib") is None

@@ -390,8 +390,14 @@ def test_bf16_is_refused_before_ampere_with_the_precision_that_pays(name: str) -
     est = estimate(fixed, gpu, 1)  # the fix works there
     assert est.fits and math.isfinite(est.wall_hours) and est.wall_hours > 0
     if fix == "fp32":
+        # the CUDA cores run fp32 and fp16 matmuls at one rate there (no tensor cores, no packed
+        # fp16): fp32 gives up only the activation bytes autocast halves, a few per cent of the
+        # job, and spares the loss scaling
+        peak32, share32 = eff.precision_peak(gpu, "fp32")
+        peak16, share16 = eff.precision_peak(gpu, "fp16")
+        assert peak32 * share32 == pytest.approx(peak16 * share16)
         fp16 = planner.with_training(load_workload("gpt2-finetune"), precision="fp16")
-        assert est.wall_hours < estimate(fp16, gpu, 1).wall_hours
+        assert est.wall_hours < 1.05 * estimate(fp16, gpu, 1).wall_hours
 
 
 @pytest.mark.parametrize("name", ["RTX3070", "RTX3080-12GB", "A2", "RTXA4500", "MI210"])

@@ -453,15 +453,34 @@ NVME_SOURCE = (
 
 
 # -- precision ------------------------------------------------------------------------------------
-# fp32 matmuls run on the CUDA cores (PyTorch has not used TF32 for fp32 matmuls by default since
-# 1.12: torch.backends.cuda.matmul.allow_tf32 = False).  A CUDA-core SGEMM is easier to keep busy
-# than a tensor-core GEMM (less data per FLOP to stage), so it sustains a larger share of its own,
-# lower peak: the family's tensor fraction x 1.6, at most 0.85 (U; cuBLAS SGEMM reaches ~90% of
-# peak on large squares).  Checked, not fitted, against NVIDIA's BERT-large SQuAD fine-tuning on
-# one V100 32GB (DeepLearningExamples TensorFlow BERT README, 2019): 7.56 sentences/s in FP32
-# against 24.29 in FP16, 3.21x.
-FP32_FRACTION_RATIO = 1.6
-FP32_MAX_FRACTION = 0.85
+# fp32 and tf32 matmuls run on units slower than the 16-bit tensor cores each family's fraction was
+# calibrated on.  fp32 runs on the CUDA cores (PyTorch has not used TF32 for fp32 matmuls by
+# default since 1.12: torch.backends.cuda.matmul.allow_tf32 = False); tf32, where PyTorch allows it
+# (allow_tf32, or torch.set_float32_matmul_precision("high")), runs cuBLAS's TF32 tensor-core
+# kernels at half the 16-bit rate -- never the CUDA cores, even where the two peaks are equal
+# (GeForce Ampere: 35.6 and 35.5 TFLOPS on the RTX 3090).
+#
+# The calibrated fraction f0 of the 16-bit peak P0 holds two parts: the GEMMs' own share of the
+# peak, g0 = TENSOR_GEMM_SHARE (torchao's pct_achievable_gemm_tops, below), and the rest of a
+# training step's matmul time, 1/f0 - 1/g0 in units of 1/P0: launch gaps, epilogues and what the
+# stack runs between the kernels, none of it on the matmul unit, so none of it slower on a slower
+# unit.  On a unit of peak P whose GEMMs reach a share g of it a FLOP then takes
+# 1/(P g) + (1/f0 - 1/g0)/P0: a share f = 1 / (1/g + (1/f0 - 1/g0) P/P0) of P
+# (:func:`slower_unit_fraction`).  g is TENSOR_GEMM_SHARE for TF32 tensor cores;
+# for a CUDA-core SGEMM it is SHARED_DATAPATH_SGEMM_SHARE on the parts whose FP32 peak counts a
+# datapath shared with INT32 (gpus.yaml fp32_shares_int32: Ampere GA10x, Ada, consumer Blackwell),
+# and TENSOR_GEMM_SHARE on the others (U: an SGEMM on FP32 lanes of their own reaching what a
+# tensor-core GEMM does).
+# Checks, not fits: the same GPT-2-class model on one RTX 3090 ran 12,599 tokens/s in fp32, 15,402
+# with TF32 and 19,921 with AMP fp16 (held-out rows H240-H242; the estimate had fp32 and TF32 equal
+# when it let tf32 take the CUDA cores at a V100-derived 0.83); NVIDIA's BERT-large SQuAD
+# fine-tuning on one V100 32GB ran 7.56 sentences/s in FP32 against 24.29 in FP16, 3.21x
+# (DeepLearningExamples TensorFlow BERT README, 2019; H15a/H15b).
+TENSOR_GEMM_SHARE = 0.78
+# cuBLAS's SGEMM of 4,096 x 4,096 matrices on an RTX A6000 (GA102): 23,249.6 GFLOPS (Simon Boehm,
+# "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", 2022) of its
+# 38.7 TFLOPS FP32 peak (NVIDIA RTX A6000 datasheet): 0.601.
+SHARED_DATAPATH_SGEMM_SHARE = 23.2496 / 38.7
 # fp8 recipes (Transformer Engine, torchao float8) run the linear layers' matmuls in fp8 and keep
 # attention and the output layer in bf16.  The fp8 tensor cores run at twice the dense 16-bit rate
 # on Hopper, Ada and Blackwell (H100 SXM 1,979 against 989 TFLOPS, B200 4.5 against 2.25 PFLOPS,
@@ -475,26 +494,33 @@ FP32_MAX_FRACTION = 0.85
 FP8_TENSOR_RATE = 2.0
 
 
+def slower_unit_fraction(gpu: GpuSpec, peak_flops: float, gemm_share: float) -> float:
+    """Share of ``peak_flops`` training matmuls of the reference shape sustain on a unit slower than
+    ``gpu``'s 16-bit tensor cores, whose GEMMs reach ``gemm_share`` of it: the family's calibrated
+    time per FLOP less its GEMMs' own (at :data:`TENSOR_GEMM_SHARE`) is kept in seconds, since it
+    does not run on the matmul unit (the header above)."""
+    rest = max(1.0 / gemm_fraction(gpu) - 1.0 / TENSOR_GEMM_SHARE, 0.0)
+    return 1.0 / (1.0 / gemm_share + rest * peak_flops / gpu.peak_flops)
+
+
 def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> tuple[float, float]:
     """(peak FLOP/s, share of it training matmuls of the reference shape sustain) for ``precision``.
 
-    fp32 runs on the CUDA cores (see :data:`FP32_FRACTION_RATIO`); tf32 on tensor cores at half
-    the 16-bit rate, or on the CUDA cores where those are as fast (GeForce: the same peak); fp8
-    runs ``linear_share`` of the FLOPs (the linear layers) at :data:`FP8_TENSOR_RATE` times the
-    16-bit rate and the rest at it, folded into one effective peak (the casts are charged as
-    memory traffic, :func:`fp8_cast_bytes_per_flop`); 16-bit recipes run at the dense
-    tensor peak.  Tensor paths keep the family's :func:`gemm_fraction`.
+    fp32 runs on the CUDA cores, tf32 on the tensor cores at half the 16-bit rate, each at
+    :func:`slower_unit_fraction` of its peak; fp8 runs ``linear_share`` of the FLOPs (the linear
+    layers) at :data:`FP8_TENSOR_RATE` times the 16-bit rate and the rest at it, folded into one
+    effective peak (the casts are charged as memory traffic, :func:`fp8_cast_bytes_per_flop`);
+    16-bit recipes run at the dense tensor peak.  fp8 and 16-bit keep the family's
+    :func:`gemm_fraction`.
     """
     tensor = gemm_fraction(gpu)
-    cuda_cores = (
-        gpu.matmul_peak_flops("fp32"),
-        min(FP32_MAX_FRACTION, tensor * FP32_FRACTION_RATIO),
-    )
     if precision == "fp32":
-        return cuda_cores
+        peak = gpu.matmul_peak_flops("fp32")
+        share = SHARED_DATAPATH_SGEMM_SHARE if gpu.fp32_shares_int32 else TENSOR_GEMM_SHARE
+        return peak, slower_unit_fraction(gpu, peak, share)
     if precision == "tf32":
-        tf32 = (gpu.matmul_peak_flops("tf32"), tensor)
-        return max(tf32, cuda_cores, key=lambda p: p[0] * p[1])
+        peak = gpu.matmul_peak_flops("tf32")
+        return peak, slower_unit_fraction(gpu, peak, TENSOR_GEMM_SHARE)
     if precision == "fp8":
         share = min(max(linear_share, 0.0), 1.0)
         speedup = 1.0 / (1.0 - share + share / FP8_TENSOR_RATE)
