@@ -313,6 +313,21 @@ def test_sglang_and_tgi_pay_a_layers_kernel_time_as_vllm_does() -> None:
         assert r.step_seconds(1, 600) - none.step_seconds(1, 600) == pytest.approx(32 * 0.05e-3)
 
 
+def test_a_tensorrt_llm_light_load_token_pays_each_layers_kernels() -> None:
+    # Llama 3.1 8B in BF16 on one H100 at batch 1 (TensorRT-LLM's Triton table, 2 requests/s:
+    # mean ITL 8 ms): 8.03e9 - 0.525e9 embedding-table weights x 2 bytes + 256 tokens of 131,072-
+    # byte KV cache at 85% of 3,350 GB/s = 5.285 ms, + 32 layers x 0.05 ms = 1.6 ms of kernel time,
+    # + the 0.5 ms step = 7.385 ms (5.785 ms without the layers' kernel time)
+    lookup = 128_256 * 4_096
+    llama3 = ModelShape(
+        params=8.03e9, layers=32, hidden=4096, heads=32, kv_heads=8, lookup_params=lookup
+    )
+    r = _replica(llama3, gpu="H100", stack="tensorrt-llm")
+    read = (8.03e9 - lookup) * 2 + 2 * 32 * 8 * 128 * 2 * 256
+    assert read / (3350e9 * 0.85) == pytest.approx(5.285e-3, rel=1e-3)
+    assert r.step_seconds(1, 256) == pytest.approx(5.285e-3 + 32 * 0.05e-3 + 0.5e-3, rel=1e-3)
+
+
 def test_attention_runs_at_the_16_bit_rate_under_fp8_weights() -> None:
     """A 2,048-token prompt of Llama 2 7B with fp8 weights on an H100: the weight matmuls at the
     fp8 peak (1,979 TFLOPS dense), attention's QK^T and PV at the 16-bit one (989.4): TensorRT-LLM's

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from planner.cli import main
 from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
+from planner.workload import efficiency as eff
 from planner.workload import estimate, parse_workload
 from planner.workload.estimate_types import default_topology
 from planner.workload.parallel import Links
@@ -83,6 +84,39 @@ def test_fp4_matmuls_run_on_fp4_tensor_cores_only_where_the_gpu_has_them(
     gpu: str, precision: str, tflops: float
 ) -> None:
     assert _replica(gpu, precision).compute_peak_flops == pytest.approx(tflops * 1e12)
+
+
+def test_nvfp4_matmuls_on_a_b200_reach_the_measured_share_of_what_fp8_reaches() -> None:
+    # vLLM's SM100 CUTLASS benchmarks at N 6,144, K 4,096, M 16,384: NVFP4 3,904 TFLOP/s against
+    # its run's BF16 1,360, fp8 2,545 against its run's BF16 1,513; each over its ideal 4x / 2x:
+    # (3,904 / 1,360 / 4) / (2,545 / 1,513 / 2) = 0.71765 / 0.84104 = 0.8533
+    assert eff.fp4_gemm_share(resolve_gpu("B200")) == pytest.approx(0.8533, abs=1e-4)
+    # the 70B shape's forward fraction at the fp4 peak, by hand: 1 / (1 / 0.52 - 281.25 x
+    # (1/4096 + 1/12288 + 1/8192) / 3 + 9e15 / 8e12 x (1/8192 + 4 x 8192 / 875e6) / 2)
+    # = 1 / (1.92308 - 0.04196 + 0.08973) = 0.50740, x 0.8533 = 0.43295
+    assert _replica("B200", "fp4", "tensorrt-llm").matmul_fraction == pytest.approx(
+        0.43295, rel=1e-4
+    )
+
+
+@pytest.mark.parametrize(
+    ("gpu", "precision"),
+    [
+        ("RTX-PRO-6000", "fp4"),  # SM120: no measurement, the fp8 share
+        ("B200", "mxfp4"),  # MXFP4 x MXFP8 runs on the fp8 tensor cores
+        ("H100", "fp4"),  # weight-only, 16-bit matmuls
+    ],
+)
+def test_only_nvfp4_on_measured_fp4_tensor_cores_takes_the_lower_share(
+    gpu: str, precision: str
+) -> None:
+    r = _replica(gpu, precision)
+    unscaled = eff.forward_matmul_fraction(
+        r.gpu,
+        eff.forward_bytes_per_flop(8192, 1, 70e9 / 80),
+        r.compute_peak_flops,
+    )
+    assert r.matmul_fraction == pytest.approx(unscaled)
 
 
 def _fp4_workload(precision: str = "fp4") -> dict[str, object]:

@@ -492,6 +492,26 @@ SHARED_DATAPATH_SGEMM_SHARE = 23.2496 / 38.7
 # (FP8_CAST_BYTES_PER_ELEMENT, by the stack's scaling recipe), charged at the memory bandwidth, and
 # the result writes stay 16-bit.
 FP8_TENSOR_RATE = 2.0
+# Block-scaled NVFP4 matmuls (e2m1 values, an e4m3 scale per 16; W4A4 on Blackwell's fp4 tensor
+# cores) do not reach the share of their peak that fp8 ones reach: each 16-value block brings a
+# scale factor to stage beside its operands, at twice the operand rate.  vLLM's CUTLASS kernel
+# benchmarks on SM100 (B200) give, at Llama 3.1 8B's N = 6,144, K = 4,096 and M = 16,384, NVFP4
+# 3,904 TFLOP/s against the same run's BF16 1,360 (benchmarks/kernels/bench_nvfp4_gemm.py,
+# "nvfp4-noquant", vllm-project/vllm PR #20578 and #20646, 2025-07), and fp8 2,545 against its own
+# run's BF16 1,513 (bench_fp8_gemm.py, "fp8-tensor-w-tensor-a-noquant", PR #19566, 2025-06).  Each
+# over its run's BF16 (clocks and power held alike) and over its ideal speed-up (4x and 2x the 16-bit
+# rate): NVFP4 reaches 2.87 / 4 = 0.718 of the BF16 share, fp8 1.68 / 2 = 0.842, so NVFP4 0.853 of
+# what fp8 reaches.  Only SM100 (the B200 family) is measured; the RTX PRO 6000's SM120 runs other
+# (warp-level MMA) kernels and keeps the fp8 share (U).
+FP4_GEMM_SHARE_OF_FP8: dict[str, float] = {
+    "B200": (3904.0 / 1360.0 / 4.0) / (2545.0 / 1513.0 / 2.0)
+}
+
+
+def fp4_gemm_share(gpu: GpuSpec) -> float:
+    """Share of the fp8 matmul fraction that NVFP4 (W4A4) matmuls reach on ``gpu``'s fp4 tensor
+    cores (:data:`FP4_GEMM_SHARE_OF_FP8`; 1 where the family has no measurement)."""
+    return FP4_GEMM_SHARE_OF_FP8.get(gpu.family, 1.0)
 
 
 def slower_unit_fraction(gpu: GpuSpec, peak_flops: float, gemm_share: float) -> float:

@@ -70,7 +70,9 @@ and int4 *weight-only* (AWQ/GPTQ-style: 1 and 0.53 bytes including group-128 sca
 * ``fp4``, NVIDIA NVFP4: an e4m3 scale per 16 values and an fp32 scale per tensor, 4.5 bits a
   weight.  On a GPU with fp4 tensor cores (Blackwell: B200/B300, RTX PRO 6000, RTX 50-series) the
   activations are quantised to NVFP4 too (TensorRT Model Optimizer's NVFP4 checkpoints, W4A4) and
-  the matmuls run at the fp4 rate, twice fp8.  AMD CDNA4 (MI350X, MI355X) has fp4 matrix cores for
+  the matmuls run at the fp4 rate, twice fp8, each reaching less of it than an fp8 matmul of the
+  same shape reaches of its own (on the B200 0.85 of the fp8 share, vLLM's CUTLASS kernel benchmarks:
+  ``efficiency.FP4_GEMM_SHARE_OF_FP8``).  AMD CDNA4 (MI350X, MI355X) has fp4 matrix cores for
   the OCP MX formats only, and serves NVFP4 weight-only;
 * ``mxfp4``, OCP Microscaling MXFP4 (what gpt-oss ships in): an 8-bit power-of-two scale per 32
   values, 4.25 bits a weight.  On Blackwell the stacks pair it with MXFP8 activations (TensorRT-LLM's
@@ -372,11 +374,16 @@ class Replica:
         """Share of :attr:`compute_peak_flops` the weight matmuls sustain: the GPU family's
         calibrated matmul fraction moved to a forward-only matmul of this model's shape on ``tp``
         GPUs (:func:`planner.workload.efficiency.forward_matmul_fraction`; a layer's weights are
-        its share of the matmul parameters)."""
+        its share of the matmul parameters), and for NVFP4 on fp4 tensor cores the share of it
+        block-scaled matmuls reach (:func:`planner.workload.efficiency.fp4_gemm_share`)."""
         m = self.model
         layer_params = m.matmul_params / max(m.layers, 1)
         x = eff.forward_bytes_per_flop(m.hidden, self.tp, layer_params)
-        return eff.forward_matmul_fraction(self.gpu, x, self.compute_peak_flops)
+        fraction = eff.forward_matmul_fraction(self.gpu, x, self.compute_peak_flops)
+        if matmul_precision(self.precision, self.gpu) == "fp4":
+            # block-scaled NVFP4 matmuls reach less of their peak than fp8 ones
+            fraction *= eff.fp4_gemm_share(self.gpu)
+        return fraction
 
     @property
     def _attention_peak(self) -> float:
