@@ -21,7 +21,9 @@ LLAMA2_7B = 6.74e9  # the llama-2-7b preset's parameters
 GIB = 2.0**30
 
 
-def llama2_full(framework: str, global_batch: int, micro_batch: int | None = 4) -> Any:
+def llama2_full(
+    framework: str, global_batch: int, micro_batch: int | None = 4, recompute: str = "full"
+) -> Any:
     """LitGPT's config_hub/finetune/llama-2-7b/full.yaml (@00af8b0d) on four A10G: bf16-true AdamW,
     FSDP full shard with activation checkpointing, micro-batch 4 (None: searched) x 512 tokens."""
     parallelism = {"zero": 3, "tensor": 1, "pipeline": 1}
@@ -38,7 +40,7 @@ def llama2_full(framework: str, global_batch: int, micro_batch: int | None = 4) 
                 "framework": framework,
                 "method": "full",
                 "optimizer": "adamw",
-                "activation_checkpointing": "full",
+                "activation_checkpointing": recompute,
                 "flash_attention": True,
                 "global_batch_samples": global_batch,
                 "parallelism": parallelism,
@@ -124,3 +126,22 @@ def test_the_search_accumulates_only_where_the_whole_share_does_not_fit(
     assert est.strategy.micro_batch_size == micro_batch
     assert est.strategy.grad_accumulation == accumulation
     assert est.fits is fits
+
+
+def test_block_recompute_makes_room_for_the_whole_gradients() -> None:
+    """Under block recompute the search recomputes the fewest layers that fit: an accumulating
+    lightning step, holding all 12.55 GiB of gradients, recomputes more of them than a stack that
+    keeps the 3.14 GiB shard, and still fits the A100 40GB."""
+
+    def block(framework: str) -> Any:
+        spec = llama2_full(framework, 128, None, "block")
+        return estimate(spec, resolve_gpu("A100-40GB"), 4, topology=G5_12XLARGE)
+
+    lightning, eager = block("lightning"), block("pytorch-fsdp")
+    assert lightning.strategy.grad_accumulation == eager.strategy.grad_accumulation == 2
+    assert lightning.memory_breakdown_gib["gradients"] == pytest.approx(
+        LLAMA2_7B * 2.0 / GIB, rel=1e-3
+    )
+    assert lightning.strategy.recomputed_layers > eager.strategy.recomputed_layers
+    assert lightning.fits
+    assert lightning.memory_per_gpu_gib <= resolve_gpu("A100-40GB").usable_memory_gib

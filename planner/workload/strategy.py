@@ -1727,11 +1727,15 @@ def _block_layers(
             )[0]
         return act_by_layers[k]
 
+    whole = max(1, math.ceil(lay.per_rank))
+
     def fits(k: int, b: int, extra_share: float) -> bool:
         act = act1(k) * b
-        if lay.room <= 0.0 or int(lay.room // act1(k)) < b:
+        # an accumulating step holds the unsharded gradients too (:func:`_micro_batch`)
+        room = lay.room - (lay.unsynced if b < whole else 0.0)
+        if room <= 0.0 or int(room // act1(k)) < b:
             return False
-        return act * extra_share <= (lay.room - act) * headroom_factor
+        return act * extra_share <= (room - act) * headroom_factor
 
     counts: list[int] = []
     targets = _block_targets(f, s, lay)
