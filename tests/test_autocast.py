@@ -58,7 +58,7 @@ def test_autocast_stacks() -> None:
     """The eager stacks that wrap the forward pass in torch.autocast over an fp32 model; the ones
     that convert the model to 16 bits themselves or compile the step do not."""
     autocast = {name for name, p in load_frameworks().items() if p.autocast}
-    assert autocast == {"hf-trainer", "pytorch-fsdp"}
+    assert autocast == {"hf-trainer", "pytorch-fsdp", "lightning"}
 
 
 @pytest.mark.parametrize(

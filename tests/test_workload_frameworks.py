@@ -165,7 +165,8 @@ def _gpt2(framework: str) -> dict[str, object]:
         ("Megatron Core", "megatron"),
         ("megatron-lm", "megatron"),
         ("hf_trainer", "hf-trainer"),
-        ("LitGPT", "pytorch-fsdp"),
+        ("LitGPT", "lightning"),
+        ("FSDP2", "pytorch-fsdp"),
         ("megatron-bridge", "nemo"),
     ],
 )

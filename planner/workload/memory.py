@@ -103,6 +103,24 @@ Conventions (why these numbers):
   per parameter, sit beside the model states.  The activations are freed by then, so the step's
   peak is the states plus those 8 bytes, the backward pass's the states plus the activations; the
   larger counts (:func:`fp16_optimizer_step_bytes`).  ZeRO's optimizer casts only its partition.
+- Gradient accumulation under FSDP's ``no_sync`` (the ``lightning`` stack: Lightning Fabric,
+  the PyTorch Lightning Trainer and LitGPT).  Sharded gradients (ZeRO-2, ZeRO-3 / FSDP full shard) are the shard a
+  reduce-scatter leaves each rank, but a micro-batch whose gradients are not synchronised has
+  nothing to reduce-scatter: PyTorch's ``FullyShardedDataParallel.no_sync`` "likely results in
+  higher memory usage because FSDP will accumulate the full model gradients (instead of gradient
+  shards) until the eventual sync" (torch/distributed/fsdp/fully_sharded_data_parallel.py,
+  ``no_sync`` docstring).  Lightning Fabric's ``no_backward_sync`` under its FSDPStrategy returns
+  ``module.no_sync()`` (lightning/fabric/strategies/fsdp.py, ``_FSDPBackwardSyncControl``), and
+  LitGPT's full fine-tune wraps every accumulating micro-batch in it (litgpt/finetune/full.py
+  @00af8b0d: ``with fabric.no_backward_sync(model, enabled=is_accumulating)``).  So with more than
+  one micro-batch per step each rank holds its whole (tensor x pipeline split) gradients through
+  the step's backward passes, the last one included, whose reduce-scatter then leaves the shard:
+  ``full - shard`` bytes more than ZeRO's count (:func:`unsynced_gradient_bytes`).  DeepSpeed's
+  ZeRO-2/3 reduce every micro-batch's gradients into the partition as the backward pass makes
+  them and keeps no unsharded copy; Megatron's distributed optimizer keeps a full gradient buffer
+  of its own already (ZeRO-1); torchtitan's FSDP2 loop (and ``pytorch-fsdp``, eager FSDP as
+  torchtitan runs it) reduce-scatters every micro-batch's gradients (FSDP2 syncs unless told
+  ``set_requires_gradient_sync(False)``).
 - Eager ``torch.autocast`` (the ``fp16``/``bf16`` recipe of a stack whose profile says
   ``autocast``: the Hugging Face Trainer and eager DDP; frameworks.yaml) keeps the model in fp32
   and casts inside each operation.  With plain data parallel (ZeRO 0; DeepSpeed's engine and FSDP's
@@ -213,6 +231,9 @@ OFFLOAD_GRADIENT_BUCKET_BYTES = 5e8 * 2.0
 FP16_OPTIMIZER_STEP_BYTES_PER_PARAM = 8.0
 # The stacks whose non-ZeRO fp16 optimizer does so (planner/data/frameworks.yaml names).
 FP16_STEP_COPY_STACKS = frozenset({"deepspeed"})
+# The stacks that accumulate gradients over micro-batches under FSDP's no_sync, keeping them unsharded
+# until the step's last micro-batch (module doc; planner/data/frameworks.yaml names).
+NO_SYNC_ACCUMULATION_STACKS = frozenset({"lightning"})
 # Eager torch.autocast (module doc): the 16-bit copy autocast makes of each fp32 weight it casts,
 # held from the forward pass to the layer's backward pass; the stored softmax bytes per a·s²·b (fp32
 # output 4, the value matmul's 16-bit cast 2, the dropout mask 1).
@@ -669,6 +690,17 @@ def fp16_optimizer_step_bytes(
     if stack not in FP16_STEP_COPY_STACKS or precision != "fp16" or zero != 0 or host_optimizer:
         return 0.0
     return trainable_params * FP16_OPTIMIZER_STEP_BYTES_PER_PARAM
+
+
+def unsynced_gradient_bytes(
+    full_bytes: float, shard_bytes: float, *, stack: str | None, zero: int, accumulation: int
+) -> float:
+    """Gradient bytes a rank holds beyond its ZeRO shard while FSDP's ``no_sync`` accumulates
+    the full gradients (module doc): ``full_bytes - shard_bytes`` on a stack that accumulates so,
+    with sharded gradients (ZeRO-2 or 3) and more than one micro-batch per step; 0 otherwise."""
+    if stack not in NO_SYNC_ACCUMULATION_STACKS or zero < 2 or accumulation <= 1:
+        return 0.0
+    return max(0.0, full_bytes - shard_bytes)
 
 
 def autocast_state_bytes(optimizer: str) -> StateBytes:

@@ -60,6 +60,7 @@ from planner.workload.memory import (
     offloaded_gradient_bytes,
     paged_spill_bytes,
     recompute_peak_bytes,
+    unsynced_gradient_bytes,
 )
 from planner.workload.models import unet_bytes_per_flop
 from planner.workload.parallel import (
@@ -654,6 +655,9 @@ class _Layout(NamedTuple):
     # weights and their gradients take each micro-batch (efficiency.AUTOCAST_CAST_BYTES_PER_PARAM)
     autocast: bool = False
     cast_s: float = 0.0
+    # gradient bytes held beyond ``grads`` on a step of more than one micro-batch, where the stack
+    # accumulates them unsharded under FSDP's no_sync (memory.unsynced_gradient_bytes)
+    unsynced: float = 0.0
 
 
 def expert_parallel_sizes(f: TrainFacts, dp: int, tp: int, gpus_per_node: int) -> tuple[int, ...]:
@@ -742,6 +746,13 @@ def _place(
     buffers = 2.0 * 2.0 * f.largest_layer / tp if zero >= 3 else 0.0
     states = w + gr + o + buffers
     stack = f.framework.name if f.framework is not None else None
+    unsynced = 0.0
+    if not (f.optimizer_in_backward or f.host_optimizer):
+        # the rank's whole gradients (sharded over no ZeRO stage) against its shard, were the step
+        # to accumulate (:func:`_micro_batch` decides)
+        unsynced = unsynced_gradient_bytes(
+            sharded(g0, 4), gr, stack=stack, zero=zero, accumulation=2
+        )
     step_extra = fp16_optimizer_step_bytes(
         f.trainable / split,
         stack=stack,
@@ -777,6 +788,7 @@ def _place(
         step_extra=step_extra,
         autocast=autocast,
         cast_s=cast_s,
+        unsynced=unsynced,
     )
 
 
@@ -1089,10 +1101,17 @@ def _micro_batch(f: TrainFacts, s: _Search, lay: _Layout, act1: float) -> tuple[
     The largest micro-batch that fits, up to the rank's share of the global batch and the token cap;
     1 under pipeline parallelism (the pipeline fills with many small micro-batches); a pinned
     ``micro_batch`` as given, fitting or not.  With the optimizer in the backward pass there is no
-    gradient accumulation: the rank's whole share, or no fit.
+    gradient accumulation: the rank's whole share, or no fit.  A micro-batch smaller than the
+    rank's share accumulates, and where the stack accumulates unsharded gradients (FSDP's
+    no_sync, ``lay.unsynced``) they take room from the activations.
     """
-    b_max = int(lay.room // act1) if act1 > 0 else 10**9
+
+    def most(room: float) -> int:
+        return int(room // act1) if act1 > 0 else 10**9
+
+    b_max = most(lay.room)
     whole = max(1, math.ceil(lay.per_rank))  # the rank's share of the global batch
+    searched = False
     if "micro_batch" in f.pinned:
         b = f.pinned["micro_batch"]
     elif f.optimizer_in_backward:
@@ -1104,6 +1123,11 @@ def _micro_batch(f: TrainFacts, s: _Search, lay: _Layout, act1: float) -> tuple[
         b = 1
     else:
         b = max(1, min(b_max, whole, _token_cap(f, s, lay.cp)))
+        searched = True
+    if lay.unsynced > 0.0 and b < whole:
+        b_max = most(lay.room - lay.unsynced)
+        if searched:
+            b = max(1, min(b_max, whole, _token_cap(f, s, lay.cp)))
     fits = b_max >= b >= 1 and not (f.optimizer_in_backward and b < whole)
     return b, fits
 
@@ -1116,20 +1140,28 @@ def _token_cap(f: TrainFacts, s: _Search, cp: int) -> int:
     return max(1, MICRO_BATCH_TOKENS * cp // f.seq)
 
 
-def _memory_bytes(lay: _Layout, act: float) -> float:
-    """Bytes per GPU: model states and activations (or what the optimizer step holds, where that is
+def _unsynced_bytes(lay: _Layout, accumulation: int) -> float:
+    """The unsharded gradients held beyond the shard on a step of ``accumulation`` micro-batches
+    (``lay.unsynced``, only where the step accumulates)."""
+    return lay.unsynced if accumulation > 1 else 0.0
+
+
+def _memory_bytes(lay: _Layout, act: float, accumulation: int = 1) -> float:
+    """Bytes per GPU: model states (with the gradients FSDP's no_sync accumulates unsharded over
+    ``accumulation`` micro-batches) and activations (or what the optimizer step holds, where that is
     more), the framework's fixed share and fragmentation."""
-    other = lay.states + max(act, lay.step_extra)
+    other = lay.states + _unsynced_bytes(lay, accumulation) + max(act, lay.step_extra)
     return other + _FIXED_BYTES + FRAGMENTATION * other
 
 
-def _breakdown_gib(lay: _Layout, act: float) -> dict[str, float]:
+def _breakdown_gib(lay: _Layout, act: float, accumulation: int = 1) -> dict[str, float]:
     """:func:`_memory_bytes` by part, in GiB (the framework part carries ZeRO-3's buffers)."""
-    other = lay.states + max(act, lay.step_extra)
+    unsynced = _unsynced_bytes(lay, accumulation)
+    other = lay.states + unsynced + max(act, lay.step_extra)
     return {
         "weights": lay.weights / GIB,
         # the optimizer step's fp32 gradient copies, where they outweigh the activations
-        "gradients": (lay.grads + max(0.0, lay.step_extra - act)) / GIB,
+        "gradients": (lay.grads + unsynced + max(0.0, lay.step_extra - act)) / GIB,
         "optimizer_states": lay.optimizer / GIB,
         "activations": act / GIB,
         "framework": (_FIXED_BYTES + FRAGMENTATION * other + lay.buffers) / GIB,
@@ -1591,7 +1623,7 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
     exposed = _exposed_sync_seconds(lay, t_mb, m, v)
     # offload: nvme: the gradients' swap-out shows where it outlasts the last backward pass
     nvme_exposed = max(0.0, lay.nvme_gradient_s - t_mb * 2.0 / 3.0)
-    memory = _memory_bytes(lay, act)
+    memory = _memory_bytes(lay, act, m)
     spilled, paging_s = _paging(s, lay, memory)
     step = (compute + exposed + lay.optimizer_s + paging_s + nvme_exposed) * s.straggler
     # the host's DataLoader prepares the next batches while the GPU works: the slower sets the step
@@ -1642,7 +1674,7 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         strategy=strategy,
         fits=c.fits,
         memory_bytes=c.memory_bytes,
-        breakdown=_breakdown_gib(lay, c.act_bytes),
+        breakdown=_breakdown_gib(lay, c.act_bytes, c.accumulation),
         piece_seconds=c.piece_seconds,
         hardware_flops_per_piece=f.samples_per_piece * c.seq.hw_flops,
         comm_exposed_s=c.comm_exposed_s,
@@ -1704,11 +1736,15 @@ def _block_layers(
             )[0]
         return act_by_layers[k]
 
+    whole = max(1, math.ceil(lay.per_rank))
+
     def fits(k: int, b: int, extra_share: float) -> bool:
         act = act1(k) * b
-        if lay.room <= 0.0 or int(lay.room // act1(k)) < b:
+        # an accumulating step holds the unsharded gradients too (:func:`_micro_batch`)
+        room = lay.room - (lay.unsynced if b < whole else 0.0)
+        if room <= 0.0 or int(room // act1(k)) < b:
             return False
-        return act * extra_share <= (lay.room - act) * headroom_factor
+        return act * extra_share <= (room - act) * headroom_factor
 
     counts: list[int] = []
     targets = _block_targets(f, s, lay)
