@@ -34,9 +34,9 @@ from planner.optimize.candidates import (
     Exclusion,
     build_candidates,
     group_exclusions,
-    prune_dominated,
 )
 from planner.optimize.plans import STARTUP_HOURS, Plan, PlanRequest, frontier, make_plans
+from planner.optimize.pruning import prune_dominated
 from planner.quoting.request import QuoteRequest, _canonical_discounts, _canonical_quotas
 from planner.quoting.result import (
     EstimateMargin,
