@@ -30,11 +30,17 @@ import pandas as pd
 
 from planner.catalog.query import region_preference_order
 from planner.gpu_specs import GpuCatalog, GpuSpec
+from planner.optimize.gangs import (
+    SHAPE_COLUMNS,
+    GangFits,
+    OfferColumns,
+    first_of_each,
+    gang_fits,
+    host_suffices,
+    pair_with_gangs,
+    shape_keys,
+)
 from planner.optimize.host import (
-    HostNeed,
-    cpu_suffices,
-    disk_suffices,
-    host_need,
     loader_slowdown,
     ram_suffices,
 )
@@ -169,36 +175,6 @@ def instance_family(instance_type: str) -> str:
     return instance_type.split(".")[0] if "." in instance_type else instance_type.rsplit("-", 1)[0]
 
 
-def _shape_key(row: Mapping[Any, Any]) -> tuple[Any, ...]:
-    """What the workload model sees of an offer (NaN bandwidth -> None so keys compare equal)."""
-    gbps = row["network_gbps"]
-    return (
-        row["gpu_model"],
-        int(row["gpu_count"]),
-        row["interconnect"],
-        row["fabric"],
-        None if gbps is None or gbps != gbps else float(gbps),
-    )
-
-
-_SHAPE_COLUMNS = ("gpu_model", "gpu_count", "interconnect", "fabric", "network_gbps")
-
-
-def _records(frame: pd.DataFrame, columns: Sequence[str]) -> list[dict[str, Any]]:
-    """The rows of ``frame`` as dicts of ``columns`` alone, the values ``to_dict("records")``
-    gives, read column by column: ``to_dict`` converts every column of the wide offers table,
-    several times the work for the few a caller reads."""
-    return [
-        dict(zip(columns, values, strict=True))
-        for values in zip(*(frame[c].tolist() for c in columns), strict=True)
-    ]
-
-
-def _shape_keys(offers: pd.DataFrame) -> list[tuple[Any, ...]]:
-    """:func:`_shape_key` of every row, read column-wise (much faster than row dicts)."""
-    return [_shape_key(row) for row in _records(offers, _SHAPE_COLUMNS)]
-
-
 def quota_for(quotas: Mapping[str, int], provider: str, region: str, family: str) -> int:
     """Most specific quota: provider:region:family, provider:family, provider, else the default."""
     for key in (f"{provider}:{region}:{family}", f"{provider}:{family}", provider):
@@ -281,10 +257,10 @@ def build_candidates(
     )
     offers = offers.iloc[[kept[k] for k in order]]
     run = _Estimates(spec, estimator)
-    columns = _Columns(offers, _shape_keys(offers), catalog)
+    columns = OfferColumns(offers, shape_keys(offers), catalog)
     shape_fits, shape_best_need = _shape_fits(columns, catalog, opts, run)
     exclusions += _memory_exclusions(columns, shape_fits, shape_best_need)
-    fits = _fits(spec, shape_fits)
+    fits = gang_fits(spec, shape_fits)
     exclusions += _host_exclusions(columns, fits)
     clouds = []
     for option in _purchase_options(opts):
@@ -379,7 +355,7 @@ def _purchase_options(opts: CandidateOptions) -> list[PurchaseOption]:
 
 
 def _shape_fits(
-    columns: _Columns, catalog: GpuCatalog, opts: CandidateOptions, run: _Estimates
+    columns: OfferColumns, catalog: GpuCatalog, opts: CandidateOptions, run: _Estimates
 ) -> tuple[dict[tuple[Any, ...], list[tuple[int, Estimate]]], dict[tuple[Any, ...], float]]:
     """Per offer shape: the gang sizes that fit with their estimates, and the least memory per GPU
     any size needs (for the report's "does not fit" line)."""
@@ -391,7 +367,7 @@ def _shape_fits(
     for i, key in enumerate(columns.shapes):
         first.setdefault(key, i)
     for i in first.values():
-        shape = {c: columns[c][i] for c in _SHAPE_COLUMNS}
+        shape = {c: columns[c][i] for c in SHAPE_COLUMNS}
         gpu = catalog.resolve(str(shape["gpu_model"]))
         gpi = int(shape["gpu_count"])
         gbps = None if pd.isna(shape["network_gbps"]) else float(shape["network_gbps"])
@@ -425,7 +401,7 @@ def _shape_fits(
 
 
 def _spot_rates_by_shape(
-    columns: _Columns, opts: CandidateOptions
+    columns: OfferColumns, opts: CandidateOptions
 ) -> dict[tuple[Any, ...], tuple[float, ...]]:
     """The distinct spot interruption rates (%/month) of each shape's spot offers, for
     :func:`_fill_sizes` (empty without a deadline or without spot)."""
@@ -534,146 +510,20 @@ def _cheapest_alone(
     return best
 
 
-class _Fits(NamedTuple):
-    """The fitting gangs of every offer shape, one entry per (shape, gang size) in shape order,
-    with what one instance of each needs from its host (:func:`host_need`); the offers are joined
-    to them by shape (:func:`_joined`)."""
-
-    shapes: list[tuple[Any, ...]]
-    instances: np.ndarray  # gang sizes (instances), int64
-    estimates: list[Estimate]
-    needs: list[HostNeed]
-    need_vcpus: np.ndarray
-    need_ram_gib: np.ndarray
-    need_disk_gb: np.ndarray
-    images_per_s: np.ndarray
-    trainer_vcpus: np.ndarray
-    by_shape: dict[tuple[Any, ...], list[int]]  # the entries of each shape, in order
-
-
-def _fits(
-    spec: WorkloadSpec, shape_fits: Mapping[tuple[Any, ...], list[tuple[int, Estimate]]]
-) -> _Fits:
-    """:class:`_Fits` of ``shape_fits`` (per shape, the gang sizes that fit with their
-    estimates)."""
-    shapes = [key for key, fits in shape_fits.items() for _ in fits]
-    pairs = [pair for fits in shape_fits.values() for pair in fits]
-    estimates = [est for _, est in pairs]
-    needs = [host_need(spec, est, int(key[1])) for key, est in zip(shapes, estimates, strict=True)]
-    by_shape: dict[tuple[Any, ...], list[int]] = {}
-    for j, key in enumerate(shapes):
-        by_shape.setdefault(key, []).append(j)
-    return _Fits(
-        shapes=shapes,
-        instances=np.array([n for n, _ in pairs], dtype=np.int64),
-        estimates=estimates,
-        needs=needs,
-        need_vcpus=np.array([n.vcpus for n in needs], dtype=float),
-        need_ram_gib=np.array([n.host_memory_gib for n in needs], dtype=float),
-        need_disk_gb=np.array([n.local_disk_gb for n in needs], dtype=float),
-        images_per_s=np.array([n.images_per_s for n in needs], dtype=float),
-        trainer_vcpus=np.array([n.trainer_vcpus for n in needs], dtype=float),
-        by_shape=by_shape,
-    )
-
-
-class _Columns:
-    """The offers' columns as arrays, each read from the table once (on first use), with each
-    offer's shape (:func:`_shape_key`) and, as ``gpu_memory_gib``, the memory a job can allocate
-    (less than listed where ECC holds 1/16 back, GpuSpec.usable_memory_gib: what the fit used).
-
-    The shapes, the priced rows and the host checks select and combine them by position, where a
-    DataFrame merge, boolean selection, sort or ``assign`` copies every column of the wide offers
-    table each time (the headline quote's candidates took 26 ms in those, with its estimates
-    memoised, and take 13 ms by position)."""
-
-    def __init__(
-        self, offers: pd.DataFrame, shapes: list[tuple[Any, ...]], catalog: GpuCatalog
-    ) -> None:
-        self._frame = offers
-        self.shapes = shapes
-        gpus = offers["gpu_model"].tolist()
-        usable = {g: catalog.resolve(str(g)).usable_memory_gib for g in dict.fromkeys(gpus)}
-        self._arrays: dict[str, np.ndarray] = {
-            "gpu_memory_gib (float)": np.minimum(
-                offers["gpu_memory_gib"].to_numpy(dtype=float),
-                np.array([usable[g] for g in gpus], dtype=float),
-            )
-        }
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        """The column as ``to_numpy`` gives it (text as an object array)."""
-        if name not in self._arrays:
-            self._arrays[name] = self._frame[name].to_numpy()
-        return self._arrays[name]
-
-    def numbers(self, name: str) -> np.ndarray:
-        """A numeric column as floats (NaN where the offer leaves it blank)."""
-        key = f"{name} (float)"
-        if key not in self._arrays:
-            self._arrays[key] = self._frame[name].to_numpy(dtype=float)
-        return self._arrays[key]
-
-
-def _joined(
-    shapes: list[tuple[Any, ...]], at: np.ndarray, fits: _Fits
-) -> tuple[np.ndarray, np.ndarray]:
-    """(offer positions, fit positions) of every offer in ``at`` (positions into ``shapes``)
-    paired with each fitting gang of its shape: the rows, in the order, that
-    ``offers.merge(fit_table, on="_shape", how="inner")`` gives (the offers in order, each with
-    its shape's gangs in order)."""
-    left: list[int] = []
-    right: list[int] = []
-    for i in at.tolist():
-        for j in fits.by_shape.get(shapes[i], ()):
-            left.append(i)
-            right.append(j)
-    return np.array(left, dtype=np.intp), np.array(right, dtype=np.intp)
-
-
-def _host_suffices(
-    columns: _Columns, offer: np.ndarray, fits: _Fits, fit: np.ndarray
-) -> np.ndarray:
-    """For each pair (offer at ``offer``, fitting gang at ``fit``): whether the offer's host can
-    run the gang: the RAM the gang needs, the local NVMe its swapped optimizer states need
-    (``offload: nvme``), and the vCPUs -- all of them for text; for images, a core left for
-    loading once every GPU's trainer has one (fewer loader cores than the images need only slow
-    the steps, :func:`loader_slowdown`).  An offer that does not state them is given the benefit
-    of the doubt."""
-    vcpus = columns.numbers("vcpus")[offer]
-    return (
-        cpu_suffices(vcpus, fits.need_vcpus[fit], fits.images_per_s[fit], fits.trainer_vcpus[fit])
-        & ram_suffices(columns.numbers("host_memory_gib")[offer], fits.need_ram_gib[fit])
-        & disk_suffices(columns.numbers("local_disk_gb")[offer], fits.need_disk_gb[fit])
-    )
-
-
-def _first_of_each(*keys: np.ndarray) -> np.ndarray:
-    """Positions of the first row of each distinct combination of ``keys`` (equal-length
-    arrays), in order: ``drop_duplicates`` on those columns, by position."""
-    seen: set[tuple[Any, ...]] = set()
-    first: list[int] = []
-    for i, key in enumerate(zip(*(k.tolist() for k in keys), strict=True)):
-        if key not in seen:
-            seen.add(key)
-            first.append(i)
-    return np.array(first, dtype=np.intp)
-
-
-def _host_exclusions(columns: _Columns, fits: _Fits) -> list[Exclusion]:
+def _host_exclusions(columns: OfferColumns, fits: GangFits) -> list[Exclusion]:
     """One exclusion per offer (instance type) that fits in GPU memory at some gang size but
     whose host falls short at every one: too few vCPUs to feed its GPUs, too little RAM for the
     offloaded optimizer states, or too little local NVMe for those swapped there.  The figures
     are the smallest need over the gang sizes."""
     if not fits.shapes:
         return []
-    offers = _first_of_each(columns["provider"], columns["instance_type"])
-    at, fit = _joined(columns.shapes, offers, fits)
+    offers = first_of_each(columns["provider"], columns["instance_type"])
+    at, fit = pair_with_gangs(columns.shapes, offers, fits)
     if not len(at):
         return []
-    ok = _host_suffices(columns, at, fits, fit)
+    ok = host_suffices(columns, at, fits, fit)
     out = []
-    # each offer's pairs are consecutive (_joined): [start, stop) per offer
+    # each offer's pairs are consecutive (pair_with_gangs): [start, stop) per offer
     starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
     for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), len(at)], strict=True):
         if ok[start:stop].any():
@@ -722,7 +572,7 @@ def _host_exclusions(columns: _Columns, fits: _Fits) -> list[Exclusion]:
 
 
 def _memory_exclusions(
-    columns: _Columns,
+    columns: OfferColumns,
     shape_fits: Mapping[tuple[Any, ...], list[tuple[int, Estimate]]],
     shape_best_need: Mapping[tuple[Any, ...], float],
 ) -> list[Exclusion]:
@@ -817,8 +667,8 @@ def _owned_row(
 
 
 def _priced_rows(
-    columns: _Columns,
-    fits: _Fits,
+    columns: OfferColumns,
+    fits: GangFits,
     option: PurchaseOption,
     opts: CandidateOptions,
     *,
@@ -842,8 +692,8 @@ def _priced_rows(
         # Same instance type, same job hours: only the cheapest region can be in a cheapest plan
         # (regions matter again for parallel jobs, whose quotas are per region).
         at = _cheapest_per_type(at, unit_price, providers, columns["instance_type"])
-    at, fit = _joined(columns.shapes, at, fits)
-    ok = _host_suffices(columns, at, fits, fit)
+    at, fit = pair_with_gangs(columns.shapes, at, fits)
+    ok = host_suffices(columns, at, fits, fit)
     at, fit = at[ok], fit[ok]
     if not len(at):
         return None, exclusions
@@ -883,7 +733,7 @@ class _PricedRows(NamedTuple):
     """The priced (offer, gang size) pairs of one purchase option, within their quotas."""
 
     offer: np.ndarray  # positions in the offers
-    fit: np.ndarray  # positions in the fitting gangs (_Fits)
+    fit: np.ndarray  # positions in the fitting gangs (GangFits)
     unit_price: np.ndarray  # one instance's price after discounts, USD/h
     pct: np.ndarray  # spot interruption rate, %/month (the default where none is published)
     quota: np.ndarray  # quota_for of the offer's family, instances
@@ -933,14 +783,16 @@ def _quota_exclusions(rows: pd.DataFrame, within: pd.Series) -> list[Exclusion]:
     ]
 
 
-def _interruption_pcts(columns: _Columns, opts: CandidateOptions) -> np.ndarray:
+def _interruption_pcts(columns: OfferColumns, opts: CandidateOptions) -> np.ndarray:
     """Each offer's spot interruption rate (%/month), the request's default where none is
     published."""
     rates = columns.numbers("spot_interruption_pct")
     return np.where(np.isnan(rates), float(opts.default_interruption_pct), rates)
 
 
-def _spot_risk_exclusions(columns: _Columns, risky: np.ndarray, max_pct: float) -> list[Exclusion]:
+def _spot_risk_exclusions(
+    columns: OfferColumns, risky: np.ndarray, max_pct: float
+) -> list[Exclusion]:
     """One exclusion per spot offer (at the positions ``risky``) interrupted more often than
     ``--max-interruption`` allows."""
     return [
@@ -956,8 +808,8 @@ def _spot_risk_exclusions(columns: _Columns, risky: np.ndarray, max_pct: float) 
 
 
 def _cloud_columns(
-    columns: _Columns,
-    fits: _Fits,
+    columns: OfferColumns,
+    fits: GangFits,
     rows: _PricedRows,
     option: PurchaseOption,
     opts: CandidateOptions,
