@@ -44,9 +44,9 @@ from planner.catalog.store import (
     load_snapshot,
     write_snapshot,
 )
-from planner.optimize.candidates import prune_dominated
 from planner.optimize.model import ModelInputs, build_model, solve
 from planner.optimize.program import LinearProgram
+from planner.optimize.pruning import prune_dominated
 from planner.optimize.solvers import HighsSolver, SolveResult
 from planner.quoting.request import QuoteRequest
 from planner.quoting.service import quote

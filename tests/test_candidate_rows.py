@@ -1,5 +1,5 @@
 """The candidate rows join the offers to their shape's fitting gangs by position
-(planner.optimize.candidates): in the rows and the order a DataFrame merge gives, which the
+(planner.optimize.gangs): in the rows and the order a DataFrame merge gives, which the
 candidate table, its pruning and the plans' tie-breaks rest on."""
 
 from __future__ import annotations
@@ -8,17 +8,17 @@ import numpy as np
 import pandas as pd
 
 from planner.catalog.query import region_preference_order
-from planner.optimize.candidates import _Fits, _joined
+from planner.optimize.gangs import GangFits, pair_with_gangs
 
 
-def _fits(shapes: list[str]) -> _Fits:
+def _fits(shapes: list[str]) -> GangFits:
     """Fitting gangs of ``shapes`` (one entry each, in order); only the join reads them here."""
     n = len(shapes)
     by_shape: dict[tuple[str, ...], list[int]] = {}
     for j, key in enumerate(shapes):
         by_shape.setdefault((key,), []).append(j)
     zeros = np.zeros(n)
-    return _Fits(
+    return GangFits(
         [(s,) for s in shapes],
         np.arange(1, n + 1),
         [],
@@ -36,7 +36,7 @@ def test_offers_meet_their_fitting_gangs_as_an_inner_merge_orders_them() -> None
     offer_shapes = ["b", "a", "c", "a", "b", "d"]  # "d" fits at no size, "c" at none listed
     fit_shapes = ["a", "b", "a", "b", "b"]
     at = np.array([0, 2, 3, 4, 5])  # the offers priced (offer 1 has no price)
-    left, right = _joined([(s,) for s in offer_shapes], at, _fits(fit_shapes))
+    left, right = pair_with_gangs([(s,) for s in offer_shapes], at, _fits(fit_shapes))
     offers = pd.DataFrame({"_shape": offer_shapes, "offer": range(6)}).iloc[at]
     fits = pd.DataFrame({"_shape": fit_shapes, "fit": range(5)})
     merged = offers.merge(fits, on="_shape", how="inner")

@@ -15,10 +15,10 @@ import planner
 from planner.catalog import load_offer_book
 from planner.cli import main
 from planner.errors import InfeasibleError
-from planner.optimize.candidates import (
+from planner.optimize.candidates import STARTUP_HOURS
+from planner.optimize.host import (
     HOST_RESERVE_GIB,
     OFFLOAD_BYTES_PER_PARAM,
-    STARTUP_HOURS,
     host_need,
     loader_slowdown,
 )

@@ -24,7 +24,7 @@ import yaml
 import planner
 from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
-from planner.optimize.candidates import HOST_RESERVE_GIB, host_need
+from planner.optimize.host import HOST_RESERVE_GIB, host_need
 from planner.workload import estimate, parse_workload
 from planner.workload import memory as mem
 from planner.workload.strategy import _nvme_seconds

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner.errors import InfeasibleError, UnknownNameError
-from planner.optimize.candidates import prune_dominated
 from planner.optimize.model import ModelInputs, build_model
 from planner.optimize.plans import solve_plan
 from planner.optimize.program import LinearProgram
+from planner.optimize.pruning import prune_dominated
 from tests.test_optimize_model import (
     SIGMA,
     START,

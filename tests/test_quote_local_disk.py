@@ -10,7 +10,7 @@ import pytest
 from planner.catalog import OfferBook, load_offer_book
 from planner.errors import InfeasibleError
 from planner.gpu_specs import resolve_gpu
-from planner.optimize.candidates import HOST_RESERVE_GIB, host_need
+from planner.optimize.host import HOST_RESERVE_GIB, host_need
 from planner.quoting.request import QuoteRequest
 from planner.quoting.service import quote
 from planner.schema import validate_offers

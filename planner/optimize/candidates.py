@@ -14,6 +14,12 @@ every quota value.  This keeps the guarantee a brute force over every size from 
 offer shape instead of 64 sizes; the sizes are for the request's deadline only (the
 cost-versus-deadline sweep reuses them).
 
+Its parts live beside it: what one instance of a gang needs from its host
+(:mod:`planner.optimize.host`), the offers as columns read by position and the gangs that fit each
+offer shape (:mod:`planner.optimize.gangs`), and the exclusions with the report's lines for them
+(:mod:`planner.optimize.exclusions`).  The quote then prunes the table
+(:mod:`planner.optimize.pruning`).
+
 Pure functions: the estimator is passed in (defaults to :func:`planner.workload.estimate`).
 """
 
@@ -29,7 +35,24 @@ import numpy as np
 import pandas as pd
 
 from planner.catalog.query import region_preference_order
-from planner.gpu_specs import GpuCatalog, GpuSpec, resolve_gpu
+from planner.gpu_specs import GpuCatalog, GpuSpec
+from planner.optimize.exclusions import (
+    Exclusion,
+    host_exclusions,
+    memory_exclusions,
+    quota_exclusions,
+    spot_risk_exclusions,
+)
+from planner.optimize.gangs import (
+    SHAPE_COLUMNS,
+    GangFits,
+    OfferColumns,
+    gang_fits,
+    host_suffices,
+    pair_with_gangs,
+    shape_keys,
+)
+from planner.optimize.host import loader_slowdown
 from planner.optimize.spot import (
     DEFAULT_INTERRUPTION_PCT,
     DEFAULT_RESTART_HOURS,
@@ -40,23 +63,6 @@ from planner.optimize.spot import (
 from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
-from planner.workload.data_loader import (
-    VCPUS_PER_WORKER,
-    classification_images_per_s,
-    images_per_s_per_vcpu,
-    loader_limit,
-    mosaic_images_per_s,
-)
-from planner.workload.memory import (
-    GIB,
-    OFFLOAD_HOST_BYTES_PER_PARAM,
-    PAGED_OPTIMIZERS,
-    nvme_staging_bytes,
-    nvme_state_bytes_per_param,
-    paged_spill_bytes,
-    paged_state_bytes,
-    state_bytes,
-)
 
 if TYPE_CHECKING:
     from planner.ownership.hardware import HardwareSpec
@@ -86,127 +92,6 @@ STARTUP_HOURS = 10 / 60
 MIN_USEFUL_JOB_HOURS = STARTUP_HOURS
 
 
-# -- the host a gang needs (an offer whose vCPUs or host RAM fall short is excluded) -------------
-# Offloaded optimizer states (training.offload: optimizer) live in host RAM, 12 bytes per parameter
-# (memory.OFFLOAD_HOST_BYTES_PER_PARAM, the rule `planner build` sizes RAM with).  Sharded over the
-# data-parallel ranks like the states on the GPU (ZeRO stage >= 1), and split by the tensor and
-# pipeline ranks, so an instance holds its GPUs' share.  On NVMe (training.offload: nvme) the host
-# holds only each rank's pinned staging buffers (memory.nvme_staging_bytes: 16 bytes per parameter
-# of one sub-group, at most 1e9 parameters).
-OFFLOAD_BYTES_PER_PARAM = OFFLOAD_HOST_BYTES_PER_PARAM
-# Host RAM the rest takes when states are offloaded: the OS, each rank's CUDA context and
-# framework (~2-3 GiB resident per process) and the pinned staging buffers.  A planning figure.
-HOST_RESERVE_GIB = 8.0
-# An image workload's CPU data loader prepares images at its pipeline's rate per worker, a worker
-# per physical core, two vCPUs (planner.workload.data_loader: images_per_s_per_vcpu).  A GPU
-# decoder (data.loader: gpu) or pre-decoded arrays need no more cores than token ids.
-# Token ids need no decoding: one loader worker per GPU keeps up.
-TEXT_LOADER_VCPUS_PER_GPU = 1
-# Every GPU's training process (its rank) also holds a core.
-TRAINER_VCPUS_PER_GPU = 1
-
-
-@dataclass(frozen=True)
-class HostNeed:
-    """What one instance of a gang needs from its host (0: nothing beyond the default)."""
-
-    vcpus: float
-    host_memory_gib: float
-    images_per_s: float = 0.0  # the instance's data loader, for the exclusion's wording
-    trainer_vcpus: float = 0.0  # the cores its GPUs' training processes hold
-    step_hours: float = 0.0  # hours of training steps the loader must keep fed
-    local_disk_gb: float = 0.0  # local NVMe for optimizer states swapped there (offload: nvme)
-    images_per_s_per_vcpu: float = 0.0  # what one loader vCPU prepares (0: no image loader)
-
-
-def loader_slowdown(need: HostNeed, vcpus: float) -> float:
-    """How much slower the training steps run when ``vcpus`` cannot decode the images the GPUs
-    would train on: the GPUs wait for the loader, which prepares ``need.images_per_s_per_vcpu``
-    on every vCPU the trainers leave (1: the host keeps up, or does not say how many cores it
-    has; inf: no core is left for loading)."""
-    if need.images_per_s <= 0 or not math.isfinite(vcpus) or vcpus >= need.vcpus:
-        return 1.0
-    loaders = vcpus - need.trainer_vcpus
-    if loaders <= 0:
-        return math.inf
-    return max(need.images_per_s / (loaders * need.images_per_s_per_vcpu), 1.0)
-
-
-def host_need(spec: WorkloadSpec, est: Estimate, gpus_per_instance: int) -> HostNeed:
-    """The vCPUs and host RAM one instance of ``gpus_per_instance`` GPUs needs to run its share
-    of ``est``: data-loader cores per GPU (for an image workload whose loader the estimate assumed
-    to keep up, the vCPUs its pipeline needs for the images per second the estimate trains at;
-    where the workload gives its workers, the estimate is already capped by them and the instance
-    needs their vCPUs; one core for token ids, a GPU decoder or pre-decoded arrays) plus one per
-    GPU for its trainer; and, with offloaded optimizer states, the instance's share of
-    :data:`OFFLOAD_BYTES_PER_PARAM` per parameter plus :data:`HOST_RESERVE_GIB`.  Inference
-    needs nothing here."""
-    if spec.kind.value == "inference":
-        return HostNeed(0.0, 0.0)
-    s = est.strategy
-    used = max(s.gpus_per_piece * s.concurrent_pieces, 1)
-    per_instance = min(gpus_per_instance, used)
-    images_per_s = per_vcpu = 0.0
-    limit = loader_limit(spec)
-    if limit is None:
-        loader = float(TEXT_LOADER_VCPUS_PER_GPU)
-    elif not limit.workers_defaulted:
-        loader = float(limit.workers * VCPUS_PER_WORKER)
-    else:
-        samples = float(spec.data.samples or 0.0) if spec.data is not None else 0.0
-        epochs = float(spec.data.epochs) if spec.data is not None else 1.0
-        step_hours = est.time_breakdown_hours.get("training steps") or est.wall_hours
-        per_gpu = samples * epochs * spec.pieces / max(step_hours * 3600.0, 1e-9) / used
-        images_per_s = per_gpu * per_instance
-        per_vcpu = images_per_s_per_vcpu(limit)
-        loader = float(math.ceil(per_gpu / per_vcpu))
-    vcpus = per_instance * (loader + TRAINER_VCPUS_PER_GPU)
-    step_hours = est.time_breakdown_hours.get("training steps") or est.wall_hours
-    ram = disk_gb = 0.0
-    # a GPU's share of the parameters whose optimizer states it steps (sharded by tensor and
-    # pipeline parallelism, and by data parallelism, context-parallel ranks included, under ZeRO)
-    zero_ranks = s.data_parallel * s.context_parallel if s.zero_stage >= 1 else 1
-    shards = s.tensor_parallel * s.pipeline_parallel * zero_ranks
-    rank_params = float(spec.model.params or 0.0) / max(shards, 1)
-    if spec.train.offload in ("optimizer", "nvme") and s.method == "full":
-        states = (
-            nvme_staging_bytes(rank_params)  # the states on NVMe, staged through pinned buffers
-            if spec.train.offload == "nvme"
-            else OFFLOAD_BYTES_PER_PARAM * rank_params
-        )
-        ram = states * per_instance / GIB + HOST_RESERVE_GIB
-        if spec.train.offload == "nvme":  # the swap files of the instance's ranks, on its NVMe
-            per_param = nvme_state_bytes_per_param(
-                state_bytes(spec.train.precision.value, spec.train.optimizer.value)
-            )
-            disk_gb = per_param * rank_params * per_instance / 1e9
-    elif spec.train.optimizer.value in PAGED_OPTIMIZERS and s.method == "full":
-        ram = _paged_host_gib(spec, est, rank_params, per_instance)
-    return HostNeed(
-        vcpus,
-        ram,
-        images_per_s,
-        per_instance * TRAINER_VCPUS_PER_GPU,
-        step_hours,
-        disk_gb,
-        images_per_s_per_vcpu=per_vcpu,
-    )
-
-
-def _paged_host_gib(
-    spec: WorkloadSpec, est: Estimate, rank_params: float, per_instance: int
-) -> float:
-    """Host RAM (GiB) an instance needs for a paged optimizer's states (bitsandbytes, CUDA
-    unified memory) of ``rank_params`` parameters a GPU: what each GPU cannot keep in the memory
-    its job leaves spare is evicted to host RAM (:func:`~planner.workload.memory.paged_spill_bytes`),
-    plus :data:`HOST_RESERVE_GIB` when anything spills.  The estimate's memory per GPU leaves the
-    paged states out."""
-    paged = rank_params * paged_state_bytes(spec.train.optimizer.value)
-    spare = (resolve_gpu(est.gpu).usable_memory_gib - est.memory_per_gpu_gib) * GIB
-    spilled = paged_spill_bytes(paged, spare)
-    return spilled * per_instance / GIB + HOST_RESERVE_GIB if spilled > 0 else 0.0
-
-
 @dataclass(frozen=True)
 class CandidateOptions:
     """User choices that decide which configurations exist and what they cost."""
@@ -228,22 +113,6 @@ class CandidateOptions:
     # powers of two that finish the job alone within it are generated too (_fill_sizes).
     deadline_hours: float | None = None
     confidence: float | None = None
-
-
-@dataclass(frozen=True)
-class Exclusion:
-    """Why an offer (or owned machine) produced no candidate."""
-
-    reason: str  # memory | precision | quota | spot-risk | vcpus | host-memory | local-disk
-    provider: str
-    instance_type: str
-    gpu_model: str
-    detail: str
-    gpu_memory_gib: float = 0.0
-    need_gib: float = 0.0
-    # host exclusions (vcpus, host-memory, local-disk): what the instance has and the gang needs
-    host_has: float = 0.0
-    host_needs: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -293,36 +162,6 @@ def instance_family(instance_type: str) -> str:
     """The family a quota names: ``p4d.24xlarge`` -> ``p4d``, ``a2-highgpu-1g`` -> ``a2-highgpu``;
     names with neither separator (Azure sizes) are their own family."""
     return instance_type.split(".")[0] if "." in instance_type else instance_type.rsplit("-", 1)[0]
-
-
-def _shape_key(row: Mapping[Any, Any]) -> tuple[Any, ...]:
-    """What the workload model sees of an offer (NaN bandwidth -> None so keys compare equal)."""
-    gbps = row["network_gbps"]
-    return (
-        row["gpu_model"],
-        int(row["gpu_count"]),
-        row["interconnect"],
-        row["fabric"],
-        None if gbps is None or gbps != gbps else float(gbps),
-    )
-
-
-_SHAPE_COLUMNS = ("gpu_model", "gpu_count", "interconnect", "fabric", "network_gbps")
-
-
-def _records(frame: pd.DataFrame, columns: Sequence[str]) -> list[dict[str, Any]]:
-    """The rows of ``frame`` as dicts of ``columns`` alone, the values ``to_dict("records")``
-    gives, read column by column: ``to_dict`` converts every column of the wide offers table,
-    several times the work for the few a caller reads."""
-    return [
-        dict(zip(columns, values, strict=True))
-        for values in zip(*(frame[c].tolist() for c in columns), strict=True)
-    ]
-
-
-def _shape_keys(offers: pd.DataFrame) -> list[tuple[Any, ...]]:
-    """:func:`_shape_key` of every row, read column-wise (much faster than row dicts)."""
-    return [_shape_key(row) for row in _records(offers, _SHAPE_COLUMNS)]
 
 
 def quota_for(quotas: Mapping[str, int], provider: str, region: str, family: str) -> int:
@@ -407,11 +246,11 @@ def build_candidates(
     )
     offers = offers.iloc[[kept[k] for k in order]]
     run = _Estimates(spec, estimator)
-    columns = _Columns(offers, _shape_keys(offers), catalog)
+    columns = OfferColumns(offers, shape_keys(offers), catalog)
     shape_fits, shape_best_need = _shape_fits(columns, catalog, opts, run)
-    exclusions += _memory_exclusions(columns, shape_fits, shape_best_need)
-    fits = _fits(spec, shape_fits)
-    exclusions += _host_exclusions(columns, fits)
+    exclusions += memory_exclusions(columns, shape_fits, shape_best_need)
+    fits = gang_fits(spec, shape_fits)
+    exclusions += host_exclusions(columns, fits)
     clouds = []
     for option in _purchase_options(opts):
         cloud, excluded = _priced_rows(
@@ -505,7 +344,7 @@ def _purchase_options(opts: CandidateOptions) -> list[PurchaseOption]:
 
 
 def _shape_fits(
-    columns: _Columns, catalog: GpuCatalog, opts: CandidateOptions, run: _Estimates
+    columns: OfferColumns, catalog: GpuCatalog, opts: CandidateOptions, run: _Estimates
 ) -> tuple[dict[tuple[Any, ...], list[tuple[int, Estimate]]], dict[tuple[Any, ...], float]]:
     """Per offer shape: the gang sizes that fit with their estimates, and the least memory per GPU
     any size needs (for the report's "does not fit" line)."""
@@ -517,7 +356,7 @@ def _shape_fits(
     for i, key in enumerate(columns.shapes):
         first.setdefault(key, i)
     for i in first.values():
-        shape = {c: columns[c][i] for c in _SHAPE_COLUMNS}
+        shape = {c: columns[c][i] for c in SHAPE_COLUMNS}
         gpu = catalog.resolve(str(shape["gpu_model"]))
         gpi = int(shape["gpu_count"])
         gbps = None if pd.isna(shape["network_gbps"]) else float(shape["network_gbps"])
@@ -551,7 +390,7 @@ def _shape_fits(
 
 
 def _spot_rates_by_shape(
-    columns: _Columns, opts: CandidateOptions
+    columns: OfferColumns, opts: CandidateOptions
 ) -> dict[tuple[Any, ...], tuple[float, ...]]:
     """The distinct spot interruption rates (%/month) of each shape's spot offers, for
     :func:`_fill_sizes` (empty without a deadline or without spot)."""
@@ -660,229 +499,6 @@ def _cheapest_alone(
     return best
 
 
-class _Fits(NamedTuple):
-    """The fitting gangs of every offer shape, one entry per (shape, gang size) in shape order,
-    with what one instance of each needs from its host (:func:`host_need`); the offers are joined
-    to them by shape (:func:`_joined`)."""
-
-    shapes: list[tuple[Any, ...]]
-    instances: np.ndarray  # gang sizes (instances), int64
-    estimates: list[Estimate]
-    needs: list[HostNeed]
-    need_vcpus: np.ndarray
-    need_ram_gib: np.ndarray
-    need_disk_gb: np.ndarray
-    images_per_s: np.ndarray
-    trainer_vcpus: np.ndarray
-    by_shape: dict[tuple[Any, ...], list[int]]  # the entries of each shape, in order
-
-
-def _fits(
-    spec: WorkloadSpec, shape_fits: Mapping[tuple[Any, ...], list[tuple[int, Estimate]]]
-) -> _Fits:
-    """:class:`_Fits` of ``shape_fits`` (per shape, the gang sizes that fit with their
-    estimates)."""
-    shapes = [key for key, fits in shape_fits.items() for _ in fits]
-    pairs = [pair for fits in shape_fits.values() for pair in fits]
-    estimates = [est for _, est in pairs]
-    needs = [host_need(spec, est, int(key[1])) for key, est in zip(shapes, estimates, strict=True)]
-    by_shape: dict[tuple[Any, ...], list[int]] = {}
-    for j, key in enumerate(shapes):
-        by_shape.setdefault(key, []).append(j)
-    return _Fits(
-        shapes=shapes,
-        instances=np.array([n for n, _ in pairs], dtype=np.int64),
-        estimates=estimates,
-        needs=needs,
-        need_vcpus=np.array([n.vcpus for n in needs], dtype=float),
-        need_ram_gib=np.array([n.host_memory_gib for n in needs], dtype=float),
-        need_disk_gb=np.array([n.local_disk_gb for n in needs], dtype=float),
-        images_per_s=np.array([n.images_per_s for n in needs], dtype=float),
-        trainer_vcpus=np.array([n.trainer_vcpus for n in needs], dtype=float),
-        by_shape=by_shape,
-    )
-
-
-class _Columns:
-    """The offers' columns as arrays, each read from the table once (on first use), with each
-    offer's shape (:func:`_shape_key`) and, as ``gpu_memory_gib``, the memory a job can allocate
-    (less than listed where ECC holds 1/16 back, GpuSpec.usable_memory_gib: what the fit used).
-
-    The shapes, the priced rows and the host checks select and combine them by position, where a
-    DataFrame merge, boolean selection, sort or ``assign`` copies every column of the wide offers
-    table each time (the headline quote's candidates took 26 ms in those, with its estimates
-    memoised, and take 13 ms by position)."""
-
-    def __init__(
-        self, offers: pd.DataFrame, shapes: list[tuple[Any, ...]], catalog: GpuCatalog
-    ) -> None:
-        self._frame = offers
-        self.shapes = shapes
-        gpus = offers["gpu_model"].tolist()
-        usable = {g: catalog.resolve(str(g)).usable_memory_gib for g in dict.fromkeys(gpus)}
-        self._arrays: dict[str, np.ndarray] = {
-            "gpu_memory_gib (float)": np.minimum(
-                offers["gpu_memory_gib"].to_numpy(dtype=float),
-                np.array([usable[g] for g in gpus], dtype=float),
-            )
-        }
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        """The column as ``to_numpy`` gives it (text as an object array)."""
-        if name not in self._arrays:
-            self._arrays[name] = self._frame[name].to_numpy()
-        return self._arrays[name]
-
-    def numbers(self, name: str) -> np.ndarray:
-        """A numeric column as floats (NaN where the offer leaves it blank)."""
-        key = f"{name} (float)"
-        if key not in self._arrays:
-            self._arrays[key] = self._frame[name].to_numpy(dtype=float)
-        return self._arrays[key]
-
-
-def _joined(
-    shapes: list[tuple[Any, ...]], at: np.ndarray, fits: _Fits
-) -> tuple[np.ndarray, np.ndarray]:
-    """(offer positions, fit positions) of every offer in ``at`` (positions into ``shapes``)
-    paired with each fitting gang of its shape: the rows, in the order, that
-    ``offers.merge(fit_table, on="_shape", how="inner")`` gives (the offers in order, each with
-    its shape's gangs in order)."""
-    left: list[int] = []
-    right: list[int] = []
-    for i in at.tolist():
-        for j in fits.by_shape.get(shapes[i], ()):
-            left.append(i)
-            right.append(j)
-    return np.array(left, dtype=np.intp), np.array(right, dtype=np.intp)
-
-
-def _host_suffices(
-    columns: _Columns, offer: np.ndarray, fits: _Fits, fit: np.ndarray
-) -> np.ndarray:
-    """For each pair (offer at ``offer``, fitting gang at ``fit``): whether the offer's host can
-    run the gang: the RAM the gang needs, the local NVMe its swapped optimizer states need
-    (``offload: nvme``), and the vCPUs -- all of them for text; for images, a core left for
-    loading once every GPU's trainer has one (fewer loader cores than the images need only slow
-    the steps, :func:`loader_slowdown`).  An offer that does not state them is given the benefit
-    of the doubt."""
-    vcpus = columns.numbers("vcpus")[offer]
-    return (
-        _cpu_suffices(vcpus, fits.need_vcpus[fit], fits.images_per_s[fit], fits.trainer_vcpus[fit])
-        & _ram_suffices(columns.numbers("host_memory_gib")[offer], fits.need_ram_gib[fit])
-        & _disk_suffices(columns.numbers("local_disk_gb")[offer], fits.need_disk_gb[fit])
-    )
-
-
-def _cpu_suffices(
-    vcpus: np.ndarray, need: np.ndarray, images_per_s: np.ndarray, trainers: np.ndarray
-) -> np.ndarray:
-    return np.isnan(vcpus) | (vcpus >= need) | ((images_per_s > 0) & (vcpus > trainers))
-
-
-def _ram_suffices(ram: np.ndarray, need: np.ndarray) -> np.ndarray:
-    return np.isnan(ram) | (ram >= need - 1e-9)
-
-
-def _disk_suffices(disk: np.ndarray, need: np.ndarray) -> np.ndarray:
-    return (need <= 0) | np.isnan(disk) | (disk >= need - 1e-9)
-
-
-def _first_of_each(*keys: np.ndarray) -> np.ndarray:
-    """Positions of the first row of each distinct combination of ``keys`` (equal-length
-    arrays), in order: ``drop_duplicates`` on those columns, by position."""
-    seen: set[tuple[Any, ...]] = set()
-    first: list[int] = []
-    for i, key in enumerate(zip(*(k.tolist() for k in keys), strict=True)):
-        if key not in seen:
-            seen.add(key)
-            first.append(i)
-    return np.array(first, dtype=np.intp)
-
-
-def _host_exclusions(columns: _Columns, fits: _Fits) -> list[Exclusion]:
-    """One exclusion per offer (instance type) that fits in GPU memory at some gang size but
-    whose host falls short at every one: too few vCPUs to feed its GPUs, too little RAM for the
-    offloaded optimizer states, or too little local NVMe for those swapped there.  The figures
-    are the smallest need over the gang sizes."""
-    if not fits.shapes:
-        return []
-    offers = _first_of_each(columns["provider"], columns["instance_type"])
-    at, fit = _joined(columns.shapes, offers, fits)
-    if not len(at):
-        return []
-    ok = _host_suffices(columns, at, fits, fit)
-    out = []
-    # each offer's pairs are consecutive (_joined): [start, stop) per offer
-    starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
-    for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), len(at)], strict=True):
-        if ok[start:stop].any():
-            continue
-        i, mine = int(at[start]), fit[start:stop]
-        provider, instance_type = columns["provider"][i], columns["instance_type"][i]
-        vcpus, ram_has = float(columns.numbers("vcpus")[i]), columns.numbers("host_memory_gib")[i]
-        least = int(mine[np.argmin(fits.need_vcpus[mine])])  # the first of the fewest
-        if float(fits.need_vcpus[least]) > vcpus:
-            images = float(fits.images_per_s[least])
-            need = f"{float(fits.need_vcpus[least]):,.0f} vCPUs"
-            why = (
-                f"needs {need} to decode {images:,.0f} images/s, {instance_type} has {vcpus:g}"
-                if images > 0
-                else f"needs {need} for its data loaders and trainers, {instance_type} has "
-                f"{vcpus:g}"
-            )
-            reason, has, needs = "vcpus", vcpus, float(fits.need_vcpus[least])
-        elif not _ram_suffices(ram_has, fits.need_ram_gib[mine]).any():
-            ram = float(fits.need_ram_gib[mine].min())
-            why = (
-                f"needs {ram:,.0f} GiB of host RAM for the optimizer states held there, "
-                f"{instance_type} has {float(ram_has):g}"
-            )
-            reason, has, needs = "host-memory", float(ram_has), ram
-        else:
-            disk = float(fits.need_disk_gb[mine].min())
-            has_disk = float(columns.numbers("local_disk_gb")[i])
-            why = (
-                f"needs {disk:,.0f} GB of local NVMe for the optimizer states swapped there, "
-                f"{instance_type} has {has_disk:g}"
-            )
-            reason, has, needs = "local-disk", has_disk, disk
-        out.append(
-            Exclusion(
-                reason,
-                str(provider),
-                str(instance_type),
-                str(columns["gpu_model"][i]),
-                why,
-                host_has=has,
-                host_needs=needs,
-            )
-        )
-    return out
-
-
-def _memory_exclusions(
-    columns: _Columns,
-    shape_fits: Mapping[tuple[Any, ...], list[tuple[int, Estimate]]],
-    shape_best_need: Mapping[tuple[Any, ...], float],
-) -> list[Exclusion]:
-    """One exclusion per offer whose shape fits at no gang size."""
-    fitting = {k for k, f in shape_fits.items() if f}
-    return [
-        Exclusion(
-            "memory",
-            str(columns["provider"][i]),
-            str(columns["instance_type"][i]),
-            str(columns["gpu_model"][i]),
-            "does not fit at any size",
-            gpu_memory_gib=float(columns.numbers("gpu_memory_gib")[i]),
-            need_gib=shape_best_need[key],
-        )
-        for i, key in enumerate(columns.shapes)
-        if key not in fitting
-    ]
-
-
 def _owned_rows(
     hw: HardwareSpec,
     gpu: GpuSpec,
@@ -957,8 +573,8 @@ def _owned_row(
 
 
 def _priced_rows(
-    columns: _Columns,
-    fits: _Fits,
+    columns: OfferColumns,
+    fits: GangFits,
     option: PurchaseOption,
     opts: CandidateOptions,
     *,
@@ -976,14 +592,14 @@ def _priced_rows(
     exclusions: list[Exclusion] = []
     if option is PurchaseOption.SPOT and opts.max_interruption_pct is not None:
         risky = pct[at] > opts.max_interruption_pct
-        exclusions = _spot_risk_exclusions(columns, at[risky], opts.max_interruption_pct)
+        exclusions = spot_risk_exclusions(columns, at[risky], opts.max_interruption_pct)
         at = at[~risky]
     if collapse_regions:
         # Same instance type, same job hours: only the cheapest region can be in a cheapest plan
         # (regions matter again for parallel jobs, whose quotas are per region).
         at = _cheapest_per_type(at, unit_price, providers, columns["instance_type"])
-    at, fit = _joined(columns.shapes, at, fits)
-    ok = _host_suffices(columns, at, fits, fit)
+    at, fit = pair_with_gangs(columns.shapes, at, fits)
+    ok = host_suffices(columns, at, fits, fit)
     at, fit = at[ok], fit[ok]
     if not len(at):
         return None, exclusions
@@ -998,7 +614,7 @@ def _priced_rows(
     )
     within = fits.instances[fit] <= quota
     if not within.all():
-        exclusions += _quota_exclusions(
+        exclusions += quota_exclusions(
             pd.DataFrame(
                 {
                     "provider": providers[at],
@@ -1023,7 +639,7 @@ class _PricedRows(NamedTuple):
     """The priced (offer, gang size) pairs of one purchase option, within their quotas."""
 
     offer: np.ndarray  # positions in the offers
-    fit: np.ndarray  # positions in the fitting gangs (_Fits)
+    fit: np.ndarray  # positions in the fitting gangs (GangFits)
     unit_price: np.ndarray  # one instance's price after discounts, USD/h
     pct: np.ndarray  # spot interruption rate, %/month (the default where none is published)
     quota: np.ndarray  # quota_for of the offer's family, instances
@@ -1051,53 +667,16 @@ def _cheapest_per_type(
     return np.array(keep, dtype=np.intp)
 
 
-def _quota_exclusions(rows: pd.DataFrame, within: pd.Series) -> list[Exclusion]:
-    """One exclusion per offer whose every fitting gang needs more instances than its quota
-    allows (``--quota aws=0`` leaves no AWS offer), so that an empty result can say so."""
-    if within.all():
-        return []  # every row within its quota (no quota given, or none binding)
-    offer = ["provider", "region", "instance_type"]
-    ok = within.groupby([rows[c] for c in offer]).any()
-    fewest = rows["instances"].groupby([rows[c] for c in offer]).min()
-    quota = rows["quota_instances"].groupby([rows[c] for c in offer]).min()
-    first = rows.drop_duplicates(offer).set_index(offer)
-    return [
-        Exclusion(
-            "quota",
-            str(key[0]),
-            str(key[2]),
-            str(first.loc[key, "gpu_model"]),
-            f"quota {int(quota[key])} instance(s) < {int(fewest[key])} needed",
-        )
-        for key in ok.index[~ok.to_numpy()]
-    ]
-
-
-def _interruption_pcts(columns: _Columns, opts: CandidateOptions) -> np.ndarray:
+def _interruption_pcts(columns: OfferColumns, opts: CandidateOptions) -> np.ndarray:
     """Each offer's spot interruption rate (%/month), the request's default where none is
     published."""
     rates = columns.numbers("spot_interruption_pct")
     return np.where(np.isnan(rates), float(opts.default_interruption_pct), rates)
 
 
-def _spot_risk_exclusions(columns: _Columns, risky: np.ndarray, max_pct: float) -> list[Exclusion]:
-    """One exclusion per spot offer (at the positions ``risky``) interrupted more often than
-    ``--max-interruption`` allows."""
-    return [
-        Exclusion(
-            "spot-risk",
-            str(columns["provider"][i]),
-            str(columns["instance_type"][i]),
-            str(columns["gpu_model"][i]),
-            f"interruption above --max-interruption {max_pct:g}%",
-        )
-        for i in risky.tolist()
-    ]
-
-
 def _cloud_columns(
-    columns: _Columns,
-    fits: _Fits,
+    columns: OfferColumns,
+    fits: GangFits,
     rows: _PricedRows,
     option: PurchaseOption,
     opts: CandidateOptions,
@@ -1180,183 +759,3 @@ def _cloud_columns(
         "source": columns["source"][at],
         "as_of": columns["as_of"][at],
     }
-
-
-def prune_dominated(
-    cands: pd.DataFrame,
-    *,
-    by: Sequence[str] = ("kind", "purchase_option", "gpu_model", "provider"),
-    parallel: bool = False,
-    pieces: int | None = None,
-) -> pd.DataFrame:
-    """Keep, within each ``by`` group, the configurations no other one dominates.
-
-    ``A`` dominates ``B`` when putting ``A`` in place of ``B`` (or giving ``A`` the share of the
-    work ``B`` had, where a plan already uses ``A``) keeps every plan of the quote model feasible
-    and no dearer or slower:
-
-    - ``A`` does the whole job in no more wall hours (``job_hours x wall_factor``),
-    - for no more running cost (``job_hours x price``),
-    - at no higher hourly price: every phase and every gang also pays a billed start-up at its
-      hourly price, so a faster configuration with a higher price is not always cheaper,
-    - and ``A``'s capacity hours cover its whole job, so extra work always fits on it.
-
-    For the parallel model (``parallel=True``, with the quota group in ``by``) ``A`` also needs no
-    more instances per gang, and a gang limit no tighter than its quota allows
-    (``max_gangs >= quota_instances // instances``), so ``B``'s gangs fit on ``A`` within the quota.
-
-    Exact ties keep the first in table order.  The groups keep the attributes that plan variants
-    constrain on (spot, owned, GPU model, provider).  Tests check on generated cases that pruning
-    never changes the optimum of either model.
-
-    With ``pieces`` (the parallel model's ``P``) a first pass works across quota groups.  A group
-    whose quota holds ``P`` gangs of its largest configuration (``Q_g >= P x max instances``) can
-    never bind: the model has at most ``P`` gangs (``m_c <= n_c``, ``sum n_c = P``).  A row there
-    whose own gang limit allows ``P`` gangs and whose capacity covers its job is free.  A free
-    configuration takes any other's gangs, whatever their size and group, when it is no slower, no
-    dearer to run and no dearer per hour.  So equivalent regions of one instance type collapse to
-    the cheapest, and the model grows with distinct configurations, not rows.
-    """
-    if cands.empty:
-        return cands
-    if parallel and pieces is not None and "quota_group" in by:
-        free = quota_never_binds(cands, pieces)
-        if free.any():
-            across = [c for c in by if c != "quota_group"]
-            cands = cands.loc[_undominated(cands, across, absorbers=free, sizes=False)]
-    return cands.loc[_undominated(cands, by, parallel=parallel)]
-
-
-def quota_never_binds(cands: pd.DataFrame, pieces: int) -> np.ndarray:
-    """Rows whose quota group can never bind with ``pieces`` pieces (see :func:`prune_dominated`)."""
-    quota = cands["quota_instances"].to_numpy(dtype=float)
-    largest = cands.groupby("quota_group", sort=False)["instances"].transform("max")
-    return (
-        np.asarray(quota >= pieces * largest.to_numpy(dtype=float))
-        & (cands["max_gangs"].to_numpy(dtype=float) >= pieces)  # its own gang limit too
-        & (
-            cands["capacity_hours"].to_numpy(dtype=float)
-            >= cands["job_hours"].to_numpy(dtype=float)
-        )
-    )
-
-
-def _undominated(
-    cands: pd.DataFrame,
-    by: Sequence[str],
-    *,
-    parallel: bool = False,
-    absorbers: np.ndarray | None = None,
-    sizes: bool = True,
-) -> list[Any]:
-    """Index labels of the rows no other row of their ``by`` group dominates.
-
-    ``absorbers`` overrides which rows may dominate others; ``sizes=False`` ignores the number of
-    instances per gang (for absorbers whose quota never binds).
-    """
-    job = cands["job_hours"].to_numpy(dtype=float)
-    price = cands["price_usd_per_hour"].to_numpy(dtype=float)
-    wall = job * cands["wall_factor"].to_numpy(dtype=float)
-    cost = job * price
-    instances = cands["instances"].to_numpy(dtype=float)
-    can_absorb = cands["capacity_hours"].to_numpy(dtype=float) >= job
-    if absorbers is not None:
-        can_absorb = absorbers
-        if not sizes:
-            instances = np.zeros(len(cands))
-    elif parallel:
-        quota = cands["quota_instances"].to_numpy(dtype=float)
-        with np.errstate(invalid="ignore"):
-            gang_limit = np.floor(quota / instances)
-        can_absorb &= np.isfinite(quota) & (cands["max_gangs"].to_numpy(dtype=float) >= gang_limit)
-    else:
-        instances = np.zeros(len(cands))  # gang sizes do not matter to the sequential model
-    group = cands.groupby(list(by), sort=False).ngroup().to_numpy(dtype=float)  # NaN: no group
-    # One stable sort by (group, wall, cost, price): a configuration can only be dominated by one
-    # before it, and dominance is transitive, so one pass against the kept ones decides.
-    order = np.lexsort((price, cost, wall, group))
-    labels = cands.index.to_numpy()
-    # Python lists: the loop below reads one element at a time, which numpy makes slow.
-    group_of, cost_of, price_of = group.tolist(), cost.tolist(), price.tolist()
-    size_of, absorbs = instances.tolist(), can_absorb.tolist()
-    keep: list[Any] = []
-    kept_absorbers: list[tuple[float, float, float]] = []
-    current = math.nan
-    for pos in order.tolist():
-        g = group_of[pos]
-        if g != current:
-            if math.isnan(g):
-                break  # rows with a missing key sort last and belong to no group
-            current, kept_absorbers = g, []
-        c, p, n = cost_of[pos], price_of[pos], size_of[pos]
-        if not any(ac <= c and ap <= p and an <= n for ac, ap, an in kept_absorbers):
-            keep.append(labels[pos])
-            if absorbs[pos]:
-                # An absorber this one matches or beats on cost, price and size is redundant:
-                # whatever it would dominate later, this one (no slower, being earlier) does too.
-                kept_absorbers = [
-                    a for a in kept_absorbers if not (c <= a[0] and p <= a[1] and n <= a[2])
-                ]
-                kept_absorbers.append((c, p, n))
-    return sorted(keep)
-
-
-def group_exclusions(exclusions: Sequence[Exclusion]) -> list[str]:
-    """Human lines: memory misfits grouped by GPU, spot-risk exclusions counted."""
-    lines: list[str] = []
-    memory = [e for e in exclusions if e.reason == "memory"]
-    if memory:
-        by_gpu: dict[str, tuple[float, float]] = {}
-        for e in memory:
-            by_gpu[e.gpu_model] = (e.gpu_memory_gib, e.need_gib)
-        order = sorted(by_gpu, key=lambda g: by_gpu[g][0])
-        top_mem = max(m for m, _ in by_gpu.values())
-        need = min(n for _, n in by_gpu.values())
-        lines.append(
-            f"{', '.join(order)}: {top_mem:g} GiB or less per GPU < {need:.1f} GiB needed at best "
-            f"(largest gang and most sharding tried)"
-        )
-    by_detail: dict[str, set[str]] = {}
-    for e in exclusions:
-        if e.reason == "precision":  # one line per fix: bf16 works on an A100, fp16 on a T4
-            by_detail.setdefault(e.detail, set()).add(e.gpu_model)
-    lines += [f"{', '.join(sorted(gpus))}: {detail}" for detail, gpus in by_detail.items()]
-    for reason, rule in (
-        ("vcpus", _CPU_RULE),
-        ("host-memory", "offloaded optimizer states take 12 bytes per parameter of host RAM"),
-        (
-            "local-disk",
-            "optimizer states on NVMe take 16 bytes per parameter (mixed-precision AdamW)",
-        ),
-    ):
-        short = [e for e in exclusions if e.reason == reason]
-        if short:
-            lines.append(_host_line(short, rule))
-    risky = [e for e in exclusions if e.reason == "spot-risk"]
-    if risky:
-        lines.append(f"{len(risky)} spot offers: interruption rate above --max-interruption")
-    return lines
-
-
-# How the vCPU rule reads in a quote's "Excluded:" line.
-_CPU_RULE = (
-    "a CPU data loader's worker takes a core (two vCPUs) and prepares "
-    f"~{classification_images_per_s():.0f} ImageNet images/s (~{mosaic_images_per_s():.0f} YOLO "
-    "mosaics), and each GPU's trainer holds a vCPU; decoding on the GPU (DALI) needs fewer"
-)
-
-
-def _host_line(short: Sequence[Exclusion], rule: str) -> str:
-    """One line for the offers a host need excluded: the nearest miss per GPU model (the most
-    it has for what it needs; ties go to the cheaper need), how many instance types in all, and
-    the rule."""
-    by_gpu: dict[str, list[Exclusion]] = {}
-    for e in short:
-        by_gpu.setdefault(e.gpu_model, []).append(e)
-    types = len({(e.provider, e.instance_type) for e in short})
-    nearest = {
-        gpu: max(found, key=lambda e: (e.host_has / max(e.host_needs, 1e-9), -e.host_needs))
-        for gpu, found in by_gpu.items()
-    }
-    shown = [f"{gpu}: {e.detail}" for gpu, e in sorted(nearest.items())]
-    return f"{'; '.join(shown)} ({types} instance type{'s' if types != 1 else ''}; {rule})"

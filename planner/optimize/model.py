@@ -46,7 +46,7 @@ the fastest parallel plan is found by bisecting the deadline of this cost model.
 ``unit_confidence`` u, a spot gang's pieces are capped further, to the most it finishes by ``D``
 with chance u (:func:`_pieces_per_gang`).
 
-Before building, :func:`planner.optimize.candidates.prune_dominated` keeps only configurations not
+Before building, :func:`planner.optimize.pruning.prune_dominated` keeps only configurations not
 dominated in (hours, cost) within their constraint group, so the model stays small.  The model is a
 :class:`~planner.optimize.program.LinearProgram`; :func:`solve` hands it to a registered solver
 (:mod:`planner.optimize.solvers`, HiGHS by default) and reads the columns back by candidate id.

@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from planner.errors import InfeasibleError, PlannerError
-from planner.optimize.candidates import STARTUP_HOURS, prune_dominated
+from planner.optimize.candidates import STARTUP_HOURS
 from planner.optimize.model import (
     ModelInputs,
     Solution,
@@ -33,6 +33,7 @@ from planner.optimize.model import (
     confidence_binds,
     solve,
 )
+from planner.optimize.pruning import prune_dominated
 from planner.optimize.solvers import Solver, mip_tolerance
 from planner.optimize.spot import DEFAULT_RESTART_HOURS, SpotModel, checkpoint_hours
 
@@ -243,7 +244,7 @@ def _solve_without_quotas(
 
     Dropping the quota rows (and the gang limits they imply) gives a relaxation: its optimum is
     no dearer.  Without quotas every configuration is free in the sense of
-    :func:`~planner.optimize.candidates.prune_dominated`, so equivalent regions and dominated
+    :func:`~planner.optimize.pruning.prune_dominated`, so equivalent regions and dominated
     gang sizes collapse and the model shrinks from one column pair per row to one per distinct
     efficient configuration.  If the relaxation's plan respects every quota and gang limit of
     the real model, it is optimal there too; if the relaxation has no plan, neither has the real

@@ -59,7 +59,7 @@ from planner.workload.spec import Kind
 # -- sizing rules (see the module docstring) ------------------------------------------------------
 # A machine to buy gets headroom: several loader workers per GPU, the common PyTorch DataLoader
 # practice (U: a planning rule, not a measurement).  A quote only refuses a host that cannot run a
-# job at all and slows one that decodes too few images (optimize.candidates.host_need), so the two
+# job at all and slows one that decodes too few images (optimize.host.host_need), so the two
 # rules differ on purpose: one recommends, the other checks.
 WORKERS_PER_GPU_TEXT = 4
 WORKERS_PER_GPU_IMAGES = 8

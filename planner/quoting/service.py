@@ -27,16 +27,10 @@ from planner.catalog import OfferBook, load_offer_book
 from planner.catalog.query import OfferFilter, check_near, filter_offers, why_no_offers
 from planner.errors import ConfigError, InfeasibleError
 from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
-from planner.optimize.candidates import (
-    CandidateOptions,
-    CandidateSet,
-    Estimator,
-    Exclusion,
-    build_candidates,
-    group_exclusions,
-    prune_dominated,
-)
+from planner.optimize.candidates import CandidateOptions, CandidateSet, Estimator, build_candidates
+from planner.optimize.exclusions import Exclusion, group_exclusions
 from planner.optimize.plans import STARTUP_HOURS, Plan, PlanRequest, frontier, make_plans
+from planner.optimize.pruning import prune_dominated
 from planner.quoting.request import QuoteRequest, _canonical_discounts, _canonical_quotas
 from planner.quoting.result import (
     EstimateMargin,
