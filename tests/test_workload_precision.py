@@ -212,3 +212,22 @@ def test_left_out_gpus_each_get_the_precision_that_works_on_them() -> None:
     assert "(T4) cannot train in fp8" in result.stderr
     assert "(A100-40GB, A100-80GB) cannot train in fp8" in result.stderr
     assert "training.precision: bf16" in result.stderr
+
+
+def test_the_estimate_names_the_unit_each_precision_runs_on() -> None:
+    """review: on GeForce, whose TF32 and CUDA-core peaks are equal, a tf32 estimate said its
+    matmuls ran at the CUDA-core fp32 peak."""
+    rtx, v100 = resolve_gpu("RTX3060"), resolve_gpu("V100-16GB")
+    tf32 = estimate(in_precision("gpt2-finetune", "tf32"), rtx, 1).efficiency_source
+    assert "0.62 of the 12.7 TFLOPS dense TF32 tensor peak, its GEMMs at 0.78 of it and" in tf32
+    fp32 = estimate(in_precision("gpt2-finetune", "fp32"), rtx, 1).efficiency_source
+    assert (
+        "0.50 of the 12.7 TFLOPS dense CUDA-core fp32 peak, its GEMMs at 0.60 of it on FP32 lanes "
+        "shared with INT32" in fp32
+    )
+    fp32_v100 = estimate(in_precision("gpt2-finetune", "fp32"), v100, 1).efficiency_source
+    assert "0.70 of the 15.7 TFLOPS dense CUDA-core fp32 peak, its GEMMs at 0.78 of it and" in (
+        fp32_v100
+    )
+    amp = estimate(in_precision("gpt2-finetune", "amp-bf16"), rtx, 1).efficiency_source
+    assert "0.52 of the 25.4 TFLOPS dense 16-bit tensor peak (" in amp

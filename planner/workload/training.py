@@ -945,17 +945,21 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
             f"{f.linear_share:.0%} of the FLOPs (the linear layers) at {eff.FP8_TENSOR_RATE:g}x "
             f"that rate in fp8, their casts ({scaling} scaling) as memory traffic"
         )
-    unit = (
-        "CUDA-core fp32"
-        if peak == gpu.matmul_peak_flops("fp32")
-        and f.precision
-        in (
-            "fp32",
-            "tf32",
+    if f.precision in ("fp32", "tf32"):
+        # a unit slower than the calibrated 16-bit tensor cores (efficiency.slower_unit_fraction)
+        if f.precision == "fp32":
+            unit = "CUDA-core fp32"
+            gemm = (
+                eff.SHARED_DATAPATH_SGEMM_SHARE if gpu.fp32_shares_int32 else eff.TENSOR_GEMM_SHARE
+            )
+            lanes = " on FP32 lanes shared with INT32" if gpu.fp32_shares_int32 else ""
+        else:
+            unit, gemm, lanes = "TF32 tensor", eff.TENSOR_GEMM_SHARE, ""
+        return (
+            f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense {unit} peak, its GEMMs at {gemm:.2f} "
+            f"of it{lanes} and the 16-bit step's time beyond its GEMMs kept"
         )
-        else ("TF32 tensor" if f.precision == "tf32" else "16-bit tensor")
-    )
-    return f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense {unit} peak"
+    return f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense 16-bit tensor peak"
 
 
 def _attention_text(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
