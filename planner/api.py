@@ -949,6 +949,14 @@ def prices_diff(
             key_path="threshold",
             hint="e.g. threshold=0.05 (report price moves above 5%)",
         )
+    for key, ref in (("old", old), ("new", new)):
+        if not isinstance(ref, (str, Path)) or not str(ref).strip():
+            # was: a blank id read as the path "." and the current folder loaded as a snapshot
+            raise ConfigError(
+                f"expected a snapshot id or folder, got {ref!r}",
+                key_path=key,
+                hint="`planner prices status` and `planner prices history` name the snapshot ids",
+            )
     roots = default_roots()
     before = load_snapshot(find_snapshot(old, roots)).offers
     after = load_snapshot(find_snapshot(new, roots)).offers
