@@ -1,0 +1,243 @@
+"""Bad input the sixth sweep found: each case here was silently ignored (``planner workloads
+--format csv show X`` printed the table), misread (a blank snapshot id loaded the current folder
+as a snapshot, a key given twice in a config.json kept the last value without a word), reported
+as a bug or a network failure with "retry later" (a mistyped environment variable of a price
+refresh), or answered with a fix for another field (host RAM "is in GiB per GPU").
+
+The product rule each test pins: bad input gets a clear error naming the file, the field and a
+fix, a non-zero exit (2) and no traceback, on the command line and in the library; no secret is
+printed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import planner
+from planner.errors import ConfigError, OfferValidationError
+from planner.providers.http import checked_mirror_url, shown_url
+from tests.cli_checks import assert_clean_error, invoke
+from tests.conftest import offer_row
+
+SECRET = "sk-should-never-show"
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "data"))
+
+
+def _price_list(tmp_path: Path, header: list[str] | None = None, **changes: object) -> Path:
+    row = {k: str(v) for k, v in offer_row().items()} | {k: str(v) for k, v in changes.items()}
+    out = io.StringIO()
+    writer = csv.writer(out)
+    names = header or list(row)
+    writer.writerow(names)
+    writer.writerow([row.get(name, row["provider"]) for name in names])
+    path = tmp_path / "prices.csv"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return path
+
+
+# --- a group's --format before its subcommand ------------------------------------------------------
+
+
+def test_workloads_format_before_show_is_used_not_ignored() -> None:
+    """was: ``planner workloads --format csv show X`` printed the table (the group's --format
+    only formats the list), exit 0: a script reading CSV got a table."""
+    result = invoke("workloads", "--format", "csv", "show", "gpt2-xl-finetune")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0][:2] == ["gpu", "gpu_count"], result.stdout
+    json_result = invoke("workloads", "--format", "json", "show", "gpt2-xl-finetune")
+    assert json_result.exit_code == 0, json_result.output
+    json.loads(json_result.stdout)  # the document alone
+
+
+def test_workloads_format_given_twice_differently_is_refused() -> None:
+    result = invoke("workloads", "--format", "csv", "show", "gpt2-xl-finetune", "--format", "json")
+    assert_clean_error(result, "--format csv", "--format json", "give --format once")
+
+
+def test_workloads_format_before_new_is_refused() -> None:
+    """was: the YAML file written where ``--format json`` asked for JSON, exit 0."""
+    result = invoke(
+        "workloads", "--format", "json", "new", "w1", "--model", "gpt2", "--tokens", "5M"
+    )
+    assert_clean_error(result, "--format", "writes a workload file (YAML)", "drop --format")
+    assert result.stdout == ""
+
+
+# --- prices diff with a blank snapshot id ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where"),
+    [("", "reference-2026-11-25", "OLD"), ("reference-2026-11-25", "  ", "NEW")],
+)
+def test_prices_diff_blank_snapshot_id_is_named(old: str, new: str, where: str) -> None:
+    """was: a blank id read as the path "." and the current folder loaded as a snapshot:
+    "error: .: no readable manifest.json", exit 1."""
+    result = invoke("prices", "diff", old, new)
+    assert_clean_error(result, where, "expected a snapshot id", "planner prices status")
+
+
+def test_prices_diff_blank_snapshot_id_in_the_library() -> None:
+    with pytest.raises(ConfigError, match="expected a snapshot id") as caught:
+        planner.prices_diff("reference-2026-11-25", "")
+    assert caught.value.key_path == "new"
+
+
+# --- a private price list ---------------------------------------------------------------------------
+
+
+def test_price_list_column_named_twice_is_named(tmp_path: Path) -> None:
+    """was: "unknown column(s) 'provider.1' (did you mean 'provider'?)": pandas' name for the
+    second one, a column the file does not have."""
+    path = _price_list(tmp_path, header=[*offer_row(), "provider"])
+    result = invoke("offers", "--offers", str(path))
+    assert_clean_error(result, "prices.csv", "column 'provider' twice", "keep one column")
+    assert "provider.1" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "needles"),
+    [
+        # was: "memory is in GiB per GPU (80 for an A100-80GB)" for the instance's RAM
+        ("host_memory_gib", "1TB", ("host_memory_gib is the instance's RAM in GiB",)),
+        # ... and for the whole instance's GPU memory
+        ("gpu_memory_total_gib", "320000", ("GPU memory of the whole instance", "computed")),
+        # was: "zones is in  (from 0 to 1,000)": a column without a unit
+        ("zones", "a,b", ("zones is a whole number (from 0 to 1,000)",)),
+        ("zones", "5000", ("5000 is more than any real offer has (at most 1,000)",)),
+    ],
+    ids=["host-memory", "total-gpu-memory", "zones-text", "zones-huge"],
+)
+def test_price_list_value_errors_give_the_columns_own_fix(
+    tmp_path: Path, column: str, value: str, needles: tuple[str, ...]
+) -> None:
+    path = _price_list(tmp_path, **{column: value})
+    result = invoke("offers", "--offers", str(path))
+    assert_clean_error(result, "prices.csv", column, *needles)
+    assert "per GPU" not in result.stderr
+    assert "  " not in result.stderr.splitlines()[0]
+
+
+def test_price_list_column_named_twice_in_the_library(tmp_path: Path) -> None:
+    path = _price_list(tmp_path, header=[*offer_row(), "region"])
+    with pytest.raises(OfferValidationError, match="column 'region' twice"):
+        planner.load_offers(path)
+
+
+# --- a Hugging Face config.json with a key given twice -----------------------------------------------
+
+CONFIG_WITH_A_KEY_TWICE = (
+    '{"model_type": "llama", "hidden_size": 4096, "hidden_size": 8, "num_attention_heads": 32,'
+    ' "num_hidden_layers": 32, "vocab_size": 32000}'
+)
+
+
+def test_config_json_key_given_twice_is_named(tmp_path: Path) -> None:
+    """was: the last value kept without a word, and the error blamed num_attention_heads
+    ("32 heads do not divide hidden size 8"); a workload file refuses a key given twice."""
+    path = tmp_path / "config.json"
+    path.write_text(CONFIG_WITH_A_KEY_TWICE, encoding="utf-8")
+    result = invoke("estimate", "--model", str(path), "--tokens", "5M", "--gpu", "H100")
+    assert_clean_error(result, "config.json", "hidden_size", "given twice", "keep one hidden_size")
+    assert "num_attention_heads" not in result.stderr
+
+
+def test_config_json_key_given_twice_in_the_library(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(CONFIG_WITH_A_KEY_TWICE, encoding="utf-8")
+    with pytest.raises(ConfigError, match="given twice") as caught:
+        planner.workload_from_facts(str(path), tokens=5e6)
+    assert caught.value.key_path == "hidden_size"
+
+
+# --- a price refresh's environment ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "needles"),
+    [
+        # was: "aws us-east-1 failed: ... not a price source ... retry later", exit 1
+        (
+            {"PLANNER_AWS_PRICE_SOURCE": "pubilc"},
+            ("--provider", "aws", "--region", "us-east-1"),
+            ("PLANNER_AWS_PRICE_SOURCE='pubilc'", "did you mean public"),
+        ),
+        # was: "unexpected ValueError in the lambda adapter ... this is a bug", exit 1
+        (
+            {"LAMBDA_API_KEY": "k", "PLANNER_LAMBDA_API_URL": "http://127.0.0.1:99999"},
+            ("--provider", "lambda"),
+            ("PLANNER_LAMBDA_API_URL", "is not an http(s) URL", "unset it"),
+        ),
+        (
+            {"LAMBDA_API_KEY": "k", "PLANNER_LAMBDA_API_URL": "http://[::1/api"},
+            ("--provider", "lambda"),
+            ("PLANNER_LAMBDA_API_URL", "is not an http(s) URL", "unset it"),
+        ),
+        # the GCP mirrors were not checked at all: every region failed to reach 'gcp.example'
+        (
+            {"PLANNER_GCP_API_KEY": "k", "PLANNER_GCP_BILLING_URL": "gcp.example"},
+            ("--provider", "gcp", "--region", "us-central1"),
+            ("PLANNER_GCP_BILLING_URL", "is not an http(s) URL", "unset it"),
+        ),
+        # a key pasted with its line break: "unexpected ValueError ... this is a bug", exit 1
+        (
+            {
+                "LAMBDA_API_KEY": f"{SECRET}\nX-Other: 1",
+                "PLANNER_LAMBDA_API_URL": "http://127.0.0.1:9",
+            },
+            ("--provider", "lambda"),
+            ("LAMBDA_API_KEY", "line break", "copy the key again"),
+        ),
+        (
+            # (a local mirror: a fetch that went ahead would reach nothing outside)
+            {
+                "PLANNER_GCP_API_KEY": f"{SECRET}\u20ac",
+                "PLANNER_GCP_BILLING_URL": "http://127.0.0.1:9",
+            },
+            ("--provider", "gcp", "--region", "us-central1"),
+            ("PLANNER_GCP_API_KEY", "non-ASCII", "copy the key again"),
+        ),
+    ],
+    ids=["aws-source-typo", "mirror-port", "mirror-ipv6", "gcp-mirror", "key-newline", "key-euro"],
+)
+def test_refresh_settings_no_fetch_can_use_are_bad_input(
+    env: dict[str, str], args: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
+    """Checked before anything is fetched; exit 2, not "retry later"; the key never shown."""
+    result = invoke("prices", "refresh", *args, "--dry-run", env=env)
+    assert_clean_error(result, *needles)
+    assert "retry later" not in result.output
+    assert "this is a bug" not in result.output
+    assert SECRET not in result.output
+
+
+def test_check_environment_leaves_good_settings_and_other_providers_alone() -> None:
+    from planner.providers import check_environment
+
+    env = {
+        "PLANNER_AWS_PRICE_SOURCE": "Public",
+        "PLANNER_LAMBDA_API_URL": "https://mirror.example:8443/lambda",
+        "LAMBDA_API_KEY": "secret_abc-123.XYZ",
+        "PLANNER_GCP_BILLING_URL": "not a url",  # gcp is not refreshed here
+    }
+    check_environment(["aws", "lambda"], env)
+    with pytest.raises(ConfigError, match="PLANNER_GCP_BILLING_URL"):
+        check_environment(["gcp"], env)
+
+
+def test_an_unparseable_mirror_url_is_shown_without_its_secrets() -> None:
+    """shown_url raised the same ValueError while the message was being written."""
+    assert shown_url(f"http://user:{SECRET}@[::1/x?key={SECRET}") == "http://[::1/x"
+    with pytest.raises(ConfigError) as caught:
+        checked_mirror_url("V", f"http://user:{SECRET}@h:99999/x?key={SECRET}")
+    assert SECRET not in str(caught.value)
