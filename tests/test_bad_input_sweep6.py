@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import planner
-from planner.errors import ConfigError, OfferValidationError
+from planner.errors import ConfigError, InfeasibleError, OfferValidationError
 from planner.providers.http import checked_mirror_url, shown_url
 from tests.cli_checks import assert_clean_error, invoke
 from tests.conftest import offer_row
@@ -241,3 +241,31 @@ def test_an_unparseable_mirror_url_is_shown_without_its_secrets() -> None:
     with pytest.raises(ConfigError) as caught:
         checked_mirror_url("V", f"http://user:{SECRET}@h:99999/x?key={SECRET}")
     assert SECRET not in str(caught.value)
+
+
+# --- a service quote whose provider, region or GPU choice leaves no offer -------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("--provider", "gcp", "--region", "us-east-1"), ("region filter", "us-east1")),
+        (("--provider", "lambda", "--gpu", "T4"), ("GPU filter", "GPUs offered from lambda")),
+        (("--gpu", "RTX3060"), ("GPU filter", "GPUs offered")),
+    ],
+    ids=["region-of-another-provider", "gpu-the-provider-lacks", "gpu-no-cloud-rents"],
+)
+def test_service_quote_with_an_empty_filter_names_the_filter(
+    args: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
+    """was: "no offer fits one replica of the model; hint: allow bigger GPUs ... or serve
+    int8/int4 weights": the model blamed for a filter that left no offer at all (a job quote
+    names the filter)."""
+    result = invoke("quote", "-w", "llm-serving-7b", *args, "--format", "json")
+    assert_clean_error(result, *needles, "widen or drop", exit_code=3, quiet_stdout=True)
+    assert "fits one replica" not in result.stderr
+
+
+def test_service_quote_with_an_empty_filter_in_the_library() -> None:
+    with pytest.raises(InfeasibleError, match="region filter"):
+        planner.quote_service(workload="llm-serving-7b", providers=("gcp",), regions=("us-east-1",))
