@@ -570,20 +570,28 @@ class Planner:
             else load_hardware(hardware)
         )
         book = self.book if with_cloud else None
+        offers = (
+            None
+            if book is None
+            else filter_offers(
+                book.offers, OfferFilter(providers=tuple(providers)), load_gpu_catalog()
+            )
+        )
         result = compute_tco(
             hw,
             utilization=utilization,
             years=years,
-            offers=None
-            if book is None
-            else filter_offers(
-                book.offers, OfferFilter(providers=tuple(providers)), load_gpu_catalog()
-            ),
+            offers=offers,
             compare_gpu=compare_gpu,
             any_interconnect=any_interconnect,
         )
         if book is not None:
             result = replace(result, offers_as_of=book.as_of, offers_source=book.source_text)
+        if book is not None and offers is not None and not result.comparisons:
+            why = result.compare_reason or _left_out(
+                result, book.offers, offers, providers, any_interconnect
+            )
+            result = replace(result, compare_reason=why)
         return result
 
     @_keywords_checked
@@ -660,6 +668,49 @@ class Planner:
                 f"currency must be a code such as 'EUR', got {code!r}", key_path="currency"
             )
         return Money.of(code, key_path="currency")
+
+
+def _left_out(
+    result: TcoResult,
+    every_offer: pd.DataFrame,
+    offers: pd.DataFrame,
+    providers: Sequence[str],
+    any_interconnect: bool,
+) -> str:
+    """Why a TCO names no cloud capacity when a choice of the user's left it out, with the fix:
+    the provider choice, or the GPU link the machine's own link asks of an instance.  Was
+    always "no cloud offers with T4 GPUs to compare with (try --compare-gpu or --offers)", to a
+    user who had given --compare-gpu T4 and whose --provider lambda or 8 NVSwitch-linked GPUs
+    left out the T4s aws rents.  "" when no choice of the user's is the cause."""
+    from planner.ownership.costs import compare_cloud
+
+    hw, gpu = result.hardware, result.compare_gpu
+
+    def compared(scope: pd.DataFrame, any_link: bool) -> bool:
+        return bool(
+            compare_cloud(hw, scope, result.utilization, compare_gpu=gpu, any_interconnect=any_link)
+        )
+
+    if providers and compared(every_offer, any_interconnect):
+        offered = sorted(set(every_offer.loc[every_offer["gpu_model"] == gpu, "provider"]))
+        return (
+            f"no cloud offers with {gpu} GPUs from {', '.join(providers)} to compare with; "
+            f"{gpu} is offered by {', '.join(offered)}: add one of them to --provider or leave "
+            "--provider out"
+        )
+    if not any_interconnect and compared(offers, True):
+        return (
+            f"no cloud instance with {gpu} GPUs has a GPU link as strong as the {hw.name}'s "
+            f"({hw.interconnect.value}) to compare with; add --any-interconnect to compare with "
+            "instances of any GPU link"
+        )
+    if providers and not any_interconnect and compared(every_offer, True):
+        return (
+            f"no cloud offers with {gpu} GPUs from {', '.join(providers)} to compare with, and "
+            f"none elsewhere with a GPU link as strong as the {hw.name}'s "
+            f"({hw.interconnect.value}); leave --provider out and add --any-interconnect"
+        )
+    return ""
 
 
 def _check_cloud_fields(with_cloud: bool, **fields: Any) -> None:

@@ -269,3 +269,43 @@ def test_service_quote_with_an_empty_filter_names_the_filter(
 def test_service_quote_with_an_empty_filter_in_the_library() -> None:
     with pytest.raises(InfeasibleError, match="region filter"):
         planner.quote_service(workload="llm-serving-7b", providers=("gcp",), regions=("us-east-1",))
+
+
+# --- a TCO whose provider choice or GPU link leaves no cloud capacity to compare with ---------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        # aws and azure rent T4s, lambda does not
+        (
+            ("--provider", "lambda", "--compare-gpu", "T4", "--any-interconnect"),
+            ("from lambda", "T4 is offered by aws, azure", "leave --provider out"),
+        ),
+        # no T4 instance has NVSwitch: an 8-GPU HGX is compared only with as strong a link
+        (("--compare-gpu", "T4"), ("GPU link as strong", "(nvswitch)", "add --any-interconnect")),
+        (
+            ("--provider", "lambda", "--compare-gpu", "T4"),
+            ("from lambda", "leave --provider out and add --any-interconnect"),
+        ),
+    ],
+    ids=["provider", "gpu-link", "both"],
+)
+def test_tco_names_the_choice_that_left_no_cloud_capacity(
+    args: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
+    """was: "no cloud offers with T4 GPUs to compare with (try --compare-gpu or --offers)" to a
+    user who had given --compare-gpu T4; the fix is another provider or any GPU link."""
+    result = invoke("tco", "--hardware", "8xh100-hgx", *args)
+    assert result.exit_code == 0, result.output
+    for needle in needles:
+        assert needle in result.stdout, (needle, result.stdout)
+    assert "try --compare-gpu" not in result.stdout
+
+
+def test_tco_names_the_provider_choice_in_the_library() -> None:
+    result = planner.tco(
+        "8xh100-hgx", compare_gpu="T4", providers=("lambda",), any_interconnect=True
+    )
+    assert not result.comparisons
+    assert "T4 is offered by aws, azure" in result.compare_reason
