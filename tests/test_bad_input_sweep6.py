@@ -32,14 +32,16 @@ def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "data"))
 
 
-def _price_list(tmp_path: Path, header: list[str] | None = None, **changes: object) -> Path:
+def _price_list(
+    tmp_path: Path, header: list[str] | None = None, name: str = "prices.csv", **changes: object
+) -> Path:
     row = {k: str(v) for k, v in offer_row().items()} | {k: str(v) for k, v in changes.items()}
     out = io.StringIO()
     writer = csv.writer(out)
     names = header or list(row)
     writer.writerow(names)
     writer.writerow([row.get(name, row["provider"]) for name in names])
-    path = tmp_path / "prices.csv"
+    path = tmp_path / name
     path.write_text(out.getvalue(), encoding="utf-8")
     return path
 
@@ -309,3 +311,26 @@ def test_tco_names_the_provider_choice_in_the_library() -> None:
     )
     assert not result.comparisons
     assert "T4 is offered by aws, azure" in result.compare_reason
+
+
+# --- two private price lists of one offer -----------------------------------------------------------
+
+
+def test_two_price_lists_pricing_one_offer_are_refused(tmp_path: Path) -> None:
+    """was: the later list's row kept without a word (its $100 spot price over the other's $9);
+    within one list the same offer twice is already an error."""
+    first = _price_list(tmp_path)
+    second = _price_list(tmp_path, name="other.csv", price_spot_usd_per_hour=100)
+    result = invoke("offers", "--offers", str(first), "--offers", str(second))
+    assert_clean_error(
+        result, "other.csv", "aws/us-east-1/p4d.24xlarge", "prices.csv too", "one price list"
+    )
+    with pytest.raises(OfferValidationError, match="priced in"):
+        planner.load_offers((first, second))
+
+
+@pytest.mark.parametrize("command", ["offers", "gpus"])
+def test_one_price_list_given_twice_is_named(tmp_path: Path, command: str) -> None:
+    path = _price_list(tmp_path)
+    result = invoke(command, "--offers", str(path), "--offers", str(path))
+    assert_clean_error(result, "--offers", "prices.csv is given twice", "give each price list once")

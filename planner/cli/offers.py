@@ -99,6 +99,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
         "min_vcpus": "--min-vcpus",
         "min_host_memory_gib": "--min-host-memory",
         "min_local_disk_gb": "--min-local-disk",
+        "offers_files": "--offers",
     }
 )
 @click.option(
@@ -258,6 +259,7 @@ def offers_command(
 
 
 @click.command("gpus")
+@field_options({"offers_files": "--offers"})
 @currency_option
 @format_option
 @offers_file_option
