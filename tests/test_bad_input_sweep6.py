@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -334,3 +335,37 @@ def test_one_price_list_given_twice_is_named(tmp_path: Path, command: str) -> No
     path = _price_list(tmp_path)
     result = invoke(command, "--offers", str(path), "--offers", str(path))
     assert_clean_error(result, "--offers", "prices.csv is given twice", "give each price list once")
+
+
+# --- a deadline with a named time zone ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "deadline",
+    ["2030-06-01 18:00 Europe/Berlin", "2030-06-01T18:00 PST", "friday 18:00 America/New_York"],
+)
+def test_a_deadline_with_a_zone_name_says_the_name_is_not_read(deadline: str) -> None:
+    """was: the list of forms alone, which says "UTC unless a zone is given": the user had given
+    one, by name."""
+    result = invoke("quote", "-w", "gpt2-xl-finetune", "--deadline", deadline)
+    zone = deadline.rpartition(" ")[2]
+    assert_clean_error(result, "--deadline", f"the zone name {zone!r} is not read", "UTC offset")
+
+
+def test_a_date_time_with_a_zone_name_gets_its_offset_written_out() -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from planner.units import zone_fix
+
+    now = datetime(2026, 11, 26, tzinfo=timezone.utc)
+    try:  # the offset comes from the system's zone data; without it, the general fix
+        offset = datetime(2030, 6, 1, 18, tzinfo=ZoneInfo("Europe/Berlin")).strftime("%z")
+        expected = f"'2030-06-01T18:00{offset[:3]}:{offset[3:]}'"
+    except ZoneInfoNotFoundError:
+        expected = "give a date-time with its UTC offset"
+    fix = zone_fix("2030-06-01 18:00 Europe/Berlin", now)
+    assert fix is not None and expected in fix, fix
+    # a bare date means the end of that day: no start-of-day offset is offered for it
+    bare = zone_fix("2030-06-01 Europe/Berlin", now)
+    assert bare is not None and "T00:00" not in bare
+    assert zone_fix("soon please", now) is None

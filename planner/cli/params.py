@@ -28,6 +28,7 @@ from planner.units import (
     deadline_point,
     duration_fix,
     duration_hours,
+    zone_fix,
 )
 
 # a number with a unit or percent sign after it: 80GB, 80 GiB, 60%, 5/s, 400Gbps
@@ -127,7 +128,9 @@ class Duration(click.ParamType):
             raise ConfigError(
                 f"cannot read deadline {value!r}",
                 key_path=option,
-                hint=duration_fix(str(value)) or f"write it like {DEADLINE_FORMS}",
+                hint=duration_fix(str(value))
+                or zone_fix(str(value), clock.utc_now())
+                or f"write it like {DEADLINE_FORMS}",
             )
         if hours <= 0:
             raise ConfigError(
