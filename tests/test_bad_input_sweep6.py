@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from planner.providers.http import checked_mirror_url, shown_url
 from tests.cli_checks import assert_clean_error, invoke
 from tests.conftest import offer_row
 
+ROOT = Path(__file__).resolve().parent.parent
 SECRET = "sk-should-never-show"
 
 
@@ -369,3 +371,85 @@ def test_a_date_time_with_a_zone_name_gets_its_offset_written_out() -> None:
     bare = zone_fix("2030-06-01 Europe/Berlin", now)
     assert bare is not None and "T00:00" not in bare
     assert zone_fix("soon please", now) is None
+
+
+# --- another tool's name for a key ----------------------------------------------------------------
+
+WORKLOAD_TEXT = "name: t\nkind: finetune\nmodel: gpt2\ndata: {tokens: 1.0e+6}\n"
+SERVICE_TEXT = (
+    "name: s\nkind: inference\nmodel: llama-2-7b\n"
+    "inference: {tokens_per_s: 5000, hours: 730, prompt_tokens: 512, output_tokens: 256}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new", "meant"),
+    [
+        # was: "did you mean 'output_tokens'?", the opposite key
+        (SERVICE_TEXT, "prompt_tokens: 512", "input_tokens: 512", "inference.prompt_tokens"),
+        # was: "did you mean 'tokens'?"
+        (SERVICE_TEXT, "output_tokens: 256", "max_tokens: 256", "inference.output_tokens"),
+        # was: the valid keys listed
+        (SERVICE_TEXT, "tokens_per_s: 5000", "throughput: 5000", "inference.tokens_per_s"),
+        # was: "did you mean 'tied_embeddings'?"
+        (
+            WORKLOAD_TEXT,
+            "model: gpt2",
+            "model: {preset: gpt2, max_position_embeddings: 1024}",
+            "model.seq_len",
+        ),
+        # was: "a workload file has no deadline; pass it to planner quote: --deadline 24h"
+        (WORKLOAD_TEXT, "model: gpt2", "model: {preset: gpt2, d_model: 768}", "model.hidden"),
+        # was: "did you mean 'eval_tokens'?"
+        (WORKLOAD_TEXT, "{tokens: 1.0e+6}", "{train_tokens: 1.0e+6}", "data.tokens"),
+        # was: the valid keys listed; the key lives one section down
+        (
+            WORKLOAD_TEXT + "training: {precision: bf16}\n",
+            "precision: bf16",
+            "micro_batch_size: 4",
+            "training.parallelism.micro_batch",
+        ),
+        (
+            WORKLOAD_TEXT + "training: {precision: bf16}\n",
+            "precision: bf16",
+            "torch_dtype: bf16",
+            "training.precision",
+        ),
+    ],
+    ids=[
+        "input-tokens",
+        "max-tokens",
+        "throughput",
+        "max-position-embeddings",
+        "d-model",
+        "train-tokens",
+        "micro-batch-size",
+        "torch-dtype",
+    ],
+)
+def test_another_tools_name_for_a_key_gets_the_planners_name(
+    tmp_path: Path, text: str, old: str, new: str, meant: str
+) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    result = invoke("estimate", str(path), "--gpu", "H100")
+    typed = re.findall(r"(\w+): ", new)[-1]  # the key the edit wrote last
+    assert_clean_error(result, "w.yaml", f"{typed}: unknown key", f"did you mean {meant!r}")
+
+
+def test_a_setting_that_changes_no_estimate_is_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(WORKLOAD_TEXT + "training: {learning_rate: 0.0001}\n", encoding="utf-8")
+    result = invoke("estimate", str(path), "--gpu", "H100")
+    assert_clean_error(result, "training.learning_rate", "changes neither the time", "drop it")
+
+
+def test_a_synonym_points_only_at_a_key_the_section_has(tmp_path: Path) -> None:
+    """budget_usd means capex_limit_usd in a budget file; in a hardware file (no such key) the
+    usual suggestion stands."""
+    hardware = (ROOT / "scenarios" / "hardware" / "8xh100-hgx.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "box.yaml"
+    path.write_text(hardware + "budget_usd: 5\n", encoding="utf-8")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, "budget_usd: unknown key")
+    assert "capex_limit_usd" not in result.stderr

@@ -247,6 +247,127 @@ def _alike(key: str, candidate: str) -> bool:
     return ratio >= 0.6 or (ratio >= 0.3 and key.lower().split("_")[0] in candidate.lower())
 
 
+# Other tools' names for a key: Hugging Face config.json and Trainer arguments, DeepSpeed and
+# Megatron options, vLLM / OpenAI-style serving parameters.  difflib matched them to keys that
+# only look alike (input_tokens: 'output_tokens', max_position_embeddings: 'tied_embeddings',
+# train_tokens: 'eval_tokens', d_model: the hint about deadlines) or to nothing.  Each names the
+# key, in the same section, that says the same thing; used only where that key is valid.
+KEY_SYNONYMS: Mapping[str, str] = {
+    # a model's shape (config.json names)
+    "num_hidden_layers": "layers",
+    "n_layer": "layers",
+    "hidden_size": "hidden",
+    "d_model": "hidden",
+    "n_embd": "hidden",
+    "num_attention_heads": "heads",
+    "n_head": "heads",
+    "num_key_value_heads": "kv_heads",
+    "num_kv_heads": "kv_heads",
+    "n_kv_heads": "kv_heads",
+    "intermediate_size": "ffn",
+    "ffn_hidden_size": "ffn",
+    "d_ff": "ffn",
+    "max_position_embeddings": "seq_len",
+    "n_positions": "seq_len",
+    "n_ctx": "seq_len",
+    "max_seq_len": "seq_len",
+    "max_seq_length": "seq_len",
+    "context_length": "seq_len",
+    "sequence_length": "seq_len",
+    "vocab_size": "vocab",
+    "num_local_experts": "experts",
+    "n_routed_experts": "experts",
+    "num_experts_per_tok": "experts_per_token",
+    "tie_word_embeddings": "tied_embeddings",
+    # data
+    "train_tokens": "tokens",
+    "dataset_tokens": "tokens",
+    "total_tokens": "tokens",
+    "num_train_epochs": "epochs",
+    "num_samples": "samples",
+    # training (Trainer, DeepSpeed, Megatron)
+    "micro_batch_size": "parallelism.micro_batch",
+    "per_device_train_batch_size": "parallelism.micro_batch",
+    "train_micro_batch_size_per_gpu": "parallelism.micro_batch",
+    "tensor_parallel_size": "parallelism.tensor",
+    "tensor_model_parallel_size": "parallelism.tensor",
+    "tp": "parallelism.tensor",
+    "pipeline_parallel_size": "parallelism.pipeline",
+    "pipeline_model_parallel_size": "parallelism.pipeline",
+    "pp": "parallelism.pipeline",
+    "zero_stage": "parallelism.zero",
+    "context_parallel_size": "parallelism.context",
+    "expert_parallel_size": "parallelism.expert",
+    "expert_model_parallel_size": "parallelism.expert",
+    "global_batch_size": "global_batch_samples",
+    "train_batch_size": "global_batch_samples",
+    "gradient_checkpointing": "activation_checkpointing",
+    "dtype": "precision",
+    "torch_dtype": "precision",
+    "mixed_precision": "precision",
+    "bf16": "precision",
+    "fp16": "precision",
+    # serving (vLLM, OpenAI-style APIs, benchmarks)
+    "input_tokens": "prompt_tokens",
+    "input_len": "prompt_tokens",
+    "input_length": "prompt_tokens",
+    "prompt_len": "prompt_tokens",
+    "prompt_length": "prompt_tokens",
+    "max_tokens": "output_tokens",
+    "max_new_tokens": "output_tokens",
+    "output_len": "output_tokens",
+    "output_length": "output_tokens",
+    "completion_tokens": "output_tokens",
+    "throughput": "tokens_per_s",
+    "tokens_per_second": "tokens_per_s",
+    "requests_per_second": "requests_per_s",
+    "qps": "requests_per_s",
+    "rps": "requests_per_s",
+    "max_num_seqs": "max_batch",
+    "max_batch_size": "max_batch",
+    "kv_cache_dtype": "kv_precision",
+    "num_beams": "beam_width",
+    "duration": "hours",
+    "duration_hours": "hours",
+    # owned machines and budgets
+    "num_gpus": "gpus_per_machine",
+    "gpu_count": "gpus_per_machine",
+    "num_machines": "machines",
+    "servers": "machines",
+    "nodes": "machines",
+    "budget": "capex_limit_usd",
+    "budget_usd": "capex_limit_usd",
+}
+
+
+# Training settings of other tools that change neither a job's time nor its memory: the planner
+# has no key for them (the valid keys were listed, as if one of them were meant).
+NO_EFFECT_KEYS = frozenset(
+    {"learning_rate", "lr", "weight_decay", "warmup_steps", "warmup_ratio", "seed"}
+    | {"lr_scheduler_type", "adam_beta1", "adam_beta2", "adam_epsilon", "max_grad_norm"}
+)
+
+
+def _synonym_hint(model: type[BaseModel], loc: Loc, allowed: Sequence[str]) -> str | None:
+    """ "did you mean" the key another tool's name stands for, where this section has it."""
+    typed = _normal(str(loc[-1]))
+    if typed in NO_EFFECT_KEYS and "precision" in allowed:  # a training section
+        return f"{loc[-1]} changes neither the time nor the memory of a job: drop it"
+    target = KEY_SYNONYMS.get(typed)
+    if target is None:
+        return None
+    head, _, rest = target.partition(".")
+    if head not in allowed:
+        return None
+    if rest and rest not in _allowed_keys(model, (*loc[:-1], head)):
+        return None  # a key of a subsection (training.parallelism.micro_batch) it does not have
+    section = ".".join(str(p) for p in loc[:-1] if isinstance(p, str))
+    full = f"{section}.{target}" if section else target
+    if typed in ("bf16", "fp16"):  # Trainer's bf16: true
+        return f"did you mean {full!r}? (write {head}: {typed})"
+    return f"did you mean {full!r}? ({loc[-1]} is another tool's name for it)"
+
+
 def _unknown_key_hint(
     model: type[BaseModel], loc: Loc, errors: Sequence[Any], wording: ErrorWording
 ) -> str:
@@ -262,6 +383,9 @@ def _unknown_key_hint(
     ]
     typed = str(loc[-1])
     twin = difflib.get_close_matches(typed, missing, 1, 0.3)
+    synonym = None if twin else _synonym_hint(model, loc, allowed)
+    if synonym is not None:
+        return synonym
     close = twin or suggest(typed, allowed, 1)
     if wording.alike_keys_only and close and not _alike(typed, close[0]):
         close = []
