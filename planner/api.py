@@ -40,6 +40,7 @@ from planner.errors import (
     ConfigError,
     UnknownNameError,
     binding_problem,
+    callable_name,
     is_number,
     is_whole_number,
     training_keyword_error,
@@ -91,7 +92,7 @@ def _keywords_checked(func: Callable[_P, _R]) -> Callable[_P, _R]:
     known = [name for name, p in params.items() if p.kind in kinds and name != "self"]
     # a function taking **fields (quote) names its keywords elsewhere (QuoteRequest checks them)
     open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    what = f"{func.__name__}() keyword argument"
+    what = f"{callable_name(func)}() keyword argument"
     converters = {
         name: _ARGUMENT_TYPES[str(p.annotation)]
         for name, p in params.items()

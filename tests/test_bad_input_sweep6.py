@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -453,3 +454,34 @@ def test_a_synonym_points_only_at_a_key_the_section_has(tmp_path: Path) -> None:
     result = invoke("tco", "--hardware", str(path), "--no-cloud")
     assert_clean_error(result, "budget_usd: unknown key")
     assert "capex_limit_usd" not in result.stderr
+
+
+# --- the session's own calls named as the user wrote them ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "needles"),
+    [
+        # was: "unknown __init__() keyword argument 'bogus'"
+        (
+            lambda: planner.Planner(bogus=1),  # type: ignore[call-arg]
+            ("unknown Planner() keyword argument 'bogus'",),
+        ),
+        # was: "__init__(): too many positional arguments", "see help(planner.__init__)"
+        (lambda: planner.Planner("prices/"), ("Planner(): too many", "help(planner.Planner)")),
+        # was: "see help(planner.tco)", the module function, for the session's method
+        (
+            lambda: planner.Planner().tco(),  # type: ignore[call-arg]
+            ("Planner.tco()", "help(planner.Planner.tco)"),
+        ),
+    ],
+    ids=["keyword", "positional", "method"],
+)
+def test_a_bad_call_of_the_session_names_the_session(
+    call: Callable[[], object], needles: tuple[str, ...]
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        call()
+    for needle in needles:
+        assert needle in str(caught.value)
+    assert "__init__" not in str(caught.value)
