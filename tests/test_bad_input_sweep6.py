@@ -485,3 +485,35 @@ def test_a_bad_call_of_the_session_names_the_session(
     for needle in needles:
         assert needle in str(caught.value)
     assert "__init__" not in str(caught.value)
+
+
+# --- a currency's sign or name where its code belongs -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("amount", "needles"),
+    [
+        ("€500", ("'€' is not a currency code", "write 500 EUR")),
+        ("500 €", ("'€' is not a currency code", "write 500 EUR")),
+        ("2.5 euros", ("'euros' is not a currency code", "write 2.5 EUR")),
+        # was: "its commas do not group thousands", of a number whose commas do
+        ("$ 1,200", ("'$' is not a currency code", "write 1,200 USD")),
+        ("£1e3", ("'£' is not a currency code", "write 1e3 GBP")),
+    ],
+)
+def test_a_currency_sign_or_name_in_an_amount_gets_its_code(
+    amount: str, needles: tuple[str, ...]
+) -> None:
+    """was: "cannot read '€500' as an amount of money; write a number, optionally with a
+    currency code: 80000 CNY", the code to write left to the user."""
+    result = invoke("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--budget", amount)
+    assert_clean_error(result, "--budget", *needles)
+
+
+@pytest.mark.parametrize(("typed", "code"), [("€", "EUR"), ("RMB", "CNY"), ("dollars", "USD")])
+def test_a_currency_sign_or_name_as_the_currency_gets_its_code(typed: str, code: str) -> None:
+    """was: "unknown currency 'RMB'; known currency names: AUD, BGN, BRL, ..." (12 of them)."""
+    result = invoke("gpus", "--currency", typed)
+    assert_clean_error(result, "--currency", f"unknown currency {typed!r}", f"did you mean {code}?")
+    with pytest.raises(ConfigError, match=f"did you mean {code}"):
+        planner.Planner(currency=typed)

@@ -37,7 +37,11 @@ class FxTable:
         """USD per one unit of ``code`` (case-insensitive); unknown codes raise with suggestions."""
         value = self.usd_per_unit.get(code.strip().upper())
         if value is None:
-            raise UnknownNameError("currency", code, self.codes, file=file, key_path=key_path)
+            error = UnknownNameError("currency", code, self.codes, file=file, key_path=key_path)
+            meant = CURRENCY_WORDS.get(code.strip().lower())
+            if meant in self.usd_per_unit:  # a sign or a name (€, RMB, dollars): its code
+                error.hint = f"did you mean {meant}? (a currency is written as its code)"
+            raise error
         return value
 
     def to_usd(self, amount: float, code: str) -> float:
@@ -83,12 +87,65 @@ _DECIMAL_COMMA = re.compile(r"[-+]?(?:0,[0-9]+|[0-9]+,[0-9]{1,2})(?![0-9])")
 _COMMA_IN_NUMBER = re.compile(r"[0-9],[0-9]")
 
 
+# Currency signs and names where a code belongs: was "cannot read '€500' as an amount of money"
+# and "unknown currency 'RMB'; known currency names: AUD, BGN, ...".
+CURRENCY_WORDS = {
+    "$": USD,
+    "us$": USD,
+    "dollar": USD,
+    "dollars": USD,
+    "€": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "£": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "¥": "JPY",
+    "yen": "JPY",
+    "yuan": "CNY",
+    "rmb": "CNY",
+    "renminbi": "CNY",
+    "₹": "INR",
+    "rupee": "INR",
+    "rupees": "INR",
+    "₩": "KRW",
+    "won": "KRW",
+    "fr": "CHF",
+    "sfr": "CHF",
+}
+# An amount written with a sign or a name (€500, 500 €, 2.5 euros, $ 1,200): its parts.
+_WORDED = re.compile(
+    r"^\s*(?P<pre>[^\d\s.,+-]+)?\s*(?P<num>[-+]?\d[\d.,_]*(?:[eE][-+]?\d+)?)\s*"
+    r"(?P<post>[^\d\s.,]+)?\s*$"
+)
+
+
+def _worded(value: str) -> tuple[str, str, str] | None:
+    """(the sign or name, the number, its code) for ``€500`` or ``500 euros``; None otherwise."""
+    m = _WORDED.match(value)
+    if m is None or (m["pre"] and m["post"]) or not (m["pre"] or m["post"]):
+        return None
+    word = m["pre"] or m["post"]
+    code = CURRENCY_WORDS.get(word.lower())
+    return None if code is None else (word, m["num"], code)
+
+
 def split_money(
     value: str, *, file: str | None = None, key_path: str | None = None
 ) -> tuple[float, str | None]:
     """``"80000 CNY"`` -> ``(80000.0, "CNY")``; ``"1,200.50"`` -> ``(1200.5, None)``.  The code is
     not checked here (see :meth:`FxTable.rate`); text that is not an amount raises ConfigError."""
     m = _MONEY.match(value)
+    worded = _worded(value) if m is None else None
+    if worded is not None:
+        word, number, code = worded
+        split_money(number, file=file, key_path=key_path)  # the number's own problem first
+        raise ConfigError(
+            f"cannot read {value!r} as an amount of money: {word!r} is not a currency code",
+            file=file,
+            key_path=key_path,
+            hint=f"write {number} {code}: a number, optionally with a currency code",
+        )
     comma = _DECIMAL_COMMA.search(value) if m is None and value.count(",") == 1 else None
     if comma is not None:
         point = comma.group().replace(",", ".")
