@@ -517,3 +517,27 @@ def test_a_currency_sign_or_name_as_the_currency_gets_its_code(typed: str, code:
     assert_clean_error(result, "--currency", f"unknown currency {typed!r}", f"did you mean {code}?")
     with pytest.raises(ConfigError, match=f"did you mean {code}"):
         planner.Planner(currency=typed)
+
+
+# --- a GPU choice with its memory read as a count, or its parts swapped ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("choice", "meant"),
+    [
+        # was: "GPU count in 'A100:80' must be from 1 to 72; GPUs per instance, e.g. H100:8"
+        ("A100:80", "did you mean A100:80GB?"),
+        ("H100:80", "did you mean H100:80GB?"),
+        # was: "cannot read GPU choice" and the list of forms
+        ("A100:8:40GB", "did you mean A100:40GB:8?"),
+    ],
+)
+def test_a_gpu_choice_slip_gets_the_choice_meant(choice: str, meant: str) -> None:
+    result = invoke("offers", "--gpu", choice)
+    assert_clean_error(result, "--gpu", meant)
+
+
+def test_a_count_past_the_largest_instance_keeps_the_count_hint() -> None:
+    result = invoke("offers", "--gpu", "H100:100")
+    assert_clean_error(result, "--gpu", "must be from 1 to 72", "GPUs per instance")
+    assert "did you mean" not in result.stderr
