@@ -541,3 +541,22 @@ def test_a_count_past_the_largest_instance_keeps_the_count_hint() -> None:
     result = invoke("offers", "--gpu", "H100:100")
     assert_clean_error(result, "--gpu", "must be from 1 to 72", "GPUs per instance")
     assert "did you mean" not in result.stderr
+
+
+# --- YAML 1.1's yes/no/on/off where text belongs ------------------------------------------------------
+
+
+def test_a_text_key_yaml_read_as_a_boolean_says_to_quote_it(tmp_path: Path) -> None:
+    """was: "name: expected text, got False" and no fix: a job named no (or on, yes, off)."""
+    path = tmp_path / "w.yaml"
+    path.write_text(WORKLOAD_TEXT.replace("name: t", "name: no"), encoding="utf-8")
+    result = invoke("estimate", str(path), "--gpu", "H100")
+    assert_clean_error(result, "w.yaml: name", "YAML read the value as false", 'name: "no"')
+
+
+def test_a_text_key_yaml_read_as_true_in_a_hardware_file(tmp_path: Path) -> None:
+    hardware = (ROOT / "scenarios" / "hardware" / "8xh100-hgx.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "box.yaml"
+    path.write_text(hardware.replace("name: 8xh100-hgx", "name: on"), encoding="utf-8")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, "box.yaml: name", "read the value as true", 'name: "yes"')

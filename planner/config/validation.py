@@ -497,6 +497,13 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
         return f"did you mean {close[0]!r}?" if close else None
     if err["type"] == "string_type" and hasattr(err.get("input"), "isoformat"):
         return wording.date_hint or "YAML read a date; put it in quotes to keep it as text"
+    if err["type"] == "string_type" and isinstance(err.get("input"), bool):
+        # name: no (a job named "no"), YAML 1.1's booleans: was "expected text, got False" alone
+        key = next((str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), "name")
+        return (
+            f"YAML read the value as {str(err['input']).lower()}: it reads yes, no, on and off "
+            f'as true or false; put the text in quotes ({key}: "{"yes" if err["input"] else "no"}")'
+        )
     if err["type"] in _NUMBER_ERRORS and isinstance(err.get("input"), str):
         return _plain_number_hint(err["input"])
     return None
