@@ -560,3 +560,35 @@ def test_a_text_key_yaml_read_as_true_in_a_hardware_file(tmp_path: Path) -> None
     path.write_text(hardware.replace("name: 8xh100-hgx", "name: on"), encoding="utf-8")
     result = invoke("tco", "--hardware", str(path), "--no-cloud")
     assert_clean_error(result, "box.yaml: name", "read the value as true", 'name: "yes"')
+
+
+# --- the wrong YAML shape for a key: a fix with the message --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "needles"),
+    [
+        ("model: gpt2", "model: 7", ("model: expected a mapping", "model: {key: value}")),
+        ("name: t", "name: 5", ("name: expected text", 'name: "5"')),
+        ("name: t", "name: [a, b]", ("name: expected text", "in quotes")),
+    ],
+    ids=["mapping", "number-as-text", "list-as-text"],
+)
+def test_a_value_of_the_wrong_yaml_shape_gets_a_fix(
+    tmp_path: Path, old: str, new: str, needles: tuple[str, ...]
+) -> None:
+    """was: "model: expected a mapping of keys, got 7", "name: expected text, got 5" and no
+    hint line at all."""
+    path = tmp_path / "w.yaml"
+    path.write_text(WORKLOAD_TEXT.replace(old, new), encoding="utf-8")
+    result = invoke("estimate", str(path), "--gpu", "H100")
+    assert_clean_error(result, *needles)
+    assert "hint:" in result.stderr
+
+
+def test_a_mapping_where_a_list_belongs_gets_a_fix(tmp_path: Path) -> None:
+    budget = (ROOT / "scenarios" / "budgets" / "2027-ml-platform.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "b.yaml"
+    path.write_text(budget.replace("workloads:\n  - {", "workloads:\n  {"), encoding="utf-8")
+    result = invoke("budget", str(path), "--no-sensitivity")
+    assert_clean_error(result, "workloads: expected a list", "write workloads as a list")

@@ -506,7 +506,23 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
         )
     if err["type"] in _NUMBER_ERRORS and isinstance(err.get("input"), str):
         return _plain_number_hint(err["input"])
+    named: str | None = next(
+        (str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), None
+    )
+    if err["type"] in _MAPPING_ERRORS and named is not None:
+        # was: "expected a mapping of keys, got 7" and no fix
+        return f"write the keys of {named} indented under it, or inline: {named}: {{key: value}}"
+    if err["type"] == "string_type" and isinstance(err.get("input"), (int, float)):
+        return f'put it in quotes to keep it as text: {named or "name"}: "{err["input"]}"'
+    if err["type"] == "string_type" and isinstance(err.get("input"), (list, dict)):
+        # a colon or a bracket in text (description: [draft] ...) makes YAML read a list or keys
+        return f"write {named or 'it'} as one text, in quotes where it holds a colon or a bracket"
+    if err["type"] in ("list_type", "tuple_type") and named is not None:
+        return f"write {named} as a list: one '- ' item a line under it, or inline: {named}: [a, b]"
     return None
+
+
+_MAPPING_ERRORS = {"dict_type", "model_type", "model_attributes_type"}
 
 
 _NUMBER_ERRORS = {"float_parsing", "int_parsing", "int_from_float"}
