@@ -592,3 +592,12 @@ def test_a_mapping_where_a_list_belongs_gets_a_fix(tmp_path: Path) -> None:
     path.write_text(budget.replace("workloads:\n  - {", "workloads:\n  {"), encoding="utf-8")
     result = invoke("budget", str(path), "--no-sensitivity")
     assert_clean_error(result, "workloads: expected a list", "write workloads as a list")
+
+
+def test_a_missing_shape_key_gets_an_example_value(tmp_path: Path) -> None:
+    """was: "model.layers: is required for a decoder transformer", no value to write."""
+    path = tmp_path / "w.yaml"
+    shape = "{params: 7.0e+9, hidden: 4096, heads: 32, seq_len: 4096}"
+    path.write_text(WORKLOAD_TEXT.replace("model: gpt2", f"model: {shape}"), encoding="utf-8")
+    result = invoke("estimate", str(path), "--gpu", "H100")
+    assert_clean_error(result, "model.layers: is required", "layers: 32 (num_hidden_layers)")
