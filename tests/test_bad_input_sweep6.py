@@ -601,3 +601,45 @@ def test_a_missing_shape_key_gets_an_example_value(tmp_path: Path) -> None:
     path.write_text(WORKLOAD_TEXT.replace("model: gpt2", f"model: {shape}"), encoding="utf-8")
     result = invoke("estimate", str(path), "--gpu", "H100")
     assert_clean_error(result, "model.layers: is required", "layers: 32 (num_hidden_layers)")
+
+
+# --- budget and hardware contradictions: a fix with each ---------------------------------------------
+
+
+def _budget_with(tmp_path: Path, old: str, new: str) -> Path:
+    budget = (ROOT / "scenarios" / "budgets" / "2027-ml-platform.yaml").read_text(encoding="utf-8")
+    assert old in budget, old
+    path = tmp_path / "b.yaml"
+    path.write_text(budget.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "needles"),
+    [
+        # was: "GPU class H100 appears twice" and no fix
+        ("- gpu: A100-80GB", "- gpu: H100", ("classes[1].gpu", "merge the two H100 classes")),
+        # was: "hardware '8xa100-80gb' has A100-80GB GPUs, not H100" and no fix
+        (
+            "{hardware: 8xh100-hgx,",
+            "{hardware: 8xa100-80gb,",
+            ("classes[0].buy[0]", "list it under the A100-80GB class"),
+        ),
+        # was: the bounds alone
+        ("deadline_month: 10", "deadline_month: 5", ("deadline_month", "from 7 to 36")),
+    ],
+    ids=["class-twice", "machine-of-another-class", "deadline-before-start"],
+)
+def test_budget_contradictions_give_a_fix(
+    tmp_path: Path, old: str, new: str, needles: tuple[str, ...]
+) -> None:
+    result = invoke("budget", str(_budget_with(tmp_path, old, new)), "--no-sensitivity")
+    assert_clean_error(result, *needles)
+
+
+def test_power_max_below_average_gives_a_fix(tmp_path: Path) -> None:
+    hardware = (ROOT / "scenarios" / "hardware" / "8xh100-hgx.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "box.yaml"
+    path.write_text(hardware.replace("power_kw_max: 10.2", "power_kw_max: 1.0"), encoding="utf-8")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, "power_kw_max", "per machine, in kW")
