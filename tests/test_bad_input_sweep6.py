@@ -643,3 +643,28 @@ def test_power_max_below_average_gives_a_fix(tmp_path: Path) -> None:
     path.write_text(hardware.replace("power_kw_max: 10.2", "power_kw_max: 1.0"), encoding="utf-8")
     result = invoke("tco", "--hardware", str(path), "--no-cloud")
     assert_clean_error(result, "power_kw_max", "per machine, in kW")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "needles"),
+    [
+        # was: "Unable to parse input string as an integer, exceeded maximum size": pydantic's words
+        ("machines: 1", "machines: 1.0e+30", ("machines: expected a whole number", "its unit")),
+        # an empty value: was "expected a number, got None" and no fix
+        ("pue: 1.4", "pue:", ("pue: expected a number, got None", "write the number after")),
+        ("gpu: H100", "gpu:", ("gpu: expected text, got None", "write it after the colon")),
+        ("pue: 1.4", "pue: [1.4]", ("pue: expected a number", "as one number, not a list")),
+        ("pue: 1.4", "pue: yes", ("pue: expected a number, got true", "write the number")),
+    ],
+    ids=["whole-number-1e30", "empty-number", "empty-text", "list-for-number", "yes-for-number"],
+)
+def test_a_hardware_value_of_the_wrong_kind_gets_a_fix(
+    tmp_path: Path, old: str, new: str, needles: tuple[str, ...]
+) -> None:
+    hardware = (ROOT / "scenarios" / "hardware" / "8xh100-hgx.yaml").read_text(encoding="utf-8")
+    assert old in hardware, old
+    path = tmp_path / "box.yaml"
+    path.write_text(hardware.replace(old, new, 1), encoding="utf-8")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, "box.yaml", *needles)
+    assert "Unable to parse" not in result.stderr

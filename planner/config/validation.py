@@ -80,7 +80,11 @@ class NumbersNotBools(BaseModel):
             if not number or boolean:
                 continue
             if isinstance(value, bool):
-                raise FieldError(str(key), f"expected a number, got {str(value).lower()}")
+                raise FieldError(
+                    str(key),
+                    f"expected a number, got {str(value).lower()}: write the number (YAML reads "
+                    "yes, no, on and off as true or false)",
+                )
             if isinstance(value, list):
                 for i, item in enumerate(value):
                     if isinstance(item, bool):
@@ -480,6 +484,8 @@ def _describe(err: Any, wording: ErrorWording) -> str:
         return f"expected a date like 2026-01-01, got {_shown(got)}"
     if etype == "string_pattern_mismatch":
         return f"expected a month like '2027-01', got {got!r}"
+    if etype == "int_parsing_size":  # 1e30 where a whole number belongs: was pydantic's words
+        return f"expected a whole number, got {_shown(got)}, far more than this key ever takes"
     return f"{err['msg']} (got {got!r})"
 
 
@@ -509,9 +515,22 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
     named: str | None = next(
         (str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), None
     )
+    if err["type"] in _NUMBER_TYPE_ERRORS and named is not None:
+        got = err.get("input")
+        # was: "expected a number, got None" (or true, or [1]) and no fix
+        if got is None:
+            return f"{named} has no value (YAML reads an empty one as null): write the number after the colon"
+        if isinstance(got, bool):
+            return f"write {named} as a number (YAML read {str(got).lower()}: yes, no, on, off)"
+        if isinstance(got, (list, dict)):
+            return f"write {named} as one number, not a {'list' if isinstance(got, list) else 'mapping'}"
     if err["type"] in _MAPPING_ERRORS and named is not None:
         # was: "expected a mapping of keys, got 7" and no fix
         return f"write the keys of {named} indented under it, or inline: {named}: {{key: value}}"
+    if err["type"] == "string_type" and err.get("input") is None:
+        return f"{named or 'the key'} has no value (YAML reads an empty one as null): write it after the colon"
+    if err["type"] == "int_parsing_size":
+        return "check the value and its unit: the key's name says the unit"
     if err["type"] == "string_type" and isinstance(err.get("input"), (int, float)):
         return f'put it in quotes to keep it as text: {named or "name"}: "{err["input"]}"'
     if err["type"] == "string_type" and isinstance(err.get("input"), (list, dict)):
@@ -523,6 +542,7 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
 
 
 _MAPPING_ERRORS = {"dict_type", "model_type", "model_attributes_type"}
+_NUMBER_TYPE_ERRORS = {"float_type", "int_type", "float_parsing", "int_parsing", "int_from_float"}
 
 
 _NUMBER_ERRORS = {"float_parsing", "int_parsing", "int_from_float"}
