@@ -668,3 +668,49 @@ def test_a_hardware_value_of_the_wrong_kind_gets_a_fix(
     result = invoke("tco", "--hardware", str(path), "--no-cloud")
     assert_clean_error(result, "box.yaml", *needles)
     assert "Unable to parse" not in result.stderr
+
+
+# --- a number with another unit than the option's ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        # was: "drop the unit 'TB' (write the number alone: 1)": a thousandth of the disk meant
+        (("offers", "--min-local-disk", "1TB"), "write 1000: the option takes GB"),
+        (("offers", "--min-host-memory", "1TB"), "write 1024: the option takes GiB"),
+        # was: "write the number alone: 1": one second of solving where a minute was meant
+        (
+            ("budget", "2027-ml-platform", "--time-limit", "1m"),
+            "write 60: the option takes seconds",
+        ),
+        (
+            ("tco", "--hardware", "8xh100-hgx", "--years", "18mo"),
+            "write 1.5: the option takes years",
+        ),
+        (
+            (
+                "calibrate",
+                "record",
+                "gpt2-xl-finetune",
+                "--gpu",
+                "H100",
+                "--measured-step-seconds",
+                "250ms",
+            ),
+            "write 0.25: the option takes seconds",
+        ),
+    ],
+    ids=["disk-tb", "host-memory-tb", "time-limit-minutes", "years-months", "step-ms"],
+)
+def test_a_number_in_another_unit_is_converted_in_the_fix(
+    args: tuple[str, ...], meant: str
+) -> None:
+    result = invoke(*args)
+    assert_clean_error(result, meant)
+    assert "write the number alone" not in result.stderr
+
+
+def test_a_number_in_the_options_own_unit_keeps_its_fix() -> None:
+    result = invoke("offers", "--min-gpu-memory", "80GB")
+    assert_clean_error(result, "--min-gpu-memory", "write the number alone: 80")

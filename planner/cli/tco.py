@@ -61,7 +61,7 @@ tco_options = _apply(
         ),
         click.option(
             "--years",
-            type=FiniteFloat(),
+            type=FiniteFloat(unit="years"),
             default=None,
             help="Horizon in years [default: the hardware lifetime].",
         ),
@@ -110,7 +110,7 @@ budget_options = _apply(
         ),
         click.option(
             "--time-limit",
-            type=FiniteFloat(),
+            type=FiniteFloat(unit="s"),
             default=60.0,
             show_default=True,
             help="Seconds per MILP solve.",
