@@ -714,3 +714,25 @@ def test_a_number_in_another_unit_is_converted_in_the_fix(
 def test_a_number_in_the_options_own_unit_keeps_its_fix() -> None:
     result = invoke("offers", "--min-gpu-memory", "80GB")
     assert_clean_error(result, "--min-gpu-memory", "write the number alone: 80")
+
+
+@pytest.mark.parametrize(
+    ("amount", "needles"),
+    [
+        # was: "cannot read '$5k' as an amount of money" and the general form
+        ("$5k", ("k is not read as a multiplier", "write 5000 USD")),
+        ("1.5M", ("M is not read as a multiplier", "write 1500000")),
+        ("5 USD/h", ("says the period, not the amount", "write 5 USD")),
+    ],
+)
+def test_an_amount_written_as_a_price_gets_the_amount_to_write(
+    amount: str, needles: tuple[str, ...]
+) -> None:
+    result = invoke("build", "-w", "gpt2-finetune", "--budget", amount)
+    assert_clean_error(result, "--budget", *needles, "optionally with a currency code")
+
+
+def test_a_price_option_with_a_currency_sign_gets_the_number() -> None:
+    """was: click's "'$5/h' is not a valid float." and no fix."""
+    result = invoke("offers", "--max-price", "$5/h")
+    assert_clean_error(result, "--max-price", "write the number alone: 5", "--currency")

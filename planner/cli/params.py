@@ -37,6 +37,10 @@ _UNIT_SUFFIX = re.compile(
 )
 
 
+# a number after a currency's sign, with or without a unit: $5, € 3.20/h
+_CURRENCY_SIGN = re.compile(r"^\s*([$€£¥])\s*((?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*\S*\s*$", re.I)
+
+
 # Suffixes that multiply a number rather than name its unit (52k tokens/s is 52000), as an option
 # reads them: M is a million (m may be minutes or milli), B a billion (G is a unit: 400G Gbit/s).
 _MULTIPLIERS = {"k": (1e3, "thousand"), "K": (1e3, "thousand"), "M": (1e6, "million")}
@@ -75,6 +79,15 @@ class FiniteFloat(click.FloatRange):
         self.unit = unit
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        signed = _CURRENCY_SIGN.match(value) if isinstance(value, str) else None
+        if signed is not None:
+            # $5, $5/h: was click's "'$5/h' is not a valid float." with no fix
+            self.fail(
+                f"{value!r} is not a number: write the number alone: {signed.group(2)} (the "
+                "option's unit is in its --help; money is in --currency, USD unless given)",
+                param,
+                ctx,
+            )
         unit = _UNIT_SUFFIX.match(value) if isinstance(value, str) else None
         if unit is not None:
             # 80GB, 60%, 5/s: the option's unit is in its name and help, the value is the number

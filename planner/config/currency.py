@@ -113,21 +113,40 @@ CURRENCY_WORDS = {
     "fr": "CHF",
     "sfr": "CHF",
 }
-# An amount written with a sign or a name (€500, 500 €, 2.5 euros, $ 1,200): its parts.
+# An amount written as people write prices (€500, 500 euros, $5k, 2.99 USD/h): its parts.
 _WORDED = re.compile(
     r"^\s*(?P<pre>[^\d\s.,+-]+)?\s*(?P<num>[-+]?\d[\d.,_]*(?:[eE][-+]?\d+)?)\s*"
-    r"(?P<post>[^\d\s.,]+)?\s*$"
+    r"(?P<mult>[kKMB](?![A-Za-z]))?\s*(?P<post>[^\d\s.,/]+)?\s*"
+    r"(?P<rate>(?:/|\bper\s+)\s*[A-Za-z]+)?\s*$"
 )
+_MONEY_MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9}
 
 
-def _worded(value: str) -> tuple[str, str, str] | None:
-    """(the sign or name, the number, its code) for ``€500`` or ``500 euros``; None otherwise."""
+def _worded(value: str) -> tuple[str, str] | None:
+    """(what is not read, the amount to write) for an amount written with a currency's sign or
+    name (``€500``, ``500 euros``), a multiplier (``5k``) or a rate (``2.99 USD/h``); None when
+    it has none of them."""
     m = _WORDED.match(value)
-    if m is None or (m["pre"] and m["post"]) or not (m["pre"] or m["post"]):
+    if m is None or (m["pre"] and m["post"]):
         return None
     word = m["pre"] or m["post"]
-    code = CURRENCY_WORDS.get(word.lower())
-    return None if code is None else (word, m["num"], code)
+    sign = CURRENCY_WORDS.get(word.lower()) if word else None
+    if word and sign is None and not re.fullmatch(r"[A-Za-z]{3}", word):
+        return None  # a word that names no currency: the general message
+    if sign is None and not (m["mult"] or m["rate"]):
+        return None
+    problems = [f"{word!r} is not a currency code"] if sign else []
+    number = m["num"]
+    if m["mult"]:
+        problems.append(f"{m['mult']} is not read as a multiplier")
+        try:
+            number = f"{float(number.replace(',', '')) * _MONEY_MULTIPLIERS[m['mult']]:.15g}"
+        except ValueError:
+            return None
+    if m["rate"]:
+        problems.append(f"the key or option says the period, not the amount ({m['rate']})")
+    code = sign or (word.upper() if word else "")
+    return "; ".join(problems), f"{number} {code}".strip()
 
 
 def split_money(
@@ -138,13 +157,13 @@ def split_money(
     m = _MONEY.match(value)
     worded = _worded(value) if m is None else None
     if worded is not None:
-        word, number, code = worded
-        split_money(number, file=file, key_path=key_path)  # the number's own problem first
+        problems, written = worded
+        split_money(written, file=file, key_path=key_path)  # the number's own problem first
         raise ConfigError(
-            f"cannot read {value!r} as an amount of money: {word!r} is not a currency code",
+            f"cannot read {value!r} as an amount of money: {problems}",
             file=file,
             key_path=key_path,
-            hint=f"write {number} {code}: a number, optionally with a currency code",
+            hint=f"write {written}: a number, optionally with a currency code",
         )
     comma = _DECIMAL_COMMA.search(value) if m is None and value.count(",") == 1 else None
     if comma is not None:
