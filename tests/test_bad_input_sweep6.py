@@ -736,3 +736,24 @@ def test_a_price_option_with_a_currency_sign_gets_the_number() -> None:
     """was: click's "'$5/h' is not a valid float." and no fix."""
     result = invoke("offers", "--max-price", "$5/h")
     assert_clean_error(result, "--max-price", "write the number alone: 5", "--currency")
+
+
+# --- trials, pieces' other name: errors name the key the file has ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "needles"),
+    [
+        # was: "pieces: must be at least 1, got 0" to a file that never says pieces
+        ("trials: 0", ("w.yaml: trials: must be at least 1",)),
+        # was: "give either pieces or trials, not both", no key named
+        ("trials: 4\npieces: 4", ("w.yaml: trials: is another name for pieces", "keep one")),
+    ],
+    ids=["bad-value", "both"],
+)
+def test_trials_errors_name_trials(tmp_path: Path, line: str, needles: tuple[str, ...]) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(WORKLOAD_TEXT + line + "\n", encoding="utf-8")
+    result = invoke("estimate", str(path), "--gpu", "H100")
+    assert_clean_error(result, *needles)
+    assert "pieces: must" not in result.stderr

@@ -813,7 +813,13 @@ class WorkloadSpec(_Section):
         try:
             super().__init__(**fields)
         except ValidationError as e:
-            raise config_error(e, WorkloadSpec, _SOURCE.get(), _WORDING) from None
+            error = config_error(e, WorkloadSpec, _SOURCE.get(), _WORDING)
+            if "trials" in fields and error.key_path == "pieces":
+                # the file's own key: was "pieces: must be at least 1" to a file that said trials
+                error = ConfigError(
+                    error.detail, file=error.file, key_path="trials", hint=error.hint
+                )
+            raise error from None
 
     def variant(self, **changes: Any) -> WorkloadSpec:
         """A validated copy with ``changes`` merged in, nested sections key by key::
@@ -833,7 +839,7 @@ class WorkloadSpec(_Section):
         raw = dict(raw)
         if "trials" in raw:
             if "pieces" in raw:
-                raise ValueError("give either pieces or trials, not both")
+                raise FieldError("trials", "is another name for pieces, also given: keep one")
             raw["pieces"] = raw.pop("trials")
         model = raw.get("model")
         if isinstance(model, str):
