@@ -757,3 +757,20 @@ def test_trials_errors_name_trials(tmp_path: Path, line: str, needles: tuple[str
     result = invoke("estimate", str(path), "--gpu", "H100")
     assert_clean_error(result, *needles)
     assert "pieces: must" not in result.stderr
+
+
+def test_a_multimodal_config_json_points_at_its_text_config(tmp_path: Path) -> None:
+    """was: "no hidden_size in the config; pass the config.json of a decoder transformer": the
+    language model's shape was there, one level down."""
+    text = {
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 32,
+        "vocab_size": 32064,
+    }
+    path = tmp_path / "config.json"
+    config = {"model_type": "llava", "text_config": text, "vision_config": {"hidden_size": 1024}}
+    path.write_text(json.dumps(config), encoding="utf-8")
+    result = invoke("estimate", "--model", str(path), "--tokens", "5M", "--gpu", "H100")
+    assert_clean_error(result, "config.json", "multimodal model (llava)", "save the text_config")

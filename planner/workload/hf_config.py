@@ -429,6 +429,18 @@ def _check_decoder(config: dict[str, Any], file: str, family: str) -> None:
             hint="write a workload file with its model.params, layers, hidden, heads, vocab and "
             "seq_len (planner workloads new NAME --model gpt2 --tokens 50M writes one to edit)",
         )
+    text = config.get("text_config")
+    no_shape = all(config.get(k) is None for k in ("hidden_size", "n_embd", "d_model"))
+    if isinstance(text, dict) and no_shape:
+        # a vision-language model (LLaVA, Qwen2-VL, Gemma 3, Mllama): was "no hidden_size in the
+        # config; pass the config.json of a decoder transformer"
+        raise ConfigError(
+            f"is the config of a multimodal model ({what}); its language model's shape is under "
+            "text_config, and the vision encoder is not estimated",
+            file=file,
+            hint="save the text_config object as a config.json of its own and pass that to "
+            "--model (the estimate then leaves the vision encoder out)",
+        )
     if family in _ENCODERS or any(n.endswith("ForMaskedLM") for n in names):
         raise ConfigError(
             f"is the config of an encoder model ({what}: bidirectional attention, a masked-LM "
