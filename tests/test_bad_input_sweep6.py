@@ -774,3 +774,14 @@ def test_a_multimodal_config_json_points_at_its_text_config(tmp_path: Path) -> N
     path.write_text(json.dumps(config), encoding="utf-8")
     result = invoke("estimate", "--model", str(path), "--tokens", "5M", "--gpu", "H100")
     assert_clean_error(result, "config.json", "multimodal model (llava)", "save the text_config")
+
+
+def test_tco_csv_without_comparison_rows_says_why_on_stderr() -> None:
+    """The CSV is the comparison rows; with none, the reason was in no output at all."""
+    result = invoke(
+        "tco", "--hardware", "8xh100-hgx", "--provider", "lambda", "--compare-gpu", "T4",
+        "--any-interconnect", "--format", "csv",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == ""
+    assert "note: no cloud offers with T4 GPUs from lambda" in result.stderr

@@ -171,6 +171,9 @@ def tco_command(currency: str, fmt: str, report_path: Path | None, **options: An
     max_age_days = options.pop("max_age_days")
     result = run_tco(**options)
     click.echo(render_tco(result, fmt, currency=currency), nl=False)
+    if fmt == "csv" and not result.comparisons and result.compare_reason:
+        # the CSV is the comparison rows: none, and the reason was in no output (JSON has it)
+        click.echo(f"note: {result.compare_reason}", err=True)
     for warning in api.stale_warnings(result, max_age_days):
         click.echo(f"warning: {warning}", err=True)
     save_report(result, target, currency=currency, max_age_days=max_age_days)
