@@ -40,6 +40,7 @@ from planner.errors import (
     ConfigError,
     UnknownNameError,
     binding_problem,
+    callable_name,
     is_number,
     is_whole_number,
     training_keyword_error,
@@ -91,7 +92,7 @@ def _keywords_checked(func: Callable[_P, _R]) -> Callable[_P, _R]:
     known = [name for name, p in params.items() if p.kind in kinds and name != "self"]
     # a function taking **fields (quote) names its keywords elsewhere (QuoteRequest checks them)
     open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    what = f"{func.__name__}() keyword argument"
+    what = f"{callable_name(func)}() keyword argument"
     converters = {
         name: _ARGUMENT_TYPES[str(p.annotation)]
         for name, p in params.items()
@@ -570,20 +571,28 @@ class Planner:
             else load_hardware(hardware)
         )
         book = self.book if with_cloud else None
+        offers = (
+            None
+            if book is None
+            else filter_offers(
+                book.offers, OfferFilter(providers=tuple(providers)), load_gpu_catalog()
+            )
+        )
         result = compute_tco(
             hw,
             utilization=utilization,
             years=years,
-            offers=None
-            if book is None
-            else filter_offers(
-                book.offers, OfferFilter(providers=tuple(providers)), load_gpu_catalog()
-            ),
+            offers=offers,
             compare_gpu=compare_gpu,
             any_interconnect=any_interconnect,
         )
         if book is not None:
             result = replace(result, offers_as_of=book.as_of, offers_source=book.source_text)
+        if book is not None and offers is not None and not result.comparisons:
+            why = result.compare_reason or _left_out(
+                result, book.offers, offers, providers, any_interconnect
+            )
+            result = replace(result, compare_reason=why)
         return result
 
     @_keywords_checked
@@ -660,6 +669,49 @@ class Planner:
                 f"currency must be a code such as 'EUR', got {code!r}", key_path="currency"
             )
         return Money.of(code, key_path="currency")
+
+
+def _left_out(
+    result: TcoResult,
+    every_offer: pd.DataFrame,
+    offers: pd.DataFrame,
+    providers: Sequence[str],
+    any_interconnect: bool,
+) -> str:
+    """Why a TCO names no cloud capacity when a choice of the user's left it out, with the fix:
+    the provider choice, or the GPU link the machine's own link asks of an instance.  Was
+    always "no cloud offers with T4 GPUs to compare with (try --compare-gpu or --offers)", to a
+    user who had given --compare-gpu T4 and whose --provider lambda or 8 NVSwitch-linked GPUs
+    left out the T4s aws rents.  "" when no choice of the user's is the cause."""
+    from planner.ownership.costs import compare_cloud
+
+    hw, gpu = result.hardware, result.compare_gpu
+
+    def compared(scope: pd.DataFrame, any_link: bool) -> bool:
+        return bool(
+            compare_cloud(hw, scope, result.utilization, compare_gpu=gpu, any_interconnect=any_link)
+        )
+
+    if providers and compared(every_offer, any_interconnect):
+        offered = sorted(set(every_offer.loc[every_offer["gpu_model"] == gpu, "provider"]))
+        return (
+            f"no cloud offers with {gpu} GPUs from {', '.join(providers)} to compare with; "
+            f"{gpu} is offered by {', '.join(offered)}: add one of them to --provider or leave "
+            "--provider out"
+        )
+    if not any_interconnect and compared(offers, True):
+        return (
+            f"no cloud instance with {gpu} GPUs has a GPU link as strong as the {hw.name}'s "
+            f"({hw.interconnect.value}) to compare with; add --any-interconnect to compare with "
+            "instances of any GPU link"
+        )
+    if providers and not any_interconnect and compared(every_offer, True):
+        return (
+            f"no cloud offers with {gpu} GPUs from {', '.join(providers)} to compare with, and "
+            f"none elsewhere with a GPU link as strong as the {hw.name}'s "
+            f"({hw.interconnect.value}); leave --provider out and add --any-interconnect"
+        )
+    return ""
 
 
 def _check_cloud_fields(with_cloud: bool, **fields: Any) -> None:
@@ -949,6 +1001,14 @@ def prices_diff(
             key_path="threshold",
             hint="e.g. threshold=0.05 (report price moves above 5%)",
         )
+    for key, ref in (("old", old), ("new", new)):
+        if not isinstance(ref, (str, Path)) or not str(ref).strip():
+            # was: a blank id read as the path "." and the current folder loaded as a snapshot
+            raise ConfigError(
+                f"expected a snapshot id or folder, got {ref!r}",
+                key_path=key,
+                hint="`planner prices status` and `planner prices history` name the snapshot ids",
+            )
     roots = default_roots()
     before = load_snapshot(find_snapshot(old, roots)).offers
     after = load_snapshot(find_snapshot(new, roots)).offers

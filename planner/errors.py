@@ -326,6 +326,13 @@ def checked_arguments(func: Callable[_P, _T]) -> Callable[_P, _T]:
     return call
 
 
+def callable_name(func: Callable[..., Any]) -> str:
+    """How a library call is named in messages: ``tco``, ``Planner.tco``, and ``Planner`` for
+    the session's constructor (was "unknown __init__() keyword argument", "help(planner.__init__)")."""
+    name = getattr(func, "__qualname__", func.__name__)
+    return name.removesuffix(".__init__")
+
+
 def binding_problem(
     func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> ConfigError | None:
@@ -340,15 +347,14 @@ def binding_problem(
         kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
         known = [name for name, p in params.items() if p.kind in kinds]
         open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        shown = callable_name(func)
         for name in kwargs:
             if name not in params and not open_ended:
-                return UnknownNameError(
-                    f"{func.__name__}() keyword argument", name, known, key_path=name
-                )
+                return UnknownNameError(f"{shown}() keyword argument", name, known, key_path=name)
         named = re.search(r"'(\w+)'", str(e))
         return ConfigError(
-            f"{func.__name__}(): {e}",
+            f"{shown}(): {e}",
             key_path=named.group(1) if named else None,
-            hint=f"see help(planner.{func.__name__})",
+            hint=f"see help(planner.{shown})",
         )
     return None

@@ -311,11 +311,19 @@ class GpuCatalog:
             if not 1 <= count <= _MAX_GPUS_PER_CHOICE:
                 raise ConfigError(
                     f"GPU count in {text!r} must be from 1 to {_MAX_GPUS_PER_CHOICE}",
-                    hint=f"GPUs per instance, e.g. H100:8; {GPU_CHOICE_FORMS}",
+                    hint=self._memory_meant(parts, count)
+                    or f"GPUs per instance, e.g. H100:8; {GPU_CHOICE_FORMS}",
                 )
         name, memory = parts[0], parts[1] if len(parts) > 1 else None
         if len(parts) > 2 or any(not p for p in parts):
-            raise ConfigError(f"cannot read GPU choice {text!r}", hint=f"write {GPU_CHOICE_FORMS}")
+            swapped = (
+                f"did you mean {parts[0]}:{parts[2]}:{parts[1]}? (NAME:MEMORY:COUNT)"
+                if len(parts) == 3 and parts[1].isdigit() and _memory_range(parts[2], text)[0]
+                else None
+            )  # A100:8:40GB: was the list of forms
+            raise ConfigError(
+                f"cannot read GPU choice {text!r}", hint=swapped or f"write {GPU_CHOICE_FORMS}"
+            )
         low, high = _memory_range(memory if memory is not None else name, text)
         if memory is None and (low, high) != (None, None):
             gpus = self.gpus  # a range alone: every GPU
@@ -337,6 +345,21 @@ class GpuCatalog:
                 hint="planner gpus lists each GPU with its memory",
             )
         return GpuChoice(text=text, gpus=picked, count=count)
+
+    def _memory_meant(self, parts: list[str], number: int) -> str | None:
+        """``did you mean A100:80GB?`` for ``A100:80``, a memory size read as a GPU count (past
+        the most GPUs an instance holds), where the GPUs named come in that size."""
+        if len(parts) != 1:
+            return None
+        try:
+            named = self._named(parts[0])
+        except ConfigError:
+            return None
+        if not any(abs(g.memory_gib - number) <= 0.5 for g in named):
+            return None
+        return (
+            f"did you mean {parts[0]}:{number}GB? (memory takes its unit; a bare number is a count)"
+        )
 
     def _named(self, name: str) -> tuple[GpuSpec, ...]:
         """An exact name or alias, else a whole family."""

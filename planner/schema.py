@@ -474,32 +474,31 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
         if bad.any():
             text = str(raw[bad].iloc[0])
             table.fail(
-                f"not a number ({raw[bad].iloc[0]!r}); {col.name} is in {col.unit}"
-                f" ({_allowed(col)})",
+                f"not a number ({raw[bad].iloc[0]!r}); {_measure(col)} ({_allowed(col)})",
                 bad,
                 col.name,
-                hint="; ".join(h for h in (_cell_hint(text, col), _BOUND_HINTS.get(col.unit)) if h)
-                or None,
+                hint="; ".join(h for h in (_cell_hint(text, col), _bound_hint(col)) if h) or None,
             )
         if col.required:
             table.fail("required value is missing", absent, col.name, hint=_required_hint(col))
     for bad, what in ((np.isinf(values), "not a finite number"), (values < 0, "negative value")):
         if bad.any():
             table.fail(
-                f"{what}; {col.name} is in {col.unit} ({_allowed(col)})",
+                f"{what}; {_measure(col)} ({_allowed(col)})",
                 bad,
                 col.name,
-                hint=_BOUND_HINTS.get(col.unit),
+                hint=_bound_hint(col),
             )
     if col.max_value is not None:
+        unit = f" {col.unit}" if col.unit else ""  # zones has none
         huge = values > col.max_value
         if huge.any():
             table.fail(
-                f"{values[huge][0]:g} {col.unit} is more than any real offer has "
-                f"(at most {col.max_value:,.0f} {col.unit})",
+                f"{values[huge][0]:g}{unit} is more than any real offer has "
+                f"(at most {col.max_value:,.0f}{unit})",
                 huge,
                 col.name,
-                hint=_BOUND_HINTS.get(col.unit, "check the value and its unit"),
+                hint=_bound_hint(col) or "check the value and its unit",
             )
     if col.dtype != "int":
         return pd.Series(values, index=table.index)
@@ -524,6 +523,28 @@ _BOUND_HINTS = {
     "GiB": "memory is in GiB per GPU (80 for an A100-80GB)",
     "%/month": "a percentage from 0 to 100",
 }
+
+
+# What a column's value is, where its unit's hint would mislead (host RAM and an instance's
+# total GPU memory are GiB too, but not per GPU: the hint said "GiB per GPU" for them).
+_COLUMN_HINTS = {
+    "gpu_memory_total_gib": "gpu_memory_total_gib is the GPU memory of the whole instance in GiB "
+    "(640 for 8 x A100-80GB); leave the column out and it is computed",
+    "host_memory_gib": "host_memory_gib is the instance's RAM in GiB (1152 for a p4d.24xlarge)",
+}
+
+
+def _bound_hint(col: Column) -> str | None:
+    """The fix for a value of ``col`` out of its range: its own, else its unit's."""
+    return _COLUMN_HINTS.get(col.name) or _BOUND_HINTS.get(col.unit)
+
+
+def _measure(col: Column) -> str:
+    """What ``col`` counts in, for messages: ``gpu_count is in GPUs``, ``zones is a whole
+    number`` (a column without a unit read "zones is in  (from 0 to 1,000)")."""
+    if col.unit:
+        return f"{col.name} is in {col.unit}"
+    return f"{col.name} is a {'whole number' if col.dtype == 'int' else 'number'}"
 
 
 def _required_hint(col: Column) -> str:

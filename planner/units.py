@@ -136,6 +136,34 @@ def deadline_point(text: str, now: datetime) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
+def zone_fix(text: str, now: datetime) -> str | None:
+    """What to write for a deadline given with a named time zone (``2026-12-01 18:00
+    Europe/Berlin``, ``friday 18:00 PST``), or None: only offsets are read, and the message
+    listed the forms without saying the zone was what it could not read."""
+    head, _, zone = str(text).strip().rpartition(" ")
+    if not head or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)*", zone):
+        return None
+    point = deadline_point(head, now)
+    if point is None:
+        return None
+    offset = None
+    if "/" in zone and len(head.strip()) > 10 and not _WEEKDAY.match(head):  # a date-time
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # only on this error's path
+
+        try:
+            local = datetime.fromisoformat(head).replace(tzinfo=ZoneInfo(zone))
+            offset = local.isoformat(timespec="minutes")
+        except (ValueError, ZoneInfoNotFoundError):
+            offset = None
+    named = f"the zone name {zone!r} is not read"
+    if offset is not None:
+        return f"{named}: write {offset!r} (its UTC offset on that date)"
+    return (
+        f"{named}: give a date-time with its UTC offset, e.g. '2026-12-01 18:00+01:00', or "
+        "the time in UTC (a date or a weekday is read in UTC)"
+    )
+
+
 def _weekday(word: str) -> int | None:
     """Monday 0 .. Sunday 6 from a weekday name or its first three letters or more."""
     word = word.lower()

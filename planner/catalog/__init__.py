@@ -36,7 +36,14 @@ from planner.catalog.store import (
 from planner.catalog.store import (
     user_snapshot_root as user_snapshot_root,  # re-exported: where refreshes publish
 )
-from planner.errors import ConfigError, SnapshotError, checked_arguments, checked_fields
+from planner.errors import (
+    ConfigError,
+    OfferValidationError,
+    SnapshotError,
+    checked_arguments,
+    checked_fields,
+    shown_path,
+)
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 
 DEFAULT_MAX_AGE_DAYS = 90
@@ -247,8 +254,10 @@ def load_offer_book(
         _snapshot_part(snap, entry, today, dates[snap.path].get(entry.provider, Counter()))
         for snap, entry in loaded
     ]
+    priced_in: dict[tuple[str, ...], str | Path] = {}  # a private offer's key -> its file
     for file in offers_files:
         private = read_offers_csv(Path(file))
+        _refuse_priced_twice(private, file, priced_in)
         keys = pd.MultiIndex.from_frame(private[list(KEY_COLUMNS)])
         frames = [f[~pd.MultiIndex.from_frame(f[list(KEY_COLUMNS)]).isin(keys)] for f in frames]
         frames.append(private)
@@ -276,6 +285,40 @@ def load_offer_book(
     else:
         offers = validate_offers(pd.DataFrame(columns=list(COLUMN_NAMES)))
     return OfferBook(offers=offers, sources=tuple(sources), today=today)
+
+
+def _refuse_priced_twice(
+    private: pd.DataFrame, file: str | Path, priced_in: dict[tuple[str, ...], str | Path]
+) -> None:
+    """An error for an offer a price list read before also prices (the same list given twice, or
+    two lists of one offer): was the later file's row kept without a word, its price winning
+    over the other's.  ``priced_in`` collects the keys read so far."""
+    keys = [tuple(str(v) for v in k) for k in private[list(KEY_COLUMNS)].itertuples(index=False)]
+    for key in keys:
+        earlier = priced_in.get(key)
+        if earlier is None:
+            continue
+        if _same_file(earlier, file):
+            raise ConfigError(
+                f"the price list {shown_path(file)} is given twice",
+                key_path="offers_files",
+                hint="give each price list once",
+            )
+        raise OfferValidationError(
+            f"offer {'/'.join(key)} is priced in {shown_path(earlier)} too; which price holds is "
+            "not said",
+            file=str(file),
+            hint="keep each offer in one price list (a price list replaces the snapshot's row "
+            "of an offer, not another list's)",
+        )
+    priced_in.update(dict.fromkeys(keys, file))
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a) == Path(b)
 
 
 def _offers_paths(offers_files: object) -> tuple[str | Path, ...]:

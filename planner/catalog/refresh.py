@@ -69,7 +69,13 @@ from planner.errors import (
     shown_path,
     suggest,
 )
-from planner.providers import DEFAULT_REGIONS, PROVIDERS, get_provider, refresh_advice
+from planner.providers import (
+    DEFAULT_REGIONS,
+    PROVIDERS,
+    check_environment,
+    get_provider,
+    refresh_advice,
+)
 from planner.providers.base import Clock, FetchResult, Provider, Unmapped, utc_now
 from planner.schema import KEY_COLUMNS, PRICE_COLUMNS, empty_offers
 
@@ -302,6 +308,7 @@ def refresh_user_prices(
     for ``regions``, published in the user's snapshot folder and gated against the newest
     snapshot there or in the bundle.  See :func:`refresh_prices` for the rest."""
     plan = plan_regions(providers, regions)
+    check_environment(plan)  # a mistyped setting is bad input (exit 2), not every region's failure
     return refresh_prices(
         live_providers(plan),
         plan,

@@ -545,6 +545,7 @@ def _checked_text(data: bytes, where: str) -> bytes:
             hint="save it as CSV UTF-8 (in a spreadsheet: Save As, CSV UTF-8)",
         ) from None
     header = text.splitlines()[0]
+    _refuse_repeated_columns(header, where)
     for sep, name in ((";", "semicolons"), ("\t", "tabs")):
         if "," not in header and sep in header:
             raise OfferValidationError(
@@ -554,6 +555,24 @@ def _checked_text(data: bytes, where: str) -> bytes:
                 "commas writes ';'); prices take a decimal point: 3.20",
             )
     return data
+
+
+def _refuse_repeated_columns(header: str, where: str) -> None:
+    """A column named twice in the header row, as an OfferValidationError naming it: pandas reads
+    the second one as ``provider.1``, which was then reported as an unknown column."""
+    try:
+        cells = [c.strip() for c in next(csv.reader([header]), [])]
+    except csv.Error:
+        return  # the reader's own reason says what is wrong
+    seen: set[str] = set()
+    for number, cell in enumerate(cells, start=1):
+        if cell and cell in seen:
+            raise OfferValidationError(
+                f"the header row names column {cell!r} twice (again as column {number})",
+                file=where,
+                hint="keep one column of each name: delete the other one and its values",
+            )
+        seen.add(cell)
 
 
 def _parse_offers_csv(src: io.BytesIO, where: str, *, users: bool = False) -> pd.DataFrame:

@@ -41,7 +41,7 @@ def calibrate() -> None:
 )
 @click.option(
     "--measured-step-seconds",
-    type=FiniteFloat(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True, unit="s"),
     help="Seconds per optimizer step (the workload's global batch per step).",
 )
 @format_option

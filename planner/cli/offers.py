@@ -99,6 +99,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
         "min_vcpus": "--min-vcpus",
         "min_host_memory_gib": "--min-host-memory",
         "min_local_disk_gb": "--min-local-disk",
+        "offers_files": "--offers",
     }
 )
 @click.option(
@@ -118,20 +119,24 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
     "--min-gpus", type=click.IntRange(min=1), help="At least this many GPUs per instance."
 )
 @click.option(
-    "--min-gpu-memory", type=FiniteFloat(min=0), help="At least this much memory per GPU, GiB."
+    "--min-gpu-memory",
+    type=FiniteFloat(min=0, unit="GiB"),
+    help="At least this much memory per GPU, GiB.",
 )
 @click.option(
     "--min-total-gpu-memory",
-    type=FiniteFloat(min=0),
+    type=FiniteFloat(min=0, unit="GiB"),
     help="At least this much GPU memory per instance, GiB.",
 )
 @click.option("--min-vcpus", type=FiniteFloat(min=0), help="At least this many vCPUs per instance.")
 @click.option(
-    "--min-host-memory", type=FiniteFloat(min=0), help="At least this much host RAM, GiB."
+    "--min-host-memory",
+    type=FiniteFloat(min=0, unit="GiB"),
+    help="At least this much host RAM, GiB.",
 )
 @click.option(
     "--min-local-disk",
-    type=FiniteFloat(min=0),
+    type=FiniteFloat(min=0, unit="GB"),
     help="At least this much instance-store / local SSD per instance, GB (1000 for 1 TB); "
     "offers that do not state it are left out, and counted in a note.",
 )
@@ -258,6 +263,7 @@ def offers_command(
 
 
 @click.command("gpus")
+@field_options({"offers_files": "--offers"})
 @currency_option
 @format_option
 @offers_file_option

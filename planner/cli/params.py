@@ -28,6 +28,7 @@ from planner.units import (
     deadline_point,
     duration_fix,
     duration_hours,
+    zone_fix,
 )
 
 # a number with a unit or percent sign after it: 80GB, 80 GiB, 60%, 5/s, 400Gbps
@@ -36,22 +37,57 @@ _UNIT_SUFFIX = re.compile(
 )
 
 
+# a number after a currency's sign, with or without a unit: $5, € 3.20/h
+_CURRENCY_SIGN = re.compile(r"^\s*([$€£¥])\s*((?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*\S*\s*$", re.I)
+
+
 # Suffixes that multiply a number rather than name its unit (52k tokens/s is 52000), as an option
 # reads them: M is a million (m may be minutes or milli), B a billion (G is a unit: 400G Gbit/s).
 _MULTIPLIERS = {"k": (1e3, "thousand"), "K": (1e3, "thousand"), "M": (1e6, "million")}
 _MULTIPLIERS["B"] = (1e9, "billion")
 
 
+# What a number typed with a unit is in an option's own unit: the factor by unit typed, per
+# option unit.  Was "drop the unit: write the number alone" for every unit, a thousandth of the
+# value meant for --min-local-disk 1TB (GB) and a sixtieth for --time-limit 1m (seconds).
+_IN_UNIT: dict[str, dict[str, float]] = {
+    "GB": {"mb": 1e-3, "gb": 1.0, "tb": 1e3, "pb": 1e6, "gib": 1.073741824, "tib": 1099.511627776},
+    # a GiB option takes the marketed GB of an instance's listing as they are (80GB: 80)
+    "GiB": {"mib": 1 / 1024, "mb": 1 / 1024, "gib": 1.0, "gb": 1.0, "tib": 1024.0, "tb": 1024.0},
+    "s": {"ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "m": 60.0, "min": 60.0, "mins": 60.0},
+    "h": {"m": 1 / 60, "min": 1 / 60, "mins": 1 / 60, "h": 1.0, "hr": 1.0, "hrs": 1.0},
+    "years": {"mo": 1 / 12, "months": 1 / 12, "y": 1.0, "yr": 1.0, "yrs": 1.0, "years": 1.0},
+}
+_IN_UNIT["s"] |= {"h": 3600.0, "hr": 3600.0}
+_IN_UNIT["h"] |= {"d": 24.0, "day": 24.0, "days": 24.0}
+_UNIT_WORDS = {"s": "seconds", "h": "hours"}
+
+
 class FiniteFloat(click.FloatRange):
     """A float (optionally in a range) that is a real number: ``nan`` and ``inf`` are refused.
 
     click's FLOAT and FloatRange accept both (a NaN compares false with every bound), and they
-    reached the solver as ``PulpError: Cannot set constraint RHS to NaN/inf values``.
+    reached the solver as ``PulpError: Cannot set constraint RHS to NaN/inf values``.  ``unit``
+    (a key of :data:`_IN_UNIT`) is the option's unit: a number typed with another unit of its
+    kind is refused with the number in the option's unit (``1TB`` -> write 1000).
     """
 
     name = "float"
 
+    def __init__(self, *args: Any, unit: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.unit = unit
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        signed = _CURRENCY_SIGN.match(value) if isinstance(value, str) else None
+        if signed is not None:
+            # $5, $5/h: was click's "'$5/h' is not a valid float." with no fix
+            self.fail(
+                f"{value!r} is not a number: write the number alone: {signed.group(2)} (the "
+                "option's unit is in its --help; money is in --currency, USD unless given)",
+                param,
+                ctx,
+            )
         unit = _UNIT_SUFFIX.match(value) if isinstance(value, str) else None
         if unit is not None:
             # 80GB, 60%, 5/s: the option's unit is in its name and help, the value is the number
@@ -68,7 +104,12 @@ class FiniteFloat(click.FloatRange):
                     ctx,
                 )
             fix = f"write the number alone: {number_text}"
-            if suffix == "%":
+            scale = _IN_UNIT.get(self.unit or "", {}).get(suffix.lower().replace(" ", ""))
+            if scale is not None and scale != 1 and suffix != "%":
+                # 1TB where the option takes GB, 1m where it takes seconds: the number changes
+                shown = _UNIT_WORDS.get(self.unit or "", self.unit)
+                fix = f"write {float(number_text) * scale:.6g}: the option takes {shown}"
+            elif suffix == "%":
                 fix = (
                     f"{number_text} where the option takes a percentage, "
                     f"{float(number_text) / 100:g} where it takes a fraction"
@@ -127,7 +168,9 @@ class Duration(click.ParamType):
             raise ConfigError(
                 f"cannot read deadline {value!r}",
                 key_path=option,
-                hint=duration_fix(str(value)) or f"write it like {DEADLINE_FORMS}",
+                hint=duration_fix(str(value))
+                or zone_fix(str(value), clock.utc_now())
+                or f"write it like {DEADLINE_FORMS}",
             )
         if hours <= 0:
             raise ConfigError(

@@ -242,6 +242,7 @@ def _echo_dry_run(result: RefreshResult, fmt: str) -> None:
     help="Report price moves above this many percent.",
 )
 @format_option
+@field_options({"old": "OLD", "new": "NEW"})
 def diff_command(old: str, new: str, threshold: float, fmt: str) -> None:
     """What changed between two snapshots (ids from `prices status`/`history`, or directories).
 

@@ -332,7 +332,7 @@ _SERVICE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     ),
     click.option(
         "--peak-hours",
-        type=FiniteFloat(min=0, max=24),
+        type=FiniteFloat(min=0, max=24, unit="h"),
         default=0.0,
         help="Service: hours a day at --peak-rps.",
     ),

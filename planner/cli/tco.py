@@ -61,7 +61,7 @@ tco_options = _apply(
         ),
         click.option(
             "--years",
-            type=FiniteFloat(),
+            type=FiniteFloat(unit="years"),
             default=None,
             help="Horizon in years [default: the hardware lifetime].",
         ),
@@ -110,7 +110,7 @@ budget_options = _apply(
         ),
         click.option(
             "--time-limit",
-            type=FiniteFloat(),
+            type=FiniteFloat(unit="s"),
             default=60.0,
             show_default=True,
             help="Seconds per MILP solve.",
@@ -171,6 +171,9 @@ def tco_command(currency: str, fmt: str, report_path: Path | None, **options: An
     max_age_days = options.pop("max_age_days")
     result = run_tco(**options)
     click.echo(render_tco(result, fmt, currency=currency), nl=False)
+    if fmt == "csv" and not result.comparisons and result.compare_reason:
+        # the CSV is the comparison rows: none, and the reason was in no output (JSON has it)
+        click.echo(f"note: {result.compare_reason}", err=True)
     for warning in api.stale_warnings(result, max_age_days):
         click.echo(f"warning: {warning}", err=True)
     save_report(result, target, currency=currency, max_age_days=max_age_days)

@@ -37,14 +37,32 @@ def workloads(ctx: click.Context, fmt: str) -> None:
         click.echo(render_workloads(api.list_workloads(), fmt))
 
 
+def _group_format(ctx: click.Context) -> str | None:
+    """The --format given before the subcommand (``planner workloads --format csv show X``), or
+    None when it was left out there.  It was ignored: the table came out where CSV was asked."""
+    parent = ctx.parent
+    if parent is None or parent.get_parameter_source("fmt") in (None, ParameterSource.DEFAULT):
+        return None
+    return cast(str, parent.params["fmt"])
+
+
 @workloads.command("show")
 @click.argument("name")
 @format_option
-def show(name: str, fmt: str) -> None:
+@click.pass_context
+def show(ctx: click.Context, name: str, fmt: str) -> None:
     """The full spec of one workload and what it needs on reference GPUs.
 
     Example: planner workloads show gpt2-xl-finetune
     """
+    before = _group_format(ctx)
+    if before is not None:
+        if ctx.get_parameter_source("fmt") != ParameterSource.DEFAULT and fmt != before:
+            raise click.UsageError(
+                f"--format {before} (before `show`) contradicts --format {fmt} (after it): "
+                "give --format once"
+            )
+        fmt = before
     spec = api.load_workload(name)
     click.echo(render_workload_show(spec, api.workload_requirements(spec), fmt))
 
@@ -291,11 +309,19 @@ def estimate(
 @click.argument("name")
 @workload_fact_options
 @field_options({**FACT_FIELDS, "name": "NAME"})
-def new(name: str, facts: WorkloadFacts) -> None:
+@click.pass_context
+def new(ctx: click.Context, name: str, facts: WorkloadFacts) -> None:
     """Write a commented workload file for the job --model and --tokens describe, to stdout.
 
     Example: planner workloads new my-lora --model mistral-7b --method lora --tokens 50M > my.yaml
     """
+    before = _group_format(ctx)
+    if before is not None:
+        # was: ignored, and the YAML written where --format json asked for JSON
+        raise click.BadParameter(
+            f"`workloads new` writes a workload file (YAML), not {before}: drop --format",
+            param_hint="'--format'",
+        )
     if not name.strip():
         raise click.BadParameter("is blank: give the workload a name", param_hint="NAME")
     if facts.model is None:

@@ -37,7 +37,11 @@ class FxTable:
         """USD per one unit of ``code`` (case-insensitive); unknown codes raise with suggestions."""
         value = self.usd_per_unit.get(code.strip().upper())
         if value is None:
-            raise UnknownNameError("currency", code, self.codes, file=file, key_path=key_path)
+            error = UnknownNameError("currency", code, self.codes, file=file, key_path=key_path)
+            meant = CURRENCY_WORDS.get(code.strip().lower())
+            if meant in self.usd_per_unit:  # a sign or a name (€, RMB, dollars): its code
+                error.hint = f"did you mean {meant}? (a currency is written as its code)"
+            raise error
         return value
 
     def to_usd(self, amount: float, code: str) -> float:
@@ -83,12 +87,84 @@ _DECIMAL_COMMA = re.compile(r"[-+]?(?:0,[0-9]+|[0-9]+,[0-9]{1,2})(?![0-9])")
 _COMMA_IN_NUMBER = re.compile(r"[0-9],[0-9]")
 
 
+# Currency signs and names where a code belongs: was "cannot read '€500' as an amount of money"
+# and "unknown currency 'RMB'; known currency names: AUD, BGN, ...".
+CURRENCY_WORDS = {
+    "$": USD,
+    "us$": USD,
+    "dollar": USD,
+    "dollars": USD,
+    "€": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "£": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "¥": "JPY",
+    "yen": "JPY",
+    "yuan": "CNY",
+    "rmb": "CNY",
+    "renminbi": "CNY",
+    "₹": "INR",
+    "rupee": "INR",
+    "rupees": "INR",
+    "₩": "KRW",
+    "won": "KRW",
+    "fr": "CHF",
+    "sfr": "CHF",
+}
+# An amount written as people write prices (€500, 500 euros, $5k, 2.99 USD/h): its parts.
+_WORDED = re.compile(
+    r"^\s*(?P<pre>[^\d\s.,+-]+)?\s*(?P<num>[-+]?\d[\d.,_]*(?:[eE][-+]?\d+)?)\s*"
+    r"(?P<mult>[kKMB](?![A-Za-z]))?\s*(?P<post>[^\d\s.,/]+)?\s*"
+    r"(?P<rate>(?:/|\bper\s+)\s*[A-Za-z]+)?\s*$"
+)
+_MONEY_MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9}
+
+
+def _worded(value: str) -> tuple[str, str] | None:
+    """(what is not read, the amount to write) for an amount written with a currency's sign or
+    name (``€500``, ``500 euros``), a multiplier (``5k``) or a rate (``2.99 USD/h``); None when
+    it has none of them."""
+    m = _WORDED.match(value)
+    if m is None or (m["pre"] and m["post"]):
+        return None
+    word = m["pre"] or m["post"]
+    sign = CURRENCY_WORDS.get(word.lower()) if word else None
+    if word and sign is None and not re.fullmatch(r"[A-Za-z]{3}", word):
+        return None  # a word that names no currency: the general message
+    if sign is None and not (m["mult"] or m["rate"]):
+        return None
+    problems = [f"{word!r} is not a currency code"] if sign else []
+    number = m["num"]
+    if m["mult"]:
+        problems.append(f"{m['mult']} is not read as a multiplier")
+        try:
+            number = f"{float(number.replace(',', '')) * _MONEY_MULTIPLIERS[m['mult']]:.15g}"
+        except ValueError:
+            return None
+    if m["rate"]:
+        problems.append(f"the key or option says the period, not the amount ({m['rate']})")
+    code = sign or (word.upper() if word else "")
+    return "; ".join(problems), f"{number} {code}".strip()
+
+
 def split_money(
     value: str, *, file: str | None = None, key_path: str | None = None
 ) -> tuple[float, str | None]:
     """``"80000 CNY"`` -> ``(80000.0, "CNY")``; ``"1,200.50"`` -> ``(1200.5, None)``.  The code is
     not checked here (see :meth:`FxTable.rate`); text that is not an amount raises ConfigError."""
     m = _MONEY.match(value)
+    worded = _worded(value) if m is None else None
+    if worded is not None:
+        problems, written = worded
+        split_money(written, file=file, key_path=key_path)  # the number's own problem first
+        raise ConfigError(
+            f"cannot read {value!r} as an amount of money: {problems}",
+            file=file,
+            key_path=key_path,
+            hint=f"write {written}: a number, optionally with a currency code",
+        )
     comma = _DECIMAL_COMMA.search(value) if m is None and value.count(",") == 1 else None
     if comma is not None:
         point = comma.group().replace(",", ".")

@@ -80,7 +80,11 @@ class NumbersNotBools(BaseModel):
             if not number or boolean:
                 continue
             if isinstance(value, bool):
-                raise FieldError(str(key), f"expected a number, got {str(value).lower()}")
+                raise FieldError(
+                    str(key),
+                    f"expected a number, got {str(value).lower()}: write the number (YAML reads "
+                    "yes, no, on and off as true or false)",
+                )
             if isinstance(value, list):
                 for i, item in enumerate(value):
                     if isinstance(item, bool):
@@ -247,6 +251,127 @@ def _alike(key: str, candidate: str) -> bool:
     return ratio >= 0.6 or (ratio >= 0.3 and key.lower().split("_")[0] in candidate.lower())
 
 
+# Other tools' names for a key: Hugging Face config.json and Trainer arguments, DeepSpeed and
+# Megatron options, vLLM / OpenAI-style serving parameters.  difflib matched them to keys that
+# only look alike (input_tokens: 'output_tokens', max_position_embeddings: 'tied_embeddings',
+# train_tokens: 'eval_tokens', d_model: the hint about deadlines) or to nothing.  Each names the
+# key, in the same section, that says the same thing; used only where that key is valid.
+KEY_SYNONYMS: Mapping[str, str] = {
+    # a model's shape (config.json names)
+    "num_hidden_layers": "layers",
+    "n_layer": "layers",
+    "hidden_size": "hidden",
+    "d_model": "hidden",
+    "n_embd": "hidden",
+    "num_attention_heads": "heads",
+    "n_head": "heads",
+    "num_key_value_heads": "kv_heads",
+    "num_kv_heads": "kv_heads",
+    "n_kv_heads": "kv_heads",
+    "intermediate_size": "ffn",
+    "ffn_hidden_size": "ffn",
+    "d_ff": "ffn",
+    "max_position_embeddings": "seq_len",
+    "n_positions": "seq_len",
+    "n_ctx": "seq_len",
+    "max_seq_len": "seq_len",
+    "max_seq_length": "seq_len",
+    "context_length": "seq_len",
+    "sequence_length": "seq_len",
+    "vocab_size": "vocab",
+    "num_local_experts": "experts",
+    "n_routed_experts": "experts",
+    "num_experts_per_tok": "experts_per_token",
+    "tie_word_embeddings": "tied_embeddings",
+    # data
+    "train_tokens": "tokens",
+    "dataset_tokens": "tokens",
+    "total_tokens": "tokens",
+    "num_train_epochs": "epochs",
+    "num_samples": "samples",
+    # training (Trainer, DeepSpeed, Megatron)
+    "micro_batch_size": "parallelism.micro_batch",
+    "per_device_train_batch_size": "parallelism.micro_batch",
+    "train_micro_batch_size_per_gpu": "parallelism.micro_batch",
+    "tensor_parallel_size": "parallelism.tensor",
+    "tensor_model_parallel_size": "parallelism.tensor",
+    "tp": "parallelism.tensor",
+    "pipeline_parallel_size": "parallelism.pipeline",
+    "pipeline_model_parallel_size": "parallelism.pipeline",
+    "pp": "parallelism.pipeline",
+    "zero_stage": "parallelism.zero",
+    "context_parallel_size": "parallelism.context",
+    "expert_parallel_size": "parallelism.expert",
+    "expert_model_parallel_size": "parallelism.expert",
+    "global_batch_size": "global_batch_samples",
+    "train_batch_size": "global_batch_samples",
+    "gradient_checkpointing": "activation_checkpointing",
+    "dtype": "precision",
+    "torch_dtype": "precision",
+    "mixed_precision": "precision",
+    "bf16": "precision",
+    "fp16": "precision",
+    # serving (vLLM, OpenAI-style APIs, benchmarks)
+    "input_tokens": "prompt_tokens",
+    "input_len": "prompt_tokens",
+    "input_length": "prompt_tokens",
+    "prompt_len": "prompt_tokens",
+    "prompt_length": "prompt_tokens",
+    "max_tokens": "output_tokens",
+    "max_new_tokens": "output_tokens",
+    "output_len": "output_tokens",
+    "output_length": "output_tokens",
+    "completion_tokens": "output_tokens",
+    "throughput": "tokens_per_s",
+    "tokens_per_second": "tokens_per_s",
+    "requests_per_second": "requests_per_s",
+    "qps": "requests_per_s",
+    "rps": "requests_per_s",
+    "max_num_seqs": "max_batch",
+    "max_batch_size": "max_batch",
+    "kv_cache_dtype": "kv_precision",
+    "num_beams": "beam_width",
+    "duration": "hours",
+    "duration_hours": "hours",
+    # owned machines and budgets
+    "num_gpus": "gpus_per_machine",
+    "gpu_count": "gpus_per_machine",
+    "num_machines": "machines",
+    "servers": "machines",
+    "nodes": "machines",
+    "budget": "capex_limit_usd",
+    "budget_usd": "capex_limit_usd",
+}
+
+
+# Training settings of other tools that change neither a job's time nor its memory: the planner
+# has no key for them (the valid keys were listed, as if one of them were meant).
+NO_EFFECT_KEYS = frozenset(
+    {"learning_rate", "lr", "weight_decay", "warmup_steps", "warmup_ratio", "seed"}
+    | {"lr_scheduler_type", "adam_beta1", "adam_beta2", "adam_epsilon", "max_grad_norm"}
+)
+
+
+def _synonym_hint(model: type[BaseModel], loc: Loc, allowed: Sequence[str]) -> str | None:
+    """ "did you mean" the key another tool's name stands for, where this section has it."""
+    typed = _normal(str(loc[-1]))
+    if typed in NO_EFFECT_KEYS and "precision" in allowed:  # a training section
+        return f"{loc[-1]} changes neither the time nor the memory of a job: drop it"
+    target = KEY_SYNONYMS.get(typed)
+    if target is None:
+        return None
+    head, _, rest = target.partition(".")
+    if head not in allowed:
+        return None
+    if rest and rest not in _allowed_keys(model, (*loc[:-1], head)):
+        return None  # a key of a subsection (training.parallelism.micro_batch) it does not have
+    section = ".".join(str(p) for p in loc[:-1] if isinstance(p, str))
+    full = f"{section}.{target}" if section else target
+    if typed in ("bf16", "fp16"):  # Trainer's bf16: true
+        return f"did you mean {full!r}? (write {head}: {typed})"
+    return f"did you mean {full!r}? ({loc[-1]} is another tool's name for it)"
+
+
 def _unknown_key_hint(
     model: type[BaseModel], loc: Loc, errors: Sequence[Any], wording: ErrorWording
 ) -> str:
@@ -262,6 +387,9 @@ def _unknown_key_hint(
     ]
     typed = str(loc[-1])
     twin = difflib.get_close_matches(typed, missing, 1, 0.3)
+    synonym = None if twin else _synonym_hint(model, loc, allowed)
+    if synonym is not None:
+        return synonym
     close = twin or suggest(typed, allowed, 1)
     if wording.alike_keys_only and close and not _alike(typed, close[0]):
         close = []
@@ -356,6 +484,8 @@ def _describe(err: Any, wording: ErrorWording) -> str:
         return f"expected a date like 2026-01-01, got {_shown(got)}"
     if etype == "string_pattern_mismatch":
         return f"expected a month like '2027-01', got {got!r}"
+    if etype == "int_parsing_size":  # 1e30 where a whole number belongs: was pydantic's words
+        return f"expected a whole number, got {_shown(got)}, far more than this key ever takes"
     return f"{err['msg']} (got {got!r})"
 
 
@@ -373,9 +503,46 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
         return f"did you mean {close[0]!r}?" if close else None
     if err["type"] == "string_type" and hasattr(err.get("input"), "isoformat"):
         return wording.date_hint or "YAML read a date; put it in quotes to keep it as text"
+    if err["type"] == "string_type" and isinstance(err.get("input"), bool):
+        # name: no (a job named "no"), YAML 1.1's booleans: was "expected text, got False" alone
+        key = next((str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), "name")
+        return (
+            f"YAML read the value as {str(err['input']).lower()}: it reads yes, no, on and off "
+            f'as true or false; put the text in quotes ({key}: "{"yes" if err["input"] else "no"}")'
+        )
     if err["type"] in _NUMBER_ERRORS and isinstance(err.get("input"), str):
         return _plain_number_hint(err["input"])
+    named: str | None = next(
+        (str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), None
+    )
+    if err["type"] in _NUMBER_TYPE_ERRORS and named is not None:
+        got = err.get("input")
+        # was: "expected a number, got None" (or true, or [1]) and no fix
+        if got is None:
+            return f"{named} has no value (YAML reads an empty one as null): write the number after the colon"
+        if isinstance(got, bool):
+            return f"write {named} as a number (YAML read {str(got).lower()}: yes, no, on, off)"
+        if isinstance(got, (list, dict)):
+            return f"write {named} as one number, not a {'list' if isinstance(got, list) else 'mapping'}"
+    if err["type"] in _MAPPING_ERRORS and named is not None:
+        # was: "expected a mapping of keys, got 7" and no fix
+        return f"write the keys of {named} indented under it, or inline: {named}: {{key: value}}"
+    if err["type"] == "string_type" and err.get("input") is None:
+        return f"{named or 'the key'} has no value (YAML reads an empty one as null): write it after the colon"
+    if err["type"] == "int_parsing_size":
+        return "check the value and its unit: the key's name says the unit"
+    if err["type"] == "string_type" and isinstance(err.get("input"), (int, float)):
+        return f'put it in quotes to keep it as text: {named or "name"}: "{err["input"]}"'
+    if err["type"] == "string_type" and isinstance(err.get("input"), (list, dict)):
+        # a colon or a bracket in text (description: [draft] ...) makes YAML read a list or keys
+        return f"write {named or 'it'} as one text, in quotes where it holds a colon or a bracket"
+    if err["type"] in ("list_type", "tuple_type") and named is not None:
+        return f"write {named} as a list: one '- ' item a line under it, or inline: {named}: [a, b]"
     return None
+
+
+_MAPPING_ERRORS = {"dict_type", "model_type", "model_attributes_type"}
+_NUMBER_TYPE_ERRORS = {"float_type", "int_type", "float_parsing", "int_parsing", "int_from_float"}
 
 
 _NUMBER_ERRORS = {"float_parsing", "int_parsing", "int_from_float"}

@@ -325,6 +325,8 @@ def _hardware(name: str, key: str, gpu: str, ctx: _Reading) -> HardwareSpec:
             f"hardware {name!r} has {hw.gpu} GPUs, not {gpu}",
             file=ctx.file,
             key_path=key.rsplit(".", 1)[0],
+            hint=f"list it under the {hw.gpu} class (classes: - gpu: {hw.gpu}), or name a "
+            f"hardware file of {gpu} machines here",
         )
     return hw
 
@@ -340,7 +342,10 @@ def _classes(
         gpu = ctx.catalog.resolve(c.gpu, file=ctx.file, key_path=f"{where}.gpu").name
         if any(known.gpu == gpu for known in classes):
             raise ConfigError(
-                f"GPU class {gpu} appears twice", file=ctx.file, key_path=f"{where}.gpu"
+                f"GPU class {gpu} appears twice",
+                file=ctx.file,
+                key_path=f"{where}.gpu",
+                hint=f"merge the two {gpu} classes into one: its demand, prices and machines",
             )
         plan, used = _gpu_class(c, gpu, where, ctx)
         classes.append(plan)
@@ -444,6 +449,8 @@ def _workload(w: _Workload, where: str, class_gpus: set[str], ctx: _Reading) -> 
             f"deadline_month must lie between start_month ({w.start_month}) and the horizon ({ctx.months})",
             file=ctx.file,
             key_path=f"{where}.deadline_month",
+            hint=f"months count from 1, the file's start month; give a deadline_month from "
+            f"{min(w.start_month, ctx.months)} to {ctx.months}, or a longer horizon_months",
         )
     _check_gpu_hours([w.gpu_hours], f"{where}.gpu_hours", ctx)
     return WorkloadDemand(w.name, gpu, w.gpu_hours, w.start_month - 1, w.deadline_month - 1)

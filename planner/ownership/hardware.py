@@ -330,6 +330,8 @@ def _power_kw_max(m: _HardwareFile, file: str) -> float:
             f"power_kw_max ({power_max}) is below power_kw_avg ({m.power_kw_avg})",
             file=file,
             key_path="power_kw_max",
+            hint="power_kw_max is the most a machine draws (its nameplate or PSU rating), "
+            "power_kw_avg what it draws working: check both are per machine, in kW",
         )
     return power_max
 

@@ -6,10 +6,11 @@ Each adapter implements :class:`planner.providers.base.Provider` and is register
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from planner.errors import UnknownNameError
+from planner.errors import ConfigError, UnknownNameError
 
 if TYPE_CHECKING:  # the adapters' interface; loading it is not needed to read the registry
     from planner.providers.base import Provider
@@ -93,3 +94,58 @@ def get_provider(name: str) -> Provider:
     except KeyError:
         raise UnknownNameError("provider", name, PROVIDERS) from None
     return factory()
+
+
+# The environment variables each adapter reads its endpoints' mirrors from (a base URL each) and
+# its API keys from (sent as they are: an HTTP header or a query parameter).
+MIRROR_VARIABLES: dict[str, tuple[str, ...]] = {
+    "aws": (
+        "PLANNER_AWS_PRICING_URL",
+        "PLANNER_AWS_SPOT_ADVISOR_URL",
+        "PLANNER_AWS_SPOT_PRICES_URL",
+    ),
+    "gcp": ("PLANNER_GCP_BILLING_URL", "PLANNER_GCP_COMPUTE_URL"),
+    "azure": ("PLANNER_AZURE_PRICES_URL",),
+    "lambda": ("PLANNER_LAMBDA_API_URL",),
+}
+KEY_VARIABLES: dict[str, tuple[str, ...]] = {
+    "gcp": ("PLANNER_GCP_API_KEY", "GOOGLE_API_KEY"),
+    "lambda": ("LAMBDA_API_KEY",),
+}
+
+
+def check_environment(names: Iterable[str], environ: Mapping[str, str] | None = None) -> None:
+    """A ConfigError for a setting of the providers ``names`` that no fetch can use, before a
+    refresh fetches anything: a mirror variable that is not an http(s) URL (a port out of range,
+    an unclosed IPv6 bracket), PLANNER_AWS_PRICE_SOURCE not a price source, an API key with a
+    line break or another character no key has.  Each was every region's failure: exit 1, "retry
+    later", and for a key or a port "unexpected ValueError ... this is a bug".  A key's value is
+    never shown."""
+    from planner.errors import suggestion_hint
+    from planner.providers.http import checked_mirror_url
+
+    env = os.environ if environ is None else environ
+    chosen = list(names)
+    for name in chosen:
+        for variable in MIRROR_VARIABLES.get(name, ()):
+            value = env.get(variable, "").strip()
+            if value:
+                checked_mirror_url(variable, value)
+        for variable in KEY_VARIABLES.get(name, ()):
+            key = env.get(variable, "").strip()
+            if key and not (key.isascii() and key.isprintable()):
+                raise ConfigError(
+                    f"{variable} holds a line break, a control character or a non-ASCII "
+                    "character, which no API key has (the value is not shown)",
+                    hint=f"copy the key again and set it on one line: export {variable}=<key>",
+                )
+    if "aws" in chosen:
+        from planner.providers.aws import PRICE_SOURCES, SOURCE_ENV
+
+        source = env.get(SOURCE_ENV, "").strip().lower()
+        if source and source not in PRICE_SOURCES:
+            raise ConfigError(
+                f"{SOURCE_ENV}={source!r} is not a price source ({', '.join(PRICE_SOURCES)})",
+                hint=suggestion_hint("price source", source, PRICE_SOURCES)
+                + " (or unset it: auto)",
+            )

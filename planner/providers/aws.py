@@ -71,7 +71,7 @@ ClientFactory = Callable[[str, str], Any]  # (service, region) -> boto3 client
 
 # Picks the price path: "api" (credentials needed), "public" (none) or "auto" (the default).
 SOURCE_ENV = "PLANNER_AWS_PRICE_SOURCE"
-_SOURCES = ("auto", "api", "public")
+PRICE_SOURCES = ("auto", "api", "public")  # what SOURCE_ENV takes
 _API_SOURCE = "aws:ec2.describe_instance_types+pricing.get_products+ec2.describe_spot_price_history"
 
 # The Price List API is served from us-east-1 (also eu-central-1, ap-south-1) and covers all regions.
@@ -334,10 +334,10 @@ class AwsProvider(DraftingProvider):
         choice = self._price_source
         if choice == "auto":
             choice = os.environ.get(SOURCE_ENV, "").strip().lower() or "auto"
-        if choice not in _SOURCES:
+        if choice not in PRICE_SOURCES:
             raise ProviderError(
                 f"{SOURCE_ENV}={choice!r} is not a price source",
-                hint=f"use one of {', '.join(_SOURCES)}",
+                hint=f"use one of {', '.join(PRICE_SOURCES)}",
             )
         if choice == "auto":
             return "api" if self._credentialed() else "public"

@@ -127,8 +127,12 @@ def base_url(env_var: str, default: str) -> str:
 def checked_mirror_url(env_var: str, value: str) -> str:
     """``value`` of ``$env_var`` when it is an http(s) URL; a ConfigError naming the variable
     otherwise (shown without user info or query, which may hold a key)."""
-    parts = urllib.parse.urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urllib.parse.urlsplit(value)
+        parts.port  # noqa: B018 - read for its ValueError: a port out of range or not a number
+    except ValueError:  # an unclosed IPv6 bracket, a bad port (was: "unexpected ValueError")
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(
             f"{env_var}={shown_url(value)!r} is not an http(s) URL",
             hint=f"set {env_var} to a mirror's base URL (https://host/path), or unset it to use "
@@ -139,10 +143,16 @@ def checked_mirror_url(env_var: str, value: str) -> str:
 
 def shown_url(url: str) -> str:
     """``url`` without its query string or user info, safe to print (keys travel in queries)."""
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError:  # unparseable (a bad port, an unclosed IPv6 bracket): cut by hand
+        head = url.split("?", 1)[0].split("#", 1)[0]
+        scheme, sep, rest = head.rpartition("://")
+        return f"{scheme}{sep}{rest.rpartition('@')[2]}"
     host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
+    if port:
+        host = f"{host}:{port}"
     return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 

@@ -24,9 +24,10 @@ from typing import Any
 import pandas as pd
 
 from planner.catalog import OfferBook, load_offer_book
-from planner.catalog.query import OfferFilter, filter_offers
+from planner.catalog.query import OfferFilter, filter_offers, why_no_offers
 from planner.errors import (
     ConfigError,
+    InfeasibleError,
     UnknownNameError,
     checked_fields,
     is_number,
@@ -363,6 +364,15 @@ def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> Service
     owned = _owned_offers(req, catalog)
     if not owned.empty:
         offers = pd.concat([offers, owned], ignore_index=True)
+    if offers.empty:
+        # was: "no offer fits one replica of the model; allow bigger GPUs ... or serve int4
+        # weights": the provider, region or GPU choice left nothing, not the model's size
+        flt = OfferFilter(providers=tuple(cloud), regions=req.regions, gpus=req.gpus)
+        raise InfeasibleError(
+            "no offer to serve this workload on: "
+            + (why_no_offers(book.offers, flt, catalog) or "no offers are loaded"),
+            hint="widen or drop the provider, region or GPU choice (--provider, --region, --gpu)",
+        )
     fleets = size_fleets(
         offers, spec, load, slo, catalog, commitments=req.include_reserved, discounts=req.discounts
     )

@@ -169,6 +169,24 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
     return section
 
 
+class _RepeatedKey(Exception):
+    """A key given twice in one JSON object of a config.json."""
+
+    def __init__(self, key: str, first: Any, second: Any) -> None:
+        super().__init__(key)
+        self.key, self.first, self.second = key, first, second
+
+
+def _without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' object hook: the object, or _RepeatedKey for a key given twice."""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _RepeatedKey(key, obj[key], value)
+        obj[key] = value
+    return obj
+
+
 def _read_config(path: Path, file: str) -> dict[str, Any]:
     """The config's JSON object (a ConfigError naming the file for anything else)."""
     raw = read_bounded(
@@ -190,7 +208,16 @@ def _read_config(path: Path, file: str) -> dict[str, Any]:
             hint="pass the model's config.json (from its Hugging Face repository)",
         ) from None
     try:
-        config = json.loads(text)
+        config = json.loads(text, object_pairs_hook=_without_repeats)
+    except _RepeatedKey as e:
+        # was: the last value kept without a word (YAML files refuse a key given twice)
+        raise ConfigError(
+            f"given twice in one object ({e.first!r}, then {e.second!r}); a JSON reader keeps "
+            "the last one",
+            file=file,
+            key_path=e.key,
+            hint=f"keep one {e.key}: " + _COPY_HINT.format(key="it"),
+        ) from None
     except (ValueError, RecursionError) as e:
         # ValueError: JSONDecodeError, or an integer literal of thousands of digits (Python's
         # int_max_str_digits); RecursionError: arrays or objects nested thousands deep
@@ -401,6 +428,18 @@ def _check_decoder(config: dict[str, Any], file: str, family: str) -> None:
             file=file,
             hint="write a workload file with its model.params, layers, hidden, heads, vocab and "
             "seq_len (planner workloads new NAME --model gpt2 --tokens 50M writes one to edit)",
+        )
+    text = config.get("text_config")
+    no_shape = all(config.get(k) is None for k in ("hidden_size", "n_embd", "d_model"))
+    if isinstance(text, dict) and no_shape:
+        # a vision-language model (LLaVA, Qwen2-VL, Gemma 3, Mllama): was "no hidden_size in the
+        # config; pass the config.json of a decoder transformer"
+        raise ConfigError(
+            f"is the config of a multimodal model ({what}); its language model's shape is under "
+            "text_config, and the vision encoder is not estimated",
+            file=file,
+            hint="save the text_config object as a config.json of its own and pass that to "
+            "--model (the estimate then leaves the vision encoder out)",
         )
     if family in _ENCODERS or any(n.endswith("ForMaskedLM") for n in names):
         raise ConfigError(

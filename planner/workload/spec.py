@@ -768,6 +768,16 @@ _SOURCE: contextvars.ContextVar[str] = contextvars.ContextVar(
 )
 
 
+# What a transformer's shape keys hold, Llama 2 7B's values as the example (its config.json:
+# num_hidden_layers, hidden_size, num_attention_heads, max_position_embeddings).
+_SHAPE_EXAMPLES = {
+    "layers": "32 (num_hidden_layers)",
+    "hidden": "4096 (hidden_size)",
+    "heads": "32 (num_attention_heads)",
+    "seq_len": "4096 (the tokens a sequence holds; max_position_embeddings at most)",
+}
+
+
 class WorkloadSpec(_Section):
     """One workload, validated and with its model preset resolved.
 
@@ -803,7 +813,13 @@ class WorkloadSpec(_Section):
         try:
             super().__init__(**fields)
         except ValidationError as e:
-            raise config_error(e, WorkloadSpec, _SOURCE.get(), _WORDING) from None
+            error = config_error(e, WorkloadSpec, _SOURCE.get(), _WORDING)
+            if "trials" in fields and error.key_path == "pieces":
+                # the file's own key: was "pieces: must be at least 1" to a file that said trials
+                error = ConfigError(
+                    error.detail, file=error.file, key_path="trials", hint=error.hint
+                )
+            raise error from None
 
     def variant(self, **changes: Any) -> WorkloadSpec:
         """A validated copy with ``changes`` merged in, nested sections key by key::
@@ -823,7 +839,7 @@ class WorkloadSpec(_Section):
         raw = dict(raw)
         if "trials" in raw:
             if "pieces" in raw:
-                raise ValueError("give either pieces or trials, not both")
+                raise FieldError("trials", "is another name for pieces, also given: keep one")
             raw["pieces"] = raw.pop("trials")
         model = raw.get("model")
         if isinstance(model, str):
@@ -896,7 +912,12 @@ class WorkloadSpec(_Section):
         if m.is_transformer:
             for key in ("layers", "hidden", "heads", "seq_len"):
                 if getattr(m, key) is None:
-                    raise FieldError(f"model.{key}", f"is required for a {m.arch} transformer")
+                    # was the requirement alone, no example of the value
+                    raise FieldError(
+                        f"model.{key}",
+                        f"is required for a {m.arch} transformer: give it, e.g. {key}: "
+                        f"{_SHAPE_EXAMPLES[key]}, or name a preset (model: llama-2-7b)",
+                    )
             _check_shape(m, self.training)
             _check_params(m)
             _check_positions(self)
