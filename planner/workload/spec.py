@@ -474,6 +474,14 @@ class TrainingSection(_Section):
     # the layers LoRA adapts: every linear layer (PEFT "all-linear", QLoRA), the four attention
     # projections, or q and v only (the LoRA paper's and PEFT's default for Llama)
     lora_targets: Literal["all-linear", "attention", "qv"] = "all-linear"
+    # the dropout on each adapter's input (PEFT and LitGPT ``lora_dropout``): above 0 every adapted
+    # layer stores a dropped copy of its input and a 1-byte mask (memory.py); None: the stack's
+    # default (memory.LORA_DROPOUT_BY_STACK: LitGPT 0.05, PEFT and the others 0)
+    lora_dropout: float | None = Field(default=None, ge=0.0, lt=1.0)
+    # QLoRA's 4-bit format: bitsandbytes NF4 with double quantisation (4.127 bits a weight) or
+    # without (4.5 bits: ``bnb_4bit_use_double_quant=False``, LitGPT's ``bnb.nf4``); None: the
+    # stack's default (memory.QLORA_QUANTIZATION_BY_STACK: LitGPT nf4, the others nf4-dq)
+    quantization: Literal["nf4", "nf4-dq"] | None = None
     # optimizer states (and their fp32 master copy) kept and stepped in host memory (DeepSpeed
     # ZeRO-Offload); the GPU keeps the 16-bit weights and gradients.  ``nvme``: the states live on
     # the node's local NVMe instead, staged through pinned host buffers and stepped on the CPU
@@ -512,6 +520,24 @@ class TrainingSection(_Section):
                 "global_batch_samples",
                 "is given with global_batch_tokens, and both size the batch; give one "
                 "(samples: sequences a step, tokens: sequences x their length)",
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _adapter_settings(self) -> TrainingSection:
+        """``lora_dropout`` and ``quantization`` describe adapters and QLoRA's frozen weights: on a
+        method without them they would be read as if they counted."""
+        if self.lora_dropout is not None and self.method is Method.FULL:
+            raise FieldError(
+                "lora_dropout",
+                f"is {self.lora_dropout:g} with method: full, which trains no adapters; drop "
+                "training.lora_dropout, or use method: lora or qlora",
+            )
+        if self.quantization is not None and self.method is not Method.QLORA:
+            raise FieldError(
+                "quantization",
+                f"is {self.quantization} with method: {self.method.value}, whose frozen weights "
+                "stay in 16 bits; drop training.quantization, or use method: qlora",
             )
         return self
 
