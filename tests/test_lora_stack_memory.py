@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import planner
 from planner.errors import ConfigError
 from planner.workload import memory as mem
 from planner.workload import parse_workload
@@ -176,10 +177,8 @@ def test_the_dropout_default_is_the_stacks() -> None:
 @pytest.mark.parametrize(
     ("training", "key", "fix"),
     [
-        ({"method": "full", "lora_dropout": 0.1}, "training.lora_dropout", "method: lora or qlora"),
         ({"method": "lora", "lora_dropout": 1.0}, "training.lora_dropout", "less than 1"),
         ({"method": "lora", "lora_dropout": -0.1}, "training.lora_dropout", "at least 0"),
-        ({"method": "lora", "quantization": "nf4"}, "training.quantization", "method: qlora"),
         ({"method": "qlora", "quantization": "nf3"}, "training.quantization", "nf4-dq"),
     ],
 )
@@ -190,3 +189,69 @@ def test_bad_settings_name_the_field_and_the_fix(
         gemma_qlora(**training)
     assert key in str(err.value)
     assert fix in str(err.value)
+
+
+def _gpt2(**training: Any) -> Any:
+    return parse_workload(
+        {
+            "name": "w",
+            "kind": "finetune",
+            "model": "gpt2",
+            "data": {"tokens": 1e6},
+            "training": training,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("training", "named"),
+    [
+        # a full fine-tune trains no adapters (as lora_rank there, tests/test_unused_settings.py)
+        ({"method": "full", "lora_dropout": 0.1}, "training.lora_dropout not used"),
+        # LoRA's frozen weights stay in 16 bits
+        ({"method": "lora", "quantization": "nf4"}, "training.quantization not used"),
+        # the Hugging Face loss is not chunked; --framework may swap a torchtune file's stack
+        ({"framework": "hf-trainer", "chunked_loss": True}, "training.chunked_loss not used"),
+    ],
+)
+def test_a_setting_the_method_or_stack_does_not_use_is_named(
+    training: dict[str, Any], named: str
+) -> None:
+    est = planner.estimate(_gpt2(**training), "A100-80GB", 1)
+    (line,) = [a for a in est.assumptions if "not used" in a]
+    assert line.startswith(named)
+
+
+def test_the_adapters_line_names_the_stacks_memory() -> None:
+    est = planner.estimate(gemma_qlora(framework="lightning"), "A100-80GB", 1)
+    (line,) = [a for a in est.assumptions if a.startswith("qlora: rank 16")]
+    assert "frozen weights in nf4 (4.5 bits)" in line
+    assert "its 16-bit copy (1.5 GiB) held at the loss" in line
+    assert "lora dropout 0.05" in line
+
+
+# -- torchtune's chunked loss ------------------------------------------------------------------------
+
+
+def test_the_chunked_loss_holds_six_and_a_half_bytes_a_logit() -> None:
+    # 16-bit logits 2 + each piece's fp32 log-softmax 4 + one of 8 pieces' fp32 upcast 4/8
+    assert mem.logit_bytes("torchtune", chunked=True) == 6.5
+    assert mem.logit_bytes("torchtune") == 12.0  # nn.CrossEntropyLoss's three fp32 copies
+
+
+def test_a_chunked_torchtune_sequence_holds_its_logits_at_six_and_a_half_bytes() -> None:
+    def facts(chunked: bool) -> Any:
+        spec = parse_workload(
+            {
+                "name": "tt",
+                "kind": "finetune",
+                "model": "llama-3-8b",
+                "data": {"samples": 100, "tokens_per_sample": 2048},
+                "training": {"framework": "torchtune", "method": "lora", "chunked_loss": chunked},
+            }
+        )
+        return train_facts(spec)
+
+    # Llama 3 8B: 2,048 tokens x 128,256 logits x 6.5 bytes = 1,707,343,872 bytes a sequence
+    assert facts(True).logits_per_seq == 2048 * 128256 * 6.5 == 1_707_343_872
+    assert facts(False).logits_per_seq == 2048 * 128256 * 12.0

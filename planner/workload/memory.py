@@ -72,6 +72,17 @@ Conventions (why these numbers):
   ``nn.CrossEntropyLoss`` its log-softmax output, and the loss's backward writes a third fp32
   tensor of the same size beside them (pytorch/torchtune @0217d44c2, torchtune/modules/
   transformer.py and recipes/lora_finetune_single_device.py, full_finetune_distributed.py).
+  torchtune's later recipes chunk the loss (``training.chunked_loss``; their configs' ``loss:
+  torchtune.modules.loss.CEWithChunkedOutputLoss`` from v0.3, pytorch/torchtune@0031bfb0
+  recipes/configs/llama3_1/8B_lora_single_device.yaml): the model returns its 16-bit logits in
+  ``num_output_chunks`` = 8 pieces (``TransformerDecoder.chunked_output``, no ``.float()``), and
+  the loss upcasts one piece at a time (``F.cross_entropy(logits.float(), ...)`` in
+  ``compute_cross_entropy``, "saves memory by only upcasting one chunk at a time";
+  torchtune/modules/loss/ce_chunked_output_loss.py at that commit).  Held at the loss's last
+  piece: the 16-bit logits (2 bytes; the recipe deletes them only after the loss, "free logits
+  otherwise it peaks backward memory"), every piece's fp32 log-softmax kept for the backward pass
+  (4) and one piece's fp32 upcast (4/8): 6.5 bytes per logit (:data:`CHUNKED_LOGIT_BYTES`).
+  Compiling the loss (torchtune's ``compile: True``) can fuse the upcast away; not modelled.
 - Block recompute (Megatron-LM ``--recompute-granularity full --recompute-method block
   --recompute-num-layers k``; torchtitan's per-layer activation checkpointing of every few layers)
   recomputes k of a stage's Ls layers: those keep only their input (2·s·b·h), the others everything,
@@ -289,6 +300,12 @@ HF_LOGIT_BYTES = 12.0
 # The stacks that hold three fp32 copies of the logits at the loss, the Hugging Face causal-LM loss
 # and torchtune's recipes (planner/data/frameworks.yaml names; module doc).
 HF_LOSS_STACKS = frozenset({"hf-trainer", "torchtune"})
+# torchtune's CEWithChunkedOutputLoss (module doc): the 16-bit logits 2, each piece's fp32
+# log-softmax 4, one of CHUNKED_LOSS_PIECES pieces' fp32 upcast 4.
+CHUNKED_LOSS_PIECES = 8
+CHUNKED_LOGIT_BYTES = 2.0 + 4.0 + 4.0 / CHUNKED_LOSS_PIECES
+# The stacks whose recipes offer that loss (training.chunked_loss).
+CHUNKED_LOSS_STACKS = frozenset({"torchtune"})
 # Gradients on the GPU under offloaded optimizer states: one reduction bucket of 16-bit values,
 # DeepSpeed's ``reduce_bucket_size`` default of 5e8 elements (DeepSpeed config-json docs).
 OFFLOAD_GRADIENT_BUCKET_BYTES = 5e8 * 2.0
@@ -714,8 +731,11 @@ def block_recompute_bytes_per_layer(
     return recompute_share * input_bytes + (1.0 - recompute_share) * kept_bytes
 
 
-def logit_bytes(stack: str | None) -> float:
-    """Bytes per output logit held at the loss by ``stack`` (a framework name; see module doc)."""
+def logit_bytes(stack: str | None, *, chunked: bool = False) -> float:
+    """Bytes per output logit held at the loss by ``stack`` (a framework name), its loss
+    ``chunked`` (torchtune's CEWithChunkedOutputLoss) or not (see module doc)."""
+    if chunked and stack in CHUNKED_LOSS_STACKS:
+        return CHUNKED_LOGIT_BYTES
     return HF_LOGIT_BYTES if stack in HF_LOSS_STACKS else LOGIT_BYTES
 
 

@@ -482,6 +482,11 @@ class TrainingSection(_Section):
     # without (4.5 bits: ``bnb_4bit_use_double_quant=False``, LitGPT's ``bnb.nf4``); None: the
     # stack's default (memory.QLORA_QUANTIZATION_BY_STACK: LitGPT nf4, the others nf4-dq)
     quantization: Literal["nf4", "nf4-dq"] | None = None
+    # the loss in pieces: torchtune's CEWithChunkedOutputLoss (its configs' loss since v0.3),
+    # 16-bit logits upcast one eighth at a time, 6.5 bytes a logit at the loss in place of the
+    # three fp32 copies of nn.CrossEntropyLoss (memory.CHUNKED_LOGIT_BYTES); torchtune only (named
+    # as not used on another stack, as lora_dropout on method full and quantization off qlora)
+    chunked_loss: bool = False
     # optimizer states (and their fp32 master copy) kept and stepped in host memory (DeepSpeed
     # ZeRO-Offload); the GPU keeps the 16-bit weights and gradients.  ``nvme``: the states live on
     # the node's local NVMe instead, staged through pinned host buffers and stepped on the CPU
@@ -520,24 +525,6 @@ class TrainingSection(_Section):
                 "global_batch_samples",
                 "is given with global_batch_tokens, and both size the batch; give one "
                 "(samples: sequences a step, tokens: sequences x their length)",
-            )
-        return self
-
-    @model_validator(mode="after")
-    def _adapter_settings(self) -> TrainingSection:
-        """``lora_dropout`` and ``quantization`` describe adapters and QLoRA's frozen weights: on a
-        method without them they would be read as if they counted."""
-        if self.lora_dropout is not None and self.method is Method.FULL:
-            raise FieldError(
-                "lora_dropout",
-                f"is {self.lora_dropout:g} with method: full, which trains no adapters; drop "
-                "training.lora_dropout, or use method: lora or qlora",
-            )
-        if self.quantization is not None and self.method is not Method.QLORA:
-            raise FieldError(
-                "quantization",
-                f"is {self.quantization} with method: {self.method.value}, whose frozen weights "
-                "stay in 16 bits; drop training.quantization, or use method: qlora",
             )
         return self
 

@@ -279,7 +279,12 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
     stack, _ = workload_framework(spec)
     logits = (
-        mem.logits_bytes(seq, 1, vocab, bytes_per_logit=mem.logit_bytes(stack.name))
+        mem.logits_bytes(
+            seq,
+            1,
+            vocab,
+            bytes_per_logit=mem.logit_bytes(stack.name, chunked=spec.train.chunked_loss),
+        )
         if (m.arch == "decoder" or spec.kind is Kind.PRETRAIN)
         else 0.0
     )
@@ -858,20 +863,52 @@ def _compute_training_assumptions(
                 f"no evaluation pass: data.eval_every ({data.eval_every:,} optimizer steps) is "
                 f"longer than the run's {steps:,.1f} steps, so eval_tokens is not used"
             )
+    stack = f.framework.name if f.framework is not None else None
     if f.method != "full":
         assumptions.append(
             f"{f.method}: rank {spec.train.lora_rank} adapters on "
             f"{_LORA_TARGET_TEXT[spec.train.lora_targets]}, {f.trainable:.3g} trainable parameters"
+            + _adapter_memory_text(spec, f, stack)
         )
     else:
-        unused = spec.train.changed("lora_rank", "lora_targets")
+        unused = spec.train.changed("lora_rank", "lora_targets", "lora_dropout")
         if unused:
             # was silently ignored: a full fine-tune's file with a LoRA setting left in it
             assumptions.append(
                 f"training.{' and '.join(unused)} not used: method full trains every weight "
                 "(method: lora or qlora trains adapters of that rank)"
             )
+    if f.method != "qlora" and spec.train.quantization is not None:
+        assumptions.append(
+            f"training.quantization not used: method {f.method} keeps its weights in 16 bits "
+            "(method: qlora quantises the frozen ones)"
+        )
+    if spec.train.chunked_loss and stack not in mem.CHUNKED_LOSS_STACKS:
+        assumptions.append(
+            f"training.chunked_loss not used: it is torchtune's CEWithChunkedOutputLoss, and "
+            f"{stack or 'this stack'}'s loss is counted as it runs it (framework: torchtune "
+            "chunks it)"
+        )
     return tuple(assumptions)
+
+
+def _adapter_memory_text(spec: WorkloadSpec, f: TrainFacts, stack: str | None) -> str:
+    """What the stack's adapters hold beyond their weights (memory.py): QLoRA's NF4 format and a
+    quantised output head's 16-bit copy, LoRA dropout's stored input copies."""
+    parts = []
+    if f.method == "qlora":
+        quantization = mem.qlora_quantization(stack, spec.train.quantization)
+        bits = mem.NF4_BYTES_PER_PARAM[quantization] * 8.0
+        parts.append(f"frozen weights in {quantization} ({bits:.3g} bits)")
+        if f.head_dequant_bytes > 0:
+            parts.append(
+                f"the output head quantised too, its 16-bit copy "
+                f"({f.head_dequant_bytes / mem.GIB:.2g} GiB) held at the loss"
+            )
+    dropout = mem.lora_dropout(stack, spec.train.lora_dropout)
+    if dropout > 0:
+        parts.append(f"lora dropout {dropout:g} stores a copy of each adapted input")
+    return "; " + ", ".join(parts) if parts else ""
 
 
 _assumptions_memo = functools.lru_cache(maxsize=_FACTS_MEMO_SIZE)(_compute_training_assumptions)
