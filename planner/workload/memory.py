@@ -116,8 +116,8 @@ Conventions (why these numbers):
   compress_statistics=False)`` and ``nf4-dq`` to ``compress_statistics=True``
   (Lightning-AI/pytorch-lightning@003e3070 src/lightning/fabric/plugins/precision/bitsandbytes.py
   ``_NF4Linear``, ``_NF4DQLinear``), and LitGPT's QLoRA configs say ``quantize: bnb.nf4``
-  (Lightning-AI/litgpt@1f7c4592 config_hub/finetune/gemma-7b/qlora.yaml; the llama-2-7b,
-  llama-3-8b and mistral-7b configs likewise), so that stack's default is ``nf4``
+  (Lightning-AI/litgpt@00af8b0d config_hub/finetune/{llama-2-7b,llama-3-8b,mistral-7b,gemma-7b}/
+  qlora.yaml), so that stack's default is ``nf4``
   (:data:`QLORA_QUANTIZATION_BY_STACK`); the others' QLoRA recipes (the QLoRA paper's, PEFT's
   ``bnb_4bit_use_double_quant=True`` examples) quantise twice.
 - The output head quantised with the linear layers.  Lightning's ``BitsandbytesPrecision``
@@ -144,16 +144,20 @@ Conventions (why these numbers):
   save tensors if we know that they will never be used"), so with dropout the copies take the
   place of the input the layer's count holds: per adapted module 2 + 1 bytes per input value,
   less the 2 of each distinct input.  bitsandbytes' ``MatMul4Bit`` kept its input on ``ctx``
-  whatever needed it (``A, B = ctx.tensors`` in its backward, bitsandbytes issue #643, 2023; later
-  releases keep ``(None, B)``, bitsandbytes-foundation/bitsandbytes@012c6606; the published
-  QLoRA measurements are of the former (U)), so under QLoRA the copies come on top
+  whatever needed it (``ctx.tensors = (A, B)``) until 0.43.2 (bitsandbytes-foundation/
+  bitsandbytes@9e753741, 2024-07, "fix QLoRA mem bug: delete useless buffered activation
+  (#1270)": ``(None, B)``); the published QLoRA measurements ran before it (LitGPT pinned
+  ``bitsandbytes==0.42.0``, Lightning-AI/litgpt@e5493986 pyproject.toml, when its config-hub
+  QLoRA peaks were tabled), so under QLoRA every quantised layer's input is counted, as the layer
+  count does, and the copies come on top (a later bitsandbytes stores as 16-bit LoRA does)
   (huggingface/peft@00336949 src/peft/tuners/lora/layer.py ``update_layer``: ``nn.Dropout(p=
   lora_dropout)`` if ``lora_dropout > 0.0`` else ``nn.Identity()``; Lightning-AI/litgpt@01e39f50
   litgpt/lora.py ``LoRALayer``: ``lambda x: x``).  PEFT and torchtune adapt q, k and v as separate
   modules, each with its own dropout; LitGPT's fused QKV layer (``LoRAQKVLinear``) drops its input
   once for all three (:data:`FUSED_QKV_LORA_STACKS`).  Defaults: PEFT's ``LoraConfig`` 0.0;
-  LitGPT's ``finetune/lora.py`` 0.05 (its configs' comment: "(type: float, default: 0.05)"; the
-  gemma-7b configs set 0.1) (:data:`LORA_DROPOUT_BY_STACK`).  Under full recompute the copies are
+  LitGPT's 0.05 (Lightning-AI/litgpt@00af8b0d litgpt/finetune/lora.py ``lora_dropout: float =
+  0.05``, its llama, mistral and phi-2 configs the same, the gemma-7b ones 0.1; lit-gpt@8641822
+  finetune/lora.py ``lora_dropout = 0.05``) (:data:`LORA_DROPOUT_BY_STACK`).  Under full recompute the copies are
   rebuilt with the layer and are not stored (:func:`lora_dropout_bytes_per_sb`).
 - DeepSpeed's fp16 optimizer without ZeRO (``FP16_Optimizer``, deepspeed/runtime/fp16/
   fused_optimizer.py ``step``) casts every 16-bit gradient to fp32 (``p.grad.to(data_type) for p
@@ -496,7 +500,8 @@ def lora_dropout_bytes_per_sb(
     """Bytes one layer stores per token for its LoRA dropout beyond the layer's counted values
     (module doc): each dropped copy at the training precision's width and its 1-byte mask, less
     the inputs themselves, which the count holds once and which only the adapters' ``lora_A`` keep
-    for a frozen 16-bit layer -- unless ``inputs_kept`` (QLoRA's bitsandbytes layers keep them)."""
+    for a frozen 16-bit layer -- unless ``inputs_kept`` (QLoRA's bitsandbytes layers before 0.43.2
+    keep them)."""
     value = 4.0 if precision in ("fp32", "tf32") else 2.0  # fp8 recipes keep 16-bit activations
     freed = 0.0 if inputs_kept else inputs_width * value
     return copies_width * (value + DROPOUT_MASK_BYTES_PER_VALUE) - freed
