@@ -72,6 +72,17 @@ Conventions (why these numbers):
   ``nn.CrossEntropyLoss`` its log-softmax output, and the loss's backward writes a third fp32
   tensor of the same size beside them (pytorch/torchtune @0217d44c2, torchtune/modules/
   transformer.py and recipes/lora_finetune_single_device.py, full_finetune_distributed.py).
+  torchtune's later recipes chunk the loss (``training.chunked_loss``; their configs' ``loss:
+  torchtune.modules.loss.CEWithChunkedOutputLoss`` from v0.3, pytorch/torchtune@0031bfb0
+  recipes/configs/llama3_1/8B_lora_single_device.yaml): the model returns its 16-bit logits in
+  ``num_output_chunks`` = 8 pieces (``TransformerDecoder.chunked_output``, no ``.float()``), and
+  the loss upcasts one piece at a time (``F.cross_entropy(logits.float(), ...)`` in
+  ``compute_cross_entropy``, "saves memory by only upcasting one chunk at a time";
+  torchtune/modules/loss/ce_chunked_output_loss.py at that commit).  Held at the loss's last
+  piece: the 16-bit logits (2 bytes; the recipe deletes them only after the loss, "free logits
+  otherwise it peaks backward memory"), every piece's fp32 log-softmax kept for the backward pass
+  (4) and one piece's fp32 upcast (4/8): 6.5 bytes per logit (:data:`CHUNKED_LOGIT_BYTES`).
+  Compiling the loss (torchtune's ``compile: True``) can fuse the upcast away; not modelled.
 - Block recompute (Megatron-LM ``--recompute-granularity full --recompute-method block
   --recompute-num-layers k``; torchtitan's per-layer activation checkpointing of every few layers)
   recomputes k of a stage's Ls layers: those keep only their input (2·s·b·h), the others everything,
@@ -96,6 +107,58 @@ Conventions (why these numbers):
   output head (``get_keys_to_not_convert`` keeps it out): a second such matrix where the model does
   not tie it to the embedding (``model.tied_embeddings``; Llama, Mistral, Mixtral do not)
   (:func:`qlora_frozen_bytes_per_param`).
+- NF4 with or without double quantisation (``training.quantization``).  bitsandbytes quantises in
+  blocks of 64 values with one fp32 absmax each: 4 + 32/64 = 4.5 bits a weight (``nf4``); double
+  quantisation stores the absmax values in 8 bits, blocks of 256 with an fp32 constant each: 4 +
+  8/64 + 32/(64·256) = 4.127 bits (``nf4-dq``; Dettmers et al. 2023 s3: "reduces the memory
+  footprint from 32/64 = 0.5 bits, to 8/64 + 32/(64·256) = 0.127 bits").  Lightning's
+  ``BitsandbytesPrecision`` maps ``nf4`` to ``Linear4bit(quant_type="nf4",
+  compress_statistics=False)`` and ``nf4-dq`` to ``compress_statistics=True``
+  (Lightning-AI/pytorch-lightning@003e3070 src/lightning/fabric/plugins/precision/bitsandbytes.py
+  ``_NF4Linear``, ``_NF4DQLinear``), and LitGPT's QLoRA configs say ``quantize: bnb.nf4``
+  (Lightning-AI/litgpt@00af8b0d config_hub/finetune/{llama-2-7b,llama-3-8b,mistral-7b,gemma-7b}/
+  qlora.yaml), so that stack's default is ``nf4``
+  (:data:`QLORA_QUANTIZATION_BY_STACK`); the others' QLoRA recipes (the QLoRA paper's, PEFT's
+  ``bnb_4bit_use_double_quant=True`` examples) quantise twice.
+- The output head quantised with the linear layers.  Lightning's ``BitsandbytesPrecision``
+  replaces every ``nn.Linear`` outside ``ignore_modules`` (empty unless given; its docstring
+  names ``{"lm_head"}`` as the example to pass), and LitGPT passes none and keeps its output head a
+  separate ``nn.Linear`` (Lightning-AI/litgpt@01e39f50 litgpt/lora.py ``GPT.__init__``: ``lm_head =
+  LoRALinear(...)``), so under that stack only the token embedding stays in 16 bits and the head
+  is in NF4 whatever ``model.tied_embeddings`` says (:data:`HEAD_QUANTISING_STACKS`).
+  bitsandbytes multiplies by a quantised weight through a 16-bit copy it dequantises for the
+  matmul, forward (``F.dequantize_4bit(B, quant_state).to(A.dtype)``) and backward
+  (``grad_A = torch.matmul(grad_output, F.dequantize_4bit(B, ctx.state)...)``;
+  bitsandbytes-foundation/bitsandbytes@60a0d8a5 bitsandbytes/autograd/_functions.py
+  ``MatMul4Bit``).  A layer's copy is one layer's weights, but the head's, ``vocab x hidden`` in 16
+  bits (1.46 GiB for Gemma's 256,000 x 3,072), is made while every layer's activations are held,
+  at the end of the forward pass and again at the start of the backward pass, so it counts at the
+  peak (:func:`head_dequant_bytes`).
+- LoRA dropout (``training.lora_dropout``).  The adapter's branch runs ``lora_B(lora_A(dropout(x)))``
+  beside the frozen layer: with a dropout probability above 0 the dropped copy of the layer's
+  input is a new tensor the ``lora_A`` matmul keeps for its weight gradient, and ``nn.Dropout``
+  keeps its 1-byte mask; with 0, PEFT and LitGPT put an identity in its place, and ``lora_A``
+  keeps ``x`` itself.  A frozen 16-bit linear layer keeps no input of its own: PyTorch's autograd
+  saves a matmul's input only for the weight's gradient, and only when the weight requires one
+  (pytorch/pytorch@9e69e821 tools/autograd/gen_variable_type.py ``guard_for``: "We don't want to
+  save tensors if we know that they will never be used"), so with dropout the copies take the
+  place of the input the layer's count holds: per adapted module 2 + 1 bytes per input value,
+  less the 2 of each distinct input.  bitsandbytes' ``MatMul4Bit`` kept its input on ``ctx``
+  whatever needed it (``ctx.tensors = (A, B)``) until 0.43.2 (bitsandbytes-foundation/
+  bitsandbytes@9e753741, 2024-07, "fix QLoRA mem bug: delete useless buffered activation
+  (#1270)": ``(None, B)``); the published QLoRA measurements ran before it (LitGPT pinned
+  ``bitsandbytes==0.42.0``, Lightning-AI/litgpt@e5493986 pyproject.toml, when its config-hub
+  QLoRA peaks were tabled), so under QLoRA every quantised layer's input is counted, as the layer
+  count does, and the copies come on top (a later bitsandbytes stores as 16-bit LoRA does)
+  (huggingface/peft@00336949 src/peft/tuners/lora/layer.py ``update_layer``: ``nn.Dropout(p=
+  lora_dropout)`` if ``lora_dropout > 0.0`` else ``nn.Identity()``; Lightning-AI/litgpt@01e39f50
+  litgpt/lora.py ``LoRALayer``: ``lambda x: x``).  PEFT and torchtune adapt q, k and v as separate
+  modules, each with its own dropout; LitGPT's fused QKV layer (``LoRAQKVLinear``) drops its input
+  once for all three (:data:`FUSED_QKV_LORA_STACKS`).  Defaults: PEFT's ``LoraConfig`` 0.0;
+  LitGPT's 0.05 (Lightning-AI/litgpt@00af8b0d litgpt/finetune/lora.py ``lora_dropout: float =
+  0.05``, its llama, mistral and phi-2 configs the same, the gemma-7b ones 0.1; lit-gpt@8641822
+  finetune/lora.py ``lora_dropout = 0.05``) (:data:`LORA_DROPOUT_BY_STACK`).  Under full recompute the copies are
+  rebuilt with the layer and are not stored (:func:`lora_dropout_bytes_per_sb`).
 - DeepSpeed's fp16 optimizer without ZeRO (``FP16_Optimizer``, deepspeed/runtime/fp16/
   fused_optimizer.py ``step``) casts every 16-bit gradient to fp32 (``p.grad.to(data_type) for p
   in group``) and concatenates the copies into one flat fp32 gradient (``_flatten_dense_tensors``)
@@ -212,6 +275,24 @@ NVME_SWAP_BUFFERS = 4
 NVME_SUB_GROUP_PARAMS = 1e9
 # NF4 with double quantisation: 4 bits + 0.127 bits of constants per parameter (QLoRA paper, s3).
 QLORA_BYTES_PER_PARAM = 4.127 / 8
+# Bytes per quantised weight by ``training.quantization`` (module doc): bitsandbytes' NF4 with one
+# fp32 absmax per 64-value block, 4 + 32/64 bits, and with those absmax values quantised again
+# (QLoRA paper s3).
+NF4_BYTES_PER_PARAM = {"nf4": 4.5 / 8, "nf4-dq": QLORA_BYTES_PER_PARAM}
+# The quantisation a stack's QLoRA recipes use where the workload does not say (module doc); every
+# other stack: nf4-dq.
+QLORA_QUANTIZATION_BY_STACK = {"lightning": "nf4"}
+DEFAULT_QLORA_QUANTIZATION = "nf4-dq"
+# The stacks whose QLoRA quantises the output head with the other linear layers (module doc).
+HEAD_QUANTISING_STACKS = frozenset({"lightning"})
+# LoRA dropout where the workload does not say (module doc): LitGPT's finetune/lora.py default;
+# every other stack PEFT's LoraConfig default, 0.
+LORA_DROPOUT_BY_STACK = {"lightning": 0.05}
+DEFAULT_LORA_DROPOUT = 0.0
+# The stacks whose LoRA drops the fused QKV layer's input once for q, k and v (module doc).
+FUSED_QKV_LORA_STACKS = frozenset({"lightning"})
+# nn.Dropout's mask, 1 byte (bool) per value, kept beside the dropped copy (module doc).
+DROPOUT_MASK_BYTES_PER_VALUE = 1.0
 # LoRA parameters per layer per unit of rank·hidden (see module doc).
 LORA_PARAMS_PER_RANK_HIDDEN = 19.0
 # The same per target set (``training.lora_targets``).
@@ -223,6 +304,12 @@ HF_LOGIT_BYTES = 12.0
 # The stacks that hold three fp32 copies of the logits at the loss, the Hugging Face causal-LM loss
 # and torchtune's recipes (planner/data/frameworks.yaml names; module doc).
 HF_LOSS_STACKS = frozenset({"hf-trainer", "torchtune"})
+# torchtune's CEWithChunkedOutputLoss (module doc): the 16-bit logits 2, each piece's fp32
+# log-softmax 4, one of CHUNKED_LOSS_PIECES pieces' fp32 upcast 4.
+CHUNKED_LOSS_PIECES = 8
+CHUNKED_LOGIT_BYTES = 2.0 + 4.0 + 4.0 / CHUNKED_LOSS_PIECES
+# The stacks whose recipes offer that loss (training.chunked_loss).
+CHUNKED_LOSS_STACKS = frozenset({"torchtune"})
 # Gradients on the GPU under offloaded optimizer states: one reduction bucket of 16-bit values,
 # DeepSpeed's ``reduce_bucket_size`` default of 5e8 elements (DeepSpeed config-json docs).
 OFFLOAD_GRADIENT_BUCKET_BYTES = 5e8 * 2.0
@@ -340,16 +427,84 @@ def nvme_staging_bytes(rank_params: float) -> float:
 
 
 def qlora_frozen_bytes_per_param(
-    frozen_params: float, vocab: int, hidden: int, *, tied: bool = True
+    frozen_params: float,
+    vocab: int,
+    hidden: int,
+    *,
+    tied: bool = True,
+    head_quantised: bool = False,
+    quantization: str = DEFAULT_QLORA_QUANTIZATION,
 ) -> float:
-    """Mean bytes per frozen parameter under QLoRA: NF4 for the linear layers, 16 bits for the
-    token embedding's ``vocab x hidden`` and, unless ``tied`` to it, the output head's (see
-    module doc)."""
+    """Mean bytes per frozen parameter under QLoRA: NF4 (``quantization``: ``nf4`` or ``nf4-dq``)
+    for the linear layers, 16 bits for the token embedding's ``vocab x hidden`` and, unless
+    ``tied`` to it or ``head_quantised`` with the linear layers, the output head's (see module
+    doc)."""
+    per_weight = NF4_BYTES_PER_PARAM[quantization]
     if frozen_params <= 0:
-        return QLORA_BYTES_PER_PARAM
-    embedding = min(frozen_params, float(vocab) * hidden * (1 if tied else 2))
+        return per_weight
+    embedding = min(frozen_params, float(vocab) * hidden * (1 if (tied or head_quantised) else 2))
     quantised = frozen_params - embedding
-    return (quantised * QLORA_BYTES_PER_PARAM + embedding * 2.0) / frozen_params
+    return (quantised * per_weight + embedding * 2.0) / frozen_params
+
+
+def qlora_quantization(stack: str | None, given: str | None = None) -> str:
+    """The NF4 variant QLoRA uses: ``given`` (``training.quantization``) or ``stack``'s default."""
+    if given is not None:
+        return given
+    return QLORA_QUANTIZATION_BY_STACK.get(stack or "", DEFAULT_QLORA_QUANTIZATION)
+
+
+def lora_dropout(stack: str | None, given: float | None = None) -> float:
+    """The LoRA dropout probability: ``given`` (``training.lora_dropout``) or ``stack``'s default."""
+    if given is not None:
+        return given
+    return LORA_DROPOUT_BY_STACK.get(stack or "", DEFAULT_LORA_DROPOUT)
+
+
+def head_dequant_bytes(vocab: int, hidden: int, *, tp: int = 1) -> float:
+    """The 16-bit copy bitsandbytes dequantises a quantised output head into for its matmul, held
+    beside every layer's activations (module doc): ``vocab x hidden x 2`` bytes, over ``tp``."""
+    return float(vocab) * hidden * 2.0 / tp
+
+
+def lora_dropout_input_widths(
+    *,
+    targets: str,
+    hidden: float,
+    attention_width: float,
+    mlp_width: float,
+    gated: bool,
+    fused_qkv: bool,
+    experts_per_token: int = 1,
+) -> tuple[float, float]:
+    """(summed input widths of the dropped copies one layer keeps under LoRA dropout, summed widths
+    of the distinct inputs they are copies of) (module doc).  Copies: the query, key and value
+    projections' input (once where the stack fuses them, else once per adapted projection), the
+    attention output projection's (``attention_width``), and the MLP's: a gated MLP's gate and up
+    projections take the hidden size each, the down projection ``mlp_width`` (the routed experts'
+    summed width under a mixture of experts).  Inputs: the attention block's, the output
+    projection's, the MLP's and the down projection's, one each."""
+    if targets == "qv":
+        return hidden * (1.0 if fused_qkv else 2.0), hidden
+    copies = hidden * (1.0 if fused_qkv else 3.0) + attention_width
+    inputs = hidden + attention_width
+    if targets == "attention":
+        return copies, inputs
+    ups = (2.0 if gated else 1.0) * hidden * experts_per_token
+    return copies + ups + mlp_width, inputs + hidden * experts_per_token + mlp_width
+
+
+def lora_dropout_bytes_per_sb(
+    copies_width: float, inputs_width: float, precision: str = "bf16", *, inputs_kept: bool = False
+) -> float:
+    """Bytes one layer stores per token for its LoRA dropout beyond the layer's counted values
+    (module doc): each dropped copy at the training precision's width and its 1-byte mask, less
+    the inputs themselves, which the count holds once and which only the adapters' ``lora_A`` keep
+    for a frozen 16-bit layer -- unless ``inputs_kept`` (QLoRA's bitsandbytes layers before 0.43.2
+    keep them)."""
+    value = 4.0 if precision in ("fp32", "tf32") else 2.0  # fp8 recipes keep 16-bit activations
+    freed = 0.0 if inputs_kept else inputs_width * value
+    return copies_width * (value + DROPOUT_MASK_BYTES_PER_VALUE) - freed
 
 
 def lora_params(layers: int, hidden: int, rank: int, targets: str = "all-linear") -> float:
@@ -581,8 +736,11 @@ def block_recompute_bytes_per_layer(
     return recompute_share * input_bytes + (1.0 - recompute_share) * kept_bytes
 
 
-def logit_bytes(stack: str | None) -> float:
-    """Bytes per output logit held at the loss by ``stack`` (a framework name; see module doc)."""
+def logit_bytes(stack: str | None, *, chunked: bool = False) -> float:
+    """Bytes per output logit held at the loss by ``stack`` (a framework name), its loss
+    ``chunked`` (torchtune's CEWithChunkedOutputLoss) or not (see module doc)."""
+    if chunked and stack in CHUNKED_LOSS_STACKS:
+        return CHUNKED_LOGIT_BYTES
     return HF_LOGIT_BYTES if stack in HF_LOSS_STACKS else LOGIT_BYTES
 
 

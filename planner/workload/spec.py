@@ -474,6 +474,19 @@ class TrainingSection(_Section):
     # the layers LoRA adapts: every linear layer (PEFT "all-linear", QLoRA), the four attention
     # projections, or q and v only (the LoRA paper's and PEFT's default for Llama)
     lora_targets: Literal["all-linear", "attention", "qv"] = "all-linear"
+    # the dropout on each adapter's input (PEFT and LitGPT ``lora_dropout``): above 0 every adapted
+    # layer stores a dropped copy of its input and a 1-byte mask (memory.py); None: the stack's
+    # default (memory.LORA_DROPOUT_BY_STACK: LitGPT 0.05, PEFT and the others 0)
+    lora_dropout: float | None = Field(default=None, ge=0.0, lt=1.0)
+    # QLoRA's 4-bit format: bitsandbytes NF4 with double quantisation (4.127 bits a weight) or
+    # without (4.5 bits: ``bnb_4bit_use_double_quant=False``, LitGPT's ``bnb.nf4``); None: the
+    # stack's default (memory.QLORA_QUANTIZATION_BY_STACK: LitGPT nf4, the others nf4-dq)
+    quantization: Literal["nf4", "nf4-dq"] | None = None
+    # the loss in pieces: torchtune's CEWithChunkedOutputLoss (its configs' loss since v0.3),
+    # 16-bit logits upcast one eighth at a time, 6.5 bytes a logit at the loss in place of the
+    # three fp32 copies of nn.CrossEntropyLoss (memory.CHUNKED_LOGIT_BYTES); torchtune only (named
+    # as not used on another stack, as lora_dropout on method full and quantization off qlora)
+    chunked_loss: bool = False
     # optimizer states (and their fp32 master copy) kept and stepped in host memory (DeepSpeed
     # ZeRO-Offload); the GPU keeps the 16-bit weights and gradients.  ``nvme``: the states live on
     # the node's local NVMe instead, staged through pinned host buffers and stepped on the CPU

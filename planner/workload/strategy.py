@@ -211,8 +211,13 @@ class TrainFacts:
     # stack's (efficiency.eager_traffic, EAGER_IMAGE_VALUES_PER_STORED_VALUE); None for a fused or
     # compiled stack
     eager_traffic: eff.EagerTraffic | None = None
-    # QLoRA's frozen parameters kept in NF4, dequantised for every matmul (0 without QLoRA)
+    # QLoRA's frozen parameters kept in NF4, dequantised for every matmul (0 without QLoRA), and
+    # the bytes each takes (memory.NF4_BYTES_PER_PARAM: nf4-dq 4.127 bits, nf4 4.5)
     quantised_params: float = 0.0
+    quantised_bytes_per_param: float = QLORA_BYTES_PER_PARAM
+    # the 16-bit copy of a quantised output head bitsandbytes makes for its matmul while every
+    # layer's activations are held (memory.head_dequant_bytes; 0 where the head stays 16-bit)
+    head_dequant_bytes: float = 0.0
     # kernels one micro-batch launches whatever its size, each paying the GPU's kernel floor
     # (:func:`kernel_floor_seconds`), where the model's layer table gives them (a diffusion UNet:
     # training._other_shape); 0: not charged, as for transformers and CNNs, whose calibrated matmul
@@ -744,6 +749,8 @@ def _place(
         gr = offloaded_gradient_bytes(gr)  # streamed to the host as the backward pass makes them
     # prefetching: the gathered current and next layer in 16 bits
     buffers = 2.0 * 2.0 * f.largest_layer / tp if zero >= 3 else 0.0
+    # a quantised output head's 16-bit copy, made beside the held activations (the last stage's)
+    buffers += f.head_dequant_bytes / tp
     states = w + gr + o + buffers
     stack = f.framework.name if f.framework is not None else None
     unsynced = 0.0
@@ -1155,7 +1162,8 @@ def _memory_bytes(lay: _Layout, act: float, accumulation: int = 1) -> float:
 
 
 def _breakdown_gib(lay: _Layout, act: float, accumulation: int = 1) -> dict[str, float]:
-    """:func:`_memory_bytes` by part, in GiB (the framework part carries ZeRO-3's buffers)."""
+    """:func:`_memory_bytes` by part, in GiB (the framework part carries ZeRO-3's buffers and a
+    quantised output head's 16-bit copy)."""
     unsynced = _unsynced_bytes(lay, accumulation)
     other = lay.states + unsynced + max(act, lay.step_extra)
     return {
@@ -1464,12 +1472,12 @@ EAGER_FORWARD_SHARE = 1.0 / 3.0
 
 def qlora_dequant_seconds(f: TrainFacts, s: _Search, lay: _Layout, recompute_share: float) -> float:
     """Seconds a micro-batch spends dequantising QLoRA's NF4 weights on this GPU: its stage's share
-    of them over the tensor-parallel ranks, read at 4.127 bits and written at 16, for the forward
+    of them over the tensor-parallel ranks, read at their NF4 width and written at 16, for the forward
     and backward matmuls and the recomputed forward (a share ``recompute_share`` of the layers),
     at the streaming share of the bandwidth; whatever the micro-batch's tokens."""
     if f.quantised_params <= 0:
         return 0.0
-    per_pass = (QLORA_BYTES_PER_PARAM + eff.QLORA_DEQUANT_WRITE_BYTES_PER_PARAM) * (
+    per_pass = (f.quantised_bytes_per_param + eff.QLORA_DEQUANT_WRITE_BYTES_PER_PARAM) * (
         f.quantised_params / (lay.tp * lay.pp)
     )
     passes = eff.QLORA_DEQUANT_PASSES + recompute_share

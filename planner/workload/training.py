@@ -193,6 +193,35 @@ def _lora_output_width(spec: WorkloadSpec, mlp_width: float) -> float:
     return attention + (2.0 if gated else 1.0) * mlp_width + downs * h
 
 
+def lora_dropout_bytes_per_token(spec: WorkloadSpec, stack: FrameworkProfile, meth: str) -> float:
+    """Bytes one layer stores per token for LoRA dropout (memory.lora_dropout_bytes_per_sb): the
+    dropped copies of the adapted layers' inputs and their masks; 0 without adapters or with a
+    dropout probability of 0 (``training.lora_dropout``, else the stack's default)."""
+    if meth not in ("lora", "qlora"):
+        return 0.0
+    if mem.lora_dropout(stack.name, spec.train.lora_dropout) <= 0.0:
+        return 0.0
+    m = spec.model
+    h = float(m.hidden or 1)
+    k = int(m.experts_per_token or 1) if m.is_moe else 1
+    if m.is_moe and m.expert_ffn > 0:
+        mlp_width = float(m.expert_ffn) * k
+    else:
+        mlp_width = (float(m.ffn) if m.ffn is not None else 4.0 * h) * k
+    copies, inputs = mem.lora_dropout_input_widths(
+        targets=spec.train.lora_targets,
+        hidden=h,
+        attention_width=float(m.attention_width),
+        mlp_width=mlp_width,
+        gated=m.mlp == "gated" or m.is_moe,
+        fused_qkv=stack.name in mem.FUSED_QKV_LORA_STACKS,
+        experts_per_token=k,
+    )
+    return mem.lora_dropout_bytes_per_sb(
+        copies, inputs, spec.train.precision.value, inputs_kept=meth == "qlora"
+    )
+
+
 def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | None:
     """The :class:`~planner.workload.efficiency.EagerTraffic` of one of the model's layers under its
     stack, or None where the stack fuses its layers (``fused_layers`` in frameworks.yaml)."""
@@ -250,7 +279,12 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
     # encoder fine-tunes end in a small task head; decoders (and MLM pre-training) in the vocabulary
     stack, _ = workload_framework(spec)
     logits = (
-        mem.logits_bytes(seq, 1, vocab, bytes_per_logit=mem.logit_bytes(stack.name))
+        mem.logits_bytes(
+            seq,
+            1,
+            vocab,
+            bytes_per_logit=mem.logit_bytes(stack.name, chunked=spec.train.chunked_loss),
+        )
         if (m.arch == "decoder" or spec.kind is Kind.PRETRAIN)
         else 0.0
     )
@@ -269,7 +303,9 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
             mode: seq * compute.recompute_flops_per_token(active, L, w, seq, mode)
             for mode in ("none", "selective", "full")
         },
-        act_base_per_seq_layer=act_layer * seq * h,
+        # LoRA dropout's copies of the adapted layers' inputs are stored with the layer's own
+        act_base_per_seq_layer=(act_layer * h + lora_dropout_bytes_per_token(spec, stack, meth))
+        * seq,
         act_replicated_per_seq_layer=0.0
         if stack.sequence_parallel
         else mem.replicated_bytes_per_sbh(
@@ -422,12 +458,17 @@ def _compute_train_facts(
     transformer = spec.model.is_transformer
     shape = _transformer_shape(spec, params, meth) if transformer else _other_shape(spec, params)
     limit = loader_limit(spec)
+    stack, stack_auto = workload_framework(spec)
+    quantization = mem.qlora_quantization(stack.name, t.quantization)
+    head_quantised = _head_quantised(stack, shape)
     frozen_bytes = (
         mem.qlora_frozen_bytes_per_param(
             params - shape.trainable,
             shape.vocab,
             shape.hidden,
             tied=spec.model.tied_embeddings is not False,
+            head_quantised=head_quantised,
+            quantization=quantization,
         )
         if meth == "qlora"
         else mem.BYTES_PER_VALUE.get(precision, 2.0)
@@ -435,7 +476,6 @@ def _compute_train_facts(
     if precision in ("fp32", "tf32") and meth != "full":
         frozen_bytes = 4.0
     finetune = spec.kind is Kind.FINETUNE
-    stack, stack_auto = workload_framework(spec)
     autocast = stack.autocast and precision in ("fp16", "bf16")
     opt_traffic = eff.OPTIMIZER_TRAFFIC_BYTES[opt]
     if precision == "pure-bf16" and opt in mem.BNB_OPTIMIZERS:
@@ -526,17 +566,32 @@ def _compute_train_facts(
         eager_traffic=shape.eager_traffic,
         kernels_per_micro_batch=shape.kernels_per_micro_batch,
         unet_pipeline=shape.unet_pipeline,
-        quantised_params=_quantised_params(spec, params, shape) if meth == "qlora" else 0.0,
+        quantised_params=_quantised_params(spec, params, shape, head_quantised)
+        if meth == "qlora"
+        else 0.0,
+        quantised_bytes_per_param=mem.NF4_BYTES_PER_PARAM[quantization],
+        head_dequant_bytes=mem.head_dequant_bytes(shape.vocab, shape.hidden)
+        if (meth == "qlora" and head_quantised)
+        else 0.0,
         loader_s_per_sample=limit.capped_seconds_per_image if limit is not None else 0.0,
     )
 
 
-def _quantised_params(spec: WorkloadSpec, params: float, shape: _Shape) -> float:
+def _quantised_params(
+    spec: WorkloadSpec, params: float, shape: _Shape, head_quantised: bool = False
+) -> float:
     """The frozen parameters QLoRA keeps in NF4: all but the trainable adapters and the 16-bit token
-    embedding (and the output head, unless tied to it; memory.qlora_frozen_bytes_per_param)."""
+    embedding (and the output head, unless tied to it or quantised with the linear layers;
+    memory.qlora_frozen_bytes_per_param)."""
     frozen = max(params - shape.trainable, 0.0)
-    tied = spec.model.tied_embeddings is not False
+    tied = spec.model.tied_embeddings is not False or head_quantised
     return max(frozen - float(shape.vocab) * shape.hidden * (1 if tied else 2), 0.0)
+
+
+def _head_quantised(stack: FrameworkProfile, shape: _Shape) -> bool:
+    """Whether ``stack``'s QLoRA quantises the model's output head with its linear layers
+    (memory.HEAD_QUANTISING_STACKS); a model without logits has no such head."""
+    return stack.name in mem.HEAD_QUANTISING_STACKS and shape.logits_per_seq > 0 and shape.vocab > 0
 
 
 _facts_memo = functools.lru_cache(maxsize=_FACTS_MEMO_SIZE)(_compute_train_facts)
@@ -808,20 +863,52 @@ def _compute_training_assumptions(
                 f"no evaluation pass: data.eval_every ({data.eval_every:,} optimizer steps) is "
                 f"longer than the run's {steps:,.1f} steps, so eval_tokens is not used"
             )
+    stack = f.framework.name if f.framework is not None else None
     if f.method != "full":
         assumptions.append(
             f"{f.method}: rank {spec.train.lora_rank} adapters on "
             f"{_LORA_TARGET_TEXT[spec.train.lora_targets]}, {f.trainable:.3g} trainable parameters"
+            + _adapter_memory_text(spec, f, stack)
         )
     else:
-        unused = spec.train.changed("lora_rank", "lora_targets")
+        unused = spec.train.changed("lora_rank", "lora_targets", "lora_dropout")
         if unused:
             # was silently ignored: a full fine-tune's file with a LoRA setting left in it
             assumptions.append(
                 f"training.{' and '.join(unused)} not used: method full trains every weight "
                 "(method: lora or qlora trains adapters of that rank)"
             )
+    if f.method != "qlora" and spec.train.quantization is not None:
+        assumptions.append(
+            f"training.quantization not used: method {f.method} keeps its weights in 16 bits "
+            "(method: qlora quantises the frozen ones)"
+        )
+    if spec.train.chunked_loss and stack not in mem.CHUNKED_LOSS_STACKS:
+        assumptions.append(
+            f"training.chunked_loss not used: it is torchtune's CEWithChunkedOutputLoss, and "
+            f"{stack or 'this stack'}'s loss is counted as it runs it (framework: torchtune "
+            "chunks it)"
+        )
     return tuple(assumptions)
+
+
+def _adapter_memory_text(spec: WorkloadSpec, f: TrainFacts, stack: str | None) -> str:
+    """What the stack's adapters hold beyond their weights (memory.py): QLoRA's NF4 format and a
+    quantised output head's 16-bit copy, LoRA dropout's stored input copies."""
+    parts = []
+    if f.method == "qlora":
+        quantization = mem.qlora_quantization(stack, spec.train.quantization)
+        bits = mem.NF4_BYTES_PER_PARAM[quantization] * 8.0
+        parts.append(f"frozen weights in {quantization} ({bits:.3g} bits)")
+        if f.head_dequant_bytes > 0:
+            parts.append(
+                f"the output head quantised too, its 16-bit copy "
+                f"({f.head_dequant_bytes / mem.GIB:.2g} GiB) held at the loss"
+            )
+    dropout = mem.lora_dropout(stack, spec.train.lora_dropout)
+    if dropout > 0:
+        parts.append(f"lora dropout {dropout:g} stores a copy of each adapted input")
+    return "; " + ", ".join(parts) if parts else ""
 
 
 _assumptions_memo = functools.lru_cache(maxsize=_FACTS_MEMO_SIZE)(_compute_training_assumptions)
