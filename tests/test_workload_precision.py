@@ -115,6 +115,25 @@ def test_tf32_runs_on_the_tensor_cores_at_half_the_16_bit_rate_even_where_cuda_c
         assert tf32.memory_per_gpu_gib == pytest.approx(fp32.memory_per_gpu_gib)
 
 
+@pytest.mark.parametrize(
+    ("gpu", "precision", "unit"),
+    [
+        # review: GeForce's TF32 peak is its CUDA cores' (12.7 and 82.6 TFLOPS), and the source
+        # named the CUDA cores for tf32 matmuls the estimate runs on the TF32 tensor cores
+        ("RTX3060", "tf32", "12.7 TFLOPS dense TF32 tensor peak"),
+        ("RTX4090", "tf32", "82.6 TFLOPS dense TF32 tensor peak"),
+        ("A100-80GB", "tf32", "156 TFLOPS dense TF32 tensor peak"),
+        ("RTX3060", "fp32", "12.7 TFLOPS dense CUDA-core fp32 peak"),
+        ("A100-80GB", "fp32", "19.5 TFLOPS dense CUDA-core fp32 peak"),
+    ],
+)
+def test_the_efficiency_source_names_the_unit_the_precision_runs_on(
+    gpu: str, precision: str, unit: str
+) -> None:
+    est = estimate(in_precision("gpt2-finetune", precision), resolve_gpu(gpu), 1)
+    assert unit in est.efficiency_source
+
+
 def test_fp8_speeds_up_the_linear_layers_only() -> None:
     """Llama 2 7B pre-training on 8 H100s: the linear layers are most of the FLOPs (attention at
     4,096 tokens and the output layer are the rest) and run on fp8 tensor cores at twice the

@@ -945,16 +945,9 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
             f"{f.linear_share:.0%} of the FLOPs (the linear layers) at {eff.FP8_TENSOR_RATE:g}x "
             f"that rate in fp8, their casts ({scaling} scaling) as memory traffic"
         )
-    unit = (
-        "CUDA-core fp32"
-        if peak == gpu.matmul_peak_flops("fp32")
-        and f.precision
-        in (
-            "fp32",
-            "tf32",
-        )
-        else ("TF32 tensor" if f.precision == "tf32" else "16-bit tensor")
-    )
+    # by precision, not by peak: tf32 runs on the TF32 tensor cores even where their peak is the
+    # CUDA cores' (GeForce Ampere and Ada: 12.7 and 12.7 TFLOPS on the RTX 3060)
+    unit = {"fp32": "CUDA-core fp32", "tf32": "TF32 tensor"}.get(f.precision, "16-bit tensor")
     return f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense {unit} peak"
 
 
