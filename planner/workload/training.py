@@ -666,8 +666,8 @@ def _diffusion_assumption(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> str
         f"diffusion UNet timed with {pipe.name}'s layer table"
         + ("" if own else " (a latent-diffusion model without its own)")
         + f": attention scores {unet_attention_share(pipe):.0%} of its FLOPs, at {rate}; "
-        f"its {len(unet_matmuls(pipe.unet))} convolutions and linear layers at their own matmul "
-        "shapes; "
+        f"its convolutions and linear layers as {len(unet_matmuls(pipe.unet))} matmuls at their "
+        "own shapes; "
         f"{f.kernels_per_micro_batch:,.0f} kernels a micro-batch "
         f"({eff.TRAINING_KERNELS_PER_FORWARD_KERNEL:g} x {pipe.unet_kernels:,} forward), each with a "
         "fixed launch, ramp-up and drain time"
