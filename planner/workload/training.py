@@ -592,10 +592,12 @@ def flash_attention(spec: WorkloadSpec, gpu: GpuSpec) -> bool:
 
 
 def _flash_off_reason(spec: WorkloadSpec) -> str:
-    """Why FlashAttention is off: the workload says so, or the GPU predates it."""
+    """Why FlashAttention is off: the workload says so, or the GPU does not run it
+    (:func:`~planner.workload.efficiency.supports_flash_attention`: before Ampere, and the Jetson
+    Orin, an Ampere GPU)."""
     if spec.train.flash_attention is False:
         return "off (training.flash_attention: false)"
-    return "off (GPU older than Ampere)"
+    return "off (the GPU does not run FlashAttention-2: older than Ampere, or a Jetson)"
 
 
 def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
