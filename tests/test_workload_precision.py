@@ -125,6 +125,8 @@ def test_tf32_runs_on_the_tensor_cores_at_half_the_16_bit_rate_even_where_cuda_c
         ("A100-80GB", "tf32", "156 TFLOPS dense TF32 tensor peak"),
         ("RTX3060", "fp32", "12.7 TFLOPS dense CUDA-core fp32 peak"),
         ("A100-80GB", "fp32", "19.5 TFLOPS dense CUDA-core fp32 peak"),
+        # AMD has no CUDA cores: rocBLAS runs fp32 GEMMs at the part's FP32 figure
+        ("MI300X", "fp32", "163.4 TFLOPS dense FP32 peak"),
     ],
 )
 def test_the_efficiency_source_names_the_unit_the_precision_runs_on(

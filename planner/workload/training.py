@@ -949,7 +949,9 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
         )
     # by precision, not by peak: tf32 runs on the TF32 tensor cores even where their peak is the
     # CUDA cores' (GeForce Ampere and Ada: 12.7 and 12.7 TFLOPS on the RTX 3060)
-    unit = {"fp32": "CUDA-core fp32", "tf32": "TF32 tensor"}.get(f.precision, "16-bit tensor")
+    # (and AMD's GPUs have no CUDA cores: "FP32", the figure their datasheets give)
+    fp32 = "CUDA-core fp32" if gpu.vendor == "nvidia" else "FP32"
+    unit = {"fp32": fp32, "tf32": "TF32 tensor"}.get(f.precision, "16-bit tensor")
     return f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense {unit} peak"
 
 
