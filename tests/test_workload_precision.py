@@ -136,6 +136,26 @@ def test_the_efficiency_source_names_the_unit_the_precision_runs_on(
     assert unit in est.efficiency_source
 
 
+@pytest.mark.parametrize(
+    ("gpu", "precision", "cited"),
+    [
+        # review: the source called fp32's and tf32's shares the GPU generation's calibrated
+        # fraction and cited neither figure they are derived with
+        ("RTX3060", "fp32", "its GEMMs at 0.60 of that peak (cuBLAS SGEMM on an RTX A6000"),
+        ("A100-80GB", "fp32", "its GEMMs at 0.78 of that peak (torchao"),
+        ("RTX3060", "tf32", "its GEMMs at 0.78 of that peak (torchao"),
+    ],
+)
+def test_the_efficiency_source_cites_the_slower_units_gemm_share(
+    gpu: str, precision: str, cited: str
+) -> None:
+    est = estimate(in_precision("gpt2-finetune", precision), resolve_gpu(gpu), 1)
+    assert cited in est.efficiency_source
+    assert "the 16-bit fraction's time beyond its GEMMs kept" in est.efficiency_source
+    amp = estimate(in_precision("gpt2-finetune", "amp-bf16"), resolve_gpu(gpu), 1)
+    assert "its GEMMs at" not in amp.efficiency_source
+
+
 def test_fp8_speeds_up_the_linear_layers_only() -> None:
     """Llama 2 7B pre-training on 8 H100s: the linear layers are most of the FLOPs (attention at
     4,096 tokens and the output layer are the rest) and run on fp8 tensor cores at twice the

@@ -1000,10 +1000,19 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
 
 def _compute_efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
     """:func:`efficiency_source` without the memo."""
+    slower = eff.slower_unit_gemm_share(gpu, f.precision)
+    derived = (
+        ""
+        if slower is None
+        # fp32 and tf32: from the 16-bit calibration (efficiency.slower_unit_fraction)
+        else f"; the 16-bit fraction's time beyond its GEMMs kept, its GEMMs at {slower[0]:.2f} "
+        f"of that peak ({slower[1]})"
+    )
     text = (
         f"physics model: {gpu.name} matmuls at {_peak_text(gpu, f)} "
         "(GPU-generation default calibrated on published runs: MosaicML llm-foundry "
         "benchmarks, Narayanan et al. 2021, Korthikanti et al. 2022"
+        f"{derived}"
         f"{', adjusted for the matmul shapes' if f.transformer or f.unet_pipeline else ''}), plus activation "
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
