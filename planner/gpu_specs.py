@@ -95,6 +95,21 @@ class GpuSpec:
                     hint="copy the figure from the GPU's datasheet (planner gpus lists the "
                     "catalog's)",
                 )
+        # the unit flags pick which peak and share a precision's matmuls run at: one given as text
+        # ("no", "false") was read by its truth
+        for name in ("bf16", "fp8", "fp4", "fp32_shares_int32"):
+            value = getattr(self, name)
+            numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in (
+                "bool",
+                "bool_",
+            )
+            if not (isinstance(value, bool) or numpy_bool):
+                raise ConfigError(
+                    f"must be True or False in GpuSpec {self.name!r}, got {value!r}",
+                    key_path=f"gpu.{name}",
+                    hint="copy the flag from a catalog GPU of the same architecture (planner "
+                    "gpus lists them)",
+                )
         # what a job can allocate (usable_memory_gib) where given: 0 is the infinite GPU-hours of
         # memory_gib=0, and more than the card holds fits jobs that cannot fit
         ecc = self.ecc_usable_memory_gib

@@ -273,4 +273,8 @@ def test_flash_attention_turned_off_says_so_not_the_gpu() -> None:
     assert any("FlashAttention off (training.flash_attention: false)" in a for a in est.assumptions)
     v100 = {**raw, "training": {"precision": "fp16"}}
     est = estimate(parse_workload(v100), resolve_gpu("V100-32GB"), 1)
-    assert any("FlashAttention off (GPU older than Ampere)" in a for a in est.assumptions)
+    assert any(
+        "FlashAttention off (the GPU does not run FlashAttention-2: older than Ampere, or a Jetson)"
+        in a
+        for a in est.assumptions
+    )

@@ -691,8 +691,23 @@ def test_a_hardware_spec_with_its_link_as_text_is_read_as_the_file_would() -> No
         # review: a direct link (NVLink, a bridge, Infinity Fabric) of 0 GB/s carries the
         # gradients' all-reduce: ZeroDivisionError on 2 GPUs
         ({"gpu_link_gb_per_s": 0.0}, "gpu.gpu_link_gb_per_s"),
+        # review: a flag given as text was read by its truth: "no" ran fp32 matmuls at the shared
+        # datapath's SGEMM share, and "false" gave an H100 bf16 or fp8 tensor cores it has
+        ({"fp32_shares_int32": "no"}, "gpu.fp32_shares_int32"),
+        ({"fp8": "false"}, "gpu.fp8"),
+        ({"bf16": None}, "gpu.bf16"),
     ],
-    ids=["memory", "bandwidth", "tflops-text", "ecc-zero", "ecc-above-memory", "link-zero"],
+    ids=[
+        "memory",
+        "bandwidth",
+        "tflops-text",
+        "ecc-zero",
+        "ecc-above-memory",
+        "link-zero",
+        "shares-int32-text",
+        "fp8-text",
+        "bf16-none",
+    ],
 )
 def test_a_gpu_spec_made_in_python_is_checked_by_estimate(
     change: dict[str, object], field: str
@@ -703,6 +718,18 @@ def test_a_gpu_spec_made_in_python_is_checked_by_estimate(
     with pytest.raises(ConfigError, match="GpuSpec 'H100'") as info:
         planner.estimate("gpt2-finetune", gpu, count=2)
     assert info.value.key_path == field
+
+
+def test_a_gpu_spec_whose_flags_came_from_a_dataframe_passes() -> None:
+    # numpy's booleans (a GpuSpec built from a pandas row) are True or False too
+    import dataclasses
+
+    import numpy as np
+
+    gpu = dataclasses.replace(
+        planner.resolve_gpu("RTX4090"), fp8=np.bool_(True), fp32_shares_int32=np.bool_(True)
+    )
+    assert gpu.check() is gpu
 
 
 def test_a_gpu_without_a_link_of_its_own_may_give_it_no_bandwidth() -> None:

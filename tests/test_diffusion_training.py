@@ -26,6 +26,9 @@ from planner.workload.models import (
 from planner.workload.parallel import Links
 from planner.workload.training import train_facts
 
+# why FlashAttention is off where the workload does not say (training._flash_off_reason)
+FLASH_OFF_ON_GPU = "off (the GPU does not run FlashAttention-2: older than Ampere, or a Jetson)"
+
 H100 = resolve_gpu("H100")
 ONE_GPU = Links(gpus_per_node=1, intra_bytes_per_s=1.0, intra_kind="none", node_bytes_per_s=1.0)
 
@@ -118,7 +121,11 @@ def test_the_estimate_says_how_it_timed_the_unet() -> None:
     line = next(a for a in est.assumptions if a.startswith("diffusion UNet"))
     assert "stable-diffusion's layer table (a latent-diffusion model without its own)" in line
     assert "attention scores 15% of its FLOPs" in line and "2,700 kernels a micro-batch" in line
-    assert "its 210 convolutions and linear layers at their own matmul shapes" in line
+    # review: 210 is the GEMMs of the layer table, not the UNet's layers: SD 1.5's diffusers UNet
+    # has 258 convolutions and linear layers outside the time embedding (each of its 16
+    # transformer blocks' Q, K and V and text K and V are five, as three and one GEMM here)
+    assert "its convolutions and linear layers as 210 matmuls at their own shapes" in line
+    assert "210 convolutions" not in line
 
 
 def test_without_a_fused_kernel_the_estimate_says_the_scores_run_at_the_matmul_rate() -> None:
@@ -129,8 +136,19 @@ def test_without_a_fused_kernel_the_estimate_says_the_scores_run_at_the_matmul_r
     est = estimate(_unet(), v100, 1)
     line = next(a for a in est.assumptions if a.startswith("diffusion UNet"))
     assert "fused attention kernel" not in line
-    assert "at the matmul rate, FlashAttention off (GPU older than Ampere);" in line
+    assert f"at the matmul rate, FlashAttention {FLASH_OFF_ON_GPU};" in line
     assert eff.attention_time_factor(v100, "cudnn", causal=False, flash=False) == 1.0
+
+
+def test_on_a_jetson_orin_the_line_does_not_call_the_gpu_older_than_ampere() -> None:
+    """review: the Orin is an Ampere GPU (bf16 tensor cores) that the estimate runs without
+    FlashAttention (efficiency.supports_flash_attention), and the line said "GPU older than
+    Ampere"."""
+    orin = resolve_gpu("Jetson-AGX-Orin")
+    assert orin.bf16 and not eff.supports_flash_attention(orin)
+    line = next(a for a in estimate(_unet(), orin, 1).assumptions if a.startswith("diffusion"))
+    assert "(GPU older than Ampere)" not in line
+    assert FLASH_OFF_ON_GPU in line
 
 
 def test_a_small_unet_enumerates_the_layers_diffusers_builds() -> None:

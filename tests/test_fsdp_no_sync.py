@@ -145,3 +145,19 @@ def test_block_recompute_makes_room_for_the_whole_gradients() -> None:
     assert lightning.strategy.recomputed_layers > eager.strategy.recomputed_layers
     assert lightning.fits
     assert lightning.memory_per_gpu_gib <= resolve_gpu("A100-40GB").usable_memory_gib
+
+
+def test_the_pytorch_lightning_trainer_reduce_scatters_every_micro_batch() -> None:
+    """review: the PyTorch Lightning Trainer blocks the gradient sync of accumulating micro-batches
+    only for a DistributedDataParallel model (lightning/pytorch/strategies/parallel.py,
+    ParallelStrategy.block_backward_sync: ``isinstance(self.model, DistributedDataParallel)``), and
+    its FSDPStrategy does not override it: under FSDP each micro-batch reduce-scatters, as eager
+    FSDP does.  Only Lightning Fabric's no_backward_sync (LitGPT's loops) is FSDP's no_sync."""
+    from planner.workload.frameworks import canonical_framework
+
+    assert canonical_framework("pytorch-lightning") == "pytorch-fsdp"
+    assert canonical_framework("litgpt") == canonical_framework("fabric") == "lightning"
+    grads, accumulation, fits = gradients_gib("pytorch-lightning", 64)
+    assert accumulation == 4
+    assert grads == pytest.approx(LLAMA2_7B * 2.0 / 4 / GIB, rel=1e-3)
+    assert fits

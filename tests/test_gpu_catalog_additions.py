@@ -372,8 +372,9 @@ def test_the_new_throughput_figures_follow_the_datasheets() -> None:
 PRE_AMPERE = ["K80", "M60", "P40", "GTX1080Ti", "TITAN-Xp", "TITAN-V", "RTX2080", "RTX2080Super",
               "Jetson-AGX-Xavier"]  # fmt: skip
 # Of them, the cards whose 16-bit matmuls run no faster than fp32 (no tensor cores, no packed fp16
-# rate: their 16-bit peak is their fp32 peak in gpus.yaml): the fix is fp32, which the estimate also
-# times faster there (no casts, no loss scaling)
+# rate: their 16-bit peak is their fp32 peak in gpus.yaml): the fix is fp32 (no casts, no loss
+# scaling), which the estimate times within a few per cent of fp16 there (the same matmul rate;
+# fp16 halves the activation bytes)
 NO_FASTER_16_BIT = {"K80", "M60", "P40", "GTX1080Ti", "TITAN-Xp"}
 
 

@@ -196,3 +196,19 @@ def test_a_misspelt_other_name_is_suggested() -> None:
         with pytest.raises(ConfigError) as e:
             parse_workload(_gpt2(given))
         assert f"did you mean {meant}" in str(e.value.hint)
+
+
+def test_the_help_and_the_readme_name_every_stack() -> None:
+    """review: the lightning stack was added to frameworks.yaml but not to ``--framework``'s help
+    or the README's list of stacks, which named every other profile."""
+    from pathlib import Path
+
+    names = set(load_frameworks())
+    result = CliRunner().invoke(main, ["estimate", "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    help_text = " ".join(result.output.split())
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    listed = readme.split("`--framework ", 1)[1].split("`", 1)[0].split("\\|")
+    for name in sorted(names):
+        assert name in help_text.split("Training software stack (", 1)[1].split(")")[0], name
+    assert names <= set(listed), names - set(listed)

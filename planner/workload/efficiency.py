@@ -523,6 +523,24 @@ def slower_unit_fraction(gpu: GpuSpec, peak_flops: float, gemm_share: float) -> 
     return 1.0 / (1.0 / gemm_share + rest * peak_flops / gpu.peak_flops)
 
 
+# Where each slower unit's GEMM share comes from, in words (the estimate's efficiency source).
+SLOWER_UNIT_GEMM_SOURCE = {
+    "shared": "cuBLAS SGEMM on an RTX A6000, whose FP32 datapaths share INT32's: Boehm 2022",
+    "tensor": "torchao's achievable share of a large GEMM's peak",
+}
+
+
+def slower_unit_gemm_share(gpu: GpuSpec, precision: str) -> tuple[float, str] | None:
+    """(share of the unit's peak its GEMMs reach, where that comes from) for fp32 and tf32, which
+    run on units slower than the calibrated 16-bit tensor cores (:func:`precision_peak`); None for
+    the other precisions."""
+    if precision == "fp32" and gpu.fp32_shares_int32:
+        return SHARED_DATAPATH_SGEMM_SHARE, SLOWER_UNIT_GEMM_SOURCE["shared"]
+    if precision in ("fp32", "tf32"):
+        return TENSOR_GEMM_SHARE, SLOWER_UNIT_GEMM_SOURCE["tensor"]
+    return None
+
+
 def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> tuple[float, float]:
     """(peak FLOP/s, share of it training matmuls of the reference shape sustain) for ``precision``.
 
@@ -534,13 +552,10 @@ def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> t
     :func:`gemm_fraction`.
     """
     tensor = gemm_fraction(gpu)
-    if precision == "fp32":
-        peak = gpu.matmul_peak_flops("fp32")
-        share = SHARED_DATAPATH_SGEMM_SHARE if gpu.fp32_shares_int32 else TENSOR_GEMM_SHARE
-        return peak, slower_unit_fraction(gpu, peak, share)
-    if precision == "tf32":
-        peak = gpu.matmul_peak_flops("tf32")
-        return peak, slower_unit_fraction(gpu, peak, TENSOR_GEMM_SHARE)
+    slower = slower_unit_gemm_share(gpu, precision)
+    if slower is not None:  # fp32, tf32
+        peak = gpu.matmul_peak_flops(precision)
+        return peak, slower_unit_fraction(gpu, peak, slower[0])
     if precision == "fp8":
         share = min(max(linear_share, 0.0), 1.0)
         speedup = 1.0 / (1.0 - share + share / FP8_TENSOR_RATE)

@@ -166,8 +166,8 @@ Conventions (why these numbers):
   per parameter, sit beside the model states.  The activations are freed by then, so the step's
   peak is the states plus those 8 bytes, the backward pass's the states plus the activations; the
   larger counts (:func:`fp16_optimizer_step_bytes`).  ZeRO's optimizer casts only its partition.
-- Gradient accumulation under FSDP's ``no_sync`` (the ``lightning`` stack: Lightning Fabric,
-  the PyTorch Lightning Trainer and LitGPT).  Sharded gradients (ZeRO-2, ZeRO-3 / FSDP full shard) are the shard a
+- Gradient accumulation under FSDP's ``no_sync`` (the ``lightning`` stack: Lightning Fabric and
+  LitGPT on it).  Sharded gradients (ZeRO-2, ZeRO-3 / FSDP full shard) are the shard a
   reduce-scatter leaves each rank, but a micro-batch whose gradients are not synchronised has
   nothing to reduce-scatter: PyTorch's ``FullyShardedDataParallel.no_sync`` "likely results in
   higher memory usage because FSDP will accumulate the full model gradients (instead of gradient
@@ -183,7 +183,10 @@ Conventions (why these numbers):
   them and keeps no unsharded copy; Megatron's distributed optimizer keeps a full gradient buffer
   of its own already (ZeRO-1); torchtitan's FSDP2 loop (and ``pytorch-fsdp``, eager FSDP as
   torchtitan runs it) reduce-scatters every micro-batch's gradients (FSDP2 syncs unless told
-  ``set_requires_gradient_sync(False)``).
+  ``set_requires_gradient_sync(False)``), and so does the PyTorch Lightning Trainer, whose
+  ``block_backward_sync`` blocks a DistributedDataParallel model's sync only
+  (lightning/pytorch/strategies/parallel.py; its FSDPStrategy keeps it): ``pytorch-lightning`` is
+  ``pytorch-fsdp``.
 - Eager ``torch.autocast`` (the ``fp16``/``bf16`` recipe of a stack whose profile says
   ``autocast``: the Hugging Face Trainer and eager DDP; frameworks.yaml) keeps the model in fp32
   and casts inside each operation.  With plain data parallel (ZeRO 0; DeepSpeed's engine and FSDP's

@@ -669,10 +669,15 @@ def unet_matmuls(unet: UNetShape) -> tuple[tuple[int, int, int], ...]:
     ResNet, transformer and ResNet; per up block one ResNet more than down, each reading the
     previous output concatenated with the matching skip, then a 3x3 convolution after nearest
     upsampling (not after the last); ``conv_out``.  A transformer block's ``proj_in`` and
-    ``proj_out`` (``c x c``) wrap its layers: self-attention's fused Q, K and V (``c x 3c``) and
-    output (``c x c``), cross-attention's query and output (``c x c``) and its text keys and values
-    (``d x 2c`` over the text tokens), and the GEGLU feed-forward (``c x 2fc``, ``fc x c``).  The
-    time embedding's few small matmuls are left out."""
+    ``proj_out`` (``c x c``) wrap its layers: self-attention's Q, K and V as one product
+    (``c x 3c``) and its output (``c x c``), cross-attention's query and output (``c x c``) and its
+    text keys and values as one (``d x 2c`` over the text tokens), and the GEGLU feed-forward
+    (``c x 2fc``, ``fc x c``).  diffusers' ``Attention`` runs Q, K and V (and the text K and V) as
+    separate ``Linear`` layers unless ``fuse_qkv_projections()`` is called: their extra
+    input-gradient writes would add 1.6-3.2% to :func:`unet_bytes_per_flop` (SD 1.5 at 1 to 32
+    images; SDXL 3.3-5.1%), under half a per cent of an H100's matmul time, so the table keeps
+    them as one.  The
+    time embedding's few small matmuls (and each ResNet's ``time_emb_proj``) are left out."""
     out: list[tuple[int, int, int]] = []
 
     def conv(side: int, c_in: int, c_out: int, k: int = 3) -> None:

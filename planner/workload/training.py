@@ -647,10 +647,12 @@ def flash_attention(spec: WorkloadSpec, gpu: GpuSpec) -> bool:
 
 
 def _flash_off_reason(spec: WorkloadSpec) -> str:
-    """Why FlashAttention is off: the workload says so, or the GPU predates it."""
+    """Why FlashAttention is off: the workload says so, or the GPU does not run it
+    (:func:`~planner.workload.efficiency.supports_flash_attention`: before Ampere, and the Jetson
+    Orin, an Ampere GPU)."""
     if spec.train.flash_attention is False:
         return "off (training.flash_attention: false)"
-    return "off (GPU older than Ampere)"
+    return "off (the GPU does not run FlashAttention-2: older than Ampere, or a Jetson)"
 
 
 def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
@@ -721,8 +723,8 @@ def _diffusion_assumption(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> str
         f"diffusion UNet timed with {pipe.name}'s layer table"
         + ("" if own else " (a latent-diffusion model without its own)")
         + f": attention scores {unet_attention_share(pipe):.0%} of its FLOPs, at {rate}; "
-        f"its {len(unet_matmuls(pipe.unet))} convolutions and linear layers at their own matmul "
-        "shapes; "
+        f"its convolutions and linear layers as {len(unet_matmuls(pipe.unet))} matmuls at their "
+        "own shapes; "
         f"{f.kernels_per_micro_batch:,.0f} kernels a micro-batch "
         f"({eff.TRAINING_KERNELS_PER_FORWARD_KERNEL:g} x {pipe.unet_kernels:,} forward), each with a "
         "fixed launch, ramp-up and drain time"
@@ -1032,21 +1034,12 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
             f"{f.linear_share:.0%} of the FLOPs (the linear layers) at {eff.FP8_TENSOR_RATE:g}x "
             f"that rate in fp8, their casts ({scaling} scaling) as memory traffic"
         )
-    if f.precision in ("fp32", "tf32"):
-        # a unit slower than the calibrated 16-bit tensor cores (efficiency.slower_unit_fraction)
-        if f.precision == "fp32":
-            unit = "CUDA-core fp32"
-            gemm = (
-                eff.SHARED_DATAPATH_SGEMM_SHARE if gpu.fp32_shares_int32 else eff.TENSOR_GEMM_SHARE
-            )
-            lanes = " on FP32 lanes shared with INT32" if gpu.fp32_shares_int32 else ""
-        else:
-            unit, gemm, lanes = "TF32 tensor", eff.TENSOR_GEMM_SHARE, ""
-        return (
-            f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense {unit} peak, its GEMMs at {gemm:.2f} "
-            f"of it{lanes} and the 16-bit step's time beyond its GEMMs kept"
-        )
-    return f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense 16-bit tensor peak"
+    # by precision, not by peak: tf32 runs on the TF32 tensor cores even where their peak is the
+    # CUDA cores' (GeForce Ampere and Ada: 12.7 and 12.7 TFLOPS on the RTX 3060)
+    # (and AMD's GPUs have no CUDA cores: "FP32", the figure their datasheets give)
+    fp32 = "CUDA-core fp32" if gpu.vendor == "nvidia" else "FP32"
+    unit = {"fp32": fp32, "tf32": "TF32 tensor"}.get(f.precision, "16-bit tensor")
+    return f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense {unit} peak"
 
 
 def _attention_text(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
@@ -1094,10 +1087,19 @@ def efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool = False) -> str:
 
 def _compute_efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
     """:func:`efficiency_source` without the memo."""
+    slower = eff.slower_unit_gemm_share(gpu, f.precision)
+    derived = (
+        ""
+        if slower is None
+        # fp32 and tf32: from the 16-bit calibration (efficiency.slower_unit_fraction)
+        else f"; the 16-bit fraction's time beyond its GEMMs kept, its GEMMs at {slower[0]:.2f} "
+        f"of that peak ({slower[1]})"
+    )
     text = (
         f"physics model: {gpu.name} matmuls at {_peak_text(gpu, f)} "
         "(GPU-generation default calibrated on published runs: MosaicML llm-foundry "
         "benchmarks, Narayanan et al. 2021, Korthikanti et al. 2022"
+        f"{derived}"
         f"{', adjusted for the matmul shapes' if f.transformer or f.unet_pipeline else ''}), plus activation "
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
