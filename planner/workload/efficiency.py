@@ -466,11 +466,13 @@ NVME_SOURCE = (
 # stack runs between the kernels, none of it on the matmul unit, so none of it slower on a slower
 # unit.  On a unit of peak P whose GEMMs reach a share g of it a FLOP then takes
 # 1/(P g) + (1/f0 - 1/g0)/P0: a share f = 1 / (1/g + (1/f0 - 1/g0) P/P0) of P
-# (:func:`slower_unit_fraction`).  g is TENSOR_GEMM_SHARE for TF32 tensor cores;
-# for a CUDA-core SGEMM it is SHARED_DATAPATH_SGEMM_SHARE on the parts whose FP32 peak counts a
-# datapath shared with INT32 (gpus.yaml fp32_shares_int32: Ampere GA10x, Ada, consumer Blackwell),
-# and TENSOR_GEMM_SHARE on the others (U: an SGEMM on FP32 lanes of their own reaching what a
-# tensor-core GEMM does).
+# (:func:`slower_unit_fraction`).  g is TENSOR_GEMM_SHARE for TF32 tensor cores (U: torchao
+# measured it on bf16 and fp8 GEMMs); for a CUDA-core SGEMM it is SHARED_DATAPATH_SGEMM_SHARE on the
+# parts whose FP32 peak counts a datapath shared with INT32 (gpus.yaml fp32_shares_int32: Ampere
+# GA10x, Ada, consumer Blackwell; U: measured on a GA102, taken for AD10x, GB20x and the Jetson
+# Orin's GA10B alike), and TENSOR_GEMM_SHARE on the others (U: an SGEMM on FP32 lanes of their own
+# reaching what a tensor-core GEMM does).  On a card whose 16-bit matmuls run at its FP32 rate (no
+# tensor cores, no packed fp16: Kepler, Maxwell, Pascal GP102/GP104) fp32 and fp16 share one rate.
 # Checks, not fits: the same GPT-2-class model on one RTX 3090 ran 12,599 tokens/s in fp32, 15,402
 # with TF32 and 19,921 with AMP fp16 (held-out rows H240-H242; the estimate had fp32 and TF32 equal
 # when it let tf32 take the CUDA cores at a V100-derived 0.83); NVIDIA's BERT-large SQuAD
@@ -479,7 +481,8 @@ NVME_SOURCE = (
 TENSOR_GEMM_SHARE = 0.78
 # cuBLAS's SGEMM of 4,096 x 4,096 matrices on an RTX A6000 (GA102): 23,249.6 GFLOPS (Simon Boehm,
 # "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", 2022) of its
-# 38.7 TFLOPS FP32 peak (NVIDIA RTX A6000 datasheet): 0.601.
+# 38.7 TFLOPS FP32 peak (NVIDIA RTX A6000 datasheet): 0.601 (U: the run's sustained clock is not
+# stated; against the peak at the boost clock).
 SHARED_DATAPATH_SGEMM_SHARE = 23.2496 / 38.7
 # fp8 recipes (Transformer Engine, torchao float8) run the linear layers' matmuls in fp8 and keep
 # attention and the output layer in bf16.  The fp8 tensor cores run at twice the dense 16-bit rate

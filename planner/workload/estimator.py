@@ -52,8 +52,9 @@ _FALLBACK = {"bf16": "fp16", "pure-bf16": "fp16", "tf32": "fp32", "fp8": "bf16"}
 def precision_fallback(precision: str, gpu: GpuSpec) -> str:
     """The precision to train in on ``gpu`` when it lacks ``precision``'s tensor cores: fp32
     where the GPU runs 16-bit matmuls no faster than fp32 ones (no tensor cores, no packed fp16:
-    Kepler, Maxwell, the Pascal GP102/GP104 cards), where torch.amp's casts and loss scaling
-    would cost time for nothing."""
+    Kepler, Maxwell, the Pascal GP102/GP104 cards), where torch.amp would save only the
+    activations' bytes (a few per cent of the estimate) at the price of its casts and loss
+    scaling."""
     fallback = _FALLBACK.get(precision, "fp16")
     if fallback == "bf16" and not gpu.bf16:
         fallback = "fp16"
