@@ -193,6 +193,17 @@ def _lora_output_width(spec: WorkloadSpec, mlp_width: float) -> float:
     return attention + (2.0 if gated else 1.0) * mlp_width + downs * h
 
 
+def _mlp_width_per_token(spec: WorkloadSpec) -> tuple[int, float]:
+    """(experts each token reaches, the MLP width a token passes through): a mixture of experts'
+    routed experts' widths times the experts per token, a dense model's ``ffn`` (4 x hidden where
+    not given)."""
+    m = spec.model
+    k = int(m.experts_per_token or 1) if m.is_moe else 1
+    if m.is_moe and m.expert_ffn > 0:
+        return k, float(m.expert_ffn) * k
+    return k, (float(m.ffn) if m.ffn is not None else 4.0 * float(m.hidden or 1)) * k
+
+
 def lora_dropout_bytes_per_token(spec: WorkloadSpec, stack: FrameworkProfile, meth: str) -> float:
     """Bytes one layer stores per token for LoRA dropout (memory.lora_dropout_bytes_per_sb): the
     dropped copies of the adapted layers' inputs and their masks; 0 without adapters or with a
@@ -203,11 +214,7 @@ def lora_dropout_bytes_per_token(spec: WorkloadSpec, stack: FrameworkProfile, me
         return 0.0
     m = spec.model
     h = float(m.hidden or 1)
-    k = int(m.experts_per_token or 1) if m.is_moe else 1
-    if m.is_moe and m.expert_ffn > 0:
-        mlp_width = float(m.expert_ffn) * k
-    else:
-        mlp_width = (float(m.ffn) if m.ffn is not None else 4.0 * h) * k
+    k, mlp_width = _mlp_width_per_token(spec)
     copies, inputs = mem.lora_dropout_input_widths(
         targets=spec.train.lora_targets,
         hidden=h,
@@ -230,11 +237,7 @@ def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | Non
         return None
     m = spec.model
     h = float(m.hidden or 1)
-    k = int(m.experts_per_token or 1) if m.is_moe else 1
-    if m.is_moe and m.expert_ffn > 0:
-        mlp_width = float(m.expert_ffn) * k
-    else:
-        mlp_width = (float(m.ffn) if m.ffn is not None else 4.0 * h) * k
+    k, mlp_width = _mlp_width_per_token(spec)
     gated = m.mlp == "gated" or m.is_moe
     precision = spec.train.precision.value
     stored_extra = 0.0
