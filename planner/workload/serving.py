@@ -32,7 +32,17 @@ a mean (and optionally a 95th percentile):
 * **capacity** is the highest load whose running batch stays within the KV cache and the stack's
   sequence limit, found by bisection; offline throughput is that load's output tokens/s;
 * a stack without continuous batching (Hugging Face ``generate``) serves one request at a time: an
-  M/D/1 queue whose service is the whole request.
+  M/D/1 queue whose service is the whole request;
+* a stack with *static* batching (``batching: static``: TensorRT's GPT harness before in-flight
+  batching, MLPerf Inference v3.1) runs a batch of up to N requests from start to end: their
+  prompts prefill together in one step, then the batch decodes one step per token until its
+  longest request is done, every request holding its slot (and its KV cache) until then.  Its
+  throughput is ``N x mean output / (prefill(N) + (longest - 1) x step(N))``, the longest being
+  the output's 95th percentile (the mean where none is given; a batch of many requests runs to
+  nearly the longest of them).  Under a load, the requests that arrive while a batch runs form
+  the next batch, up to N, which starts as soon as the running one ends, without waiting to
+  fill (U: a work-conserving harness, no batching timeout); a request waits on average half a
+  running batch (p95: a whole one), then its own batch's prefill.
 
 Beam search (``beam_width`` B > 1) keeps B hypotheses of each request and advances them all each
 step, so a running batch of R requests decodes B x R sequences: the weight matmuls and the
@@ -129,6 +139,9 @@ RUNTIME_GIB = mem.FRAMEWORK_FIXED_GIB
 # z of the 95th percentile of a normal distribution (the Poisson batch's fluctuation).
 Z95 = 1.645
 _STEP_ITERATIONS = 60
+# How a stack batches requests (serving_stacks.yaml ``batching``): requests join and leave the
+# running batch every step; a batch runs from start to end before the next; one request at a time.
+BATCHING_KINDS = ("continuous", "static", "one-at-a-time")
 
 
 @dataclass(frozen=True)
@@ -164,6 +177,47 @@ class ServingStack:
     # activation workspace are in place (TensorRT-LLM's kv_cache_free_gpu_mem_fraction), not of
     # the whole GPU (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static)
     memory_share_of_free: bool = False
+    # how the stack batches (BATCHING_KINDS); None: continuous where continuous_batching is set,
+    # else one request at a time
+    batching: str | None = None
+
+    @property
+    def batching_kind(self) -> str:
+        """``continuous``, ``static`` or ``one-at-a-time`` (see :data:`BATCHING_KINDS`)."""
+        if self.batching is not None:
+            return self.batching
+        return "continuous" if self.continuous_batching else "one-at-a-time"
+
+
+def checked_stack(stack: ServingStack, file: str = "serving_stacks.yaml") -> ServingStack:
+    """``stack`` when its batching settings hold together, else a :class:`ConfigError` naming the
+    field and the fix: an unknown ``batching`` kind, a static or continuous batch of fewer than
+    one request, or ``batching`` contradicting ``continuous_batching``."""
+    where = f"{stack.name}.batching"
+    if stack.batching is not None and stack.batching not in BATCHING_KINDS:
+        raise ConfigError(
+            f"unknown batching kind {stack.batching!r}",
+            file=file,
+            key_path=where,
+            hint=f"use one of {', '.join(BATCHING_KINDS)}",
+        )
+    if stack.batching is not None and (stack.batching == "continuous") != stack.continuous_batching:
+        raise ConfigError(
+            f"batching {stack.batching} contradicts continuous_batching "
+            f"{str(stack.continuous_batching).lower()}",
+            file=file,
+            key_path=where,
+            hint=f"set continuous_batching {str(stack.batching == 'continuous').lower()}, or "
+            "leave batching out to take continuous_batching's",
+        )
+    if stack.max_num_seqs < 1:
+        raise ConfigError(
+            f"a batch of {stack.max_num_seqs} requests serves nothing",
+            file=file,
+            key_path=f"{stack.name}.max_num_seqs",
+            hint="set max_num_seqs to the engine's batch size, 1 or more",
+        )
+    return stack
 
 
 # GPU families whose memory is HBM (datasheets); the rest (GeForce, RTX/L-series, T4, Jetson) use
@@ -186,7 +240,7 @@ def load_serving_stacks() -> dict[str, ServingStack]:
     stacks = {}
     for raw in parse_packaged_yaml(text):
         stack = ServingStack(**{k: raw[k] for k in ServingStack.__dataclass_fields__ if k in raw})
-        stacks[stack.name] = stack
+        stacks[stack.name] = checked_stack(stack)
     return stacks
 
 
@@ -618,6 +672,8 @@ def serve(
     # output the workload gives (its 95th percentile; the mean where it gives none)
     grown = output.p95 if r.stack.reserves_whole_request else output.mean
     limit = max(r.max_concurrency(r.held_context_tokens(prompt.mean, grown), prompt.mean), 1)
+    if r.stack.batching_kind == "static":
+        return serve_static(r, prompt, output, min(r.stack.max_num_seqs, limit), requests_per_s)
     if not r.stack.continuous_batching:
         return _serve_one_at_a_time(r, prompt, output, requests_per_s)
     cap = _capacity(r, prompt, output, limit)
@@ -701,4 +757,108 @@ def _serve_one_at_a_time(
         capacity_requests_per_s=cap,
         capacity_tokens_per_s=cap * output.mean,
         prefill_share=rate * pre50,
+    )
+
+
+@dataclass(frozen=True)
+class StaticBatch:
+    """One static batch from start to end (seconds): its prompts prefilled together in one step,
+    then one decode step per token of its longest output, every request keeping its slot."""
+
+    requests: float  # requests in the batch
+    prefill_s: float  # the batch's prompts, one step (it gives each request its first token)
+    step_s: float  # one decode step of the whole batch, at its mean context over the batch's life
+    steps: float  # decode steps after the prefill: the longest output less its first token
+
+    @property
+    def seconds(self) -> float:
+        """The batch's whole time: ``prefill_s + steps x step_s``."""
+        return self.prefill_s + self.steps * self.step_s
+
+
+def static_batch(r: Replica, requests: float, prompt: Lengths, output: Lengths) -> StaticBatch:
+    """A static batch of ``requests`` on ``r``: it runs until its longest request (the output's
+    95th percentile) is done, so every request decodes for as many steps as the longest, at the
+    context the batch holds on average (the prompt and half the longest output).
+
+    Raises :class:`ConfigError` for a batch of fewer than one request."""
+    if not requests >= 1:
+        raise ConfigError(
+            f"a static batch of {requests:g} requests serves nothing",
+            key_path="inference.max_batch",
+            hint="set inference.max_batch (the engine's batch size) to 1 or more",
+        )
+    longest = max(output.p95, output.mean)
+    context = prompt.mean + longest / 2.0
+    return StaticBatch(
+        requests=float(requests),
+        prefill_s=r.step_seconds(0.0, 0.0, requests * prompt.mean, prompt.mean),
+        step_s=r.step_seconds(requests, context, decode_prompt=prompt.mean),
+        steps=max(longest - 1.0, 0.0),
+    )
+
+
+def _busy_wait_quantile(batch_s: float, busy: float, q: float) -> float:
+    """The q-quantile of the wait for a running batch to end: none with probability 1 - busy,
+    else uniform over the batch's time (a request arrives at a random point of it)."""
+    if busy <= 0 or busy <= 1.0 - q:
+        return 0.0
+    return batch_s * (q - (1.0 - busy)) / busy
+
+
+def serve_static(
+    r: Replica,
+    prompt: Lengths,
+    output: Lengths,
+    batch: int,
+    requests_per_s: float | None = None,
+) -> ServingPoint:
+    """Latency and throughput of ``r`` running static batches of up to ``batch`` requests at
+    ``requests_per_s`` (None: back to back, full: offline throughput).
+
+    Capacity: ``batch x`` :meth:`StaticBatch.seconds` ``^-1`` requests/s.  Under a lighter load
+    the next batch is the requests that arrived while one ran, ``b = rate x T(b)`` between 1 and
+    ``batch`` (U: it starts at once, no timeout waiting to fill); the replica is busy a share
+    ``rate x T(b) / b`` of the time, and a request waits for the running batch to end (uniform
+    over it), then for its own batch's prefill.  A batch's requests come back together when its
+    longest ends (the batch "is not concluded until the slowest element of the batch completes"),
+    so the end-to-end time is the wait and the whole batch, at p50 and p95 alike.
+
+    Raises :class:`ConfigError` for a batch of fewer than one request."""
+    full = static_batch(r, batch, prompt, output)
+    cap = batch / full.seconds
+    rate = cap if requests_per_s is None else float(requests_per_s)
+    overloaded = requests_per_s is not None and rate >= cap
+    queued = requests_per_s is not None and not overloaded
+    rate = min(max(rate, 1e-12), cap)
+    run, size = full, float(batch)
+    if queued:
+        size = 1.0
+        for _ in range(_STEP_ITERATIONS):
+            run = static_batch(r, size, prompt, output)
+            new = min(max(rate * run.seconds, 1.0), float(batch))
+            if abs(new - size) <= 1e-6 * size:
+                break
+            size = new
+        run = static_batch(r, size, prompt, output)
+    # offline or beyond the capacity: back-to-back batches with no queue in front of them
+    busy = min(rate * run.seconds / size, 1.0) if queued else 0.0
+    ttft50 = run.prefill_s + _busy_wait_quantile(run.seconds, busy, 0.5)
+    ttft95 = run.prefill_s + _busy_wait_quantile(run.seconds, busy, 0.95)
+    decode_s = run.steps * run.step_s
+    return ServingPoint(
+        requests_per_s=rate,
+        overloaded=overloaded,
+        concurrency=size,
+        max_concurrency=batch,
+        ttft_ms_p50=ttft50 * 1e3,
+        ttft_ms_p95=ttft95 * 1e3,
+        tpot_ms_p50=run.step_s * 1e3,
+        tpot_ms_p95=run.step_s * 1e3,
+        e2e_ms_p50=(ttft50 + decode_s) * 1e3,
+        e2e_ms_p95=(ttft95 + decode_s) * 1e3,
+        throughput_tokens_per_s=rate * output.mean,
+        capacity_requests_per_s=cap,
+        capacity_tokens_per_s=cap * output.mean,
+        prefill_share=run.prefill_s / run.seconds if run.seconds > 0 else 0.0,
     )
