@@ -20,7 +20,8 @@ Scenarios and what is compared:
 
 Rows the model cannot rebuild faithfully are listed as skipped with the reason (a weight format the
 planner has no kernel model for, lengths the source does not give).  Rows decoded with beam search
-(MLPerf GPT-J: 4 beams) carry their ``beam_width`` into the workload.
+(MLPerf GPT-J: 4 beams) carry their ``beam_width`` into the workload, and rows whose batches run to
+their longest request (MLPerf GPT-J v3.1, static batches) their ``output_tokens_p95``.
 
 Run: ``python benchmarks/serving_accuracy.py`` -- prints each ratio (estimated / measured) and the
 median absolute error per kind and overall.
@@ -109,6 +110,8 @@ def _workload(row: Mapping[str, Any], prompt: float, output: float) -> WorkloadS
     }
     if row.get("kv_precision"):
         inference["kv_precision"] = row["kv_precision"]
+    if row.get("output_tokens_p95"):
+        inference["output_tokens_p95"] = float(row["output_tokens_p95"])
     if row.get("beam_width"):
         inference["beam_width"] = row["beam_width"]
     if row.get("batch"):
