@@ -12,7 +12,7 @@ import pytest
 
 from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
-from planner.workload import estimate, parse_workload
+from planner.workload import WorkloadSpec, estimate, parse_workload
 from planner.workload.parallel import Links
 from planner.workload.serving import (
     BATCHING_KINDS,
@@ -166,8 +166,8 @@ def test_a_static_batch_of_no_requests_is_refused(batch: float) -> None:
     assert "1 or more" in str(info.value.hint)
 
 
-def _gptj_v31(gpu: str, batch: int) -> float:
-    spec = parse_workload(
+def _gptj_v31_spec(batch: int, **load: float) -> WorkloadSpec:
+    return parse_workload(
         {
             "name": "gptj-v3.1",
             "kind": "inference",
@@ -189,11 +189,14 @@ def _gptj_v31(gpu: str, batch: int) -> float:
                 "output_tokens_p95": 128,
                 "beam_width": 4,
                 "max_batch": batch,
-                "requests": 1e6,
+                **(load or {"requests": 1e6}),
             },
         }
     )
-    sv = estimate(spec, resolve_gpu(gpu), 1).serving
+
+
+def _gptj_v31(gpu: str, batch: int) -> float:
+    sv = estimate(_gptj_v31_spec(batch), resolve_gpu(gpu), 1).serving
     assert sv is not None
     return sv.capacity_requests_per_second
 
@@ -204,3 +207,13 @@ def test_mlperf_v31_gptj_runs_slower_in_static_batches_than_continuously() -> No
     h100, l4 = _gptj_v31("H100", 32), _gptj_v31("L4", 7)
     assert 13.07 < h100 < 2 * 13.07
     assert 0.8 * 1.30 < l4 < 1.2 * 1.30
+
+
+def test_a_static_service_estimate_says_how_it_batches() -> None:
+    # 5 requests/s on one H100: small batches formed while the last one runs, well below the
+    # capacity of batches of 32
+    est = estimate(_gptj_v31_spec(32, requests_per_s=5.0, hours=730.0), resolve_gpu("H100"), 1)
+    sv = est.serving
+    assert sv is not None and 1.0 < sv.concurrency < 32
+    assert any(line.startswith("static batches:") for line in est.assumptions)
+    assert not any("Little's law" in line for line in est.assumptions)

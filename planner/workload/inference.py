@@ -240,7 +240,18 @@ def _assumptions(spec: WorkloadSpec, gpu: GpuSpec, replica: Replica | None) -> t
             f"{inf.beam_width} tokens a request, each beam keeps its own generated KV cache, and "
             "the beams' logits are sorted (top-k) every step"
         )
-    if inf.serving:
+    if stack.batching_kind == "static":
+        lines.append(
+            "static batches: a batch's prompts are prefilled together and it decodes until its "
+            "longest answer (the p95 length) is done, every request keeping its place until then"
+            + (
+                "; Poisson arrivals, the requests that come while a batch runs form the next, "
+                "which starts without waiting to fill"
+                if inf.serving
+                else ""
+            )
+        )
+    elif inf.serving:
         lines.append(
             "Poisson arrivals; running batch by Little's law, its 95th percentile B + 1.645 sqrt(B); "
             "prompts queue as an M/D/1 server"
