@@ -5,6 +5,7 @@ validation of the batching settings, and the v3.1 GPT-J rows through the product
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, replace
 
@@ -233,3 +234,17 @@ def test_a_static_service_estimate_says_how_it_batches() -> None:
     assert sv is not None and 1.0 < sv.concurrency < 32
     assert any(line.startswith("static batches:") for line in est.assumptions)
     assert not any("Little's law" in line for line in est.assumptions)
+
+
+def test_latency_rises_with_the_load_up_to_the_capacity() -> None:
+    # the fleet sizing bisects on the load for a latency target: it needs latency to rise with it
+    r = _fixed()
+    cap = serve(r, PROMPT, OUTPUT).capacity_requests_per_s
+    points = [
+        serve_static(r, PROMPT, OUTPUT, 8, cap * f) for f in (1e-6, 0.1, 0.3, 0.6, 0.9, 0.999)
+    ]
+    for lighter, heavier in itertools.pairwise(points):
+        assert heavier.ttft_ms_p95 >= lighter.ttft_ms_p95
+        assert heavier.e2e_ms_p95 >= lighter.e2e_ms_p95
+        assert heavier.concurrency >= lighter.concurrency
+    assert not points[-1].overloaded and points[-1].concurrency == pytest.approx(8, rel=1e-2)
