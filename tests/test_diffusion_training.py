@@ -249,3 +249,12 @@ def test_the_unets_matmuls_run_at_their_shapes_share_of_the_peak() -> None:
     assert cnn.unet_pipeline == ""
     s_cnn = st._setup(cnn, H100, 1, ONE_GPU, True)
     assert st._matmul_efficiency(cnn, s_cnn, 1, b, 1.0) == pytest.approx(0.52)
+
+
+def test_sdxls_table_takes_the_enumerated_unet() -> None:
+    # the block-by-block derivation gave ~2.78 TMACs; the enumeration 2,988.6 GMACs, which the
+    # table's linear FLOPs take (FLOPs = 2 x MACs)
+    sdxl = DIFFUSION_PIPELINES["stable-diffusion-xl"]
+    macs = sum(m * k * n for m, k, n in unet_matmuls(sdxl.unet))
+    assert macs == pytest.approx(2.9886e12, rel=1e-4)
+    assert sdxl.unet_linear_flops == pytest.approx(2 * macs, rel=1e-3)

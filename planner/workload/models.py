@@ -599,7 +599,9 @@ class DiffusionPipeline:
 # [320, 640, 1280], DownBlock2D then CrossAttnDownBlock2D x 2 with transformer_layers_per_block
 # [1, 2, 10] (the first block has none to hold), cross_attention_dim 2,048, sample_size 128.
 # Enumerated by :func:`unet_matmuls`, SD 1.5's UNet is 338.6 GMACs outside the attention scores,
-# BK-SDM's 339 (Table 1); SDXL's 2.99 TMACs against the 2.78 derived above.
+# BK-SDM's 339 (Table 1), and SD 2's at 96x96 760.5 against the 762.8 scaled above; SDXL's 2,988.6
+# GMACs against the ~2.78 TMACs the block-by-block derivation above gives, which left out its
+# ResNets' shortcuts and up blocks' concatenated inputs: the table takes the enumeration.
 DIFFUSION_PIPELINES: dict[str, DiffusionPipeline] = {
     "stable-diffusion": DiffusionPipeline(
         "stable-diffusion",
@@ -632,7 +634,7 @@ DIFFUSION_PIPELINES: dict[str, DiffusionPipeline] = {
     "stable-diffusion-xl": DiffusionPipeline(
         "stable-diffusion-xl",
         1024,
-        unet_linear_flops=5.55e12,
+        unet_linear_flops=5.977e12,  # 2 x the 2,988.6 GMACs unet_matmuls enumerates (below)
         unet_attention_flops=0.75e12,
         text_flops=0.24e12,
         vae_decode_flops=2.544e12 * 4.0,
