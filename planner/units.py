@@ -173,7 +173,7 @@ def _weekday(word: str) -> int | None:
 
 # Counts as people write them: 50M tokens, 1.5B parameters, 2T, 3.1e8, 50k.
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([kmbt])?\s*$", re.I)
-_COUNT_SCALE = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+COUNT_SCALE = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 
 def count_value(text: str) -> float | None:
@@ -181,4 +181,4 @@ def count_value(text: str) -> float | None:
     match = _COUNT.match(str(text))
     if not match:
         return None
-    return float(match.group(1)) * _COUNT_SCALE.get((match.group(2) or "").lower(), 1.0)
+    return float(match.group(1)) * COUNT_SCALE.get((match.group(2) or "").lower(), 1.0)

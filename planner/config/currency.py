@@ -18,7 +18,7 @@ from typing import Any
 
 from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError
-from planner.units import USD
+from planner.units import COUNT_SCALE, USD
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,6 @@ _WORDED = re.compile(
     r"(?P<mult>[kKMB](?![A-Za-z]))?\s*(?P<post>[^\d\s.,/]+)?\s*"
     r"(?P<rate>(?:/|\bper\s+)\s*[A-Za-z]+)?\s*$"
 )
-_MONEY_MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9}
 
 
 def _worded(value: str) -> tuple[str, str] | None:
@@ -140,7 +139,7 @@ def _worded(value: str) -> tuple[str, str] | None:
     if m["mult"]:
         problems.append(f"{m['mult']} is not read as a multiplier")
         try:
-            number = f"{float(number.replace(',', '')) * _MONEY_MULTIPLIERS[m['mult']]:.15g}"
+            number = f"{float(number.replace(',', '')) * COUNT_SCALE[m['mult'].lower()]:.15g}"
         except ValueError:
             return None
     if m["rate"]:
