@@ -124,10 +124,12 @@ def test_a_load_beyond_the_capacity_is_overloaded() -> None:
 
 def test_the_bundled_stack_batches_statically_with_beams() -> None:
     stack = serving_stack("tensorrt-static")
-    assert stack.batching_kind == "static" and not stack.continuous_batching
+    assert stack.batching == "static" and not stack.continuous_batching
     assert stack.beam_search and stack.cuda_only
-    assert serving_stack("vllm").batching_kind == "continuous"
-    assert serving_stack("hf-transformers").batching_kind == "one-at-a-time"
+    assert (
+        serving_stack("vllm").batching == "continuous" and serving_stack("vllm").continuous_batching
+    )
+    assert serving_stack("hf-transformers").batching == "one-at-a-time"
 
 
 @pytest.mark.parametrize(
@@ -135,12 +137,6 @@ def test_the_bundled_stack_batches_statically_with_beams() -> None:
     [
         # a kind the model does not know, with the kinds it does
         ({"batching": "dynamic"}, "tensorrt-static.batching", "one of continuous, static"),
-        # static batching while the stack says it batches continuously
-        (
-            {"batching": "static", "continuous_batching": True},
-            "tensorrt-static.batching",
-            "continuous_batching false",
-        ),
         # a batch of no requests
         ({"max_num_seqs": 0}, "tensorrt-static.max_num_seqs", "1 or more"),
     ],

@@ -240,7 +240,7 @@ def _assumptions(spec: WorkloadSpec, gpu: GpuSpec, replica: Replica | None) -> t
             f"{inf.beam_width} tokens a request, each beam keeps its own generated KV cache, and "
             "the beams' logits are sorted (top-k) every step"
         )
-    if stack.batching_kind == "static":
+    if stack.batching == "static":
         lines.append(
             "static batches: a batch's prompts are prefilled together and it decodes until its "
             "longest answer (the p95 length) is done, every request keeping its place until then"

@@ -150,7 +150,7 @@ class ServingStack:
 
     name: str
     description: str
-    continuous_batching: bool
+    batching: str  # how the stack batches requests (BATCHING_KINDS)
     chunked_prefill: bool
     max_num_seqs: int
     memory_utilization: float
@@ -177,38 +177,22 @@ class ServingStack:
     # activation workspace are in place (TensorRT-LLM's kv_cache_free_gpu_mem_fraction), not of
     # the whole GPU (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static)
     memory_share_of_free: bool = False
-    # how the stack batches (BATCHING_KINDS); None: continuous where continuous_batching is set,
-    # else one request at a time
-    batching: str | None = None
 
     @property
-    def batching_kind(self) -> str:
-        """``continuous``, ``static`` or ``one-at-a-time`` (see :data:`BATCHING_KINDS`)."""
-        if self.batching is not None:
-            return self.batching
-        return "continuous" if self.continuous_batching else "one-at-a-time"
+    def continuous_batching(self) -> bool:
+        """Requests join and leave the running batch every step."""
+        return self.batching == "continuous"
 
 
 def checked_stack(stack: ServingStack, file: str = "serving_stacks.yaml") -> ServingStack:
     """``stack`` when its batching settings hold together, else a :class:`ConfigError` naming the
-    field and the fix: an unknown ``batching`` kind, a static or continuous batch of fewer than
-    one request, or ``batching`` contradicting ``continuous_batching``."""
-    where = f"{stack.name}.batching"
-    if stack.batching is not None and stack.batching not in BATCHING_KINDS:
+    field and the fix: an unknown ``batching`` kind, or a batch of fewer than one request."""
+    if stack.batching not in BATCHING_KINDS:
         raise ConfigError(
             f"unknown batching kind {stack.batching!r}",
             file=file,
-            key_path=where,
+            key_path=f"{stack.name}.batching",
             hint=f"use one of {', '.join(BATCHING_KINDS)}",
-        )
-    if stack.batching is not None and (stack.batching == "continuous") != stack.continuous_batching:
-        raise ConfigError(
-            f"batching {stack.batching} contradicts continuous_batching "
-            f"{str(stack.continuous_batching).lower()}",
-            file=file,
-            key_path=where,
-            hint=f"set continuous_batching {str(stack.batching == 'continuous').lower()}, or "
-            "leave batching out to take continuous_batching's",
         )
     if stack.max_num_seqs < 1:
         raise ConfigError(
@@ -672,7 +656,7 @@ def serve(
     # output the workload gives (its 95th percentile; the mean where it gives none)
     grown = output.p95 if r.stack.reserves_whole_request else output.mean
     limit = max(r.max_concurrency(r.held_context_tokens(prompt.mean, grown), prompt.mean), 1)
-    if r.stack.batching_kind == "static":
+    if r.stack.batching == "static":
         return serve_static(r, prompt, output, min(r.stack.max_num_seqs, limit), requests_per_s)
     if not r.stack.continuous_batching:
         return _serve_one_at_a_time(r, prompt, output, requests_per_s)
