@@ -77,6 +77,78 @@ def test_a_post_norm_bert_layer_pays_its_dropout_adds_and_the_scores_scale_and_m
     assert t.per_token(scores=True, recompute_share=1.0) == 2 * (8192 + 65536) + 32768
 
 
+def test_autocast_runs_the_score_chain_in_fp32_with_a_cast_back() -> None:
+    # the same BERT-large layer under eager torch.autocast: beyond the 16-bit chain, per score the
+    # fp32 mask add, softmax and dropout and the cast back move 16 bytes forward and 22 backward,
+    # of which the activation passes already stream the stored fp32 softmax (7 bytes against 5: 2
+    # per pass, one forward, two backward)
+    bert = dict(hidden=1024, attention_width=1024, kv_width=1024, mlp_width=4096, heads=16)
+    t = eff.eager_traffic(**bert, seq=512, gated=False, dropout=True, element_bytes=2.0)
+    scores = 16 * 512
+    assert t.autocast_score_forward == (16 - 2) * scores
+    assert t.autocast_score_backward == (22 - 2 * 2) * scores
+    plain = t.per_token(scores=True)
+    assert t.per_token(scores=True, autocast=True) == plain + (14 + 18) * scores
+    # no scores materialised (a fused attention kernel): no chain
+    assert t.per_token(scores=False, autocast=True) == t.per_token(scores=False)
+    # without dropout: +12 forward and +18 backward, the stored softmax and cast 6 bytes against 2
+    t0 = eff.eager_traffic(**bert, seq=512, gated=False, dropout=False, element_bytes=2.0)
+    assert t0.autocast_score_forward == (12 - 4) * scores
+    assert t0.autocast_score_backward == (18 - 2 * 4) * scores
+    # a recomputed forward runs the chain again
+    assert (
+        t0.per_token(scores=True, recompute_share=1.0, autocast=True)
+        - t0.per_token(scores=True, recompute_share=1.0)
+        == 2 * 8 * scores + 10 * scores
+    )
+
+
+def bert_large(framework: str) -> Any:
+    """BERT-large fine-tuned in fp16 at 4 x 512 tokens on one GPU, eager attention."""
+    return parse_workload(
+        {
+            "name": "bert-amp",
+            "kind": "finetune",
+            "model": "bert-large",
+            "data": {"samples": 4 * STEPS, "tokens_per_sample": 512},
+            "training": {
+                "precision": "fp16",
+                "framework": framework,
+                "optimizer": "adamw",
+                "flash_attention": False,
+                "global_batch_samples": 4,
+                "parallelism": {"micro_batch": 4, "zero": 0, "tensor": 1, "pipeline": 1},
+            },
+        }
+    )
+
+
+def test_the_fp32_score_chain_is_paid_where_the_layout_autocasts() -> None:
+    v100 = resolve_gpu("V100-16GB")
+    hf, apex = train_facts(bert_large("hf-trainer")), train_facts(bert_large("apex"))
+    assert hf.eager_traffic is not None and apex.eager_traffic is not None
+    assert hf.autocast_state is not None and apex.autocast_state is None
+    t = hf.eager_traffic
+    chain = (t.autocast_score_forward + t.autocast_score_backward) * 512 * 24
+    assert chain > 0.0
+    # the layout passes whether it autocasts; the chain is the difference, per sequence
+    assert st._eager_bytes(hf, 1, 1, 1, False, 0.0, True) - st._eager_bytes(
+        hf, 1, 1, 1, False, 0.0
+    ) == pytest.approx(chain)
+    # so the autocast (Hugging Face) step streams it, and apex's 16-bit module does not
+    one = Topology(gpus_per_node=1, interconnect=Interconnect.PCIE, fabric=Fabric.ETHERNET)
+    links = topology_links(v100, one, 1)
+    ac, _ = st.search_training(hf, v100, 1, links, flash=False)
+    assert ac is not None
+    no_chain = replace(
+        hf, eager_traffic=replace(t, autocast_score_forward=0.0, autocast_score_backward=0.0)
+    )
+    plain, _ = st.search_training(no_chain, v100, 1, links, flash=False)
+    assert plain is not None and plain.strategy == ac.strategy
+    extra_s = 4 * chain / (v100.memory_bandwidth_gb_per_s * 1e9 * eff.MEMORY_BW_FRACTION)
+    assert ac.step_s - plain.step_s == pytest.approx(extra_s, rel=1e-6)
+
+
 def llama_layer(element_bytes: float, stored_extra: float = 0.0) -> eff.EagerTraffic:
     """A Llama-2-7B layer: hidden 4,096, MLP 11,008, 32 heads, 2,048 tokens, no dropout."""
     return eff.eager_traffic(

@@ -208,6 +208,24 @@ MEMORY_BW_FRACTION = 0.8
 # *stores* beyond a fused one (the norms' fp32 inputs, the SwiGLU's intermediate values) is already
 # streamed by the activation passes, so :func:`eager_traffic` takes ``stored_extra`` off its count.
 EAGER_SCORE_BYTES_PER_ELEMENT = (4.0, 2.0)  # x e, forward, backward
+# Under eager torch.autocast over fp32 weights (frameworks.yaml ``autocast``) the score chain runs
+# partly in fp32: the mask is built in the fp32 model's dtype, so the masked scores come out fp32;
+# ``softmax`` is on autocast's fp32 list, and so is the dropout after it, which keeps the fp32
+# type; the value matmul then casts the probabilities back to 16 bits (a kernel of its own).  Per
+# score element, against the 16-bit chain above (the mask add, softmax, dropout and no cast), the
+# kernels move:
+#   forward: the mask add writes 4 (+2), softmax reads 4 (+2) and writes 4 (+2), dropout reads and
+#     writes 4 (+2, +2), the cast reads 4 and writes 2 (+6): +16 with dropout, +12 without;
+#   backward: the cast's backward reads 2 and writes 4 (+6), dropout's reads and writes 4 (+4),
+#     softmax's reads the gradient and its output in fp32 and writes fp32 (+6), and the gradient
+#     reaches the 16-bit scores through a cast (reads 4, writes 2: +6): +22 with dropout, +18
+#     without.
+# The activation passes already stream what autocast stores beyond the 16-bit chain (memory.py:
+# the fp32 softmax output and the cast, 7 bytes against 5 with the dropout mask, 6 against 2
+# without: +2 or +4 per pass, one pass forward and two backward), so what is left is 16 - 2 = 14
+# forward and 22 - 4 = 18 backward with dropout, 12 - 4 = 8 and 18 - 8 = 10 without.  Bytes per
+# score element, not per e: the widths are autocast's, whatever the 16-bit type.
+AUTOCAST_SCORE_BYTES_PER_ELEMENT = {True: (14.0, 18.0), False: (8.0, 10.0)}  # by dropout
 EAGER_DROPOUT_ADD_BYTES_PER_ELEMENT = 2.0  # x e, forward, per site (two a layer)
 EAGER_RMSNORM_FORWARD = (28.0, 2.0)  # fixed bytes + x e
 EAGER_RMSNORM_BACKWARD = (56.0, 3.0)
@@ -245,16 +263,24 @@ class EagerTraffic:
     backward: float
     score_forward: float = 0.0
     score_backward: float = 0.0
+    # beyond the score terms, what the chain moves under eager autocast (its fp32 softmax)
+    autocast_score_forward: float = 0.0
+    autocast_score_backward: float = 0.0
     # of forward and backward, the hidden-sized kernels' (the norms, dropout and the residual add),
     # which tensor parallelism without sequence parallelism runs whole on every rank
     hidden_forward: float = 0.0
     hidden_backward: float = 0.0
 
-    def per_token(self, *, scores: bool, recompute_share: float = 0.0) -> float:
+    def per_token(
+        self, *, scores: bool, recompute_share: float = 0.0, autocast: bool = False
+    ) -> float:
         """Bytes per token and layer: forward and backward, the forward again for the share of the
-        layers recomputed, the score terms where ``scores`` are materialised."""
-        fwd = self.forward + (self.score_forward if scores else 0.0)
-        bwd = self.backward + (self.score_backward if scores else 0.0)
+        layers recomputed, the score terms where ``scores`` are materialised (with autocast's fp32
+        chain where the layout runs eager ``autocast``)."""
+        fwd, bwd = self.forward, self.backward
+        if scores:
+            fwd += self.score_forward + (self.autocast_score_forward if autocast else 0.0)
+            bwd += self.score_backward + (self.autocast_score_backward if autocast else 0.0)
         return fwd * (1.0 + recompute_share) + bwd
 
 
@@ -302,6 +328,8 @@ def eager_traffic(
         backward=bwd,
         score_forward=EAGER_SCORE_BYTES_PER_ELEMENT[0] * scores,
         score_backward=EAGER_SCORE_BYTES_PER_ELEMENT[1] * scores,
+        autocast_score_forward=AUTOCAST_SCORE_BYTES_PER_ELEMENT[dropout][0] * heads * seq,
+        autocast_score_backward=AUTOCAST_SCORE_BYTES_PER_ELEMENT[dropout][1] * heads * seq,
         hidden_forward=min(hidden_fwd, fwd),
         hidden_backward=min(hidden_bwd, bwd),
     )

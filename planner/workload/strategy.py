@@ -971,7 +971,7 @@ def _per_sequence(
         recomputed_layers=recomputed_layers if block else 0,
         stage_layers=n if block else 0,
         attention_flops=attention_here,
-        eager_bytes=_eager_bytes(f, tp, pp, cp, flash, share),
+        eager_bytes=_eager_bytes(f, tp, pp, cp, flash, share, autocast),
     )
 
 
@@ -988,15 +988,17 @@ def clear_search_memo() -> None:
     _per_sequence_memo.cache_clear()
 
 
-def _eager_bytes(f: TrainFacts, tp: int, pp: int, cp: int, flash: bool, share: float) -> float:
+def _eager_bytes(
+    f: TrainFacts, tp: int, pp: int, cp: int, flash: bool, share: float, autocast: bool = False
+) -> float:
     """Bytes an eager stack's separate elementwise kernels stream per sequence on this GPU's stage
     (:func:`~planner.workload.efficiency.eager_traffic`): its layers' tokens, split over the tensor-
     and context-parallel ranks, the recomputed share's forward pass again, the attention scores'
-    kernels where no fused attention kernel runs."""
+    kernels where no fused attention kernel runs (their fp32 chain under eager ``autocast``)."""
     if f.eager_traffic is None:
         return 0.0
     t = f.eager_traffic
-    per_token = t.per_token(scores=not flash, recompute_share=share)
+    per_token = t.per_token(scores=not flash, recompute_share=share, autocast=autocast)
     # without sequence parallelism the norms' and the dropout-and-add's kernels run on the whole
     # hidden-sized tensor on every tensor-parallel rank
     whole = 0.0
