@@ -163,6 +163,11 @@ class GpuSpec:
             return f"{self.name} has no {precision} tensor cores (Ampere or newer has them)"
         if precision == "fp8" and not self.fp8:
             return f"{self.name} has no fp8 tensor cores (Hopper, Ada or Blackwell has them)"
+        if precision == "fp4" and not self.fp4:
+            return f"{self.name} has no fp4 tensor cores (Blackwell has them)"
+        if precision == "fp4" and self.vendor != "nvidia":
+            # NVFP4's e4m3 scale per 16 values is NVIDIA's; CDNA4's fp4 instructions take OCP MXFP4
+            return f"{self.name}'s fp4 tensor cores take OCP MXFP4, not NVIDIA's NVFP4"
         return None
 
     def to_record(self) -> dict[str, Any]:

@@ -188,7 +188,8 @@ _FACT_OPTIONS = (
         "--precision",
         type=click.Choice(TRAINING_PRECISIONS, case_sensitive=False),
         help="Training precision: fp32, tf32, fp16/amp-fp16, bf16/amp-bf16, pure-bf16, fp8 "
-        "(Transformer Engine); also changes a named workload [default: the workload's, else bf16].",
+        "(Transformer Engine), fp4/nvfp4 (Transformer Engine NVFP4, Blackwell); also changes a "
+        "named workload [default: the workload's, else bf16].",
     ),
     click.option(
         "--framework",

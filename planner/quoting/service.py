@@ -483,9 +483,13 @@ def _nothing_runs(inputs: _Inputs, cset: CandidateSet) -> InfeasibleError:
 
 
 def _requirements(spec: WorkloadSpec, plans: tuple[Plan, ...], catalog: GpuCatalog) -> Requirements:
-    """What the workload needs: its FLOPs and model states (on one H100, for reference) and the
-    memory, strategy, link and efficiency of the cheapest plan."""
-    reference = estimate(spec, catalog.resolve("H100"), 1)
+    """What the workload needs: its FLOPs and model states (on one H100 for reference, a B200 where
+    the precision needs Blackwell's fp4 tensor cores) and the memory, strategy, link and efficiency
+    of the cheapest plan."""
+    gpu = catalog.resolve("H100")
+    if gpu.cannot_train_in(spec.train.precision.value) is not None:
+        gpu = catalog.resolve("B200")
+    reference = estimate(spec, gpu, 1)
     states = sum(
         v
         for k, v in reference.memory_breakdown_gib.items()

@@ -545,6 +545,34 @@ def fp4_gemm_share(gpu: GpuSpec) -> float:
     return FP4_GEMM_SHARE_OF_FP8.get(gpu.family, 1.0)
 
 
+# Training recipes that run the linear layers below 16 bits and the rest (attention, the output
+# layer) at 16 (planner/workload/memory.py LOW_BIT_RECIPES): fp8 (Transformer Engine's fp8 recipes,
+# torchao float8) and fp4, Transformer Engine's NVFP4 recipe on Blackwell (NVIDIA, "Pretraining
+# Large Language Models with NVFP4", arXiv:2509.25149: the linear layers' forward, input-gradient
+# and weight-gradient GEMMs in NVFP4, with a Hadamard transform on the weight gradient's inputs and
+# stochastic rounding of the gradients; MLPerf Training v5.1's Blackwell Llama 3.1 runs).
+LOW_BIT_RECIPES = ("fp8", "fp4")
+
+
+def linear_tensor_rate(gpu: GpuSpec, precision: str) -> float:
+    """How many times the 16-bit rate a low-bit recipe's linear layers run at on ``gpu``: fp8 at
+    :data:`FP8_TENSOR_RATE`; NVFP4 at the fp4 dense peak over the 16-bit one (4x on B200, 6x on
+    B300 and GB300: gpus.yaml) times the share of fp8's GEMM fraction block-scaled NVFP4 GEMMs reach
+    (:func:`fp4_gemm_share`); 1 for every other recipe."""
+    if precision == "fp8":
+        return FP8_TENSOR_RATE
+    if precision == "fp4":
+        return gpu.matmul_peak_flops("fp4") / gpu.peak_flops * fp4_gemm_share(gpu)
+    return 1.0
+
+
+def linear_fold(gpu: GpuSpec, precision: str, linear_share: float) -> float:
+    """Time of a step's FLOPs at the 16-bit rate over their time with ``linear_share`` of them (the
+    linear layers) at :func:`linear_tensor_rate`: the speed-up folded into one effective peak."""
+    share = min(max(linear_share, 0.0), 1.0)
+    return 1.0 / (1.0 - share + share / linear_tensor_rate(gpu, precision))
+
+
 def slower_unit_fraction(gpu: GpuSpec, peak_flops: float, gemm_share: float) -> float:
     """Share of ``peak_flops`` training matmuls of the reference shape sustain on a unit slower than
     ``gpu``'s 16-bit tensor cores, whose GEMMs reach ``gemm_share`` of it: the family's calibrated
@@ -576,21 +604,19 @@ def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> t
     """(peak FLOP/s, share of it training matmuls of the reference shape sustain) for ``precision``.
 
     fp32 runs on the CUDA cores, tf32 on the tensor cores at half the 16-bit rate, each at
-    :func:`slower_unit_fraction` of its peak; fp8 runs ``linear_share`` of the FLOPs (the linear
-    layers) at :data:`FP8_TENSOR_RATE` times the 16-bit rate and the rest at it, folded into one
-    effective peak (the casts are charged as memory traffic, :func:`fp8_cast_bytes_per_flop`);
-    16-bit recipes run at the dense tensor peak.  fp8 and 16-bit keep the family's
-    :func:`gemm_fraction`.
+    :func:`slower_unit_fraction` of its peak; fp8 and fp4 (NVFP4) run ``linear_share`` of the FLOPs
+    (the linear layers) at :func:`linear_tensor_rate` times the 16-bit rate and the rest at it,
+    folded into one effective peak (the casts are charged as memory traffic,
+    :func:`fp8_cast_bytes_per_flop`); 16-bit recipes run at the dense tensor peak.  fp8, fp4 and
+    16-bit keep the family's :func:`gemm_fraction` (NVFP4's lower share is in its rate).
     """
     tensor = gemm_fraction(gpu)
     slower = slower_unit_gemm_share(gpu, precision)
     if slower is not None:  # fp32, tf32
         peak = gpu.matmul_peak_flops(precision)
         return peak, slower_unit_fraction(gpu, peak, slower[0])
-    if precision == "fp8":
-        share = min(max(linear_share, 0.0), 1.0)
-        speedup = 1.0 / (1.0 - share + share / FP8_TENSOR_RATE)
-        return gpu.peak_flops * speedup, tensor
+    if precision in LOW_BIT_RECIPES:
+        return gpu.peak_flops * linear_fold(gpu, precision, linear_share), tensor
     return gpu.matmul_peak_flops(precision), tensor
 
 
@@ -839,13 +865,24 @@ def forward_matmul_fraction(gpu: GpuSpec, bytes_per_flop: float, peak_flops: flo
 #   (pytorch/ao torchao/testing/float8/roofline_utils.py, get_tensor_memory_traffic_ovhd_s,
 #   "tensorwise"); its README: "Delayed scaling is theoretically faster than dynamic scaling because
 #   of reduced read/write traffic requirements".
+# - ``nvfp4`` (Transformer Engine's NVFP4 recipe, what precision: fp4 runs whatever the stack's fp8
+#   scaling): each input or output-gradient element is scaled twice, by an fp32 scale per tensor
+#   from the tensor's own amax (a pass of its own, 2 bytes read) and by an e4m3 scale per 16 values;
+#   one kernel then reads it again (2) and writes the row-wise copy and the Hadamard-transformed
+#   column-wise copy the weight gradient reads, 4 bits a value and a byte per 16 each (1.125):
+#   5.125 bytes.  The weights are quantised once per optimizer step in 16 x 16 blocks and reused by
+#   every micro-batch, as under delayed scaling (NVIDIA, arXiv:2509.25149, s4; U: amortised).
 #
 # Per (M x K)·(K x N) layer with 6·M·K·N training FLOPs, activation casts of ``a`` bytes per element
 # cost ``(a/6)·(1/K + 1/N)`` bytes per FLOP, weight casts of ``w`` bytes ``w / (6·M)``, streamed at
 # the memory bandwidth.
 FP8_SCALING = ("delayed", "dynamic")
-FP8_CAST_BYTES_PER_ELEMENT: dict[str, float] = {"delayed": 4.0, "dynamic": 6.0}
-FP8_WEIGHT_CAST_BYTES_PER_ELEMENT: dict[str, float] = {"delayed": 0.0, "dynamic": 8.0}
+FP8_CAST_BYTES_PER_ELEMENT: dict[str, float] = {
+    "delayed": 4.0,
+    "dynamic": 6.0,
+    "nvfp4": 2.0 + 2.0 + 2.0 * (0.5 + 1.0 / 16.0),
+}
+FP8_WEIGHT_CAST_BYTES_PER_ELEMENT: dict[str, float] = {"delayed": 0.0, "dynamic": 8.0, "nvfp4": 0.0}
 # Share of the memory bandwidth the cast kernels reach.  Transformer Engine's hand-written fused
 # cast-transpose kernels stream (1.0).  torchao's dynamic scaling runs the amax reductions and casts
 # that torch.compile generates, which its README says do not yet reach "the optimal behavior"
@@ -857,7 +894,7 @@ FP8_WEIGHT_CAST_BYTES_PER_ELEMENT: dict[str, float] = {"delayed": 0.0, "dynamic"
 # per FLOP) gives 1.73x with the casts at the full bandwidth and 1.39x with them at 0.36 of it.
 # Were it measured on power-capped H100s (torchtitan's own tables ran at 500 W), a slower fp8 GEMM
 # would carry part of that gap (U).
-FP8_CAST_BANDWIDTH_SHARE: dict[str, float] = {"delayed": 1.0, "dynamic": 0.36}
+FP8_CAST_BANDWIDTH_SHARE: dict[str, float] = {"delayed": 1.0, "dynamic": 0.36, "nvfp4": 1.0}
 
 
 def fp8_cast_bytes_per_flop(
@@ -1073,9 +1110,9 @@ def attention_extra_flops(
     :func:`attention_time_factor` gives (negative: fewer), for counted FLOPs of which
     ``backward_share`` are the backward pass's.
 
-    The search times a step's FLOPs at one effective peak (:func:`precision_peak`); under fp8 that
-    peak folds the fp8 linear layers in, while the attention core runs at the 16-bit rate, so its
-    change is scaled up by the fold (``1 - share + share / FP8_TENSOR_RATE``) to cost its 16-bit time.
+    The search times a step's FLOPs at one effective peak (:func:`precision_peak`); under fp8 or fp4
+    that peak folds the low-bit linear layers in, while the attention core runs at the 16-bit rate,
+    so its change is scaled up by the fold (:func:`linear_fold`) to cost its 16-bit time.
     """
     extra = (
         attention_time_factor(
@@ -1083,9 +1120,8 @@ def attention_extra_flops(
         )
         - 1.0
     )
-    if precision == "fp8":
-        share = min(max(linear_share, 0.0), 1.0)
-        extra /= 1.0 - share + share / FP8_TENSOR_RATE
+    if precision in LOW_BIT_RECIPES:
+        extra *= linear_fold(gpu, precision, linear_share)
     return extra
 
 

@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 # What to train in instead when a GPU lacks a precision's tensor cores.
-_FALLBACK = {"bf16": "fp16", "pure-bf16": "fp16", "tf32": "fp32", "fp8": "bf16"}
+_FALLBACK = {"bf16": "fp16", "pure-bf16": "fp16", "tf32": "fp32", "fp8": "bf16", "fp4": "fp8"}
 
 
 def precision_fallback(precision: str, gpu: GpuSpec) -> str:
@@ -56,6 +56,8 @@ def precision_fallback(precision: str, gpu: GpuSpec) -> str:
     activations' bytes (a few per cent of the estimate) at the price of its casts and loss
     scaling."""
     fallback = _FALLBACK.get(precision, "fp16")
+    if fallback == "fp8" and not gpu.fp8:
+        fallback = "bf16"
     if fallback == "bf16" and not gpu.bf16:
         fallback = "fp16"
     if fallback == "fp16" and gpu.tensor_tflops_dense <= gpu.fp32_tflops:
@@ -65,7 +67,7 @@ def precision_fallback(precision: str, gpu: GpuSpec) -> str:
 
 def check_precision(spec: WorkloadSpec, gpu: GpuSpec) -> None:
     """Raise ConfigError when ``gpu`` cannot train ``spec`` in its precision (bf16 on a T4 or a
-    V100, fp8 before Hopper and Ada), naming the precision that works there."""
+    V100, fp8 before Hopper and Ada, fp4 before Blackwell), naming the precision that works there."""
     precision = spec.train.precision.value
     why = gpu.cannot_train_in(precision)
     if why is None:

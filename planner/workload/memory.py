@@ -231,6 +231,14 @@ from dataclasses import dataclass
 
 GIB = float(2**30)
 
+# The training recipes whose linear layers run below 16 bits (Transformer Engine's fp8 and NVFP4
+# recipes): both keep the linear layers' inputs for the backward pass in their low-bit form and
+# everything else in 16 bits.  NVFP4 (``fp4``) keeps each such input at 4.5 bits a value (e2m1 and
+# an e4m3 scale per 16) twice, row-wise for the input gradient and as the Hadamard-transformed
+# column-wise copy the weight gradient reads (Transformer Engine's NVFP4 recipe): 1.125 bytes, about
+# fp8's one, and counted as fp8's (U).
+LOW_BIT_RECIPES = ("fp8", "fp4")
+
 # Bytes per stored value by precision name.
 BYTES_PER_VALUE: dict[str, float] = {
     "fp32": 4.0,
@@ -521,7 +529,7 @@ def attention_bytes_per_sbh(precision: str = "bf16") -> float:
     is kept in fp8)."""
     if precision in ("fp32", "tf32"):
         return 2.0 * ATTENTION_WIDTH_BYTES_PER_SBH
-    if precision == "fp8":
+    if precision in LOW_BIT_RECIPES:
         return ATTENTION_WIDTH_BYTES_PER_SBH - FP8_ATTENTION_INPUT_SAVING_PER_SBH
     return ATTENTION_WIDTH_BYTES_PER_SBH
 
@@ -531,7 +539,7 @@ def dense_mlp_bytes_per_sbh(precision: str = "bf16") -> float:
     18; 36 in fp32 and tf32; 13 under fp8, whose two linear inputs are kept in fp8."""
     if precision in ("fp32", "tf32"):
         return 2.0 * MLP_VALUE_BYTES_PER_SBH
-    if precision == "fp8":
+    if precision in LOW_BIT_RECIPES:
         return MLP_VALUE_BYTES_PER_SBH - FP8_MLP_INPUT_SAVING_PER_SBH
     return MLP_VALUE_BYTES_PER_SBH
 
@@ -551,7 +559,7 @@ def mlp_bytes_per_sbh(
     per_f = EAGER_GATED_MLP_BYTES_PER_SBF if gated else PLAIN_MLP_BYTES_PER_SBF
     if precision in ("fp32", "tf32"):
         return 2.0 * (MLP_INPUT_BYTES_PER_SBH + per_f * ffn_per_hidden)
-    if precision == "fp8":
+    if precision in LOW_BIT_RECIPES:
         return MLP_INPUT_BYTES_PER_SBH - 1.0 + (per_f - 1.0) * ffn_per_hidden
     return MLP_INPUT_BYTES_PER_SBH + per_f * ffn_per_hidden
 
@@ -577,7 +585,7 @@ def replicated_bytes_per_sbh(
     values = REPLICATED_BYTES_PER_SBH - DROPOUT_MASK_BYTES_PER_SBH
     if precision in ("fp32", "tf32"):
         values *= 2.0
-    elif precision == "fp8":
+    elif precision in LOW_BIT_RECIPES:
         values -= FP8_REPLICATED_INPUT_SAVING_PER_SBH
     return values + masks + norm_extra_bytes
 
@@ -610,7 +618,7 @@ def layer_bytes_per_sbh(
     extra = wider + mlp + norm_extra_bytes
     if precision in ("fp32", "tf32"):
         return 2.0 * values + masks + extra
-    if precision == "fp8":
+    if precision in LOW_BIT_RECIPES:
         return values + masks - FP8_LINEAR_INPUT_SAVING_PER_SBH + extra
     return values + masks + extra
 
@@ -629,7 +637,7 @@ def expert_bytes_per_sbh(ffn_per_hidden: float, *, precision: str = "bf16") -> f
     a fused SwiGLU's count; eager kernels keep more (:func:`mlp_bytes_per_sbh`)."""
     if precision in ("fp32", "tf32"):
         return 2.0 * (2.0 + 6.0 * ffn_per_hidden)
-    if precision == "fp8":
+    if precision in LOW_BIT_RECIPES:
         return 1.0 + 5.0 * ffn_per_hidden
     return 2.0 + 6.0 * ffn_per_hidden
 

@@ -75,10 +75,12 @@ class Precision(_StrEnum):
     cores: Ampere and newer), ``fp16`` and ``bf16`` (torch.amp autocast with fp32 master weights,
     also written ``amp-fp16`` / ``amp-bf16``), ``pure-bf16`` (bf16 weights, gradients and optimizer
     states, no fp32 copy: torchtune's default), ``fp8`` (Transformer Engine: fp8 linear layers,
-    bf16 elsewhere, bf16/fp32 master weights).  ``int8`` and ``int4`` are inference weight formats,
-    and so are the 4-bit floating-point ones: ``fp4`` (NVIDIA NVFP4: e2m1 values, an e4m3 scale per
-    16 and an fp32 scale per tensor, 4.5 bits a weight) and ``mxfp4`` (OCP Microscaling MXFP4: e2m1
-    values, a power-of-two e8m0 scale per 32, 4.25 bits a weight; what gpt-oss ships in).
+    bf16 elsewhere, bf16/fp32 master weights).  ``fp4`` is NVIDIA NVFP4 (e2m1 values, an e4m3 scale
+    per 16 and an fp32 scale per tensor, 4.5 bits a weight): as a training recipe, Transformer
+    Engine's NVFP4 linear layers on Blackwell (the rest as under fp8), and as an inference weight
+    format.  ``int8`` and ``int4`` are inference weight formats, and so is ``mxfp4`` (OCP
+    Microscaling MXFP4: e2m1 values, a power-of-two e8m0 scale per 32, 4.25 bits a weight; what
+    gpt-oss ships in).
     """
 
     FP32 = "fp32"
@@ -89,7 +91,7 @@ class Precision(_StrEnum):
     FP8 = "fp8"
     INT8 = "int8"  # inference weights only
     INT4 = "int4"  # inference weights only
-    FP4 = "fp4"  # inference weights only (NVFP4)
+    FP4 = "fp4"  # NVFP4: Transformer Engine's NVFP4 training recipe, and inference weights
     MXFP4 = "mxfp4"  # inference weights only (OCP MXFP4)
 
 
@@ -103,13 +105,15 @@ PRECISION_ALIASES = {
     "16-mixed": "fp16",
     "te-fp8": "fp8",
     "fp8-te": "fp8",
+    "nvfp4": "fp4",
+    "te-nvfp4": "fp4",
     "bf16-pure": "pure-bf16",
     "bf16-true": "pure-bf16",
     "32": "fp32",
     "32-true": "fp32",
 }
 # Weight formats that serve a model but cannot train one.
-INFERENCE_ONLY_PRECISIONS = ("int8", "int4", "fp4", "mxfp4")
+INFERENCE_ONLY_PRECISIONS = ("int8", "int4", "mxfp4")
 
 
 class Optimizer(_StrEnum):
@@ -412,16 +416,20 @@ class TrainingSection(_Section):
     @classmethod
     def _precision_names(cls, raw: Any) -> Any:
         """``amp-bf16`` and the other framework spellings read as their precision; ``int8``,
-        ``int4``, ``fp4`` and ``mxfp4`` are refused: they store weights for serving, and no
-        training recipe the planner models runs on them (QLoRA's 4-bit frozen weights are
-        ``method: qlora``; fp8 is the lowest training precision modelled)."""
+        ``int4`` and ``mxfp4`` are refused: they store weights for serving, and no training recipe
+        the planner models runs on them (QLoRA's 4-bit frozen weights are ``method: qlora``; NVFP4,
+        ``fp4``, is the lowest training precision modelled)."""
         if isinstance(raw, dict) and isinstance(raw.get("precision"), str):
             name = raw["precision"].strip().lower()
             if name in INFERENCE_ONLY_PRECISIONS:
-                fp4 = " (4-bit floating-point training is not modelled)" if "fp4" in name else ""
+                fp4 = (
+                    " (4-bit floating-point training is modelled as NVIDIA's NVFP4: precision: fp4)"
+                    if name == "mxfp4"
+                    else ""
+                )
                 raise ValueError(
                     f"precision {name} stores weights for serving{fp4}; training runs in fp32, "
-                    "tf32, fp16, bf16, pure-bf16 or fp8 (for 4-bit frozen weights use method: "
+                    "tf32, fp16, bf16, pure-bf16, fp8 or fp4 (for 4-bit frozen weights use method: "
                     f"qlora; serve {name} weights with kind: inference)"
                 )
             raw = {**raw, "precision": PRECISION_ALIASES.get(name, name)}
@@ -531,13 +539,14 @@ class TrainingSection(_Section):
     @model_validator(mode="after")
     def _qlora_precision(self) -> TrainingSection:
         """QLoRA dequantises its 4-bit frozen weights to 16 bits for every matmul (bitsandbytes'
-        compute dtype), so no matmul runs in fp8: the estimate doubled their rate for nothing."""
-        if self.method is Method.QLORA and self.precision is Precision.FP8:
+        compute dtype), so no matmul runs in fp8 or fp4: the estimate sped them up for nothing."""
+        if self.method is Method.QLORA and self.precision in (Precision.FP8, Precision.FP4):
+            low = self.precision.value
             raise FieldError(
                 "precision",
-                "fp8 with method: qlora: QLoRA dequantises its 4-bit frozen weights to 16 bits "
-                "for every matmul, so none runs in fp8; use precision: bf16 (fp16 on a GPU "
-                "without bf16), or method: lora to train in fp8",
+                f"{low} with method: qlora: QLoRA dequantises its 4-bit frozen weights to 16 bits "
+                f"for every matmul, so none runs in {low}; use precision: bf16 (fp16 on a GPU "
+                f"without bf16), or method: lora to train in {low}",
             )
         return self
 

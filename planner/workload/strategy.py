@@ -521,11 +521,13 @@ def _compute_gpu_constants(f: TrainFacts, gpu: GpuSpec, flash: bool) -> _GpuCons
     ops_per_byte = peak / bw * eff.result_bytes(f.precision) / 2.0
     # the traffic the calibrated fraction held was streamed at the calibration part's bandwidth
     ops_per_byte_cal = ops_per_byte * eff.calibration_ops_per_byte(gpu) / eff.ops_per_byte(gpu)
-    # fp8: the linear layers (a share ``linear_share`` of the FLOPs) run at the fp8 tensor rate
-    # (folded into ``peak``) and their casts, by the stack's scaling recipe, stream the memory on top
-    # of the calibrated time, which held 16-bit matmuls only
-    fp8_share = f.linear_share if f.precision == "fp8" else 0.0
+    # fp8 and fp4: the linear layers (a share ``linear_share`` of the FLOPs) run at the low-bit
+    # tensor rate (folded into ``peak``) and their casts, by the stack's fp8 scaling recipe or
+    # NVFP4's, stream the memory on top of the calibrated time, which held 16-bit matmuls only
+    fp8_share = f.linear_share if f.precision in eff.LOW_BIT_RECIPES else 0.0
     fp8_scaling = f.framework.fp8_scaling if f.framework is not None else "delayed"
+    if f.precision == "fp4":
+        fp8_scaling = "nvfp4"
     reference_x = eff.reference_bytes_per_flop(gpu)
     attention_extra = functools.partial(
         eff.attention_extra_flops,

@@ -1024,6 +1024,10 @@ PRECISION_TEXT = {
     "bf16": "bf16 mixed precision (torch.amp, fp32 master weights)",
     "pure-bf16": "pure bf16 (bf16 weights, gradients and optimizer states, no fp32 copy)",
     "fp8": "fp8 (Transformer Engine: fp8 linear layers, bf16 attention and output layer)",
+    "fp4": (
+        "fp4 (Transformer Engine NVFP4: NVFP4 linear layers, e2m1 values with an e4m3 scale per 16, "
+        "bf16 attention and output layer)"
+    ),
 }
 
 
@@ -1036,6 +1040,15 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
             f"{g:.2f} of the {gpu.tensor_tflops_dense:g} TFLOPS dense 16-bit peak, "
             f"{f.linear_share:.0%} of the FLOPs (the linear layers) at {eff.FP8_TENSOR_RATE:g}x "
             f"that rate in fp8, their casts ({scaling} scaling) as memory traffic"
+        )
+    if f.precision == "fp4":
+        rate = eff.linear_tensor_rate(gpu, "fp4")
+        return (
+            f"{g:.2f} of the {gpu.tensor_tflops_dense:g} TFLOPS dense 16-bit peak, "
+            f"{f.linear_share:.0%} of the FLOPs (the linear layers) at {rate:.2f}x that rate in "
+            f"NVFP4 (the {gpu.matmul_peak_flops('fp4') / 1e12:,.0f} TFLOPS dense fp4 peak at "
+            f"{eff.fp4_gemm_share(gpu):.2f} of fp8's GEMM share), their casts (a per-tensor amax "
+            "pass, row-wise and Hadamard-transformed column-wise copies) as memory traffic"
         )
     # by precision, not by peak: tf32 runs on the TF32 tensor cores even where their peak is the
     # CUDA cores' (GeForce Ampere and Ada: 12.7 and 12.7 TFLOPS on the RTX 3060)
