@@ -573,6 +573,15 @@ def linear_fold(gpu: GpuSpec, precision: str, linear_share: float) -> float:
     return 1.0 / (1.0 - share + share / linear_tensor_rate(gpu, precision))
 
 
+def power_capped_gemm_share(gpu: GpuSpec) -> float | None:
+    """Share of its dense tensor peak a big GEMM sustains on a power-capped board (the T4's 70 W
+    hold 24 of its 65 TFLOPS fp16 under a continuous cuBLAS GEMM: inference_efficiency.yaml,
+    ``power_capped_peak_fraction``, whose source says why), where below :data:`TENSOR_GEMM_SHARE`;
+    None for a board that holds its boost clock (every one without a published sustained figure)."""
+    cap = load_inference_efficiency().power_capped_peak_fraction.get(gpu.name)
+    return cap if cap is not None and cap < TENSOR_GEMM_SHARE else None
+
+
 def slower_unit_fraction(gpu: GpuSpec, peak_flops: float, gemm_share: float) -> float:
     """Share of ``peak_flops`` training matmuls of the reference shape sustain on a unit slower than
     ``gpu``'s 16-bit tensor cores, whose GEMMs reach ``gemm_share`` of it: the family's calibrated
@@ -608,13 +617,20 @@ def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> t
     (the linear layers) at :func:`linear_tensor_rate` times the 16-bit rate and the rest at it,
     folded into one effective peak (the casts are charged as memory traffic,
     :func:`fp8_cast_bytes_per_flop`); 16-bit recipes run at the dense tensor peak.  fp8, fp4 and
-    16-bit keep the family's :func:`gemm_fraction` (NVFP4's lower share is in its rate).
+    16-bit keep the family's :func:`gemm_fraction` (NVFP4's lower share is in its rate), but on a
+    power-capped board (:func:`power_capped_gemm_share`) whose tensor cores cannot hold their boost
+    clock under a matmul load, its GEMMs run at the capped share as on a slower unit.
     """
     tensor = gemm_fraction(gpu)
     slower = slower_unit_gemm_share(gpu, precision)
     if slower is not None:  # fp32, tf32
         peak = gpu.matmul_peak_flops(precision)
         return peak, slower_unit_fraction(gpu, peak, slower[0])
+    capped = power_capped_gemm_share(gpu)
+    if capped is not None:
+        # a power-capped board's tensor cores run below their boost clock under a matmul load: its
+        # GEMMs reach that share of the peak, the family's time beyond its GEMMs kept
+        tensor = slower_unit_fraction(gpu, gpu.peak_flops, capped)
     if precision in LOW_BIT_RECIPES:
         return gpu.peak_flops * linear_fold(gpu, precision, linear_share), tensor
     return gpu.matmul_peak_flops(precision), tensor

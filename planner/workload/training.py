@@ -1055,7 +1055,13 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
     # (and AMD's GPUs have no CUDA cores: "FP32", the figure their datasheets give)
     fp32 = "CUDA-core fp32" if gpu.vendor == "nvidia" else "FP32"
     unit = {"fp32": fp32, "tf32": "TF32 tensor"}.get(f.precision, "16-bit tensor")
-    return f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense {unit} peak"
+    capped = eff.power_capped_gemm_share(gpu) if f.precision != "fp32" else None
+    cap = (
+        f" (power-capped: a big GEMM holds {capped:.2f} of it at the board's power limit)"
+        if capped is not None
+        else ""
+    )
+    return f"{g:.2f} of the {peak / 1e12:g} TFLOPS dense {unit} peak{cap}"
 
 
 def _attention_text(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
