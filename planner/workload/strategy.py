@@ -845,11 +845,17 @@ def _sync_seconds(
     ZeRO/FSDP keep 16-bit parameters and gradients and communicate those; plain DDP under torch.amp
     all-reduces the fp32 gradients (``grad_comm_bytes``), as does every layout that runs eager
     autocast over fp32 weights (:func:`autocast_layout`: its gradients are the fp32 leaves').
+    ZeRO-3 shards the frozen weights of a LoRA or QLoRA job with the rest (:func:`_place`), so each
+    micro-batch gathers them too, in the forward pass and again in the backward pass, at the bytes
+    they are kept in (``frozen_bytes``: 16-bit, or QLoRA's 4-bit storage); only the trainable
+    weights' gradients are reduced.
     """
     # expert gradients are reduced only among the replicas of the same experts (1/ep of them each)
-    local = f.trainable / split * (1.0 - f.expert_share + f.expert_share / ep)
+    spread = 1.0 - f.expert_share + f.expert_share / ep
+    local = f.trainable / split * spread
     if zero >= 3:
-        return collective_seconds(3.0, local * 2.0, dp, d_in, s.links)
+        frozen = (f.params - f.trainable) / split * spread * f.frozen_bytes
+        return collective_seconds(1.0, 3.0 * local * 2.0 + 2.0 * frozen, dp, d_in, s.links)
     plain = 4.0 if autocast_layout(f, zero) else f.grad_comm_bytes
     shard = local * (2.0 if zero else plain)
     return collective_seconds(2.0, shard, dp, d_in, s.links)
