@@ -159,15 +159,31 @@ class GpuSpec:
 
     def cannot_train_in(self, precision: str) -> str | None:
         """Why this GPU cannot train in ``precision`` (None when it can)."""
+        lacks = self.lacks_tensor_cores_for(precision)
+        if lacks is None:
+            return None
+        where = {
+            "fp8": " (Hopper, Ada or Blackwell has them)",
+            "fp4": " (Blackwell has them)",
+        }.get(precision, " (Ampere or newer has them)")
+        if lacks.startswith("no "):
+            return f"{self.name} has {lacks}{where}"
+        return f"{self.name}'s {lacks}"
+
+    def lacks_tensor_cores_for(self, precision: str) -> str | None:
+        """What this GPU lacks to train in ``precision``, without its name (``no fp8 tensor
+        cores``), so that a quote can list the GPUs that lack the same thing together; None when
+        it can."""
         if precision in ("bf16", "pure-bf16", "tf32") and not self.bf16:
-            return f"{self.name} has no {precision} tensor cores (Ampere or newer has them)"
+            return f"no {precision} tensor cores"
         if precision == "fp8" and not self.fp8:
-            return f"{self.name} has no fp8 tensor cores (Hopper, Ada or Blackwell has them)"
+            return "no fp8 tensor cores"
         if precision == "fp4" and not self.fp4:
-            return f"{self.name} has no fp4 tensor cores (Blackwell has them)"
+            return "no fp4 tensor cores"
         if precision == "fp4" and self.vendor != "nvidia":
-            # NVFP4's e4m3 scale per 16 values is NVIDIA's; CDNA4's fp4 instructions take OCP MXFP4
-            return f"{self.name}'s fp4 tensor cores take OCP MXFP4, not NVIDIA's NVFP4"
+            # NVFP4's e4m3 scale per 16 values is NVIDIA's; AMD CDNA4's scaled matrix instructions
+            # take the OCP MX formats' e8m0 scale per 32 (AMD CDNA4 ISA)
+            return "fp4 tensor cores take OCP MXFP4, not NVIDIA's NVFP4"
         return None
 
     def to_record(self) -> dict[str, Any]:

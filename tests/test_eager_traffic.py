@@ -95,6 +95,13 @@ def test_autocast_runs_the_score_chain_in_fp32_with_a_cast_back() -> None:
     t0 = eff.eager_traffic(**bert, seq=512, gated=False, dropout=False, element_bytes=2.0)
     assert t0.autocast_score_forward == (12 - 4) * scores
     assert t0.autocast_score_backward == (18 - 2 * 4) * scores
+    # a decoder casts the probabilities back before its dropout, which runs at 16 bits: +12 and
+    # +18, less the stored 7 bytes' 2 per pass
+    gpt2 = eff.eager_traffic(
+        **bert, seq=512, gated=False, dropout=True, element_bytes=2.0, causal=True
+    )
+    assert gpt2.autocast_score_forward == (12 - 2) * scores
+    assert gpt2.autocast_score_backward == (18 - 2 * 2) * scores
     # a recomputed forward runs the chain again
     assert (
         t0.per_token(scores=True, recompute_share=1.0, autocast=True)
@@ -147,6 +154,18 @@ def test_the_fp32_score_chain_is_paid_where_the_layout_autocasts() -> None:
     assert plain is not None and plain.strategy == ac.strategy
     extra_s = 4 * chain / (v100.memory_bandwidth_gb_per_s * 1e9 * eff.MEMORY_BW_FRACTION)
     assert ac.step_s - plain.step_s == pytest.approx(extra_s, rel=1e-6)
+    # apex's layout does not autocast, so zeroing its chain changes nothing
+    ap, _ = st.search_training(apex, v100, 1, links, flash=False)
+    assert apex.eager_traffic is not None
+    apex_no_chain = replace(
+        apex,
+        eager_traffic=replace(
+            apex.eager_traffic, autocast_score_forward=0.0, autocast_score_backward=0.0
+        ),
+    )
+    ap0, _ = st.search_training(apex_no_chain, v100, 1, links, flash=False)
+    assert ap is not None and ap0 is not None
+    assert ap.step_s == ap0.step_s
 
 
 def llama_layer(element_bytes: float, stored_extra: float = 0.0) -> eff.EagerTraffic:

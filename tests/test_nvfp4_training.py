@@ -167,3 +167,43 @@ def test_a_quote_in_fp4_runs_on_blackwell_and_says_why_the_others_are_left_out()
     left_out = " ".join(quote.excluded)
     assert "H100" in left_out and "cannot train in fp4" in left_out
     assert "training.precision: fp8 runs on them" in left_out
+
+
+def test_an_nvfp4_lora_keeps_its_frozen_weights_as_fp8_does() -> None:
+    def lora(precision: str) -> Any:
+        return parse_workload(
+            {
+                "name": "l",
+                "kind": "finetune",
+                "model": "llama-2-70b",
+                "data": {"tokens": 1e6, "tokens_per_sample": 8192},
+                "training": {
+                    "precision": precision,
+                    "framework": "nemo",
+                    "method": "lora",
+                    "lora_rank": 16,
+                    "lora_targets": "attention",
+                    "global_batch_samples": 8,
+                },
+            }
+        )
+
+    fp8 = planner.estimate(lora("fp8"), "B200", 8)
+    fp4 = planner.estimate(lora("fp4"), "B200", 8)
+    assert fp4.memory_breakdown_gib["weights"] == pytest.approx(fp8.memory_breakdown_gib["weights"])
+    # 69B frozen weights at one byte, over the layout's split
+    assert fp8.memory_breakdown_gib["weights"] < 69e9 / 2**30
+
+
+def test_a_quote_says_an_mxfp4_gpu_takes_no_nvfp4() -> None:
+    from planner.optimize.candidates import _precision_problem
+
+    spec = llama_8b("fp4")
+    assert _precision_problem(spec, resolve_gpu("MI355X")) == (
+        "cannot train in fp4 (fp4 tensor cores take OCP MXFP4, not NVIDIA's NVFP4); "
+        "training.precision: fp8 runs on them"
+    )
+    assert _precision_problem(spec, resolve_gpu("H100")) == (
+        "cannot train in fp4 (no fp4 tensor cores); training.precision: fp8 runs on them"
+    )
+    assert _precision_problem(spec, B200) is None

@@ -296,12 +296,13 @@ def _precision_problem(spec: WorkloadSpec, gpu: GpuSpec) -> str | None:
     if spec.kind.value == "inference":
         return None
     precision = spec.train.precision.value
-    if gpu.cannot_train_in(precision) is None:
+    lacks = gpu.lacks_tensor_cores_for(precision)
+    if lacks is None:
         return None
     from planner.workload.estimator import precision_fallback
 
     return (
-        f"cannot train in {precision} (no {precision} tensor cores); "
+        f"cannot train in {precision} ({lacks}); "
         f"training.precision: {precision_fallback(precision, gpu)} runs on them"
     )
 

@@ -40,6 +40,7 @@ from typing import Any
 from planner.config.yamlfile import parse_packaged_yaml
 from planner.gpu_specs import GpuSpec
 from planner.schema import Fabric, Interconnect
+from planner.workload.memory import LOW_BIT_RECIPES
 
 # Share of the dense tensor peak that large training matmuls (incl. fused attention) sustain.
 # A100 0.55: llm-foundry 44-64% MFU, TinyLlama 56% (59% with attention FLOPs), Korthikanti 175B
@@ -63,7 +64,9 @@ from planner.schema import Fabric, Interconnect
 #   Workstation 0.40: Turing Quadro/Titan full-rate FP32 accumulate (C27).
 # Inference-class datacenter cards (T4, L4, A10, A10G, A2) 0.35: power-capped parts (40-150 W; T4: ~24 of
 #   its 65 TFLOPS on a continuous fp16 GEMM at its 70 W cap, NVIDIA developer forum "About GPU peak
-#   performance", 2023).
+#   performance", 2023), a planning figure for the group.  The T4 itself, whose sustained rate is
+#   published, trains at that rate beside the uncapped Turing's time beyond its GEMMs
+#   (precision_peak, UNCAPPED_FAMILY below).
 # L40S 0.52, the GeForce (Ada) figure: it is the RTX 4090's AD102 chip (142 of its SMs enabled
 #   against the 4090's 128, both 2,520 MHz boost; NVIDIA L40S datasheet: 362.05 dense FP16/BF16
 #   tensor TFLOPS, "733*" with sparsity, FP8 733 dense / 1,466 sparse, 350 W), running the same
@@ -210,10 +213,11 @@ MEMORY_BW_FRACTION = 0.8
 EAGER_SCORE_BYTES_PER_ELEMENT = (4.0, 2.0)  # x e, forward, backward
 # Under eager torch.autocast over fp32 weights (frameworks.yaml ``autocast``) the score chain runs
 # partly in fp32: the mask is built in the fp32 model's dtype, so the masked scores come out fp32;
-# ``softmax`` is on autocast's fp32 list, and so is the dropout after it, which keeps the fp32
-# type; the value matmul then casts the probabilities back to 16 bits (a kernel of its own).  Per
-# score element, against the 16-bit chain above (the mask add, softmax, dropout and no cast), the
-# kernels move:
+# ``softmax`` is on autocast's fp32 list; an encoder's attention dropout (transformers'
+# BertSelfAttention, its ViT and RoBERTa kin) then keeps the fp32 type, on no autocast list itself,
+# and the value matmul casts the probabilities back to 16 bits (a kernel of its own).  Per score
+# element, against the 16-bit chain above (the mask add, softmax, dropout and no cast), the kernels
+# move:
 #   forward: the mask add writes 4 (+2), softmax reads 4 (+2) and writes 4 (+2), dropout reads and
 #     writes 4 (+2, +2), the cast reads 4 and writes 2 (+6): +16 with dropout, +12 without;
 #   backward: the cast's backward reads 2 and writes 4 (+6), dropout's reads and writes 4 (+4),
@@ -223,9 +227,17 @@ EAGER_SCORE_BYTES_PER_ELEMENT = (4.0, 2.0)  # x e, forward, backward
 # The activation passes already stream what autocast stores beyond the 16-bit chain (memory.py:
 # the fp32 softmax output and the cast, 7 bytes against 5 with the dropout mask, 6 against 2
 # without: +2 or +4 per pass, one pass forward and two backward), so what is left is 16 - 2 = 14
-# forward and 22 - 4 = 18 backward with dropout, 12 - 4 = 8 and 18 - 8 = 10 without.  Bytes per
-# score element, not per e: the widths are autocast's, whatever the 16-bit type.
-AUTOCAST_SCORE_BYTES_PER_ELEMENT = {True: (14.0, 18.0), False: (8.0, 10.0)}  # by dropout
+# forward and 22 - 4 = 18 backward with dropout, 12 - 4 = 8 and 18 - 8 = 10 without.  A decoder
+# casts the probabilities back before its dropout (GPT2Attention's ``attn_weights.type(
+# value.dtype)``, OPT's and Llama's ``softmax(..., dtype=float32).to(dtype)``), which then runs at
+# 16 bits as in the chain above: +12 forward, +18 backward, the stored bytes as with dropout (the
+# fp32 softmax output, the mask, the 16-bit dropout output: 7), so 10 and 14.  Bytes per score
+# element, not per e: the widths are autocast's, whatever the 16-bit type.
+AUTOCAST_SCORE_BYTES_PER_ELEMENT = {  # by (dropout, the dropout in fp32)
+    (True, True): (14.0, 18.0),
+    (True, False): (10.0, 14.0),
+    (False, False): (8.0, 10.0),
+}
 EAGER_DROPOUT_ADD_BYTES_PER_ELEMENT = 2.0  # x e, forward, per site (two a layer)
 EAGER_RMSNORM_FORWARD = (28.0, 2.0)  # fixed bytes + x e
 EAGER_RMSNORM_BACKWARD = (56.0, 3.0)
@@ -297,12 +309,14 @@ def eager_traffic(
     element_bytes: float,
     lora_width: float = 0.0,
     stored_extra: float = 0.0,
+    causal: bool = False,
 ) -> EagerTraffic:
     """The :class:`EagerTraffic` of one transformer layer: ``mlp_width`` the gated MLP's width per
     token (an MoE layer's experts per token times each expert's), ``heads x seq`` score elements
     per token, ``lora_width`` the summed output widths of the LoRA-adapted linear layers,
     ``stored_extra`` the bytes per token the eager layer stores beyond a fused one, whose write
-    (forward) and read and gradient (backward) the activation passes already stream."""
+    (forward) and read and gradient (backward) the activation passes already stream; ``causal``
+    a decoder's order of the autocast score chain (:data:`AUTOCAST_SCORE_BYTES_PER_ELEMENT`)."""
     e = element_bytes
     fwd = bwd = 0.0
     if dropout:
@@ -323,13 +337,15 @@ def eager_traffic(
     fwd = max(fwd - stored_extra, 0.0)
     bwd = max(bwd - 2.0 * stored_extra, 0.0)
     scores = e * heads * seq
+    # a decoder (``causal``) casts its probabilities to 16 bits before the dropout
+    chain = AUTOCAST_SCORE_BYTES_PER_ELEMENT[(dropout, dropout and not causal)]
     return EagerTraffic(
         forward=fwd,
         backward=bwd,
         score_forward=EAGER_SCORE_BYTES_PER_ELEMENT[0] * scores,
         score_backward=EAGER_SCORE_BYTES_PER_ELEMENT[1] * scores,
-        autocast_score_forward=AUTOCAST_SCORE_BYTES_PER_ELEMENT[dropout][0] * heads * seq,
-        autocast_score_backward=AUTOCAST_SCORE_BYTES_PER_ELEMENT[dropout][1] * heads * seq,
+        autocast_score_forward=chain[0] * heads * seq,
+        autocast_score_backward=chain[1] * heads * seq,
         hidden_forward=min(hidden_fwd, fwd),
         hidden_backward=min(hidden_bwd, bwd),
     )
@@ -545,20 +561,23 @@ def fp4_gemm_share(gpu: GpuSpec) -> float:
     return FP4_GEMM_SHARE_OF_FP8.get(gpu.family, 1.0)
 
 
-# Training recipes that run the linear layers below 16 bits and the rest (attention, the output
-# layer) at 16 (planner/workload/memory.py LOW_BIT_RECIPES): fp8 (Transformer Engine's fp8 recipes,
-# torchao float8) and fp4, Transformer Engine's NVFP4 recipe on Blackwell (NVIDIA, "Pretraining
-# Large Language Models with NVFP4", arXiv:2509.25149: the linear layers' forward, input-gradient
-# and weight-gradient GEMMs in NVFP4, with a Hadamard transform on the weight gradient's inputs and
-# stochastic rounding of the gradients; MLPerf Training v5.1's Blackwell Llama 3.1 runs).
-LOW_BIT_RECIPES = ("fp8", "fp4")
+# LOW_BIT_RECIPES (memory.py): the training recipes that run the linear layers below 16 bits and
+# the rest (attention, the output layer) at 16: fp8 (Transformer Engine's fp8 recipes, torchao
+# float8) and fp4, Transformer Engine's NVFP4 recipe on Blackwell (NVIDIA, "Pretraining Large
+# Language Models with NVFP4", arXiv:2509.25149: the linear layers' forward, input-gradient and
+# weight-gradient GEMMs in NVFP4, with a Hadamard transform on the weight gradient's inputs and
+# stochastic rounding of the gradients; MLPerf Training v5.1's Blackwell Llama 3.1 runs).  Every
+# linear layer is taken to run in NVFP4; the paper keeps a few sensitive ones in BF16 (about 16% of
+# its 12B model's), which the estimate does not (U).
 
 
 def linear_tensor_rate(gpu: GpuSpec, precision: str) -> float:
     """How many times the 16-bit rate a low-bit recipe's linear layers run at on ``gpu``: fp8 at
-    :data:`FP8_TENSOR_RATE`; NVFP4 at the fp4 dense peak over the 16-bit one (4x on B200, 6x on
-    B300 and GB300: gpus.yaml) times the share of fp8's GEMM fraction block-scaled NVFP4 GEMMs reach
-    (:func:`fp4_gemm_share`); 1 for every other recipe."""
+    :data:`FP8_TENSOR_RATE`; NVFP4 at the fp4 dense peak over the 16-bit one (4x on a B200, 6x on a
+    B300 or GB300: NVIDIA's HGX B200, HGX B300 and GB300 NVL72 datasheets) times the share of fp8's
+    GEMM fraction block-scaled NVFP4 GEMMs reach (:func:`fp4_gemm_share`, measured against fp8:
+    this takes fp8 to reach the 16-bit share, as :data:`FP8_TENSOR_RATE` does, so that NVFP4 over
+    fp8 is the benchmark's own 1.71x at a B200's 2x peak ratio); 1 for every other recipe."""
     if precision == "fp8":
         return FP8_TENSOR_RATE
     if precision == "fp4":
@@ -575,11 +594,24 @@ def linear_fold(gpu: GpuSpec, precision: str, linear_share: float) -> float:
 
 def power_capped_gemm_share(gpu: GpuSpec) -> float | None:
     """Share of its dense tensor peak a big GEMM sustains on a power-capped board (the T4's 70 W
-    hold 24 of its 65 TFLOPS fp16 under a continuous cuBLAS GEMM: inference_efficiency.yaml,
-    ``power_capped_peak_fraction``, whose source says why), where below :data:`TENSOR_GEMM_SHARE`;
-    None for a board that holds its boost clock (every one without a published sustained figure)."""
+    hold ~24 of its 65 TFLOPS fp16 under a continuous cuBLAS GEMM: NVIDIA developer forum, "About GPU
+    peak performance", 2023), where below :data:`TENSOR_GEMM_SHARE`; None for a board that holds its
+    boost clock (every one without a published sustained figure)."""
     cap = load_inference_efficiency().power_capped_peak_fraction.get(gpu.name)
     return cap if cap is not None and cap < TENSOR_GEMM_SHARE else None
+
+
+# The family whose measured fraction describes a power-capped board's chip uncapped: the T4's
+# TU104 has the Turing SMs of the Quadro RTX 6000's TU102, which holds its clock at 260 W and whose
+# 0.40 is measured (GEMM_FRACTION: RTX-Pro, C27); the T4 family's 0.35 is a planning figure for the
+# inference-class cards as a group, the cap already folded in, so it cannot be capped again.
+UNCAPPED_FAMILY = {"T4": "RTX-Pro"}
+
+
+def uncapped_gemm_fraction(gpu: GpuSpec) -> float:
+    """:func:`gemm_fraction` of ``gpu``'s chip where it holds its clock (:data:`UNCAPPED_FAMILY`)."""
+    family = UNCAPPED_FAMILY.get(gpu.name)
+    return GEMM_FRACTION[family] if family is not None else gemm_fraction(gpu)
 
 
 def slower_unit_fraction(gpu: GpuSpec, peak_flops: float, gemm_share: float) -> float:
@@ -619,7 +651,8 @@ def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> t
     :func:`fp8_cast_bytes_per_flop`); 16-bit recipes run at the dense tensor peak.  fp8, fp4 and
     16-bit keep the family's :func:`gemm_fraction` (NVFP4's lower share is in its rate), but on a
     power-capped board (:func:`power_capped_gemm_share`) whose tensor cores cannot hold their boost
-    clock under a matmul load, its GEMMs run at the capped share as on a slower unit.
+    clock under a matmul load, its GEMMs run at the capped share, beside the time the chip spends
+    beyond its GEMMs where it holds its clock (:func:`uncapped_gemm_fraction`).
     """
     tensor = gemm_fraction(gpu)
     slower = slower_unit_gemm_share(gpu, precision)
@@ -629,8 +662,9 @@ def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> t
     capped = power_capped_gemm_share(gpu)
     if capped is not None:
         # a power-capped board's tensor cores run below their boost clock under a matmul load: its
-        # GEMMs reach that share of the peak, the family's time beyond its GEMMs kept
-        tensor = slower_unit_fraction(gpu, gpu.peak_flops, capped)
+        # GEMMs reach that share of the peak, beside the uncapped chip's time beyond its GEMMs
+        rest = max(1.0 / uncapped_gemm_fraction(gpu) - 1.0 / TENSOR_GEMM_SHARE, 0.0)
+        tensor = 1.0 / (1.0 / capped + rest)
     if precision in LOW_BIT_RECIPES:
         return gpu.peak_flops * linear_fold(gpu, precision, linear_share), tensor
     return gpu.matmul_peak_flops(precision), tensor
@@ -921,7 +955,8 @@ def fp8_cast_bytes_per_flop(
     scaling: str = "delayed",
     experts: ExpertShape | None = None,
 ) -> float:
-    """Cast bytes per fp8 linear FLOP of one transformer layer under ``scaling`` (FP8_SCALING), as
+    """Cast bytes per low-bit linear FLOP of one transformer layer under ``scaling`` (FP8_SCALING,
+    or ``nvfp4`` for the NVFP4 recipe: the FP8_* tables carry both low-bit recipes), as
     bytes streamed at the full bandwidth (over :data:`FP8_CAST_BANDWIDTH_SHARE`):
     its activation casts, FLOP-weighted over the four matmuls (whose ``1/K + 1/N`` averages
     ``1/hidden + MATMULS_PER_LAYER · tp · hidden / layer_params`` as in

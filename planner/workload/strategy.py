@@ -840,7 +840,7 @@ def _sync_seconds(
     f: TrainFacts, s: _Search, dp: int, d_in: int, split: float, zero: int, ep: int = 1
 ) -> float:
     """One data-parallel exchange: the gradient reduction of a step (2·G bytes), or ZeRO-3's
-    gathers of one micro-batch (3·G).
+    gathers and reduction of one micro-batch (3·G, and twice the frozen weights F: 3·G + 2·F).
 
     ZeRO/FSDP keep 16-bit parameters and gradients and communicate those; plain DDP under torch.amp
     all-reduces the fp32 gradients (``grad_comm_bytes``), as does every layout that runs eager

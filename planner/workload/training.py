@@ -260,6 +260,7 @@ def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | Non
         element_bytes=eff.result_bytes(precision),
         lora_width=_lora_output_width(spec, mlp_width) if meth in ("lora", "qlora") else 0.0,
         stored_extra=stored_extra,
+        causal=m.arch == "decoder",
     )
 
 
@@ -474,7 +475,8 @@ def _compute_train_facts(
             quantization=quantization,
         )
         if meth == "qlora"
-        else mem.BYTES_PER_VALUE.get(precision, 2.0)
+        # NVFP4 LoRA keeps its frozen weights as the fp8 recipe does, in 8 bits (U)
+        else mem.BYTES_PER_VALUE.get("fp8" if precision == "fp4" else precision, 2.0)
     )
     if precision in ("fp32", "tf32") and meth != "full":
         frozen_bytes = 4.0
@@ -1055,7 +1057,7 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
     # (and AMD's GPUs have no CUDA cores: "FP32", the figure their datasheets give)
     fp32 = "CUDA-core fp32" if gpu.vendor == "nvidia" else "FP32"
     unit = {"fp32": fp32, "tf32": "TF32 tensor"}.get(f.precision, "16-bit tensor")
-    capped = eff.power_capped_gemm_share(gpu) if f.precision != "fp32" else None
+    capped = eff.power_capped_gemm_share(gpu) if f.precision not in ("fp32", "tf32") else None
     cap = (
         f" (power-capped: a big GEMM holds {capped:.2f} of it at the board's power limit)"
         if capped is not None
