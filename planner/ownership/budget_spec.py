@@ -385,6 +385,15 @@ def _gpu_class(
         buys.append(BuyOption(hw, b.lead_time_months, b.utilization, b.max_machines))
     owned: list[OwnedFleet] = []
     for j, o in enumerate(c.owned):
+        if o.machines == 0:
+            # was: accepted, an owned fleet of no machines (a plan of it costs nothing)
+            raise ConfigError(
+                "0 machines owned: an owned entry lists machines you have",
+                file=ctx.file,
+                key_path=f"{where}.owned[{j}].machines",
+                hint="write how many you own (1 or more), or remove the entry if you own none; "
+                "machines you may buy go under buy:",
+            )
         hw = _hardware(o.hardware, f"{where}.owned[{j}].hardware", gpu, ctx)
         if o.machines is not None:
             hw = _with_machines(hw, o.machines)
