@@ -380,6 +380,16 @@ def _gpu_class(
     used: list[tuple[str, HardwareSpec]] = []
     buys: list[BuyOption] = []
     for j, b in enumerate(c.buy):
+        if b.lead_time_months >= ctx.months:
+            # was: accepted, a purchase no month of the plan can order and receive
+            raise ConfigError(
+                f"a lead time of {b.lead_time_months} months leaves no month of the "
+                f"{ctx.months}-month horizon to order it in and use it",
+                file=ctx.file,
+                key_path=f"{where}.buy[{j}].lead_time_months",
+                hint=f"give a lead time under {ctx.months} months (3 is typical for GPU "
+                "servers), a longer horizon_months, or remove the entry",
+            )
         hw = _hardware(b.hardware, f"{where}.buy[{j}].hardware", gpu, ctx)
         used.append((b.hardware, hw))
         buys.append(BuyOption(hw, b.lead_time_months, b.utilization, b.max_machines))
