@@ -467,7 +467,11 @@ class Planner:
         if not isinstance(spec, WorkloadSpec):
             raise ConfigError(f"expected a workload name, path or WorkloadSpec, got {workload!r}")
         if not isinstance(spec_gpu, GpuSpec):
-            raise ConfigError(f"expected a GPU name or GpuSpec, got {gpu!r}", key_path="gpu")
+            raise ConfigError(
+                f"expected a GPU name or GpuSpec, got {gpu!r}",
+                key_path="gpu",
+                hint="name a GPU such as H100-SXM or A100-80GB (planner.gpus() lists them)",
+            )
         spec_gpu.check()  # one made in Python skipped the catalog's rows
         with _in_workload_file(spec):
             # a pinned tensor x pipeline layout this count cannot hold is a conflict in the

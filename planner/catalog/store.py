@@ -45,6 +45,7 @@ import pandas as pd
 
 import planner
 from planner import clock
+from planner.config.datadir import data_dir_setting
 from planner.config.yamlfile import SAVE_AS_UTF8, not_utf8, read_bounded, wide_unicode
 from planner.errors import DataDirError, OfferValidationError, SnapshotError, shown_path
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
@@ -114,11 +115,28 @@ class Manifest:
             version = data["schema_version"]
             if isinstance(version, bool) or not isinstance(version, int):
                 raise TypeError(f"schema_version {version!r} is not a whole number")
+            # was: any value taken as text, so snapshot_id 7 or created_at "yesterday" loaded, and
+            # the newest snapshot was picked by comparing that text with real times
+            for key in ("snapshot_id", "created_at"):
+                if not isinstance(data[key], str) or not data[key].strip():
+                    raise TypeError(f"{key} is not text: {data[key]!r}")
+            try:
+                datetime.fromisoformat(data["created_at"])
+            except ValueError:
+                raise ValueError(
+                    f"created_at {data['created_at']!r} is not a time like "
+                    "2026-01-01T00:00:00+00:00"
+                ) from None
+            entries = tuple(_entry(p, i) for i, p in enumerate(data["providers"]))
+            for i, entry in enumerate(entries):
+                if any(earlier.provider == entry.provider for earlier in entries[:i]):
+                    # was: both loaded, each of the provider's offers listed twice
+                    raise ValueError(f"providers[{i}]: provider {entry.provider!r} is listed twice")
             return cls(
                 snapshot_id=str(data["snapshot_id"]),
                 created_at=str(data["created_at"]),
                 schema_version=version,
-                providers=tuple(_entry(p, i) for i, p in enumerate(data["providers"])),
+                providers=entries,
                 notes=str(data.get("notes", "")),
             )
         except (ValueError, KeyError, TypeError) as e:
@@ -164,6 +182,13 @@ def _entry(data: Any, index: int = 0) -> ProviderEntry:
             raise ValueError(
                 f"{where}.{key} {getattr(entry, key)!r} is not a date like 2026-01-01"
             ) from None
+    if entry.as_of_newest < entry.as_of:
+        raise ValueError(
+            f"{where}.as_of_newest {entry.as_of_newest!r} is before its as_of {entry.as_of!r}"
+        )
+    if isinstance(entry.rows, bool) or not isinstance(entry.rows, int) or entry.rows < 0:
+        # was: rows "595" or -1 accepted
+        raise TypeError(f"{where}.rows {entry.rows!r} is not a whole number of rows")
     if Path(entry.file).name != entry.file or entry.file in ("", ".", ".."):
         raise ValueError(f"{where}.file {entry.file!r} is not a file name")
     return entry
@@ -189,9 +214,9 @@ def bundled_snapshot_root() -> Path:
 
 def user_snapshot_root() -> Path:
     """Where ``planner prices refresh`` publishes snapshots (``$PLANNER_DATA_DIR`` overrides)."""
-    override = os.environ.get("PLANNER_DATA_DIR")
-    if override:
-        return Path(override) / "snapshots"
+    override = data_dir_setting()
+    if override is not None:
+        return override / "snapshots"
     import platformdirs
 
     return Path(platformdirs.user_data_dir("planner")) / "snapshots"
@@ -676,7 +701,7 @@ def _unreadable_root(root: Path, reason: str, *, setting: bool = False) -> Snaps
     input, a :class:`DataDirError` (exit 2, as where the same setting is read for calibrations;
     was exit 1 here)."""
     from_env = os.environ.get("PLANNER_DATA_DIR")
-    if from_env and Path(root) == Path(from_env) / "snapshots":
+    if from_env and Path(root) == Path(os.path.expanduser(from_env)) / "snapshots":
         return (DataDirError if setting else SnapshotError)(
             f"PLANNER_DATA_DIR={shown_path(from_env)} cannot be used: cannot read the snapshot "
             f"folder {shown_path(root)} ({reason})",

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from planner.cli.offers import format_option
-from planner.cli.params import Amount, currency_option, field_options
+from planner.cli.params import Amount, OutputPath, currency_option, field_options
 from planner.errors import ConfigError
 from planner.reports.formatting import Money
 
@@ -101,7 +101,7 @@ def _check_preset_agrees(
     "--output",
     "-o",
     "output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputPath("machine.yaml"),
     help="Write the first machine's hardware file here (for quote/tco --hardware).",
 )
 @currency_option

@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timezone
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import click
@@ -61,6 +62,21 @@ _IN_UNIT: dict[str, dict[str, float]] = {
 _IN_UNIT["s"] |= {"h": 3600.0, "hr": 3600.0}
 _IN_UNIT["h"] |= {"d": 24.0, "day": 24.0, "days": 24.0}
 _UNIT_WORDS = {"s": "seconds", "h": "hours"}
+
+
+class OutputPath(click.Path):
+    """A file the command writes (``--report``, ``-o``): a blank name is refused as such.  Was:
+    read as the current folder, "." ("cannot tell the report format from '.'"; for ``build -o``
+    "name it .yaml")."""
+
+    def __init__(self, example: str) -> None:
+        super().__init__(dir_okay=False, writable=True, path_type=Path)
+        self.example = example
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail(f"is blank: name the file to write, e.g. {self.example}", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 class FiniteFloat(click.FloatRange):

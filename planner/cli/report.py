@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from planner import api
+from planner.cli.params import OutputPath
 from planner.cli.quote import QUOTE_FIELDS, quote_options, request_from_options, run_quote
 from planner.cli.report_file import check_writable, write_report
 from planner.cli.tco import (
@@ -91,7 +92,7 @@ _format_option = click.option(
 _output_option = click.option(
     "--output",
     "-o",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    type=OutputPath("report.html"),
     default=None,
     help="Write here instead of stdout.",
 )

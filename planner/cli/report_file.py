@@ -13,13 +13,14 @@ from typing import Any
 import click
 
 from planner import api
+from planner.cli.params import OutputPath
 from planner.errors import ConfigError, PlannerError, shown_path
 from planner.reports.render import format_for_path
 
 report_path_option = click.option(
     "--report",
     "report_path",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    type=OutputPath("report.html"),
     help="Also write a report for people: .html (charts), .md (wikis) or .csv (spreadsheets).",
 )
 

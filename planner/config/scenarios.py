@@ -82,8 +82,42 @@ def missing_file_hint(text: str, folder: Path, what: str) -> str | None:
 def read_mapping(path: Path, kind: str = "scenario") -> dict[str, Any]:
     raw = read_yaml(path, what=f"{kind} file")
     if not isinstance(raw, dict):
-        raise ConfigError("expected a mapping of keys to values at the top level", file=str(path))
+        raise not_a_mapping(raw, kind, str(path))
     return raw
+
+
+# Where to start a file of each kind from.
+_EXAMPLES = {
+    "workload": "`planner workloads new NAME --model gpt2 --tokens 50M` writes one to edit",
+    "hardware": "copy one of scenarios/hardware/*.yaml",
+    "budget": "copy scenarios/budgets/2027-ml-platform.yaml",
+}
+
+
+def not_a_mapping(raw: Any, kind: str, file: str) -> ConfigError:
+    """A YAML document that is not a mapping of keys, said as what it is (was: "expected a
+    mapping of keys to values at the top level", the same words for an empty file, a list and a
+    line of text, and no fix)."""
+    if raw is None:
+        what = "is empty (or only comments)"
+    elif isinstance(raw, list):
+        what = "is a YAML list (its lines start with '- ')"
+    else:
+        kind_of = (
+            "text"
+            if isinstance(raw, str)
+            else "number"
+            if isinstance(raw, (int, float))
+            else "value"
+        )
+        what = f"holds one {kind_of} ({str(raw)[:40]!r})"
+    hint = "write one key: value a line at the top level, not under '- '"
+    example = _EXAMPLES.get(kind)
+    return ConfigError(
+        f"{what}; a {kind} file is a mapping of keys to values",
+        file=file,
+        hint=f"{hint}; {example}" if example else hint,
+    )
 
 
 # Top-level keys only one kind of scenario file has: a mapping with none of its own kind's and

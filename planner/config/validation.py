@@ -13,6 +13,7 @@ reported with "did you mean" suggestions).
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import types
 import typing
@@ -553,6 +554,13 @@ _NUMBER_WITH_TEXT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)
 def _plain_number_hint(text: str) -> str:
     """How to write ``text`` ('1.5B', '310k', '4 years', '8kW') as the plain number a file
     takes: a multiplier written out (1.5B -> 1.5e+09), a unit left to the key's name."""
+    sign = re.fullmatch(r"\s*[$€£¥]\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*", text)
+    if sign is not None:
+        # "$300,000" in capex_usd: was "write a plain number, e.g. 1.5e9"
+        return (
+            f"write {sign.group(1).replace(',', '')} alone: the key's name says its currency, "
+            "and a number has no thousands separators"
+        )
     if re.fullmatch(r"\s*\d{1,3}(,\d{3})+(\.\d+)?\s*", text):
         return f"write {text.strip().replace(',', '')}: no thousands separators in a number"
     comma = re.fullmatch(r"\s*([-+]?\d+),(\d+)\s*", text)
@@ -568,6 +576,13 @@ def _plain_number_hint(text: str) -> str:
             f"({number:g}% is {number / 100:g})"
         )
     match = _NUMBER_WITH_TEXT.match(text)
+    if match is not None and not match.group(2) and math.isfinite(float(match.group(1))):
+        # 1e9 where a whole number belongs: YAML 1.1 reads an exponent without a point as text,
+        # and the hint was "write a plain number, e.g. 1.5e9", the form just refused
+        number = float(match.group(1))
+        if number.is_integer():
+            return f"write {int(number)}: a whole number, without an exponent"
+        return f"write a whole number, not {text.strip()}"
     if match is None or not match.group(2):
         return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"
     number, words = float(match.group(1)), match.group(2).split()

@@ -380,11 +380,30 @@ def _gpu_class(
     used: list[tuple[str, HardwareSpec]] = []
     buys: list[BuyOption] = []
     for j, b in enumerate(c.buy):
+        if b.lead_time_months >= ctx.months:
+            # was: accepted, a purchase no month of the plan can order and receive
+            raise ConfigError(
+                f"a lead time of {b.lead_time_months} months leaves no month of the "
+                f"{ctx.months}-month horizon to order it in and use it",
+                file=ctx.file,
+                key_path=f"{where}.buy[{j}].lead_time_months",
+                hint=f"give a lead time under {ctx.months} months (3 is typical for GPU "
+                "servers), a longer horizon_months, or remove the entry",
+            )
         hw = _hardware(b.hardware, f"{where}.buy[{j}].hardware", gpu, ctx)
         used.append((b.hardware, hw))
         buys.append(BuyOption(hw, b.lead_time_months, b.utilization, b.max_machines))
     owned: list[OwnedFleet] = []
     for j, o in enumerate(c.owned):
+        if o.machines == 0:
+            # was: accepted, an owned fleet of no machines (a plan of it costs nothing)
+            raise ConfigError(
+                "0 machines owned: an owned entry lists machines you have",
+                file=ctx.file,
+                key_path=f"{where}.owned[{j}].machines",
+                hint="write how many you own (1 or more), or remove the entry if you own none; "
+                "machines you may buy go under buy:",
+            )
         hw = _hardware(o.hardware, f"{where}.owned[{j}].hardware", gpu, ctx)
         if o.machines is not None:
             hw = _with_machines(hw, o.machines)

@@ -77,8 +77,10 @@ class Calibration:
 
 def calibration_file() -> Path:
     """Where calibrations are kept: ``$PLANNER_DATA_DIR/calibration.yaml`` or the user data folder."""
-    override = os.environ.get("PLANNER_DATA_DIR")
-    if override:
+    from planner.config.datadir import data_dir_setting
+
+    override = data_dir_setting()
+    if override is not None:
         from planner.config.yamlfile import probe
         from planner.errors import shown_path
 

@@ -206,6 +206,21 @@ def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
             key_path="gpus_per_node",
             hint="8 for an HGX or DGX server",
         )
+    if count > gpn and count % gpn and gpn != min(count, 8):
+        # was: 8 GPUs at 3 to a node estimated without a word, as nodes of 3, 3 and 2 (no launcher
+        # starts unequal nodes: torchrun's --nproc-per-node is one number).  The default's last
+        # node, partly filled (12 GPUs at up to 8 a node), stays as estimates without a topology
+        # read it.
+        fits = next(d for d in range(min(gpn, count), 0, -1) if count % d == 0)
+        lower, upper = count - count % gpn, count + gpn - count % gpn
+        counts = f"{lower} or {upper}" if lower else f"{upper}"
+        raise ConfigError(
+            f"{count} GPUs do not fill nodes of {gpn} GPUs: the last node would hold {count % gpn}",
+            key_path="gpus_per_node",
+            hint=f"use {fits} GPU{'s' if fits > 1 else ''} per node ({count // fits} nodes), or a GPU "
+            f"count that is a "
+            f"multiple of {gpn} ({counts})",
+        )
     gbps = topo.network_gbps
     if gbps is not None and (
         not is_number(gbps)
@@ -236,7 +251,11 @@ def default_topology(gpu: GpuSpec | str, gpu_count: int) -> Topology:
 
         gpu = resolve_gpu(gpu)
     if not isinstance(gpu, GpuSpec):
-        raise ConfigError(f"expected a GPU name or GpuSpec, got {gpu!r}", key_path="gpu")
+        raise ConfigError(
+            f"expected a GPU name or GpuSpec, got {gpu!r}",
+            key_path="gpu",
+            hint="name a GPU such as H100-SXM or A100-80GB (planner.gpus() lists them)",
+        )
     if not is_whole_number(gpu_count) or gpu_count < 1:
         raise ConfigError(
             f"GPU count must be a whole number >= 1, got {gpu_count!r}", key_path="gpu_count"

@@ -90,13 +90,17 @@ every GPU holds the whole MLA latent, so there the per-GPU cache of an MLA model
 
 from __future__ import annotations
 
+import difflib
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 from planner.config.yamlfile import SAVE_AS_UTF8, not_utf8, read_bounded, wide_unicode
 from planner.errors import ConfigError
 from planner.workload.spec import MAX_HIDDEN, MAX_LAYER_COUNT, MAX_PARAMS, MAX_SEQ_LEN
+
+log = logging.getLogger(__name__)
 
 # Families whose MLP is gated (three projections) and whose output head is untied by default
 # (the mixture-of-experts families' config classes too: tie_word_embeddings False).
@@ -461,6 +465,7 @@ def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     _check_decoder(config, file, family)
     if family in _MOE_FAMILIES or any(config.get(k) is not None for k in _EXPERT_KEYS):
         return _moe_section(config, file, family)
+    _warn_unknown_family(family, file)
     hidden = _whole(config, file, "hidden_size", "n_embd", "d_model")
     layers = _whole(config, file, "num_hidden_layers", "n_layer", "num_layers")
     heads = _whole(config, file, "num_attention_heads", "n_head")
@@ -489,6 +494,33 @@ def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     section["ffn"] = ffn
     section["mlp"] = "gated" if gated else "plain"
     return section
+
+
+def _warn_unknown_family(family: str, file: str) -> None:
+    """Say so where ``model_type`` names no family read here (a typo, a missing key, a family
+    this planner does not know): the layout is then guessed, a plain MLP (two projections) with
+    no biases and a tied head, and the parameter count may be off.  Was: read that way without
+    a word (model_type "lama" counted as a plain decoder, a third fewer MLP weights than LLaMA)."""
+    known = sorted((_GATED | _GPT2_LIKE) - set(_MOE_FAMILIES))
+    if family in known:
+        return
+    close = difflib.get_close_matches(family, known, n=1, cutoff=0.75) if family else []
+    fix = (
+        f"did you mean model_type {close[0]!r}?"
+        if close
+        else f"set model_type to the family the model is built like ({', '.join(known)})"
+    )
+    what = (
+        f"model_type {family!r} is not a family the planner knows" if family else ("no model_type")
+    )
+    log.warning(
+        "%s: %s: read as a plain decoder (a two-projection MLP, no biases, the output head "
+        "tied to the embeddings unless tie_word_embeddings says otherwise), so its parameter "
+        "count may be off; %s",
+        file,
+        what,
+        fix,
+    )
 
 
 def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, Any]:

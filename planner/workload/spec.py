@@ -38,7 +38,12 @@ from pydantic import (
     model_validator,
 )
 
-from planner.config.scenarios import check_file_kind, missing_file_hint, scenarios_dir
+from planner.config.scenarios import (
+    check_file_kind,
+    missing_file_hint,
+    not_a_mapping,
+    scenarios_dir,
+)
 from planner.config.validation import (
     ErrorWording,
     FieldError,
@@ -1732,7 +1737,7 @@ def parse_workload(
 ) -> WorkloadSpec:
     """Validate an already-parsed YAML document (pure; no I/O)."""
     if not isinstance(raw, dict):
-        raise ConfigError("a workload file must be a mapping of keys", file=file)
+        raise not_a_mapping(raw, "workload", file)
     if not raw.keys() & {"kind", "model"} and raw.keys() & _HF_CONFIG_KEYS:
         # was: "architectures: unknown key (and 26 more problems)", a list of the workload keys
         raise ConfigError(
