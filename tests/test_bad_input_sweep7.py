@@ -278,6 +278,12 @@ def test_a_count_that_fills_its_nodes_or_the_default_layout_still_runs() -> None
         "estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "12", "--fabric", "ethernet"
     )
     assert default.exit_code == 0, default.output
+    # a rack-scale NVLink domain filled in part: MLPerf's 512 GB300 over 8 NVL72 racks
+    racks = invoke(
+        "estimate", "llama-2-7b-pretrain", "--gpu", "GB300", "--count", "512",
+        "--gpus-per-node", "72",
+    )  # fmt: skip
+    assert racks.exit_code == 0, racks.output
 
 
 def test_a_count_that_does_not_fill_its_nodes_in_the_library() -> None:

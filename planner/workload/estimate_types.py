@@ -206,11 +206,12 @@ def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
             key_path="gpus_per_node",
             hint="8 for an HGX or DGX server",
         )
-    if count > gpn and count % gpn and gpn != min(count, 8):
+    if count > gpn and count % gpn and gpn != min(count, 8) and gpn <= 8:
         # was: 8 GPUs at 3 to a node estimated without a word, as nodes of 3, 3 and 2 (no launcher
         # starts unequal nodes: torchrun's --nproc-per-node is one number).  The default's last
         # node, partly filled (12 GPUs at up to 8 a node), stays as estimates without a topology
-        # read it.
+        # read it; so does a rack-scale NVLink domain (72 GPUs of an NVL72 rack, trays of 4 that
+        # the launcher starts), which a job may fill in part (MLPerf's 512 GB300 on 8 racks).
         fits = next(d for d in range(min(gpn, count), 0, -1) if count % d == 0)
         lower, upper = count - count % gpn, count + gpn - count % gpn
         counts = f"{lower} or {upper}" if lower else f"{upper}"
