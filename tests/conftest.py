@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -55,6 +59,24 @@ def offer_row(**overrides: object) -> dict[str, object]:
         row["gpu_memory_gib"] = load_gpu_catalog().resolve(str(overrides["gpu_model"])).memory_gib
     row.update(overrides)
     return row
+
+
+def edited_snapshot(root: Path, change: Callable[[dict[str, Any]], object]) -> Path:
+    """A valid one-provider snapshot written under ``root`` with its manifest changed by
+    ``change`` (a hand edit, for the bad-input tests)."""
+    from planner.catalog.store import write_snapshot
+
+    frame = pd.DataFrame([offer_row(as_of="2026-11-20")])
+    path = write_snapshot(
+        root,
+        {"aws": frame},
+        snapshot_id="2099-01-01T000000Z",
+        now=datetime(2099, 1, 1, tzinfo=timezone.utc),
+    )
+    manifest = json.loads((path / "manifest.json").read_text())
+    change(manifest)
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    return path
 
 
 @pytest.fixture

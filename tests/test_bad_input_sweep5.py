@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 
 import planner
-from planner.catalog.store import write_snapshot
 from planner.config.currency import parse_money
 from planner.errors import ConfigError, SnapshotError
 from tests.cli_checks import assert_clean_error, invoke
-from tests.conftest import offer_row
+from tests.conftest import edited_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -342,21 +339,6 @@ def test_a_percentage_in_a_file_gets_the_fraction_it_means(
 # --- a hand-edited snapshot manifest ---------------------------------------------------------
 
 
-def _snapshot(tmp_path: Path, change: Callable[[dict[str, Any]], object]) -> Path:
-    """A valid one-provider snapshot with its manifest changed by ``change``."""
-    frame = pd.DataFrame([offer_row(as_of="2026-11-20")])
-    path = write_snapshot(
-        tmp_path / "snapshots",
-        {"aws": frame},
-        snapshot_id="2099-01-01T000000Z",
-        now=datetime(2099, 1, 1, tzinfo=timezone.utc),
-    )
-    manifest = json.loads((path / "manifest.json").read_text())
-    change(manifest)
-    (path / "manifest.json").write_text(json.dumps(manifest))
-    return path
-
-
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
@@ -380,7 +362,7 @@ def _snapshot(tmp_path: Path, change: Callable[[dict[str, Any]], object]) -> Pat
 def test_a_damaged_manifest_names_the_key_and_what_to_do(
     tmp_path: Path, change: Callable[[dict[str, Any]], object], reason: str
 ) -> None:
-    snapshot = _snapshot(tmp_path, change)
+    snapshot = edited_snapshot(tmp_path / "snapshots", change)
     result = invoke("offers", "--snapshot", str(snapshot), "--format", "json")
     assert_clean_error(
         result, "manifest.json", reason, "planner prices refresh", exit_code=1, quiet_stdout=True

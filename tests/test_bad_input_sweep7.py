@@ -14,19 +14,16 @@ import json
 import logging
 import os
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 
 import planner
-from planner.catalog.store import write_snapshot
 from planner.errors import ConfigError, DataDirError, SnapshotError
 from planner.workload.estimate_types import Topology
 from tests.cli_checks import assert_clean_error, invoke
-from tests.conftest import offer_row
+from tests.conftest import edited_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET = ROOT / "scenarios" / "budgets" / "2027-ml-platform.yaml"
@@ -118,21 +115,6 @@ def test_an_owned_entry_of_no_machines_in_the_library(tmp_path: Path) -> None:
 # --- a hand-edited snapshot manifest ----------------------------------------------------------------
 
 
-def _snapshot(root: Path, change: Callable[[dict[str, Any]], object]) -> Path:
-    """A valid one-provider snapshot under ``root`` with its manifest changed by ``change``."""
-    frame = pd.DataFrame([offer_row(as_of="2026-11-20")])
-    path = write_snapshot(
-        root,
-        {"aws": frame},
-        snapshot_id="2099-01-01T000000Z",
-        now=datetime(2099, 1, 1, tzinfo=timezone.utc),
-    )
-    manifest = json.loads((path / "manifest.json").read_text())
-    change(manifest)
-    (path / "manifest.json").write_text(json.dumps(manifest))
-    return path
-
-
 def _second_entry(m: dict[str, Any]) -> None:
     m["providers"].append(dict(m["providers"][0]))
 
@@ -161,7 +143,7 @@ def _second_entry(m: dict[str, Any]) -> None:
 def test_a_hand_edited_manifest_names_the_key(
     tmp_path: Path, change: Callable[[dict[str, Any]], object], reason: str
 ) -> None:
-    snapshot = _snapshot(tmp_path / "snapshots", change)
+    snapshot = edited_snapshot(tmp_path / "snapshots", change)
     result = invoke("offers", "--snapshot", str(snapshot), "--format", "json")
     assert_clean_error(
         result, "manifest.json", reason, "planner prices refresh", exit_code=1, quiet_stdout=True
@@ -174,7 +156,7 @@ def test_a_hand_edited_manifest_in_the_data_dir_is_skipped_with_its_key_named(
     """In the pricing cache (no --snapshot) the damaged snapshot is passed over for the bundled
     one, with a warning (the log, on stderr) naming the file and the key."""
     data = tmp_path / "data"
-    _snapshot(data / "snapshots", lambda m: m.update(created_at="yesterday"))
+    edited_snapshot(data / "snapshots", lambda m: m.update(created_at="yesterday"))
     with caplog.at_level(logging.WARNING, logger="planner.catalog.store"):
         result = invoke("offers", "--limit", "1", "--format", "json")
     assert result.exit_code == 0, result.output
@@ -183,7 +165,7 @@ def test_a_hand_edited_manifest_in_the_data_dir_is_skipped_with_its_key_named(
 
 
 def test_a_hand_edited_manifest_in_the_library(tmp_path: Path) -> None:
-    snapshot = _snapshot(tmp_path / "snapshots", lambda m: m["providers"][0].update(rows="x"))
+    snapshot = edited_snapshot(tmp_path / "snapshots", lambda m: m["providers"][0].update(rows="x"))
     with pytest.raises(SnapshotError, match=r"providers\[0\]\.rows"):
         planner.offers(snapshot_dir=snapshot)
 
