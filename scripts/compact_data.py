@@ -1,7 +1,8 @@
 """The compact copies of planner's data files that it reads at run time.
 
     python scripts/compact_data.py          # rewrite planner/data/gpus.json, frameworks.json,
-                                            # estimate_error.json and workloads.json
+                                            # estimate_error.json, inference_efficiency.json
+                                            # and workloads.json
     python scripts/compact_data.py --check  # exit 1 if one is stale
 
 ``planner/data/gpus.yaml`` (the GPU catalog) and ``frameworks.yaml`` (the training stacks) are
@@ -33,7 +34,12 @@ from scripts.generated import write_or_check
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "planner" / "data"
 # The data files read at run time from a compact copy: name -> the copy's key for its values.
-COMPACT = {"gpus": "gpus", "frameworks": "frameworks", "estimate_error": "estimate_error"}
+COMPACT = {
+    "gpus": "gpus",
+    "frameworks": "frameworks",
+    "estimate_error": "estimate_error",
+    "inference_efficiency": "inference_efficiency",
+}
 
 
 def rows(name: str) -> Any:

@@ -32,12 +32,12 @@ The time model is physical rather than one fitted MFU:
 from __future__ import annotations
 
 import functools
+import json
 import math
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from planner.config.yamlfile import parse_packaged_yaml
 from planner.gpu_specs import GpuSpec
 from planner.schema import Fabric, Interconnect
 from planner.workload.memory import LOW_BIT_RECIPES
@@ -1278,10 +1278,12 @@ def _parse_efficiency(raw: dict[str, Any]) -> InferenceEfficiency:
 
 @functools.lru_cache(maxsize=1)
 def load_inference_efficiency() -> InferenceEfficiency:
-    """The bundled inference-efficiency figures (read on first use)."""
+    """The bundled inference-efficiency figures (read on first use), from the compact copy
+    ``inference_efficiency.json`` of ``inference_efficiency.yaml`` (``scripts/compact_data.py``):
+    every training estimate reads its power caps, and importing PyYAML alone took a quote ~25 ms."""
     text = (
         resources.files("planner.data")
-        .joinpath("inference_efficiency.yaml")
+        .joinpath("inference_efficiency.json")
         .read_text(encoding="utf-8")
     )
-    return _parse_efficiency(parse_packaged_yaml(text))
+    return _parse_efficiency(json.loads(text)["inference_efficiency"])
