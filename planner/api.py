@@ -45,7 +45,7 @@ from planner.errors import (
     is_whole_number,
     training_keyword_error,
 )
-from planner.gpu_specs import GpuSpec, load_gpu_catalog, resolve_gpu
+from planner.gpu_specs import GpuSpec, load_gpu_catalog
 from planner.units import MAX_GPUS_PER_JOB
 
 if TYPE_CHECKING:
@@ -463,7 +463,7 @@ class Planner:
             )
         count = int(count)  # a numpy int64 was kept, and to_dict() could not be written as JSON
         spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
-        spec_gpu = resolve_gpu(gpu) if isinstance(gpu, str) else gpu
+        spec_gpu = load_gpu_catalog().resolve(gpu, key_path="gpu") if isinstance(gpu, str) else gpu
         if not isinstance(spec, WorkloadSpec):
             raise ConfigError(f"expected a workload name, path or WorkloadSpec, got {workload!r}")
         if not isinstance(spec_gpu, GpuSpec):

@@ -8,6 +8,7 @@ into frozen :class:`GpuSpec` values and resolves the many names people use for a
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import math
@@ -266,6 +267,12 @@ class GpuCatalog:
         if len(family) == 1:
             return family[0]
         error = UnknownNameError("GPU", name, self.names, file=file, key_path=key_path)
+        near = self.nearest(name)
+        if near:
+            # the nearest spellings, aliases included: "H100-SMX" is a slip of the H100's alias
+            # H100-SXM, which the canonical names alone (H100, H100-NVL, ...) would not offer
+            error.hint = "did you mean " + " or ".join(near) + "?"
+            error.suggestions = near
         counted = self._count_in_name(name)
         if counted is not None:  # 8xH100, H100:8: the count goes in its own field
             models, count, _ = counted
@@ -274,6 +281,23 @@ class GpuCatalog:
                 f"own (estimate --count {count}; gpus_per_machine: {count} in a hardware file)"
             )
         raise error
+
+    def nearest(self, name: str, n: int = 3) -> list[str]:
+        """Up to ``n`` spellings nearest to ``name`` (case-insensitive), one per GPU: its name or
+        the alias that matches best, best first."""
+        spellings: dict[str, tuple[str, str]] = {}  # lower-case spelling -> (as written, GPU)
+        for gpu in self.gpus:
+            for spelling in (gpu.name, *gpu.aliases):
+                spellings.setdefault(spelling.lower(), (spelling, gpu.name))
+        close = difflib.get_close_matches(name.lower(), list(spellings), n=10 * n, cutoff=0.5)
+        out: list[str] = []
+        seen: set[str] = set()
+        for key in close:
+            spelling, gpu_name = spellings[key]
+            if gpu_name not in seen:
+                seen.add(gpu_name)
+                out.append(spelling)
+        return out[:n]
 
     def _count_in_name(self, name: str) -> tuple[tuple[str, ...], int, str] | None:
         """``8xH100``, ``8 x H100``, ``H100x8``, ``H100:8`` -> ("H100", 8): a GPU named with a

@@ -385,3 +385,19 @@ def test_a_gpu_that_is_no_name_gets_a_hint() -> None:
     with pytest.raises(ConfigError, match="expected a GPU name") as caught:
         planner.estimate("gpt2-xl-finetune", None, 1)
     assert caught.value.hint is not None and "H100-SXM" in caught.value.hint
+
+
+# --- a GPU name one slip away from an alias ----------------------------------------------------------
+
+
+def test_a_slip_of_an_alias_suggests_the_alias() -> None:
+    """was: "H100-SMX" got "did you mean H100 or H100-NVL or V100S?", the canonical names only, so
+    the spelling the user was after (the H100's alias H100-SXM) was never offered."""
+    result = invoke("estimate", "gpt2-finetune", "--gpu", "H100-SMX")
+    assert_clean_error(result, "--gpu", "unknown GPU 'H100-SMX'", "did you mean H100-SXM")
+    with pytest.raises(ConfigError) as caught:
+        planner.estimate("gpt2-finetune", "A100-SMX4-80GB", 1)
+    assert "did you mean A100-SXM4-80GB" in (caught.value.hint or "")
+    # one suggestion a GPU: its best spelling
+    hint = invoke("estimate", "gpt2-finetune", "--gpu", "RTX409").output
+    assert hint.count("RTX4090 ") + hint.count("RTX4090?") == 1

@@ -13,6 +13,7 @@ from click.core import ParameterSource
 from planner import api
 from planner.cli.offers import format_option
 from planner.cli.params import Count, FiniteFloat, field_options
+from planner.gpu_specs import load_gpu_catalog
 from planner.reports.estimate import (
     render_estimate,
     render_models,
@@ -293,7 +294,7 @@ def estimate(
     """
     topology = None
     if any(v is not None for v in (gpus_per_node, interconnect, fabric, network_gbps)):
-        default = api.default_topology(api.resolve_gpu(gpu), count)
+        default = api.default_topology(load_gpu_catalog().resolve(gpu, key_path="gpu"), count)
         topology = Topology(
             gpus_per_node=gpus_per_node or default.gpus_per_node,
             interconnect=Interconnect(interconnect) if interconnect else default.interconnect,
