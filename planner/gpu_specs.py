@@ -8,7 +8,6 @@ into frozen :class:`GpuSpec` values and resolves the many names people use for a
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import math
@@ -23,6 +22,7 @@ from planner.errors import (
     checked_arguments,
     checked_fields,
     is_number,
+    suggest,
 )
 
 
@@ -285,17 +285,13 @@ class GpuCatalog:
     def nearest(self, name: str, n: int = 3) -> list[str]:
         """Up to ``n`` spellings nearest to ``name`` (case-insensitive), one per GPU: its name or
         the alias that matches best, best first."""
-        spellings: dict[str, tuple[str, str]] = {}  # lower-case spelling -> (as written, GPU)
-        for gpu in self.gpus:
-            for spelling in (gpu.name, *gpu.aliases):
-                spellings.setdefault(spelling.lower(), (spelling, gpu.name))
-        close = difflib.get_close_matches(name.lower(), list(spellings), n=10 * n, cutoff=0.5)
+        owner = {s.lower(): g.name for g in self.gpus for s in (g.name, *g.aliases)}
+        spellings = [s for g in self.gpus for s in (g.name, *g.aliases)]
         out: list[str] = []
         seen: set[str] = set()
-        for key in close:
-            spelling, gpu_name = spellings[key]
-            if gpu_name not in seen:
-                seen.add(gpu_name)
+        for spelling in suggest(name, spellings, n=10 * n):
+            if owner[spelling.lower()] not in seen:
+                seen.add(owner[spelling.lower()])
                 out.append(spelling)
         return out[:n]
 

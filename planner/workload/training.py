@@ -1057,7 +1057,9 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
     # (and AMD's GPUs have no CUDA cores: "FP32", the figure their datasheets give)
     fp32 = "CUDA-core fp32" if gpu.vendor == "nvidia" else "FP32"
     unit = {"fp32": fp32, "tf32": "TF32 tensor"}.get(f.precision, "16-bit tensor")
-    capped = eff.power_capped_gemm_share(gpu) if f.precision not in ("fp32", "tf32") else None
+    # the cap holds where precision_peak applies it: the tensor cores, not the slower units
+    slower = eff.slower_unit_gemm_share(gpu, f.precision)
+    capped = eff.power_capped_gemm_share(gpu) if slower is None else None
     cap = (
         f" (power-capped: a big GEMM holds {capped:.2f} of it at the board's power limit)"
         if capped is not None
