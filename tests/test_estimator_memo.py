@@ -86,7 +86,9 @@ def test_a_changed_copy_is_not_answered_from_the_originals_memo() -> None:
     lora = full.model_copy(
         update={"training": full.train.model_copy(update={"method": Method.LORA})}
     )
-    assert estimate(lora, gpu, 1).memory_per_gpu_gib < before.memory_per_gpu_gib - 10
+    # the base's gradients and AdamW states go (fp32 moments of 1.56e9 parameters: 11.6 GiB)
+    after = estimate(lora, gpu, 1).memory_breakdown_gib
+    assert after["optimizer_states"] < before.memory_breakdown_gib["optimizer_states"] - 10
 
 
 def test_an_unhashable_copy_is_estimated_without_the_memo() -> None:

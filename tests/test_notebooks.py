@@ -158,7 +158,7 @@ def test_workload_exploration_lora_and_deadlines_move_cost_the_right_way():
     lora = re.search(r"full fine-tune \$([\d.]+), LoRA \$([\d.]+) at 24 h", text)
     assert lora is not None, text
     assert float(lora[2]) < float(lora[1])  # LoRA skips the weight gradients of the frozen base
-    memory = re.search(r"memory on one H100 ([\d.]+) GiB full vs ([\d.]+) GiB LoRA", text)
+    memory = re.search(r"optimizer states on one H100 ([\d.]+) GiB full vs ([\d.]+) GiB LoRA", text)
     assert memory is not None, text
     # LoRA keeps gradients and AdamW states for the adapters only: the bf16 gradients and fp32
     # master weights + moments of the base (2 + 12 bytes x 1.56e9 params, about 20 GiB) go away
