@@ -12,6 +12,7 @@ import difflib
 import functools
 import numbers
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, ParamSpec, TypeVar
 
@@ -160,6 +161,39 @@ def is_number(value: object) -> bool:
 def is_whole_number(value: object) -> bool:
     """An integer given as one (not a bool, not 2.0)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def ascii_digits_fix(text: str) -> str | None:
+    """``text`` as it is written in ASCII where it has a digit outside 0-9 (a full-width ``８`` an
+    input method types, an Arabic-Indic ``٨``); None where every digit is ASCII.
+
+    Python's ``int`` and ``float`` read such digits, so ``--count ８`` was 8 while the same ``８``
+    in a file (which YAML keeps as text) was refused: the one behaviour is to refuse them
+    everywhere with this text as the fix.  Full-width letters and signs beside them (``２４ｈ``)
+    become ASCII too (NFKC)."""
+    if not any(ch.isdecimal() and not ch.isascii() for ch in text):
+        return None
+    normal = unicodedata.normalize("NFKC", text)
+    return "".join(
+        str(unicodedata.decimal(ch)) if ch.isdecimal() and not ch.isascii() else ch for ch in normal
+    )
+
+
+def foreign_digits_error(
+    text: str, *, file: str | None = None, key_path: str | None = None
+) -> ConfigError | None:
+    """The error for ``text`` written with digits outside ASCII 0-9 (see :func:`ascii_digits_fix`);
+    None where its digits are all ASCII."""
+    fixed = ascii_digits_fix(text)
+    if fixed is None:
+        return None
+    odd = "".join(dict.fromkeys(ch for ch in text if ch.isdecimal() and not ch.isascii()))
+    return ConfigError(
+        f"{text!r} has digits that are not ASCII 0-9 ({odd!r}: full-width or another script's)",
+        file=file,
+        key_path=key_path,
+        hint=f"write {fixed} (ASCII digits; switch the input method to half-width)",
+    )
 
 
 def suggestion_hint(kind: str, name: str, choices: Iterable[str]) -> str:

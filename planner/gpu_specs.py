@@ -21,6 +21,7 @@ from planner.errors import (
     UnknownNameError,
     checked_arguments,
     checked_fields,
+    foreign_digits_error,
     is_number,
     suggest,
 )
@@ -505,6 +506,9 @@ def _check_gpu_name(name: object, *, file: str | None = None, key_path: str | No
             key_path=key_path,
             hint="name a GPU such as H100-SXM or A100-80GB; `planner gpus` lists them",
         )
+    digits = foreign_digits_error(name, file=file, key_path=key_path)
+    if digits is not None:  # H100:８ was 8 GPUs in a choice, an unknown GPU in a name
+        raise digits
 
 
 def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:

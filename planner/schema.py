@@ -362,6 +362,18 @@ def validate_offers(
         ("price_basis_savings_plan", list(SAVINGS_PLAN_BASES)),
     ):
         text[name] = _enum_column(name, text[name], allowed, table)
+    unwired = (out["gpu_count"] > 1).to_numpy() & (
+        pd.Series(text["interconnect"], index=index) == Interconnect.NONE.value
+    ).to_numpy()
+    if unwired.any():
+        # was: an 8-GPU instance wired by nothing listed and quoted as if on PCIe
+        table.fail(
+            "interconnect none cannot wire an instance of more than one GPU: GPUs that share an "
+            "instance talk over PCIe at least",
+            unwired,
+            "interconnect",
+            hint="write pcie, nvlink or nvswitch for it (none is for one-GPU instances)",
+        )
     _normalise_memory(out, _check_memory(out, text["gpu_model"], catalog, table))
     _check_dates(text["as_of"], table)
     _check_unique_keys(text, table)

@@ -21,7 +21,7 @@ from planner.schema import Interconnect, PurchaseOption
 format_option = click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS),
+    type=click.Choice(FORMATS, case_sensitive=False),
     default="table",
     show_default=True,
     help="Output format.",
@@ -153,22 +153,29 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 )
 @click.option(
     "--purchase",
-    type=click.Choice([p.value for p in PurchaseOption if p is not PurchaseOption.OWNED]),
+    type=click.Choice(
+        [p.value for p in PurchaseOption if p is not PurchaseOption.OWNED], case_sensitive=False
+    ),
     default=PurchaseOption.ON_DEMAND.value,
     show_default=True,
     help="Which price to show, filter and sort on.",
 )
 @click.option(
     "--interconnect",
-    type=click.Choice([i.value for i in Interconnect]),
+    type=click.Choice([i.value for i in Interconnect], case_sensitive=False),
     help="At least this GPU-GPU link (none < pcie < nvlink < nvswitch).",
 )
-@click.option("--sort", type=click.Choice(list(SORT_KEYS)), default="price", show_default=True)
+@click.option(
+    "--sort",
+    type=click.Choice(list(SORT_KEYS), case_sensitive=False),
+    default="price",
+    show_default=True,
+)
 @click.option("--desc", is_flag=True, help="Sort descending.")
 @click.option("--limit", type=click.IntRange(min=1), help="Show at most this many rows.")
 @click.option(
     "--period",
-    type=click.Choice(["hour", "month"]),
+    type=click.Choice(["hour", "month"], case_sensitive=False),
     default="hour",
     show_default=True,
     help="Show prices per hour or per month of 730 hours (tables; JSON and CSV stay USD per hour, "

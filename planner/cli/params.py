@@ -19,11 +19,13 @@ import click
 from click.core import ParameterSource
 
 from planner import clock
-from planner.errors import ConfigError, PlannerError
+from planner.errors import ConfigError, PlannerError, foreign_digits_error
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
+    IN_UNIT,
     MAX_GPUS_PER_JOB,
+    UNIT_WORDS,
     USD,
     count_value,
     deadline_point,
@@ -48,22 +50,6 @@ _MULTIPLIERS = {"k": (1e3, "thousand"), "K": (1e3, "thousand"), "M": (1e6, "mill
 _MULTIPLIERS["B"] = (1e9, "billion")
 
 
-# What a number typed with a unit is in an option's own unit: the factor by unit typed, per
-# option unit.  Was "drop the unit: write the number alone" for every unit, a thousandth of the
-# value meant for --min-local-disk 1TB (GB) and a sixtieth for --time-limit 1m (seconds).
-_IN_UNIT: dict[str, dict[str, float]] = {
-    "GB": {"mb": 1e-3, "gb": 1.0, "tb": 1e3, "pb": 1e6, "gib": 1.073741824, "tib": 1099.511627776},
-    # a GiB option takes the marketed GB of an instance's listing as they are (80GB: 80)
-    "GiB": {"mib": 1 / 1024, "mb": 1 / 1024, "gib": 1.0, "gb": 1.0, "tib": 1024.0, "tb": 1024.0},
-    "s": {"ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "m": 60.0, "min": 60.0, "mins": 60.0},
-    "h": {"m": 1 / 60, "min": 1 / 60, "mins": 1 / 60, "h": 1.0, "hr": 1.0, "hrs": 1.0},
-    "years": {"mo": 1 / 12, "months": 1 / 12, "y": 1.0, "yr": 1.0, "yrs": 1.0, "years": 1.0},
-}
-_IN_UNIT["s"] |= {"h": 3600.0, "hr": 3600.0}
-_IN_UNIT["h"] |= {"d": 24.0, "day": 24.0, "days": 24.0}
-_UNIT_WORDS = {"s": "seconds", "h": "hours"}
-
-
 class OutputPath(click.Path):
     """A file the command writes (``--report``, ``-o``): a blank name is refused as such.  Was:
     read as the current folder, "." ("cannot tell the report format from '.'"; for ``build -o``
@@ -84,7 +70,7 @@ class FiniteFloat(click.FloatRange):
 
     click's FLOAT and FloatRange accept both (a NaN compares false with every bound), and they
     reached the solver as ``PulpError: Cannot set constraint RHS to NaN/inf values``.  ``unit``
-    (a key of :data:`_IN_UNIT`) is the option's unit: a number typed with another unit of its
+    (a key of :data:`planner.units.IN_UNIT`) is the option's unit: a number typed with another unit of its
     kind is refused with the number in the option's unit (``1TB`` -> write 1000).
     """
 
@@ -120,10 +106,10 @@ class FiniteFloat(click.FloatRange):
                     ctx,
                 )
             fix = f"write the number alone: {number_text}"
-            scale = _IN_UNIT.get(self.unit or "", {}).get(suffix.lower().replace(" ", ""))
+            scale = IN_UNIT.get(self.unit or "", {}).get(suffix.lower().replace(" ", ""))
             if scale is not None and scale != 1 and suffix != "%":
                 # 1TB where the option takes GB, 1m where it takes seconds: the number changes
-                shown = _UNIT_WORDS.get(self.unit or "", self.unit)
+                shown = UNIT_WORDS.get(self.unit or "", self.unit)
                 fix = f"write {float(number_text) * scale:.6g}: the option takes {shown}"
             elif suffix == "%":
                 fix = (
@@ -153,7 +139,7 @@ def solver_option(func: Any) -> Any:
 
     return click.option(
         "--solver",
-        type=click.Choice(PREFERENCE),
+        type=click.Choice(PREFERENCE, case_sensitive=False),
         default=PREFERENCE[0],
         show_default=True,
         help="MILP solver: HiGHS (highspy) or COIN-OR CBC (through PuLP).",
@@ -471,3 +457,51 @@ def refuse_repeated_options(command: click.Command, args: Sequence[str]) -> None
             )
         seen[key] = given
         i += 1 if "=" in token else 2  # past its value, which may look like an option
+
+
+# --- digits outside ASCII 0-9 ---------------------------------------------------------------------
+
+
+def refuse_foreign_digits(command: click.Command, args: Sequence[str]) -> None:
+    """A ConfigError for an option's value written with digits outside ASCII 0-9 (``--count ８``,
+    ``--deadline ２４h``, ``--top=３``), naming the option and the value in ASCII.
+
+    click's INT and FLOAT read them through Python's ``int``/``float`` (``--count ８`` was 8 GPUs)
+    while the same ``８`` in a YAML file is text and refused: one behaviour for both, refused with
+    the fix.  A value naming a file or folder that exists is left alone (a path may hold any
+    character), as are the values of path options; a group's subcommand is checked in turn."""
+    takes_value: dict[str, click.Option] = {}
+    for param in command.params:
+        if isinstance(param, click.Option) and not (param.count or param.is_flag):
+            for opt in param.opts:
+                takes_value[opt] = param
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            return
+        if isinstance(command, click.Group) and token in command.commands:
+            refuse_foreign_digits(command.commands[token], args[i + 1 :])
+            return
+        name, eq, inline = token.partition("=") if token.startswith("--") else (token, "", "")
+        option = takes_value.get(name)
+        if option is None:
+            i += 1
+            continue
+        value = inline if eq else (args[i + 1] if i + 1 < len(args) else "")
+        i += 1 if eq else 2
+        if isinstance(option.type, (click.Path, click.File)) or _names_a_path(value):
+            continue
+        shown = next((o for o in option.opts if o.startswith("--")), name)  # -w: --workload
+        error = foreign_digits_error(value, key_path=shown)
+        if error is not None:
+            raise error
+
+
+def _names_a_path(value: str) -> bool:
+    """Whether ``value`` names a file or folder that exists (False for a name no file system
+    takes: too long, a NUL in it)."""
+    try:
+        return Path(value).exists()
+    except (OSError, ValueError):
+        return False

@@ -155,7 +155,7 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     ),
     click.option(
         "--hardware-cost",
-        type=click.Choice(["amortised", "sunk"]),
+        type=click.Choice(["amortised", "sunk"], case_sensitive=False),
         default="amortised",
         show_default=True,
         help="Owned hardware at full TCO per hour, or power only (already paid for).",

@@ -172,14 +172,14 @@ _FACT_OPTIONS = (
     click.option("--tokens", type=Count(), help="Tokens the job trains on: 50M, 1.5B."),
     click.option(
         "--method",
-        type=click.Choice(["full", "lora", "qlora"]),
+        type=click.Choice(["full", "lora", "qlora"], case_sensitive=False),
         default="full",
         show_default=True,
         help="Training method (with --model).",
     ),
     click.option(
         "--kind",
-        type=click.Choice(["finetune", "pretrain"]),
+        type=click.Choice(["finetune", "pretrain"], case_sensitive=False),
         default="finetune",
         show_default=True,
         help="Job kind (with --model).",
@@ -258,17 +258,17 @@ def workload_fact_options(func: F) -> F:
 )
 @click.option(
     "--interconnect",
-    type=click.Choice([i.value for i in Interconnect]),
+    type=click.Choice([i.value for i in Interconnect], case_sensitive=False),
     help="GPU link inside a node (default: the GPU's own: nvswitch for SXM parts, pcie for PCIe cards).",
 )
 @click.option(
     "--fabric",
-    type=click.Choice([f.value for f in Fabric]),
+    type=click.Choice([f.value for f in Fabric], case_sensitive=False),
     help="Network between nodes (default: infiniband).",
 )
 @click.option(
     "--network-gbps",
-    type=FiniteFloat(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True, unit="Gbps"),
     help="Node network bandwidth, Gbit/s.",
 )
 @format_option

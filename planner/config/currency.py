@@ -17,7 +17,7 @@ from importlib import resources
 from typing import Any
 
 from planner.config.yamlfile import parse_packaged_yaml
-from planner.errors import ConfigError, UnknownNameError
+from planner.errors import ConfigError, UnknownNameError, foreign_digits_error
 from planner.units import COUNT_SCALE, USD
 
 
@@ -153,6 +153,9 @@ def split_money(
 ) -> tuple[float, str | None]:
     """``"80000 CNY"`` -> ``(80000.0, "CNY")``; ``"1,200.50"`` -> ``(1200.5, None)``.  The code is
     not checked here (see :meth:`FxTable.rate`); text that is not an amount raises ConfigError."""
+    digits = foreign_digits_error(value, file=file, key_path=key_path)
+    if digits is not None:  # "３１００００ USD": was "cannot read ... as an amount" and 80000 CNY
+        raise digits
     m = _MONEY.match(value)
     worded = _worded(value) if m is None else None
     if worded is not None:

@@ -1814,11 +1814,11 @@ def checked_spec(spec: WorkloadSpec) -> WorkloadSpec:
     try:
         parse_workload(raw, file=workload_file(spec) or f"WorkloadSpec {spec.name!r}")
     except ConfigError as e:
-        if e.hint is None:
-            e.hint = (
-                "a copy made with model_copy(update=...) is not checked; spec.variant(...) "
-                "checks its changes as a file's"
-            )
+        note = (
+            "a copy made with model_copy(update=...) is not checked; spec.variant(...) "
+            "checks its changes as a file's"
+        )
+        e.hint = note if e.hint is None else f"{e.hint}; {note}"  # a range's hint keeps the note
         raise
     return spec
 
