@@ -474,3 +474,121 @@ def test_a_choice_in_another_case_is_read(args: tuple[str, ...]) -> None:
     result = invoke(*args)
     assert result.exit_code == 0, result.output
     json.loads(result.stdout)
+
+
+# --- a latency in another unit ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "needles"),
+    [
+        # was: "cannot read latency '5min'" and the list of forms
+        ("5min", ("cannot read latency '5min'", "write 300s")),
+        ("1h", ("write 3600s",)),
+        # was: "cannot read latency '0ms'": it was read, and is no target
+        ("0ms", ("'0ms' is not above 0", "above 0")),
+    ],
+    ids=["minutes", "hours", "zero"],
+)
+def test_a_latency_in_another_unit_gets_its_seconds(typed: str, needles: tuple[str, ...]) -> None:
+    result = invoke("quote", "-w", "llm-serving-7b", "--p95-ttft", typed)
+    assert_clean_error(result, "--p95-ttft", *needles)
+
+
+# --- a price list's numbers ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("overrides", "column", "fix"),
+    [
+        # was: "not a number ('８')" and no hint
+        ({"gpu_count": "８"}, "gpu_count", "write 8: digits in ASCII 0-9"),
+        ({"price_on_demand_usd_per_hour": "３２.5"}, "price_on_demand_usd_per_hour", "write 32.5"),
+        # was: "must be a whole number" alone
+        ({"gpu_count": 1.5}, "gpu_count", "whole number of GPUs"),
+    ],
+    ids=["count-full-width", "price-full-width", "count-fraction"],
+)
+def test_a_price_list_number_gets_a_fix(
+    tmp_path: Path, overrides: dict[str, object], column: str, fix: str
+) -> None:
+    import pandas as pd
+
+    path = tmp_path / "prices.csv"
+    pd.DataFrame([offer_row(**overrides)]).to_csv(path, index=False)
+    result = invoke("offers", "--offers", str(path))
+    assert_clean_error(result, "prices.csv", "row 2", f"column '{column}'", "hint:", fix)
+    with pytest.raises(OfferValidationError) as caught:
+        planner.offers(offers_files=[str(path)])
+    assert caught.value.hint is not None and fix in caught.value.hint
+
+
+# --- names in another case ----------------------------------------------------------------------------
+
+
+def test_a_bundled_name_in_another_case_is_read() -> None:
+    """was: "unknown workload 'GPT2-XL-FINETUNE'" (did you mean gpt2-xl-finetune?), where GPU,
+    model and provider names are read in any case."""
+    result = invoke("estimate", "GPT2-XL-Finetune", "--gpu", "h100", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert '"workload": "gpt2-xl-finetune"' in result.stdout
+    result = invoke("tco", "--hardware", "8XH100-HGX", "--no-cloud")
+    assert result.exit_code == 0, result.output
+    assert planner.load_workload("GPT2-XL-FINETUNE").name == "gpt2-xl-finetune"
+    assert planner.load_hardware("8XH100-HGX").name == "8xh100-hgx"
+
+
+def test_a_misspelt_bundled_name_is_still_refused() -> None:
+    assert_clean_error(
+        invoke("estimate", "GPT2-XL-FINETUN", "--gpu", "H100"),
+        "unknown workload",
+        "did you mean gpt2-xl-finetune",
+    )
+
+
+@pytest.mark.parametrize(
+    ("fmt", "starts"), [("HTML", "<!DOCTYPE html>"), ("Markdown", "# "), ("CSV", "")]
+)
+def test_a_report_format_in_another_case_is_read(fmt: str, starts: str) -> None:
+    """was: ConfigError "unknown report format 'HTML'", where --format HTML is read."""
+    tco = planner.tco("8xh100-hgx", with_cloud=False)
+    assert planner.report(tco, fmt=fmt).startswith(starts)
+
+
+def test_a_report_format_named_by_its_extension_gets_the_format() -> None:
+    tco = planner.tco("8xh100-hgx", with_cloud=False)
+    with pytest.raises(ConfigError, match="unknown report format 'md'") as caught:
+        planner.report(tco, fmt="md")
+    assert caught.value.hint is not None and "did you mean markdown" in caught.value.hint
+
+
+# --- numbers a file writes in another form -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key", "fix"),
+    [
+        # was: "expected a whole number, got 8.5" and no hint
+        (
+            "gpus_per_machine: 8",
+            "gpus_per_machine: 8.5",
+            "gpus_per_machine",
+            "whole number: 8 or 9",
+        ),
+        # was: "write a plain number, e.g. 1.5e9" for a count of machines
+        ("machines: 1", "machines: one", "machines", "whole number in digits"),
+        # was: "write a plain number, e.g. 1.5e9"
+        ("staff_fte: 0.0133", "staff_fte: 1/75", "staff_fte", "write 0.01333"),
+    ],
+    ids=["fraction-of-a-gpu", "number-word", "division"],
+)
+def test_a_number_written_another_way_gets_its_digits(
+    tmp_path: Path, old: str, new: str, key: str, fix: str
+) -> None:
+    path = _edited(HARDWARE, tmp_path, old, new, "h.yaml")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, "h.yaml", key, fix)
+    assert "1.5e9" not in result.stderr
+    with pytest.raises(ConfigError) as caught:
+        planner.load_hardware(str(path))
+    assert caught.value.key_path == key

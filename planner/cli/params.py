@@ -225,13 +225,33 @@ class Latency(click.ParamType):
         ms = None
         if match:
             ms = float(match.group(1)) * (1000.0 if (match.group(2) or "").lower() == "s" else 1.0)
-        if ms is None or not math.isfinite(ms) or ms <= 0:
+        forms = "write it like 800ms, 1s or 1.5s (a bare number is milliseconds)"
+        if ms is not None and math.isfinite(ms) and ms <= 0:
+            # was "cannot read latency '0ms'": it was read, and is no target
+            raise ConfigError(
+                f"latency {value!r} is not above 0", key_path=option, hint=f"{forms}, above 0"
+            )
+        if ms is None or not math.isfinite(ms):
             raise ConfigError(
                 f"cannot read latency {value!r}",
                 key_path=option,
-                hint="write it like 800ms, 1s or 1.5s (a bare number is milliseconds), above 0",
+                hint=_latency_fix(str(value)) or f"{forms}, above 0",
             )
         return ms
+
+
+def _latency_fix(text: str) -> str | None:
+    """The milliseconds of a latency typed in another unit (``5min``, ``0.5 h``), as the option
+    writes them; None for anything else.  Was the list of forms alone."""
+    unit = _UNIT_SUFFIX.match(text)
+    if unit is None:
+        return None
+    factor = (IN_UNIT["ms"] | {"h": 3.6e6, "hr": 3.6e6}).get(unit.group(2).strip().lower())
+    number = float(unit.group(1))
+    if factor is None or not math.isfinite(number) or number <= 0:
+        return None
+    ms = number * factor
+    return f"write {ms / 1000:g}s" if ms >= 1000 else f"write {ms:g}ms"
 
 
 class Count(click.ParamType):

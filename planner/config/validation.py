@@ -522,7 +522,16 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
         (str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), None
     )
     if err["type"] in _NUMBER_ERRORS and isinstance(err.get("input"), str):
-        return _plain_number_hint(err["input"], named)
+        fix = _plain_number_hint(err["input"], named)
+        if err["type"] != "float_parsing" and fix.startswith("write a plain number"):
+            # machines: one: was "write a plain number, e.g. 1.5e9" for a whole number
+            return f"write {named or 'it'} as a whole number in digits, e.g. 2"
+        return fix
+    got = err.get("input")
+    if err["type"] == "int_from_float" and isinstance(got, float) and math.isfinite(got):
+        # gpus_per_machine: 8.5: was "expected a whole number, got 8.5" alone
+        low, high = math.floor(got), math.ceil(got)
+        return f"write {named or 'it'} as a whole number: {low} or {high}"
     if err["type"] in _NUMBER_TYPE_ERRORS and named is not None:
         got = err.get("input")
         # was: "expected a number, got None" (or true, or [1]) and no fix
@@ -583,6 +592,11 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
             f"write {sign.group(1).replace(',', '')} alone: the key's name says its currency, "
             "and a number has no thousands separators"
         )
+    ratio = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)\s*", text)
+    if ratio is not None and float(ratio.group(2)) > 0:
+        # staff_fte: 1/75: was "write a plain number, e.g. 1.5e9"
+        value = float(ratio.group(1)) / float(ratio.group(2))
+        return f"write {value:.4g}: a file takes the number, not a division ({text.strip()} is {value:.4g})"
     if re.fullmatch(r"\s*\d{1,3}(,\d{3})+(\.\d+)?\s*", text):
         return f"write {text.strip().replace(',', '')}: no thousands separators in a number"
     comma = re.fullmatch(r"\s*([-+]?\d+),(\d+)\s*", text)
