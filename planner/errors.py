@@ -201,7 +201,7 @@ def suggestion_hint(kind: str, name: str, choices: Iterable[str]) -> str:
     options = sorted(set(choices))
     close = suggest(name, options)
     if close:
-        return "did you mean " + " or ".join(close) + "?"
+        return "did you mean " + " or ".join(close) + "?" + lookalike_note(name)
     shown = ", ".join(options[:12]) + (" ..." if len(options) > 12 else "")
     return f"known {kind} names: {shown}"
 
@@ -225,11 +225,43 @@ EXPECTED_BY_PYDANTIC_ERROR = {
 }
 
 
+# Letters of other alphabets that look like Latin ones, and typographic dashes, as a word
+# processor, a chat or a Cyrillic keyboard layout puts them in a name (Н100 with a Cyrillic Н,
+# H100‐SXM with a hyphen U+2010): each to the ASCII character it looks like.
+_LOOKALIKES = str.maketrans(
+    dict(zip("АВЕКМНОРСТХУаеорсхуіІ", "ABEKMHOPCTXYaeopcxyiI", strict=True))
+    | dict(zip("ΑΒΕΗΙΚΜΝΟΡΤΧΥΖ", "ABEHIKMNOPTXYZ", strict=True))
+    | dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-")
+)
+
+
+def ascii_lookalike(text: str) -> str:
+    """``text`` with full-width forms (NFKC), other alphabets' Latin lookalikes and typographic
+    dashes written as the ASCII they look like; ``text`` itself when it has none."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", text).translate(_LOOKALIKES)
+
+
+def lookalike_note(name: str) -> str:
+    """ " ('Н' is not ASCII: ...)" for a name with lookalike characters, else ""."""
+    folded = ascii_lookalike(name)
+    if folded == name:
+        return ""
+    odd = "".join(dict.fromkeys(ch for ch in name if not ch.isascii()))
+    return (
+        f" ({odd!r} is not ASCII: a full-width form, a lookalike letter of another alphabet or "
+        "a typographic dash)"
+    )
+
+
 def suggest(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
-    """Nearest names to ``name`` among ``choices`` (case-insensitive), best first."""
+    """Nearest names to ``name`` among ``choices`` (case-insensitive), best first; a name typed
+    with lookalike characters (a Cyrillic Н in H100) is matched as the ASCII it looks like."""
     options = list(choices)
     by_lower = {c.lower(): c for c in options}
-    close = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.5)
+    typed = ascii_lookalike(name).lower()
+    close = difflib.get_close_matches(typed, list(by_lower), n=n, cutoff=0.5)
     return [by_lower[c] for c in close]
 
 

@@ -23,6 +23,7 @@ from planner.errors import (
     checked_fields,
     foreign_digits_error,
     is_number,
+    lookalike_note,
     suggest,
 )
 
@@ -272,7 +273,7 @@ class GpuCatalog:
         if near:
             # the nearest spellings, aliases included: "H100-SMX" is a slip of the H100's alias
             # H100-SXM, which the canonical names alone (H100, H100-NVL, ...) would not offer
-            error.hint = "did you mean " + " or ".join(near) + "?"
+            error.hint = "did you mean " + " or ".join(near) + "?" + lookalike_note(name)
             error.suggestions = near
         counted = self._count_in_name(name)
         if counted is not None:  # 8xH100, H100:8: the count goes in its own field

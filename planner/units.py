@@ -210,6 +210,52 @@ def zone_fix(text: str, now: datetime) -> str | None:
     )
 
 
+_ISO_SHAPED = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T].*)?$")
+_SLASHED = re.compile(r"^\s*(\d{1,2})[/.](\d{1,2})[/.](\d{4})\s*$")
+_RELATIVE_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1}
+
+
+def date_fix(text: str, now: datetime) -> str | None:
+    """What to write for a deadline meant as a date the planner does not read, or None: a date
+    that does not exist (2026-02-30), a date with slashes or dots (26/12/2026, 12.26.2026: day
+    or month first), or a word (tomorrow, next week).  Was the list of forms alone."""
+    raw = str(text).strip()
+    iso = _ISO_SHAPED.match(raw)
+    if iso is not None:
+        year, month, day = (int(g) for g in iso.groups())
+        if not 1 <= month <= 12:
+            return f"{raw!r} has no month {month}: write the date as YYYY-MM-DD, month 01 to 12"
+        days = (
+            (datetime(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
+            if 1 <= year <= 9998
+            else 31
+        )
+        if not 1 <= day <= days:
+            return f"{year}-{month:02d} has {days} days: write a day from 01 to {days}"
+        return None
+    slashed = _SLASHED.match(raw)
+    if slashed is not None:
+        first, second, year = (int(g) for g in slashed.groups())
+        readings = []
+        for month, day, order in ((second, first, "day first"), (first, second, "month first")):
+            try:
+                readings.append(f"{datetime(year, month, day):%Y-%m-%d} ({order})")
+            except ValueError:
+                continue
+        if readings:
+            return "write the date as YYYY-MM-DD: " + " or ".join(dict.fromkeys(readings))
+        return None
+    word = raw.lower()
+    if word in _RELATIVE_DAYS:
+        end = now + timedelta(days=_RELATIVE_DAYS[word])
+        return f"write {end:%Y-%m-%d} (the end of that day, UTC) or a duration such as 24h"
+    if word in ("next week", "in a week", "a week"):
+        return (
+            "write 1w (a week from now) or a date such as " + f"{now + timedelta(days=7):%Y-%m-%d}"
+        )
+    return None
+
+
 def _weekday(word: str) -> int | None:
     """Monday 0 .. Sunday 6 from a weekday name or its first three letters or more."""
     word = word.lower()

@@ -382,7 +382,7 @@ SERVICE = ROOT / "scenarios" / "workloads" / "llm-serving-7b.yaml"
             "lifetime_years: 4",
             "lifetime_years: 18 months",
             "lifetime_years",
-            "write 1.5: lifetime_years is in years",
+            "write 1.5: the key's name says its unit (lifetime_years is in years",
         ),
         # was: "write 8000 alone" (8 MW)
         (
@@ -390,7 +390,7 @@ SERVICE = ROOT / "scenarios" / "workloads" / "llm-serving-7b.yaml"
             "power_kw_avg: 8.0 ",
             "power_kw_avg: 8000W ",
             "power_kw_avg",
-            "write 8: power_kw_avg is in kW",
+            "write 8: the key's name says its unit (power_kw_avg is in kW",
         ),
         # was: "write 7.2e+08: a file takes plain numbers, not K, M, B or T suffixes"
         (
@@ -398,17 +398,23 @@ SERVICE = ROOT / "scenarios" / "workloads" / "llm-serving-7b.yaml"
             "hours_available_per_day: 24",
             "hours_available_per_day: 720m",
             "hours_available_per_day",
-            "write 12: hours_available_per_day is in hours",
+            "write 12: the key's name says its unit (hours_available_per_day is in hours",
         ),
         # was: "write 30 alone" (30 hours of a month's service)
-        (SERVICE, "hours: 730 ", "hours: 30d ", "inference.hours", "write 720: hours is in hours"),
+        (
+            SERVICE,
+            "hours: 730 ",
+            "hours: 30d ",
+            "inference.hours",
+            "write 720: the key's name says its unit (hours is in hours",
+        ),
         # was: "write 1 alone" (1 ms for a second)
         (
             SERVICE,
             "hours: 730 ",
             "hours: 730\n  slo: {ttft_ms_p95: 1s}\n",
             "inference.slo.ttft_ms_p95",
-            "write 1000: ttft_ms_p95 is in milliseconds",
+            "write 1000: the key's name says its unit (ttft_ms_p95 is in milliseconds",
         ),
     ],
     ids=["months-as-years", "watts-as-kw", "minutes-as-hours", "days-as-hours", "seconds-as-ms"],
@@ -427,7 +433,11 @@ def test_a_number_in_another_unit_gets_the_keys_unit(
 def test_a_number_in_the_keys_own_unit_keeps_its_number(tmp_path: Path) -> None:
     path = _edited(HARDWARE, tmp_path, "power_kw_avg: 8.0 ", "power_kw_avg: 8kW ", "f.yaml")
     result = invoke("tco", "--hardware", str(path), "--no-cloud")
-    assert_clean_error(result, "power_kw_avg", "write 8 alone: power_kw_avg is in kW")
+    assert_clean_error(
+        result,
+        "power_kw_avg",
+        "write 8 alone: the key's name says its unit (power_kw_avg is in kW)",
+    )
 
 
 def test_a_number_in_another_unit_in_the_library(tmp_path: Path) -> None:
@@ -486,7 +496,7 @@ def test_a_choice_in_another_case_is_read(args: tuple[str, ...]) -> None:
         ("5min", ("cannot read latency '5min'", "write 300s")),
         ("1h", ("write 3600s",)),
         # was: "cannot read latency '0ms'": it was read, and is no target
-        ("0ms", ("'0ms' is not above 0", "above 0")),
+        ("0ms", ("cannot read latency '0ms': it is not above 0", "above 0")),
     ],
     ids=["minutes", "hours", "zero"],
 )
@@ -576,7 +586,7 @@ def test_a_report_format_named_by_its_extension_gets_the_format() -> None:
             "whole number: 8 or 9",
         ),
         # was: "write a plain number, e.g. 1.5e9" for a count of machines
-        ("machines: 1", "machines: one", "machines", "whole number in digits"),
+        ("machines: 1", "machines: one", "machines", "machines takes a whole number"),
         # was: "write a plain number, e.g. 1.5e9"
         ("staff_fte: 0.0133", "staff_fte: 1/75", "staff_fte", "write 0.01333"),
     ],
@@ -592,3 +602,86 @@ def test_a_number_written_another_way_gets_its_digits(
     with pytest.raises(ConfigError) as caught:
         planner.load_hardware(str(path))
     assert caught.value.key_path == key
+
+
+# --- a deadline meant as a date in a form that is not read -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"),
+    [
+        # each was "cannot read deadline" and the list of forms alone
+        ("2026-02-30", "2026-02 has 28 days"),
+        ("2027-13-01", "no month 13"),
+        ("26/12/2026", "2026-12-26 (day first)"),
+        ("05.06.2027", "2027-06-05 (day first) or 2027-05-06 (month first)"),
+        ("tomorrow", "or a duration such as 24h"),
+        ("next week", "write 1w"),
+    ],
+    ids=["no-such-day", "month-13", "slashes", "dots-either-way", "tomorrow", "next-week"],
+)
+def test_a_deadline_date_not_read_gets_its_iso_form(typed: str, fix: str) -> None:
+    result = invoke("quote", "-w", "gpt2-xl-finetune", "--deadline", typed)
+    assert_clean_error(result, "--deadline", f"cannot read deadline {typed!r}", fix)
+
+
+# --- absurd amounts and shares are shown in words a person reads ---------------------------------------
+
+
+def test_an_absurd_machine_budget_is_shown_short() -> None:
+    """was: the 1e300 USD budget written out in 301 digits."""
+    result = invoke("build", "-w", "gpt2-finetune", "--budget", "1e300")
+    assert_clean_error(result, "--budget", "got 1e+300 USD", "give what the machine may cost")
+    assert len(result.stderr) < 400
+
+
+def test_a_tiny_confidence_gets_no_tinier_suggestion() -> None:
+    """was: "did you mean 1e-298?" for --confidence 1e-300."""
+    result = invoke(
+        "quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--confidence", "1e-300"
+    )
+    assert_clean_error(result, "--confidence", "Write percentages from 0 to 100")
+    assert "did you mean" not in result.stderr
+
+
+# --- names typed with lookalike characters ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "meant", "odd"),
+    [
+        # a Cyrillic Н: was "did you mean V100 or P100 or H100?", the GPU meant last
+        (("estimate", "gpt2-xl-finetune", "--gpu", "Н100"), "--gpu", "did you mean H100 or", "Н"),
+        # a full-width Ｈ
+        (("estimate", "gpt2-xl-finetune", "--gpu", "Ｈ100"), "--gpu", "did you mean H100 or", "Ｈ"),
+        # a Cyrillic а: was "did you mean aws?" with no word on why the name was unknown
+        (
+            ("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--provider", "аws"),
+            "--provider",
+            "did you mean aws?",
+            "а",
+        ),
+        # hyphens (U+2010) a word processor puts in
+        (
+            ("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--region", "us‐east‐1"),
+            "--region",
+            "did you mean us-east-1",
+            "‐",
+        ),
+    ],
+    ids=["cyrillic-gpu", "full-width-gpu", "cyrillic-provider", "dash-region"],
+)
+def test_a_name_with_lookalike_characters_names_them(
+    args: tuple[str, ...], option: str, meant: str, odd: str
+) -> None:
+    result = invoke(*args)
+    assert_clean_error(result, option, meant, f"'{odd}' is not ASCII")
+
+
+def test_a_name_with_lookalike_characters_in_the_library() -> None:
+    from planner.errors import UnknownNameError
+
+    with pytest.raises(UnknownNameError) as caught:
+        load_gpu_catalog().resolve("Н100")
+    assert caught.value.suggestions[0] == "H100"
+    assert caught.value.hint is not None and "'Н' is not ASCII" in caught.value.hint

@@ -28,6 +28,7 @@ from planner.units import (
     UNIT_WORDS,
     USD,
     count_value,
+    date_fix,
     deadline_point,
     duration_fix,
     duration_hours,
@@ -172,6 +173,7 @@ class Duration(click.ParamType):
                 key_path=option,
                 hint=duration_fix(str(value))
                 or zone_fix(str(value), clock.utc_now())
+                or _with_forms(date_fix(str(value), clock.utc_now()))
                 or f"write it like {DEADLINE_FORMS}",
             )
         if hours <= 0:
@@ -187,6 +189,11 @@ class Duration(click.ParamType):
                 hint=f"write it like {DURATION_FORMS}",
             )
         return hours
+
+
+def _with_forms(fix: str | None) -> str | None:
+    """A deadline's own fix, then the forms a deadline takes (None stays None)."""
+    return None if fix is None else f"{fix}; or write it like {DEADLINE_FORMS}"
 
 
 def _hours_until(text: str, option: str) -> float | None:
@@ -229,13 +236,15 @@ class Latency(click.ParamType):
         if ms is not None and math.isfinite(ms) and ms <= 0:
             # was "cannot read latency '0ms'": it was read, and is no target
             raise ConfigError(
-                f"latency {value!r} is not above 0", key_path=option, hint=f"{forms}, above 0"
+                f"cannot read latency {value!r}: it is not above 0",
+                key_path=option,
+                hint=f"{forms}, above 0",
             )
         if ms is None or not math.isfinite(ms):
             raise ConfigError(
                 f"cannot read latency {value!r}",
                 key_path=option,
-                hint=_latency_fix(str(value)) or f"{forms}, above 0",
+                hint="; ".join(h for h in (_latency_fix(str(value)), f"{forms}, above 0") if h),
             )
         return ms
 

@@ -525,7 +525,7 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
         fix = _plain_number_hint(err["input"], named)
         if err["type"] != "float_parsing" and fix.startswith("write a plain number"):
             # machines: one: was "write a plain number, e.g. 1.5e9" for a whole number
-            return f"write {named or 'it'} as a whole number in digits, e.g. 2"
+            return f"write a plain number in digits: {named or 'it'} takes a whole number, e.g. 2"
         return fix
     got = err.get("input")
     if err["type"] == "int_from_float" and isinstance(got, float) and math.isfinite(got):
@@ -632,8 +632,11 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
         # was "write 18 alone: the key's name says its unit", the number in the wrong unit
         shown = UNIT_WORDS.get(unit, unit)
         if factor == 1:
-            return f"write {number:g} alone: {key} is in {shown}"
-        return f"write {number * factor:.6g}: {key} is in {shown} ({text.strip()} is {number * factor:.6g})"
+            return f"write {number:g} alone: the key's name says its unit ({key} is in {shown})"
+        return (
+            f"write {number * factor:.6g}: the key's name says its unit ({key} is in {shown}; "
+            f"{text.strip()} is {number * factor:.6g})"
+        )
     # '1.5B' or '1.5 B tokens': a multiplier; '80GB', '8 kW', '4 years': a unit
     if rest.lower() in _MULTIPLIERS and (len(rest) == 1 or len(words) == 1):
         return (
