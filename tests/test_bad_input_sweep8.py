@@ -685,3 +685,46 @@ def test_a_name_with_lookalike_characters_in_the_library() -> None:
         load_gpu_catalog().resolve("Н100")
     assert caught.value.suggestions[0] == "H100"
     assert caught.value.hint is not None and "'Н' is not ASCII" in caught.value.hint
+
+
+# --- library numbers given as text --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "key", "fix"),
+    [
+        # was: "expected a number, got '0.8'" and no hint
+        ({"utilization": "0.8"}, "utilization", "give a number, not str: e.g. utilization=0.6"),
+        ({"years": float("nan")}, "years", "e.g. years=3"),
+        # was: "years must be in (0, 30], got 0" and no hint
+        ({"years": 0}, "years", "the horizon in years"),
+    ],
+    ids=["utilization-text", "years-nan", "years-zero"],
+)
+def test_tco_numbers_get_a_fix(kwargs: dict[str, object], key: str, fix: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        planner.tco("8xh100-hgx", with_cloud=False, **kwargs)
+    assert caught.value.key_path == key
+    assert caught.value.hint is not None and fix in caught.value.hint
+
+
+def test_tco_years_zero_on_the_command_line_gets_a_fix() -> None:
+    result = invoke("tco", "--hardware", "8xh100-hgx", "--years", "0", "--no-cloud")
+    assert_clean_error(result, "--years", "must be in (0, 30]", "the horizon in years")
+
+
+def test_an_offer_filter_number_given_as_text_gets_a_fix() -> None:
+    with pytest.raises(ConfigError) as caught:
+        planner.offers(planner.OfferFilter(min_gpu_count="8"))
+    assert caught.value.key_path == "min_gpu_count"
+    assert caught.value.hint is not None and "e.g. min_gpu_count=8" in caught.value.hint
+
+
+def test_a_one_gpu_machine_with_a_gpu_link_is_refused(tmp_path: Path) -> None:
+    """was: exit 0, "1 x 1 x H100 (nvswitch)": a link between GPUs on a machine of one GPU."""
+    path = _edited(HARDWARE, tmp_path, "gpus_per_machine: 8", "gpus_per_machine: 1", "one.yaml")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, "one.yaml", "interconnect", "no other GPU", "interconnect: none")
+    with pytest.raises(ConfigError, match="no other GPU") as caught:
+        planner.load_hardware(str(path))
+    assert caught.value.key_path == "interconnect"
