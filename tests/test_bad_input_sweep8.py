@@ -728,3 +728,17 @@ def test_a_one_gpu_machine_with_a_gpu_link_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no other GPU") as caught:
         planner.load_hardware(str(path))
     assert caught.value.key_path == "interconnect"
+
+
+@pytest.mark.parametrize(
+    ("typed", "needles"),
+    [
+        # was: "unknown workload 'gpt2-finetune:4'" (did you mean gpt2-finetune?)
+        ("gpt2-finetune:4:5", ("one colon goes between the name and the runs", "NAME:RUNS")),
+        # was: "cannot read runs per month '0'": it was read, and is not more than 0
+        ("gpt2-finetune:0", ("runs per month must be more than 0, got '0'", "NAME:RUNS")),
+    ],
+    ids=["two-colons", "zero-runs"],
+)
+def test_build_workload_runs_get_a_fix(typed: str, needles: tuple[str, ...]) -> None:
+    assert_clean_error(invoke("build", "-w", typed), "--workload", *needles)

@@ -32,18 +32,28 @@ def _workload_runs(values: tuple[str, ...]) -> list[tuple[Any, float]]:
     for value in values:
         name, _, runs = value.rpartition(":") if ":" in value else (value, "", "1")
         try:
-            count = float(runs)
+            count, read = float(runs), True
         except ValueError:
-            count = -1.0
+            count, read = -1.0, False
         if not count > 0 or count != count or count == float("inf"):
+            # 0 and -1 were read: was "cannot read runs per month '0'" alone
             raise ConfigError(
-                f"cannot read runs per month {runs!r} in {value!r}",
+                f"runs per month must be more than 0, got {runs!r} in {value!r}"
+                if read and count <= 0
+                else f"cannot read runs per month {runs!r} in {value!r}",
                 key_path="--workload",
                 hint="write NAME or NAME:RUNS, e.g. gpt2-finetune:4 for four runs a month",
             )
         try:
             out.append((load_workload(name), count))
         except ConfigError as e:
+            if ":" in name and e.file is None:
+                # gpt2-finetune:4:5: was "unknown workload 'gpt2-finetune:4'"
+                raise ConfigError(
+                    f"cannot read {value!r}: one colon goes between the name and the runs",
+                    key_path="--workload",
+                    hint="write NAME:RUNS, e.g. gpt2-finetune:4 for four runs a month",
+                ) from None
             raise e.located_at("--workload") if e.file is None else e from None
     return out
 
