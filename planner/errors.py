@@ -13,7 +13,7 @@ import functools
 import numbers
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 _T = TypeVar("_T")
@@ -199,11 +199,34 @@ def foreign_digits_error(
 def suggestion_hint(kind: str, name: str, choices: Iterable[str]) -> str:
     """ "did you mean X or Y?" for the nearest ``choices``, else the known names (12 at most)."""
     options = sorted(set(choices))
+    listed = listed_names(name, options)
+    if listed:
+        return one_each_hint(listed)
     close = suggest(name, options)
     if close:
         return "did you mean " + " or ".join(close) + "?" + lookalike_note(name)
     shown = ", ".join(options[:12]) + (" ..." if len(options) > 12 else "")
     return f"known {kind} names: {shown}"
+
+
+def listed_names(name: str, choices: Iterable[str]) -> list[str]:
+    """The names of a comma-separated list ``name`` ("aws,gcp"), each one of ``choices`` (any
+    case); [] where ``name`` is no such list."""
+    pieces = [piece.strip() for piece in name.split(",")]
+    if len(pieces) < 2:
+        return []
+    by_lower = {c.lower(): c for c in choices}
+    found = [by_lower.get(piece.lower()) for piece in pieces]
+    return [f for f in found if f is not None] if all(found) else []
+
+
+def one_each_hint(names: Sequence[str]) -> str:
+    """The fix for a list of names given where one name goes each time: was "did you mean aws?"
+    (or "H100 or A10?") for 'aws,gcp'."""
+    return (
+        f"did you mean {' and '.join(names)}? One name each time: give the option once per name "
+        f"on the command line, a tuple in Python {tuple(names)!r}"
+    )
 
 
 # What each pydantic validation error type expected, in the words of a YAML file's reader.

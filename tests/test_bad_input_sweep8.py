@@ -742,3 +742,80 @@ def test_a_one_gpu_machine_with_a_gpu_link_is_refused(tmp_path: Path) -> None:
 )
 def test_build_workload_runs_get_a_fix(typed: str, needles: tuple[str, ...]) -> None:
     assert_clean_error(invoke("build", "-w", typed), "--workload", *needles)
+
+
+def test_price_history_reads_an_instance_type_and_region_in_another_case() -> None:
+    """was: "unknown instance type 'P5.48XLARGE'" (did you mean p5.48xlarge?)."""
+    result = invoke(
+        "prices",
+        "history",
+        "--instance",
+        "P5.48XLARGE",
+        "--region",
+        "US-EAST-1",
+        "--format",
+        "json",
+    )
+    assert result.exit_code == 0, result.output
+    import json
+
+    rows = json.loads(result.stdout)
+    assert rows and {r["region"] for r in rows} == {"us-east-1"}
+    assert planner.prices_history("P5.48XLARGE")
+
+
+# --- a comma-separated list where an option takes one value each time ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        # was: "did you mean aws?" (or gcp), one of the two names meant
+        (
+            ("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--provider", "aws,gcp"),
+            ("unknown provider 'aws,gcp'", "did you mean aws and gcp?", "once per name"),
+        ),
+        # was: "did you mean H100 or A10?"
+        (("offers", "--gpu", "H100,A100"), ("--gpu", "did you mean H100 and A100?")),
+        (
+            ("build", "-w", "gpt2-finetune,bert-base-finetune"),
+            ("--workload", "did you mean gpt2-finetune and bert-base-finetune?"),
+        ),
+        # was: "cannot read discount" and the one-pair form
+        (
+            (
+                "quote",
+                "-w",
+                "gpt2-xl-finetune",
+                "--deadline",
+                "24h",
+                "--discount",
+                "aws=0.1,gcp=0.2",
+            ),
+            ("cannot read discount", "repeat the option: --discount aws=0.1 --discount gcp=0.2"),
+        ),
+        (
+            ("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--quota", "aws=4,gcp=2"),
+            ("cannot read quota", "--quota aws=4 --quota gcp=2"),
+        ),
+    ],
+    ids=["providers", "gpus", "workloads", "discounts", "quotas"],
+)
+def test_a_comma_list_gets_each_name_once(args: tuple[str, ...], needles: tuple[str, ...]) -> None:
+    assert_clean_error(invoke(*args), *needles)
+
+
+def test_a_comma_list_in_the_library() -> None:
+    from planner.errors import UnknownNameError
+
+    with pytest.raises(UnknownNameError) as caught:
+        planner.quote(workload="gpt2-xl-finetune", deadline_hours=24, providers=("aws,gcp",))
+    assert caught.value.hint is not None and "('aws', 'gcp')" in caught.value.hint
+
+
+def test_a_decimal_comma_in_a_discount_is_no_list() -> None:
+    result = invoke(
+        "quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--discount", "aws=0,12"
+    )
+    assert_clean_error(result, "--discount", "cannot read discount", "aws=0.12")
+    assert "repeat the option" not in result.stderr

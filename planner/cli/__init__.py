@@ -20,7 +20,11 @@ from typing import Any
 import click
 
 from planner import __version__
-from planner.cli.params import error_text, refuse_foreign_digits, refuse_repeated_options
+from planner.cli.params import (
+    error_text,
+    refuse_foreign_digits,
+    refuse_repeated_options,
+)
 from planner.errors import PlannerError
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timezone
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -338,6 +338,7 @@ class Discount(click.ParamType):
         if isinstance(value, tuple):
             return value
         option = _option(param, "--discount")
+        _refuse_pairs_list(str(value), option, "discount")
         name, sep, text = str(value).partition("=")
         if not sep or not name.strip():
             raise ConfigError(
@@ -365,6 +366,22 @@ class Discount(click.ParamType):
         return name.strip().lower(), frac
 
 
+def _refuse_pairs_list(value: str, option: str, what: str) -> None:
+    """A ConfigError for NAME=VALUE pairs given as one comma-separated list (``aws=0.1,gcp=0.2``):
+    was "cannot read discount" and the one-pair form.  A decimal comma (``aws=0,12``) is no list:
+    each pair of a list has its own ``=``."""
+    parts = [part.strip() for part in value.split(",")]
+    if len(parts) < 2 or not all("=" in part and part.partition("=")[0] for part in parts):
+        return
+    raise ConfigError(
+        f"cannot read {what} {value!r}: a list, where {option} takes one {what} each time",
+        key_path=option,
+        hint="repeat the option: "
+        + " ".join(f"{option} {part}" for part in parts)
+        + f"; write it like {'aws=0.12' if what == 'discount' else 'aws=16'} each time",
+    )
+
+
 class Quota(click.ParamType):
     """``aws=16``, ``aws:p5=4``, ``aws:us-east-1:p5=2`` -> ``("aws:p5", 4)``: at most that many
     instances at once; the command collects them in a dict."""
@@ -379,6 +396,7 @@ class Quota(click.ParamType):
         if isinstance(value, tuple):
             return value
         option = _option(param, "--quota")
+        _refuse_pairs_list(str(value), option, "quota")
         key, sep, count = str(value).partition("=")
         if not sep or not (count.strip().isascii() and count.strip().isdigit()):
             raise ConfigError(
@@ -499,6 +517,18 @@ def refuse_foreign_digits(command: click.Command, args: Sequence[str]) -> None:
     while the same ``８`` in a YAML file is text and refused: one behaviour for both, refused with
     the fix.  A value naming a file or folder that exists is left alone (a path may hold any
     character), as are the values of path options; a group's subcommand is checked in turn."""
+    for _option, shown, value in _option_values(command, args):
+        error = foreign_digits_error(value, key_path=shown)
+        if error is not None:
+            raise error
+
+
+def _option_values(
+    command: click.Command, args: Sequence[str]
+) -> Iterator[tuple[click.Option, str, str]]:
+    """Each (option, its long name, value) ``args`` gives an option of ``command`` (or of the
+    subcommand named in them) that takes a value, before ``--``; path options and values naming a
+    file or folder that exists are left out (a path may hold any character)."""
     takes_value: dict[str, click.Option] = {}
     for param in command.params:
         if isinstance(param, click.Option) and not (param.count or param.is_flag):
@@ -510,7 +540,7 @@ def refuse_foreign_digits(command: click.Command, args: Sequence[str]) -> None:
         if token == "--":
             return
         if isinstance(command, click.Group) and token in command.commands:
-            refuse_foreign_digits(command.commands[token], args[i + 1 :])
+            yield from _option_values(command.commands[token], args[i + 1 :])
             return
         name, eq, inline = token.partition("=") if token.startswith("--") else (token, "", "")
         option = takes_value.get(name)
@@ -521,10 +551,7 @@ def refuse_foreign_digits(command: click.Command, args: Sequence[str]) -> None:
         i += 1 if eq else 2
         if isinstance(option.type, (click.Path, click.File)) or _names_a_path(value):
             continue
-        shown = next((o for o in option.opts if o.startswith("--")), name)  # -w: --workload
-        error = foreign_digits_error(value, key_path=shown)
-        if error is not None:
-            raise error
+        yield option, next((o for o in option.opts if o.startswith("--")), name), value
 
 
 def _names_a_path(value: str) -> bool:
