@@ -819,3 +819,37 @@ def test_a_decimal_comma_in_a_discount_is_no_list() -> None:
     )
     assert_clean_error(result, "--discount", "cannot read discount", "aws=0.12")
     assert "repeat the option" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("source", "old", "new", "key", "fix"),
+    [
+        # was: "write 5 alone: the key's name says its unit" (5 tokens/s for 5,000)
+        (
+            SERVICE,
+            "tokens_per_s: 5000 ",
+            "tokens_per_s: 5k/s ",
+            "inference.tokens_per_s",
+            "write 5000",
+        ),
+        # was: "write 3000 alone" (3,000 GB/s for 3)
+        (
+            WORKLOAD,
+            "method: full",
+            "method: full\n  offload: nvme\n  nvme_read_gb_per_s: 3000MB/s",
+            "training.nvme_read_gb_per_s",
+            "write 3: the key's name says its unit (nvme_read_gb_per_s is in GB/s",
+        ),
+    ],
+    ids=["thousands-a-second", "megabytes-a-second"],
+)
+def test_a_rate_in_another_unit_gets_the_keys_rate(
+    tmp_path: Path, source: Path, old: str, new: str, key: str, fix: str
+) -> None:
+    path = _edited(source, tmp_path, old, new, "f.yaml")
+    args = (
+        ("quote", "-w", str(path))
+        if source == SERVICE
+        else ("estimate", str(path), "--gpu", "H100")
+    )
+    assert_clean_error(invoke(*args), "f.yaml", key, fix)

@@ -574,6 +574,10 @@ _MULTIPLIERS = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _NUMBER_WITH_TEXT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
 
 
+# a rate's "per second" after its unit: 5k/s, 3000 MB/s, 20 tokens per second
+_PER_SECOND = re.compile(r"\s*(?:/\s*|\bper\s+)(?:s|sec|secs|second)\s*$", re.I)
+
+
 def _plain_number_hint(text: str, key: str | None = None) -> str:
     """How to write ``text`` ('1.5B', '310k', '4 years', '8kW') as the plain number a file
     takes: a multiplier written out (1.5B -> 1.5e+09), a unit left to the key's name."""
@@ -621,16 +625,25 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
         return f"write a whole number, not {text.strip()}"
     if match is None or not match.group(2):
         return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"
-    number, words = float(match.group(1)), match.group(2).split()
+    suffix = match.group(2)
+    if key and key.endswith("_per_s"):
+        # 5k/s in tokens_per_s, 3000MB/s in nvme_read_gb_per_s: the rate's "/s" is the key's;
+        # was "write 5 alone" and "write 3000 alone", a thousandth and a thousand times the rate
+        suffix = _PER_SECOND.sub("", suffix).strip() or "/s"
+        if suffix == "/s":
+            return (
+                f"write {float(match.group(1)):g} alone: the key's name says its unit (per second)"
+            )
+    number, words = float(match.group(1)), suffix.split()
     rest = words[0]
     if not rest[0].isalpha():  # '1,5' (a decimal comma), '2-3': no unit to drop
         return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"
     unit = key_unit(key) if key else None
-    factor = IN_UNIT.get(unit or "", {}).get(match.group(2).lower().replace(" ", ""))
+    factor = IN_UNIT.get(unit or "", {}).get(suffix.lower().replace(" ", ""))
     if key and unit and factor is not None:
         # 18 months in lifetime_years, 8000W in power_kw_avg, 30d in hours, 1s in ttft_ms_p95:
         # was "write 18 alone: the key's name says its unit", the number in the wrong unit
-        shown = UNIT_WORDS.get(unit, unit)
+        shown = UNIT_WORDS.get(unit, unit) + ("/s" if key.endswith("_per_s") else "")
         if factor == 1:
             return f"write {number:g} alone: the key's name says its unit ({key} is in {shown})"
         return (
