@@ -853,3 +853,56 @@ def test_a_rate_in_another_unit_gets_the_keys_rate(
         else ("estimate", str(path), "--gpu", "H100")
     )
     assert_clean_error(invoke(*args), "f.yaml", key, fix)
+
+
+# --- a whole-number option typed another way -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "fix"),
+    [
+        # each was click's "'8x' is not a valid integer range." and no fix
+        (("estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "8x"), "--count", "alone: 8"),
+        (("estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "8.0"), "--count", "write 8"),
+        (("estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "1e3"), "--count", "1000"),
+        (
+            ("estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "2.5"),
+            "--count",
+            "2 or 3",
+        ),
+        (
+            (
+                "quote",
+                "--model",
+                "mistral-7b",
+                "--tokens",
+                "1M",
+                "--seq-len",
+                "4k",
+                "--deadline",
+                "24h",
+            ),
+            "--seq-len",
+            "write 4096",
+        ),
+        (("offers", "--limit", "50k"), "--limit", "write 50000"),
+        (
+            ("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--top", "five"),
+            "--top",
+            "in digits: 5",
+        ),
+    ],
+    ids=["suffix", "point-zero", "exponent", "fraction", "seq-len-k", "thousands", "word"],
+)
+def test_a_whole_number_typed_another_way_gets_its_digits(
+    args: tuple[str, ...], option: str, fix: str
+) -> None:
+    result = invoke(*args)
+    assert_clean_error(result, option, "is not a valid integer", fix)
+    assert "integer range" not in result.stderr
+
+
+def test_full_width_digits_in_an_environment_variable_are_refused() -> None:
+    """was: PLANNER_MAX_PRICE_AGE_DAYS=９０ read as 90 days, where the same ９０ in a file is refused."""
+    result = invoke("offers", "--limit", "1", env={"PLANNER_MAX_PRICE_AGE_DAYS": "９０"})
+    assert_clean_error(result, "PLANNER_MAX_PRICE_AGE_DAYS", "'９０'", "set it to one")

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from planner.cli.offers import format_option
-from planner.cli.params import Amount, OutputPath, currency_option, field_options
+from planner.cli.params import Amount, OutputPath, WholeNumber, currency_option, field_options
 from planner.errors import ConfigError
 from planner.reports.formatting import Money
 
@@ -97,7 +97,7 @@ def _check_preset_agrees(
 @click.option(
     "--gpus",
     "gpu_counts",
-    type=click.IntRange(min=1, max=8),
+    type=WholeNumber(min=1, max=8),
     multiple=True,
     help="Only machines with this many GPUs (repeatable).",
 )
@@ -106,7 +106,7 @@ def _check_preset_agrees(
     help="Price a known configuration from the parts table: a hardware file or bundled name "
     "(workstation-rtx3060, 4xrtxa4000, 8xa100-80gb...), its GPU and count.",
 )
-@click.option("--top", type=click.IntRange(min=1, max=20), default=3, show_default=True)
+@click.option("--top", type=WholeNumber(min=1, max=20), default=3, show_default=True)
 @click.option(
     "--output",
     "-o",

@@ -11,7 +11,7 @@ from click.core import ParameterSource
 from planner import api
 from planner.catalog import DEFAULT_MAX_AGE_DAYS
 from planner.catalog.query import SORT_KEYS, OfferFilter, unknown_host_notes
-from planner.cli.params import FiniteFloat, currency_option, field_options
+from planner.cli.params import FiniteFloat, WholeNumber, currency_option, field_options
 from planner.gpu_specs import load_gpu_catalog
 from planner.reports.formatting import Money
 from planner.reports.offers import provenance_lines, render_gpus, render_offers
@@ -42,7 +42,7 @@ snapshot_option = click.option(
 MAX_AGE_ENVVAR = "PLANNER_MAX_PRICE_AGE_DAYS"
 
 
-class _MaxAgeDays(click.IntRange):
+class _MaxAgeDays(WholeNumber):
     """Days >= 0; a bad value from ``PLANNER_MAX_PRICE_AGE_DAYS`` is blamed on the variable,
     not on ``--max-age-days`` (which the user never typed)."""
 
@@ -115,9 +115,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
     help="GPU model, alias or family (A100-80GB, 'h100 sxm'; A100 is both sizes), with GPUs per "
     "instance (H100:8, A100:80GB:8), or a memory range (24GB.., 40GB..80GB). Repeatable.",
 )
-@click.option(
-    "--min-gpus", type=click.IntRange(min=1), help="At least this many GPUs per instance."
-)
+@click.option("--min-gpus", type=WholeNumber(min=1), help="At least this many GPUs per instance.")
 @click.option(
     "--min-gpu-memory",
     type=FiniteFloat(min=0, unit="GiB"),
@@ -172,7 +170,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
     show_default=True,
 )
 @click.option("--desc", is_flag=True, help="Sort descending.")
-@click.option("--limit", type=click.IntRange(min=1), help="Show at most this many rows.")
+@click.option("--limit", type=WholeNumber(min=1), help="Show at most this many rows.")
 @click.option(
     "--period",
     type=click.Choice(["hour", "month"], case_sensitive=False),

@@ -134,6 +134,62 @@ class FiniteFloat(click.FloatRange):
         return super()._describe_range()
 
 
+_NUMBER_WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four", "five", "six", "seven")
+_NUMBER_WORDS += ("eight", "nine", "ten", "eleven", "twelve")
+
+
+class WholeNumber(click.IntRange):
+    """A whole number (optionally in a range) as click's IntRange reads it, with a fix where it
+    cannot: was "'8x' is not a valid integer range." alone for 8x, 8.0, 1e3, 4k and five.  Digits
+    outside ASCII 0-9 (``８``, which ``int`` reads) are refused with their ASCII spelling, as a
+    file's are, wherever the value comes from (the command line or an environment variable)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            digits = foreign_digits_error(value, key_path=_option(param, "the value"))
+            if digits is not None:
+                self.fail(f"{digits.detail}; {digits.hint}", param, ctx)
+            try:
+                int(value.strip())
+            except ValueError:
+                self.fail(
+                    f"{value!r} is not a valid integer: {_whole_fix(value, param)}", param, ctx
+                )
+        return super().convert(value, param, ctx)
+
+
+def _whole_fix(text: str, param: click.Parameter | None) -> str:
+    """What to write for a whole number typed another way: 8.0 or 1e3 (write 8, 1000), 4k (a
+    thousand times; a context length's k is 1024), 8x or 8 GPUs (the number alone), five."""
+    raw = text.strip()
+    try:
+        number = float(raw)
+    except ValueError:
+        number = None
+    if number is not None and math.isfinite(number):
+        if number.is_integer():
+            return f"write {int(number)}"
+        return f"write a whole number: {math.floor(number)} or {math.ceil(number)}"
+    if raw.lower() in _NUMBER_WORDS:
+        return f"write it in digits: {_NUMBER_WORDS.index(raw.lower())}"
+    unit = _UNIT_SUFFIX.match(raw)
+    if unit is not None:
+        number_text, suffix = unit.group(1), unit.group(2).strip()
+        if suffix.lower() == "k" and _option(param, "") == "--seq-len":
+            whole = float(number_text) * 1024
+            if whole.is_integer():
+                return f"write {int(whole)} ({number_text}k tokens: {number_text} x 1024)"
+        if suffix in _MULTIPLIERS:
+            whole = float(number_text) * _MULTIPLIERS[suffix][0]
+            if whole.is_integer():
+                return (
+                    f"write {int(whole)} ({suffix} for {_MULTIPLIERS[suffix][1]} is not read here)"
+                )
+        if float(number_text).is_integer():
+            return f"write the number alone: {int(float(number_text))}"
+    return "write a whole number in digits, e.g. 8"
+
+
 def solver_option(func: Any) -> Any:
     """``--solver``: a name from the solver registry (HiGHS by default, CBC as the fallback)."""
     from planner.optimize.solvers import PREFERENCE

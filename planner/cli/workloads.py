@@ -12,7 +12,7 @@ from click.core import ParameterSource
 
 from planner import api
 from planner.cli.offers import format_option
-from planner.cli.params import Count, FiniteFloat, field_options
+from planner.cli.params import Count, FiniteFloat, WholeNumber, field_options
 from planner.gpu_specs import load_gpu_catalog
 from planner.reports.estimate import (
     render_estimate,
@@ -184,7 +184,7 @@ _FACT_OPTIONS = (
         show_default=True,
         help="Job kind (with --model).",
     ),
-    click.option("--seq-len", type=click.IntRange(min=1), help="Sequence length (with --model)."),
+    click.option("--seq-len", type=WholeNumber(min=1), help="Sequence length (with --model)."),
     click.option(
         "--precision",
         type=click.Choice(TRAINING_PRECISIONS, case_sensitive=False),
@@ -251,10 +251,10 @@ def workload_fact_options(func: F) -> F:
     "--gpu", required=True, help="GPU model or alias: H100, A100-80GB, RTX4090, 'a100 80gb'."
 )
 @click.option(
-    "--count", type=click.IntRange(min=1), default=1, show_default=True, help="Number of GPUs."
+    "--count", type=WholeNumber(min=1), default=1, show_default=True, help="Number of GPUs."
 )
 @click.option(
-    "--gpus-per-node", type=click.IntRange(min=1), help="GPUs per node (default: min(count, 8))."
+    "--gpus-per-node", type=WholeNumber(min=1), help="GPUs per node (default: min(count, 8))."
 )
 @click.option(
     "--interconnect",
