@@ -906,3 +906,20 @@ def test_full_width_digits_in_an_environment_variable_are_refused() -> None:
     """was: PLANNER_MAX_PRICE_AGE_DAYS=９０ read as 90 days, where the same ９０ in a file is refused."""
     result = invoke("offers", "--limit", "1", env={"PLANNER_MAX_PRICE_AGE_DAYS": "９０"})
     assert_clean_error(result, "PLANNER_MAX_PRICE_AGE_DAYS", "'９０'", "set it to one")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key", "fix"),
+    [
+        # was: "must be at most 1000, got 8000" and no hint
+        ("power_kw_avg: 8.0 ", "power_kw_avg: 8000 ", "power_kw_avg", "if 8000 is watts, write 8"),
+        ("lifetime_years: 4", "lifetime_years: 48", "lifetime_years", "if 48 is months, write 4"),
+    ],
+    ids=["watts", "months"],
+)
+def test_a_number_past_the_top_in_a_smaller_unit_gets_it_converted(
+    tmp_path: Path, old: str, new: str, key: str, fix: str
+) -> None:
+    path = _edited(HARDWARE, tmp_path, old, new, "h.yaml")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, "h.yaml", f"{key}: must be at most", fix)

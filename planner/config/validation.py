@@ -705,6 +705,16 @@ def config_error(
     return ConfigError(_describe(err, wording) + tail, file=file, key_path=key, hint=fix)
 
 
+# The smaller unit a number past a key's range is often in, by the key's unit: (factor, name).
+_SMALLER_UNIT = {
+    "kW": (1e-3, "watts"),
+    "years": (1 / 12, "months"),
+    "GB": (1e-3, "MB"),
+    "GiB": (1 / 1024, "MiB"),
+    "s": (1e-3, "milliseconds"),
+}
+
+
 def _field_info(model: type[BaseModel], loc: Loc) -> Any:
     """The pydantic field ``loc`` (in the file's keys) names, walking nested models; None where
     it names none (a list item's value, a mapping's)."""
@@ -765,5 +775,11 @@ def _range_hint(model: type[BaseModel], loc: Loc, err: Any) -> str | None:
     if number is not None and top is not None and number > top:
         if lowest is not None and lowest >= 0 and top == 1 and number <= 100:
             return f"{hint}: a share is a fraction, write {number / 100:g} for {number:g}%"
+        named = next((str(part) for part in reversed(loc) if isinstance(part, str)), "")
+        smaller = _SMALLER_UNIT.get(key_unit(named) or "")
+        if smaller is not None and (lowest or 0) <= number * smaller[0] <= top:
+            # power_kw_avg: 8000 (watts), lifetime_years: 48 (months): was "check the unit"
+            meant = number * smaller[0]
+            return f"{hint}: check the unit; if {number:g} is {smaller[1]}, write {meant:.4g}"
         return f"{hint}: check the unit, the key's name says it"
     return hint
