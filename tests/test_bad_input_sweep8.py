@@ -923,3 +923,22 @@ def test_a_number_past_the_top_in_a_smaller_unit_gets_it_converted(
     path = _edited(HARDWARE, tmp_path, old, new, "h.yaml")
     result = invoke("tco", "--hardware", str(path), "--no-cloud")
     assert_clean_error(result, "h.yaml", f"{key}: must be at most", fix)
+
+
+# --- money with its digits grouped the European way ------------------------------------------------
+
+
+def test_money_with_a_dot_between_thousands_names_both_readings(tmp_path: Path) -> None:
+    """was: "write 310.000 EUR", which reads as 310 EUR."""
+    path = _edited(HARDWARE, tmp_path, "capex_usd: 310000 ", 'capex: "€310.000" ', "h.yaml")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, "h.yaml", "capex", "a dot is a decimal point", "write 310000 EUR")
+
+
+def test_money_with_spaces_between_thousands_gets_the_digits_joined(tmp_path: Path) -> None:
+    """was: "cannot read '310 000 EUR'" and the example 80000 CNY."""
+    path = _edited(HARDWARE, tmp_path, "capex_usd: 310000 ", 'capex: "310 000 EUR" ', "h.yaml")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud")
+    assert_clean_error(result, "h.yaml", "capex", "grouped by spaces", "write 310000 EUR")
+    with pytest.raises(ConfigError, match="grouped by spaces"):
+        planner.load_hardware(str(path))
