@@ -942,3 +942,21 @@ def test_money_with_spaces_between_thousands_gets_the_digits_joined(tmp_path: Pa
     assert_clean_error(result, "h.yaml", "capex", "grouped by spaces", "write 310000 EUR")
     with pytest.raises(ConfigError, match="grouped by spaces"):
         planner.load_hardware(str(path))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "meant", "odd"),
+    [
+        # a Cyrillic о in a key: was "did you mean 'model'?" with no word on why
+        ("model: gpt2-xl ", "mоdel: gpt2-xl ", "did you mean 'model'?", "о"),
+        # a Ukrainian і in a value
+        ("kind: finetune", "kind: fіnetune", "did you mean 'finetune'?", "і"),
+    ],
+    ids=["key", "value"],
+)
+def test_a_file_word_with_lookalike_characters_names_them(
+    tmp_path: Path, old: str, new: str, meant: str, odd: str
+) -> None:
+    path = _edited(WORKLOAD, tmp_path, old, new, "w.yaml")
+    result = invoke("estimate", str(path), "--gpu", "H100")
+    assert_clean_error(result, "w.yaml", meant, f"'{odd}' is not ASCII")

@@ -28,6 +28,7 @@ from planner.errors import (
     ConfigError,
     UnknownNameError,
     ascii_digits_fix,
+    lookalike_note,
     suggest,
 )
 from planner.units import IN_UNIT, UNIT_WORDS, key_unit
@@ -413,7 +414,7 @@ def _unknown_key_hint(
         hint = f"{typed} belongs under {where} ({', '.join(homes)})"
         return hint + (f"; or did you mean {close[0]!r}?" if close else "")
     if close:
-        return f"did you mean {close[0]!r}?"
+        return f"did you mean {close[0]!r}?" + lookalike_note(typed)
     for key, hint in wording.misplaced_keys.items():
         if _alike(typed, key):
             return hint
@@ -508,7 +509,7 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
                 f"{', '.join(_options(err))} (quote it if it is one of yes, no, on, off)"
             )
         close = suggest(str(got), _options(err), 1)
-        return f"did you mean {close[0]!r}?" if close else None
+        return f"did you mean {close[0]!r}?" + lookalike_note(str(got)) if close else None
     if err["type"] == "string_type" and hasattr(err.get("input"), "isoformat"):
         return wording.date_hint or "YAML read a date; put it in quotes to keep it as text"
     if err["type"] == "string_type" and isinstance(err.get("input"), bool):
