@@ -12,7 +12,8 @@ import difflib
 import functools
 import numbers
 import re
-from collections.abc import Callable, Iterable
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 _T = TypeVar("_T")
@@ -162,14 +163,70 @@ def is_whole_number(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+def ascii_digits_fix(text: str) -> str | None:
+    """``text`` as it is written in ASCII where it has a digit outside 0-9 (a full-width ``８`` an
+    input method types, an Arabic-Indic ``٨``); None where every digit is ASCII.
+
+    Python's ``int`` and ``float`` read such digits, so ``--count ８`` was 8 while the same ``８``
+    in a file (which YAML keeps as text) was refused: the one behaviour is to refuse them
+    everywhere with this text as the fix.  Full-width letters and signs beside them (``２４ｈ``)
+    become ASCII too (NFKC)."""
+    if not any(ch.isdecimal() and not ch.isascii() for ch in text):
+        return None
+    normal = unicodedata.normalize("NFKC", text)
+    return "".join(
+        str(unicodedata.decimal(ch)) if ch.isdecimal() and not ch.isascii() else ch for ch in normal
+    )
+
+
+def foreign_digits_error(
+    text: str, *, file: str | None = None, key_path: str | None = None
+) -> ConfigError | None:
+    """The error for ``text`` written with digits outside ASCII 0-9 (see :func:`ascii_digits_fix`);
+    None where its digits are all ASCII."""
+    fixed = ascii_digits_fix(text)
+    if fixed is None:
+        return None
+    odd = "".join(dict.fromkeys(ch for ch in text if ch.isdecimal() and not ch.isascii()))
+    return ConfigError(
+        f"{text!r} has digits that are not ASCII 0-9 ({odd!r}: full-width or another script's)",
+        file=file,
+        key_path=key_path,
+        hint=f"write {fixed} (ASCII digits; switch the input method to half-width)",
+    )
+
+
 def suggestion_hint(kind: str, name: str, choices: Iterable[str]) -> str:
     """ "did you mean X or Y?" for the nearest ``choices``, else the known names (12 at most)."""
     options = sorted(set(choices))
+    listed = listed_names(name, options)
+    if listed:
+        return one_each_hint(listed)
     close = suggest(name, options)
     if close:
-        return "did you mean " + " or ".join(close) + "?"
+        return "did you mean " + " or ".join(close) + "?" + lookalike_note(name)
     shown = ", ".join(options[:12]) + (" ..." if len(options) > 12 else "")
     return f"known {kind} names: {shown}"
+
+
+def listed_names(name: str, choices: Iterable[str]) -> list[str]:
+    """The names of a comma-separated list ``name`` ("aws,gcp"), each one of ``choices`` (any
+    case); [] where ``name`` is no such list."""
+    pieces = [piece.strip() for piece in name.split(",")]
+    if len(pieces) < 2:
+        return []
+    by_lower = {c.lower(): c for c in choices}
+    found = [by_lower.get(piece.lower()) for piece in pieces]
+    return [f for f in found if f is not None] if all(found) else []
+
+
+def one_each_hint(names: Sequence[str]) -> str:
+    """The fix for a list of names given where one name goes each time: was "did you mean aws?"
+    (or "H100 or A10?") for 'aws,gcp'."""
+    return (
+        f"did you mean {' and '.join(names)}? One name each time: give the option once per name "
+        f"on the command line, a tuple in Python {tuple(names)!r}"
+    )
 
 
 # What each pydantic validation error type expected, in the words of a YAML file's reader.
@@ -191,11 +248,43 @@ EXPECTED_BY_PYDANTIC_ERROR = {
 }
 
 
+# Letters of other alphabets that look like Latin ones, and typographic dashes, as a word
+# processor, a chat or a Cyrillic keyboard layout puts them in a name (Н100 with a Cyrillic Н,
+# H100‐SXM with a hyphen U+2010): each to the ASCII character it looks like.
+_LOOKALIKES = str.maketrans(
+    dict(zip("АВЕКМНОРСТХУаеорсхуіІ", "ABEKMHOPCTXYaeopcxyiI", strict=True))
+    | dict(zip("ΑΒΕΗΙΚΜΝΟΡΤΧΥΖ", "ABEHIKMNOPTXYZ", strict=True))
+    | dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-")
+)
+
+
+def ascii_lookalike(text: str) -> str:
+    """``text`` with full-width forms (NFKC), other alphabets' Latin lookalikes and typographic
+    dashes written as the ASCII they look like; ``text`` itself when it has none."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", text).translate(_LOOKALIKES)
+
+
+def lookalike_note(name: str) -> str:
+    """ " ('Н' is not ASCII: ...)" for a name with lookalike characters, else ""."""
+    folded = ascii_lookalike(name)
+    if folded == name:
+        return ""
+    odd = "".join(dict.fromkeys(ch for ch in name if not ch.isascii()))
+    return (
+        f" ({odd!r} is not ASCII: a full-width form, a lookalike letter of another alphabet or "
+        "a typographic dash)"
+    )
+
+
 def suggest(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
-    """Nearest names to ``name`` among ``choices`` (case-insensitive), best first."""
+    """Nearest names to ``name`` among ``choices`` (case-insensitive), best first; a name typed
+    with lookalike characters (a Cyrillic Н in H100) is matched as the ASCII it looks like."""
     options = list(choices)
     by_lower = {c.lower(): c for c in options}
-    close = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.5)
+    typed = ascii_lookalike(name).lower()
+    close = difflib.get_close_matches(typed, list(by_lower), n=n, cutoff=0.5)
     return [by_lower[c] for c in close]
 
 

@@ -21,7 +21,10 @@ from planner.errors import (
     UnknownNameError,
     checked_arguments,
     checked_fields,
+    foreign_digits_error,
     is_number,
+    lookalike_note,
+    one_each_hint,
     suggest,
 )
 
@@ -271,8 +274,9 @@ class GpuCatalog:
         if near:
             # the nearest spellings, aliases included: "H100-SMX" is a slip of the H100's alias
             # H100-SXM, which the canonical names alone (H100, H100-NVL, ...) would not offer
-            error.hint = "did you mean " + " or ".join(near) + "?"
+            error.hint = "did you mean " + " or ".join(near) + "?" + lookalike_note(name)
             error.suggestions = near
+        self._name_each(error, name)
         counted = self._count_in_name(name)
         if counted is not None:  # 8xH100, H100:8: the count goes in its own field
             models, count, _ = counted
@@ -417,6 +421,14 @@ class GpuCatalog:
             f"did you mean {parts[0]}:{number}GB? (memory takes its unit; a bare number is a count)"
         )
 
+    def _name_each(self, error: UnknownNameError, name: str) -> None:
+        """For GPUs given as one comma-separated list (H100,A100), each a name or family: the
+        fix that names each once (was "did you mean H100 or A10?")."""
+        pieces = [piece.strip() for piece in name.split(",")]
+        if len(pieces) > 1 and all(self.get(p) or self.family(p) for p in pieces):
+            error.hint = one_each_hint(pieces)
+            error.suggestions = pieces
+
     def _named(self, name: str) -> tuple[GpuSpec, ...]:
         """An exact name or alias, else a whole family."""
         gpu = self.get(name)
@@ -426,6 +438,7 @@ class GpuCatalog:
         if family:
             return family
         error = UnknownNameError("GPU", name, self.names)
+        self._name_each(error, name)
         counted = self._count_in_name(name)
         if counted is not None:  # 8xH100: a filter writes the count after a colon
             models, count, typed = counted
@@ -505,6 +518,9 @@ def _check_gpu_name(name: object, *, file: str | None = None, key_path: str | No
             key_path=key_path,
             hint="name a GPU such as H100-SXM or A100-80GB; `planner gpus` lists them",
         )
+    digits = foreign_digits_error(name, file=file, key_path=key_path)
+    if digits is not None:  # H100:８ was 8 GPUs in a choice, an unknown GPU in a name
+        raise digits
 
 
 def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from planner import clock
-from planner.errors import OfferValidationError, UnknownNameError, suggest
+from planner.errors import OfferValidationError, UnknownNameError, ascii_digits_fix, suggest
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 
 SCHEMA_VERSION = 1
@@ -362,6 +362,18 @@ def validate_offers(
         ("price_basis_savings_plan", list(SAVINGS_PLAN_BASES)),
     ):
         text[name] = _enum_column(name, text[name], allowed, table)
+    unwired = (out["gpu_count"] > 1).to_numpy() & (
+        pd.Series(text["interconnect"], index=index) == Interconnect.NONE.value
+    ).to_numpy()
+    if unwired.any():
+        # was: an 8-GPU instance wired by nothing listed and quoted as if on PCIe
+        table.fail(
+            "interconnect none cannot wire an instance of more than one GPU: GPUs that share an "
+            "instance talk over PCIe at least",
+            unwired,
+            "interconnect",
+            hint="write pcie, nvlink or nvswitch for it (none is for one-GPU instances)",
+        )
     _normalise_memory(out, _check_memory(out, text["gpu_model"], catalog, table))
     _check_dates(text["as_of"], table)
     _check_unique_keys(text, table)
@@ -436,6 +448,9 @@ def _cell_hint(text: str, col: Column) -> str | None:
     spreadsheet in a European locale: 3,20), thousands separators (1,200) or a currency written
     with the amount ($3.20, 3.20 USD).  Was the column's bound hint alone ("divide a monthly
     price by 730")."""
+    fixed = ascii_digits_fix(text)
+    if fixed is not None:  # ８, １.29: full-width digits (an input method's)
+        return f"write {fixed.strip()}: digits in ASCII 0-9, not full-width"
     if _DECIMAL_COMMA_CELL.fullmatch(text):
         whole, _, part = text.strip().partition(",")
         if len(part) == 3 and whole.lstrip("+-") != "0":  # 1,200: thousands, or 1.2
@@ -504,7 +519,14 @@ def _number_column(col: Column, table: _Table) -> pd.Series:
         return pd.Series(values, index=table.index)
     frac = ~absent & (values != np.round(values))
     if frac.any():
-        table.fail("must be a whole number", frac, col.name)
+        # was: "must be a whole number" alone
+        table.fail(
+            f"must be a whole number, got {values[frac][0]:g}",
+            frac,
+            col.name,
+            hint=f"write {col.name} as a whole number of {col.unit or 'them'}, e.g. "
+            f"{max(1, round(values[frac][0])):g}",
+        )
     if absent.any():  # an optional whole-number column with blanks stays float (NaN)
         return pd.Series(values, index=table.index)
     return pd.Series(num.to_numpy(dtype="int64"), index=table.index)

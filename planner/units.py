@@ -43,6 +43,52 @@ MAX_LIFETIME_YEARS = 30.0
 MIN_HORIZON_YEARS = 1.0 / 12.0
 MAX_HORIZON_YEARS = 30.0
 
+# What a number typed with a unit is in a value's own unit (an option's, or a file key's as its
+# name says): the factor by unit typed (lower case, no spaces), per value unit.  Was "write the
+# number alone" for every unit: a thousandth of the value meant for --min-local-disk 1TB (GB), a
+# sixtieth for --time-limit 1m (seconds), 18 for lifetime_years: 18 months, 8000 for
+# power_kw_avg: 8000W.
+IN_UNIT: dict[str, dict[str, float]] = {
+    "GB": {"mb": 1e-3, "gb": 1.0, "tb": 1e3, "pb": 1e6, "gib": 1.073741824, "tib": 1099.511627776},
+    # a GiB value takes the marketed GB of an instance's listing as they are (80GB: 80)
+    "GiB": {"mib": 1 / 1024, "mb": 1 / 1024, "gib": 1.0, "gb": 1.0, "tib": 1024.0, "tb": 1024.0},
+    "s": {"ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "m": 60.0, "min": 60.0, "mins": 60.0},
+    "ms": {"ms": 1.0, "s": 1e3, "sec": 1e3, "secs": 1e3, "seconds": 1e3, "min": 6e4, "mins": 6e4},
+    "h": {"m": 1 / 60, "min": 1 / 60, "mins": 1 / 60, "minutes": 1 / 60, "h": 1.0, "hr": 1.0},
+    "years": {"mo": 1 / 12, "months": 1 / 12, "y": 1.0, "yr": 1.0, "yrs": 1.0, "years": 1.0},
+    "months": {"mo": 1.0, "month": 1.0, "months": 1.0, "y": 12.0, "yr": 12.0, "years": 12.0},
+    "kW": {"w": 1e-3, "watts": 1e-3, "kw": 1.0},
+    # network links: 400G is 400 Gbit/s; GB/s is bytes, eight bits each
+    "Gbps": {"mbps": 1e-3, "mbit/s": 1e-3, "g": 1.0, "gbps": 1.0, "gbit/s": 1.0, "gb/s": 8.0},
+}
+IN_UNIT["Gbps"] |= {"tbps": 1e3, "tbit/s": 1e3}
+IN_UNIT["s"] |= {"h": 3600.0, "hr": 3600.0}
+IN_UNIT["h"] |= {"hrs": 1.0, "hours": 1.0, "d": 24.0, "day": 24.0, "days": 24.0, "w": 168.0}
+IN_UNIT["h"] |= {"week": 168.0, "weeks": 168.0}
+IN_UNIT["years"] |= {"month": 1 / 12, "year": 1.0}
+IN_UNIT["months"] |= {"yrs": 12.0, "year": 12.0}
+UNIT_WORDS = {"s": "seconds", "h": "hours", "ms": "milliseconds", "Gbps": "Gbit/s"}
+
+# A file key's unit by a word of its name before any "per" (power_kw_avg: kW, lifetime_years,
+# hours_available_per_day: hours; colocation_per_kw_month and tokens_per_s name none).
+_KEY_UNITS = {"ms": "ms", "hours": "h", "kw": "kW", "years": "years", "months": "months"}
+_KEY_UNITS |= {"gib": "GiB", "gb": "GB", "gbps": "Gbps"}
+
+
+def key_unit(key: str) -> str | None:
+    """The unit (a key of :data:`IN_UNIT`) a file's key is in, by its name; None where it names
+    none (an amount of money, a rate, a count)."""
+    words = key.lower().split("_")
+    if "usd" in words:
+        return None
+    for word in words:
+        if word == "per":
+            return None
+        if word in _KEY_UNITS:
+            return _KEY_UNITS[word]
+    return None
+
+
 # A duration as people write one: ``90m``, ``24h``, ``1.5 days``, ``2w``, or a bare number of hours.
 _DURATION = re.compile(
     r"^\s*(\d+(?:\.\d+)?)\s*(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)?\s*$", re.I
@@ -162,6 +208,52 @@ def zone_fix(text: str, now: datetime) -> str | None:
         f"{named}: give a date-time with its UTC offset, e.g. '2026-12-01 18:00+01:00', or "
         "the time in UTC (a date or a weekday is read in UTC)"
     )
+
+
+_ISO_SHAPED = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T].*)?$")
+_SLASHED = re.compile(r"^\s*(\d{1,2})[/.](\d{1,2})[/.](\d{4})\s*$")
+_RELATIVE_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1}
+
+
+def date_fix(text: str, now: datetime) -> str | None:
+    """What to write for a deadline meant as a date the planner does not read, or None: a date
+    that does not exist (2026-02-30), a date with slashes or dots (26/12/2026, 12.26.2026: day
+    or month first), or a word (tomorrow, next week).  Was the list of forms alone."""
+    raw = str(text).strip()
+    iso = _ISO_SHAPED.match(raw)
+    if iso is not None:
+        year, month, day = (int(g) for g in iso.groups())
+        if not 1 <= month <= 12:
+            return f"{raw!r} has no month {month}: write the date as YYYY-MM-DD, month 01 to 12"
+        days = (
+            (datetime(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
+            if 1 <= year <= 9998
+            else 31
+        )
+        if not 1 <= day <= days:
+            return f"{year}-{month:02d} has {days} days: write a day from 01 to {days}"
+        return None
+    slashed = _SLASHED.match(raw)
+    if slashed is not None:
+        first, second, year = (int(g) for g in slashed.groups())
+        readings = []
+        for month, day, order in ((second, first, "day first"), (first, second, "month first")):
+            try:
+                readings.append(f"{datetime(year, month, day):%Y-%m-%d} ({order})")
+            except ValueError:
+                continue
+        if readings:
+            return "write the date as YYYY-MM-DD: " + " or ".join(dict.fromkeys(readings))
+        return None
+    word = raw.lower()
+    if word in _RELATIVE_DAYS:
+        end = now + timedelta(days=_RELATIVE_DAYS[word])
+        return f"write {end:%Y-%m-%d} (the end of that day, UTC) or a duration such as 24h"
+    if word in ("next week", "in a week", "a week"):
+        return (
+            "write 1w (a week from now) or a date such as " + f"{now + timedelta(days=7):%Y-%m-%d}"
+        )
+    return None
 
 
 def _weekday(word: str) -> int | None:

@@ -34,6 +34,18 @@ SORT_KEYS = {
 _EXAMPLE_NAMES = {"providers": "aws", "regions": "us-east-1", "gpus": "H100"}
 
 
+# A plausible value of each numeric filter, for the fix of one given as text.
+_EXAMPLE_LIMITS = {
+    "min_gpu_memory_gib": 80,
+    "min_total_gpu_memory_gib": 640,
+    "max_price_usd_per_hour": 40,
+    "min_gpu_count": 8,
+    "min_vcpus": 32,
+    "min_host_memory_gib": 256,
+    "min_local_disk_gb": 1000,
+}
+
+
 @checked_fields
 @dataclass(frozen=True)
 class OfferFilter:
@@ -97,9 +109,19 @@ class OfferFilter:
             if value is None:
                 continue
             if not is_number(value):
-                raise ConfigError(f"expected a number, got {value!r}", key_path=key)
+                # was: "expected a number, got '80'" and no fix
+                raise ConfigError(
+                    f"expected a number, got {value!r}",
+                    key_path=key,
+                    hint=f"give a number, not {type(value).__name__}: e.g. {key}="
+                    f"{_EXAMPLE_LIMITS[key]}, or leave it out (None) for no limit",
+                )
             if not math.isfinite(value) or value < 0:
-                raise ConfigError(f"expected a finite number >= 0, got {value!r}", key_path=key)
+                raise ConfigError(
+                    f"expected a finite number >= 0, got {value!r}",
+                    key_path=key,
+                    hint=f"e.g. {key}={_EXAMPLE_LIMITS[key]}, or leave it out (None) for no limit",
+                )
         if self.min_gpu_count is not None and not is_whole_number(self.min_gpu_count):
             raise ConfigError(
                 f"expected a whole number of GPUs, got {self.min_gpu_count!r}",

@@ -690,10 +690,18 @@ def price_history(
                     }
                 )
     if not records and listed_types:
+        same = [t for t in listed_types if t.lower() == instance_type.strip().lower()]
+        if instance_type not in listed_types and len(same) == 1:
+            # P5.48XLARGE: the type in another case (was "unknown instance type", did you mean
+            # p5.48xlarge?), as GPU, region and provider names are read
+            return price_history(roots, instance_type=same[0], region=region)
         if instance_type not in listed_types:
             raise UnknownNameError(
                 "instance type", instance_type, listed_types, key_path="instance_type"
             )
+        near = [r for r in listed_regions if r.lower() == str(region).strip().lower()]
+        if region not in listed_regions and len(near) == 1:  # US-EAST-1
+            return price_history(roots, instance_type=instance_type, region=near[0])
         close = suggest(str(region), sorted(listed_regions))
         raise ConfigError(
             f"no snapshot lists {instance_type} in region {region!r}",

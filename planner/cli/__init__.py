@@ -20,7 +20,11 @@ from typing import Any
 import click
 
 from planner import __version__
-from planner.cli.params import error_text, refuse_repeated_options
+from planner.cli.params import (
+    error_text,
+    refuse_foreign_digits,
+    refuse_repeated_options,
+)
 from planner.errors import PlannerError
 
 
@@ -58,6 +62,7 @@ class PlannerGroup(click.Group):
         _end_startup()  # the command and what it imports are loaded
         if resolved[1] is not None:
             refuse_repeated_options(resolved[1], resolved[2])
+            refuse_foreign_digits(resolved[1], resolved[2])
         return resolved
 
     def invoke(self, ctx: click.Context) -> object:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from planner.cli.offers import format_option
-from planner.cli.params import Amount, OutputPath, currency_option, field_options
+from planner.cli.params import Amount, OutputPath, WholeNumber, currency_option, field_options
 from planner.errors import ConfigError
 from planner.reports.formatting import Money
 
@@ -32,18 +32,28 @@ def _workload_runs(values: tuple[str, ...]) -> list[tuple[Any, float]]:
     for value in values:
         name, _, runs = value.rpartition(":") if ":" in value else (value, "", "1")
         try:
-            count = float(runs)
+            count, read = float(runs), True
         except ValueError:
-            count = -1.0
+            count, read = -1.0, False
         if not count > 0 or count != count or count == float("inf"):
+            # 0 and -1 were read: was "cannot read runs per month '0'" alone
             raise ConfigError(
-                f"cannot read runs per month {runs!r} in {value!r}",
+                f"runs per month must be more than 0, got {runs!r} in {value!r}"
+                if read and count <= 0
+                else f"cannot read runs per month {runs!r} in {value!r}",
                 key_path="--workload",
                 hint="write NAME or NAME:RUNS, e.g. gpt2-finetune:4 for four runs a month",
             )
         try:
             out.append((load_workload(name), count))
         except ConfigError as e:
+            if ":" in name and e.file is None:
+                # gpt2-finetune:4:5: was "unknown workload 'gpt2-finetune:4'"
+                raise ConfigError(
+                    f"cannot read {value!r}: one colon goes between the name and the runs",
+                    key_path="--workload",
+                    hint="write NAME:RUNS, e.g. gpt2-finetune:4 for four runs a month",
+                ) from None
             raise e.located_at("--workload") if e.file is None else e from None
     return out
 
@@ -87,7 +97,7 @@ def _check_preset_agrees(
 @click.option(
     "--gpus",
     "gpu_counts",
-    type=click.IntRange(min=1, max=8),
+    type=WholeNumber(min=1, max=8),
     multiple=True,
     help="Only machines with this many GPUs (repeatable).",
 )
@@ -96,7 +106,7 @@ def _check_preset_agrees(
     help="Price a known configuration from the parts table: a hardware file or bundled name "
     "(workstation-rtx3060, 4xrtxa4000, 8xa100-80gb...), its GPU and count.",
 )
-@click.option("--top", type=click.IntRange(min=1, max=20), default=3, show_default=True)
+@click.option("--top", type=WholeNumber(min=1, max=20), default=3, show_default=True)
 @click.option(
     "--output",
     "-o",

@@ -8,7 +8,7 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option
-from planner.cli.params import FiniteFloat, field_options
+from planner.cli.params import FiniteFloat, WholeNumber, field_options
 from planner.reports.tables import dumps_json, render_records
 
 
@@ -33,7 +33,7 @@ def calibrate() -> None:
 )
 @click.argument("workload")
 @click.option("--gpu", required=True, help="The GPU model the run used.")
-@click.option("--count", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--count", type=WholeNumber(min=1), default=1, show_default=True)
 @click.option(
     "--measured-tokens-per-second",
     type=FiniteFloat(min=0, min_open=True),

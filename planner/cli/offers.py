@@ -11,7 +11,7 @@ from click.core import ParameterSource
 from planner import api
 from planner.catalog import DEFAULT_MAX_AGE_DAYS
 from planner.catalog.query import SORT_KEYS, OfferFilter, unknown_host_notes
-from planner.cli.params import FiniteFloat, currency_option, field_options
+from planner.cli.params import FiniteFloat, WholeNumber, currency_option, field_options
 from planner.gpu_specs import load_gpu_catalog
 from planner.reports.formatting import Money
 from planner.reports.offers import provenance_lines, render_gpus, render_offers
@@ -21,7 +21,7 @@ from planner.schema import Interconnect, PurchaseOption
 format_option = click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS),
+    type=click.Choice(FORMATS, case_sensitive=False),
     default="table",
     show_default=True,
     help="Output format.",
@@ -42,7 +42,7 @@ snapshot_option = click.option(
 MAX_AGE_ENVVAR = "PLANNER_MAX_PRICE_AGE_DAYS"
 
 
-class _MaxAgeDays(click.IntRange):
+class _MaxAgeDays(WholeNumber):
     """Days >= 0; a bad value from ``PLANNER_MAX_PRICE_AGE_DAYS`` is blamed on the variable,
     not on ``--max-age-days`` (which the user never typed)."""
 
@@ -115,9 +115,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
     help="GPU model, alias or family (A100-80GB, 'h100 sxm'; A100 is both sizes), with GPUs per "
     "instance (H100:8, A100:80GB:8), or a memory range (24GB.., 40GB..80GB). Repeatable.",
 )
-@click.option(
-    "--min-gpus", type=click.IntRange(min=1), help="At least this many GPUs per instance."
-)
+@click.option("--min-gpus", type=WholeNumber(min=1), help="At least this many GPUs per instance.")
 @click.option(
     "--min-gpu-memory",
     type=FiniteFloat(min=0, unit="GiB"),
@@ -153,22 +151,29 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 )
 @click.option(
     "--purchase",
-    type=click.Choice([p.value for p in PurchaseOption if p is not PurchaseOption.OWNED]),
+    type=click.Choice(
+        [p.value for p in PurchaseOption if p is not PurchaseOption.OWNED], case_sensitive=False
+    ),
     default=PurchaseOption.ON_DEMAND.value,
     show_default=True,
     help="Which price to show, filter and sort on.",
 )
 @click.option(
     "--interconnect",
-    type=click.Choice([i.value for i in Interconnect]),
+    type=click.Choice([i.value for i in Interconnect], case_sensitive=False),
     help="At least this GPU-GPU link (none < pcie < nvlink < nvswitch).",
 )
-@click.option("--sort", type=click.Choice(list(SORT_KEYS)), default="price", show_default=True)
+@click.option(
+    "--sort",
+    type=click.Choice(list(SORT_KEYS), case_sensitive=False),
+    default="price",
+    show_default=True,
+)
 @click.option("--desc", is_flag=True, help="Sort descending.")
-@click.option("--limit", type=click.IntRange(min=1), help="Show at most this many rows.")
+@click.option("--limit", type=WholeNumber(min=1), help="Show at most this many rows.")
 @click.option(
     "--period",
-    type=click.Choice(["hour", "month"]),
+    type=click.Choice(["hour", "month"], case_sensitive=False),
     default="hour",
     show_default=True,
     help="Show prices per hour or per month of 730 hours (tables; JSON and CSV stay USD per hour, "

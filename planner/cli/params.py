@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timezone
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -19,13 +19,16 @@ import click
 from click.core import ParameterSource
 
 from planner import clock
-from planner.errors import ConfigError, PlannerError
+from planner.errors import ConfigError, PlannerError, foreign_digits_error
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
+    IN_UNIT,
     MAX_GPUS_PER_JOB,
+    UNIT_WORDS,
     USD,
     count_value,
+    date_fix,
     deadline_point,
     duration_fix,
     duration_hours,
@@ -48,22 +51,6 @@ _MULTIPLIERS = {"k": (1e3, "thousand"), "K": (1e3, "thousand"), "M": (1e6, "mill
 _MULTIPLIERS["B"] = (1e9, "billion")
 
 
-# What a number typed with a unit is in an option's own unit: the factor by unit typed, per
-# option unit.  Was "drop the unit: write the number alone" for every unit, a thousandth of the
-# value meant for --min-local-disk 1TB (GB) and a sixtieth for --time-limit 1m (seconds).
-_IN_UNIT: dict[str, dict[str, float]] = {
-    "GB": {"mb": 1e-3, "gb": 1.0, "tb": 1e3, "pb": 1e6, "gib": 1.073741824, "tib": 1099.511627776},
-    # a GiB option takes the marketed GB of an instance's listing as they are (80GB: 80)
-    "GiB": {"mib": 1 / 1024, "mb": 1 / 1024, "gib": 1.0, "gb": 1.0, "tib": 1024.0, "tb": 1024.0},
-    "s": {"ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "m": 60.0, "min": 60.0, "mins": 60.0},
-    "h": {"m": 1 / 60, "min": 1 / 60, "mins": 1 / 60, "h": 1.0, "hr": 1.0, "hrs": 1.0},
-    "years": {"mo": 1 / 12, "months": 1 / 12, "y": 1.0, "yr": 1.0, "yrs": 1.0, "years": 1.0},
-}
-_IN_UNIT["s"] |= {"h": 3600.0, "hr": 3600.0}
-_IN_UNIT["h"] |= {"d": 24.0, "day": 24.0, "days": 24.0}
-_UNIT_WORDS = {"s": "seconds", "h": "hours"}
-
-
 class OutputPath(click.Path):
     """A file the command writes (``--report``, ``-o``): a blank name is refused as such.  Was:
     read as the current folder, "." ("cannot tell the report format from '.'"; for ``build -o``
@@ -84,7 +71,7 @@ class FiniteFloat(click.FloatRange):
 
     click's FLOAT and FloatRange accept both (a NaN compares false with every bound), and they
     reached the solver as ``PulpError: Cannot set constraint RHS to NaN/inf values``.  ``unit``
-    (a key of :data:`_IN_UNIT`) is the option's unit: a number typed with another unit of its
+    (a key of :data:`planner.units.IN_UNIT`) is the option's unit: a number typed with another unit of its
     kind is refused with the number in the option's unit (``1TB`` -> write 1000).
     """
 
@@ -120,10 +107,10 @@ class FiniteFloat(click.FloatRange):
                     ctx,
                 )
             fix = f"write the number alone: {number_text}"
-            scale = _IN_UNIT.get(self.unit or "", {}).get(suffix.lower().replace(" ", ""))
+            scale = IN_UNIT.get(self.unit or "", {}).get(suffix.lower().replace(" ", ""))
             if scale is not None and scale != 1 and suffix != "%":
                 # 1TB where the option takes GB, 1m where it takes seconds: the number changes
-                shown = _UNIT_WORDS.get(self.unit or "", self.unit)
+                shown = UNIT_WORDS.get(self.unit or "", self.unit)
                 fix = f"write {float(number_text) * scale:.6g}: the option takes {shown}"
             elif suffix == "%":
                 fix = (
@@ -147,13 +134,69 @@ class FiniteFloat(click.FloatRange):
         return super()._describe_range()
 
 
+_NUMBER_WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four", "five", "six", "seven")
+_NUMBER_WORDS += ("eight", "nine", "ten", "eleven", "twelve")
+
+
+class WholeNumber(click.IntRange):
+    """A whole number (optionally in a range) as click's IntRange reads it, with a fix where it
+    cannot: was "'8x' is not a valid integer range." alone for 8x, 8.0, 1e3, 4k and five.  Digits
+    outside ASCII 0-9 (``８``, which ``int`` reads) are refused with their ASCII spelling, as a
+    file's are, wherever the value comes from (the command line or an environment variable)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            digits = foreign_digits_error(value, key_path=_option(param, "the value"))
+            if digits is not None:
+                self.fail(f"{digits.detail}; {digits.hint}", param, ctx)
+            try:
+                int(value.strip())
+            except ValueError:
+                self.fail(
+                    f"{value!r} is not a valid integer: {_whole_fix(value, param)}", param, ctx
+                )
+        return super().convert(value, param, ctx)
+
+
+def _whole_fix(text: str, param: click.Parameter | None) -> str:
+    """What to write for a whole number typed another way: 8.0 or 1e3 (write 8, 1000), 4k (a
+    thousand times; a context length's k is 1024), 8x or 8 GPUs (the number alone), five."""
+    raw = text.strip()
+    try:
+        number = float(raw)
+    except ValueError:
+        number = None
+    if number is not None and math.isfinite(number):
+        if number.is_integer():
+            return f"write {int(number)}"
+        return f"write a whole number: {math.floor(number)} or {math.ceil(number)}"
+    if raw.lower() in _NUMBER_WORDS:
+        return f"write it in digits: {_NUMBER_WORDS.index(raw.lower())}"
+    unit = _UNIT_SUFFIX.match(raw)
+    if unit is not None:
+        number_text, suffix = unit.group(1), unit.group(2).strip()
+        if suffix.lower() == "k" and _option(param, "") == "--seq-len":
+            whole = float(number_text) * 1024
+            if whole.is_integer():
+                return f"write {int(whole)} ({number_text}k tokens: {number_text} x 1024)"
+        if suffix in _MULTIPLIERS:
+            whole = float(number_text) * _MULTIPLIERS[suffix][0]
+            if whole.is_integer():
+                return (
+                    f"write {int(whole)} ({suffix} for {_MULTIPLIERS[suffix][1]} is not read here)"
+                )
+        if float(number_text).is_integer():
+            return f"write the number alone: {int(float(number_text))}"
+    return "write a whole number in digits, e.g. 8"
+
+
 def solver_option(func: Any) -> Any:
     """``--solver``: a name from the solver registry (HiGHS by default, CBC as the fallback)."""
     from planner.optimize.solvers import PREFERENCE
 
     return click.option(
         "--solver",
-        type=click.Choice(PREFERENCE),
+        type=click.Choice(PREFERENCE, case_sensitive=False),
         default=PREFERENCE[0],
         show_default=True,
         help="MILP solver: HiGHS (highspy) or COIN-OR CBC (through PuLP).",
@@ -186,6 +229,7 @@ class Duration(click.ParamType):
                 key_path=option,
                 hint=duration_fix(str(value))
                 or zone_fix(str(value), clock.utc_now())
+                or _with_forms(date_fix(str(value), clock.utc_now()))
                 or f"write it like {DEADLINE_FORMS}",
             )
         if hours <= 0:
@@ -201,6 +245,11 @@ class Duration(click.ParamType):
                 hint=f"write it like {DURATION_FORMS}",
             )
         return hours
+
+
+def _with_forms(fix: str | None) -> str | None:
+    """A deadline's own fix, then the forms a deadline takes (None stays None)."""
+    return None if fix is None else f"{fix}; or write it like {DEADLINE_FORMS}"
 
 
 def _hours_until(text: str, option: str) -> float | None:
@@ -239,13 +288,35 @@ class Latency(click.ParamType):
         ms = None
         if match:
             ms = float(match.group(1)) * (1000.0 if (match.group(2) or "").lower() == "s" else 1.0)
-        if ms is None or not math.isfinite(ms) or ms <= 0:
+        forms = "write it like 800ms, 1s or 1.5s (a bare number is milliseconds)"
+        if ms is not None and math.isfinite(ms) and ms <= 0:
+            # was "cannot read latency '0ms'": it was read, and is no target
+            raise ConfigError(
+                f"cannot read latency {value!r}: it is not above 0",
+                key_path=option,
+                hint=f"{forms}, above 0",
+            )
+        if ms is None or not math.isfinite(ms):
             raise ConfigError(
                 f"cannot read latency {value!r}",
                 key_path=option,
-                hint="write it like 800ms, 1s or 1.5s (a bare number is milliseconds), above 0",
+                hint="; ".join(h for h in (_latency_fix(str(value)), f"{forms}, above 0") if h),
             )
         return ms
+
+
+def _latency_fix(text: str) -> str | None:
+    """The milliseconds of a latency typed in another unit (``5min``, ``0.5 h``), as the option
+    writes them; None for anything else.  Was the list of forms alone."""
+    unit = _UNIT_SUFFIX.match(text)
+    if unit is None:
+        return None
+    factor = (IN_UNIT["ms"] | {"h": 3.6e6, "hr": 3.6e6}).get(unit.group(2).strip().lower())
+    number = float(unit.group(1))
+    if factor is None or not math.isfinite(number) or number <= 0:
+        return None
+    ms = number * factor
+    return f"write {ms / 1000:g}s" if ms >= 1000 else f"write {ms:g}ms"
 
 
 class Count(click.ParamType):
@@ -323,6 +394,7 @@ class Discount(click.ParamType):
         if isinstance(value, tuple):
             return value
         option = _option(param, "--discount")
+        _refuse_pairs_list(str(value), option, "discount")
         name, sep, text = str(value).partition("=")
         if not sep or not name.strip():
             raise ConfigError(
@@ -350,6 +422,22 @@ class Discount(click.ParamType):
         return name.strip().lower(), frac
 
 
+def _refuse_pairs_list(value: str, option: str, what: str) -> None:
+    """A ConfigError for NAME=VALUE pairs given as one comma-separated list (``aws=0.1,gcp=0.2``):
+    was "cannot read discount" and the one-pair form.  A decimal comma (``aws=0,12``) is no list:
+    each pair of a list has its own ``=``."""
+    parts = [part.strip() for part in value.split(",")]
+    if len(parts) < 2 or not all("=" in part and part.partition("=")[0] for part in parts):
+        return
+    raise ConfigError(
+        f"cannot read {what} {value!r}: a list, where {option} takes one {what} each time",
+        key_path=option,
+        hint="repeat the option: "
+        + " ".join(f"{option} {part}" for part in parts)
+        + f"; write it like {'aws=0.12' if what == 'discount' else 'aws=16'} each time",
+    )
+
+
 class Quota(click.ParamType):
     """``aws=16``, ``aws:p5=4``, ``aws:us-east-1:p5=2`` -> ``("aws:p5", 4)``: at most that many
     instances at once; the command collects them in a dict."""
@@ -364,6 +452,7 @@ class Quota(click.ParamType):
         if isinstance(value, tuple):
             return value
         option = _option(param, "--quota")
+        _refuse_pairs_list(str(value), option, "quota")
         key, sep, count = str(value).partition("=")
         if not sep or not (count.strip().isascii() and count.strip().isdigit()):
             raise ConfigError(
@@ -471,3 +560,60 @@ def refuse_repeated_options(command: click.Command, args: Sequence[str]) -> None
             )
         seen[key] = given
         i += 1 if "=" in token else 2  # past its value, which may look like an option
+
+
+# --- digits outside ASCII 0-9 ---------------------------------------------------------------------
+
+
+def refuse_foreign_digits(command: click.Command, args: Sequence[str]) -> None:
+    """A ConfigError for an option's value written with digits outside ASCII 0-9 (``--count ８``,
+    ``--deadline ２４h``, ``--top=３``), naming the option and the value in ASCII.
+
+    click's INT and FLOAT read them through Python's ``int``/``float`` (``--count ８`` was 8 GPUs)
+    while the same ``８`` in a YAML file is text and refused: one behaviour for both, refused with
+    the fix.  A value naming a file or folder that exists is left alone (a path may hold any
+    character), as are the values of path options; a group's subcommand is checked in turn."""
+    for _option, shown, value in _option_values(command, args):
+        error = foreign_digits_error(value, key_path=shown)
+        if error is not None:
+            raise error
+
+
+def _option_values(
+    command: click.Command, args: Sequence[str]
+) -> Iterator[tuple[click.Option, str, str]]:
+    """Each (option, its long name, value) ``args`` gives an option of ``command`` (or of the
+    subcommand named in them) that takes a value, before ``--``; path options and values naming a
+    file or folder that exists are left out (a path may hold any character)."""
+    takes_value: dict[str, click.Option] = {}
+    for param in command.params:
+        if isinstance(param, click.Option) and not (param.count or param.is_flag):
+            for opt in param.opts:
+                takes_value[opt] = param
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            return
+        if isinstance(command, click.Group) and token in command.commands:
+            yield from _option_values(command.commands[token], args[i + 1 :])
+            return
+        name, eq, inline = token.partition("=") if token.startswith("--") else (token, "", "")
+        option = takes_value.get(name)
+        if option is None:
+            i += 1
+            continue
+        value = inline if eq else (args[i + 1] if i + 1 < len(args) else "")
+        i += 1 if eq else 2
+        if isinstance(option.type, (click.Path, click.File)) or _names_a_path(value):
+            continue
+        yield option, next((o for o in option.opts if o.startswith("--")), name), value
+
+
+def _names_a_path(value: str) -> bool:
+    """Whether ``value`` names a file or folder that exists (False for a name no file system
+    takes: too long, a NUL in it)."""
+    try:
+        return Path(value).exists()
+    except (OSError, ValueError):
+        return False

@@ -19,6 +19,7 @@ from planner.cli.params import (
     FiniteFloat,
     Latency,
     Quota,
+    WholeNumber,
     currency_option,
     field_options,
     solver_option,
@@ -155,7 +156,7 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     ),
     click.option(
         "--hardware-cost",
-        type=click.Choice(["amortised", "sunk"]),
+        type=click.Choice(["amortised", "sunk"], case_sensitive=False),
         default="amortised",
         show_default=True,
         help="Owned hardware at full TCO per hour, or power only (already paid for).",
@@ -175,7 +176,7 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
         help="Max instances at once: aws=16, aws:p5=4, aws:us-east-1:p5=2.",
     ),
     click.option(
-        "--top", type=click.IntRange(min=1), default=5, show_default=True, help="How many plans."
+        "--top", type=WholeNumber(min=1), default=5, show_default=True, help="How many plans."
     ),
     click.option("--pareto", is_flag=True, help="Add the cost-versus-deadline frontier."),
     solver_option,

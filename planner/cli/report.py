@@ -84,7 +84,7 @@ def _emit(text: str, output: Path | None) -> None:
 _format_option = click.option(
     "--format",
     "fmt",
-    type=click.Choice(REPORT_FORMATS),
+    type=click.Choice(REPORT_FORMATS, case_sensitive=False),
     default="html",
     show_default=True,
     help="html: one file with charts; markdown: for wikis; csv: the tables for spreadsheets.",

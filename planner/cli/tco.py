@@ -155,7 +155,13 @@ def run_budget(*, budget_file: str, no_sensitivity: bool, time_limit: float, sol
 @click.command("tco")
 @TCO_FIELDS
 @tco_options
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS, case_sensitive=False),
+    default="table",
+    show_default=True,
+)
 @report_path_option
 @max_age_option
 def tco_command(currency: str, fmt: str, report_path: Path | None, **options: Any) -> None:
@@ -182,7 +188,13 @@ def tco_command(currency: str, fmt: str, report_path: Path | None, **options: An
 @click.command("budget")
 @BUDGET_FIELDS
 @budget_options
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS, case_sensitive=False),
+    default="table",
+    show_default=True,
+)
 @report_path_option
 @max_age_option
 def budget_command(currency: str, fmt: str, report_path: Path | None, **options: Any) -> None:

@@ -12,7 +12,7 @@ from click.core import ParameterSource
 
 from planner import api
 from planner.cli.offers import format_option
-from planner.cli.params import Count, FiniteFloat, field_options
+from planner.cli.params import Count, FiniteFloat, WholeNumber, field_options
 from planner.gpu_specs import load_gpu_catalog
 from planner.reports.estimate import (
     render_estimate,
@@ -172,19 +172,19 @@ _FACT_OPTIONS = (
     click.option("--tokens", type=Count(), help="Tokens the job trains on: 50M, 1.5B."),
     click.option(
         "--method",
-        type=click.Choice(["full", "lora", "qlora"]),
+        type=click.Choice(["full", "lora", "qlora"], case_sensitive=False),
         default="full",
         show_default=True,
         help="Training method (with --model).",
     ),
     click.option(
         "--kind",
-        type=click.Choice(["finetune", "pretrain"]),
+        type=click.Choice(["finetune", "pretrain"], case_sensitive=False),
         default="finetune",
         show_default=True,
         help="Job kind (with --model).",
     ),
-    click.option("--seq-len", type=click.IntRange(min=1), help="Sequence length (with --model)."),
+    click.option("--seq-len", type=WholeNumber(min=1), help="Sequence length (with --model)."),
     click.option(
         "--precision",
         type=click.Choice(TRAINING_PRECISIONS, case_sensitive=False),
@@ -251,24 +251,24 @@ def workload_fact_options(func: F) -> F:
     "--gpu", required=True, help="GPU model or alias: H100, A100-80GB, RTX4090, 'a100 80gb'."
 )
 @click.option(
-    "--count", type=click.IntRange(min=1), default=1, show_default=True, help="Number of GPUs."
+    "--count", type=WholeNumber(min=1), default=1, show_default=True, help="Number of GPUs."
 )
 @click.option(
-    "--gpus-per-node", type=click.IntRange(min=1), help="GPUs per node (default: min(count, 8))."
+    "--gpus-per-node", type=WholeNumber(min=1), help="GPUs per node (default: min(count, 8))."
 )
 @click.option(
     "--interconnect",
-    type=click.Choice([i.value for i in Interconnect]),
+    type=click.Choice([i.value for i in Interconnect], case_sensitive=False),
     help="GPU link inside a node (default: the GPU's own: nvswitch for SXM parts, pcie for PCIe cards).",
 )
 @click.option(
     "--fabric",
-    type=click.Choice([f.value for f in Fabric]),
+    type=click.Choice([f.value for f in Fabric], case_sensitive=False),
     help="Network between nodes (default: infiniband).",
 )
 @click.option(
     "--network-gbps",
-    type=FiniteFloat(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True, unit="Gbps"),
     help="Node network bandwidth, Gbit/s.",
 )
 @format_option

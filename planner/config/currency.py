@@ -17,7 +17,7 @@ from importlib import resources
 from typing import Any
 
 from planner.config.yamlfile import parse_packaged_yaml
-from planner.errors import ConfigError, UnknownNameError
+from planner.errors import ConfigError, UnknownNameError, foreign_digits_error
 from planner.units import COUNT_SCALE, USD
 
 
@@ -121,6 +121,10 @@ _WORDED = re.compile(
 )
 
 
+_DOT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
+_SPACE_THOUSANDS = re.compile(r"\d{1,3}(?: \d{3})+(?:\.\d+)?")
+
+
 def _worded(value: str) -> tuple[str, str] | None:
     """(what is not read, the amount to write) for an amount written with a currency's sign or
     name (``€500``, ``500 euros``), a multiplier (``5k``) or a rate (``2.99 USD/h``); None when
@@ -153,16 +157,36 @@ def split_money(
 ) -> tuple[float, str | None]:
     """``"80000 CNY"`` -> ``(80000.0, "CNY")``; ``"1,200.50"`` -> ``(1200.5, None)``.  The code is
     not checked here (see :meth:`FxTable.rate`); text that is not an amount raises ConfigError."""
+    digits = foreign_digits_error(value, file=file, key_path=key_path)
+    if digits is not None:  # "３１００００ USD": was "cannot read ... as an amount" and 80000 CNY
+        raise digits
     m = _MONEY.match(value)
     worded = _worded(value) if m is None else None
     if worded is not None:
         problems, written = worded
         split_money(written, file=file, key_path=key_path)  # the number's own problem first
+        number = written.split()[0]
+        dots = (
+            f"; a dot is a decimal point: for {number.replace('.', '')} write "
+            f"{written.replace(number, number.replace('.', ''))}"
+            if _DOT_THOUSANDS.fullmatch(number)
+            else ""
+        )  # €310.000: was "write 310.000 EUR" alone, read as 310 EUR
         raise ConfigError(
             f"cannot read {value!r} as an amount of money: {problems}",
             file=file,
             key_path=key_path,
-            hint=f"write {written}: a number, optionally with a currency code",
+            hint=f"write {written}: a number, optionally with a currency code{dots}",
+        )
+    spaced = _SPACE_THOUSANDS.search(value) if m is None else None
+    if spaced is not None:
+        # 310 000 EUR: was "write a number, optionally with a currency code: 80000 CNY"
+        joined = value.replace(spaced.group(), spaced.group().replace(" ", "")).strip()
+        raise ConfigError(
+            f"cannot read {value!r} as an amount of money: its digits are grouped by spaces",
+            file=file,
+            key_path=key_path,
+            hint=f"write {joined} (no spaces in a number)",
         )
     comma = _DECIMAL_COMMA.search(value) if m is None and value.count(",") == 1 else None
     if comma is not None:

@@ -51,6 +51,9 @@ def resolve_scenario(path_or_name: str | os.PathLike[str], kind: str) -> Path:
     if (status := probe(candidate)) is not None and stat.S_ISREG(status.st_mode):
         return candidate
     names = sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
+    by_lower = {n.lower(): n for n in names}
+    if path_or_name.strip().lower() in by_lower:  # 8XH100-HGX: a bundled name in another case
+        return folder / f"{by_lower[path_or_name.strip().lower()]}.yaml"
     raise UnknownNameError(singular + " file", path_or_name, names)
 
 

@@ -23,7 +23,15 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError, model_validator
 
-from planner.errors import EXPECTED_BY_PYDANTIC_ERROR, ConfigError, UnknownNameError, suggest
+from planner.errors import (
+    EXPECTED_BY_PYDANTIC_ERROR,
+    ConfigError,
+    UnknownNameError,
+    ascii_digits_fix,
+    lookalike_note,
+    suggest,
+)
+from planner.units import IN_UNIT, UNIT_WORDS, key_unit
 
 Loc = tuple[int | str, ...]
 
@@ -406,7 +414,7 @@ def _unknown_key_hint(
         hint = f"{typed} belongs under {where} ({', '.join(homes)})"
         return hint + (f"; or did you mean {close[0]!r}?" if close else "")
     if close:
-        return f"did you mean {close[0]!r}?"
+        return f"did you mean {close[0]!r}?" + lookalike_note(typed)
     for key, hint in wording.misplaced_keys.items():
         if _alike(typed, key):
             return hint
@@ -501,7 +509,7 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
                 f"{', '.join(_options(err))} (quote it if it is one of yes, no, on, off)"
             )
         close = suggest(str(got), _options(err), 1)
-        return f"did you mean {close[0]!r}?" if close else None
+        return f"did you mean {close[0]!r}?" + lookalike_note(str(got)) if close else None
     if err["type"] == "string_type" and hasattr(err.get("input"), "isoformat"):
         return wording.date_hint or "YAML read a date; put it in quotes to keep it as text"
     if err["type"] == "string_type" and isinstance(err.get("input"), bool):
@@ -511,11 +519,20 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
             f"YAML read the value as {str(err['input']).lower()}: it reads yes, no, on and off "
             f'as true or false; put the text in quotes ({key}: "{"yes" if err["input"] else "no"}")'
         )
-    if err["type"] in _NUMBER_ERRORS and isinstance(err.get("input"), str):
-        return _plain_number_hint(err["input"])
     named: str | None = next(
         (str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), None
     )
+    if err["type"] in _NUMBER_ERRORS and isinstance(err.get("input"), str):
+        fix = _plain_number_hint(err["input"], named)
+        if err["type"] != "float_parsing" and fix.startswith("write a plain number"):
+            # machines: one: was "write a plain number, e.g. 1.5e9" for a whole number
+            return f"write a plain number in digits: {named or 'it'} takes a whole number, e.g. 2"
+        return fix
+    got = err.get("input")
+    if err["type"] == "int_from_float" and isinstance(got, float) and math.isfinite(got):
+        # gpus_per_machine: 8.5: was "expected a whole number, got 8.5" alone
+        low, high = math.floor(got), math.ceil(got)
+        return f"write {named or 'it'} as a whole number: {low} or {high}"
     if err["type"] in _NUMBER_TYPE_ERRORS and named is not None:
         got = err.get("input")
         # was: "expected a number, got None" (or true, or [1]) and no fix
@@ -532,6 +549,13 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
         return f"{named or 'the key'} has no value (YAML reads an empty one as null): write it after the colon"
     if err["type"] == "int_parsing_size":
         return "check the value and its unit: the key's name says the unit"
+    if err["type"] == "finite_number":
+        # .nan, .inf: was "expected a finite number, got 'nan'" and no fix
+        return f"write {named or 'the key'} as a real number (not nan or inf)"
+    if err["type"] == "string_pattern_mismatch":
+        # start: "2027-13": was the month's form alone
+        return f'write {named or "the month"} as "YYYY-MM" in quotes, the month 01 to 12: "2027-01"'
+
     if err["type"] == "string_type" and isinstance(err.get("input"), (int, float)):
         return f'put it in quotes to keep it as text: {named or "name"}: "{err["input"]}"'
     if err["type"] == "string_type" and isinstance(err.get("input"), (list, dict)):
@@ -551,9 +575,21 @@ _MULTIPLIERS = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _NUMBER_WITH_TEXT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
 
 
-def _plain_number_hint(text: str) -> str:
+# a rate's "per second" after its unit: 5k/s, 3000 MB/s, 20 tokens per second
+_PER_SECOND = re.compile(r"\s*(?:/\s*|\bper\s+)(?:s|sec|secs|second)\s*$", re.I)
+
+
+def _plain_number_hint(text: str, key: str | None = None) -> str:
     """How to write ``text`` ('1.5B', '310k', '4 years', '8kW') as the plain number a file
     takes: a multiplier written out (1.5B -> 1.5e+09), a unit left to the key's name."""
+    fixed = ascii_digits_fix(text)
+    if fixed is not None:
+        # ８ (full-width): was "write 8: a whole number, without an exponent"
+        try:
+            float(fixed)
+        except ValueError:
+            return f"write the digits as ASCII 0-9, not full-width; then {_plain_number_hint(fixed, key)}"
+        return f"write {fixed.strip()}: digits in ASCII 0-9, not full-width"
     sign = re.fullmatch(r"\s*[$€£¥]\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*", text)
     if sign is not None:
         # "$300,000" in capex_usd: was "write a plain number, e.g. 1.5e9"
@@ -561,6 +597,11 @@ def _plain_number_hint(text: str) -> str:
             f"write {sign.group(1).replace(',', '')} alone: the key's name says its currency, "
             "and a number has no thousands separators"
         )
+    ratio = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)\s*", text)
+    if ratio is not None and float(ratio.group(2)) > 0:
+        # staff_fte: 1/75: was "write a plain number, e.g. 1.5e9"
+        value = float(ratio.group(1)) / float(ratio.group(2))
+        return f"write {value:.4g}: a file takes the number, not a division ({text.strip()} is {value:.4g})"
     if re.fullmatch(r"\s*\d{1,3}(,\d{3})+(\.\d+)?\s*", text):
         return f"write {text.strip().replace(',', '')}: no thousands separators in a number"
     comma = re.fullmatch(r"\s*([-+]?\d+),(\d+)\s*", text)
@@ -585,10 +626,31 @@ def _plain_number_hint(text: str) -> str:
         return f"write a whole number, not {text.strip()}"
     if match is None or not match.group(2):
         return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"
-    number, words = float(match.group(1)), match.group(2).split()
+    suffix = match.group(2)
+    if key and key.endswith("_per_s"):
+        # 5k/s in tokens_per_s, 3000MB/s in nvme_read_gb_per_s: the rate's "/s" is the key's;
+        # was "write 5 alone" and "write 3000 alone", a thousandth and a thousand times the rate
+        suffix = _PER_SECOND.sub("", suffix).strip() or "/s"
+        if suffix == "/s":
+            return (
+                f"write {float(match.group(1)):g} alone: the key's name says its unit (per second)"
+            )
+    number, words = float(match.group(1)), suffix.split()
     rest = words[0]
     if not rest[0].isalpha():  # '1,5' (a decimal comma), '2-3': no unit to drop
         return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"
+    unit = key_unit(key) if key else None
+    factor = IN_UNIT.get(unit or "", {}).get(suffix.lower().replace(" ", ""))
+    if key and unit and factor is not None:
+        # 18 months in lifetime_years, 8000W in power_kw_avg, 30d in hours, 1s in ttft_ms_p95:
+        # was "write 18 alone: the key's name says its unit", the number in the wrong unit
+        shown = UNIT_WORDS.get(unit, unit) + ("/s" if key.endswith("_per_s") else "")
+        if factor == 1:
+            return f"write {number:g} alone: the key's name says its unit ({key} is in {shown})"
+        return (
+            f"write {number * factor:.6g}: the key's name says its unit ({key} is in {shown}; "
+            f"{text.strip()} is {number * factor:.6g})"
+        )
     # '1.5B' or '1.5 B tokens': a multiplier; '80GB', '8 kW', '4 years': a unit
     if rest.lower() in _MULTIPLIERS and (len(rest) == 1 or len(words) == 1):
         return (
@@ -638,6 +700,87 @@ def config_error(
     raised = _raised(err, loc, file, wording, tail) if err["type"] == "value_error" else None
     if raised is not None:
         return raised
-    return ConfigError(
-        _describe(err, wording) + tail, file=file, key_path=key, hint=_hint(err, wording)
+    fix = _hint(err, wording)
+    if fix is None and err["type"] in _BOUNDS:
+        fix = _range_hint(model, loc, err)
+    return ConfigError(_describe(err, wording) + tail, file=file, key_path=key, hint=fix)
+
+
+# The smaller unit a number past a key's range is often in, by the key's unit: (factor, name).
+_SMALLER_UNIT = {
+    "kW": (1e-3, "watts"),
+    "years": (1 / 12, "months"),
+    "GB": (1e-3, "MB"),
+    "GiB": (1 / 1024, "MiB"),
+    "s": (1e-3, "milliseconds"),
+}
+
+
+def _field_info(model: type[BaseModel], loc: Loc) -> Any:
+    """The pydantic field ``loc`` (in the file's keys) names, walking nested models; None where
+    it names none (a list item's value, a mapping's)."""
+    current: Any = model
+    info: Any = None
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        info = current.model_fields.get(part)
+        if info is None:
+            return None
+        current = _inner_model(info.annotation)
+    return info
+
+
+def _range_hint(model: type[BaseModel], loc: Loc, err: Any) -> str | None:
+    """The whole range a bounded key takes, for a value outside it: was "must be at least 1,
+    got -5" with no fix (``data.tokens: -5``, ``resale_fraction: 20``, ``pue: 0.5``).  A share
+    written as a percentage (20 where 0 to 1 belongs) gets the fraction; a value past the top,
+    the usual slip of a unit."""
+    info = _field_info(model, loc)
+    if info is None:
+        return None
+    bounds: dict[str, float] = {}
+    for meta in info.metadata:
+        for name in ("ge", "gt", "le", "lt"):
+            value = getattr(meta, name, None)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                bounds[name] = value
+    lowest, top = bounds.get("ge", bounds.get("gt")), bounds.get("le", bounds.get("lt"))
+    if lowest is None and top is None:
+        return None
+    low = (
+        ""
+        if lowest is None
+        else f"{lowest:g} or more"
+        if "ge" in bounds
+        else f"more than {lowest:g}"
     )
+    high = "" if top is None else f"at most {top:g}" if "le" in bounds else f"less than {top:g}"
+    if "ge" in bounds and "le" in bounds:
+        shown = f"{lowest:g} to {top:g}"
+    else:
+        shown = ", ".join(part for part in (low, high) if part)
+    # the range alone, not the key's name: the CLI shows a field as its option (--tokens)
+    hint = f"valid values: {shown}"
+    got = err.get("input")
+    number: float | None = None
+    if isinstance(got, (int, float)) and not isinstance(got, bool):
+        number = got
+    elif isinstance(got, str):  # YAML reads 1e30 (no point) as text
+        try:
+            number = float(got)
+        except ValueError:
+            number = None
+    if number is not None and top is not None and number > top:
+        if lowest is not None and lowest >= 0 and top == 1 and number <= 100:
+            return f"{hint}: a share is a fraction, write {number / 100:g} for {number:g}%"
+        named = next((str(part) for part in reversed(loc) if isinstance(part, str)), "")
+        smaller = _SMALLER_UNIT.get(key_unit(named) or "")
+        if smaller is not None and (lowest or 0) <= number * smaller[0] <= top:
+            # power_kw_avg: 8000 (watts), lifetime_years: 48 (months): was "check the unit"
+            meant = number * smaller[0]
+            return f"{hint}: check the unit; if {number:g} is {smaller[1]}, write {meant:.4g}"
+        return f"{hint}: check the unit, the key's name says it"
+    return hint

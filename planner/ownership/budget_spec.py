@@ -441,13 +441,23 @@ def _demand(value: list[float] | _Growth | float, key: str, ctx: _Reading) -> tu
                 hint="give one value per month, or {start: N, growth_per_month: g}",
             )
         if any(d < 0 for d in value):
-            raise ConfigError("demand must not be negative", file=ctx.file, key_path=key)
+            raise ConfigError(
+                "demand must not be negative",
+                file=ctx.file,
+                key_path=key,
+                hint="give the GPU-hours needed each month, 0 or more",
+            )
         demand = tuple(float(d) for d in value)
     elif isinstance(value, _Growth):
         demand = tuple(value.start * (1 + value.growth_per_month) ** t for t in range(months))
     else:
         if value < 0:
-            raise ConfigError("demand must not be negative", file=ctx.file, key_path=key)
+            raise ConfigError(
+                "demand must not be negative",
+                file=ctx.file,
+                key_path=key,
+                hint="give the GPU-hours needed a month, 0 or more",
+            )
         demand = (float(value),) * months
     _check_gpu_hours(demand, key, ctx)
     return demand

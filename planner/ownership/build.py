@@ -474,11 +474,17 @@ def check_budget(budget_usd: object) -> None:
     if not (is_number(budget_usd) and 0 <= budget_usd <= MAX_USD):  # type: ignore[operator]
         raise ConfigError(
             f"a machine budget must be from 0 to {MAX_USD:,.0f} USD, got "
-            + (f"{budget_usd:,.0f} USD" if is_number(budget_usd) else repr(budget_usd)),
+            + (_shown_usd(budget_usd) if is_number(budget_usd) else repr(budget_usd)),
             key_path="budget_usd",
             hint="give what the machine may cost, e.g. 10000 (or 80000 CNY), or leave it out "
             "for no limit",
         )
+
+
+def _shown_usd(amount: Any) -> str:
+    """An amount for a message: 12,000 USD, but 1e+300 USD, not its 301 digits."""
+    value = float(amount)
+    return f"{value:,.0f} USD" if abs(value) < 1e15 else f"{value:.3g} USD"
 
 
 def build_machines(

@@ -460,11 +460,21 @@ def tco(
             key_path="utilization",
             hint="the share of available GPU-hours doing useful work, e.g. utilization=0.6",
         )
+    examples = {"utilization": "utilization=0.6", "years": "years=3"}
     for key, value in (("utilization", utilization), ("years", years)):
+        # was: "expected a number, got '0.8'" and no fix
         if value is not None and not is_number(value):
-            raise ConfigError(f"expected a number, got {value!r}", key_path=key)
+            raise ConfigError(
+                f"expected a number, got {value!r}",
+                key_path=key,
+                hint=f"give a number, not {type(value).__name__}: e.g. {examples[key]}",
+            )
         if value is not None and not math.isfinite(value):
-            raise ConfigError(f"expected a finite number, got {value!r}", key_path=key)
+            raise ConfigError(
+                f"expected a finite number, got {value!r}",
+                key_path=key,
+                hint=f"e.g. {examples[key]}",
+            )
     if not 0 < utilization <= 1:
         raise ConfigError(
             f"utilization must be in (0, 1], got {utilization:g}",
@@ -481,7 +491,9 @@ def tco(
     years = hw.lifetime_years if years is None else years
     if not 0 < years <= MAX_HORIZON_YEARS:
         raise ConfigError(
-            f"years must be in (0, {MAX_HORIZON_YEARS:g}], got {years:g}", key_path="years"
+            f"years must be in (0, {MAX_HORIZON_YEARS:g}], got {years:g}",
+            key_path="years",
+            hint="the horizon in years, e.g. 3; leave it out for the hardware's lifetime",
         )
     if years < MIN_HORIZON_YEARS:
         raise ConfigError(

@@ -211,7 +211,28 @@ def hardware_from_mapping(
     interconnect = m.interconnect or (
         Interconnect.NONE if m.gpus_per_machine == 1 else Interconnect.PCIE
     )
+    if interconnect is Interconnect.NONE and m.gpus_per_machine > 1:
+        # was: a quote and a TCO of 8 GPUs wired by nothing ("1 x 8 x H100 (none)"), estimated
+        # as PCIe
+        raise ConfigError(
+            f"interconnect none cannot wire {m.gpus_per_machine} GPUs in one machine: GPUs that "
+            "share a machine talk over PCIe at least",
+            file=file,
+            key_path="interconnect",
+            hint="interconnect: pcie, nvlink or nvswitch (leave it out for pcie), or "
+            "gpus_per_machine: 1 with machines: for GPUs that share no machine",
+        )
     nvlink = interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH)
+    if nvlink and m.gpus_per_machine == 1:
+        # was: "1 x 1 x H100 (nvswitch)": a link between GPUs on a machine of one GPU
+        raise ConfigError(
+            f"interconnect {interconnect.value} links GPUs, and a machine of one GPU has no "
+            "other GPU to link",
+            file=file,
+            key_path="interconnect",
+            hint="interconnect: none (or leave it out) for one GPU a machine; or give "
+            "gpus_per_machine: the GPUs each machine holds",
+        )
     if nvlink and m.gpus_per_machine > 1 and not gpu.direct_link:
         # the estimate refuses this wiring (Topology); a hardware file priced its jobs on it
         raise ConfigError(

@@ -277,8 +277,13 @@ def _check_money_and_percentages(req: QuoteRequest) -> None:
                 f"{value:g} is a percentage here ({value:g}%), and below 1% it looks like a "
                 "fraction",
                 key_path=key,
-                hint=f"did you mean {value * 100:g} ({example.format(f'{value * 100:g}')})? "
-                f"Write percentages from 0 to 100",
+                hint=(
+                    f"did you mean {value * 100:g} ({example.format(f'{value * 100:g}')})? "
+                    "Write percentages from 0 to 100"
+                    if value >= 0.01
+                    # 1e-300: was "did you mean 1e-298", as small a share as the one typed
+                    else "Write percentages from 0 to 100 (90 for 90%)"
+                ),
             )
 
 

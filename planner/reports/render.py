@@ -73,7 +73,9 @@ def document_for(
 
 
 def render_document(doc: Document, fmt: str) -> str:
-    """``doc`` as ``fmt`` (html, markdown or csv)."""
+    """``doc`` as ``fmt`` (html, markdown or csv, in any case: the command line's --format
+    takes HTML too)."""
+    fmt = fmt.strip().lower() if isinstance(fmt, str) else fmt
     if fmt == "html":
         from planner.reports.html import to_html
 
@@ -85,6 +87,13 @@ def render_document(doc: Document, fmt: str) -> str:
     if fmt == "csv":
         return to_csv(doc)
     # a library caller's fmt= (the command line's --format takes only these three)
+    if fmt in ("md", "htm"):  # a file's extension for its format
+        raise ConfigError(
+            f"unknown report format {fmt!r}",
+            key_path="fmt",
+            hint=f"did you mean {'markdown' if fmt == 'md' else 'html'}? fmt='html', 'markdown' "
+            "or 'csv'",
+        )
     raise ConfigError(
         f"unknown report format {fmt!r}", key_path="fmt", hint="fmt='html', 'markdown' or 'csv'"
     )

@@ -234,8 +234,20 @@ def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
             key_path="network_gbps",
             hint="3200 for a p5.48xlarge (EFA), 400 per InfiniBand NDR port",
         )
+    together = min(gpn, count)
+    if topo.interconnect is Interconnect.NONE and together > 1:
+        # was: estimated as PCIe without a word ("interconnect needed: pcie" beside "none")
+        own = default_topology(gpu, together).interconnect.value
+        raise ConfigError(
+            f"interconnect none cannot wire {together} GPUs in one node: GPUs that share a node "
+            "talk over PCIe at least",
+            key_path="interconnect",
+            hint=(f"use {own}, the {gpu.name}'s own link" if own != "pcie" else "use pcie")
+            + ", or 1 GPU per node (--gpus-per-node 1; gpus_per_node=1 in Python) for GPUs "
+            "that share no node",
+        )
     nvlink = topo.interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH)
-    if nvlink and min(gpn, count) > 1 and not gpu.direct_link:
+    if nvlink and together > 1 and not gpu.direct_link:
         raise ConfigError(
             f"the {gpu.name} has no NVLink ({gpu.gpu_link or 'no GPU link'}); its GPUs talk "
             f"over PCIe, so {topo.interconnect.value} cannot wire them",

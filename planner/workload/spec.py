@@ -1814,11 +1814,11 @@ def checked_spec(spec: WorkloadSpec) -> WorkloadSpec:
     try:
         parse_workload(raw, file=workload_file(spec) or f"WorkloadSpec {spec.name!r}")
     except ConfigError as e:
-        if e.hint is None:
-            e.hint = (
-                "a copy made with model_copy(update=...) is not checked; spec.variant(...) "
-                "checks its changes as a file's"
-            )
+        note = (
+            "a copy made with model_copy(update=...) is not checked; spec.variant(...) "
+            "checks its changes as a file's"
+        )
+        e.hint = note if e.hint is None else f"{e.hint}; {note}"  # a range's hint keeps the note
         raise
     return spec
 
@@ -1852,6 +1852,11 @@ def load_workload(name_or_path: str, *, directory: Path | None = None) -> Worklo
     folder = directory or workloads_dir()
     candidate = folder / f"{text}.yaml"
     if probe(candidate) is None or not candidate.is_file():
+        # GPT2-XL-Finetune: a library name in another case, as GPU, model and provider names
+        # are read (was "unknown workload", did you mean gpt2-xl-finetune)
+        by_lower = {n.lower(): n for n in workload_names(folder)}
+        if text.strip().lower() in by_lower:
+            return load_workload(by_lower[text.strip().lower()], directory=directory)
         error = UnknownNameError("workload", text, workload_names(folder))
         from planner.gpu_specs import load_gpu_catalog
 
