@@ -166,6 +166,22 @@ LORA_MODULES_BY_TARGETS = {"all-linear": 7, "attention": 4, "qv": 2}
 # LoRA", 2023), and on a 300 GB/s L4 it weighs more.
 QLORA_DEQUANT_WRITE_BYTES_PER_PARAM = 2.0
 QLORA_DEQUANT_PASSES = 2.0  # forward and the backward input gradient; a recomputed forward adds one
+# Each dequantisation is a chain of kernels the next matmul waits on, launched from Python between
+# the host's other dispatches (bitsandbytes 0.41.1 functional.dequantize_4bit: an allocation, device
+# switches and a ctypes launch per call; MatMul4Bit forward and backward), and it adds to the
+# micro-batch even where the host's dispatch is the longer: LitGPT's QLoRA runs at one 130-token
+# sample on an A100 40GB, host-bound, take 9, 35, 79 and 191 ms an iteration longer than its LoRA
+# runs of phi-1.5, StableLM 3B, Llama 2 7B and 13B (LitGPT tutorials/resource-tables.md @4839345a:
+# lit-gpt 8641822, PyTorch 2.1.0, bitsandbytes 0.41.1), growing with the weights dequantised (about
+# 14-18 ms per billion), not with the calls (strategy._cost).
+# A stack that quantises its weights from fp16 dequantises them to fp16 and casts the copy to the
+# bf16 it computes in, a further read and write of 2 bytes a weight per dequantisation: Lightning
+# Fabric's BitsandbytesPrecision quantises ``weight.to(dtype=torch.half)`` (lightning @71aed751,
+# fabric/plugins/precision/bitsandbytes.py, _quantize_weight), bitsandbytes 0.41.1 keeps that dtype
+# in the quantisation state and returns it from dequantize_4bit, and MatMul4Bit casts it with
+# ``.to(A.dtype)``.
+QLORA_DEQUANT_CAST_BYTES_PER_PARAM = 4.0
+QLORA_FP16_QUANTISING_STACKS = frozenset({"lightning"})
 # Activation bytes are written (fwd), read (bwd) and their gradients written: 3 passes (4 with
 # full recompute, which writes them again).
 ACTIVATION_PASSES = 3.0

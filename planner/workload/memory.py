@@ -332,6 +332,18 @@ FP16_STEP_COPY_STACKS = frozenset({"deepspeed"})
 # The stacks that accumulate gradients over micro-batches under FSDP's no_sync, keeping them unsharded
 # until the step's last micro-batch (module doc; planner/data/frameworks.yaml names).
 NO_SYNC_ACCUMULATION_STACKS = frozenset({"lightning"})
+# The stacks whose FSDP units mix a LoRA job's frozen weights with its adapters: Lightning Fabric's
+# FSDPStrategy sets ``use_orig_params=True`` (lightning @71aed751, fabric/strategies/fsdp.py) and
+# LitGPT wraps each transformer Block, adapters and all (finetune/lora.py @8641822:
+# ``auto_wrap_policy={Block}``).  PyTorch then keeps gradients for the frozen weights too: "the
+# gradient memory usage will be higher than expected (namely, equivalent to not freezing those
+# parameters)" (torch.distributed.fsdp.FullyShardedDataParallel docstring, PyTorch 2.1), held
+# unsharded under no_sync while micro-batches accumulate.  LitGPT's resource table shows it: Llama 2
+# 13B LoRA at micro-batch 1 takes 38.12 GB on one A100 40GB and runs out of memory on two under
+# FSDP, 35.57 GB a GPU on four (tutorials/resource-tables.md @4839345a).  PEFT's FSDP recipes wrap
+# the adapters apart (accelerate's fsdp_auto_wrap_policy for PEFT) and FSDP2 shards per parameter,
+# so they keep the frozen weights without gradients.
+FROZEN_GRADIENT_FSDP_STACKS = frozenset({"lightning"})
 # Eager torch.autocast (module doc): the 16-bit copy autocast makes of each fp32 weight it casts,
 # held from the forward pass to the layer's backward pass; the stored softmax bytes per a·s²·b (fp32
 # output 4, the value matmul's 16-bit cast 2, the dropout mask 1).

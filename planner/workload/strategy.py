@@ -49,6 +49,7 @@ from planner.workload.frameworks import FrameworkProfile
 from planner.workload.memory import (
     FRAGMENTATION,
     FRAMEWORK_FIXED_GIB,
+    FROZEN_GRADIENT_FSDP_STACKS,
     GIB,
     NVME_GRADIENT_BYTES_PER_PARAM,
     QLORA_BYTES_PER_PARAM,
@@ -215,6 +216,9 @@ class TrainFacts:
     # the bytes each takes (memory.NF4_BYTES_PER_PARAM: nf4-dq 4.127 bits, nf4 4.5)
     quantised_params: float = 0.0
     quantised_bytes_per_param: float = QLORA_BYTES_PER_PARAM
+    # the bytes each dequantisation writes per weight: its 16-bit copy, and a cast to bf16 where
+    # the stack quantised from fp16 (efficiency.QLORA_FP16_QUANTISING_STACKS)
+    dequant_write_bytes_per_param: float = eff.QLORA_DEQUANT_WRITE_BYTES_PER_PARAM
     # the 16-bit copy of a quantised output head bitsandbytes makes for its matmul while every
     # layer's activations are held (memory.head_dequant_bytes; 0 where the head stays 16-bit)
     head_dequant_bytes: float = 0.0
@@ -711,6 +715,10 @@ def _place(
     cache = autocast_cache_bytes(f.autocast_params) if autocast else 0.0
     w0 = (frozen * f.frozen_bytes + f.trainable * state.weights + cache) / split
     g0 = f.trainable * state.grads / split
+    stack = f.framework.name if f.framework is not None else None
+    if zero >= 2 and f.method == "lora" and stack in FROZEN_GRADIENT_FSDP_STACKS:
+        # its FSDP units mix the frozen layer weights with the adapters: they get gradients too
+        g0 += max(0.0, f.layer_params * f.layers - f.trainable) * state.grads / split
     o0 = f.trainable * state.optimizer / split
     # a mixture of experts splits its experts over the expert-parallel ranks
     # (:func:`expert_parallel_sizes`); ZeRO shards the rest over every data-parallel rank
@@ -754,7 +762,6 @@ def _place(
     # a quantised output head's 16-bit copy, made beside the held activations (the last stage's)
     buffers += f.head_dequant_bytes / tp
     states = w + gr + o + buffers
-    stack = f.framework.name if f.framework is not None else None
     unsynced = 0.0
     if not (f.optimizer_in_backward or f.host_optimizer):
         # the rank's whole gradients (sharded over no ZeRO stage) against its shard, were the step
@@ -1487,12 +1494,13 @@ EAGER_FORWARD_SHARE = 1.0 / 3.0
 
 def qlora_dequant_seconds(f: TrainFacts, s: _Search, lay: _Layout, recompute_share: float) -> float:
     """Seconds a micro-batch spends dequantising QLoRA's NF4 weights on this GPU: its stage's share
-    of them over the tensor-parallel ranks, read at their NF4 width and written at 16, for the forward
+    of them over the tensor-parallel ranks, read at their NF4 width and written at 16 (and cast to
+    bf16 where the stack quantised from fp16), for the forward
     and backward matmuls and the recomputed forward (a share ``recompute_share`` of the layers),
     at the streaming share of the bandwidth; whatever the micro-batch's tokens."""
     if f.quantised_params <= 0:
         return 0.0
-    per_pass = (f.quantised_bytes_per_param + eff.QLORA_DEQUANT_WRITE_BYTES_PER_PARAM) * (
+    per_pass = (f.quantised_bytes_per_param + f.dequant_write_bytes_per_param) * (
         f.quantised_params / (lay.tp * lay.pp)
     )
     passes = eff.QLORA_DEQUANT_PASSES + recompute_share
@@ -1645,11 +1653,12 @@ def _cost_at(
         _all_to_all_seconds(f, s, lay, b), t_mb, f.overlap_all_to_all
     )
     # an eager stack's host dispatches the micro-batch while the GPU runs it: the slower sets it;
-    # the host's dispatch and a mixture of experts' host syncs do not shrink with the micro-batch
+    # the host's dispatch and a mixture of experts' host syncs do not shrink with the micro-batch;
+    # QLoRA's dequantisations add to either (efficiency.QLORA_DEQUANT_PASSES)
     t_gpu = t_mb
     t_host = eager_host_seconds(f, lay, seq.recompute_share)
     t_moe = moe_host_seconds(f, lay, seq.recompute_share)
-    t_mb = max(t_gpu, t_host) + t_moe
+    t_mb = max(t_gpu - t_dequant, t_host) + t_dequant + t_moe
     v = 1
     if lay.pp > 1:
         headroom = (lay.room - act) * (1.0 + FRAGMENTATION)
@@ -1660,7 +1669,7 @@ def _cost_at(
         # QLoRA dequantisation and its kernels' fixed times whole
         fill = busiest / b - (m - 1)
         fixed = t_dequant + t_floor
-        last = max(fill * (t_gpu - fixed) + fixed, t_host) + fill * t_tp + t_moe
+        last = max(fill * (t_gpu - fixed) + t_floor, t_host) + t_dequant + fill * t_tp + t_moe
         compute = (m - 1) * (t_mb + t_tp) + last
     exposed = _exposed_sync_seconds(lay, t_mb, m, v)
     # offload: nvme: the gradients' swap-out shows where it outlasts the last backward pass

@@ -575,6 +575,12 @@ def _compute_train_facts(
         if meth == "qlora"
         else 0.0,
         quantised_bytes_per_param=mem.NF4_BYTES_PER_PARAM[quantization],
+        dequant_write_bytes_per_param=eff.QLORA_DEQUANT_WRITE_BYTES_PER_PARAM
+        + (
+            eff.QLORA_DEQUANT_CAST_BYTES_PER_PARAM
+            if stack.name in eff.QLORA_FP16_QUANTISING_STACKS
+            else 0.0
+        ),
         head_dequant_bytes=mem.head_dequant_bytes(shape.vocab, shape.hidden)
         if (meth == "qlora" and head_quantised)
         else 0.0,
