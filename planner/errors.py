@@ -222,10 +222,12 @@ def listed_names(name: str, choices: Iterable[str]) -> list[str]:
 
 def one_each_hint(names: Sequence[str]) -> str:
     """The fix for a list of names given where one name goes each time: was "did you mean aws?"
-    (or "H100 or A10?") for 'aws,gcp'."""
+    (or "H100 or A10?") for 'aws,gcp'.  The same text serves a field that takes one name (pick
+    one) and one that takes several (each given once)."""
     return (
-        f"did you mean {' and '.join(names)}? One name each time: give the option once per name "
-        f"on the command line, a tuple in Python {tuple(names)!r}"
+        f"did you mean {' and '.join(names)}? One name each time: where one name is taken, pick "
+        f"one of them; where several are, give the option once per name, or a tuple in Python "
+        f"{tuple(names)!r}"
     )
 
 

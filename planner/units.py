@@ -59,7 +59,8 @@ IN_UNIT: dict[str, dict[str, float]] = {
     "months": {"mo": 1.0, "month": 1.0, "months": 1.0, "y": 12.0, "yr": 12.0, "years": 12.0},
     "kW": {"w": 1e-3, "watts": 1e-3, "kw": 1.0},
     # network links: 400G is 400 Gbit/s; GB/s is bytes, eight bits each
-    "Gbps": {"mbps": 1e-3, "mbit/s": 1e-3, "g": 1.0, "gbps": 1.0, "gbit/s": 1.0, "gb/s": 8.0},
+    # (gb/s: the lower-case spelling reads as bits; GB/s, bytes, by its case in unit_factor)
+    "Gbps": {"mbps": 1e-3, "mbit/s": 1e-3, "g": 1.0, "gbps": 1.0, "gbit/s": 1.0, "gb/s": 1.0},
 }
 IN_UNIT["Gbps"] |= {"tbps": 1e3, "tbit/s": 1e3}
 IN_UNIT["s"] |= {"h": 3600.0, "hr": 3600.0}
@@ -68,6 +69,19 @@ IN_UNIT["h"] |= {"week": 168.0, "weeks": 168.0}
 IN_UNIT["years"] |= {"month": 1 / 12, "year": 1.0}
 IN_UNIT["months"] |= {"yrs": 12.0, "year": 12.0}
 UNIT_WORDS = {"s": "seconds", "h": "hours", "ms": "milliseconds", "Gbps": "Gbit/s"}
+# Spellings whose case is their meaning: GB/s is bytes (eight bits each), Gb/s bits.
+_BYTES_PER_S = frozenset({"GB/s", "GBps", "GByte/s"})
+
+
+def unit_factor(unit: str | None, typed: str) -> float | None:
+    """What a number typed with the unit ``typed`` is in ``unit`` (a key of :data:`IN_UNIT`), or
+    None where the unit is not one for it.  Case is ignored but where it is the meaning: a link
+    speed in GB/s is eight times the Gbit/s (400 Gb/s is 400)."""
+    key = typed.replace(" ", "")
+    if unit == "Gbps" and key in _BYTES_PER_S:
+        return 8.0
+    return IN_UNIT.get(unit or "", {}).get(key.lower())
+
 
 # A file key's unit by a word of its name before any "per" (power_kw_avg: kW, lifetime_years,
 # hours_available_per_day: hours; colocation_per_kw_month and tokens_per_s name none).
@@ -79,7 +93,7 @@ def key_unit(key: str) -> str | None:
     """The unit (a key of :data:`IN_UNIT`) a file's key is in, by its name; None where it names
     none (an amount of money, a rate, a count)."""
     words = key.lower().split("_")
-    if "usd" in words:
+    if "usd" in words or words[0] == "gpu":  # money; GPU-hours and GPU counts are quantities
         return None
     for word in words:
         if word == "per":

@@ -960,3 +960,49 @@ def test_a_file_word_with_lookalike_characters_names_them(
     path = _edited(WORKLOAD, tmp_path, old, new, "w.yaml")
     result = invoke("estimate", str(path), "--gpu", "H100")
     assert_clean_error(result, "w.yaml", meant, f"'{odd}' is not ASCII")
+
+
+# --- review of sweep 8 -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"),
+    [("400Gb/s", "write the number alone: 400"), ("400 Gb/s", "400"), ("50GB/s", "write 400")],
+)
+def test_a_link_speed_in_bits_is_not_read_as_bytes(typed: str, fix: str) -> None:
+    """review: 400Gb/s (bits) was told "write 3200", GB/s's factor of 8 (lower-cased alike)."""
+    result = invoke(
+        "estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "16", "--network-gbps", typed
+    )
+    assert_clean_error(result, "--network-gbps", fix)
+    assert "3200" not in result.output
+
+
+def test_gpu_hours_with_m_is_a_million_not_minutes(tmp_path: Path) -> None:
+    """review: gpu_hours 1.5M was told "write 0.025" (minutes), a GPU-hour count is no duration."""
+    budget = _edited(BUDGET, tmp_path, "gpu_hours: 40000", "gpu_hours: 1.5M", "b.yaml")
+    result = invoke("budget", str(budget))
+    assert_clean_error(result, "gpu_hours", "write 1.5e+06")
+    assert "0.025" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "fix"),
+    [
+        (("offers", "--gpu", "H100", "--limit", ".5"), "write 1"),
+        (("offers", "--gpu", "H100", "--limit", "1e-400"), "at least 1"),
+        (("build", "-w", "gpt2-finetune", "--gpus", "9x"), "from 1 to 8"),
+    ],
+)
+def test_a_whole_number_fix_stays_inside_the_options_range(args: tuple[str, ...], fix: str) -> None:
+    """review: --limit .5 was told "0 or 1", --gpus 9x "write 9", past the option's range."""
+    result = invoke(*args)
+    assert_clean_error(result, fix)
+    assert "0 or 1" not in result.output and "write 9" not in result.output
+
+
+def test_a_list_given_to_a_one_name_option_is_told_to_pick_one() -> None:
+    """review: --gpu H100,A100 on estimate (one GPU) was told only to give --gpu once per name,
+    which its next run refuses as given twice."""
+    result = invoke("estimate", "gpt2-finetune", "--gpu", "H100,A100")
+    assert_clean_error(result, "did you mean H100 and A100", "pick one")

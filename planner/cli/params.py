@@ -32,6 +32,7 @@ from planner.units import (
     deadline_point,
     duration_fix,
     duration_hours,
+    unit_factor,
     zone_fix,
 )
 
@@ -107,7 +108,7 @@ class FiniteFloat(click.FloatRange):
                     ctx,
                 )
             fix = f"write the number alone: {number_text}"
-            scale = IN_UNIT.get(self.unit or "", {}).get(suffix.lower().replace(" ", ""))
+            scale = unit_factor(self.unit, suffix)
             if scale is not None and scale != 1 and suffix != "%":
                 # 1TB where the option takes GB, 1m where it takes seconds: the number changes
                 shown = UNIT_WORDS.get(self.unit or "", self.unit)
@@ -152,15 +153,32 @@ class WholeNumber(click.IntRange):
             try:
                 int(value.strip())
             except ValueError:
-                self.fail(
-                    f"{value!r} is not a valid integer: {_whole_fix(value, param)}", param, ctx
-                )
+                fix = _whole_fix(value, param, self.min, self.max)
+                self.fail(f"{value!r} is not a valid integer: {fix}", param, ctx)
         return super().convert(value, param, ctx)
 
 
-def _whole_fix(text: str, param: click.Parameter | None) -> str:
+def _whole_fix(
+    text: str, param: click.Parameter | None, low: float | None = None, high: float | None = None
+) -> str:
     """What to write for a whole number typed another way: 8.0 or 1e3 (write 8, 1000), 4k (a
-    thousand times; a context length's k is 1024), 8x or 8 GPUs (the number alone), five."""
+    thousand times; a context length's k is 1024), 8x or 8 GPUs (the number alone), five; a
+    number outside the option's range ``low``..``high`` is never offered (--limit .5 was "0 or
+    1" where 0 is refused), the range is."""
+    fix = _whole_reading(text, param)
+    offered = [int(n) for n in re.findall(r"-?\d+", fix.split("(")[0])]
+    if any((low is not None and n < low) or (high is not None and n > high) for n in offered):
+        inside = [n for n in offered if (low is None or n >= low) and (high is None or n <= high)]
+        if inside:
+            return f"write {inside[0]}"
+        if low is not None and high is not None:
+            return f"write a whole number from {low:g} to {high:g}"
+        return f"write a whole number {'of at least' if low is not None else 'up to'} {low if low is not None else high:g}"
+    return fix
+
+
+def _whole_reading(text: str, param: click.Parameter | None) -> str:
+    """:func:`_whole_fix` before the option's range."""
     raw = text.strip()
     try:
         number = float(raw)

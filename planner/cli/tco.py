@@ -9,10 +9,9 @@ from typing import Any, TypeVar
 import click
 
 from planner import api, clock
-from planner.cli.offers import max_age_option
+from planner.cli.offers import format_option, max_age_option
 from planner.cli.params import FiniteFloat, currency_option, field_options, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
-from planner.reports.tables import FORMATS
 from planner.reports.tco import render_budget, render_tco
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -155,13 +154,7 @@ def run_budget(*, budget_file: str, no_sensitivity: bool, time_limit: float, sol
 @click.command("tco")
 @TCO_FIELDS
 @tco_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS, case_sensitive=False),
-    default="table",
-    show_default=True,
-)
+@format_option
 @report_path_option
 @max_age_option
 def tco_command(currency: str, fmt: str, report_path: Path | None, **options: Any) -> None:
@@ -188,13 +181,7 @@ def tco_command(currency: str, fmt: str, report_path: Path | None, **options: An
 @click.command("budget")
 @BUDGET_FIELDS
 @budget_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS, case_sensitive=False),
-    default="table",
-    show_default=True,
-)
+@format_option
 @report_path_option
 @max_age_option
 def budget_command(currency: str, fmt: str, report_path: Path | None, **options: Any) -> None:

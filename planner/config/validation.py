@@ -31,7 +31,7 @@ from planner.errors import (
     lookalike_note,
     suggest,
 )
-from planner.units import IN_UNIT, UNIT_WORDS, key_unit
+from planner.units import UNIT_WORDS, key_unit, unit_factor
 
 Loc = tuple[int | str, ...]
 
@@ -640,7 +640,7 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
     if not rest[0].isalpha():  # '1,5' (a decimal comma), '2-3': no unit to drop
         return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"
     unit = key_unit(key) if key else None
-    factor = IN_UNIT.get(unit or "", {}).get(suffix.lower().replace(" ", ""))
+    factor = unit_factor(unit, suffix)
     if key and unit and factor is not None:
         # 18 months in lifetime_years, 8000W in power_kw_avg, 30d in hours, 1s in ttft_ms_p95:
         # was "write 18 alone: the key's name says its unit", the number in the wrong unit
