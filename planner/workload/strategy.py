@@ -1698,7 +1698,7 @@ def _cost_at(
         paged_spill_bytes=spilled,
         paging_s=paging_s * s.straggler,
         gpu_step_s=gpu_step,
-        host_idle_s=max(0.0, t_host - t_gpu),
+        host_idle_s=max(0.0, t_host - (t_gpu - t_dequant)),
         gpu_scaling_s=t_gpu - fixed_s,
     )
 
