@@ -62,12 +62,13 @@ IN_UNIT: dict[str, dict[str, float]] = {
     # (gb/s: the lower-case spelling reads as bits; GB/s, bytes, by its case in unit_factor)
     "Gbps": {"mbps": 1e-3, "mbit/s": 1e-3, "g": 1.0, "gbps": 1.0, "gbit/s": 1.0, "gb/s": 1.0},
 }
-IN_UNIT["Gbps"] |= {"tbps": 1e3, "tbit/s": 1e3}
+IN_UNIT["Gbps"] |= {"tbps": 1e3, "tbit/s": 1e3, "t": 1e3, "m": 1e-3, "mb/s": 1e-3}
+IN_UNIT["GB"] |= {"t": 1e3}
 IN_UNIT["s"] |= {"h": 3600.0, "hr": 3600.0}
 IN_UNIT["h"] |= {"hrs": 1.0, "hours": 1.0, "d": 24.0, "day": 24.0, "days": 24.0, "w": 168.0}
 IN_UNIT["h"] |= {"week": 168.0, "weeks": 168.0}
-IN_UNIT["years"] |= {"month": 1 / 12, "year": 1.0}
-IN_UNIT["months"] |= {"yrs": 12.0, "year": 12.0}
+IN_UNIT["years"] |= {"month": 1 / 12, "year": 1.0, "m": 1 / 12}  # 18m of a lifetime: months
+IN_UNIT["months"] |= {"yrs": 12.0, "year": 12.0, "m": 1.0}
 UNIT_WORDS = {"s": "seconds", "h": "hours", "ms": "milliseconds", "Gbps": "Gbit/s"}
 # Spellings whose case is their meaning: GB/s is bytes (eight bits each), Gb/s bits.
 _BYTES_PER_S = frozenset({"GB/s", "GBps", "GByte/s"})

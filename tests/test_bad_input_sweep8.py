@@ -1006,3 +1006,24 @@ def test_a_list_given_to_a_one_name_option_is_told_to_pick_one() -> None:
     which its next run refuses as given twice."""
     result = invoke("estimate", "gpt2-finetune", "--gpu", "H100,A100")
     assert_clean_error(result, "did you mean H100 and A100", "pick one")
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"), [("1.6T", "write 1600"), ("800M", "write 0.8"), ("800Mbps", "write 0.8")]
+)
+def test_a_link_speed_with_a_prefix_letter_is_read_in_the_options_unit(
+    typed: str, fix: str
+) -> None:
+    """review: 1.6T was told "write 1.6" (a thousandth), 800M "write 8e+08" (a million bits/s
+    read as Gbit/s)."""
+    result = invoke(
+        "estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "16", "--network-gbps", typed
+    )
+    assert_clean_error(result, "--network-gbps", fix, "Gbit/s")
+
+
+def test_a_lifetime_in_m_is_months(tmp_path: Path) -> None:
+    """review: lifetime_years: 18m was told "write 1.8e+07" (m read as million)."""
+    hardware = _edited(HARDWARE, tmp_path, "lifetime_years: ", "lifetime_years: 18m #", "h.yaml")
+    result = invoke("tco", "--hardware", str(hardware))
+    assert_clean_error(result, "lifetime_years", "write 1.5")

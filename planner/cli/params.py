@@ -96,9 +96,10 @@ class FiniteFloat(click.FloatRange):
         if unit is not None:
             # 80GB, 60%, 5/s: the option's unit is in its name and help, the value is the number
             number_text, suffix = unit.group(1), unit.group(2).strip()
-            if suffix in _MULTIPLIERS:
+            if suffix in _MULTIPLIERS and unit_factor(self.unit, suffix) is None:
                 # 52k: a thousand times the number, not a unit to drop (was: "drop the unit 'k'
-                # (write the number alone: 52)", a thousandth of the value meant)
+                # (write the number alone: 52)", a thousandth of the value meant); where the
+                # option's unit reads the letter (800M Gbit/s is 0.8, 5m seconds 300), the unit
                 factor, word = _MULTIPLIERS[suffix]
                 self.fail(
                     f"{value!r} is not a number: write {float(number_text) * factor:g} ({suffix} "
