@@ -552,33 +552,47 @@ def refuse_repeated_options(command: click.Command, args: Sequence[str]) -> None
     ``estimate``, ``--hardware`` twice on ``tco``): click keeps the last and drops the first
     silently, so the answer was for a value other than one the user meant.  Repeatable options
     (``multiple=True``) and flags are left alone; a group's subcommand is checked in turn."""
-    once: dict[str, click.Option] = {}
+    seen: dict[click.Option, str] = {}  # option -> how it was first given ("--gpu H100")
+    for option, name, value, inline in _given_options(command, args):
+        if option.multiple:
+            continue
+        given = f"{name}={value}" if inline else f"{name} {value}".rstrip()
+        if option in seen:
+            raise click.UsageError(
+                f"{name} is given twice ({seen[option]}, then {given}); "
+                "it takes one value: give it once"
+            )
+        seen[option] = given
+
+
+def _given_options(
+    command: click.Command, args: Sequence[str]
+) -> Iterator[tuple[click.Option, str, str, bool]]:
+    """Each (option, the name it was given by, its value, whether given as ``--name=value``) of
+    an option of ``command`` that takes a value (or of the subcommand named in ``args``), before
+    ``--``: the one walk over the command line that the checks below share.  The value is the
+    next argument whatever it looks like (it may look like an option)."""
+    takes_value: dict[str, click.Option] = {}
     for param in command.params:
-        if isinstance(param, click.Option) and not (param.multiple or param.count or param.is_flag):
-            for opt in (*param.opts, *param.secondary_opts):
-                once[opt] = param
-    seen: dict[str, str] = {}  # option's name -> how it was first given ("--gpu H100")
+        if isinstance(param, click.Option) and not (param.count or param.is_flag):
+            for opt in param.opts:
+                takes_value[opt] = param
     i = 0
     while i < len(args):
         token = args[i]
         if token == "--":
             return
         if isinstance(command, click.Group) and token in command.commands:
-            refuse_repeated_options(command.commands[token], args[i + 1 :])
+            yield from _given_options(command.commands[token], args[i + 1 :])
             return
-        option = once.get(token.split("=", 1)[0] if token.startswith("--") else token)
+        name, eq, inline = token.partition("=") if token.startswith("--") else (token, "", "")
+        option = takes_value.get(name)
         if option is None:
             i += 1
             continue
-        given = token if "=" in token else " ".join(args[i : i + 2])
-        key = option.name or token
-        if key in seen:
-            raise click.UsageError(
-                f"{given.split()[0].split('=')[0]} is given twice ({seen[key]}, then {given}); "
-                "it takes one value: give it once"
-            )
-        seen[key] = given
-        i += 1 if "=" in token else 2  # past its value, which may look like an option
+        value = inline if eq else (args[i + 1] if i + 1 < len(args) else "")
+        i += 1 if eq else 2
+        yield option, name, value, bool(eq)
 
 
 # --- digits outside ASCII 0-9 ---------------------------------------------------------------------
@@ -604,26 +618,7 @@ def _option_values(
     """Each (option, its long name, value) ``args`` gives an option of ``command`` (or of the
     subcommand named in them) that takes a value, before ``--``; path options and values naming a
     file or folder that exists are left out (a path may hold any character)."""
-    takes_value: dict[str, click.Option] = {}
-    for param in command.params:
-        if isinstance(param, click.Option) and not (param.count or param.is_flag):
-            for opt in param.opts:
-                takes_value[opt] = param
-    i = 0
-    while i < len(args):
-        token = args[i]
-        if token == "--":
-            return
-        if isinstance(command, click.Group) and token in command.commands:
-            yield from _option_values(command.commands[token], args[i + 1 :])
-            return
-        name, eq, inline = token.partition("=") if token.startswith("--") else (token, "", "")
-        option = takes_value.get(name)
-        if option is None:
-            i += 1
-            continue
-        value = inline if eq else (args[i + 1] if i + 1 < len(args) else "")
-        i += 1 if eq else 2
+    for option, name, value, _inline in _given_options(command, args):
         if isinstance(option.type, (click.Path, click.File)) or _names_a_path(value):
             continue
         yield option, next((o for o in option.opts if o.startswith("--")), name), value
