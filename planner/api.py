@@ -1183,14 +1183,33 @@ def with_training(spec: str | WorkloadSpec, **training: Any) -> WorkloadSpec:
 
 
 @_keywords_checked
-def model_presets() -> list[dict[str, Any]]:
+def model_presets(search: str | None = None) -> list[dict[str, Any]]:
     """The model presets a workload may name (``model: mistral-7b``, ``--model``), as records:
-    name, architecture, parameters, shape and the public source of each number."""
+    name, architecture, parameters, shape and the public source of each number.  ``search``
+    keeps those whose name, other names or source hold it (any case: ``"qwen"``,
+    ``"meta-llama/"``); a search nothing holds is an error naming the closest names."""
     from dataclasses import asdict
 
     from planner.workload.models import presets
 
-    return [asdict(p) for p in sorted(presets().values(), key=lambda p: (p.arch, p.params))]
+    every = sorted(presets().values(), key=lambda p: (p.arch, p.params))
+    if search is None:
+        return [asdict(p) for p in every]
+    if not isinstance(search, str) or not search.strip():
+        raise ConfigError(
+            f"expected some text to look for in the presets' names, got {search!r}",
+            key_path="search",
+            hint="e.g. search='llama' (or leave it out for every preset)",
+        )
+    text = search.strip().lower()
+    found = [
+        p
+        for p in every
+        if any(text in name for name in (p.name, *p.aliases)) or text in p.source.lower()
+    ]
+    if not found:
+        raise UnknownNameError("model preset", search.strip(), presets(), key_path="search")
+    return [asdict(p) for p in found]
 
 
 @_keywords_checked

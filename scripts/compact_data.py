@@ -39,6 +39,7 @@ COMPACT = {
     "frameworks": "frameworks",
     "estimate_error": "estimate_error",
     "inference_efficiency": "inference_efficiency",
+    "model_configs": "models",
 }
 
 

@@ -332,13 +332,15 @@ def new(ctx: click.Context, name: str, facts: WorkloadFacts) -> None:
 
 
 @click.command("models")
+@click.argument("search", required=False)
 @format_option
-def models(fmt: str) -> None:
+def models(search: str | None, fmt: str) -> None:
     """The model presets a workload names (model: mistral-7b, or --model): size, shape, source.
+    SEARCH keeps those whose names or source hold it (planner models qwen).
 
     Example: planner estimate --model mistral-7b --method lora --tokens 50M --gpu A100-80GB
     """
-    click.echo(render_models(api.model_presets(), fmt))
+    click.echo(render_models(api.model_presets(search), fmt))
 
 
 def register(group: click.Group) -> None:

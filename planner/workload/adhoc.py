@@ -54,7 +54,10 @@ def workload_from_facts(
             key_path="model",
             hint="name a preset (planner models lists them) or a Hugging Face config.json",
         )
-    preset = get_preset(model)
+    # a folder or file of that name is read as the model's config.json, even where the name is
+    # also a preset's (a local checkpoint folder called Llama-2-7b-hf)
+    on_disk = ("/" in model or "\\" in model) and Path(model).exists()
+    preset = None if on_disk else get_preset(model)
     if preset is not None and preset.arch not in ("decoder", "encoder"):
         # was: "data.samples: is required for a cnn model", a key of a file the user never wrote
         raise ConfigError(
@@ -71,10 +74,10 @@ def workload_from_facts(
             key_path="data.tokens",
             hint="e.g. tokens=5e7 (the command line reads 50M)",
         )
-    if isinstance(model, str) and get_preset(model) is None and not model.endswith(".json"):
+    if preset is None and not model.endswith(".json"):
         model = _config_in(Path(model))
-    from_config = isinstance(model, str) and model.endswith(".json")
-    if not from_config and (not isinstance(model, str) or get_preset(model) is None):
+    from_config = model.endswith(".json")
+    if not from_config and preset is None:
         raise UnknownNameError("model preset", str(model), presets(), key_path="model")
     if kind not in ("pretrain", "finetune"):
         raise ConfigError(

@@ -98,7 +98,7 @@ from typing import Any
 
 from planner.config.yamlfile import SAVE_AS_UTF8, not_utf8, read_bounded, wide_unicode
 from planner.errors import ConfigError
-from planner.workload.spec import MAX_HIDDEN, MAX_LAYER_COUNT, MAX_PARAMS, MAX_SEQ_LEN
+from planner.workload.limits import MAX_HIDDEN, MAX_LAYER_COUNT, MAX_PARAMS, MAX_SEQ_LEN
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +121,8 @@ _GATED = {
     "deepseek_v2",
     "deepseek_v3",
 }
+# Gated families whose config class ties the output head to the embeddings by default.
+_TIED_GATED = {"gemma", "gemma2"}
 # Families with learned position embeddings and biases on every projection.
 _GPT2_LIKE = {"gpt2", "gpt_neo", "gptj"}
 # Mixture-of-experts families read here, each with the key that counts its routed experts and
@@ -171,6 +173,12 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
             "the model's config.json on Hugging Face",
         )
     return section
+
+
+def section_from_config(config: dict[str, Any], file: str) -> dict[str, Any]:
+    """The ``model:`` section for a config's keys already read (the bundled presets of
+    ``planner/data/model_configs.yaml``); ``file`` names where they come from in errors."""
+    return _model_section(config, file)
 
 
 class _RepeatedKey(Exception):
@@ -469,19 +477,19 @@ def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     hidden = _whole(config, file, "hidden_size", "n_embd", "d_model")
     layers = _whole(config, file, "num_hidden_layers", "n_layer", "num_layers")
     heads = _whole(config, file, "num_attention_heads", "n_head")
-    kv_heads = _optional_whole(config, file, "num_key_value_heads", heads)
-    _kv_heads_divide(kv_heads, heads, file)
     vocab = _whole(config, file, "vocab_size")
-    head_dim = _optional_whole(config, file, "head_dim", max(1, hidden // heads))
+    attention, head_dim, kv_heads = _gqa(config, file, family, hidden, heads)
     gated = family in _GATED
     gpt2_like = family in _GPT2_LIKE
     ffn_key = "intermediate_size" if config.get("intermediate_size") is not None else "n_inner"
     ffn = _optional_whole(config, file, ffn_key, 4 * hidden)
-    tied = _optional_bool(config, file, "tie_word_embeddings", not gated)
-    attention = hidden * head_dim * (2 * heads + 2 * kv_heads)
+    # transformers' config classes tie the head by default for Gemma (GemmaConfig,
+    # Gemma2Config: tie_word_embeddings=True) and GPT-2's family, not for the other gated ones
+    tied = _optional_bool(config, file, "tie_word_embeddings", not gated or family in _TIED_GATED)
     mlp = (3 if gated else 2) * hidden * ffn
     biases = (head_dim * (heads + 2 * kv_heads) + hidden + ffn + hidden) if gpt2_like else 0
-    norms = (4 if gpt2_like else 2) * hidden
+    # LayerNorm has a bias (GPT-2); Gemma 2 norms before and after both the attention and the MLP
+    norms = (4 if gpt2_like or family == "gemma2" else 2) * hidden
     positions = _positions(config, file)
     embeddings = vocab * hidden * (1 if tied else 2) + (positions * hidden if gpt2_like else 0)
     final_norm = (2 if gpt2_like else 1) * hidden  # LayerNorm has a bias, RMSNorm none
@@ -626,14 +634,14 @@ def _gqa(
     _kv_heads_divide(kv_heads, heads, file)
     head_dim = _optional_whole(config, file, "head_dim", max(1, hidden // heads))
     params = hidden * head_dim * (2 * heads + 2 * kv_heads)
-    if family == "qwen2_moe":  # biases on Q, K and V (Qwen2MoeAttention)
+    if family in ("qwen2", "qwen2_moe"):  # biases on Q, K and V (Qwen2Attention)
         params += head_dim * (heads + 2 * kv_heads)
     elif config.get("attention_bias"):  # on all four projections
         params += head_dim * (heads + 2 * kv_heads) + hidden
-    if family == "qwen3_moe":  # RMSNorm over each head's query and key
+    if family in ("qwen3", "qwen3_moe"):  # RMSNorm over each head's query and key
         params += 2 * head_dim
-    elif family == "olmoe":  # RMSNorm over the whole query and the whole key
-        params += hidden + kv_heads * head_dim
+    elif family in ("olmoe", "olmo2"):  # RMSNorm over the whole query and the whole key
+        params += heads * head_dim + kv_heads * head_dim
     return params, head_dim, kv_heads
 
 

@@ -15,7 +15,11 @@ and the training step is forward + backward = 3 x forward.
 from __future__ import annotations
 
 import functools
+import json
+import re
 from dataclasses import dataclass, replace
+from importlib import resources
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,13 @@ class ModelPreset:
     # the size of a learned absolute position table (:data:`_LEARNED_POSITIONS`): no sequence may
     # be longer; None: rotary, ALiBi or relative positions, whose context a fine-tune may extend
     learned_positions: int | None = None
+    # group-limited routing of a mixture of experts (DeepSeek-V2/V3): the routed experts fall in
+    # ``expert_groups`` groups and a token picks its experts from ``groups_per_token`` of them
+    expert_groups: int | None = None
+    groups_per_token: int | None = None
+    # other names of the model, in lower case (:data:`ALIASES`; a catalog model's Hugging Face
+    # repository id and the aliases of planner/data/model_configs.yaml)
+    aliases: tuple[str, ...] = ()
 
 
 def _cnn_train_flops(forward_gmacs: float) -> float:
@@ -496,8 +507,9 @@ _LEARNED_POSITIONS: dict[str, int] = {
 @functools.cache
 def _with_heads() -> tuple[ModelPreset, ...]:
     """The presets, each language model with its output head (:data:`_UNTIED_HEADS`), its MLP
-    (:data:`_MLPS`) and its learned position table (:data:`_LEARNED_POSITIONS`)."""
-    return tuple(
+    (:data:`_MLPS`), its learned position table (:data:`_LEARNED_POSITIONS`) and its other
+    names (:data:`ALIASES`)."""
+    with_heads = tuple(
         replace(
             p,
             tied_embeddings=p.name not in _UNTIED_HEADS,
@@ -509,11 +521,98 @@ def _with_heads() -> tuple[ModelPreset, ...]:
         else p
         for p in _PRESETS
     )
+    return tuple(
+        replace(p, aliases=tuple(a for a, n in ALIASES.items() if n == p.name)) for p in with_heads
+    )
+
+
+@functools.cache
+def _catalog_entries() -> dict[str, dict[str, Any]]:
+    """The entries of ``planner/data/model_configs.yaml`` by name, read from its compact copy
+    ``model_configs.json`` on first use."""
+    text = resources.files("planner.data").joinpath("model_configs.json").read_text("utf-8")
+    return {str(raw["name"]): raw for raw in json.loads(text)["models"]}
+
+
+@functools.cache
+def _catalog_names() -> dict[str, str]:
+    """Every name a catalog preset answers to (its name, its Hugging Face repository id and its
+    aliases, in lower case), to the preset's name."""
+    names: dict[str, str] = {}
+    for name, raw in _catalog_entries().items():
+        others = (str(raw["repo"]), *(str(a) for a in raw.get("aliases", ())))
+        names.update(dict.fromkeys((o.lower() for o in others), name))
+        names[name] = name
+    return names
+
+
+@functools.cache
+def _catalog_preset(name: str) -> ModelPreset:
+    """The catalog's preset ``name``, counted from its Hugging Face ``config.json`` keys by the
+    reader of ``--model config.json`` (:mod:`planner.workload.hf_config`)."""
+    from planner.workload.hf_config import section_from_config
+
+    raw = _catalog_entries()[name]
+    repo = str(raw["repo"])
+    section = section_from_config(dict(raw["config"]), f"{repo} config.json")
+    return ModelPreset(
+        name=name,
+        arch=str(section["arch"]),
+        params=float(section["params"]),
+        source=f"Hugging Face {repo} config.json",
+        layers=section["layers"],
+        hidden=section["hidden"],
+        heads=section["heads"],
+        kv_heads=section.get("kv_heads"),
+        vocab=section["vocab"],
+        seq_len=section["seq_len"],
+        largest_layer_params=section.get("largest_layer_params"),
+        dropout=section.get("dropout", 0.0),
+        experts=section.get("experts"),
+        experts_per_token=section.get("experts_per_token"),
+        active_params=section.get("active_params"),
+        tied_embeddings=section.get("tied_embeddings"),
+        head_dim=section.get("head_dim"),
+        ffn=section.get("ffn"),
+        mlp=section.get("mlp"),
+        expert_groups=section.get("expert_groups"),
+        groups_per_token=section.get("groups_per_token"),
+        aliases=tuple(a for a, n in _catalog_names().items() if n == name and a != name),
+        learned_positions=section["seq_len"] if _absolute_positions(raw["config"]) else None,
+    )
+
+
+def _catalog() -> tuple[ModelPreset, ...]:
+    """Every catalog preset (``planner models``)."""
+    return tuple(_catalog_preset(name) for name in _catalog_entries())
+
+
+def _absolute_positions(config: dict[str, object]) -> bool:
+    """Whether an encoder's config gives it a learned absolute position table (BERT's layout;
+    DeBERTa-v2/v3 only with ``position_biased_input``), which no sequence may outgrow."""
+    family = str(config.get("model_type", ""))
+    if family == "deberta-v2":
+        return bool(config.get("position_biased_input", True))
+    return family in ("bert", "roberta", "xlm-roberta", "camembert", "distilbert", "electra")
 
 
 def presets() -> dict[str, ModelPreset]:
-    """All presets by name."""
-    return {p.name: p for p in _with_heads()}
+    """All presets by name: the hand-written ones, then those read from Hugging Face configs."""
+    return {p.name: p for p in (*_with_heads(), *_catalog())}
+
+
+@functools.cache
+def _hand_written() -> dict[str, ModelPreset]:
+    """The hand-written presets by every name they answer to (:data:`ALIASES` too)."""
+    own = {p.name: p for p in _with_heads()}
+    return {**{alias: own[name] for alias, name in ALIASES.items()}, **own}
+
+
+# A Hugging Face repository id: an owner and a name, each a word of letters, digits, ".", "_" and
+# "-" that starts with a letter or digit.
+_REPO_ID = re.compile(r"[a-z0-9][a-z0-9._-]*/([a-z0-9][a-z0-9._-]*)")
+# The suffixes of a checkpoint's name that leave its shape as it was (post-trained variants).
+_VARIANT_SUFFIXES = ("-instruct", "-it", "-chat", "-base", "-hf")
 
 
 # Common spellings people use for the presets.
@@ -525,6 +624,21 @@ ALIASES: dict[str, str] = {
     "llama2-7b": "llama-2-7b",
     "llama2-13b": "llama-2-13b",
     "llama2-70b": "llama-2-70b",
+    "meta-llama-3-8b": "llama-3-8b",
+    "meta-llama-3-70b": "llama-3-70b",
+    "llama3-8b": "llama-3-8b",
+    "llama3-70b": "llama-3-70b",
+    # Mistral 7B v0.2 and v0.3 keep v0.1's shape but for v0.3's 768 more vocabulary rows (32,768:
+    # 6.3M more parameters, 0.09%)
+    "mistral-7b-v0.1": "mistral-7b",
+    "mistral-7b-v0.2": "mistral-7b",
+    "mistral-7b-v0.3": "mistral-7b",
+    "mistral-7b-instruct-v0.1": "mistral-7b",
+    "mistral-7b-instruct-v0.2": "mistral-7b",
+    "mistral-7b-instruct-v0.3": "mistral-7b",
+    "mixtral-8x7b-v0.1": "mixtral-8x7b",
+    "mixtral-8x7b-instruct-v0.1": "mixtral-8x7b",
+    "pythia-1b-deduped": "pythia-1b",
     "sd-1.5": "stable-diffusion",
     "stable-diffusion-1.5": "stable-diffusion",
     "sd-2": "stable-diffusion-2",
@@ -535,10 +649,27 @@ ALIASES: dict[str, str] = {
 
 
 def get_preset(name: str) -> ModelPreset | None:
-    """The preset for ``name`` (or a known alias), case-insensitive; None when unknown."""
+    """The preset for ``name``, case-insensitive; None when unknown.  A preset answers to its
+    name, its aliases and its Hugging Face repository id (``meta-llama/Llama-3.1-8B``), with or
+    without the owner, and with a variant's suffix (``-Instruct``, ``-it``, ``-chat``, ``-Base``,
+    ``-hf``): an instruct checkpoint has its base model's shape."""
     key = name.strip().lower()
-    key = ALIASES.get(key, key)
-    return presets().get(key)
+    # a Hugging Face repository id, owner/name (not a path to a folder: one slash, no dots first)
+    repo_id = _REPO_ID.fullmatch(key)
+    for candidate in (key, repo_id.group(1)) if repo_id else (key,):
+        while candidate:
+            # the hand-written presets first: a bundled workload's lookup reads no catalog
+            if candidate in _hand_written():
+                return _hand_written()[candidate]
+            if candidate in _catalog_names():
+                return _catalog_preset(_catalog_names()[candidate])
+            trimmed = next(
+                (candidate[: -len(s)] for s in _VARIANT_SUFFIXES if candidate.endswith(s)), None
+            )
+            if trimmed is None:
+                break
+            candidate = trimmed
+    return None
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,20 @@ from planner.config.validation import (
 )
 from planner.config.yamlfile import probe, read_yaml
 from planner.errors import ConfigError, UnknownNameError
+from planner.workload.limits import (
+    MAX_BATCH_TOKENS,
+    MAX_BEAM_WIDTH,
+    MAX_EPOCHS,
+    MAX_HIDDEN,
+    MAX_LAYER_COUNT,
+    MAX_LOADER_WORKERS,
+    MAX_PARAMS,
+    MAX_PIECES,
+    MAX_SAMPLES,
+    MAX_SEQ_LEN,
+    MAX_SERVING_HOURS,
+    MAX_TOKENS,
+)
 from planner.workload.models import get_preset, presets
 from planner.workload.parallel import context_chunks
 
@@ -165,30 +179,6 @@ class _Section(NumbersNotBools):
         again, so the fields set do not survive a round trip."""
         defaults = type(self).model_fields
         return [k for k in keys if getattr(self, k) != defaults[k].default]
-
-
-# Upper bounds, each far past the largest published run (a bigger value is a typo or a unit
-# slip, and would reach the estimator as inf/nan or an endless search):
-# - parameters 1e14: the largest published models have ~2e12 (dense or MoE total);
-# - tokens 1e15 per piece: the largest published pre-training runs use 1.5e13 (Llama 3) to
-#   3.6e13 (Qwen3) tokens;
-# - samples 1e13, epochs 1e4; sequence length 1e8 (the longest context windows are 1e7);
-# - a global batch of 1e9 tokens (the largest published are ~6e7); 1e5 pieces (sweep trials);
-# - serving: 1e9 output tokens/s, ten years of hours, 1e16 tokens in a batch job.
-MAX_PARAMS = 1e14
-MAX_TOKENS = 1e15
-MAX_SAMPLES = 1e13
-MAX_EPOCHS = 1e4
-# DataLoader worker processes per GPU: a host has at most a few hundred cores (AWS p5.48xlarge:
-# 192 vCPUs for 8 GPUs)
-MAX_LOADER_WORKERS = 256
-MAX_SEQ_LEN = 100_000_000
-MAX_BATCH_TOKENS = 1e9
-MAX_PIECES = 100_000
-MAX_LAYER_COUNT = 100_000  # layers, heads, tensor and pipeline degrees
-MAX_HIDDEN = 10_000_000
-MAX_SERVING_HOURS = 87_600.0
-MAX_BEAM_WIDTH = 1024  # beams per request: a bound against typos (summarisers use 4 to 10)
 
 
 # Activation names a user may give for model.mlp, by the MLP kind they make.
@@ -895,6 +885,8 @@ class WorkloadSpec(_Section):
                 "tied_embeddings": preset.tied_embeddings,
                 "ffn": preset.ffn,
                 "mlp": preset.mlp,
+                "expert_groups": preset.expert_groups,
+                "groups_per_token": preset.groups_per_token,
             }
             filled = {k: v for k, v in filled.items() if v is not None}
             given = {k: v for k, v in model.items() if v is not None}

@@ -1,0 +1,25 @@
+"""Upper bounds on a workload's numbers (the workload schema, :mod:`planner.workload.spec`, and
+the Hugging Face config reader, :mod:`planner.workload.hf_config`, check against them)."""
+
+# Upper bounds, each far past the largest published run (a bigger value is a typo or a unit
+# slip, and would reach the estimator as inf/nan or an endless search):
+# - parameters 1e14: the largest published models have ~2e12 (dense or MoE total);
+# - tokens 1e15 per piece: the largest published pre-training runs use 1.5e13 (Llama 3) to
+#   3.6e13 (Qwen3) tokens;
+# - samples 1e13, epochs 1e4; sequence length 1e8 (the longest context windows are 1e7);
+# - a global batch of 1e9 tokens (the largest published are ~6e7); 1e5 pieces (sweep trials);
+# - serving: 1e9 output tokens/s, ten years of hours, 1e16 tokens in a batch job.
+MAX_PARAMS = 1e14
+MAX_TOKENS = 1e15
+MAX_SAMPLES = 1e13
+MAX_EPOCHS = 1e4
+# DataLoader worker processes per GPU: a host has at most a few hundred cores (AWS p5.48xlarge:
+# 192 vCPUs for 8 GPUs)
+MAX_LOADER_WORKERS = 256
+MAX_SEQ_LEN = 100_000_000
+MAX_BATCH_TOKENS = 1e9
+MAX_PIECES = 100_000
+MAX_LAYER_COUNT = 100_000  # layers, heads, tensor and pipeline degrees
+MAX_HIDDEN = 10_000_000
+MAX_SERVING_HOURS = 87_600.0
+MAX_BEAM_WIDTH = 1024  # beams per request: a bound against typos (summarisers use 4 to 10)
