@@ -191,3 +191,10 @@ def test_a_models_search_that_finds_nothing_says_what_is_close() -> None:
     result = CliRunner().invoke(main, ["models", "lama4"])
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert "did you mean" in result.output
+
+
+def test_a_job_from_a_repository_id_is_named_after_the_preset() -> None:
+    # was: "meta-llama/Llama-3.1-8B-Instruct-lora", a slash in the workload's name
+    spec = workload_from_facts(model="meta-llama/Llama-3.1-8B-Instruct", tokens=1e6, method="lora")
+    assert spec.name == "llama-3.1-8b-lora"
+    assert spec.model.preset == "llama-3.1-8b"

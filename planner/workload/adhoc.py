@@ -88,7 +88,7 @@ def workload_from_facts(
     model_section: dict[str, Any] = (
         model_from_hf_config(Path(model)) if from_config else {"preset": model}
     )
-    label = _config_label(Path(model)) if from_config else model
+    label = preset.name if preset is not None else _config_label(Path(model))
     if seq_len is not None:
         model_section["seq_len"] = seq_len
     training: dict[str, Any] = {"method": method}
