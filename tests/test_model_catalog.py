@@ -46,6 +46,12 @@ def test_the_count_from_the_config_is_the_published_size(name: str) -> None:
         stated, unit = _figure(str(CATALOG[name]["published_active"]))
         assert preset.active_params is not None
         assert abs(preset.active_params - stated) <= unit, (preset.active_params, stated)
+    elif "published_active_less_embedding" in CATALOG[name]:
+        # OpenAI counts gpt-oss's active parameters without the input embedding (a lookup)
+        stated, unit = _figure(str(CATALOG[name]["published_active_less_embedding"]))
+        assert preset.active_params is not None and preset.vocab and preset.hidden
+        active = preset.active_params - preset.vocab * preset.hidden
+        assert abs(active - stated) <= unit, (active, stated)
     else:
         assert preset.active_params is None
 
@@ -72,6 +78,18 @@ def test_gemma_2_counts_four_norms_a_layer() -> None:
     # Gemma 2 9B norms before and after the attention and the MLP: 9,241,705,984, the total
     layer = 3584 * 256 * (2 * 16 + 2 * 8) + 3 * 3584 * 14336 + 4 * 3584
     assert presets()["gemma-2-9b"].params == 42 * layer + 256000 * 3584 + 3584 == 9_241_705_984
+
+
+def test_gpt_oss_counts_its_biases_and_attention_sinks() -> None:
+    # gpt-oss-20b, per layer: Q 2880 x 4096 and O 4096 x 2880, K and V 2880 x 512, with biases
+    # (4096 + 2 x 512 + 2880); 64 sink logits; 32 experts of a fused gate/up 2880 x 5760 and a
+    # down 2880 x 2880 with their biases; the router 2880 x 32 and its biases; two norms
+    attention = 2 * 2880 * 4096 + 2 * 2880 * 512 + (4096 + 2 * 512 + 2880) + 64
+    expert = 3 * 2880 * 2880 + 2 * 2880 + 2880
+    layer = attention + 32 * expert + (2880 * 32 + 32) + 2 * 2880
+    total = 24 * layer + 2 * 201088 * 2880 + 2880
+    assert total == 20_914_757_184  # the model card's 20.91B
+    assert presets()["gpt-oss-20b"].params == total
 
 
 def test_qwen3_counts_a_norm_over_each_heads_query_and_key() -> None:

@@ -33,6 +33,11 @@ Per family (the layout of each family's ``transformers`` modelling code):
 
 - ``mixtral``: every layer MoE, experts of ``intermediate_size``;
 - ``olmoe``: as Mixtral, plus QK norms (``hidden`` + ``kv_heads x head_dim``);
+- ``gpt_oss``: as Mixtral, with biases on every projection (the experts' fused gate/up ``2 x
+  width`` and down ``hidden``, the router's one per expert, the attention's four) and a learned
+  attention-sink logit per head.  Its alternate sliding-window layers (``layer_types``, 128
+  tokens) are counted as full attention: the attention FLOPs at long sequences are overstated
+  (at 4,096 tokens gpt-oss-120b's by about half, ~10% of a training token's FLOPs);
 - ``qwen2_moe``: experts of ``moe_intermediate_size``, Q/K/V biases, one shared expert of
   ``shared_expert_intermediate_size`` with a ``hidden x 1`` sigmoid gate; ``qwen3_moe``: no
   shared expert, per-head QK norms (``2 x head_dim``); both make a layer dense (MLP of
@@ -115,6 +120,7 @@ _GATED = {
     "olmo",
     "olmo2",
     "mixtral",
+    "gpt_oss",
     "olmoe",
     "qwen2_moe",
     "qwen3_moe",
@@ -129,6 +135,7 @@ _GPT2_LIKE = {"gpt2", "gpt_neo", "gptj"}
 # the one that sizes an expert's MLP.
 _MOE_FAMILIES = {
     "mixtral": ("num_local_experts", "intermediate_size"),
+    "gpt_oss": ("num_local_experts", "intermediate_size"),
     "olmoe": ("num_experts", "intermediate_size"),
     "qwen2_moe": ("num_experts", "moe_intermediate_size"),
     "qwen3_moe": ("num_experts", "moe_intermediate_size"),
@@ -567,6 +574,13 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
         )
     expert = 3 * hidden * expert_ffn  # gate, up and down projections (SwiGLU)
     router = hidden * experts
+    sinks = 0
+    if family == "gpt_oss":
+        # GptOssExperts: biases on the fused gate/up projection (2 x width) and on down (hidden);
+        # GptOssTopKRouter: a bias per expert; GptOssAttention: one learned sink logit per head
+        expert += 2 * expert_ffn + hidden
+        router += experts
+        sinks = heads
     groups: tuple[int, int] | None = None
     shared = 0
     if family.startswith("deepseek"):
@@ -589,6 +603,7 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
             width = _moe_field(config, file, "shared_expert_intermediate_size", "its width")
             shared = 3 * hidden * width + hidden
         attention, head_dim, kv_heads = _gqa(config, file, family, hidden, heads)
+        attention += sinks
         moe = [True] * layers
         if family in ("qwen2_moe", "qwen3_moe"):
             step = _optional_whole(config, file, "decoder_sparse_step", 1)
