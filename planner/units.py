@@ -289,3 +289,66 @@ def count_value(text: str) -> float | None:
     if not match:
         return None
     return float(match.group(1)) * COUNT_SCALE.get((match.group(2) or "").lower(), 1.0)
+
+
+def _spelled(value: object) -> str | None:
+    """A link or network name as the aliases below write it: lower case, spaces and underscores
+    as hyphens (None for anything but text)."""
+    if not isinstance(value, str):
+        return None
+    return re.sub(r"[\s_]+", "-", value.strip().lower())
+
+
+# Other names people write for the links inside a node (refused, with the value they mean as the
+# fix: planner.schema.Interconnect): NVLink's short forms, PCIe's generations, AMD's Infinity
+# Fabric (xGMI: a full mesh of the node's GPUs, the role of NVSwitch here).
+_INTERCONNECT_ALIASES = {
+    "nvl": "nvlink",
+    "nv-link": "nvlink",
+    "nvlink-bridge": "nvlink",
+    "nv-switch": "nvswitch",
+    "pci-e": "pcie",
+    "pci-express": "pcie",
+    "pcie3": "pcie",
+    "pcie4": "pcie",
+    "pcie5": "pcie",
+    "pcie-gen3": "pcie",
+    "pcie-gen4": "pcie",
+    "pcie-gen5": "pcie",
+    "infinity-fabric": "nvswitch",
+    "xgmi": "nvswitch",
+}
+# Other names for the networks between nodes (planner.schema.Fabric): InfiniBand's short form and generations (EDR 100,
+# HDR 200, NDR 400, XDR 800 Gbit/s), AWS's adapter, GCP's GPUDirect-TCPX/TCPXO, RoCE v2.
+_FABRIC_ALIASES = {
+    "ib": "infiniband",
+    "infini-band": "infiniband",
+    "edr": "infiniband",
+    "hdr": "infiniband",
+    "ndr": "infiniband",
+    "xdr": "infiniband",
+    "eth": "ethernet",
+    "tcp": "ethernet",
+    "tcp/ip": "ethernet",
+    "elastic-fabric-adapter": "efa",
+    "aws-efa": "efa",
+    "efa-v2": "efa",
+    "efa-v3": "efa",
+    "efav2": "efa",
+    "tcpx": "gpudirect-tcp",
+    "tcpxo": "gpudirect-tcp",
+    "gpudirect-tcpx": "gpudirect-tcp",
+    "gpudirect-tcpxo": "gpudirect-tcp",
+    "rocev2": "roce",
+    "roce-v2": "roce",
+    "roce2": "roce",
+}
+
+
+def meant_link(value: object) -> str | None:
+    """The link or network value another name means (``IB``: infiniband, ``NVL``: nvlink, the
+    aliases above), for a refusal's "did you mean"; None where it names none."""
+    key = _spelled(value)
+    if key is None:
+        return None
+    return _INTERCONNECT_ALIASES.get(key) or _FABRIC_ALIASES.get(key)

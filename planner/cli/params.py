@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timezone
+from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -19,7 +20,7 @@ import click
 from click.core import ParameterSource
 
 from planner import clock
-from planner.errors import ConfigError, PlannerError, foreign_digits_error
+from planner.errors import ConfigError, PlannerError, foreign_digits_error, suggest
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
@@ -32,6 +33,7 @@ from planner.units import (
     deadline_point,
     duration_fix,
     duration_hours,
+    meant_link,
     unit_factor,
     zone_fix,
 )
@@ -138,6 +140,28 @@ class FiniteFloat(click.FloatRange):
 
 _NUMBER_WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four", "five", "six", "seven")
 _NUMBER_WORDS += ("eight", "nine", "ten", "eleven", "twelve")
+
+
+class EnumChoice(click.Choice):
+    """One of a str Enum's values in any case, as click's Choice reads them, and where it cannot,
+    the value meant: the other name's (``--fabric IB``: did you mean infiniband?, ``NVL``:
+    nvlink; :func:`planner.units.meant_link`) or the closest spelling (was click's "'IB' is not
+    one of ..." with no fix)."""
+
+    def __init__(self, enum: type[Enum]) -> None:
+        super().__init__([str(m.value) for m in enum], case_sensitive=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            choices = [str(c) for c in self.choices]
+            meant = meant_link(value)
+            close = [meant] if meant in choices else suggest(str(value), choices, 2)
+            if not close:
+                raise
+            fix = f"{e.message.rstrip('.')}; did you mean {' or '.join(close)}?"
+            raise click.BadParameter(fix, ctx=ctx, param=param) from None
 
 
 class WholeNumber(click.IntRange):

@@ -31,7 +31,7 @@ from planner.errors import (
     lookalike_note,
     suggest,
 )
-from planner.units import UNIT_WORDS, key_unit, unit_factor
+from planner.units import UNIT_WORDS, key_unit, meant_link, unit_factor
 
 Loc = tuple[int | str, ...]
 
@@ -508,7 +508,9 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
                 f"YAML read the value as {str(got).lower()}; write one of "
                 f"{', '.join(_options(err))} (quote it if it is one of yes, no, on, off)"
             )
-        close = suggest(str(got), _options(err), 1)
+        # another name of a link or network (IB, NVL) means its value; else the closest spelling
+        meant = meant_link(got)
+        close = [meant] if meant in _options(err) else suggest(str(got), _options(err), 1)
         return f"did you mean {close[0]!r}?" + lookalike_note(str(got)) if close else None
     if err["type"] == "string_type" and hasattr(err.get("input"), "isoformat"):
         return wording.date_hint or "YAML read a date; put it in quotes to keep it as text"
