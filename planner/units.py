@@ -318,8 +318,9 @@ _INTERCONNECT_ALIASES = {
     "infinity-fabric": "nvswitch",
     "xgmi": "nvswitch",
 }
-# Other names for the networks between nodes (planner.schema.Fabric): InfiniBand's short form and generations (EDR 100,
-# HDR 200, NDR 400, XDR 800 Gbit/s), AWS's adapter, GCP's GPUDirect-TCPX/TCPXO, RoCE v2.
+# Other names for the networks between nodes (planner.schema.Fabric): InfiniBand's short form
+# and generations (EDR 100, HDR 200, NDR 400, XDR 800 Gbit/s), AWS's adapter, GCP's
+# GPUDirect-TCPX/TCPXO, RoCE v2.
 _FABRIC_ALIASES = {
     "ib": "infiniband",
     "infini-band": "infiniband",
