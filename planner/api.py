@@ -739,20 +739,6 @@ def _sources(
     return tuple(str(f) for f in offers_files), None if snapshot_dir is None else str(snapshot_dir)
 
 
-def _max_age_days(value: Any) -> int:
-    """A staleness threshold: a whole number of days from 0 to a hundred years."""
-    from planner.catalog import MAX_MAX_AGE_DAYS
-
-    if not is_whole_number(value) or not 0 <= value <= MAX_MAX_AGE_DAYS:
-        raise ConfigError(
-            f"expected a whole number of days >= 0 (at most {MAX_MAX_AGE_DAYS:,}, a hundred "
-            f"years), got {value!r}",
-            key_path="max_age_days",
-            hint="e.g. max_age_days=90 (prices older than this are flagged)",
-        )
-    return int(value)
-
-
 def stale_warnings(
     result: QuoteResult | TcoResult | BudgetReport, max_age_days: int | None
 ) -> list[str]:
@@ -763,7 +749,7 @@ def stale_warnings(
     from planner.ownership.costs import TcoResult
     from planner.quoting.result import QuoteResult
 
-    limit = DEFAULT_MAX_AGE_DAYS if max_age_days is None else _max_age_days(max_age_days)
+    limit = DEFAULT_MAX_AGE_DAYS if max_age_days is None else max_age_days
     if isinstance(result, QuoteResult):
         return result.book.stale_warnings(limit)
     from planner.optimize.budget import BudgetReport
@@ -995,7 +981,13 @@ def prices_status(*, max_age_days: int) -> list[dict[str, Any]]:
     from planner.catalog import default_roots
     from planner.catalog.refresh import prices_status as status
 
-    return status(default_roots(), max_age_days=_max_age_days(max_age_days))
+    if not is_whole_number(max_age_days) or max_age_days < 0:
+        raise ConfigError(
+            f"expected a whole number of days >= 0, got {max_age_days!r}",
+            key_path="max_age_days",
+            hint="e.g. max_age_days=90 (prices older than this are flagged)",
+        )
+    return status(default_roots(), max_age_days=max_age_days)
 
 
 @_keywords_checked

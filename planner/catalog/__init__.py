@@ -47,8 +47,6 @@ from planner.errors import (
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 
 DEFAULT_MAX_AGE_DAYS = 90
-# The most a staleness threshold may be: a hundred years (more is a typo: 99999999 days).
-MAX_MAX_AGE_DAYS = 36_500
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ import click
 from click.core import ParameterSource
 
 from planner import api
-from planner.catalog import DEFAULT_MAX_AGE_DAYS, MAX_MAX_AGE_DAYS
+from planner.catalog import DEFAULT_MAX_AGE_DAYS
 from planner.catalog.query import SORT_KEYS, OfferFilter, unknown_host_notes
 from planner.cli.params import (
     EnumChoice,
@@ -49,23 +49,15 @@ MAX_AGE_ENVVAR = "PLANNER_MAX_PRICE_AGE_DAYS"
 
 
 class _MaxAgeDays(WholeNumber):
-    """Days from 0 to a hundred years; a bad value from ``PLANNER_MAX_PRICE_AGE_DAYS`` is blamed
-    on the variable, not on ``--max-age-days`` (which the user never typed)."""
+    """Days >= 0; a bad value from ``PLANNER_MAX_PRICE_AGE_DAYS`` is blamed on the variable,
+    not on ``--max-age-days`` (which the user never typed)."""
 
     def __init__(self) -> None:
         super().__init__(min=0)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
-            days = super().convert(value, param, ctx)
-            if days > MAX_MAX_AGE_DAYS:
-                self.fail(
-                    f"{days} days is more than {MAX_MAX_AGE_DAYS} (a hundred years): a typo? "
-                    f"write days, e.g. {DEFAULT_MAX_AGE_DAYS}",
-                    param,
-                    ctx,
-                )
-            return days
+            return super().convert(value, param, ctx)
         except click.BadParameter as e:
             from_env = (
                 ctx is not None
@@ -76,8 +68,7 @@ class _MaxAgeDays(WholeNumber):
             if not from_env:
                 raise
             raise click.BadParameter(
-                f"{value!r} is not a whole number of days >= 0 (at most {MAX_MAX_AGE_DAYS:,}); set "
-                f"it to one (e.g. "
+                f"{value!r} is not a whole number of days >= 0; set it to one (e.g. "
                 f"{MAX_AGE_ENVVAR}={DEFAULT_MAX_AGE_DAYS}) or unset it",
                 ctx=ctx,
                 param_hint=f"environment variable {MAX_AGE_ENVVAR}",
