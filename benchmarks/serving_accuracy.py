@@ -18,6 +18,10 @@ Scenarios and what is compared:
   together (vLLM's ``benchmark_latency.py``): the work of ``batch`` requests at a running batch of
   ``batch``, i.e. ``batch`` / the capacity in requests/s with the batch limited to ``batch``.
 
+A row that states its tensor-parallel size is compared at that size: where the estimate would
+split its GPUs into smaller replicas (Llama 3.1 405B in fp8 fits on four of eight MI300X or H200),
+the stated replica is served through the same model instead.
+
 Rows the model cannot rebuild faithfully are listed as skipped with the reason (a weight format the
 planner has no kernel model for, lengths the source does not give).  Rows decoded with beam search
 (MLPerf GPT-J: 4 beams) carry their ``beam_width`` into the workload, and rows whose batches run to
@@ -44,7 +48,8 @@ from planner.gpu_specs import resolve_gpu
 from planner.workload import WorkloadSpec, estimate, parse_workload
 from planner.workload.estimate_types import default_topology, topology_links
 from planner.workload.inference import make_replica, service_lengths
-from planner.workload.serving import serve
+from planner.workload.serving import ServingPoint, serve
+from planner.workload.serving_metrics import Percentiles, ServingMetrics
 
 DATA_FILE = Path(__file__).parent / "data" / "serving_measurements.yaml"
 
@@ -133,6 +138,37 @@ def _workload(row: Mapping[str, Any], prompt: float, output: float) -> WorkloadS
     )
 
 
+@dataclass(frozen=True)
+class _Figures:
+    """What the LLM comparisons read of a serving estimate, for all its replicas."""
+
+    capacity_tokens_per_second: float
+    capacity_requests_per_second: float
+    ttft_ms: Percentiles
+    tpot_ms: Percentiles
+    e2e_ms: Percentiles
+
+    @classmethod
+    def of_metrics(cls, sv: ServingMetrics) -> _Figures:
+        return cls(
+            sv.capacity_tokens_per_second,
+            sv.capacity_requests_per_second,
+            sv.ttft_ms,
+            sv.tpot_ms,
+            sv.e2e_ms,
+        )
+
+    @classmethod
+    def of_point(cls, p: ServingPoint, replicas: int) -> _Figures:
+        return cls(
+            p.capacity_tokens_per_s * replicas,
+            p.capacity_requests_per_s * replicas,
+            Percentiles(p.ttft_ms_p50, p.ttft_ms_p95),
+            Percentiles(p.tpot_ms_p50, p.tpot_ms_p95),
+            Percentiles(p.e2e_ms_p50, p.e2e_ms_p95),
+        )
+
+
 def _llm(row: Mapping[str, Any]) -> list[Comparison]:
     prompt, output = _lengths(row) or (1.0, 1.0)
     spec = _workload(row, prompt, output)
@@ -145,8 +181,19 @@ def _llm(row: Mapping[str, Any]) -> list[Comparison]:
     else:
         est = estimate(spec, gpu, count, topology=default_topology(gpu, count))
         replicas = 1
-    sv = est.serving
-    assert sv is not None
+    assert est.serving is not None
+    sv = _Figures.of_metrics(est.serving)
+    if tp and est.serving.gpus_per_replica != tp:
+        # the estimate split the stated replica into smaller ones (Llama 3.1 405B in fp8 fits on
+        # four of eight MI300X or H200): the row measured one replica of `tp` GPUs, so that one
+        # is compared, at the same load, through the same serving model
+        replica = make_replica(spec, gpu, tp, topology_links(gpu, default_topology(gpu, tp), tp))
+        inf = spec.inference
+        assert inf is not None
+        sv = _Figures.of_point(
+            serve(replica, *service_lengths(spec), inf.load_requests_per_s), count // tp
+        )
+        replicas = 1
     measured = row["measured"]
     out = []
 

@@ -262,6 +262,11 @@ def _assumptions(spec: WorkloadSpec, gpu: GpuSpec, replica: Replica | None) -> t
         lines.append(f"{fmt} weight-only quantisation (AWQ/GPTQ-style), matmuls in 16-bit")
     if fmt == "fp8" and not gpu.fp8:
         lines.append(f"the {gpu.name} has no fp8 tensor cores: fp8 weights, 16-bit matmuls")
+    elif fmt == "fp8" and stack.fp8_matmuls_at_16bit_rate:
+        lines.append(
+            f"{stack.name}'s fp8 GEMMs run no faster than 16-bit ones: fp8 weights read at one "
+            "byte, matmuls at the 16-bit rate"
+        )
     if fmt in FP4_FORMATS:
         lines.append(_fp4_words(fmt, gpu))
     return tuple(lines)

@@ -93,7 +93,13 @@ and int4 *weight-only* (AWQ/GPTQ-style: 1 and 0.53 bytes including group-128 sca
 Elsewhere (Hopper, Ada, Ampere) both are served *weight-only*, like int4: the weights stream at their
 4.25 or 4.5 bits and are dequantised to 16-bit in the kernel (vLLM's Marlin and Triton MXFP4/NVFP4
 kernels; TensorRT-LLM's Triton MoE backend on H200 takes BF16 activations), the matmuls at the 16-bit
-rate.  The KV cache is 16-bit unless ``kv_precision`` is fp8.
+rate.
+
+A stack can run fp8 weights no faster than 16-bit ones (``fp8_matmuls_at_16bit_rate``: the
+ROCm builds of vLLM of late 2024 on MI300X, whose hipBLASLt fp8 GEMMs were at parity with bf16):
+the weights still stream at one byte, the matmuls run at the 16-bit rate, as int8 weight-only.
+
+The KV cache is 16-bit unless ``kv_precision`` is fp8.
 """
 
 from __future__ import annotations
@@ -177,6 +183,10 @@ class ServingStack:
     # activation workspace are in place (TensorRT-LLM's kv_cache_free_gpu_mem_fraction), not of
     # the whole GPU (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static)
     memory_share_of_free: bool = False
+    # the stack's fp8 linear layers run no faster than 16-bit ones: the weights stream at one
+    # byte, but the matmuls reach only the 16-bit tensor rate (ROCm builds of late 2024, whose
+    # hipBLASLt fp8 GEMMs were at parity with bf16 on MI300X)
+    fp8_matmuls_at_16bit_rate: bool = False
 
     @property
     def continuous_batching(self) -> bool:
@@ -403,9 +413,18 @@ class Replica:
 
     # -- time -------------------------------------------------------------------------------------
     @property
+    def matmul_unit(self) -> str:
+        """The unit the weight matmuls run on: :func:`matmul_precision`, except that fp8 runs at
+        the 16-bit rate on a stack whose fp8 GEMMs are no faster (``fp8_matmuls_at_16bit_rate``)."""
+        unit = matmul_precision(self.precision, self.gpu)
+        if unit == "fp8" and self.stack.fp8_matmuls_at_16bit_rate:
+            return "bf16"
+        return unit
+
+    @property
     def compute_peak_flops(self) -> float:
-        """The matmul peak the weights run at (see :func:`matmul_precision`)."""
-        return self.gpu.matmul_peak_flops(matmul_precision(self.precision, self.gpu))
+        """The matmul peak the weights run at (see :attr:`matmul_unit`)."""
+        return self.gpu.matmul_peak_flops(self.matmul_unit)
 
     @property
     def matmul_fraction(self) -> float:
@@ -418,7 +437,7 @@ class Replica:
         layer_params = m.matmul_params / max(m.layers, 1)
         x = eff.forward_bytes_per_flop(m.hidden, self.tp, layer_params)
         fraction = eff.forward_matmul_fraction(self.gpu, x, self.compute_peak_flops)
-        if matmul_precision(self.precision, self.gpu) == "fp4":
+        if self.matmul_unit == "fp4":
             # block-scaled NVFP4 matmuls reach less of their peak than fp8 ones
             fraction *= eff.fp4_gemm_share(self.gpu)
         return fraction
