@@ -1,0 +1,60 @@
+"""Bad input the ninth sweep found: a continental amount (``1.234,5``) was told to be written as
+``234.5``, a thousandth of it; ``1234 567`` was "grouped by spaces" with the fix ``1234567``, a
+guess at what two numbers meant.
+
+The product rule each test pins: bad input gets a clear error naming the file, the field and a
+fix, a non-zero exit and no traceback, on the command line and in the library.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.config.currency import split_money
+from planner.errors import ConfigError
+from tests.cli_checks import assert_clean_error, invoke
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "data"))
+
+
+# --- amounts of money with separators -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"),
+    [
+        ("1.234,5", "write 1234.5 "),  # was: "write 234.5", a thousandth
+        ("1.234.567,89 EUR", "write 1234567.89 EUR"),  # dots group thousands
+        ("1 234,50", "write 1234.50 "),  # a space groups them
+        ("€1.234,5", "write 1234.5 EUR"),  # with a currency sign
+    ],
+)
+def test_continental_amount_gets_the_whole_number_back(typed: str, fix: str) -> None:
+    result = invoke("quote", "--workload", "gpt2-xl-finetune", "--budget", typed)
+    assert_clean_error(result, "--budget", "decimal comma", fix)
+    assert "write 234.5" not in result.stderr
+
+
+def test_space_that_groups_no_thousands_is_not_joined() -> None:
+    """was: "its digits are grouped by spaces; write 1234567"."""
+    result = invoke("quote", "--workload", "gpt2-xl-finetune", "--budget", "1234 567")
+    assert_clean_error(result, "--budget", "a space splits the number", "without spaces")
+    assert "1234567" not in result.stderr
+
+
+def test_space_thousands_still_get_joined() -> None:
+    result = invoke("quote", "--workload", "gpt2-xl-finetune", "--budget", "310 000 EUR")
+    assert_clean_error(result, "--budget", "grouped by spaces", "write 310000 EUR")
+
+
+def test_continental_amount_in_the_library_names_the_key() -> None:
+    with pytest.raises(ConfigError) as caught:
+        split_money("1.234,5", file="b.yaml", key_path="budget_usd")
+    text = str(caught.value)
+    assert "b.yaml" in text and "budget_usd" in text
+    assert "1234.5" in (caught.value.hint or "")
