@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import planner
 from planner.config.currency import split_money
 from planner.errors import ConfigError
 from tests.cli_checks import assert_clean_error, invoke
@@ -58,3 +59,45 @@ def test_continental_amount_in_the_library_names_the_key() -> None:
     text = str(caught.value)
     assert "b.yaml" in text and "budget_usd" in text
     assert "1234.5" in (caught.value.hint or "")
+
+
+# --- --max-age-days: periods and an upper bound ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"),
+    [
+        ("3 months", "write 90 "),  # was: "write the number alone: 3", three days
+        ("2 weeks", "write 14 "),
+        ("1y", "write 365 "),
+        ("90d", "write 90 "),
+        ("36h", "1 or 2"),  # a day and a half: no whole number of days
+    ],
+)
+def test_max_age_days_reads_a_period_into_days(typed: str, fix: str) -> None:
+    result = invoke("prices", "status", "--max-age-days", typed)
+    assert_clean_error(result, "--max-age-days", fix)
+    assert "write the number alone" not in result.stderr
+
+
+@pytest.mark.parametrize("typed", ["99999999", "3651"])
+def test_max_age_days_has_an_upper_bound(typed: str) -> None:
+    """was: exit 0, and no price was ever stale."""
+    result = invoke("prices", "status", "--max-age-days", typed, "--format", "json")
+    assert_clean_error(result, "--max-age-days", "over 3650", "e.g. 90", quiet_stdout=True)
+
+
+def test_max_age_days_at_the_bound_is_taken() -> None:
+    assert invoke("prices", "status", "--max-age-days", "3650").exit_code == 0
+
+
+def test_max_age_days_too_large_from_the_environment_names_the_variable() -> None:
+    result = invoke("prices", "status", env={"PLANNER_MAX_PRICE_AGE_DAYS": "99999"})
+    assert_clean_error(result, "PLANNER_MAX_PRICE_AGE_DAYS", "at most 3650", "or unset it")
+
+
+def test_max_age_days_too_large_in_the_library() -> None:
+    with pytest.raises(ConfigError) as caught:
+        planner.prices_status(max_age_days=10**9)
+    assert caught.value.key_path == "max_age_days"
+    assert "at most 3650" in str(caught.value)

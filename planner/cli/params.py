@@ -50,6 +50,17 @@ _CURRENCY_SIGN = re.compile(r"^\s*([$€£¥])\s*((?:\d+\.?\d*|\.\d+)(?:e[-+]?\d
 # reads them: M is a million (m may be minutes or milli), B a billion (G is a unit: 400G Gbit/s).
 _MULTIPLIERS = {"k": (1e3, "thousand"), "K": (1e3, "thousand"), "M": (1e6, "million")}
 _MULTIPLIERS["B"] = (1e9, "billion")
+# Periods typed into a whole number of days or years (--max-age-days 3 months, --years 18
+# months): the value in the option's own unit.  Was "write the number alone: 3", 3 days for
+# three months.  A month is 30 days and a year 365, as the price-age warning counts them.
+_PERIOD_DAYS = {
+    "d": 1.0, "day": 1.0, "days": 1.0,
+    "w": 7.0, "wk": 7.0, "week": 7.0, "weeks": 7.0,
+    "mo": 30.0, "month": 30.0, "months": 30.0,
+    "y": 365.0, "yr": 365.0, "yrs": 365.0, "year": 365.0, "years": 365.0,
+    "h": 1 / 24, "hr": 1 / 24, "hrs": 1 / 24, "hour": 1 / 24, "hours": 1 / 24,
+}  # fmt: skip
+_OPTION_UNIT_DAYS = {"days": 1.0, "years": 365.0}
 
 
 class OutputPath(click.Path):
@@ -204,6 +215,18 @@ def _whole_reading(text: str, param: click.Parameter | None) -> str:
                 return (
                     f"write {int(whole)} ({suffix} for {_MULTIPLIERS[suffix][1]} is not read here)"
                 )
+        own = _option(param, "").rsplit("-", 1)[-1]
+        period = _PERIOD_DAYS.get(suffix.lower())
+        if own in _OPTION_UNIT_DAYS and period is not None:
+            whole = float(number_text) * period / _OPTION_UNIT_DAYS[own]
+            if whole.is_integer():
+                return (
+                    f"write {int(whole)} ({_option(param, '')} counts {own}: {raw} is {int(whole)})"
+                )
+            return (
+                f"write a whole number of {own}: {raw} is about {whole:.3g} "
+                f"({math.floor(whole)} or {math.ceil(whole)})"
+            )
         if float(number_text).is_integer():
             return f"write the number alone: {int(float(number_text))}"
     return "write a whole number in digits, e.g. 8"
