@@ -101,3 +101,76 @@ def test_max_age_days_too_large_in_the_library() -> None:
         planner.prices_status(max_age_days=10**9)
     assert caught.value.key_path == "max_age_days"
     assert "at most 3650" in str(caught.value)
+
+
+# --- links written by another name: IB, nvl, sxm, 100GbE ------------------------------------------
+
+HARDWARE = Path(__file__).resolve().parent.parent / "scenarios" / "hardware" / "8xh100-hgx.yaml"
+
+
+def _hardware_with(tmp_path: Path, old: str, new: str) -> Path:
+    text = HARDWARE.read_text(encoding="utf-8")
+    assert old in text, old
+    path = tmp_path / "hw.yaml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("line", "fix"),
+    [
+        ("fabric: IB", "did you mean 'infiniband'?"),  # was: no suggestion at all
+        ("fabric: 400G NDR InfiniBand", "did you mean 'infiniband'?"),  # speed words passed over
+        ("fabric: RoCEv2", "did you mean 'roce'?"),
+        ("fabric: 100GbE", "did you mean 'ethernet'?"),
+        ("fabric: nvlink", "write it under interconnect"),  # the other field's value
+        ("fabric: tcpx", "did you mean 'gpudirect-tcp'?"),
+    ],
+)
+def test_a_fabric_by_another_name_gets_its_value(tmp_path: Path, line: str, fix: str) -> None:
+    path = _hardware_with(tmp_path, "fabric: infiniband", line)
+    result = invoke("tco", "--hardware", str(path))
+    assert_clean_error(result, "hw.yaml", "fabric", fix)
+
+
+@pytest.mark.parametrize(
+    ("line", "fix"),
+    [
+        ("interconnect: sxm", "did you mean 'nvswitch'?"),
+        ("interconnect: nvl", "did you mean 'nvlink'?"),
+        ("interconnect: IB", "write it under fabric"),
+    ],
+)
+def test_an_interconnect_by_another_name_gets_its_value(
+    tmp_path: Path, line: str, fix: str
+) -> None:
+    path = _hardware_with(tmp_path, "interconnect: nvswitch", line)
+    result = invoke("tco", "--hardware", str(path))
+    assert_clean_error(result, "hw.yaml", "interconnect", fix)
+
+
+@pytest.mark.parametrize(
+    ("option", "typed", "fix"),
+    [
+        ("--interconnect", "nvl", "did you mean 'nvlink'?"),  # was: the choices alone
+        ("--interconnect", "sxm", "did you mean 'nvswitch'?"),
+        ("--interconnect", "IB", "write it in --fabric"),
+        ("--fabric", "IB", "did you mean 'infiniband'?"),
+        ("--fabric", "100GbE", "did you mean 'ethernet'?"),
+        ("--fabric", "nvlink", "write it in --interconnect"),
+    ],
+)
+def test_estimate_link_options_suggest(option: str, typed: str, fix: str) -> None:
+    result = invoke("estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "16", option, typed)
+    assert_clean_error(result, option, fix)
+
+
+def test_offers_interconnect_suggests() -> None:
+    result = invoke("offers", "--interconnect", "nvl", "--format", "json")
+    assert_clean_error(result, "--interconnect", "did you mean 'nvlink'?", quiet_stdout=True)
+
+
+def test_link_aliases_stay_off_other_fields() -> None:
+    from planner.config.validation import value_alias_hint
+
+    assert value_alias_hint("ib", ["adamw", "sgd"], "optimizer") is None

@@ -11,7 +11,7 @@ from click.core import ParameterSource
 from planner import api
 from planner.catalog import DEFAULT_MAX_AGE_DAYS, MAX_AGE_DAYS_CAP
 from planner.catalog.query import SORT_KEYS, OfferFilter, unknown_host_notes
-from planner.cli.params import FiniteFloat, WholeNumber, currency_option, field_options
+from planner.cli.params import FiniteFloat, LinkChoice, WholeNumber, currency_option, field_options
 from planner.gpu_specs import load_gpu_catalog
 from planner.reports.formatting import Money
 from planner.reports.offers import provenance_lines, render_gpus, render_offers
@@ -169,7 +169,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 )
 @click.option(
     "--interconnect",
-    type=click.Choice([i.value for i in Interconnect], case_sensitive=False),
+    type=LinkChoice([i.value for i in Interconnect], "interconnect"),
     help="At least this GPU-GPU link (none < pcie < nvlink < nvswitch).",
 )
 @click.option(

@@ -151,6 +151,34 @@ _NUMBER_WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four", "five",
 _NUMBER_WORDS += ("eight", "nine", "ten", "eleven", "twelve")
 
 
+class LinkChoice(click.Choice):
+    """A link's name (``--interconnect``, ``--fabric``) with the fix a file's gets: was "'IB' is
+    not one of 'none', 'pcie', 'nvlink', 'nvswitch'." alone for IB, nvl, sxm and 100GbE."""
+
+    def __init__(self, choices: list[str], field: str) -> None:
+        super().__init__(choices, case_sensitive=False)
+        self.field = field
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            from planner.config.validation import value_alias_hint
+            from planner.errors import suggest
+
+            options = [str(c) for c in self.choices]
+            close = suggest(str(value), options, 1)
+            fix = value_alias_hint(str(value), options, self.field) or (
+                f"did you mean {close[0]!r}?" if close else None
+            )
+            if fix is None:
+                raise  # click's own message lists the choices
+            fix = fix.replace("under interconnect", "in --interconnect").replace(
+                "under fabric", "in --fabric"
+            )
+            self.fail(f"{e.message.rstrip('.')}; {fix}", param, ctx)
+
+
 class WholeNumber(click.IntRange):
     """A whole number (optionally in a range) as click's IntRange reads it, with a fix where it
     cannot: was "'8x' is not a valid integer range." alone for 8x, 8.0, 1e3, 4k and five.  Digits

@@ -445,6 +445,74 @@ def _homes(model: type[BaseModel], loc: Loc) -> list[str]:
     return found
 
 
+# Words people write for a link where its name belongs (fabric: IB, interconnect: SXM), each
+# the value it stands for; the name's other words (400G, NDR, Gen5, v2) say its speed and are
+# passed over.  Was: no suggestion for IB, 100GbE, RoCEv2, sxm (difflib finds none).
+VALUE_ALIASES = {
+    "ib": "infiniband",
+    "infiniband": "infiniband",
+    "ndr": "infiniband",
+    "hdr": "infiniband",
+    "xdr": "infiniband",
+    "roce": "roce",
+    "rocev": "roce",
+    "eth": "ethernet",
+    "ethernet": "ethernet",
+    "gbe": "ethernet",
+    "gige": "ethernet",
+    "efa": "efa",
+    "tcpx": "gpudirect-tcp",
+    "gpudirect": "gpudirect-tcp",
+    "nvl": "nvlink",
+    "nvlink": "nvlink",
+    "nvswitch": "nvswitch",
+    "sxm": "nvswitch",
+    "hgx": "nvswitch",
+    "pcie": "pcie",
+    "pci": "pcie",
+}
+# The field each link value belongs to, for a value written under the other one.
+_LINK_FIELD = {
+    "nvlink": "interconnect",
+    "nvswitch": "interconnect",
+    "pcie": "interconnect",
+    "infiniband": "fabric",
+    "roce": "fabric",
+    "ethernet": "fabric",
+    "efa": "fabric",
+    "gpudirect-tcp": "fabric",
+}
+
+
+def value_alias_hint(got: str, options: list[str], field: str | None) -> str | None:
+    """ "did you mean 'infiniband'? (IB is its short name)" for a link written by another name;
+    "nvlink wires GPUs inside a machine: write it under interconnect" for one under the wrong
+    field; None when no word of ``got`` names a link."""
+    if not set(options) & set(VALUE_ALIASES.values()):
+        return None  # a field that takes no link: its own words are not these
+    words = re.findall(r"[a-z]+", got.lower().replace("gbe", " gbe "))
+    meant = [VALUE_ALIASES[w] for w in words if w in VALUE_ALIASES]
+    if not meant:
+        return None
+    value = meant[0]
+    if value in options:
+        same = got.strip().lower() == value
+        return f"did you mean {value!r}?" + ("" if same else f" ({got.strip()} is read as {value})")
+    home = _LINK_FIELD.get(value)
+    if home is not None and field is not None and home != field:
+        inside = "GPUs inside a machine" if home == "interconnect" else "machines together"
+        return (
+            f"{value} wires {inside}: write it under {home}; {field} takes one of "
+            f"{', '.join(options)}"
+        )
+    return None
+
+
+def _field_name(err: Any) -> str | None:
+    """The last named key of an error's location (``fabric``), None for none."""
+    return next((str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), None)
+
+
 def _options(err: Any) -> list[str]:
     """The values an enum or literal error accepts, from pydantic's "'a', 'b' or 'c'"."""
     expected = str((err.get("ctx") or {}).get("expected", ""))
@@ -508,6 +576,9 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
                 f"YAML read the value as {str(got).lower()}; write one of "
                 f"{', '.join(_options(err))} (quote it if it is one of yes, no, on, off)"
             )
+        aliased = value_alias_hint(str(got), _options(err), _field_name(err))
+        if aliased is not None:
+            return aliased
         close = suggest(str(got), _options(err), 1)
         return f"did you mean {close[0]!r}?" + lookalike_note(str(got)) if close else None
     if err["type"] == "string_type" and hasattr(err.get("input"), "isoformat"):
