@@ -174,3 +174,20 @@ def test_link_aliases_stay_off_other_fields() -> None:
     from planner.config.validation import value_alias_hint
 
     assert value_alias_hint("ib", ["adamw", "sgd"], "optimizer") is None
+
+
+# --- whole numbers below their range ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "fix"),
+    [
+        (("estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "0"), "at least 1"),
+        (("estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "-1"), "at least 1"),
+        (("prices", "status", "--max-age-days", "-1"), "at least 0, e.g. 90"),  # its default
+    ],
+)
+def test_a_whole_number_out_of_range_gets_a_fix(args: tuple[str, ...], fix: str) -> None:
+    """was: "0 is not in the range x>=1." and no fix."""
+    result = invoke(*args)
+    assert_clean_error(result, "not in the range", "write a whole number", fix)

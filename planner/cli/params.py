@@ -195,7 +195,26 @@ class WholeNumber(click.IntRange):
             except ValueError:
                 fix = _whole_fix(value, param, self.min, self.max)
                 self.fail(f"{value!r} is not a valid integer: {fix}", param, ctx)
-        return super().convert(value, param, ctx)
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            if "is not in the range" not in e.message:
+                raise
+            # --count 0: was "0 is not in the range x>=1." and no fix
+            default = getattr(param, "default", None)
+            fix = _range_fix(self.min, self.max, default if isinstance(default, int) else None)
+            self.fail(f"{e.message.rstrip('.')}: {fix}", param, ctx)
+
+
+def _range_fix(low: float | None, high: float | None, default: int | None) -> str:
+    """What to write for a whole number outside ``low``..``high`` (the option's default as the
+    example, where it has one)."""
+    if low is not None and high is not None:
+        return f"write a whole number from {low:g} to {high:g}"
+    if low is not None:
+        example = default if default is not None and default >= low else max(low, 1)
+        return f"write a whole number of at least {low:g}, e.g. {example:g}"
+    return f"write a whole number up to {high:g}"
 
 
 def _whole_fix(
