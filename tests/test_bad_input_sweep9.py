@@ -8,6 +8,7 @@ fix, a non-zero exit and no traceback, on the command line and in the library.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -191,3 +192,51 @@ def test_a_whole_number_out_of_range_gets_a_fix(args: tuple[str, ...], fix: str)
     """was: "0 is not in the range x>=1." and no fix."""
     result = invoke(*args)
     assert_clean_error(result, "not in the range", "write a whole number", fix)
+
+
+# --- budget prices at or above on-demand: a warning, not an error ---------------------------------
+
+BUDGET = Path(__file__).resolve().parent.parent / "scenarios" / "budgets" / "2027-ml-platform.yaml"
+
+
+def test_a_commitment_dearer_than_on_demand_is_warned_about(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """was: silent; a 23.5 typed for 2.35 gave a plan without the commitment and no reason."""
+    from planner.ownership.budget_spec import load_budget
+
+    text = BUDGET.read_text(encoding="utf-8")
+    old = "{name: reserved-1y, term_months: 12, usd_per_gpu_hour: 2.35}"
+    assert old in text
+    path = tmp_path / "b.yaml"
+    path.write_text(text.replace(old, old.replace("2.35", "23.5")), encoding="utf-8")
+    with caplog.at_level("WARNING", logger="planner"):
+        spec = load_budget(str(path))
+    assert spec.classes[0].commitments[0].usd_per_gpu_hour == pytest.approx(23.5)  # not refused
+    said = [r.getMessage() for r in caplog.records if "classes[0].commitments[0]" in r.getMessage()]
+    assert len(said) == 1, caplog.text
+    assert "b.yaml" in said[0] and "not below on_demand_usd_per_gpu_hour (2.99)" in said[0]
+    assert "check the figure" in said[0]
+
+
+def test_a_spot_price_above_on_demand_is_warned_about_and_json_stays_clean(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    text = BUDGET.read_text(encoding="utf-8")
+    old = "spot: {usd_per_gpu_hour: 1.47, max_share: 0.3}"
+    assert old in text
+    path = tmp_path / "b.yaml"
+    path.write_text(text.replace(old, old.replace("1.47", "14.7")), encoding="utf-8")
+    with caplog.at_level("WARNING", logger="planner"):
+        result = invoke("budget", str(path), "--no-sensitivity", "--format", "json")
+    assert result.exit_code == 0, result.output
+    json.loads(result.stdout)  # the warning is not on stdout
+    assert "classes[0].spot.usd_per_gpu_hour: 14.7" in caplog.text
+
+
+def test_prices_below_on_demand_are_not_warned_about(caplog: pytest.LogCaptureFixture) -> None:
+    from planner.ownership.budget_spec import load_budget
+
+    with caplog.at_level("WARNING", logger="planner"):
+        load_budget(str(BUDGET))
+    assert "classes[0]" not in caplog.text  # H100: spot and both commitments under 2.99
