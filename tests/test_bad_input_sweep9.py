@@ -240,3 +240,23 @@ def test_prices_below_on_demand_are_not_warned_about(caplog: pytest.LogCaptureFi
     with caplog.at_level("WARNING", logger="planner"):
         load_budget(str(BUDGET))
     assert "classes[0]" not in caplog.text  # H100: spot and both commitments under 2.99
+
+
+# --- a file's plain number written with continental separators ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "fix"),
+    [
+        ('"310.000,00"', "write 310000.00: a decimal point"),  # was: "write a plain number"
+        ('"1.234.567,8"', "write 1234567.8:"),
+        ("310 000", "write 310000: no spaces in a number"),
+    ],
+)
+def test_hardware_number_with_separators_gets_the_number(
+    tmp_path: Path, value: str, fix: str
+) -> None:
+    path = _hardware_with(tmp_path, "capex_usd: 310000 ", f"capex_usd: {value} ")
+    result = invoke("tco", "--hardware", str(path))
+    assert_clean_error(result, "hw.yaml", "capex_usd", fix)
+    assert "e.g. 1.5e9" not in result.stderr

@@ -675,6 +675,17 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
         return f"write {value:.4g}: a file takes the number, not a division ({text.strip()} is {value:.4g})"
     if re.fullmatch(r"\s*\d{1,3}(,\d{3})+(\.\d+)?\s*", text):
         return f"write {text.strip().replace(',', '')}: no thousands separators in a number"
+    continental = re.fullmatch(r"\s*([-+]?\d{1,3}(?:[. ]\d{3})+),(\d+)\s*", text)
+    if continental is not None:
+        # capex_usd: "310.000,00": was "write a plain number, e.g. 1.5e9"
+        whole = re.sub(r"[. ]", "", continental.group(1))
+        return (
+            f"write {whole}.{continental.group(2)}: a decimal point and no thousands separators "
+            f"({text.strip()} groups thousands by dots or spaces and has a decimal comma)"
+        )
+    if re.fullmatch(r"\s*\d{1,3}( \d{3})+(\.\d+)?\s*", text):
+        # capex_usd: 310 000: was "write a plain number, e.g. 1.5e9"
+        return f"write {text.strip().replace(' ', '')}: no spaces in a number"
     comma = re.fullmatch(r"\s*([-+]?\d+),(\d+)\s*", text)
     if comma is not None:  # 2,5: a decimal comma (a European spreadsheet's or keyboard's)
         return f"write {comma.group(1)}.{comma.group(2)}: a decimal point, not a comma"
