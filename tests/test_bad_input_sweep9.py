@@ -260,3 +260,35 @@ def test_hardware_number_with_separators_gets_the_number(
     result = invoke("tco", "--hardware", str(path))
     assert_clean_error(result, "hw.yaml", "capex_usd", fix)
     assert "e.g. 1.5e9" not in result.stderr
+
+
+# --- a provider called by its company's name ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("amazon", "aws"),  # was: "did you mean lambda?"
+        ("Google Cloud", "gcp"),
+        ("microsoft", "azure"),
+        ("lambda labs", "lambda"),
+    ],
+)
+def test_offers_provider_by_company_name(typed: str, meant: str) -> None:
+    result = invoke("offers", "--provider", typed, "--format", "json")
+    assert_clean_error(result, "--provider", f"did you mean {meant}?", quiet_stdout=True)
+
+
+def test_get_provider_by_company_name_in_the_library() -> None:
+    from planner.errors import UnknownNameError
+    from planner.providers import get_provider
+
+    with pytest.raises(UnknownNameError) as caught:
+        get_provider("Amazon")
+    assert caught.value.suggestions == ["aws"]
+    assert "did you mean aws?" in (caught.value.hint or "")
+
+
+def test_a_misspelt_provider_still_gets_the_nearest_spelling() -> None:
+    result = invoke("offers", "--provider", "awz")
+    assert_clean_error(result, "--provider", "did you mean aws or azure?")
