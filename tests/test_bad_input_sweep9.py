@@ -292,3 +292,21 @@ def test_get_provider_by_company_name_in_the_library() -> None:
 def test_a_misspelt_provider_still_gets_the_nearest_spelling() -> None:
     result = invoke("offers", "--provider", "awz")
     assert_clean_error(result, "--provider", "did you mean aws or azure?")
+
+
+# --- a utilization written as a percentage ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"), [("80", "did you mean 0.8?"), ("100", "did you mean 1?")]
+)
+def test_utilization_as_a_percentage_gets_the_fraction(typed: str, fix: str) -> None:
+    """was: "e.g. 0.6" alone for --utilization 80."""
+    result = invoke("tco", "--hardware", "8xh100-hgx", "--utilization", typed)
+    assert_clean_error(result, "--utilization", fix, "is a fraction")
+
+
+def test_utilization_just_over_one_is_not_read_as_a_percentage() -> None:
+    result = invoke("tco", "--hardware", "8xh100-hgx", "--utilization", "1.5")
+    assert_clean_error(result, "--utilization", "e.g. 0.6")
+    assert "did you mean" not in result.stderr
