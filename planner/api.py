@@ -978,12 +978,12 @@ def refresh_prices(
 @_keywords_checked
 def prices_status(*, max_age_days: int) -> list[dict[str, Any]]:
     """Each provider's newest snapshot: as-of date, age, rows, source, stale or not."""
-    from planner.catalog import default_roots
+    from planner.catalog import MAX_AGE_DAYS_CAP, default_roots
     from planner.catalog.refresh import prices_status as status
 
-    if not is_whole_number(max_age_days) or max_age_days < 0:
+    if not is_whole_number(max_age_days) or not 0 <= max_age_days <= MAX_AGE_DAYS_CAP:
         raise ConfigError(
-            f"expected a whole number of days >= 0, got {max_age_days!r}",
+            f"expected a whole number of days >= 0, at most {MAX_AGE_DAYS_CAP}, got {max_age_days!r}",
             key_path="max_age_days",
             hint="e.g. max_age_days=90 (prices older than this are flagged)",
         )

@@ -99,7 +99,8 @@ class UnknownNameError(ConfigError):
         self.kind = kind
         self.name = name
         self.choices = tuple(options)
-        self.suggestions = suggest(name, options)
+        meant = aliased_name(kind, name, options)
+        self.suggestions = [meant] if meant is not None else suggest(name, options)
 
     def located_at(self, key_path: str) -> UnknownNameError:
         """The same error at another key path, still an UnknownNameError with its hint."""
@@ -196,12 +197,43 @@ def foreign_digits_error(
     )
 
 
+# Names people call a provider by that spelling cannot reach: the company, its product, its old
+# name.  Was: --provider amazon -> "did you mean lambda?" (difflib's nearest letters).
+PROVIDER_ALIASES = {
+    "amazon": "aws",
+    "amazonwebservices": "aws",
+    "ec2": "aws",
+    "amazonec2": "aws",
+    "microsoft": "azure",
+    "msazure": "azure",
+    "microsoftazure": "azure",
+    "google": "gcp",
+    "googlecloud": "gcp",
+    "gcloud": "gcp",
+    "gce": "gcp",
+    "googlecloudplatform": "gcp",
+    "lambdalabs": "lambda",
+    "lambdacloud": "lambda",
+}
+NAME_ALIASES: dict[str, dict[str, str]] = {"provider": PROVIDER_ALIASES}
+
+
+def aliased_name(kind: str, name: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` that ``name`` is another name for (amazon -> aws), else None."""
+    key = re.sub(r"[^a-z0-9]", "", name.lower())
+    meant = NAME_ALIASES.get(kind, {}).get(key)
+    return meant if meant is not None and meant in set(choices) else None
+
+
 def suggestion_hint(kind: str, name: str, choices: Iterable[str]) -> str:
     """ "did you mean X or Y?" for the nearest ``choices``, else the known names (12 at most)."""
     options = sorted(set(choices))
     listed = listed_names(name, options)
     if listed:
         return one_each_hint(listed)
+    meant = aliased_name(kind, name, options)
+    if meant is not None:
+        return f"did you mean {meant}? ({name.strip()} is written {meant} here)"
     close = suggest(name, options)
     if close:
         return "did you mean " + " or ".join(close) + "?" + lookalike_note(name)

@@ -12,7 +12,6 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timezone
-from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -20,7 +19,7 @@ import click
 from click.core import ParameterSource
 
 from planner import clock
-from planner.errors import ConfigError, PlannerError, foreign_digits_error, suggest
+from planner.errors import ConfigError, PlannerError, foreign_digits_error
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
@@ -33,7 +32,6 @@ from planner.units import (
     deadline_point,
     duration_fix,
     duration_hours,
-    meant_link,
     unit_factor,
     zone_fix,
 )
@@ -52,6 +50,17 @@ _CURRENCY_SIGN = re.compile(r"^\s*([$€£¥])\s*((?:\d+\.?\d*|\.\d+)(?:e[-+]?\d
 # reads them: M is a million (m may be minutes or milli), B a billion (G is a unit: 400G Gbit/s).
 _MULTIPLIERS = {"k": (1e3, "thousand"), "K": (1e3, "thousand"), "M": (1e6, "million")}
 _MULTIPLIERS["B"] = (1e9, "billion")
+# Periods typed into a whole number of days or years (--max-age-days 3 months, --years 18
+# months): the value in the option's own unit.  Was "write the number alone: 3", 3 days for
+# three months.  A month is 30 days and a year 365, as the price-age warning counts them.
+_PERIOD_DAYS = {
+    "d": 1.0, "day": 1.0, "days": 1.0,
+    "w": 7.0, "wk": 7.0, "week": 7.0, "weeks": 7.0,
+    "mo": 30.0, "month": 30.0, "months": 30.0,
+    "y": 365.0, "yr": 365.0, "yrs": 365.0, "year": 365.0, "years": 365.0,
+    "h": 1 / 24, "hr": 1 / 24, "hrs": 1 / 24, "hour": 1 / 24, "hours": 1 / 24,
+}  # fmt: skip
+_OPTION_UNIT_DAYS = {"days": 1.0, "years": 365.0}
 
 
 class OutputPath(click.Path):
@@ -142,26 +151,32 @@ _NUMBER_WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four", "five",
 _NUMBER_WORDS += ("eight", "nine", "ten", "eleven", "twelve")
 
 
-class EnumChoice(click.Choice):
-    """One of a str Enum's values in any case, as click's Choice reads them, and where it cannot,
-    the value meant: the other name's (``--fabric IB``: did you mean infiniband?, ``NVL``:
-    nvlink; :func:`planner.units.meant_link`) or the closest spelling (was click's "'IB' is not
-    one of ..." with no fix)."""
+class LinkChoice(click.Choice):
+    """A link's name (``--interconnect``, ``--fabric``) with the fix a file's gets: was "'IB' is
+    not one of 'none', 'pcie', 'nvlink', 'nvswitch'." alone for IB, nvl, sxm and 100GbE."""
 
-    def __init__(self, enum: type[Enum]) -> None:
-        super().__init__([str(m.value) for m in enum], case_sensitive=False)
+    def __init__(self, choices: list[str], field: str) -> None:
+        super().__init__(choices, case_sensitive=False)
+        self.field = field
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
             return super().convert(value, param, ctx)
         except click.BadParameter as e:
-            choices = [str(c) for c in self.choices]
-            meant = meant_link(value)
-            close = [meant] if meant in choices else suggest(str(value), choices, 2)
-            if not close:
-                raise
-            fix = f"{e.message.rstrip('.')}; did you mean {' or '.join(close)}?"
-            raise click.BadParameter(fix, ctx=ctx, param=param) from None
+            from planner.config.validation import value_alias_hint
+            from planner.errors import suggest
+
+            options = [str(c) for c in self.choices]
+            close = suggest(str(value), options, 1)
+            fix = value_alias_hint(str(value), options, self.field) or (
+                f"did you mean {close[0]!r}?" if close else None
+            )
+            if fix is None:
+                raise  # click's own message lists the choices
+            fix = fix.replace("under interconnect", "in --interconnect").replace(
+                "under fabric", "in --fabric"
+            )
+            self.fail(f"{e.message.rstrip('.')}; {fix}", param, ctx)
 
 
 class WholeNumber(click.IntRange):
@@ -180,7 +195,26 @@ class WholeNumber(click.IntRange):
             except ValueError:
                 fix = _whole_fix(value, param, self.min, self.max)
                 self.fail(f"{value!r} is not a valid integer: {fix}", param, ctx)
-        return super().convert(value, param, ctx)
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            if "is not in the range" not in e.message:
+                raise
+            # --count 0: was "0 is not in the range x>=1." and no fix
+            default = getattr(param, "default", None)
+            fix = _range_fix(self.min, self.max, default if isinstance(default, int) else None)
+            self.fail(f"{e.message.rstrip('.')}: {fix}", param, ctx)
+
+
+def _range_fix(low: float | None, high: float | None, default: int | None) -> str:
+    """What to write for a whole number outside ``low``..``high`` (the option's default as the
+    example, where it has one)."""
+    if low is not None and high is not None:
+        return f"write a whole number from {low:g} to {high:g}"
+    if low is not None:
+        example = default if default is not None and default >= low else max(low, 1)
+        return f"write a whole number of at least {low:g}, e.g. {example:g}"
+    return f"write a whole number up to {high:g}"
 
 
 def _whole_fix(
@@ -228,6 +262,18 @@ def _whole_reading(text: str, param: click.Parameter | None) -> str:
                 return (
                     f"write {int(whole)} ({suffix} for {_MULTIPLIERS[suffix][1]} is not read here)"
                 )
+        own = _option(param, "").rsplit("-", 1)[-1]
+        period = _PERIOD_DAYS.get(suffix.lower())
+        if own in _OPTION_UNIT_DAYS and period is not None:
+            whole = float(number_text) * period / _OPTION_UNIT_DAYS[own]
+            if whole.is_integer():
+                return (
+                    f"write {int(whole)} ({_option(param, '')} counts {own}: {raw} is {int(whole)})"
+                )
+            return (
+                f"write a whole number of {own}: {raw} is about {whole:.3g} "
+                f"({math.floor(whole)} or {math.ceil(whole)})"
+            )
         if float(number_text).is_integer():
             return f"write the number alone: {int(float(number_text))}"
     return "write a whole number in digits, e.g. 8"

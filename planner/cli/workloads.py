@@ -12,7 +12,7 @@ from click.core import ParameterSource
 
 from planner import api
 from planner.cli.offers import format_option
-from planner.cli.params import Count, EnumChoice, FiniteFloat, WholeNumber, field_options
+from planner.cli.params import Count, FiniteFloat, LinkChoice, WholeNumber, field_options
 from planner.gpu_specs import load_gpu_catalog
 from planner.reports.estimate import (
     render_estimate,
@@ -258,12 +258,12 @@ def workload_fact_options(func: F) -> F:
 )
 @click.option(
     "--interconnect",
-    type=EnumChoice(Interconnect),
+    type=LinkChoice([i.value for i in Interconnect], "interconnect"),
     help="GPU link inside a node (default: the GPU's own: nvswitch for SXM parts, pcie for PCIe cards).",
 )
 @click.option(
     "--fabric",
-    type=EnumChoice(Fabric),
+    type=LinkChoice([f.value for f in Fabric], "fabric"),
     help="Network between nodes (default: infiniband).",
 )
 @click.option(

@@ -122,7 +122,13 @@ _WORDED = re.compile(
 
 
 _DOT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
-_SPACE_THOUSANDS = re.compile(r"\d{1,3}(?: \d{3})+(?:\.\d+)?")
+# Digits grouped by spaces, three to a group after a first group of one to three: a whole number
+# ("1234 567" is no grouping: was "grouped by spaces; write 1234567", a guess at two numbers).
+_SPACE_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?:\.\d+)?(?![\d,])")
+_SPLIT_NUMBER = re.compile(r"\d[ \t]+\d")
+# A continental number, dots grouping thousands and a decimal comma: 1.234,5 or 1 234,50.  Was
+# read as a decimal comma in "234,5" alone, with the fix "write 234.5", a thousandth of it.
+_CONTINENTAL = re.compile(r"(?<![\d.,])[-+]?\d{1,3}(?:[. ]\d{3})+,\d+(?![\d.,])")
 
 
 def _worded(value: str) -> tuple[str, str] | None:
@@ -178,6 +184,18 @@ def split_money(
             key_path=key_path,
             hint=f"write {written}: a number, optionally with a currency code{dots}",
         )
+    continental = _CONTINENTAL.search(value) if m is None else None
+    if continental is not None:
+        number = continental.group()
+        point = number.replace(".", "").replace(" ", "").replace(",", ".")
+        raise ConfigError(
+            f"cannot read {value!r} as an amount of money: {number} groups thousands by "
+            "dots or spaces and has a decimal comma",
+            file=file,
+            key_path=key_path,
+            hint=f"write {value.replace(number, point).strip()} (a decimal point and no "
+            "separators)",
+        )
     spaced = _SPACE_THOUSANDS.search(value) if m is None else None
     if spaced is not None:
         # 310 000 EUR: was "write a number, optionally with a currency code: 80000 CNY"
@@ -187,6 +205,14 @@ def split_money(
             file=file,
             key_path=key_path,
             hint=f"write {joined} (no spaces in a number)",
+        )
+    if m is None and _SPLIT_NUMBER.search(value):
+        raise ConfigError(
+            f"cannot read {value!r} as an amount of money: a space splits the number, and the "
+            "groups are not thousands",
+            file=file,
+            key_path=key_path,
+            hint="write one number without spaces, optionally with a currency code: 80000 CNY",
         )
     comma = _DECIMAL_COMMA.search(value) if m is None and value.count(",") == 1 else None
     if comma is not None:

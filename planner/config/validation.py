@@ -31,7 +31,7 @@ from planner.errors import (
     lookalike_note,
     suggest,
 )
-from planner.units import UNIT_WORDS, key_unit, meant_link, unit_factor
+from planner.units import UNIT_WORDS, key_unit, unit_factor
 
 Loc = tuple[int | str, ...]
 
@@ -445,6 +445,74 @@ def _homes(model: type[BaseModel], loc: Loc) -> list[str]:
     return found
 
 
+# Words people write for a link where its name belongs (fabric: IB, interconnect: SXM), each
+# the value it stands for; the name's other words (400G, NDR, Gen5, v2) say its speed and are
+# passed over.  Was: no suggestion for IB, 100GbE, RoCEv2, sxm (difflib finds none).
+VALUE_ALIASES = {
+    "ib": "infiniband",
+    "infiniband": "infiniband",
+    "ndr": "infiniband",
+    "hdr": "infiniband",
+    "xdr": "infiniband",
+    "roce": "roce",
+    "rocev": "roce",
+    "eth": "ethernet",
+    "ethernet": "ethernet",
+    "gbe": "ethernet",
+    "gige": "ethernet",
+    "efa": "efa",
+    "tcpx": "gpudirect-tcp",
+    "gpudirect": "gpudirect-tcp",
+    "nvl": "nvlink",
+    "nvlink": "nvlink",
+    "nvswitch": "nvswitch",
+    "sxm": "nvswitch",
+    "hgx": "nvswitch",
+    "pcie": "pcie",
+    "pci": "pcie",
+}
+# The field each link value belongs to, for a value written under the other one.
+_LINK_FIELD = {
+    "nvlink": "interconnect",
+    "nvswitch": "interconnect",
+    "pcie": "interconnect",
+    "infiniband": "fabric",
+    "roce": "fabric",
+    "ethernet": "fabric",
+    "efa": "fabric",
+    "gpudirect-tcp": "fabric",
+}
+
+
+def value_alias_hint(got: str, options: list[str], field: str | None) -> str | None:
+    """ "did you mean 'infiniband'? (IB is its short name)" for a link written by another name;
+    "nvlink wires GPUs inside a machine: write it under interconnect" for one under the wrong
+    field; None when no word of ``got`` names a link."""
+    if not set(options) & set(VALUE_ALIASES.values()):
+        return None  # a field that takes no link: its own words are not these
+    words = re.findall(r"[a-z]+", got.lower().replace("gbe", " gbe "))
+    meant = [VALUE_ALIASES[w] for w in words if w in VALUE_ALIASES]
+    if not meant:
+        return None
+    value = meant[0]
+    if value in options:
+        same = got.strip().lower() == value
+        return f"did you mean {value!r}?" + ("" if same else f" ({got.strip()} is read as {value})")
+    home = _LINK_FIELD.get(value)
+    if home is not None and field is not None and home != field:
+        inside = "GPUs inside a machine" if home == "interconnect" else "machines together"
+        return (
+            f"{value} wires {inside}: write it under {home}; {field} takes one of "
+            f"{', '.join(options)}"
+        )
+    return None
+
+
+def _field_name(err: Any) -> str | None:
+    """The last named key of an error's location (``fabric``), None for none."""
+    return next((str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), None)
+
+
 def _options(err: Any) -> list[str]:
     """The values an enum or literal error accepts, from pydantic's "'a', 'b' or 'c'"."""
     expected = str((err.get("ctx") or {}).get("expected", ""))
@@ -508,9 +576,10 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
                 f"YAML read the value as {str(got).lower()}; write one of "
                 f"{', '.join(_options(err))} (quote it if it is one of yes, no, on, off)"
             )
-        # another name of a link or network (IB, NVL) means its value; else the closest spelling
-        meant = meant_link(got)
-        close = [meant] if meant in _options(err) else suggest(str(got), _options(err), 1)
+        aliased = value_alias_hint(str(got), _options(err), _field_name(err))
+        if aliased is not None:
+            return aliased
+        close = suggest(str(got), _options(err), 1)
         return f"did you mean {close[0]!r}?" + lookalike_note(str(got)) if close else None
     if err["type"] == "string_type" and hasattr(err.get("input"), "isoformat"):
         return wording.date_hint or "YAML read a date; put it in quotes to keep it as text"
@@ -606,6 +675,17 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
         return f"write {value:.4g}: a file takes the number, not a division ({text.strip()} is {value:.4g})"
     if re.fullmatch(r"\s*\d{1,3}(,\d{3})+(\.\d+)?\s*", text):
         return f"write {text.strip().replace(',', '')}: no thousands separators in a number"
+    continental = re.fullmatch(r"\s*([-+]?\d{1,3}(?:[. ]\d{3})+),(\d+)\s*", text)
+    if continental is not None:
+        # capex_usd: "310.000,00": was "write a plain number, e.g. 1.5e9"
+        whole = re.sub(r"[. ]", "", continental.group(1))
+        return (
+            f"write {whole}.{continental.group(2)}: a decimal point and no thousands separators "
+            f"({text.strip()} groups thousands by dots or spaces and has a decimal comma)"
+        )
+    if re.fullmatch(r"\s*\d{1,3}( \d{3})+(\.\d+)?\s*", text):
+        # capex_usd: 310 000: was "write a plain number, e.g. 1.5e9"
+        return f"write {text.strip().replace(' ', '')}: no spaces in a number"
     comma = re.fullmatch(r"\s*([-+]?\d+),(\d+)\s*", text)
     if comma is not None:  # 2,5: a decimal comma (a European spreadsheet's or keyboard's)
         return f"write {comma.group(1)}.{comma.group(2)}: a decimal point, not a comma"

@@ -8,6 +8,7 @@ to USD on load.
 from __future__ import annotations
 
 import datetime
+import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,8 @@ from planner.errors import ConfigError
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.ownership.hardware import MAX_MACHINES, HardwareSpec, load_hardware
 from planner.units import MAX_GPU_HOURS, MAX_USD, MIN_UTILIZATION
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -414,19 +417,50 @@ def _gpu_class(
         if c.on_demand_usd_per_gpu_hour is not None
         else None
     )
+    spot = (
+        _price(c.spot.usd_per_gpu_hour, f"{where}.spot.usd_per_gpu_hour", ctx) if c.spot else None
+    )
+    _warn_above_on_demand(on_demand, spot, commitments, where, ctx)
     plan = GpuClassPlan(
         gpu=gpu,
         demand_gpu_hours=demand,
         on_demand_usd_per_gpu_hour=on_demand,
-        spot_usd_per_gpu_hour=_price(c.spot.usd_per_gpu_hour, f"{where}.spot.usd_per_gpu_hour", ctx)
-        if c.spot
-        else None,
+        spot_usd_per_gpu_hour=spot,
         spot_max_share=c.spot.max_share if c.spot else 0.0,
         commitments=commitments,
         buy=tuple(buys),
         owned=tuple(owned),
     )
     return plan, used
+
+
+def _warn_above_on_demand(
+    on_demand: float | None,
+    spot: float | None,
+    commitments: Sequence[Commitment],
+    where: str,
+    ctx: _Reading,
+) -> None:
+    """A warning (not an error: a quote can be dearer than a list price, and the plan simply
+    passes it over) for a spot or committed price at or above the class's on-demand price.  Was
+    silent: ``usd_per_gpu_hour: 29.9`` for 2.99 gave a plan with no commitment and no reason."""
+    if on_demand is None:
+        return
+    priced = [(f"{where}.spot.usd_per_gpu_hour", spot)] + [
+        (f"{where}.commitments[{j}].usd_per_gpu_hour", k.usd_per_gpu_hour)
+        for j, k in enumerate(commitments)
+    ]
+    for key, price in priced:
+        if price is not None and price >= on_demand:
+            log.warning(
+                "%s: %s: %.4g USD per GPU-hour is not below on_demand_usd_per_gpu_hour (%.4g), "
+                "so the plan will not choose it; check the figure (a typo, a price per machine "
+                "or per month?) or remove the entry",
+                ctx.file,
+                key,
+                price,
+                on_demand,
+            )
 
 
 def _demand(value: list[float] | _Growth | float, key: str, ctx: _Reading) -> tuple[float, ...]:

@@ -479,7 +479,14 @@ def tco(
         raise ConfigError(
             f"utilization must be in (0, 1], got {utilization:g}",
             key_path="utilization",
-            hint="give the share of available GPU-hours doing useful work, e.g. 0.6",
+            hint=(
+                # 80: a percentage; was "e.g. 0.6" alone
+                f"did you mean {utilization / 100:g}? utilization is a fraction "
+                f"({utilization:g}% is {utilization / 100:g}), the share of available "
+                "GPU-hours doing useful work, e.g. 0.6"
+                if 5 <= utilization <= 100
+                else "give the share of available GPU-hours doing useful work, e.g. 0.6"
+            ),
         )
     if utilization < MIN_UTILIZATION:  # 1e-300 printed a 300-digit cost per useful GPU-hour
         raise ConfigError(
