@@ -122,6 +122,22 @@ class RedactSecrets(logging.Filter):
         return True
 
 
+class _Format(logging.Formatter):
+    """planner's own warnings as the CLI prints its others, ``warning: <message>`` (a budget
+    file's price above on-demand beside its stale-price warning: was ``WARNING
+    planner.ownership.budget_spec: ...``); other records as ``LEVEL logger: message``."""
+
+    def __init__(self) -> None:
+        super().__init__("%(levelname)s %(name)s: %(message)s")
+        self._warning = logging.Formatter("warning: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        mine = record.name == "planner" or record.name.startswith("planner.")
+        if mine and record.levelno == logging.WARNING:
+            return self._warning.format(record)
+        return super().format(record)
+
+
 class _PlannerHandler(logging.StreamHandler):  # type: ignore[type-arg,unused-ignore]
     """The CLI's own handler (found and replaced when the CLI runs again in one process)."""
 
@@ -139,7 +155,7 @@ def configure_logging(verbose: int) -> None:
         root.removeHandler(old)
     if not root.handlers:
         handler = _PlannerHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(_Format())
         root.addHandler(handler)
     for each in root.handlers:
         if not any(isinstance(f, RedactSecrets) for f in each.filters):

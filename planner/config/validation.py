@@ -485,7 +485,7 @@ _LINK_FIELD = {
 
 
 def value_alias_hint(got: str, options: list[str], field: str | None) -> str | None:
-    """ "did you mean 'infiniband'? (IB is its short name)" for a link written by another name;
+    """ "did you mean 'infiniband'? (IB names infiniband)" for a link written by another name;
     "nvlink wires GPUs inside a machine: write it under interconnect" for one under the wrong
     field; None when no word of ``got`` names a link."""
     if not set(options) & set(VALUE_ALIASES.values()):
@@ -497,7 +497,7 @@ def value_alias_hint(got: str, options: list[str], field: str | None) -> str | N
     value = meant[0]
     if value in options:
         same = got.strip().lower() == value
-        return f"did you mean {value!r}?" + ("" if same else f" ({got.strip()} is read as {value})")
+        return f"did you mean {value!r}?" + ("" if same else f" ({got.strip()} names {value})")
     home = _LINK_FIELD.get(value)
     if home is not None and field is not None and home != field:
         inside = "GPUs inside a machine" if home == "interconnect" else "machines together"
