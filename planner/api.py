@@ -978,12 +978,12 @@ def refresh_prices(
 @_keywords_checked
 def prices_status(*, max_age_days: int) -> list[dict[str, Any]]:
     """Each provider's newest snapshot: as-of date, age, rows, source, stale or not."""
-    from planner.catalog import MAX_AGE_DAYS_CAP, default_roots
+    from planner.catalog import default_roots
     from planner.catalog.refresh import prices_status as status
 
-    if not is_whole_number(max_age_days) or not 0 <= max_age_days <= MAX_AGE_DAYS_CAP:
+    if not is_whole_number(max_age_days) or max_age_days < 0:
         raise ConfigError(
-            f"expected a whole number of days >= 0, at most {MAX_AGE_DAYS_CAP}, got {max_age_days!r}",
+            f"expected a whole number of days >= 0, got {max_age_days!r}",
             key_path="max_age_days",
             hint="e.g. max_age_days=90 (prices older than this are flagged)",
         )
@@ -1187,10 +1187,12 @@ def model_presets(search: str | None = None) -> list[dict[str, Any]]:
     """The model presets a workload may name (``model: mistral-7b``, ``--model``), as records:
     name, architecture, parameters, shape and the public source of each number.  ``search``
     keeps those whose name, other names or source hold it (any case: ``"qwen"``,
-    ``"meta-llama/"``); a search nothing holds is an error naming the closest names."""
+    ``"meta-llama/"``), and the one it names as ``--model`` reads it
+    (``"Qwen/Qwen2.5-7B-Instruct"``); a search nothing holds is an error naming the closest
+    names."""
     from dataclasses import asdict
 
-    from planner.workload.models import presets
+    from planner.workload.models import get_preset, presets
 
     every = sorted(presets().values(), key=lambda p: (p.arch, p.params))
     if search is None:
@@ -1202,10 +1204,15 @@ def model_presets(search: str | None = None) -> list[dict[str, Any]]:
             hint="e.g. search='llama' (or leave it out for every preset)",
         )
     text = search.strip().lower()
+    # what --model takes finds its preset too (meta-llama/Llama-3.1-8B-Instruct: no preset's
+    # name holds it, but it names llama-3.1-8b)
+    named = get_preset(search)
     found = [
         p
         for p in every
-        if any(text in name for name in (p.name, *p.aliases)) or text in p.source.lower()
+        if any(text in name for name in (p.name, *p.aliases))
+        or text in p.source.lower()
+        or (named is not None and p.name == named.name)
     ]
     if not found:
         raise UnknownNameError("model preset", search.strip(), presets(), key_path="search")

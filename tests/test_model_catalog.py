@@ -20,7 +20,7 @@ from planner.errors import PlannerError
 from planner.workload.adhoc import workload_from_facts
 from planner.workload.compute import train_model_flops_per_token
 from planner.workload.hf_config import section_from_config
-from planner.workload.models import _catalog, get_preset, presets
+from planner.workload.models import _catalog, _with_heads, get_preset, presets
 from scripts.compact_data import rows
 
 CATALOG = {str(raw["name"]): raw for raw in rows("model_configs")}
@@ -148,8 +148,11 @@ def test_other_names_are_unknown(typed: str) -> None:
 
 
 def test_names_and_aliases_point_at_one_model_each() -> None:
-    names = [p.name for p in presets().values()]
-    assert len(names) == len(set(names))
+    # no catalog name repeats a hand-written one (presets() would keep one of the two)
+    assert len(_with_heads()) + len(_catalog()) == len(presets())
+    for p in presets().values():
+        found = get_preset(p.name)
+        assert found is not None and found is p, p.name
     for p in _catalog():
         for alias in p.aliases:
             found = get_preset(alias)
@@ -216,3 +219,23 @@ def test_a_job_from_a_repository_id_is_named_after_the_preset() -> None:
     spec = workload_from_facts(model="meta-llama/Llama-3.1-8B-Instruct", tokens=1e6, method="lora")
     assert spec.name == "llama-3.1-8b-lora"
     assert spec.model.preset == "llama-3.1-8b"
+
+
+def test_a_local_folder_named_like_a_variant_is_read_as_a_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # what `huggingface-cli download --local-dir Llama-2-7b-hf` leaves: read from its config.json
+    # (2 layers here), not taken for the llama-2-7b preset the name also resolves to
+    folder = tmp_path / "Llama-2-7b-hf"
+    folder.mkdir()
+    config = {**CATALOG["llama-3.1-8b"]["config"], "num_hidden_layers": 2}
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert workload_from_facts(model="Llama-2-7b-hf", tokens=1e6).model.layers == 2
+    assert get_preset("Llama-2-7b-hf") is not None  # the name alone is the preset's
+
+
+def test_models_search_finds_what_model_takes() -> None:
+    # was: "unknown model preset" for a name --model reads
+    found = planner.model_presets("Qwen/Qwen2.5-7B-Instruct")
+    assert [r["name"] for r in found] == ["qwen2.5-7b"]

@@ -47,9 +47,6 @@ from planner.errors import (
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 
 DEFAULT_MAX_AGE_DAYS = 90
-# The most days a price may age before the warning: ten years, older than any cloud's GPU list;
-# above it (99999999) no price would ever be called stale.
-MAX_AGE_DAYS_CAP = 3650
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ import click
 from click.core import ParameterSource
 
 from planner import api
-from planner.catalog import DEFAULT_MAX_AGE_DAYS, MAX_AGE_DAYS_CAP
+from planner.catalog import DEFAULT_MAX_AGE_DAYS
 from planner.catalog.query import SORT_KEYS, OfferFilter, unknown_host_notes
 from planner.cli.params import FiniteFloat, LinkChoice, WholeNumber, currency_option, field_options
 from planner.gpu_specs import load_gpu_catalog
@@ -51,16 +51,7 @@ class _MaxAgeDays(WholeNumber):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
-            days = super().convert(value, param, ctx)
-            if days > MAX_AGE_DAYS_CAP:  # 99999999: was taken, so no price was ever stale
-                self.fail(
-                    f"{days} days is over {MAX_AGE_DAYS_CAP} (ten years), so no price would ever "
-                    f"be called stale; write a number of days up to {MAX_AGE_DAYS_CAP}, e.g. "
-                    f"{DEFAULT_MAX_AGE_DAYS}",
-                    param,
-                    ctx,
-                )
-            return days
+            return super().convert(value, param, ctx)
         except click.BadParameter as e:
             from_env = (
                 ctx is not None
@@ -71,7 +62,7 @@ class _MaxAgeDays(WholeNumber):
             if not from_env:
                 raise
             raise click.BadParameter(
-                f"{value!r} is not a whole number of days >= 0, at most {MAX_AGE_DAYS_CAP}; set it to one (e.g. "
+                f"{value!r} is not a whole number of days >= 0; set it to one (e.g. "
                 f"{MAX_AGE_ENVVAR}={DEFAULT_MAX_AGE_DAYS}) or unset it",
                 ctx=ctx,
                 param_hint=f"environment variable {MAX_AGE_ENVVAR}",

@@ -155,9 +155,13 @@ class LinkChoice(click.Choice):
     """A link's name (``--interconnect``, ``--fabric``) with the fix a file's gets: was "'IB' is
     not one of 'none', 'pcie', 'nvlink', 'nvswitch'." alone for IB, nvl, sxm and 100GbE."""
 
-    def __init__(self, choices: list[str], field: str) -> None:
+    def __init__(self, choices: list[str], field: str, *, other: str | None = None) -> None:
         super().__init__(choices, case_sensitive=False)
         self.field = field
+        # the command's option for the other kind of link (--fabric beside --interconnect), where
+        # a value of that kind is sent; None: the command has none (offers filters on the link
+        # inside a machine only)
+        self.other = other
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
@@ -173,6 +177,10 @@ class LinkChoice(click.Choice):
             )
             if fix is None:
                 raise  # click's own message lists the choices
+            if "write it under" in fix and self.other is None:
+                fix = fix.split(":")[0] + ": this command has no option for it; "
+                fix += f"{_option(param, self.field)} "
+                fix += f"takes one of {', '.join(options)}"
             fix = fix.replace("under interconnect", "in --interconnect").replace(
                 "under fabric", "in --fabric"
             )

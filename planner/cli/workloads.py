@@ -258,12 +258,12 @@ def workload_fact_options(func: F) -> F:
 )
 @click.option(
     "--interconnect",
-    type=LinkChoice([i.value for i in Interconnect], "interconnect"),
+    type=LinkChoice([i.value for i in Interconnect], "interconnect", other="--fabric"),
     help="GPU link inside a node (default: the GPU's own: nvswitch for SXM parts, pcie for PCIe cards).",
 )
 @click.option(
     "--fabric",
-    type=LinkChoice([f.value for f in Fabric], "fabric"),
+    type=LinkChoice([f.value for f in Fabric], "fabric", other="--interconnect"),
     help="Network between nodes (default: infiniband).",
 )
 @click.option(

@@ -13,7 +13,7 @@ from typing import Any
 
 from planner.errors import ConfigError, UnknownNameError, checked_arguments, is_number, shown_path
 from planner.workload.hf_config import model_from_hf_config
-from planner.workload.models import get_preset, presets
+from planner.workload.models import get_preset, named_exactly, presets
 from planner.workload.spec import WorkloadSpec, parse_workload
 
 
@@ -56,7 +56,7 @@ def workload_from_facts(
         )
     # a folder or file of that name is read as the model's config.json, even where the name is
     # also a preset's (a local checkpoint folder called Llama-2-7b-hf)
-    on_disk = ("/" in model or "\\" in model) and Path(model).exists()
+    on_disk = not named_exactly(model) and Path(model).exists()
     preset = None if on_disk else get_preset(model)
     if preset is not None and preset.arch not in ("decoder", "encoder"):
         # was: "data.samples: is required for a cnn model", a key of a file the user never wrote

@@ -648,6 +648,14 @@ ALIASES: dict[str, str] = {
 }
 
 
+def named_exactly(name: str) -> bool:
+    """Whether ``name`` is a preset's own name as typed (any case): not an alias, a repository id
+    or a name with a variant's suffix, which a local checkpoint folder may also be called (a
+    folder Llama-2-7b-hf or meta-llama/Llama-3.1-8B is read as a checkpoint)."""
+    key = name.strip().lower()
+    return any(p.name == key for p in _with_heads()) or key in _catalog_entries()
+
+
 def get_preset(name: str) -> ModelPreset | None:
     """The preset for ``name``, case-insensitive; None when unknown.  A preset answers to its
     name, its aliases and its Hugging Face repository id (``meta-llama/Llama-3.1-8B``), with or

@@ -417,7 +417,7 @@ class Replica:
         """The unit the weight matmuls run on: :func:`matmul_precision`, except that fp8 runs at
         the 16-bit rate on a stack whose fp8 GEMMs are no faster (``fp8_matmuls_at_16bit_rate``)."""
         unit = matmul_precision(self.precision, self.gpu)
-        if unit == "fp8" and self.stack.fp8_matmuls_at_16bit_rate:
+        if unit == "fp8" and self.precision == "fp8" and self.stack.fp8_matmuls_at_16bit_rate:
             return "bf16"
         return unit
 
