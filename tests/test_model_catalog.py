@@ -134,6 +134,9 @@ def test_the_catalog_keeps_what_the_estimator_needs() -> None:
         ("mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b"),
         ("meta-llama/Llama-2-7b-chat-hf", "llama-2-7b"),
         ("openai-community/gpt2", "gpt2"),
+        ("TinyLlama/TinyLlama-1.1B-Chat-v1.0", "tinyllama-1.1b"),
+        ("mistralai/Mixtral-8x22B-Instruct-v0.1", "mixtral-8x22b"),
+        ("mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo-12b"),
         ("  ROBERTA-BASE ", "roberta-base"),
     ],
 )
@@ -142,7 +145,18 @@ def test_a_model_answers_to_its_repository_id_and_variants(typed: str, preset: s
     assert found is not None and found.name == preset
 
 
-@pytest.mark.parametrize("typed", ["llama-3.1-9b", "qwen2.5", "instruct", "meta-llama/", ""])
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "llama-3.1-9b",
+        "qwen2.5",
+        "instruct",
+        "meta-llama/",
+        "",
+        "qwen2.5-7b-instruct-1m",
+        "smollm-135m",
+    ],
+)
 def test_other_names_are_unknown(typed: str) -> None:
     assert get_preset(typed) is None
 

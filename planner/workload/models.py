@@ -611,8 +611,9 @@ def _hand_written() -> dict[str, ModelPreset]:
 # A Hugging Face repository id: an owner and a name, each a word of letters, digits, ".", "_" and
 # "-" that starts with a letter or digit.
 _REPO_ID = re.compile(r"[a-z0-9][a-z0-9._-]*/([a-z0-9][a-z0-9._-]*)")
-# The suffixes of a checkpoint's name that leave its shape as it was (post-trained variants).
-_VARIANT_SUFFIXES = ("-instruct", "-it", "-chat", "-base", "-hf")
+# The suffix of a checkpoint's name that leaves its shape as it was: a post-trained variant, with
+# its release's version or date where it has one (-Chat-v1.0, -Instruct-v0.1, -Instruct-2407).
+_VARIANT_SUFFIX = re.compile(r"-(?:instruct|it|chat|base|hf)(?:-v\d+(?:\.\d+)*|-\d{4})?$")
 
 
 # Common spellings people use for the presets.
@@ -671,12 +672,10 @@ def get_preset(name: str) -> ModelPreset | None:
                 return _hand_written()[candidate]
             if candidate in _catalog_names():
                 return _catalog_preset(_catalog_names()[candidate])
-            trimmed = next(
-                (candidate[: -len(s)] for s in _VARIANT_SUFFIXES if candidate.endswith(s)), None
-            )
-            if trimmed is None:
+            variant = _VARIANT_SUFFIX.search(candidate)
+            if variant is None:
                 break
-            candidate = trimmed
+            candidate = candidate[: variant.start()]
     return None
 
 
