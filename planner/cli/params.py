@@ -50,9 +50,9 @@ _CURRENCY_SIGN = re.compile(r"^\s*([$€£¥])\s*((?:\d+\.?\d*|\.\d+)(?:e[-+]?\d
 # reads them: M is a million (m may be minutes or milli), B a billion (G is a unit: 400G Gbit/s).
 _MULTIPLIERS = {"k": (1e3, "thousand"), "K": (1e3, "thousand"), "M": (1e6, "million")}
 _MULTIPLIERS["B"] = (1e9, "billion")
-# Periods typed into a whole number of days or years (--max-age-days 3 months, --years 18
-# months): the value in the option's own unit.  Was "write the number alone: 3", 3 days for
-# three months.  A month is 30 days and a year 365, as the price-age warning counts them.
+# Periods typed into a whole number of days (--max-age-days 3 months): the value in days.  Was
+# "write the number alone: 3", 3 days for three months.  A month is 30 days and a year 365, as
+# the price-age warning counts them.
 _PERIOD_DAYS = {
     "d": 1.0, "day": 1.0, "days": 1.0,
     "w": 7.0, "wk": 7.0, "week": 7.0, "weeks": 7.0,
@@ -60,7 +60,7 @@ _PERIOD_DAYS = {
     "y": 365.0, "yr": 365.0, "yrs": 365.0, "year": 365.0, "years": 365.0,
     "h": 1 / 24, "hr": 1 / 24, "hrs": 1 / 24, "hour": 1 / 24, "hours": 1 / 24,
 }  # fmt: skip
-_OPTION_UNIT_DAYS = {"days": 1.0, "years": 365.0}
+_OPTION_UNIT_DAYS = {"days": 1.0}  # the options counting whole days, by their name's last word
 
 
 class OutputPath(click.Path):
@@ -157,11 +157,13 @@ class LinkChoice(click.Choice):
 
     def __init__(self, choices: list[str], field: str, *, other: str | None = None) -> None:
         super().__init__(choices, case_sensitive=False)
+        # the command's options for the link fields: this one, and the other kind's (--fabric
+        # beside --interconnect) where a value of that kind is sent; without it (offers filters
+        # on the link inside a machine only) the fix says the command has no option for it
         self.field = field
-        # the command's option for the other kind of link (--fabric beside --interconnect), where
-        # a value of that kind is sent; None: the command has none (offers filters on the link
-        # inside a machine only)
-        self.other = other
+        self.option_names = {field: f"--{field}"}
+        if other is not None:
+            self.option_names["fabric" if field == "interconnect" else "interconnect"] = other
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
@@ -172,18 +174,11 @@ class LinkChoice(click.Choice):
 
             options = [str(c) for c in self.choices]
             close = suggest(str(value), options, 1)
-            fix = value_alias_hint(str(value), options, self.field) or (
-                f"did you mean {close[0]!r}?" if close else None
-            )
+            fix = value_alias_hint(
+                str(value), options, self.field, option_names=self.option_names
+            ) or (f"did you mean {close[0]!r}?" if close else None)
             if fix is None:
                 raise  # click's own message lists the choices
-            if "write it under" in fix and self.other is None:
-                fix = fix.split(":")[0] + ": this command has no option for it; "
-                fix += f"{_option(param, self.field)} "
-                fix += f"takes one of {', '.join(options)}"
-            fix = fix.replace("under interconnect", "in --interconnect").replace(
-                "under fabric", "in --fabric"
-            )
             self.fail(f"{e.message.rstrip('.')}; {fix}", param, ctx)
 
 
@@ -206,12 +201,25 @@ class WholeNumber(click.IntRange):
         try:
             return super().convert(value, param, ctx)
         except click.BadParameter as e:
-            if "is not in the range" not in e.message:
+            number = value if isinstance(value, int) else _int_or_none(value)
+            outside = number is not None and (
+                (self.min is not None and number < self.min)
+                or (self.max is not None and number > self.max)
+            )
+            if not outside:
                 raise
             # --count 0: was "0 is not in the range x>=1." and no fix
             default = getattr(param, "default", None)
             fix = _range_fix(self.min, self.max, default if isinstance(default, int) else None)
             self.fail(f"{e.message.rstrip('.')}: {fix}", param, ctx)
+
+
+def _int_or_none(value: Any) -> int | None:
+    """``value`` as ``int`` reads it (text with spaces around), None where it does not."""
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return None
 
 
 def _range_fix(low: float | None, high: float | None, default: int | None) -> str:
@@ -236,11 +244,7 @@ def _whole_fix(
     offered = [int(n) for n in re.findall(r"-?\d+", fix.split("(")[0])]
     if any((low is not None and n < low) or (high is not None and n > high) for n in offered):
         inside = [n for n in offered if (low is None or n >= low) and (high is None or n <= high)]
-        if inside:
-            return f"write {inside[0]}"
-        if low is not None and high is not None:
-            return f"write a whole number from {low:g} to {high:g}"
-        return f"write a whole number {'of at least' if low is not None else 'up to'} {low if low is not None else high:g}"
+        return f"write {inside[0]}" if inside else _range_fix(low, high, None)
     return fix
 
 

@@ -484,10 +484,18 @@ _LINK_FIELD = {
 }
 
 
-def value_alias_hint(got: str, options: list[str], field: str | None) -> str | None:
+def value_alias_hint(
+    got: str,
+    options: list[str],
+    field: str | None,
+    *,
+    option_names: Mapping[str, str] | None = None,
+) -> str | None:
     """ "did you mean 'infiniband'? (IB names infiniband)" for a link written by another name;
     "nvlink wires GPUs inside a machine: write it under interconnect" for one under the wrong
-    field; None when no word of ``got`` names a link."""
+    field; None when no word of ``got`` names a link.  ``option_names``: a command line's options
+    for the link fields (``{"interconnect": "--interconnect"}``), where the fix names those, and
+    a field the command has no option for is said to have none."""
     if not set(options) & set(VALUE_ALIASES.values()):
         return None  # a field that takes no link: its own words are not these
     words = re.findall(r"[a-z]+", got.lower().replace("gbe", " gbe "))
@@ -499,13 +507,16 @@ def value_alias_hint(got: str, options: list[str], field: str | None) -> str | N
         same = got.strip().lower() == value
         return f"did you mean {value!r}?" + ("" if same else f" ({got.strip()} names {value})")
     home = _LINK_FIELD.get(value)
-    if home is not None and field is not None and home != field:
-        inside = "GPUs inside a machine" if home == "interconnect" else "machines together"
-        return (
-            f"{value} wires {inside}: write it under {home}; {field} takes one of "
-            f"{', '.join(options)}"
-        )
-    return None
+    if home is None or field is None or home == field:
+        return None
+    inside = "GPUs inside a machine" if home == "interconnect" else "machines together"
+    if option_names is None:
+        where, this = f"write it under {home}", field
+    else:
+        other = option_names.get(home)
+        where = f"write it in {other}" if other else "this command has no option for it"
+        this = option_names.get(field, field)
+    return f"{value} wires {inside}: {where}; {this} takes one of {', '.join(options)}"
 
 
 def _field_name(err: Any) -> str | None:

@@ -9,13 +9,18 @@ The estimator needs parameters, layers, hidden size, heads (and KV heads, and th
 where it is not ``hidden / heads``), vocabulary and the sequence length.  ``config.json`` gives the shape; the parameter count follows from it:
 
 - attention per layer: ``hidden x head_dim x (2 x heads + 2 x kv_heads)`` (Q, O and the grouped
-  K, V projections), plus biases where the family has them (GPT-2);
+  K, V projections), plus biases where the family has them (GPT-2 on every projection, Qwen2 on
+  Q, K and V, any family whose config sets ``attention_bias``) and per-head norms of the query
+  and key (Qwen3; OLMo 2 and OLMoE over the whole query and key);
+- norms per layer: two (RMSNorm), four where the family norms before and after both the attention
+  and the MLP (Gemma 2) or has LayerNorm biases (GPT-2);
 - MLP per layer: ``3 x hidden x intermediate`` for gated MLPs (SwiGLU/GeGLU: LLaMA, Mistral,
   Qwen, Gemma), ``2 x hidden x intermediate`` otherwise (GPT-2, ``4 x hidden`` by default);
   the width and kind are kept as ``model.ffn`` and ``model.mlp`` (gated or plain), which size the
   MLP's stored activations;
-- embeddings ``vocab x hidden``, once more for an untied output head, plus learned positions
-  where the family has them (GPT-2).
+- embeddings ``vocab x hidden``, once more for an untied output head (tied where the config
+  says so, and by default for GPT-2's family and Gemma's, as their config classes do), plus
+  learned positions where the family has them (GPT-2).
 
 Checked against the exact published counts: Mistral 7B's config gives 7,241,732,096 (Jiang et al.
 2023; the model card), GPT-2's 124,439,808 (Radford et al. 2019; the model card).
@@ -347,9 +352,7 @@ def _encoder_section(config: dict[str, Any], file: str, family: str) -> dict[str
     ffn = _optional_whole(config, file, "hidden_dim" if distil else "intermediate_size", 4 * hidden)
     table = _optional_whole(config, file, "max_position_embeddings", 512)
     deberta = family == "deberta-v2"
-    # DebertaV2Config's own default is true (its docstring says false; the code decides), and the
-    # released DeBERTa-v2/v3 configs all set it false
-    absolute = _optional_bool(config, file, "position_biased_input", True)
+    absolute = has_position_table(config, file)
     # DebertaV2Config's type_vocab_size defaults to 0 (no token-type table), BERT's to 2
     types = (
         0
@@ -405,6 +408,14 @@ def _encoder_section(config: dict[str, Any], file: str, family: str) -> dict[str
     if isinstance(dropout, (int, float)) and not isinstance(dropout, bool):
         section["dropout"] = float(dropout)
     return section
+
+
+def has_position_table(config: dict[str, Any], file: str) -> bool:
+    """Whether an encoder with BERT's layout learns an absolute position table (which no sequence
+    may outgrow): all do, DeBERTa-v2/v3 only with ``position_biased_input``.  DebertaV2Config's
+    own default is true (its docstring says false; the code decides), and the released
+    DeBERTa-v2/v3 configs all set it false."""
+    return _optional_bool(config, file, "position_biased_input", True)
 
 
 def _positive_or_none(config: dict[str, Any], file: str, key: str) -> int | None:

@@ -550,11 +550,14 @@ def _catalog_names() -> dict[str, str]:
 def _catalog_preset(name: str) -> ModelPreset:
     """The catalog's preset ``name``, counted from its Hugging Face ``config.json`` keys by the
     reader of ``--model config.json`` (:mod:`planner.workload.hf_config`)."""
-    from planner.workload.hf_config import section_from_config
+    from planner.workload.hf_config import has_position_table, section_from_config
 
     raw = _catalog_entries()[name]
     repo = str(raw["repo"])
-    section = section_from_config(dict(raw["config"]), f"{repo} config.json")
+    file = f"{repo} config.json"
+    section = section_from_config(dict(raw["config"]), file)
+    # an encoder's learned position table bounds its sequences (a decoder's rotary ones do not)
+    table = section["arch"] == "encoder" and has_position_table(dict(raw["config"]), file)
     return ModelPreset(
         name=name,
         arch=str(section["arch"]),
@@ -578,22 +581,13 @@ def _catalog_preset(name: str) -> ModelPreset:
         expert_groups=section.get("expert_groups"),
         groups_per_token=section.get("groups_per_token"),
         aliases=tuple(a for a, n in _catalog_names().items() if n == name and a != name),
-        learned_positions=section["seq_len"] if _absolute_positions(raw["config"]) else None,
+        learned_positions=section["seq_len"] if table else None,
     )
 
 
 def _catalog() -> tuple[ModelPreset, ...]:
     """Every catalog preset (``planner models``)."""
     return tuple(_catalog_preset(name) for name in _catalog_entries())
-
-
-def _absolute_positions(config: dict[str, object]) -> bool:
-    """Whether an encoder's config gives it a learned absolute position table (BERT's layout;
-    DeBERTa-v2/v3 only with ``position_biased_input``), which no sequence may outgrow."""
-    family = str(config.get("model_type", ""))
-    if family == "deberta-v2":
-        return bool(config.get("position_biased_input", True))
-    return family in ("bert", "roberta", "xlm-roberta", "camembert", "distilbert", "electra")
 
 
 def presets() -> dict[str, ModelPreset]:
