@@ -53,7 +53,15 @@ def step_ms(spec: Any) -> float:
 def test_the_eager_stacks_dispatch_on_the_host_and_the_fused_ones_do_not() -> None:
     profiles = load_frameworks()
     eager = {name for name, p in profiles.items() if p.eager_host_s_per_layer > 0}
-    assert eager == {"hf-trainer", "deepspeed", "apex", "pytorch-fsdp", "lightning", "torchtune"}
+    assert eager == {
+        "hf-trainer",
+        "deepspeed",
+        "apex",
+        "pytorch-fsdp",
+        "lightning",
+        "torchtune",
+        "nanotron",
+    }
     assert profiles["hf-trainer"].eager_host_s_per_layer == pytest.approx(37.1e-3 / 12, rel=0.01)
 
 
@@ -136,3 +144,45 @@ def test_a_partly_filled_last_micro_batch_still_waits_on_the_whole_dispatch() ->
     two = step_ms(bert_base("fp16", global_batch_samples=33)) * 33 / 32
     assert two >= 2 * host_ms
     assert two - one == pytest.approx(host_ms, rel=0.05)
+
+
+def smollm_135m(framework: str) -> Any:
+    """SmolLM-135M's pre-training shape (hidden 576, 30 layers), 8 x 2,048 tokens a micro-batch."""
+    return parse_workload(
+        {
+            "name": "smollm-135m",
+            "kind": "pretrain",
+            "model": {
+                "arch": "decoder",
+                "params": 134.5e6,
+                "layers": 30,
+                "hidden": 576,
+                "heads": 9,
+                "kv_heads": 3,
+                "ffn": 1536,
+                "mlp": "gated",
+                "vocab": 49152,
+                "seq_len": 2048,
+                "tied_embeddings": True,
+            },
+            "data": {"tokens": 8 * 2048 * STEPS},
+            "training": {
+                "precision": "bf16",
+                "framework": framework,
+                "optimizer": "adamw",
+                "global_batch_tokens": 8 * 2048,
+                "parallelism": {"micro_batch": 8, "zero": 0, "tensor": 1, "pipeline": 1},
+            },
+        }
+    )
+
+
+def test_nanotron_dispatches_a_narrow_model_from_its_host() -> None:
+    # nanotron runs eager modules (no torch.compile): a micro-batch of a 30-layer model takes at
+    # least 30 layers' host dispatch, where the compiled torchtitan stack is bound by the GPU
+    per_layer_ms = load_frameworks()["nanotron"].eager_host_s_per_layer * 1e3
+    nanotron = step_ms(smollm_135m("nanotron"))
+    compiled = step_ms(smollm_135m("torchtitan"))
+    assert nanotron >= 30 * per_layer_ms
+    assert compiled < 30 * per_layer_ms < nanotron
+    assert load_frameworks()["nanotron"].zero == (0, 1)

@@ -195,7 +195,7 @@ _FACT_OPTIONS = (
     click.option(
         "--framework",
         help="Training software stack (megatron, nemo, torchtitan, pytorch-fsdp, lightning, "
-        "torchtune, deepspeed, apex, hf-trainer, llm.c, jax, any): how fast its kernels run and which layouts it offers; "
+        "torchtune, nanotron, deepspeed, apex, hf-trainer, llm.c, jax, any): how fast its kernels run and which layouts it offers; "
         "also changes a named workload [default: the workload's, else auto: hf-trainer for "
         "fine-tuning, any for pre-training, pytorch-fsdp for pre-training on images].",
     ),
