@@ -20,6 +20,7 @@ from planner.workload.training import train_facts
 
 H100 = resolve_gpu("H100")
 ONE = Topology(gpus_per_node=1, interconnect=Interconnect.PCIE, fabric=Fabric.ETHERNET)
+NVLINK_NODE = Topology(gpus_per_node=8, interconnect=Interconnect.NVSWITCH, fabric=Fabric.ETHERNET)
 STEPS = 1000
 
 
@@ -186,3 +187,47 @@ def test_nanotron_dispatches_a_narrow_model_from_its_host() -> None:
     assert nanotron >= 30 * per_layer_ms
     assert compiled < 30 * per_layer_ms < nanotron
     assert load_frameworks()["nanotron"].zero == (0, 1)
+
+
+def llama7b_lora_fsdp(zero: int, framework: str = "lightning") -> Any:
+    """LitGPT's LoRA r8 on Llama 2 7B over 2 GPUs, one 130-token sample a rank, layers recomputed."""
+    return parse_workload(
+        {
+            "name": "llama7b-lora-fsdp",
+            "kind": "finetune",
+            "model": {"preset": "llama-2-7b", "seq_len": 130},
+            "data": {"samples": 2 * STEPS, "tokens_per_sample": 130},
+            "training": {
+                "precision": "pure-bf16",
+                "framework": framework,
+                "method": "lora",
+                "lora_rank": 8,
+                "lora_targets": "qv",
+                "optimizer": "adamw",
+                "activation_checkpointing": "full",
+                "global_batch_samples": 2,
+                "parallelism": {"micro_batch": 1, "zero": zero, "tensor": 1, "pipeline": 1},
+            },
+        }
+    )
+
+
+def test_fsdp_hooks_add_host_time_per_wrapped_layer() -> None:
+    # ZeRO-3 runs three ~1 ms hooks per wrapped layer and micro-batch on the host (pre-forward and
+    # pre-backward unshard, post-backward reduce-scatter): 32 layers x 3 ms beyond plain DDP
+    links = topology_links(H100, NVLINK_NODE, 2)
+    per_zero = {}
+    for zero in (0, 3):
+        f = train_facts(llama7b_lora_fsdp(zero))
+        s = st._setup(f, H100, 2, links, flash=True)
+        lay = next(lay for lay in st._layouts(f, s, 1, 1) if lay.zero == zero)
+        per_zero[zero] = st.eager_host_seconds(f, lay, 1.0)
+    assert per_zero[3] - per_zero[0] == pytest.approx(32 * 3e-3)
+    assert per_zero[0] == pytest.approx(
+        32 * train_facts(llama7b_lora_fsdp(0)).eager_host_s_per_layer * (1 + 1 / 3)
+    )
+    # a compiled stack dispatches no eager layers, and so no hooks on the host either
+    titan = train_facts(llama7b_lora_fsdp(3, framework="torchtitan"))
+    s = st._setup(titan, H100, 2, links, flash=True)
+    lay = next(lay for lay in st._layouts(titan, s, 1, 1) if lay.zero == 3)
+    assert st.eager_host_seconds(titan, lay, 1.0) == 0.0

@@ -1490,6 +1490,15 @@ def moe_host_seconds(f: TrainFacts, lay: _Layout, recompute_share: float) -> flo
 # backward for its input and one for its weight, or fused into one): a layer whose forward runs
 # again under recompute dispatches that third once more (U).
 EAGER_FORWARD_SHARE = 1.0 / 3.0
+# Host time of the ZeRO-3/FSDP hooks an eager stack runs on each wrapped unit (a transformer layer:
+# the wrap policy of the Hugging Face, LitGPT, torchtune and fsdp_qlora recipes) per micro-batch:
+# the pre-forward unshard, the pre-backward unshard and the post-backward reduce-scatter, each
+# about 1 ms of CPU ("FSDP::pre_forward calls take 50% of the step time ... 1 ms launches",
+# pytorch/pytorch issue #173680, FSDP2 on torch 2.10; FSDP1's hooks taken as no cheaper, U).  The
+# host runs them between the layer's kernel launches, so they add to its dispatch time, and show
+# where the GPU's work is the shorter: LitGPT's LoRA runs of one short sample a rank (H313, H314,
+# H319, H320) take 6-11 ms more a layer under FSDP than on one GPU.
+FSDP_HOOK_HOST_S_PER_UNIT = 3 * 1.0e-3
 
 
 def qlora_dequant_seconds(f: TrainFacts, s: _Search, lay: _Layout, recompute_share: float) -> float:
@@ -1512,9 +1521,14 @@ def eager_host_seconds(f: TrainFacts, lay: _Layout, recompute_share: float) -> f
     transformer layers (``f.eager_host_s_per_layer``, :func:`planner.workload.training.eager_host_per_layer`;
     the recomputed share of the layers dispatching their forward pass again,
     :data:`EAGER_FORWARD_SHARE`); 0 for a fused or compiled stack and for a model without layers.
-    The GPU runs the micro-batch meanwhile, so the micro-batch takes the longer of the two."""
+    The GPU runs the micro-batch meanwhile, so the micro-batch takes the longer of the two.  Under
+    ZeRO-3/FSDP each layer is a wrapped unit whose hooks the host runs too
+    (:data:`FSDP_HOOK_HOST_S_PER_UNIT`)."""
     per_layer = f.eager_host_s_per_layer
-    return per_layer * (1.0 + EAGER_FORWARD_SHARE * recompute_share) * f.layers / lay.pp
+    if per_layer <= 0.0:
+        return 0.0
+    hooks = FSDP_HOOK_HOST_S_PER_UNIT if lay.zero >= 3 else 0.0
+    return (per_layer * (1.0 + EAGER_FORWARD_SHARE * recompute_share) + hooks) * f.layers / lay.pp
 
 
 # The communication kernels of an overlapped all-to-all run on SMs of their own, which the
