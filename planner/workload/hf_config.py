@@ -41,8 +41,10 @@ Per family (the layout of each family's ``transformers`` modelling code):
 - ``gpt_oss``: as Mixtral, with biases on every projection (the experts' fused gate/up ``2 x
   width`` and down ``hidden``, the router's one per expert, the attention's four) and a learned
   attention-sink logit per head.  Its alternate sliding-window layers (``layer_types``, 128
-  tokens) are counted as full attention: the attention FLOPs at long sequences are overstated
-  (at 4,096 tokens gpt-oss-120b's by about half, ~10% of a training token's FLOPs);
+  tokens) are read as ``sliding_window`` / ``sliding_window_layers`` (as Gemma 2's and Mistral
+  7B v0.1's windows, :func:`_sliding_window`): serving keeps their KV cache for the window only;
+  training counts them as full attention, overstating the attention FLOPs at long sequences (at
+  4,096 tokens gpt-oss-120b's by about half, ~10% of a training token's FLOPs);
 - ``qwen2_moe``: experts of ``moe_intermediate_size``, Q/K/V biases, one shared expert of
   ``shared_expert_intermediate_size`` with a ``hidden x 1`` sigmoid gate; ``qwen3_moe``: no
   shared expert, per-head QK norms (``2 x head_dim``); both make a layer dense (MLP of
@@ -728,7 +730,62 @@ def _section(
     }
     if isinstance(dropout, (int, float)) and not isinstance(dropout, bool):
         section["dropout"] = float(dropout)
+    window, windowed = _sliding_window(config, file, family, layers)
+    if window is not None and windowed:
+        section["sliding_window"] = window
+        section["sliding_window_layers"] = windowed
     return section
+
+
+# Families whose layers alternate sliding-window and full attention, the first one sliding, where
+# the config lists no layer_types: transformers' Gemma2Config and GptOssConfig build
+# layer_types as "sliding_attention" if (i + 1) % 2 else "full_attention".
+_ALTERNATING_WINDOW = {"gemma2", "gpt_oss"}
+# Families whose every layer attends within sliding_window when the config sets one (Mistral 7B
+# v0.1: 4,096); a null window (Mistral v0.2 and later, Mixtral) is none.  Phi-3's configs write
+# 2,047, which transformers' eager and SDPA paths ignore: read as full attention.
+_ALL_LAYERS_WINDOW = {"mistral", "mixtral"}
+# Qwen2/Qwen3 (dense and MoE) use the window only with use_sliding_window, and then from layer
+# max_window_layers on (transformers' Qwen2Attention: layer_idx >= max_window_layers).
+_QWEN_WINDOW = {"qwen2", "qwen3", "qwen2_moe", "qwen3_moe"}
+
+
+def _sliding_window(
+    config: dict[str, Any], file: str, family: str, layers: int
+) -> tuple[int | None, int]:
+    """The sliding window (tokens a query attends back to) and how many of the ``layers`` use it:
+    ``layer_types`` where the config lists them, else the family's rule (:data:`_ALTERNATING_WINDOW`,
+    :data:`_ALL_LAYERS_WINDOW`, :data:`_QWEN_WINDOW`); ``(None, 0)`` where every layer attends to
+    the whole context, or the window is no shorter than the context the model takes."""
+    window = _positive_or_none(config, file, "sliding_window")
+    if window is None or window >= _positions(config, file):
+        return None, 0
+    types = config.get("layer_types")
+    if types is not None:
+        if not (isinstance(types, list) and all(isinstance(t, str) for t in types)):
+            raise ConfigError(
+                f"expected a list of layer kinds, got {types!r}",
+                file=file,
+                key_path="layer_types",
+                hint=_COPY_HINT.format(key="layer_types"),
+            )
+        if len(types) != layers:
+            raise ConfigError(
+                f"lists {len(types)} layer kinds for {layers} layers (num_hidden_layers)",
+                file=file,
+                key_path="layer_types",
+                hint=_COPY_HINT.format(key="layer_types"),
+            )
+        return window, sum(1 for t in types if t == "sliding_attention")
+    if family in _ALTERNATING_WINDOW:
+        return window, (layers + 1) // 2
+    if family in _ALL_LAYERS_WINDOW:
+        return window, layers
+    if family in _QWEN_WINDOW and _optional_bool(config, file, "use_sliding_window", False):
+        # Qwen2Config's default max_window_layers is 28
+        first = _optional_whole(config, file, "max_window_layers", 28, least=0)
+        return window, max(layers - min(first, layers), 0)
+    return None, 0
 
 
 def _positions(config: dict[str, Any], file: str) -> int:

@@ -79,6 +79,8 @@ def _shape(spec: WorkloadSpec) -> ModelShape:
         if m.tied_embeddings is False and m.vocab and m.hidden
         else 0.0,
         vocab=m.vocab,
+        window_tokens=m.sliding_window,
+        windowed_layers=m.windowed_layers,
     )
 
 

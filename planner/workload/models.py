@@ -63,6 +63,10 @@ class ModelPreset:
     # ``expert_groups`` groups and a token picks its experts from ``groups_per_token`` of them
     expert_groups: int | None = None
     groups_per_token: int | None = None
+    # sliding-window attention (config.json's sliding_window, layer_types): the window and how
+    # many layers use it; None: every layer attends to the whole context
+    sliding_window: int | None = None
+    sliding_window_layers: int | None = None
     # other names of the model, in lower case (:data:`ALIASES`; a catalog model's Hugging Face
     # repository id and the aliases of planner/data/model_configs.yaml)
     aliases: tuple[str, ...] = ()
@@ -580,6 +584,8 @@ def _catalog_preset(name: str) -> ModelPreset:
         mlp=section.get("mlp"),
         expert_groups=section.get("expert_groups"),
         groups_per_token=section.get("groups_per_token"),
+        sliding_window=section.get("sliding_window"),
+        sliding_window_layers=section.get("sliding_window_layers"),
         aliases=tuple(a for a, n in _catalog_names().items() if n == name and a != name),
         learned_positions=section["seq_len"] if table else None,
     )

@@ -282,10 +282,44 @@ class ModelShape:
     # of it per token (a lookup), not the whole table; a tied table is read whole as the head
     lookup_params: float = 0.0
     vocab: int | None = None  # the output head's width: the logits beam search sorts each step
+    # sliding-window attention: ``windowed_layers`` of the layers attend to (and keep the KV cache
+    # of) the last ``window_tokens`` tokens only -- vLLM's hybrid KV cache manager, TensorRT-LLM's
+    # variable sliding-window attention and SGLang's sliding-window memory pool allocate those
+    # layers the window (vLLM docs "Hybrid KV Cache Manager"; TensorRT-LLM docs "Sliding Window
+    # Attention"): Gemma 2 and gpt-oss alternate windowed and full layers
+    window_tokens: int | None = None
+    windowed_layers: int = 0
 
     @property
     def active(self) -> float:
         return float(self.active_params or self.params)
+
+    @property
+    def windowed_share(self) -> float:
+        """The share of the layers that attend within a window (0 without one)."""
+        if not self.window_tokens or self.windowed_layers <= 0:
+            return 0.0
+        return min(self.windowed_layers / max(self.layers, 1), 1.0)
+
+    def kv_tokens(self, context: float) -> float:
+        """Tokens of KV cache a sequence ``context`` tokens long holds, counted in whole-model
+        tokens: a windowed layer keeps at most its window's."""
+        share = self.windowed_share
+        if share <= 0.0:
+            return context
+        return (1.0 - share) * context + share * min(context, float(self.window_tokens or 0))
+
+    def prefill_attended(self, prompt_tokens: float) -> float:
+        """Tokens a prompt token attends to on average, over the layers: ``p/2`` under causal
+        attention over a prompt of ``p``; within a window ``W < p``, ``W - W²/(2p)`` (the band of
+        the causal square)."""
+        half = prompt_tokens / 2.0
+        share = self.windowed_share
+        window = float(self.window_tokens or 0)
+        if share <= 0.0 or prompt_tokens <= window:
+            return half
+        banded = window - window * window / (2.0 * prompt_tokens)
+        return (1.0 - share) * half + share * banded
 
     @property
     def head_width(self) -> float:
@@ -365,8 +399,18 @@ class Replica:
 
     def request_kv_tokens(self, prompt_tokens: float, generated_tokens: float) -> float:
         """Tokens of KV cache one request holds: its prompt, shared by its beams, and each beam's
-        own generated tokens (``prompt + beam_width x generated``; one beam: the context)."""
-        return prompt_tokens + self.beam_width * generated_tokens
+        own generated tokens (``prompt + beam_width x generated``; one beam: the context).  A
+        windowed layer (:attr:`ModelShape.windowed_share`) holds each beam's last ``W`` tokens:
+        its own generated ones, and the prompt's share of the window, shared."""
+        whole = prompt_tokens + self.beam_width * generated_tokens
+        share = self.model.windowed_share
+        if share <= 0.0:
+            return whole
+        window = float(self.model.window_tokens or 0)
+        windowed = min(max(window - generated_tokens, 0.0), prompt_tokens) + self.beam_width * min(
+            window, generated_tokens
+        )
+        return (1.0 - share) * whole + share * windowed
 
     @property
     def workspace_bytes_per_gpu(self) -> float:
@@ -407,8 +451,8 @@ class Replica:
     def fits(self, longest_sequence_tokens: float) -> bool:
         """The weights fit and the KV pool holds ``longest_sequence_tokens`` of KV cache: one
         request of the longest length (see :meth:`request_kv_tokens` with beam search)."""
-        return (
-            self.kv_pool_bytes_per_gpu >= self.kv_bytes_per_token_per_gpu * longest_sequence_tokens
+        return self.kv_pool_bytes_per_gpu >= self.kv_bytes_per_token_per_gpu * self.model.kv_tokens(
+            longest_sequence_tokens
         )
 
     # -- time -------------------------------------------------------------------------------------
@@ -494,7 +538,9 @@ class Replica:
         )
         shared = min(decode_prompt, decode_context)
         kv_read = decode_seqs * self.request_kv_tokens(shared, decode_context - shared)
-        attention_ctx = beams * decode_context + prefill_tokens * prefill_context / 2.0
+        attention_ctx = beams * m.kv_tokens(decode_context) + prefill_tokens * m.prefill_attended(
+            prefill_context
+        )
         attention_s = max(
             kv * (kv_read + prefill_tokens) / bandwidth,
             4.0 * m.layers * m.attention_width * attention_ctx / self.tp / self._attention_peak,

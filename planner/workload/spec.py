@@ -209,6 +209,13 @@ class ModelSection(_Section):
     # values of another (qk_nope_head_dim + qk_rope_head_dim = 192, v_head_dim = 128): give their
     # mean, 160, which counts both the score and the value matmuls exactly
     head_dim: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
+    # sliding-window attention (config.json's sliding_window and layer_types): the tokens a query
+    # of a windowed layer attends back to, and how many of the layers are windowed (the rest attend
+    # to the whole context; None: all of them).  Mistral 7B v0.1: 4,096 on every layer; Gemma 2:
+    # 4,096 and gpt-oss: 128 on every other one.  A serving engine keeps a windowed layer's KV
+    # cache for the window only; training counts every layer's attention whole (an upper bound)
+    sliding_window: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    sliding_window_layers: int | None = Field(default=None, ge=0, le=MAX_LAYER_COUNT)
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     vocab: int | None = Field(default=None, ge=0, le=MAX_SEQ_LEN)
     flops_per_sample: float | None = Field(default=None, gt=0, le=1e20)
@@ -326,6 +333,15 @@ class ModelSection(_Section):
         """The keys' (and the values') width, ``kv_heads x head_dim``: one token's KV cache per
         layer is twice this many values."""
         return float(self.kv_heads or self.heads or 1) * self.head_width
+
+    @property
+    def windowed_layers(self) -> int:
+        """How many layers attend within ``sliding_window`` (0 without one; all by default)."""
+        if self.sliding_window is None:
+            return 0
+        if self.sliding_window_layers is None:
+            return int(self.layers or 1)
+        return self.sliding_window_layers
 
     @property
     def is_moe(self) -> bool:
@@ -887,6 +903,8 @@ class WorkloadSpec(_Section):
                 "mlp": preset.mlp,
                 "expert_groups": preset.expert_groups,
                 "groups_per_token": preset.groups_per_token,
+                "sliding_window": preset.sliding_window,
+                "sliding_window_layers": preset.sliding_window_layers,
             }
             filled = {k: v for k, v in filled.items() if v is not None}
             given = {k: v for k, v in model.items() if v is not None}
@@ -1301,6 +1319,18 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
             "model.heads",
             f"{heads} heads do not divide hidden size {hidden} (heads of another width: give "
             "model.head_dim)",
+        )
+    if m.sliding_window_layers is not None and m.sliding_window is None:
+        raise FieldError(
+            "model.sliding_window_layers",
+            f"{m.sliding_window_layers} windowed layers, but no window: give model.sliding_window "
+            "(the tokens a windowed layer attends back to), or leave sliding_window_layers out",
+        )
+    if m.sliding_window_layers is not None and m.sliding_window_layers > layers:
+        raise FieldError(
+            "model.sliding_window_layers",
+            f"{m.sliding_window_layers} windowed layers of a model of {layers}: use at most "
+            f"{layers}",
         )
     if m.kv_heads is not None and (m.kv_heads > heads or heads % m.kv_heads):
         divisors = [d for d in range(1, heads + 1) if heads % d == 0 and d < heads][-3:]

@@ -1,0 +1,115 @@
+"""Sliding-window attention (Gemma 2, gpt-oss, Mistral 7B v0.1): read from a config.json's
+``sliding_window`` and ``layer_types``, and served with each windowed layer's KV cache held for its
+window only, against hand-worked numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.errors import ConfigError, PlannerError
+from planner.gpu_specs import resolve_gpu
+from planner.workload import parse_workload
+from planner.workload.hf_config import section_from_config
+from planner.workload.models import get_preset
+from planner.workload.parallel import Links
+from planner.workload.serving import ModelShape, Replica, serving_stack
+
+NVLINK = Links(gpus_per_node=8, intra_bytes_per_s=450e9, intra_kind="nvlink", node_bytes_per_s=50e9)
+MISTRAL_V01 = {
+    "model_type": "mistral",
+    "hidden_size": 4096,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "intermediate_size": 14336,
+    "vocab_size": 32000,
+    "max_position_embeddings": 32768,
+    "sliding_window": 4096,
+}
+
+
+def test_the_catalog_reads_gpt_oss_and_gemma_2_as_alternating_windows() -> None:
+    oss = get_preset("gpt-oss-120b")
+    assert oss is not None and (oss.sliding_window, oss.sliding_window_layers) == (128, 18)
+    gemma = get_preset("gemma-2-9b")
+    assert gemma is not None and (gemma.sliding_window, gemma.sliding_window_layers) == (4096, 21)
+    llama = get_preset("llama-3.1-8b")
+    assert llama is not None and llama.sliding_window is None
+
+
+def test_a_config_reads_its_window_from_layer_types_or_the_familys_rule() -> None:
+    every = section_from_config(MISTRAL_V01, "config.json")
+    assert (every["sliding_window"], every["sliding_window_layers"]) == (4096, 32)
+    # Mistral v0.2 and later write a null window: every layer full
+    assert "sliding_window" not in section_from_config(
+        {**MISTRAL_V01, "sliding_window": None}, "config.json"
+    )
+    # layer_types decides where the config lists them: 3 windowed of 32
+    types = ["full_attention"] * 29 + ["sliding_attention"] * 3
+    listed = section_from_config({**MISTRAL_V01, "layer_types": types}, "config.json")
+    assert listed["sliding_window_layers"] == 3
+    # a window no shorter than the context the model takes is no window
+    wide = {**MISTRAL_V01, "sliding_window": 32768}
+    assert "sliding_window" not in section_from_config(wide, "config.json")
+    # Qwen2's window applies only with use_sliding_window, from max_window_layers on
+    qwen = {**MISTRAL_V01, "model_type": "qwen2", "max_window_layers": 28}
+    assert "sliding_window" not in section_from_config(qwen, "config.json")
+    on = section_from_config({**qwen, "use_sliding_window": True}, "config.json")
+    assert on["sliding_window_layers"] == 32 - 28
+
+
+def test_a_layer_types_list_of_the_wrong_length_names_the_key() -> None:
+    with pytest.raises(ConfigError) as e:
+        section_from_config({**MISTRAL_V01, "layer_types": ["full_attention"] * 3}, "config.json")
+    assert "layer_types" in str(e.value) and "3 layer kinds for 32 layers" in str(e.value)
+
+
+def test_windowed_layers_without_a_window_are_refused_with_the_fix() -> None:
+    with pytest.raises(PlannerError) as e:
+        parse_workload(
+            {
+                "name": "w",
+                "kind": "inference",
+                "model": {"preset": "llama-3.1-8b", "sliding_window_layers": 16},
+                "inference": {"tokens_per_s": 100, "hours": 1},
+            }
+        )
+    assert "model.sliding_window" in str(e.value)
+
+
+def _replica(model: ModelShape) -> Replica:
+    return Replica(model, resolve_gpu("H100"), 1, NVLINK, serving_stack("vllm"))
+
+
+FULL = ModelShape(params=7e9, layers=32, hidden=4096, heads=32, kv_heads=8)
+HALF = ModelShape(
+    params=7e9, layers=32, hidden=4096, heads=32, kv_heads=8, window_tokens=1024, windowed_layers=16
+)
+
+
+def test_a_windowed_layer_holds_its_window_of_kv_cache() -> None:
+    # 8,192 tokens of context: 16 full layers hold 8,192, 16 windowed ones 1,024 -> 4,608 per layer
+    assert HALF.kv_tokens(8192) == pytest.approx(0.5 * 8192 + 0.5 * 1024)
+    assert HALF.kv_tokens(512) == 512  # shorter than the window: every layer holds it all
+    r, full = _replica(HALF), _replica(FULL)
+    assert r.request_kv_tokens(6000, 2192) == pytest.approx(4608)
+    # about 1.8x the requests fit the same pool at 8,192 tokens
+    assert r.max_concurrency(8192) >= int(full.max_concurrency(8192) * 8192 / 4608) - 1
+    assert r.max_concurrency(8192) > full.max_concurrency(8192)
+
+
+def test_beams_share_the_prompt_inside_the_window() -> None:
+    beams = Replica(HALF, resolve_gpu("H100"), 1, NVLINK, serving_stack("vllm"), beam_width=4)
+    # full layers: 1,000 prompt + 4 x 200 generated; windowed: each beam's last 1,024 tokens are
+    # 200 of its own and 824 of the shared prompt -> 824 + 4 x 200
+    assert beams.request_kv_tokens(1000, 200) == pytest.approx(
+        0.5 * (1000 + 4 * 200) + 0.5 * (824 + 4 * 200)
+    )
+
+
+def test_a_prompt_token_attends_within_the_band() -> None:
+    # a 4,096-token prompt: full layers 2,048 on average, windowed ones 1,024 - 1,024^2/8,192 = 896
+    assert HALF.prefill_attended(4096) == pytest.approx(0.5 * 2048 + 0.5 * 896)
+    assert FULL.prefill_attended(4096) == 2048
+    # a long decode reads less KV cache with the windows, so its step is shorter
+    assert _replica(HALF).step_seconds(64, 16384) < _replica(FULL).step_seconds(64, 16384)
