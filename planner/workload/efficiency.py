@@ -87,10 +87,20 @@ from planner.workload.memory import LOW_BIT_RECIPES
 #   hidden size on DeBERTa: the held-out Llama 3.1 8B LoRA runs on one and two RTX PRO 6000 Server
 #   Editions (H20, H21) came out 1.20x and 1.18x slow with it, and 1.00x and 0.99x with 0.52; the
 #   TensorRT-LLM 1.0 NVFP4 serving rows on one RTX PRO 6000 (held out) move the same way.
+# RTX-Pro-Ampere 0.52, the H100's figure: the GA102 workstation cards (RTX A6000, A5000, A4500 and
+#   the A40) reach the same share of their full-rate FP32-accumulate peak in a large 16-bit GEMM as
+#   the H100 SXM does of its own -- PyTorch matmuls measured with one script across cards
+#   (zzc0721/torch-performance-test-data database.md @078586871: RTX A6000 123.3 bf16 TFLOPS of
+#   154.8, 0.80; H100 80GB HBM3 789.2 and 783.7 of 989.4, 0.80; H200 790.3, 0.80) -- so their
+#   training matmuls are taken to reach the H100's share of it.  They had been in the RTX-Pro
+#   family, whose 0.40 was measured on Turing Quadro cards (C27): the held-out RTX A5000 runs (H336
+#   fsdp_qlora, H156 MLPerf ResNet-50) came out 1.19x and 1.26x slow with it, 0.96x and 1.09x with
+#   0.52.  The RTX A4000 (GA104 at 140 W, less power an SM) and the Ada workstation cards (RTX 6000
+#   Ada at 300 W for 142 SMs, below the 350 W L40S's 0.74 of peak in the same table) stay RTX-Pro.
 # Parts cut from a family's die run its kernels and take its figure (gpus.yaml, family): A800 and
 #   A30 the A100's, H800 and H20 the H100's, GB200 the B200's (GB300 the B300's, itself in the B200
-#   family), L40 and L20 the L40S's (of their half-rate peaks, as GeForce), TITAN V the V100's, A40,
-#   RTX A4500, RTX A5000 and RTX 5000 Ada RTX-Pro's, MI210 MI200's.
+#   family), L40 and L20 the L40S's (of their half-rate peaks, as GeForce), TITAN V the V100's, RTX
+#   A4000 and RTX 5000 Ada RTX-Pro's, MI210 MI200's.
 # Boards without tensor cores -- Pascal (P100, P4, P40), Kepler (K80), Maxwell (M60) -- have no
 #   measured fraction: DEFAULT_GEMM_FRACTION of the rate their 16-bit matmuls run at (gpus.yaml);
 #   the Pascal GeForce cards (GTX 1080 Ti, TITAN Xp) take GeForce's, as the TU116 GTX 1660 does.
@@ -127,6 +137,7 @@ GEMM_FRACTION: dict[str, float] = {
     "V100": 0.42,
     "GeForce": 0.52,
     "RTX-Pro": 0.40,
+    "RTX-Pro-Ampere": 0.52,  # GA102 workstation cards: the H100's share of a big GEMM (above)
     "T4": 0.35,
     "L4": 0.35,
     "A10": 0.35,
