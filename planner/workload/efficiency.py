@@ -76,8 +76,12 @@ from planner.workload.memory import LOW_BIT_RECIPES
 #   prompt on one L40S, 73 ms (FP8; TensorRT-LLM performance.md, v0.5), is 2.9e13 FLOPs at 397
 #   TFLOPS, 0.54 of the FP8 dense peak before attention and the step overhead: more than 0.35
 #   allows, and more than the whole peak were the datasheet's first figures (733 FP8) the sparse
-#   ones.  350 W for 142 SMs is less power per SM than the 4090's 450 W for 128, so a power limit
-#   may bite below 0.52 under long dense loads (U); no sustained-clock measurement was found.
+#   ones.  350 W for 142 SMs is less power per SM than the 4090's 450 W for 128: a large bf16
+#   PyTorch matmul on an L40S reaches 269.2 of its 362 TFLOPS, 0.74, where the H100 SXM reaches 0.80
+#   of its own with the same script (zzc0721/torch-performance-test-data database.md @078586871),
+#   which would put the L40S at 0.52 x 0.74 / 0.80 = 0.48; but that first-token latency needs at
+#   least 0.52 of the fp8 peak, and at 0.48 it is estimated 1.31x slow (1.22x at 0.52) while the
+#   held-out L40S training rows move by 2-5% only: 0.52 stays.
 # RTX-Pro-Blackwell 0.52, the GeForce (Blackwell) figure by the L40S's argument: the RTX PRO 6000
 #   Blackwell is the RTX 5090's GB202 chip (188 SMs enabled against the 5090's 170) at the same
 #   per-SM tensor rate with FP32 accumulate at full rate (500 dense FP16 TFLOPS, 4,000 sparse FP4
@@ -86,7 +90,9 @@ from planner.workload.memory import LOW_BIT_RECIPES
 #   RTX-Pro family, whose 0.40 was measured on Turing Quadro cards (C27) and its 1,536 reference
 #   hidden size on DeBERTa: the held-out Llama 3.1 8B LoRA runs on one and two RTX PRO 6000 Server
 #   Editions (H20, H21) came out 1.20x and 1.18x slow with it, and 1.00x and 0.99x with 0.52; the
-#   TensorRT-LLM 1.0 NVFP4 serving rows on one RTX PRO 6000 (held out) move the same way.
+#   TensorRT-LLM 1.0 NVFP4 serving rows on one RTX PRO 6000 (held out) move the same way.  A large
+#   bf16 PyTorch matmul reaches 409.4 (Server Edition) and 418.0 (Workstation) of its 500 TFLOPS,
+#   0.82-0.84, about the H100's 0.80 with the same script (zzc0721/torch-performance-test-data).
 # RTX-Pro-Ampere 0.52, the H100's figure: the GA102 workstation cards (RTX A6000, A5000, A4500 and
 #   the A40) reach the same share of their full-rate FP32-accumulate peak in a large 16-bit GEMM as
 #   the H100 SXM does of its own -- PyTorch matmuls measured with one script across cards
