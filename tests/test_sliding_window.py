@@ -4,15 +4,19 @@ window only, against hand-worked numbers."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from planner.errors import ConfigError, PlannerError
 from planner.gpu_specs import resolve_gpu
-from planner.workload import parse_workload
+from planner.workload import efficiency as eff
+from planner.workload import estimate, parse_workload
 from planner.workload.hf_config import section_from_config
 from planner.workload.models import get_preset
 from planner.workload.parallel import Links
 from planner.workload.serving import ModelShape, Replica, serving_stack
+from planner.workload.training import train_facts
 
 NVLINK = Links(gpus_per_node=8, intra_bytes_per_s=450e9, intra_kind="nvlink", node_bytes_per_s=50e9)
 MISTRAL_V01 = {
@@ -113,3 +117,52 @@ def test_a_prompt_token_attends_within_the_band() -> None:
     assert FULL.prefill_attended(4096) == 2048
     # a long decode reads less KV cache with the windows, so its step is shorter
     assert _replica(HALF).step_seconds(64, 16384) < _replica(FULL).step_seconds(64, 16384)
+
+
+def test_a_windowed_layer_runs_its_band_of_the_causal_square() -> None:
+    # a 1,024-token window at 2,048 tokens: the band s·W - W²/2 = 1.5M of the triangle's 2.1M,
+    # 0.75; on 18 of 24 layers 0.25 + 0.75 x 0.75
+    assert eff.window_attention_share(2048, 1024, 18 / 24) == pytest.approx(0.25 + 0.75 * 0.75)
+    assert eff.window_attention_share(2048, 4096, 0.5) == 1.0  # no shorter than the sequence
+    assert eff.window_attention_share(2048, None, 0.5) == 1.0
+    h100 = resolve_gpu("H100")
+    full = eff.attention_time_factor(h100, "fa2", causal=True, flash=True)
+    banded = eff.attention_time_factor(h100, "fa2", causal=True, flash=True, window_share=0.8125)
+    assert banded == pytest.approx(full * 0.8125)
+    # an unfused kernel scores the whole square and masks it: no saving
+    assert eff.attention_time_factor(h100, "fa2", causal=True, flash=False, window_share=0.5) == 1
+
+
+def _pretrain(window: int | None) -> Any:
+    model = {
+        "arch": "decoder",
+        "params": 780e6,
+        "layers": 24,
+        "hidden": 1536,
+        "heads": 12,
+        "vocab": 32768,
+        "seq_len": 8192,
+    }
+    if window is not None:
+        model |= {"sliding_window": window, "sliding_window_layers": 18}
+    return parse_workload(
+        {
+            "name": "w",
+            "kind": "pretrain",
+            "model": model,
+            "data": {"tokens": 1e9},
+            "training": {"precision": "bf16", "framework": "torchtitan"},
+        }
+    )
+
+
+def test_training_with_windows_is_faster_at_long_sequences_and_says_so() -> None:
+    h100 = resolve_gpu("H100")
+    full = estimate(_pretrain(None), h100, 8)
+    windowed = estimate(_pretrain(1024), h100, 8)
+    assert windowed.wall_hours < full.wall_hours
+    assert train_facts(_pretrain(1024)).attention_window_share == pytest.approx(
+        0.25 + 0.75 * (2 * 1024 / 8192 - (1024 / 8192) ** 2)
+    )
+    assert "sliding-window layers" in windowed.efficiency_source
+    assert "sliding-window" not in full.efficiency_source

@@ -1161,6 +1161,19 @@ def attention_kernel_fraction(gpu: GpuSpec, kernel: str) -> float:
     return 1.0
 
 
+def window_attention_share(seq: float, window: float | None, windowed_share: float) -> float:
+    """The share of a causal decoder's attention FLOPs a fused kernel executes where
+    ``windowed_share`` of the layers attend within a sliding ``window`` (FlashAttention's
+    ``window_size``, cuDNN's sliding-window attention): such a layer's band of the causal square,
+    ``s·W - W²/2`` of ``s²/2``, is ``2W/s - (W/s)²`` of it; 1 without a window or with one no
+    shorter than the sequence.  An unfused kernel scores the whole square and masks it."""
+    if not window or windowed_share <= 0.0 or window >= seq:
+        return 1.0
+    ratio = window / seq
+    band = 2.0 * ratio - ratio * ratio
+    return 1.0 - windowed_share + windowed_share * band
+
+
 def attention_time_factor(
     gpu: GpuSpec,
     kernel: str,
@@ -1168,6 +1181,7 @@ def attention_time_factor(
     causal: bool,
     flash: bool,
     backward_share: float = ATTENTION_BACKWARD_SHARE,
+    window_share: float = 1.0,
 ) -> float:
     """Time of the attention core against its counted FLOPs run at the matmul rate, for counted
     FLOPs of which ``backward_share`` are the backward pass's (:data:`ATTENTION_BACKWARD_SHARE`
@@ -1177,10 +1191,11 @@ def attention_time_factor(
     forward pass runs at :func:`attention_kernel_fraction` of the matmul rate, and its backward
     pass executes :data:`FLASH_BACKWARD_FLOPS_RATIO` times its counted FLOPs at
     :data:`FLASH_BACKWARD_SPEED` of the forward's rate.  Without a fused kernel: 1 (the full
-    square, at the matmul rate)."""
+    square, at the matmul rate).  ``window_share``: what a causal kernel executes of that under
+    sliding windows (:func:`window_attention_share`)."""
     if not flash:
         return 1.0
-    executed = CAUSAL_ATTENTION_SHARE if causal else 1.0
+    executed = CAUSAL_ATTENTION_SHARE * window_share if causal else 1.0
     share = min(max(backward_share, 0.0), 1.0)
     backward = FLASH_BACKWARD_FLOPS_RATIO / FLASH_BACKWARD_SPEED
     return executed * (1.0 - share + share * backward) / attention_kernel_fraction(gpu, kernel)
@@ -1195,6 +1210,7 @@ def attention_extra_flops(
     precision: str,
     linear_share: float = 0.0,
     backward_share: float = ATTENTION_BACKWARD_SHARE,
+    window_share: float = 1.0,
 ) -> float:
     """FLOPs to add to a step's counted FLOPs per attention-core FLOP, so that they run in the time
     :func:`attention_time_factor` gives (negative: fewer), for counted FLOPs of which
@@ -1206,7 +1222,12 @@ def attention_extra_flops(
     """
     extra = (
         attention_time_factor(
-            gpu, kernel, causal=causal, flash=flash, backward_share=backward_share
+            gpu,
+            kernel,
+            causal=causal,
+            flash=flash,
+            backward_share=backward_share,
+            window_share=window_share,
         )
         - 1.0
     )

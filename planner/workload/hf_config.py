@@ -42,9 +42,8 @@ Per family (the layout of each family's ``transformers`` modelling code):
   width`` and down ``hidden``, the router's one per expert, the attention's four) and a learned
   attention-sink logit per head.  Its alternate sliding-window layers (``layer_types``, 128
   tokens) are read as ``sliding_window`` / ``sliding_window_layers`` (as Gemma 2's and Mistral
-  7B v0.1's windows, :func:`_sliding_window`): serving keeps their KV cache for the window only;
-  training counts them as full attention, overstating the attention FLOPs at long sequences (at
-  4,096 tokens gpt-oss-120b's by about half, ~10% of a training token's FLOPs);
+  7B v0.1's windows, :func:`_sliding_window`): serving keeps their KV cache for the window only,
+  and a fused kernel runs only their band of the attention in training;
 - ``qwen2_moe``: experts of ``moe_intermediate_size``, Q/K/V biases, one shared expert of
   ``shared_expert_intermediate_size`` with a ``hidden x 1`` sigmoid gate; ``qwen3_moe``: no
   shared expert, per-head QK norms (``2 x head_dim``); both make a layer dense (MLP of

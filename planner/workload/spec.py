@@ -213,7 +213,7 @@ class ModelSection(_Section):
     # of a windowed layer attends back to, and how many of the layers are windowed (the rest attend
     # to the whole context; None: all of them).  Mistral 7B v0.1: 4,096 on every layer; Gemma 2:
     # 4,096 and gpt-oss: 128 on every other one.  A serving engine keeps a windowed layer's KV
-    # cache for the window only; training counts every layer's attention whole (an upper bound)
+    # cache for the window only; in training a fused attention kernel runs only its band
     sliding_window: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     sliding_window_layers: int | None = Field(default=None, ge=0, le=MAX_LAYER_COUNT)
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)

@@ -272,6 +272,9 @@ class TrainFacts:
     # and whether the model is a causal decoder (efficiency.attention_time_factor)
     attention_flops_per_seq: dict[str, float] = field(default_factory=dict)
     causal: bool = False
+    # the share of a causal decoder's attention FLOPs a fused kernel executes under its sliding
+    # windows (efficiency.window_attention_share; 1: none)
+    attention_window_share: float = 1.0
     # the keys' (and values') width, kv_heads x head_dim, and the key/value heads: what context
     # parallelism passes round its ring (0: the hidden size, one head per query head)
     kv_width: float = 0.0
@@ -541,6 +544,7 @@ def _compute_gpu_constants(f: TrainFacts, gpu: GpuSpec, flash: bool) -> _GpuCons
         flash=flash,
         precision=f.precision,
         linear_share=f.linear_share,
+        window_share=f.attention_window_share,
     )
     return _GpuConstants(
         peak_flops=peak,

@@ -111,6 +111,9 @@ class _Shape:
     layer_params: float
     attention_flops_per_seq: dict[str, float]
     causal: bool
+    # what a fused kernel executes of a causal decoder's attention under its sliding windows
+    # (efficiency.window_attention_share; 1: none)
+    attention_window_share: float = 1.0
     # eager torch.autocast (memory.py): what its fp32 norms and softmax add per sequence and layer,
     # and the embedding table it does not cast (0 where the output head's matmul reads it)
     autocast_act_per_seq_layer: float = 0.0
@@ -347,8 +350,14 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
             )
             for mode in ("none", "selective", "full")
         },
-        # a decoder masks each token's attention to the tokens before it
+        # a decoder masks each token's attention to the tokens before it, and a windowed layer
+        # to the last sliding_window of them
         causal=m.arch == "decoder",
+        attention_window_share=eff.window_attention_share(
+            seq, m.sliding_window, m.windowed_layers / max(L, 1)
+        )
+        if m.arch == "decoder"
+        else 1.0,
         autocast_act_per_seq_layer=mem.autocast_extra_bytes_per_sbh(
             fp32_norms_counted=_fp32_norms_counted(spec)
         )
@@ -558,6 +567,7 @@ def _compute_train_facts(
         expert_share=spec.model.expert_params / params if params and transformer else 0.0,
         attention_flops_per_seq=shape.attention_flops_per_seq,
         causal=shape.causal,
+        attention_window_share=shape.attention_window_share,
         kv_width=(spec.model.kv_heads or spec.model.heads or 1) * spec.model.head_width
         if transformer
         else 0.0,
@@ -1086,6 +1096,11 @@ def _attention_text(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
         if f.causal
         else ""
     )
+    if f.causal and f.attention_window_share < 1.0:
+        text += (
+            f", and its sliding-window layers all but their band: {f.attention_window_share:.2g} "
+            "of the causal half runs"
+        )
     text += (
         "; its backward pass recomputes the scores "
         f"({eff.FLASH_BACKWARD_FLOPS_RATIO * 2:g}x the forward's FLOPs) at "
