@@ -135,9 +135,10 @@ from planner.workload.memory import LOW_BIT_RECIPES
 #   bubbles take almost none of it.  The same benchmark ran 2.1557 samples/s on 8 H100 (H17a): the
 #   MI300X about matches the H100 with 1.32x its dense peak.  The MI325X (the same die at 1,000 W
 #   against 750 W, HBM3e) ran it 1.34x faster than the MI300X, without the recompute (H162, 1.19x
-#   slow here): the estimate puts 1.13x between the two (recompute and bandwidth); the rest is
-#   plausibly the MI300X's power limit holding its clock below the 2,100 MHz peak under fp8 GEMMs
-#   (U, no sustained-clock measurement found), which one family fraction does not separate.
+#   slow here with the family figure alone): the estimate puts 1.13x between the two (recompute and
+#   bandwidth); the rest is the MI300X's 750 W limit holding its clock lower under matmuls than the
+#   MI325X's 1,000 W do -- AMD's measured large-GEMM rates put the MI325X 1.19x ahead at the same
+#   datasheet peak (SUSTAINED_GEMM_RELATIVE below; H162 1.01x with it).
 # MI350 (AMD CDNA4: MI350X, MI355X) has no calibration row: DEFAULT_GEMM_FRACTION.  Its MLPerf
 #   Training v5.1 runs (the C36 benchmark on 8 MI350X and 8 MI355X, and Llama 3.1 8B pre-training)
 #   are held-out rows (H169-H172), never used to set it.
@@ -163,6 +164,20 @@ GEMM_FRACTION: dict[str, float] = {
 }
 # Families without a measurement, U.
 DEFAULT_GEMM_FRACTION = 0.35
+
+# A part that sustains a higher clock under dense matmuls than the part its family's fraction was
+# measured on reaches that much more of the same peak: its figure is the family's times the ratio of
+# the two parts' measured large-GEMM rates (same dies, same kernels; only the power limit differs).
+# MI325X over MI300X (the MI300 calibration part, C36): AMD's Max-Achievable FLOPs, hipBLASLt on a
+# 4096 x 4864 x 32896 GEMM, are 843 BF16 TFLOPS at a median 1,447 MHz on the 1,000 W MI325X against
+# 708 at 1,207 MHz on the 750 W MI300X (FP8 1,519 against 1,273; FP16 794 against 654): "the power
+# management system reduces the clock speed when running dense tensor-core logic", and the MI325X's
+# 1,000 W hold ~20% more of it (S; AMD ROCm blog "Measuring Max-Achievable FLOPs -- Part 2", 2025,
+# Table 1, github.com/ROCm/rocm-blogs blogs/software-tools-optimization/
+# measuring-max-achievable-flops-part2/README.md, commit 8e011952).  843 / 708 = 1.19 (fp8 1.19).
+SUSTAINED_GEMM_RELATIVE: dict[str, float] = {
+    "MI325X": 843.0 / 708.0,
+}
 
 # An eager stack's host dispatch time per layer (frameworks.yaml, eager_host_ms_per_layer) was
 # measured on BERT layers.  A Llama-style layer (a gated MLP, RMSNorm and rotary embeddings run as
@@ -717,8 +732,11 @@ def result_bytes(precision: str) -> float:
 
 
 def gemm_fraction(gpu: GpuSpec) -> float:
-    """Share of the dense peak that matmuls of the family's reference shape sustain on ``gpu``."""
-    return GEMM_FRACTION.get(gpu.family, GEMM_FRACTION.get(gpu.name, DEFAULT_GEMM_FRACTION))
+    """Share of the dense peak that matmuls of the family's reference shape sustain on ``gpu``: the
+    family's figure, times :data:`SUSTAINED_GEMM_RELATIVE` for a part that holds a higher clock
+    under matmuls than the part the figure was measured on."""
+    family = GEMM_FRACTION.get(gpu.family, GEMM_FRACTION.get(gpu.name, DEFAULT_GEMM_FRACTION))
+    return min(family * SUSTAINED_GEMM_RELATIVE.get(gpu.name, 1.0), TENSOR_GEMM_SHARE)
 
 
 # -- matmul shape --------------------------------------------------------------------------------------

@@ -99,7 +99,10 @@ A stack can run fp8 weights no faster than 16-bit ones (``fp8_matmuls_at_16bit_r
 ROCm builds of vLLM of late 2024 on MI300X, whose hipBLASLt fp8 GEMMs were at parity with bf16):
 the weights still stream at one byte, the matmuls run at the 16-bit rate, as int8 weight-only.
 
-The KV cache is 16-bit unless ``kv_precision`` is fp8.
+The KV cache is 16-bit unless ``kv_precision`` is fp8.  The output head (vocabulary x hidden)
+stays 16-bit beside low-bit weights, as the quantisers leave it (``HEAD_16BIT_FORMATS``; llama.cpp's
+GGUF quantises it, ``quantizes_head``), and projects only the tokens that are sampled: each
+decoding token and a prompt's last, not every prompt token.
 """
 
 from __future__ import annotations
@@ -133,6 +136,15 @@ WEIGHT_BYTES: dict[str, float] = {
 }
 # The 4-bit floating-point weight formats (e2m1 values with block scales).
 FP4_FORMATS = ("fp4", "mxfp4")
+# The low-bit weight formats whose quantisers leave the output head (the vocabulary projection) in
+# 16-bit: NVIDIA's TensorRT Model Optimizer exports FP8, INT4-AWQ and NVFP4 checkpoints with
+# "exclude_modules": ["lm_head"] (modelopt/torch/export/unified_export_hf.py in
+# NVIDIA/TensorRT-Model-Optimizer, commit 87f791d6: the checkpoints TensorRT-LLM and vLLM serve);
+# vLLM's own fp8 and AWQ/GPTQ linear methods quantise the Linear layers, not its ParallelLMHead;
+# AutoAWQ and AutoGPTQ quantise the decoder layers only.  A stack whose format quantises the head
+# too (llama.cpp's GGUF: Q4_K_M stores output.weight as Q6_K, in its 4.83-bit average) says so
+# (``quantizes_head``).
+HEAD_16BIT_FORMATS = frozenset({"fp8", "int8", "int4", "fp4", "mxfp4"})
 KV_BYTES: dict[str, float] = {"fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "fp32": 4.0}
 # Prompt tokens one step processes at most (vLLM V1 max_num_batched_tokens for online serving).
 PREFILL_CHUNK_TOKENS = 2048
@@ -187,6 +199,9 @@ class ServingStack:
     # byte, but the matmuls reach only the 16-bit tensor rate (ROCm builds of late 2024, whose
     # hipBLASLt fp8 GEMMs were at parity with bf16 on MI300X)
     fp8_matmuls_at_16bit_rate: bool = False
+    # the stack's low-bit format quantises the output head too (llama.cpp's GGUF), where the other
+    # stacks' quantisers leave it in 16-bit (HEAD_16BIT_FORMATS)
+    quantizes_head: bool = False
 
     @property
     def continuous_batching(self) -> bool:
@@ -336,6 +351,11 @@ class ModelShape:
         """Parameters one token multiplies by: the active ones less the embedding lookup."""
         return self.active - self.lookup_params
 
+    @property
+    def head_params(self) -> float:
+        """The output head's parameters, ``vocab x hidden`` (the tied table where it is one)."""
+        return float(self.vocab or 0) * self.hidden
+
 
 def matmul_precision(weights: str, gpu: GpuSpec) -> str:
     """The unit a weight format's matmuls run on, by its compute precision: fp8 tensor cores for
@@ -387,7 +407,19 @@ class Replica:
 
     @property
     def weight_bytes_per_gpu(self) -> float:
-        return self.model.params * self.bytes_per_weight / self.tp
+        return self.model.params * self.bytes_per_weight / self.tp + self._head_extra_bytes
+
+    @property
+    def head_16bit(self) -> bool:
+        """The output head stays in 16-bit beside low-bit weights (:data:`HEAD_16BIT_FORMATS`)."""
+        return self.precision in HEAD_16BIT_FORMATS and not self.stack.quantizes_head
+
+    @property
+    def _head_extra_bytes(self) -> float:
+        """Bytes on each GPU the 16-bit head holds (and a step reads) beyond its low-bit size."""
+        if not self.head_16bit:
+            return 0.0
+        return self.model.head_params * (WEIGHT_BYTES["bf16"] - self.bytes_per_weight) / self.tp
 
     @property
     def kv_bytes_per_token_per_gpu(self) -> float:
@@ -504,12 +536,16 @@ class Replica:
         is looked up a row per token, not read whole."""
         m = self.model
         if not (m.experts and m.experts_per_token and m.active_params):
-            return (m.params - m.lookup_params) * self.bytes_per_weight / self.tp
+            return (
+                m.params - m.lookup_params
+            ) * self.bytes_per_weight / self.tp + self._head_extra_bytes
         e, k = float(m.experts), float(m.experts_per_token)
         expert = (m.params - m.active_params) / (e - k)
         shared = m.active_params - k * expert - m.lookup_params
         touched = e * (1.0 - (1.0 - k / e) ** max(tokens, 1.0))
-        return (shared + touched * expert) * self.bytes_per_weight / self.tp
+        return (
+            shared + touched * expert
+        ) * self.bytes_per_weight / self.tp + self._head_extra_bytes
 
     def step_seconds(
         self,
@@ -530,11 +566,14 @@ class Replica:
             return 0.0
         kv = self.kv_bytes_per_token_per_gpu
         bandwidth = self.bandwidth_bytes_per_s
-        peak = self.compute_peak_flops * self.matmul_fraction
         # The weight matmuls and attention are different kernels, run one after the other: each
         # is its own roofline, and the KV cache's reads do not hide behind the matmuls' math.
+        # the output head runs on the tokens that are sampled: every decoding beam and the last
+        # token of each prompt (prefill_tokens / prefill_context prompts' worth of chunks)
+        prompts = prefill_tokens / prefill_context if prefill_context > 0 else 0.0
+        sampled = beams + min(prompts, prefill_tokens)
         matmul_s = max(
-            self._weights_read(tokens) / bandwidth, 2.0 * m.matmul_params * tokens / self.tp / peak
+            self._weights_read(tokens) / bandwidth, self._matmul_flop_seconds(tokens, sampled)
         )
         shared = min(decode_prompt, decode_context)
         kv_read = decode_seqs * self.request_kv_tokens(shared, decode_context - shared)
@@ -553,6 +592,28 @@ class Replica:
         )
         host_s = self.stack.layer_overhead_ms * 1e-3 * m.layers
         return self.stack.step_overhead_ms * 1e-3 + max(gpu_s, host_s) + self._tp_seconds(tokens)
+
+    def _matmul_flop_seconds(self, tokens: float, sampled: float | None = None) -> float:
+        """The weight matmuls' arithmetic on each GPU for ``tokens`` tokens, of which ``sampled``
+        (all where not given) go through the output head: ``2 x params`` FLOPs a token at
+        :attr:`compute_peak_flops` x :attr:`matmul_fraction`.  The head projects only the tokens
+        whose next token is drawn -- the decoding ones and each prompt's last: vLLM's
+        LogitsProcessor prunes the hidden states to the sampled positions before the LM head, and
+        TensorRT-LLM gathers the last context token's logits unless an engine is built with
+        --gather_context_logits.  A 16-bit head (:attr:`head_16bit`) beside fp8 or fp4 matmuls
+        runs at the 16-bit rate."""
+        m = self.model
+        sampled = tokens if sampled is None else sampled
+        head = min(m.head_params, m.matmul_params)
+        body_s = 2.0 * tokens / self.tp * (m.matmul_params - head)
+        body_s /= self.compute_peak_flops * self.matmul_fraction
+        head_peak = self.compute_peak_flops * self.matmul_fraction
+        if self.head_16bit and self.matmul_unit not in ("bf16", "fp16", "fp32"):
+            layer_params = m.matmul_params / max(m.layers, 1)
+            x = eff.forward_bytes_per_flop(m.hidden, self.tp, layer_params)
+            peak16 = self.gpu.matmul_peak_flops("bf16")
+            head_peak = peak16 * eff.forward_matmul_fraction(self.gpu, x, peak16)
+        return body_s + 2.0 * sampled / self.tp * head / head_peak
 
     def _beam_search_seconds(self, decode_seqs: float, context: float) -> float:
         """The beam search's own memory traffic each step (nothing without it): every beam's fp32
@@ -656,7 +717,15 @@ def _steady_state(
     r: Replica, rate: float, prompt: Lengths, output: Lengths, limit: int
 ) -> _State | None:
     """The fixed point of Little's law at ``rate`` requests/s, or None when the batch it needs
-    exceeds ``limit`` or the prompts alone keep the replica busy."""
+    exceeds ``limit`` or the prompts alone keep the replica busy.
+
+    The iteration starts from a batch of one.  A prompt's added work can shrink as the batch
+    grows: a mixture of experts' prompt reads experts a small decode batch does not touch, and a
+    large batch touches them all already (:meth:`Replica._weights_read`), so at one running request
+    eight Mixtral 8x7B prompts a second keep an H100 busy on their own while at hundreds they cost a
+    few microseconds each.  Where the prompts fill the replica at the batch reached so far, the
+    batch is doubled (up to ``limit``) before the load is called too high: only at ``limit``, the
+    most the replica runs, do the prompts' own work decide it."""
     context = prompt.mean + output.mean / 2.0
     batch = 1.0
     state = None
@@ -664,7 +733,10 @@ def _steady_state(
         work = r.prefill_work_seconds(prompt.mean, batch, context, prompt.mean)
         rho = rate * work
         if rho >= 1.0:
-            return None
+            if batch >= limit:
+                return None
+            batch = min(2.0 * batch, float(limit))
+            continue
         step = r.step_seconds(batch, context, decode_prompt=prompt.mean) / (1.0 - rho)
         prefill = r.prefill_seconds(prompt.mean, batch, context, prompt.mean)
         ttft = step / 2.0 + prefill
