@@ -25,7 +25,12 @@ from planner.workload import efficiency as eff
 from planner.workload.adhoc import workload_from_facts
 from planner.workload.estimate_types import Topology, topology_links
 from planner.workload.memory import GIB
-from planner.workload.strategy import _place, _setup, _tensor_parallel_seconds
+from planner.workload.strategy import (
+    _even_micro_batch,
+    _place,
+    _setup,
+    _tensor_parallel_seconds,
+)
 from planner.workload.training import train_facts
 
 
@@ -134,3 +139,31 @@ def test_printed_memory_lines_add_up_to_the_total(model: str, gpu: str, count: i
     assert sum(lines) == pytest.approx(total, abs=0.005 * (len(lines) + 1))
     for shown, value in zip(lines, est.memory_breakdown_gib.values(), strict=True):
         assert shown == round(value, 2)
+
+
+# -- a host-bound search keeps the faster micro-batch ------------------------------------------------
+
+
+def test_host_bound_growth_never_picks_a_slower_micro_batch() -> None:
+    """TinyLlama 1.1B fine-tuned in pure bf16 under the Hugging Face Trainer on one B200: at the
+    token cap's 4 sequences its eager host dispatch outlasts the GPU's work, so the search grows
+    the micro-batch.  It grew it to 6 (a last micro-batch of 2 of the 32 sequences, which waits for
+    a whole dispatch) and kept that, 5% slower than the 4 it started from, and slower than amp
+    bf16 (fp32 master weights: more memory, more optimizer traffic) at 4.  The grown micro-batch
+    now splits the 32 evenly (8) and is kept only where it is faster."""
+    spec = workload_from_facts("tinyllama-1.1b", tokens=1e9, method="full", precision="pure-bf16")
+    chosen = estimate(spec, "B200", 1)
+    for micro_batch in (4, 6):
+        pinned = estimate(with_training(spec, parallelism={"micro_batch": micro_batch}), "B200", 1)
+        assert chosen.wall_hours <= pinned.wall_hours
+    assert 32 % chosen.strategy.micro_batch_size == 0
+    amp = workload_from_facts("tinyllama-1.1b", tokens=1e9, method="full", precision="bf16")
+    assert chosen.wall_hours <= estimate(amp, "B200", 1).wall_hours
+
+
+@pytest.mark.parametrize(
+    ("busiest", "grown", "most", "want"),
+    [(32, 5, 32, 8), (32, 5, 6, 6), (32, 8, 32, 8), (7, 3, 7, 4), (96, 7, 96, 8)],
+)
+def test_even_micro_batch(busiest: int, grown: int, most: int, want: int) -> None:
+    assert _even_micro_batch(busiest, grown, most) == want

@@ -1616,12 +1616,25 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         # micro-batch, so a tuned config grows the micro-batch until the GPU's share of it covers
         # the dispatch (timm's benchmark runs a ViT at 512 images of 197 tokens, ~100k tokens a
         # micro-batch, not the token cap's 8,192), within what fits and the rank's share, split
-        # evenly (no partly filled micro-batch)
+        # evenly (no partly filled micro-batch: a last one of fewer sequences still waits for a
+        # whole dispatch), and only where that is faster
         grown = math.ceil(b * (1.0 + c.host_idle_s / max(c.gpu_scaling_s, 1e-12)))
-        busiest = math.ceil(lay.per_rank - 1e-9)
-        grown = math.ceil(busiest / max(1, busiest // grown))
-        c = _cost_at(f, s, lay, seq, min(b_most, grown), fits)
+        grown = min(b_most, _even_micro_batch(math.ceil(lay.per_rank - 1e-9), grown, b_most))
+        c_grown = _cost_at(f, s, lay, seq, grown, fits)
+        if c_grown.piece_seconds < c.piece_seconds:
+            c = c_grown
     return c
+
+
+def _even_micro_batch(busiest: int, grown: int, most: int) -> int:
+    """A micro-batch of at least ``grown`` sequences (up to twice it, and ``most``) that divides
+    the busiest rank's ``busiest`` sequences, so that every micro-batch of the step is full; where
+    none does, the fewest micro-batches of ``grown`` or more hold them as evenly as one size can:
+    ``ceil(busiest / (busiest // grown))``, its last micro-batch partly filled."""
+    for d in range(grown, min(most, 2 * grown, busiest) + 1):
+        if busiest % d == 0:
+            return d
+    return math.ceil(busiest / max(1, busiest // grown))
 
 
 def _cost_at(
