@@ -8,6 +8,12 @@ it names.
   at 2: fp32 under full recompute kept exactly the activation bytes bf16 keeps.
 - The printed memory table adds up: each line and the total are shown to the same 0.01 GiB.  A
   4-significant-figure format showed "151" beside "14.35" and a total the lines did not make.
+- A host-bound layout's grown micro-batch is kept only where it is faster, and splits the rank's
+  sequences evenly: TinyLlama in pure bf16 grew from 4 to 6 of 32 sequences and ran slower than at
+  4, and slower than amp bf16, which holds more.
+- A stack estimates only the recipes it has (frameworks.yaml ``methods``, ``precisions``): llm.c
+  trains every weight and has no fp8 recipe, yet its factor made an fp8 LoRA fine-tune run at the
+  whole 16-bit peak.
 """
 
 from __future__ import annotations
@@ -18,13 +24,16 @@ from typing import Any
 import pytest
 
 from planner.api import estimate, with_training
+from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
 from planner.reports.estimate import render_estimate
 from planner.schema import Fabric, Interconnect
 from planner.workload import efficiency as eff
 from planner.workload.adhoc import workload_from_facts
 from planner.workload.estimate_types import Topology, topology_links
+from planner.workload.frameworks import load_frameworks
 from planner.workload.memory import GIB
+from planner.workload.spec import Method, Precision
 from planner.workload.strategy import (
     _even_micro_batch,
     _place,
@@ -167,3 +176,36 @@ def test_host_bound_growth_never_picks_a_slower_micro_batch() -> None:
 )
 def test_even_micro_batch(busiest: int, grown: int, most: int, want: int) -> None:
     assert _even_micro_batch(busiest, grown, most) == want
+
+
+# -- a stack estimates only the recipes it has ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "precision", "key"),
+    [("lora", "bf16", "training.method"), ("qlora", "bf16", "training.method"),
+     ("full", "fp8", "training.precision"), ("lora", "fp8", "training.method")],
+)  # fmt: skip
+def test_llm_c_refuses_recipes_it_lacks(method: str, precision: str, key: str) -> None:
+    """llm.c trains every weight and has no fp8 recipe; its 1.25x factor (its own bf16 GPT-2
+    kernels) put an fp8 LoRA fine-tune of Llama 3 8B on one H100 at 100% of the 16-bit peak."""
+    spec = workload_from_facts("llama-3-8b", tokens=1e9, method=method, precision=precision)
+    with pytest.raises(ConfigError) as caught:
+        with_training(spec, framework="llm.c")
+    assert caught.value.key_path == key
+    assert "llm.c has no" in str(caught.value)
+
+
+def test_llm_c_still_trains_what_it_runs() -> None:
+    for precision in ("bf16", "fp32", "pure-bf16"):
+        spec = workload_from_facts("gpt2", tokens=1e9, kind="pretrain", precision=precision)
+        est = estimate(with_training(spec, framework="llm.c"), "H100", 8)
+        assert est.fits and 0.0 < est.efficiency < 1.0
+
+
+def test_stack_recipe_names_are_methods_and_precisions() -> None:
+    methods = {m.value for m in Method}
+    precisions = {p.value for p in Precision}
+    for profile in load_frameworks().values():
+        assert set(profile.methods or ()) <= methods, profile.name
+        assert set(profile.precisions or ()) <= precisions, profile.name
