@@ -140,7 +140,10 @@ def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
         for k, v in est.memory_breakdown_gib.items()
     ]
     mem_rows.append({"memory per GPU": "total", "GiB": round(est.memory_per_gpu_gib, 2)})
-    lines.append(render_records(mem_rows, "markdown" if fmt == "markdown" else "table"))
+    # every line to the hundredth it was rounded to, so that the lines shown add up to the total
+    # shown (the tables' 4 significant figures wrote 151.03 as 151 beside 14.35)
+    table = "markdown" if fmt == "markdown" else "table"
+    lines.append(render_records(mem_rows, table, floatfmt=",.15g"))
     lines.append("")
     facts = [
         ("strategy", s.name),

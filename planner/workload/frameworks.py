@@ -91,6 +91,10 @@ class FrameworkProfile:
     interleaved_pipeline: bool = True
     # other names it goes by (its projects, the tools built on it), read as this profile
     aliases: tuple[str, ...] = ()
+    # the training methods and precisions it has recipes for (None: every one); a workload asking
+    # for another is refused (spec.TrainingSection), its ``stack`` factor being measured on these
+    methods: tuple[str, ...] | None = None
+    precisions: tuple[str, ...] | None = None
 
     def zero_with(self, *, tp: int, pp: int) -> tuple[int, ...]:
         """The ZeRO stages it runs on a layout of ``tp`` x ``pp``."""
@@ -137,6 +141,8 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 vocab_parallel_logits=bool(raw.get("vocab_parallel_logits", True)),
                 interleaved_pipeline=bool(raw.get("interleaved_pipeline", True)),
                 aliases=tuple(str(a) for a in raw.get("aliases", ())),
+                methods=_names(raw.get("methods")),
+                precisions=_names(raw.get("precisions")),
             )
             for stages in (profile.pipeline_zero, profile.tensor_zero, profile.searched_zero):
                 if stages is not None and not set(stages) <= set(profile.zero):
@@ -157,6 +163,15 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
             ) from e
         profiles[profile.name] = profile
     return profiles
+
+
+def _names(raw: object) -> tuple[str, ...] | None:
+    """A list of names from frameworks.yaml (``methods``, ``precisions``); None where not given."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw:
+        raise ValueError("methods and precisions must be non-empty lists of names")
+    return tuple(str(n) for n in raw)
 
 
 def _stages(raw: object) -> tuple[int, ...] | None:

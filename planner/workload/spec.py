@@ -562,6 +562,30 @@ class TrainingSection(_Section):
         return self
 
     @model_validator(mode="after")
+    def _stack_recipes(self) -> TrainingSection:
+        """A stack trains only with the methods and in the precisions it has recipes for
+        (frameworks.yaml ``methods``, ``precisions``): llm.c trains every weight and has no fp8
+        recipe, and its factor, measured on its own bf16 GPT-2 kernels, sped up an fp8 LoRA
+        fine-tune to the whole 16-bit peak."""
+        from planner.workload.frameworks import load_frameworks
+
+        stack = load_frameworks().get(self.framework)
+        if stack is None:  # auto and any stand for the usual stacks
+            return self
+        for key, value, known in (
+            ("method", self.method.value, stack.methods),
+            ("precision", self.precision.value, stack.precisions),
+        ):
+            if known is not None and value not in known:
+                raise FieldError(
+                    key,
+                    f"{value} with framework: {stack.name}: {stack.name} has no {value} recipe "
+                    f"(its {key}s: {', '.join(known)}); use one of those, or a stack that runs "
+                    f"{value} (planner estimate --help lists them)",
+                )
+        return self
+
+    @model_validator(mode="after")
     def _paged_optimizer(self) -> TrainingSection:
         """A paged optimizer keeps its states in CUDA unified memory next to the GPU that steps
         them; ``offload`` moves them to the host for a CPU optimizer instead (DeepSpeed CPU Adam),

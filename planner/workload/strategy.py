@@ -761,8 +761,9 @@ def _place(
             optimizer_s += nvme_s
         o = 0.0
         gr = offloaded_gradient_bytes(gr)  # streamed to the host as the backward pass makes them
-    # prefetching: the gathered current and next layer in 16 bits
-    buffers = 2.0 * 2.0 * f.largest_layer / tp if zero >= 3 else 0.0
+    # prefetching: the gathered current and next layer at the width the layers compute in (16
+    # bits; fp32 and tf32 gather their fp32 weights: efficiency.result_bytes)
+    buffers = 2.0 * eff.result_bytes(f.precision) * f.largest_layer / tp if zero >= 3 else 0.0
     # a quantised output head's 16-bit copy, made beside the held activations (the last stage's)
     buffers += f.head_dequant_bytes / tp
     states = w + gr + o + buffers
@@ -1075,7 +1076,9 @@ def _activation_bytes(
     if unsplit:
         whole = f.act_replicated_per_seq_layer + (f.autocast_act_per_seq_layer if autocast else 0.0)
     logits = f.logits_per_seq / (tp if _splits_logits(f) else 1)
-    layer_input = 2.0 * f.seq * f.hidden
+    # each layer's input, s·h values at the activations' width (2 bytes; 4 in fp32 and tf32, whose
+    # layers run and hand on fp32 values: efficiency.result_bytes), as the kept bytes count them
+    layer_input = eff.result_bytes(f.precision) * f.seq * f.hidden
     # a layer's kept bytes on one tensor-parallel rank: its split share and what stays whole
     kept_rank = (kept - whole) / tp + whole
     if mode == "block":
@@ -1263,14 +1266,14 @@ def _tensor_parallel_seconds(
 ) -> float:
     """Exposed tensor-parallel all-reduces of one micro-batch: 4 per layer, 2 more for each layer
     whose forward pass runs again (6 with full recompute; Megatron; a share ``recompute_share`` of
-    the layers), each moving ``2·(tp-1)/tp`` of the 16-bit activations, pipelined with the matmuls
-    on Hopper and newer over NVLink."""
+    the layers), each moving ``2·(tp-1)/tp`` of the activations (16-bit; fp32 in fp32 and tf32),
+    pipelined with the matmuls on Hopper and newer over NVLink."""
     tp = lay.tp
     if tp <= 1:
         return 0.0
     links = s.links
     n_ar = 4.0 + 2.0 * recompute_share
-    per_ar = 2.0 * (tp - 1) / tp * (b * f.seq // lay.cp) * f.hidden * 2.0
+    per_ar = 2.0 * (tp - 1) / tp * (b * f.seq // lay.cp) * f.hidden * eff.result_bytes(f.precision)
     layers_local = f.layers / lay.pp
     t_tp = (
         n_ar
@@ -1307,7 +1310,7 @@ def _pipelined(
     # sequence parallel leaves each tensor-parallel rank 1/tp of the boundary's activations to send;
     # without it every rank sends them whole (DeepSpeed's pipeline engine)
     split = lay.tp if _splits_sequence(f) else 1
-    t_p2p = 2.0 * (b * f.seq // lay.cp) * f.hidden * 2.0 / split / p2p_bw
+    t_p2p = 2.0 * (b * f.seq // lay.cp) * f.hidden * eff.result_bytes(f.precision) / split / p2p_bw
     act_layers = act1 * b
     return pipeline_schedule(
         lay.pp, m, f.layers, t_slot, t_p2p, act_layers, headroom, interleave=_interleaves(f)
@@ -1441,14 +1444,15 @@ def network_copies_per_token(
 
 def _all_to_all_seconds(f: TrainFacts, s: _Search, lay: _Layout, b: int) -> float:
     """The expert-parallel exchanges of one micro-batch on this stage: each token's hidden state
-    (16-bit) goes to its experts and comes back, forward and backward, as the copies of
-    :func:`network_copies_per_token`: those for the ranks in the node cross NVLink and those for
-    other nodes the node's network (per GPU) at the same time: the slower of the two sets the time.
-    Not overlapped with the matmuls."""
+    (16-bit; fp32 in fp32 and tf32) goes to its experts and comes back, forward and backward, as
+    the copies of :func:`network_copies_per_token`: those for the ranks in the node cross NVLink
+    and those for other nodes the node's network (per GPU) at the same time: the slower of the two
+    sets the time.  Not overlapped with the matmuls."""
     if lay.ep <= 1 or not f.experts_per_token:
         return 0.0
     tokens = b * f.seq // lay.cp
-    per_copy = ALL_TO_ALLS_PER_LAYER * tokens * f.hidden * 2.0 * (f.layers / lay.pp) / lay.tp
+    width = eff.result_bytes(f.precision)
+    per_copy = ALL_TO_ALLS_PER_LAYER * tokens * f.hidden * width * (f.layers / lay.pp) / lay.tp
     intra, inter = network_copies_per_token(f, lay.ep, lay.tp, s.links.gpus_per_node)
     per_gpu_network = s.links.node_bytes_per_s / max(1, s.links.gpus_per_node)
     return max(per_copy * intra / s.links.intra_bytes_per_s, per_copy * inter / per_gpu_network)
@@ -1630,12 +1634,25 @@ def _cost(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Costed
         # micro-batch, so a tuned config grows the micro-batch until the GPU's share of it covers
         # the dispatch (timm's benchmark runs a ViT at 512 images of 197 tokens, ~100k tokens a
         # micro-batch, not the token cap's 8,192), within what fits and the rank's share, split
-        # evenly (no partly filled micro-batch)
+        # evenly (no partly filled micro-batch: a last one of fewer sequences still waits for a
+        # whole dispatch), and only where that is faster
         grown = math.ceil(b * (1.0 + c.host_idle_s / max(c.gpu_scaling_s, 1e-12)))
-        busiest = math.ceil(lay.per_rank - 1e-9)
-        grown = math.ceil(busiest / max(1, busiest // grown))
-        c = _cost_at(f, s, lay, seq, min(b_most, grown), fits)
+        grown = min(b_most, _even_micro_batch(math.ceil(lay.per_rank - 1e-9), grown, b_most))
+        c_grown = _cost_at(f, s, lay, seq, grown, fits)
+        if c_grown.piece_seconds < c.piece_seconds:
+            c = c_grown
     return c
+
+
+def _even_micro_batch(busiest: int, grown: int, most: int) -> int:
+    """A micro-batch of at least ``grown`` sequences (up to twice it, and ``most``) that divides
+    the busiest rank's ``busiest`` sequences, so that every micro-batch of the step is full; where
+    none does, the fewest micro-batches of ``grown`` or more hold them as evenly as one size can:
+    ``ceil(busiest / (busiest // grown))``, its last micro-batch partly filled."""
+    for d in range(grown, min(most, 2 * grown, busiest) + 1):
+        if busiest % d == 0:
+            return d
+    return math.ceil(busiest / max(1, busiest // grown))
 
 
 def _cost_at(
