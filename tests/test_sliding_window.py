@@ -166,3 +166,18 @@ def test_training_with_windows_is_faster_at_long_sequences_and_says_so() -> None
     )
     assert "sliding-window layers" in windowed.efficiency_source
     assert "sliding-window" not in full.efficiency_source
+
+
+def test_a_request_fits_only_where_the_pool_holds_its_windowed_kv_cache_once() -> None:
+    # fits() takes request_kv_tokens(), which already keeps a windowed layer's window only; a
+    # request the pool cannot hold (no replica runs it: max_concurrency 0) must not fit.  It had
+    # been windowed twice: 0.5 x 1.2 + 0.5 x 1,024 tokens of a pool of 1.0 fitted.
+    r = _replica(HALF)
+    pool_tokens = r.kv_pool_bytes_per_gpu / r.kv_bytes_per_token_per_gpu
+    prompt = 2.4 * pool_tokens - 1024  # 1.2 pools of KV cache once windowed
+    assert r.request_kv_tokens(prompt, 0) == pytest.approx(1.2 * pool_tokens)
+    assert r.max_concurrency(prompt, prompt) == 0
+    assert not r.fits(r.request_kv_tokens(prompt, 0))
+    # and one that the pool holds fits
+    short = 1.6 * pool_tokens - 1024  # 0.8 pools
+    assert r.max_concurrency(short, short) >= 1 and r.fits(r.request_kv_tokens(short, 0))
