@@ -181,3 +181,35 @@ def test_a_request_fits_only_where_the_pool_holds_its_windowed_kv_cache_once() -
     # and one that the pool holds fits
     short = 1.6 * pool_tokens - 1024  # 0.8 pools
     assert r.max_concurrency(short, short) >= 1 and r.fits(r.request_kv_tokens(short, 0))
+
+
+@pytest.mark.parametrize(
+    ("layers", "windowed"),
+    [
+        (20, 10),  # shallower than the preset's 42: was refused for the preset's own 21
+        (60, 30),  # deeper: was 21 of 60, most of them full
+        (42, 21),  # the preset's depth: its count
+    ],
+)
+def test_a_reshaped_presets_windowed_layers_keep_their_share(layers: int, windowed: int) -> None:
+    spec = parse_workload(
+        {
+            "name": "w",
+            "kind": "inference",
+            "model": {"preset": "gemma-2-9b", "layers": layers},
+            "inference": {"tokens_per_s": 100, "hours": 1},
+        }
+    )
+    assert spec.model.sliding_window_layers == windowed
+
+
+def test_windowed_layers_given_with_a_reshaped_preset_are_taken_as_given() -> None:
+    spec = parse_workload(
+        {
+            "name": "w",
+            "kind": "inference",
+            "model": {"preset": "gemma-2-9b", "layers": 20, "sliding_window_layers": 5},
+            "inference": {"tokens_per_s": 100, "hours": 1},
+        }
+    )
+    assert spec.model.sliding_window_layers == 5

@@ -921,6 +921,22 @@ class WorkloadSpec(_Section):
                     "the shape alone does not give; set model.params and model.active_params "
                     "for the changed model too",
                 )
+            if (
+                "layers" in changed
+                and isinstance(given["layers"], int)
+                and not isinstance(given["layers"], bool)
+                and given["layers"] > 0
+                and "sliding_window_layers" not in given
+                and preset.sliding_window_layers is not None
+                and preset.layers
+            ):
+                # the preset's windowed layers are a share of its own depth (Gemma 2 and gpt-oss:
+                # every other layer, Mistral 7B v0.1 all): a model of other depth keeps the share,
+                # not the preset's count, which could exceed its layers or leave most full
+                layers = given["layers"]
+                given["sliding_window_layers"] = min(
+                    round(preset.sliding_window_layers * layers / preset.layers), layers
+                )
             if "params" not in given and reshaped:
                 params = _reshaped_params(filled, {**filled, **given})
                 if params is not None:
