@@ -213,3 +213,26 @@ def test_windowed_layers_given_with_a_reshaped_preset_are_taken_as_given() -> No
         }
     )
     assert spec.model.sliding_window_layers == 5
+
+
+def test_a_window_on_an_encoder_is_refused_not_ignored() -> None:
+    # only a causal decoder's windowed layers are modelled: an encoder's window had been accepted
+    # and dropped without a word
+    with pytest.raises(PlannerError) as e:
+        parse_workload(
+            {
+                "name": "w",
+                "kind": "pretrain",
+                "model": {
+                    "arch": "encoder",
+                    "params": 1e8,
+                    "layers": 12,
+                    "hidden": 768,
+                    "heads": 12,
+                    "seq_len": 512,
+                    "sliding_window": 128,
+                },
+                "data": {"tokens": 1e9},
+            }
+        )
+    assert "model.sliding_window" in str(e.value) and "drop it" in str(e.value)

@@ -1336,6 +1336,14 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
             f"{heads} heads do not divide hidden size {hidden} (heads of another width: give "
             "model.head_dim)",
         )
+    if m.sliding_window is not None and m.arch != "decoder":
+        # was accepted and ignored: only a causal decoder's windowed layers are modelled
+        raise FieldError(
+            "model.sliding_window",
+            "applies to a decoder's causal attention (Mistral 7B v0.1, Gemma 2, gpt-oss), and "
+            f"model.arch is {m.arch}, whose attention is estimated over the whole sequence: drop "
+            "it (and sliding_window_layers)",
+        )
     if m.sliding_window_layers is not None and m.sliding_window is None:
         raise FieldError(
             "model.sliding_window_layers",
