@@ -178,6 +178,13 @@ DEFAULT_GEMM_FRACTION = 0.35
 SUSTAINED_GEMM_RELATIVE: dict[str, float] = {
     "MI325X": 843.0 / 708.0,
 }
+# The public measurement behind each SUSTAINED_GEMM_RELATIVE entry, as an estimate names it.
+SUSTAINED_GEMM_SOURCE: dict[str, str] = {
+    "MI325X": (
+        "AMD's measured Max-Achievable FLOPs, 843 against the MI300X's 708 BF16 TFLOPS at the same "
+        "peak (ROCm blog 'Measuring Max-Achievable FLOPs - Part 2', Table 1)"
+    ),
+}
 
 # An eager stack's host dispatch time per layer (frameworks.yaml, eager_host_ms_per_layer) was
 # measured on BERT layers.  A Llama-style layer (a gated MLP, RMSNorm and rotary embeddings run as
