@@ -166,3 +166,73 @@ def test_training_with_windows_is_faster_at_long_sequences_and_says_so() -> None
     )
     assert "sliding-window layers" in windowed.efficiency_source
     assert "sliding-window" not in full.efficiency_source
+
+
+def test_a_request_fits_only_where_the_pool_holds_its_windowed_kv_cache_once() -> None:
+    # fits() takes request_kv_tokens(), which already keeps a windowed layer's window only; a
+    # request the pool cannot hold (no replica runs it: max_concurrency 0) must not fit.  It had
+    # been windowed twice: 0.5 x 1.2 + 0.5 x 1,024 tokens of a pool of 1.0 fitted.
+    r = _replica(HALF)
+    pool_tokens = r.kv_pool_bytes_per_gpu / r.kv_bytes_per_token_per_gpu
+    prompt = 2.4 * pool_tokens - 1024  # 1.2 pools of KV cache once windowed
+    assert r.request_kv_tokens(prompt, 0) == pytest.approx(1.2 * pool_tokens)
+    assert r.max_concurrency(prompt, prompt) == 0
+    assert not r.fits(r.request_kv_tokens(prompt, 0))
+    # and one that the pool holds fits
+    short = 1.6 * pool_tokens - 1024  # 0.8 pools
+    assert r.max_concurrency(short, short) >= 1 and r.fits(r.request_kv_tokens(short, 0))
+
+
+@pytest.mark.parametrize(
+    ("layers", "windowed"),
+    [
+        (20, 10),  # shallower than the preset's 42: was refused for the preset's own 21
+        (60, 30),  # deeper: was 21 of 60, most of them full
+        (42, 21),  # the preset's depth: its count
+    ],
+)
+def test_a_reshaped_presets_windowed_layers_keep_their_share(layers: int, windowed: int) -> None:
+    spec = parse_workload(
+        {
+            "name": "w",
+            "kind": "inference",
+            "model": {"preset": "gemma-2-9b", "layers": layers},
+            "inference": {"tokens_per_s": 100, "hours": 1},
+        }
+    )
+    assert spec.model.sliding_window_layers == windowed
+
+
+def test_windowed_layers_given_with_a_reshaped_preset_are_taken_as_given() -> None:
+    spec = parse_workload(
+        {
+            "name": "w",
+            "kind": "inference",
+            "model": {"preset": "gemma-2-9b", "layers": 20, "sliding_window_layers": 5},
+            "inference": {"tokens_per_s": 100, "hours": 1},
+        }
+    )
+    assert spec.model.sliding_window_layers == 5
+
+
+def test_a_window_on_an_encoder_is_refused_not_ignored() -> None:
+    # only a causal decoder's windowed layers are modelled: an encoder's window had been accepted
+    # and dropped without a word
+    with pytest.raises(PlannerError) as e:
+        parse_workload(
+            {
+                "name": "w",
+                "kind": "pretrain",
+                "model": {
+                    "arch": "encoder",
+                    "params": 1e8,
+                    "layers": 12,
+                    "hidden": 768,
+                    "heads": 12,
+                    "seq_len": 512,
+                    "sliding_window": 128,
+                },
+                "data": {"tokens": 1e9},
+            }
+        )
+    assert "model.sliding_window" in str(e.value) and "drop it" in str(e.value)

@@ -276,7 +276,7 @@ def _shape_limits(
             continue
         topo = Topology(gpus_per_node=gpus, interconnect=link, fabric=Fabric.ETHERNET)
         r = make_replica(spec, gpu, tp, topology_links(gpu, topo, tp))
-        if not r.fits(prompt.p95 + output.p95):
+        if not r.fits(r.request_kv_tokens(prompt.p95, output.p95)):
             continue
         limit, at, alone = replica_limit(r, prompt, output, slo)
         out.append(ShapeLimit(tp, gpus // tp, limit, at, alone))

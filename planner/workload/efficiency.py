@@ -68,8 +68,8 @@ from planner.workload.memory import LOW_BIT_RECIPES
 # A10G 0.52, GeForce's figure: it reaches its 70 TFLOPS (half-rate FP32 accumulate, the catalog's
 #   peak) in a large bf16 PyTorch matmul -- 69.47 (zzc0721/torch-performance-test-data issue #126)
 #   -- as the GeForce cards reach theirs with the same script (RTX 3090 76.6 of 71, RTX 4090 160-173
-#   of 165.2, RTX 3060 25.5 of 25.4; database.md @078586871), where the 0.35 of the group above took
-#   a power cap to hold it far below.  At 0.35 the held-out A10G fine-tunes (H105, H106, H112, H304,
+#   of 165.2, an RTX 3060 Laptop 25.9 against the desktop card's 25.4; database.md @078586871),
+#   where the 0.35 of the group above took a power cap to hold it far below.  At 0.35 the held-out A10G fine-tunes (H105, H106, H112, H304,
 #   H355-H357) came out 1.00-1.61x slow, median 1.37; at 0.52, 0.77-1.18.  The T4 itself, whose sustained rate is
 #   published, trains at that rate beside the uncapped Turing's time beyond its GEMMs
 #   (precision_peak, UNCAPPED_FAMILY below).
@@ -177,6 +177,13 @@ DEFAULT_GEMM_FRACTION = 0.35
 # measuring-max-achievable-flops-part2/README.md, commit 8e011952).  843 / 708 = 1.19 (fp8 1.19).
 SUSTAINED_GEMM_RELATIVE: dict[str, float] = {
     "MI325X": 843.0 / 708.0,
+}
+# The public measurement behind each SUSTAINED_GEMM_RELATIVE entry, as an estimate names it.
+SUSTAINED_GEMM_SOURCE: dict[str, str] = {
+    "MI325X": (
+        "AMD's measured Max-Achievable FLOPs, 843 against the MI300X's 708 BF16 TFLOPS at the same "
+        "peak (ROCm blog 'Measuring Max-Achievable FLOPs - Part 2', Table 1)"
+    ),
 }
 
 # An eager stack's host dispatch time per layer (frameworks.yaml, eager_host_ms_per_layer) was

@@ -480,11 +480,13 @@ class Replica:
         fits = int(pool // (self.kv_bytes_per_token_per_gpu * max(held, 1.0)))
         return min(fits, self.stack.max_num_seqs)
 
-    def fits(self, longest_sequence_tokens: float) -> bool:
-        """The weights fit and the KV pool holds ``longest_sequence_tokens`` of KV cache: one
-        request of the longest length (see :meth:`request_kv_tokens` with beam search)."""
-        return self.kv_pool_bytes_per_gpu >= self.kv_bytes_per_token_per_gpu * self.model.kv_tokens(
-            longest_sequence_tokens
+    def fits(self, longest_request_kv_tokens: float) -> bool:
+        """The weights fit and the KV pool holds ``longest_request_kv_tokens`` of KV cache: one
+        request of the longest length, as :meth:`request_kv_tokens` counts it (beam search, and
+        the sliding-window layers' window already applied: not windowed a second time here)."""
+        return (
+            self.kv_pool_bytes_per_gpu
+            >= self.kv_bytes_per_token_per_gpu * longest_request_kv_tokens
         )
 
     # -- time -------------------------------------------------------------------------------------

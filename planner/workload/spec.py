@@ -945,6 +945,22 @@ class WorkloadSpec(_Section):
                     "the shape alone does not give; set model.params and model.active_params "
                     "for the changed model too",
                 )
+            if (
+                "layers" in changed
+                and isinstance(given["layers"], int)
+                and not isinstance(given["layers"], bool)
+                and given["layers"] > 0
+                and "sliding_window_layers" not in given
+                and preset.sliding_window_layers is not None
+                and preset.layers
+            ):
+                # the preset's windowed layers are a share of its own depth (Gemma 2 and gpt-oss:
+                # every other layer, Mistral 7B v0.1 all): a model of other depth keeps the share,
+                # not the preset's count, which could exceed its layers or leave most full
+                layers = given["layers"]
+                given["sliding_window_layers"] = min(
+                    round(preset.sliding_window_layers * layers / preset.layers), layers
+                )
             if "params" not in given and reshaped:
                 params = _reshaped_params(filled, {**filled, **given})
                 if params is not None:
@@ -1343,6 +1359,14 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
             "model.heads",
             f"{heads} heads do not divide hidden size {hidden} (heads of another width: give "
             "model.head_dim)",
+        )
+    if m.sliding_window is not None and m.arch != "decoder":
+        # was accepted and ignored: only a causal decoder's windowed layers are modelled
+        raise FieldError(
+            "model.sliding_window",
+            "applies to a decoder's causal attention (Mistral 7B v0.1, Gemma 2, gpt-oss), and "
+            f"model.arch is {m.arch}, whose attention is estimated over the whole sequence: drop "
+            "it (and sliding_window_layers)",
         )
     if m.sliding_window_layers is not None and m.sliding_window is None:
         raise FieldError(

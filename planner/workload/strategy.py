@@ -1500,9 +1500,10 @@ def moe_host_seconds(f: TrainFacts, lay: _Layout, recompute_share: float) -> flo
 EAGER_FORWARD_SHARE = 1.0 / 3.0
 # Host time of the ZeRO-3/FSDP hooks an eager stack runs on each wrapped unit (a transformer layer:
 # the wrap policy of the Hugging Face, LitGPT, torchtune and fsdp_qlora recipes) per micro-batch:
-# the pre-forward unshard, the pre-backward unshard and the post-backward reduce-scatter, each
-# about 1 ms of CPU ("FSDP::pre_forward calls take 50% of the step time ... 1 ms launches",
-# pytorch/pytorch issue #173680, FSDP2 on torch 2.10; FSDP1's hooks taken as no cheaper, U).  The
+# the pre-forward unshard, the pre-backward unshard and the post-backward reduce-scatter.  The
+# pre-forward one was measured at about 1 ms of CPU ("FSDP::pre_forward calls take 50% of the step
+# time ... 1 ms launches", pytorch/pytorch issue #173680, FSDP2 on torch 2.10); the two backward
+# hooks are taken as the same, and FSDP1's as no cheaper (U: the issue times only the first).  The
 # host runs them between the layer's kernel launches, so they add to its dispatch time, and show
 # where the GPU's work is the shorter: LitGPT's LoRA runs of one short sample a rank (H313, H314,
 # H319, H320) take 6-11 ms more a layer under FSDP than on one GPU.

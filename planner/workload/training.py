@@ -1142,11 +1142,19 @@ def _compute_efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
         else f"; the 16-bit fraction's time beyond its GEMMs kept, its GEMMs at {slower[0]:.2f} "
         f"of that peak ({slower[1]})"
     )
+    sustained = eff.SUSTAINED_GEMM_RELATIVE.get(gpu.name)
+    clock = (
+        ""
+        if sustained is None
+        # a part whose matmuls hold a higher clock than its family's calibration part's
+        else f"; x{sustained:.2f} for the clock it holds under matmuls: "
+        f"{eff.SUSTAINED_GEMM_SOURCE[gpu.name]}"
+    )
     text = (
         f"physics model: {gpu.name} matmuls at {_peak_text(gpu, f)} "
         "(GPU-generation default calibrated on published runs: MosaicML llm-foundry "
         "benchmarks, Narayanan et al. 2021, Korthikanti et al. 2022"
-        f"{derived}"
+        f"{clock}{derived}"
         f"{', adjusted for the matmul shapes' if f.transformer or f.unet_pipeline else ''}), plus activation "
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
