@@ -1014,8 +1014,8 @@ def prices_diff(
                 hint="`planner prices status` and `planner prices history` name the snapshot ids",
             )
     roots = default_roots()
-    before = load_snapshot(find_snapshot(old, roots)).offers
-    after = load_snapshot(find_snapshot(new, roots)).offers
+    before = load_snapshot(find_snapshot(old, roots, key_path="old")).offers
+    after = load_snapshot(find_snapshot(new, roots, key_path="new")).offers
     return diff_offers(before, after, threshold=threshold)
 
 
@@ -1096,7 +1096,7 @@ def calibrate(
             if both
             else "give one of measured_tokens_per_second and measured_step_seconds",
             key_path="measured_tokens_per_second",
-            hint="e.g. --measured-tokens-per-second 12000 or --measured-step-seconds 2.5",
+            hint="e.g. measured_tokens_per_second=12000 or measured_step_seconds=2.5",
         )
     if measured_tokens_per_second is not None and not (
         is_number(measured_tokens_per_second) and 0 < measured_tokens_per_second < math.inf

@@ -55,6 +55,15 @@ def record(
 ) -> None:
     """Record a measured run: later estimates on the same GPU, stack, precision, method and kind
     scale their training steps by measured / estimated throughput."""
+    if (measured_tokens_per_second is None) == (measured_step_seconds is None):
+        # was the library's "give one of measured_tokens_per_second and measured_step_seconds":
+        # its keywords, not this command's options
+        raise click.UsageError(
+            "give --measured-tokens-per-second or --measured-step-seconds"
+            + (", not both" if measured_step_seconds is not None else "")
+            + ": the run's throughput, e.g. --measured-tokens-per-second 12000 or "
+            "--measured-step-seconds 2.5"
+        )
     rec = api.calibrate(
         workload,
         gpu,

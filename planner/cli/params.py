@@ -19,7 +19,7 @@ import click
 from click.core import ParameterSource
 
 from planner import clock
-from planner.errors import ConfigError, PlannerError, foreign_digits_error
+from planner.errors import ConfigError, PlannerError, foreign_digits_error, suggest
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
@@ -75,7 +75,14 @@ class OutputPath(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail(f"is blank: name the file to write, e.g. {self.example}", param, ctx)
-        return super().convert(value, param, ctx)
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            if not Path(value).is_dir():
+                raise
+            # was click's "File 'out' is a directory." and no fix
+            inside = Path(value) / self.example
+            self.fail(f"{e.message.rstrip('.')}: name a file in it, e.g. {inside}", param, ctx)
 
 
 class FiniteFloat(click.FloatRange):
@@ -151,12 +158,35 @@ _NUMBER_WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four", "five",
 _NUMBER_WORDS += ("eight", "nine", "ten", "eleven", "twelve")
 
 
-class LinkChoice(click.Choice):
+class NameChoice(click.Choice):
+    """click's Choice, in any case, whose refusal ends with the nearest name
+    (:func:`planner.errors.suggest`): was "'bfloat16' is not one of 'fp32', 'tf32', ..." alone for
+    --precision bfloat16, --kind pretraining, --method q-lora, --format jsn, --solver higs."""
+
+    def __init__(self, choices: Sequence[str]) -> None:
+        super().__init__(choices, case_sensitive=False)
+
+    def fix(self, value: str) -> str | None:
+        """The fix for ``value`` that is none of the choices, or None (click's list alone)."""
+        close = suggest(value, [str(c) for c in self.choices], 1)
+        return f"did you mean {close[0]!r}?" if close else None
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            fix = self.fix(str(value))
+            if fix is None:
+                raise  # click's own message lists the choices
+            self.fail(f"{e.message.rstrip('.')}; {fix}", param, ctx)
+
+
+class LinkChoice(NameChoice):
     """A link's name (``--interconnect``, ``--fabric``) with the fix a file's gets: was "'IB' is
     not one of 'none', 'pcie', 'nvlink', 'nvswitch'." alone for IB, nvl, sxm and 100GbE."""
 
     def __init__(self, choices: list[str], field: str, *, other: str | None = None) -> None:
-        super().__init__(choices, case_sensitive=False)
+        super().__init__(choices)
         # the command's options for the link fields: this one, and the other kind's (--fabric
         # beside --interconnect) where a value of that kind is sent; without it (offers filters
         # on the link inside a machine only) the fix says the command has no option for it
@@ -165,21 +195,13 @@ class LinkChoice(click.Choice):
         if other is not None:
             self.option_names["fabric" if field == "interconnect" else "interconnect"] = other
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        try:
-            return super().convert(value, param, ctx)
-        except click.BadParameter as e:
-            from planner.config.validation import value_alias_hint
-            from planner.errors import suggest
+    def fix(self, value: str) -> str | None:
+        from planner.config.validation import value_alias_hint
 
-            options = [str(c) for c in self.choices]
-            close = suggest(str(value), options, 1)
-            fix = value_alias_hint(
-                str(value), options, self.field, option_names=self.option_names
-            ) or (f"did you mean {close[0]!r}?" if close else None)
-            if fix is None:
-                raise  # click's own message lists the choices
-            self.fail(f"{e.message.rstrip('.')}; {fix}", param, ctx)
+        options = [str(c) for c in self.choices]
+        return value_alias_hint(
+            value, options, self.field, option_names=self.option_names
+        ) or super().fix(value)
 
 
 class WholeNumber(click.IntRange):
@@ -297,7 +319,7 @@ def solver_option(func: Any) -> Any:
 
     return click.option(
         "--solver",
-        type=click.Choice(PREFERENCE, case_sensitive=False),
+        type=NameChoice(PREFERENCE),
         default=PREFERENCE[0],
         show_default=True,
         help="MILP solver: HiGHS (highspy) or COIN-OR CBC (through PuLP).",
@@ -323,6 +345,7 @@ class Duration(click.ParamType):
         option = _option(param, "--deadline")
         hours = duration_hours(value)
         if hours is None:
+            _refuse_signed_duration(str(value), option)
             hours = _hours_until(str(value), option)
         if hours is None:
             raise ConfigError(
@@ -335,7 +358,7 @@ class Duration(click.ParamType):
             )
         if hours <= 0:
             raise ConfigError(
-                f"duration must be positive, got {value!r}",
+                f"{_POSITIVE_DEADLINE}, got {value!r}",
                 key_path=option,
                 hint=f"write it like {DURATION_FORMS}",
             )
@@ -346,6 +369,45 @@ class Duration(click.ParamType):
                 hint=f"write it like {DURATION_FORMS}",
             )
         return hours
+
+
+_POSITIVE_DEADLINE = "deadline must be a positive duration such as 24h or 3d"
+# A number with a sign, or infinity or NaN, with or without a duration's unit: -3h, -1, inf, nan,
+# +infh, 1e3.  Each was "cannot read deadline" and the list of every form a deadline takes.
+_SIGNED_DURATION = re.compile(
+    r"^\s*([-+]?)\s*(inf(?:inity)?|nan|(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*"
+    r"(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)?\s*$",
+    re.I,
+)
+
+
+def _refuse_signed_duration(text: str, option: str) -> None:
+    """Refuse a deadline that is a number :func:`duration_hours` does not read: negative
+    (``-3h``), infinite or NaN (``inf``, ``nan``), or written in exponent form, with a plus sign
+    or without a digit before its point (``1e3``, ``+5h``, ``.5d``: its hours as the fix)."""
+    match = _SIGNED_DURATION.match(text)
+    if match is None:
+        return
+    sign, number, unit = match.group(1), match.group(2), match.group(3) or "h"
+    value = float(f"{sign}{number}")
+    if math.isinf(value) and number[0].isdigit() and sign != "-":
+        return  # 1e400: digits too many to be a number; the generic message says so
+    if math.isnan(value) or value <= 0 or math.isinf(value):
+        raise ConfigError(
+            f"{_POSITIVE_DEADLINE}, got {text!r}",
+            key_path=option,
+            hint=f"write it like {DURATION_FORMS}",
+        )
+    hours = duration_hours(f"{value:f}{unit}")
+    if hours is None or not math.isfinite(hours) or hours > 1e9:
+        return  # too long to be a deadline; the generic messages say so
+    days = f" ({hours / 24:.4g}d)" if hours >= 48 else ""
+    how = "a number in exponent form" if "e" in number.lower() else "a sign or a bare decimal point"
+    raise ConfigError(
+        f"cannot read deadline {text!r}: {how}",
+        key_path=option,
+        hint=f"write {hours:g}h{days}; write it like {DURATION_FORMS}",
+    )
 
 
 def _with_forms(fix: str | None) -> str | None:
@@ -429,13 +491,43 @@ class Count(click.ParamType):
         if isinstance(value, float):
             return value
         number = count_value(value)
+        option = _option(param, "--tokens")
+        forms = "write it like 50M, 1.5B, 2T or 3.1e8"
         if number is None or not math.isfinite(number):
+            refused = _count_refusal(str(value), forms)
             raise ConfigError(
-                f"cannot read {value!r} as a number",
-                key_path=_option(param, "--tokens"),
-                hint="write it like 50M, 1.5B, 2T or 3.1e8",
+                refused[0] if refused else f"cannot read {value!r} as a number",
+                key_path=option,
+                hint=refused[1] if refused else forms,
             )
         return number
+
+
+_SCALE_WORDS = {"thousand": "k", "million": "M", "billion": "B", "trillion": "T"}
+_SIGNED_COUNT = re.compile(
+    r"^\s*([-+]?)\s*(inf(?:inity)?|nan|(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([kmbt])?\s*$",
+    re.I,
+)
+_WORDED_COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\s*$", re.I)
+
+
+def _count_refusal(text: str, forms: str) -> tuple[str, str] | None:
+    """(message, fix) for a count :func:`count_value` does not read but whose meaning is plain:
+    negative (``-5M``), NaN or infinite, or its scale written as a word (``5 million``: write
+    5M).  Each was "cannot read ... as a number" and the forms alone."""
+    worded = _WORDED_COUNT.match(text)
+    if worded is not None:
+        short = f"{worded.group(1)}{_SCALE_WORDS[worded.group(2).lower()]}"
+        return f"cannot read {text!r} as a number: its scale is a word", f"write {short}; {forms}"
+    signed = _SIGNED_COUNT.match(text)
+    if signed is None:
+        return None
+    number = float(f"{signed.group(1)}{signed.group(2)}")
+    if math.isnan(number) or (math.isinf(number) and not signed.group(2)[0].isdigit()):
+        return f"{text!r} is not a finite number", f"{forms}, at least 1"
+    if number < 0 or signed.group(1) == "-":
+        return f"must be at least 1, got {text!r}", f"{forms}, at least 1"
+    return None
 
 
 class Amount(click.ParamType):

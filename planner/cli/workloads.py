@@ -12,7 +12,14 @@ from click.core import ParameterSource
 
 from planner import api
 from planner.cli.offers import format_option
-from planner.cli.params import Count, FiniteFloat, LinkChoice, WholeNumber, field_options
+from planner.cli.params import (
+    Count,
+    FiniteFloat,
+    LinkChoice,
+    NameChoice,
+    WholeNumber,
+    field_options,
+)
 from planner.gpu_specs import load_gpu_catalog
 from planner.reports.estimate import (
     render_estimate,
@@ -172,14 +179,14 @@ _FACT_OPTIONS = (
     click.option("--tokens", type=Count(), help="Tokens the job trains on: 50M, 1.5B."),
     click.option(
         "--method",
-        type=click.Choice(["full", "lora", "qlora"], case_sensitive=False),
+        type=NameChoice(["full", "lora", "qlora"]),
         default="full",
         show_default=True,
         help="Training method (with --model).",
     ),
     click.option(
         "--kind",
-        type=click.Choice(["finetune", "pretrain"], case_sensitive=False),
+        type=NameChoice(["finetune", "pretrain"]),
         default="finetune",
         show_default=True,
         help="Job kind (with --model).",
@@ -187,7 +194,7 @@ _FACT_OPTIONS = (
     click.option("--seq-len", type=WholeNumber(min=1), help="Sequence length (with --model)."),
     click.option(
         "--precision",
-        type=click.Choice(TRAINING_PRECISIONS, case_sensitive=False),
+        type=NameChoice(TRAINING_PRECISIONS),
         help="Training precision: fp32, tf32, fp16/amp-fp16, bf16/amp-bf16, pure-bf16, fp8 "
         "(Transformer Engine), fp4/nvfp4 (Transformer Engine NVFP4, Blackwell); also changes a "
         "named workload [default: the workload's, else bf16].",

@@ -52,7 +52,7 @@ from planner.config.validation import (
     config_error,
 )
 from planner.config.yamlfile import probe, read_yaml
-from planner.errors import ConfigError, UnknownNameError
+from planner.errors import ConfigError, UnknownNameError, aliased_name
 from planner.workload.limits import (
     MAX_BATCH_TOKENS,
     MAX_BEAM_WIDTH,
@@ -704,7 +704,8 @@ class InferenceSection(_Section):
         except UnknownNameError as e:  # a ValueError names the key path in the file
             from planner.workload.frameworks import canonical_framework
 
-            if canonical_framework(name) not in (None, "auto"):
+            serving_alias = aliased_name("serving framework", name, e.choices)
+            if serving_alias is None and canonical_framework(name) not in (None, "auto"):
                 # was: "unknown serving framework 'megatron'; did you mean auto?"
                 raise ValueError(
                     f"{value.strip()!r} is a training stack, and inference.framework is the "

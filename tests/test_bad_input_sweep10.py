@@ -1,0 +1,314 @@
+"""Bad input the tenth sweep found: ``--deadline -3h``, ``inf`` and ``nan`` were "cannot read
+deadline" and every form a deadline takes; ``--tokens -5M`` and ``5 million`` were "cannot read
+as a number"; ``calibrate record`` without a measurement named the library's keywords, not the
+command's options; ``prices diff`` given a file or a missing folder called it an unknown snapshot
+id; and names given by another spelling got no suggestion: ``Topology(fabric="IB")`` in the
+library, ``inference.framework: text-generation-inference`` in a workload file, and
+``--precision bfloat16``, ``--kind pretraining`` or ``--format jsn`` on the command line.
+
+The product rule each test pins: bad input gets a clear error naming the file, the field and a
+fix, a non-zero exit and no traceback, on the command line and in the library.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import planner
+from planner.errors import ConfigError, UnknownNameError
+from planner.workload.estimate_types import Topology
+from tests.cli_checks import assert_clean_error, invoke
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOT = "reference-2026-11-25"
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "data"))
+
+
+# --- a deadline that is a number but no duration ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "-3h",  # was: "cannot read deadline '-3h'" and every form a deadline takes
+        "-1",
+        "inf",
+        "+infh",
+        "nan",
+        "0",  # was: "duration must be positive", not saying it is the deadline
+    ],
+)
+def test_a_deadline_that_is_no_positive_duration_says_so(typed: str) -> None:
+    result = invoke("quote", "--workload", "gpt2-xl-finetune", "--deadline", typed)
+    assert_clean_error(
+        result,
+        "--deadline",
+        f"deadline must be a positive duration such as 24h or 3d, got {typed!r}",
+        "write it like 90m, 24h",
+        quiet_stdout=True,
+    )
+    assert "a weekday" not in result.stderr  # the list of date forms is no fix for a sign
+
+
+@pytest.mark.parametrize(
+    ("typed", "why", "fix"),
+    [
+        ("1e3", "exponent form", "write 1000h (41.67d)"),  # was: the forms; float() reads 1000
+        ("2.4e1h", "exponent form", "write 24h"),
+        ("+5h", "a sign", "write 5h"),
+        (".5d", "a bare decimal point", "write 12h"),
+    ],
+)
+def test_a_deadline_number_written_another_way_gets_its_hours(
+    typed: str, why: str, fix: str
+) -> None:
+    result = invoke("quote", "--workload", "gpt2-xl-finetune", "--deadline", typed)
+    assert_clean_error(result, "--deadline", f"cannot read deadline {typed!r}", why, fix)
+
+
+def test_a_deadline_too_long_to_be_a_number_is_not_called_negative() -> None:
+    result = invoke("quote", "--workload", "gpt2-xl-finetune", "--deadline", "1e400")
+    assert_clean_error(result, "--deadline", "cannot read deadline", "write it like")
+    assert "positive" not in result.stderr
+
+
+# --- --tokens: a sign, NaN, or the scale as a word ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "message", "fix"),
+    [
+        ("-5M", "must be at least 1, got '-5M'", "at least 1"),  # was: "cannot read as a number"
+        ("nan", "'nan' is not a finite number", "write it like 50M"),
+        ("-inf", "'-inf' is not a finite number", "write it like 50M"),
+        ("5 million", "its scale is a word", "write 5M"),
+        ("1.5 billion", "its scale is a word", "write 1.5B"),
+    ],
+)
+def test_tokens_that_are_no_count_get_the_reason(typed: str, message: str, fix: str) -> None:
+    result = invoke("workloads", "new", "job", "--model", "gpt2", "--tokens", typed)
+    assert_clean_error(result, "--tokens", message, fix, quiet_stdout=True)
+
+
+# --- calibrate record: the options, not the library's keywords --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        ((), "give --measured-tokens-per-second or --measured-step-seconds:"),
+        (
+            ("--measured-tokens-per-second", "1000", "--measured-step-seconds", "3"),
+            "not both",
+        ),
+    ],
+)
+def test_calibrate_record_names_its_options(extra: tuple[str, ...], needle: str) -> None:
+    """was: "measured_tokens_per_second: give one of measured_tokens_per_second and
+    measured_step_seconds", the Python keywords on the command line."""
+    result = invoke("calibrate", "record", "gpt2-finetune", "--gpu", "A100-80GB", *extra)
+    assert_clean_error(result, needle, "e.g. --measured-tokens-per-second 12000")
+    assert "measured_tokens_per_second" not in result.stderr
+
+
+def test_calibrate_in_the_library_names_its_keywords() -> None:
+    with pytest.raises(ConfigError) as caught:
+        planner.calibrate("gpt2-finetune", "A100-80GB")
+    assert caught.value.key_path == "measured_tokens_per_second"
+    assert "measured_tokens_per_second=12000" in (caught.value.hint or "")
+    assert "--" not in (caught.value.hint or "")  # was the command line's options
+
+
+# --- prices diff: a file, or a folder that is not there ---------------------------------------
+
+
+def test_prices_diff_of_a_file_says_a_snapshot_is_a_folder(tmp_path: Path) -> None:
+    offers = tmp_path / "offers.csv"
+    offers.write_text("provider\naws\n", encoding="utf-8")
+    result = invoke("prices", "diff", str(offers), SNAPSHOT)
+    # was: "unknown snapshot '.../offers.csv'" and the snapshot ids, as for a misspelt id
+    assert_clean_error(
+        result,
+        "OLD",
+        f"{offers} is a file",
+        "a snapshot is a folder",
+        f"give its folder, {tmp_path}",
+    )
+
+
+def test_prices_diff_of_a_missing_folder_says_so(tmp_path: Path) -> None:
+    missing = tmp_path / "snapshots" / "nope"
+    result = invoke("prices", "diff", SNAPSHOT, str(missing), "--format", "json")
+    assert_clean_error(
+        result, "NEW", "no such snapshot folder", "check the path", SNAPSHOT, quiet_stdout=True
+    )
+    assert "unknown snapshot" not in result.stderr
+
+
+def test_prices_diff_in_the_library_names_the_argument(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        planner.prices_diff(SNAPSHOT, tmp_path / "gone")
+    assert caught.value.key_path == "new"
+    assert "no such snapshot folder" in str(caught.value)
+    with pytest.raises(UnknownNameError) as unknown:
+        planner.prices_diff("reference-2026-11-2", SNAPSHOT)
+    assert unknown.value.key_path == "old"
+    assert "did you mean reference-2026-11-25" in (unknown.value.hint or "")
+
+
+# --- names written another way: the library's Topology, a serving stack, click's choices ------
+
+
+@pytest.mark.parametrize(
+    ("field", "typed", "fix"),
+    [
+        ("fabric", "IB", "did you mean 'infiniband'?"),  # was: "known fabric names: ..." alone
+        ("fabric", "100GbE", "did you mean 'ethernet'?"),
+        ("fabric", "nvlink", "write it under interconnect"),
+        ("interconnect", "infiniband", "write it under fabric"),  # was the names alone
+        ("interconnect", "NVL", "did you mean 'nvlink'?"),
+    ],
+)
+def test_a_topology_link_by_another_name_gets_its_value(field: str, typed: str, fix: str) -> None:
+    links = {"interconnect": "nvlink", "fabric": "infiniband", field: typed}
+    with pytest.raises(UnknownNameError) as caught:
+        Topology(gpus_per_node=8, **links)
+    assert caught.value.key_path == field
+    assert fix in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"),
+    [
+        ("text-generation-inference", "did you mean tgi?"),  # was: the known names alone
+        ("transformers", "did you mean hf-transformers?"),
+        ("llamacpp", "did you mean llama.cpp?"),
+    ],
+)
+def test_a_serving_stack_by_its_full_name_gets_its_id(tmp_path: Path, typed: str, fix: str) -> None:
+    text = (ROOT / "scenarios" / "workloads" / "llm-serving-7b.yaml").read_text(encoding="utf-8")
+    assert "  precision: bf16\n" in text
+    path = tmp_path / "serve.yaml"
+    path.write_text(
+        text.replace("  precision: bf16\n", f"  framework: {typed}\n  precision: bf16\n")
+    )
+    result = invoke("quote", "--workload", str(path), "--format", "json")
+    assert_clean_error(result, "serve.yaml", "inference.framework", fix, quiet_stdout=True)
+    with pytest.raises(ConfigError) as caught:
+        planner.load_workload(str(path))
+    assert caught.value.file is not None and "serve.yaml" in caught.value.file
+    assert fix in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "fix"),
+    [
+        # each was click's "is not one of ..." list alone
+        (("--precision", "bfloat16"), "--precision", "did you mean 'bf16'?"),
+        (("--kind", "pretraining"), "--kind", "did you mean 'pretrain'?"),
+        (("--method", "q-lora"), "--method", "did you mean 'qlora'?"),
+        (("--format", "jsn"), "--format", "did you mean 'json'?"),
+    ],
+)
+def test_a_choice_near_a_known_one_gets_it(args: tuple[str, ...], option: str, fix: str) -> None:
+    result = invoke("estimate", "--model", "gpt2", "--tokens", "5M", "--gpu", "H100", *args)
+    assert_clean_error(result, option, "is not one of", fix, quiet_stdout=True)
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "fix"),
+    [
+        (
+            ("quote", "-w", "gpt2-finetune", "--deadline", "24h", "--solver", "higs"),
+            "--solver",
+            "'highs'",
+        ),
+        (
+            ("report", "quote", "-w", "gpt2-finetune", "--deadline", "24h", "--format", "htm"),
+            "--format",
+            "'html'",
+        ),
+        (("calibrate", "list", "--format", "markdwn"), "--format", "'markdown'"),
+        (("offers", "--sort", "prize"), "--sort", "'price'"),
+    ],
+)
+def test_other_commands_choices_suggest_too(args: tuple[str, ...], option: str, fix: str) -> None:
+    result = invoke(*args)
+    assert_clean_error(result, option, f"did you mean {fix}?", quiet_stdout=True)
+
+
+def test_a_choice_near_none_keeps_clicks_list() -> None:
+    result = invoke(
+        "estimate", "--model", "gpt2", "--tokens", "5M", "--gpu", "H100", "--format", "xml"
+    )
+    assert_clean_error(result, "--format", "'table', 'json', 'csv', 'markdown'")
+    assert "did you mean" not in result.stderr
+
+
+# --- a folder given as the file to write -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "example"),
+    [
+        (("build", "-w", "gpt2-finetune"), "--output", "machine.yaml"),
+        (
+            ("report", "quote", "-w", "gpt2-finetune", "--deadline", "24h"),
+            "--output",
+            "report.html",
+        ),
+    ],
+)
+def test_an_output_that_is_a_folder_gets_a_file_in_it(
+    tmp_path: Path, args: tuple[str, ...], option: str, example: str
+) -> None:
+    """was: click's "File '...' is a directory." and no fix."""
+    result = invoke(*args, "-o", str(tmp_path))
+    assert_clean_error(
+        result, option, "is a directory", f"name a file in it, e.g. {tmp_path / example}"
+    )
+
+
+# --- calibrate remove: an id in another case ---------------------------------------------------
+
+_RUN = (
+    "- {{id: {id}, recorded_on: '2026-01-01', workload: gpt2-xl-finetune, gpu: H100, count: 1, "
+    "precision: bf16, framework: hf-trainer, method: full, kind: finetune, "
+    "measured_tokens_per_s: 100, estimated_tokens_per_s: 90, estimator_revision: 5}}\n"
+)
+
+
+def test_calibrate_remove_of_an_id_in_another_case_names_that_one(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "calibration.yaml").write_text(_RUN.format(id="c1") + _RUN.format(id="c2"))
+    result = invoke("calibrate", "remove", "C1")
+    # was: "did you mean c1 or c2?", either offered for the id typed in capitals
+    assert_clean_error(result, "ID", "unknown calibration 'C1'", "did you mean c1?")
+    assert "c2" not in result.stderr
+    with pytest.raises(UnknownNameError) as caught:
+        planner.remove_calibration("C2")
+    assert caught.value.key_path == "id" and caught.value.suggestions == ["c2"]
+    assert len(planner.calibrations()) == 2  # nothing removed
+
+
+def test_a_calibration_file_of_one_run_without_its_dash_says_so(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    one = _RUN.format(id="c1")[2:].strip().strip("{}").replace(", ", "\n")
+    (data / "calibration.yaml").write_text(one + "\n")
+    result = invoke("calibrate", "list", "--format", "json")
+    # was: "expected a list of recorded runs" and "fix the entry" alone
+    assert_clean_error(
+        result,
+        "calibration.yaml",
+        "one run written as a mapping",
+        "start its first line (id: ...) with '- '",
+        quiet_stdout=True,
+    )
