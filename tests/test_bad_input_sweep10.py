@@ -312,3 +312,40 @@ def test_a_calibration_file_of_one_run_without_its_dash_says_so(tmp_path: Path) 
         "start its first line (id: ...) with '- '",
         quiet_stdout=True,
     )
+
+
+# --- --format csv writes a CSV: a recorded run, no runs, no changes ---------------------------
+
+
+def test_calibrate_record_as_csv_writes_a_csv_row() -> None:
+    result = invoke(
+        "calibrate",
+        "record",
+        "gpt2-finetune",
+        "--gpu",
+        "A100-80GB",
+        "--measured-tokens-per-second",
+        "52000",
+        "--format",
+        "csv",
+    )
+    assert result.exit_code == 0, result.output
+    # was the sentence "recorded c1: gpt2-finetune on 1 x A100-80GB ..." on stdout
+    header, row = result.stdout.splitlines()
+    assert header.startswith("id,recorded_on,workload,gpu,count")
+    assert row.startswith("c1,") and "recorded c1" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "header"),
+    [
+        (("calibrate", "list"), "id,recorded_on,workload"),  # no runs recorded
+        (("prices", "diff", SNAPSHOT, SNAPSHOT), "provider,region,instance_type,change"),
+    ],
+)
+def test_an_empty_csv_keeps_its_header(args: tuple[str, ...], header: str) -> None:
+    result = invoke(*args, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    # was two blank lines: no header, no document
+    assert result.stdout.splitlines() == [result.stdout.splitlines()[0]]
+    assert result.stdout.startswith(header)

@@ -598,6 +598,10 @@ def find_snapshot(ref: str | Path, roots: Sequence[Path], *, key_path: str | Non
     raise UnknownNameError("snapshot", shown_path(ref), known, key_path=key_path)
 
 
+# The columns of :func:`diff_offers`'s records, for a table of no changes (a CSV keeps its header).
+DIFF_COLUMNS = (*KEY_COLUMNS, "change", "price", "old", "new", "change_pct")
+
+
 def diff_offers(
     old: pd.DataFrame, new: pd.DataFrame, *, threshold: float = 0.05
 ) -> list[dict[str, Any]]:

@@ -74,6 +74,10 @@ def record(
     if fmt == "json":
         click.echo(dumps_json(rec))
         return
+    if fmt in ("csv", "markdown"):
+        # was the sentence below, on stdout, where a CSV was asked for
+        click.echo(render_records([rec], fmt, floatfmt=",.6g").rstrip("\n"))
+        return
     click.echo(
         f"recorded {rec['id']}: {rec['workload']} on {rec['count']} x {rec['gpu']} "
         f"({rec['framework']}, {rec['precision']}) ran at {rec['measured_tokens_per_s']:,.0f} "
@@ -92,7 +96,11 @@ def list_command(fmt: str) -> None:
     elif not rows and fmt in ("table", "markdown"):
         click.echo("no calibrations recorded (planner calibrate record WORKLOAD ...)")
     else:
-        click.echo(render_records(rows, fmt, floatfmt=",.6g").rstrip("\n"))
+        from planner.workload.calibration import LISTED_COLUMNS
+
+        # no runs: a CSV of the header alone (was two blank lines, no document)
+        columns = None if rows else LISTED_COLUMNS
+        click.echo(render_records(rows, fmt, columns=columns, floatfmt=",.6g").rstrip("\n"))
 
 
 @calibrate.command("remove")

@@ -251,11 +251,14 @@ def diff_command(old: str, new: str, threshold: float, fmt: str) -> None:
 
     Example: planner prices diff reference-2026-11-25 2026-11-22T101500Z-aws
     """
+    from planner.catalog.refresh import DIFF_COLUMNS
+
     records = api.prices_diff(old, new, threshold=threshold / 100)
-    if not records and fmt == "table":
+    if not records and fmt in ("table", "markdown"):
         click.echo(f"no offers added or removed and no price moved more than {threshold:g}%")
         return
-    click.echo(render_records(records, fmt))
+    # no changes: a CSV of the header alone (was two blank lines, no document)
+    click.echo(render_records(records, fmt, columns=None if records else DIFF_COLUMNS).rstrip("\n"))
 
 
 @prices_group.command("history")

@@ -75,6 +75,11 @@ class Calibration:
         return (self.gpu, self.framework, self.precision, self.method, self.kind) == key
 
 
+# The columns of a listed run (planner.api.calibrations): its fields, its factor and whether it
+# applies; a CSV of no runs keeps them as its header.
+LISTED_COLUMNS = (*(f.name for f in fields(Calibration)), "factor", "applies")
+
+
 def calibration_file() -> Path:
     """Where calibrations are kept: ``$PLANNER_DATA_DIR/calibration.yaml`` or the user data folder."""
     from planner.config.datadir import data_dir_setting
