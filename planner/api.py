@@ -1105,7 +1105,18 @@ def calibrate(
         raise ConfigError(
             f"a measured throughput must be a positive number, got {measured_tokens_per_second!r}",
             key_path="measured_tokens_per_second",
-            hint="tokens per second of the whole run, e.g. measured_tokens_per_second=12000",
+            hint=_as_number_fix("measured_tokens_per_second", measured_tokens_per_second, "")
+            or "tokens per second of the whole run, e.g. measured_tokens_per_second=12000",
+        )
+    if measured_step_seconds is not None and not (
+        is_number(measured_step_seconds) and 0 < measured_step_seconds < math.inf
+    ):
+        # checked before the estimate, as the throughput is; was refused with no fix
+        raise ConfigError(
+            f"a step time must be a positive number of seconds, got {measured_step_seconds!r}",
+            key_path="measured_step_seconds",
+            hint=_as_number_fix("measured_step_seconds", measured_step_seconds, "s")
+            or "the seconds one optimizer step took, e.g. measured_step_seconds=2.5",
         )
     spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
     if isinstance(spec, WorkloadSpec):
@@ -1115,11 +1126,6 @@ def calibrate(
     existing = load_calibrations()
     step_tokens = None
     if measured_step_seconds is not None:
-        if not (is_number(measured_step_seconds) and 0 < measured_step_seconds < math.inf):
-            raise ConfigError(
-                f"a step time must be a positive number of seconds, got {measured_step_seconds!r}",
-                key_path="measured_step_seconds",
-            )
         facts = train_facts(spec)
         per_sample = spec.seq_len if spec.model.is_transformer else 1
         step_tokens = float(facts.global_batch * per_sample)
@@ -1134,6 +1140,23 @@ def calibrate(
     )
     save_calibrations((*existing, record))
     return {**asdict(record), "factor": record.factor}
+
+
+def _as_number_fix(name: str, value: Any, unit: str) -> str | None:
+    """``name=52000`` for a positive number given as text (``"52000"``, or ``"2s"`` where the
+    keyword's ``unit`` is ``s``); None for anything else."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if unit and text.lower().endswith(unit):
+        text = text[: -len(unit)].strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    if not (math.isfinite(number) and number > 0):
+        return None
+    return f"{name}={number:g} (a number, not text)"
 
 
 @_keywords_checked

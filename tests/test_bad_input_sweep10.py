@@ -349,3 +349,34 @@ def test_an_empty_csv_keeps_its_header(args: tuple[str, ...], header: str) -> No
     # was two blank lines: no header, no document
     assert result.stdout.splitlines() == [result.stdout.splitlines()[0]]
     assert result.stdout.startswith(header)
+
+
+# --- calibrate in the library: a fix for every refused measurement; a blank id --------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "key", "fix"),
+    [
+        ({"measured_step_seconds": "2s"}, "measured_step_seconds", "measured_step_seconds=2 "),
+        ({"measured_step_seconds": float("nan")}, "measured_step_seconds", "e.g. measured_step"),
+        ({"measured_step_seconds": -1}, "measured_step_seconds", "e.g. measured_step_seconds="),
+        (
+            {"measured_tokens_per_second": "52000"},
+            "measured_tokens_per_second",
+            "measured_tokens_per_second=52000 (a number, not text)",
+        ),
+    ],
+)
+def test_a_refused_measurement_gets_a_fix(kwargs: dict[str, object], key: str, fix: str) -> None:
+    """was: a step time refused with no hint at all, after the whole estimate had run."""
+    with pytest.raises(ConfigError) as caught:
+        planner.calibrate("gpt2-finetune", "A100-80GB", **kwargs)
+    assert caught.value.key_path == key
+    assert fix in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize("typed", ["", "  "])
+def test_calibrate_remove_of_a_blank_id_says_it_is_blank(typed: str) -> None:
+    result = invoke("calibrate", "remove", typed)
+    # was: "unknown calibration ''", as for a misspelt id
+    assert_clean_error(result, "ID", "calibration id is blank", "e.g. c1")

@@ -413,6 +413,13 @@ def without(calibrations: Sequence[Calibration], ident: str) -> tuple[Calibratio
             key_path="id",
             hint="planner calibrate list (planner.calibrations()) shows the ids",
         )
+    if not ident.strip():
+        # was "unknown calibration ''", as if a blank were a misspelt id
+        raise ConfigError(
+            "calibration id is blank",
+            key_path="id",
+            hint="give the id of one recorded run, e.g. c1 (planner calibrate list shows them)",
+        )
     if not calibrations:
         error = UnknownNameError("calibration", ident, (), key_path="id")
         error.hint = (
