@@ -380,3 +380,39 @@ def test_calibrate_remove_of_a_blank_id_says_it_is_blank(typed: str) -> None:
     result = invoke("calibrate", "remove", typed)
     # was: "unknown calibration ''", as for a misspelt id
     assert_clean_error(result, "ID", "calibration id is blank", "e.g. c1")
+
+
+# --- model.mlp: an activation's name that does not say the kind --------------------------------
+
+
+def _model_with_mlp(tmp_path: Path, mlp: str) -> Path:
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        "name: m\nkind: finetune\nmodel:\n  preset: gpt2\n  ffn: 3072\n"
+        f"  mlp: {mlp}\ndata:\n  tokens: 1e6\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("mlp", "fix"),
+    [
+        ("silu", "write gated where the MLP has a gate projection"),  # was: "not one of" alone
+        ("swish", "plain where it has not"),
+        ("SwiGLU2", "did you mean gated (swiglu is a gated MLP)?"),
+        ("gated_silu", "did you mean 'gated'?"),  # pydantic's nearest kind, as before
+    ],
+)
+def test_an_mlp_named_by_its_activation_gets_the_kind(tmp_path: Path, mlp: str, fix: str) -> None:
+    path = _model_with_mlp(tmp_path, mlp)
+    result = invoke("estimate", str(path), "--gpu", "H100", "--format", "json")
+    assert_clean_error(result, "m.yaml", "model.mlp", fix, quiet_stdout=True)
+    with pytest.raises(ConfigError) as caught:
+        planner.load_workload(str(path))
+    assert caught.value.key_path == "model.mlp"
+
+
+def test_an_mlp_kind_in_capitals_is_read(tmp_path: Path) -> None:
+    """as its aliases (SwiGLU) are; was "'Gated' is not one of gated, plain"."""
+    assert planner.load_workload(str(_model_with_mlp(tmp_path, "Gated"))).model.mlp == "gated"
