@@ -416,3 +416,33 @@ def test_an_mlp_named_by_its_activation_gets_the_kind(tmp_path: Path, mlp: str, 
 def test_an_mlp_kind_in_capitals_is_read(tmp_path: Path) -> None:
     """as its aliases (SwiGLU) are; was "'Gated' is not one of gated, plain"."""
     assert planner.load_workload(str(_model_with_mlp(tmp_path, "Gated"))).model.mlp == "gated"
+
+
+# --- OfferFilter(min_interconnect=...): a link by another name --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"),
+    [
+        ("NVL", "did you mean 'nvlink'? (NVL names nvlink)"),  # was: the known names alone
+        ("sxm", "did you mean 'nvswitch'?"),
+        ("IB", "IB is a network between machines; min_interconnect is the link inside one"),
+        ("ethernet", "a network between machines"),
+    ],
+)
+def test_an_offer_filter_link_by_another_name_gets_its_value(typed: str, fix: str) -> None:
+    from planner.catalog.query import OfferFilter
+
+    with pytest.raises(UnknownNameError) as caught:
+        OfferFilter(min_interconnect=typed)
+    assert caught.value.key_path == "min_interconnect"
+    assert fix in (caught.value.hint or "")
+
+
+def test_an_offer_filter_link_in_capitals_is_read() -> None:
+    """as Topology and --interconnect read it; was "did you mean nvlink?" for NVLink."""
+    from planner.catalog.query import OfferFilter
+    from planner.schema import Interconnect
+
+    flt = OfferFilter(min_interconnect="NVLink")
+    assert flt.min_interconnect is Interconnect.NVLINK
