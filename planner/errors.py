@@ -230,9 +230,22 @@ SERVING_ALIASES = {
     "tensorrtllm": "tensorrt-llm",
     "sglangruntime": "sglang",
 }
+# Purchase options by the names the clouds give them (GCP's preemptible and Azure's low-priority
+# VMs are spot capacity; pay-as-you-go is on demand): was "known purchase option names" alone.
+PURCHASE_ALIASES = {
+    "preemptible": "spot",
+    "spotinstance": "spot",
+    "spotvm": "spot",
+    "lowpriority": "spot",
+    "interruptible": "spot",
+    "payasyougo": "on-demand",
+    "payg": "on-demand",
+    "ondemand": "on-demand",
+}
 NAME_ALIASES: dict[str, dict[str, str]] = {
     "provider": PROVIDER_ALIASES,
     "serving framework": SERVING_ALIASES,
+    "purchase option": PURCHASE_ALIASES,
 }
 
 

@@ -446,3 +446,32 @@ def test_an_offer_filter_link_in_capitals_is_read() -> None:
 
     flt = OfferFilter(min_interconnect="NVLink")
     assert flt.min_interconnect is Interconnect.NVLINK
+
+
+# --- purchase options by the clouds' own names --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("preemptible", "spot"),  # GCP's name; was the known names alone
+        ("Low Priority", "spot"),  # Azure's
+        ("spot-instance", "spot"),
+        ("payg", "on-demand"),
+    ],
+)
+def test_a_purchase_option_by_a_clouds_name_gets_ours(typed: str, meant: str) -> None:
+    result = invoke("offers", "--purchase", typed, "--format", "json")
+    assert_clean_error(
+        result, "--purchase", f"did you mean {meant!r}? ({typed} is written {meant} here)"
+    )
+    with pytest.raises(UnknownNameError) as caught:
+        planner.OfferFilter(purchase_option=typed)
+    assert caught.value.key_path == "purchase_option"
+    assert f"did you mean {meant}?" in (caught.value.hint or "")
+
+
+def test_an_offer_filter_purchase_option_in_capitals_is_read() -> None:
+    """as --purchase Spot is; was "did you mean spot?" in the library."""
+    flt = planner.OfferFilter(purchase_option="Spot")
+    assert flt.purchase_option is planner.PurchaseOption.SPOT

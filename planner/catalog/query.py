@@ -136,8 +136,11 @@ class OfferFilter:
             except ValueError:
                 raise _unknown_link(given) from None
             object.__setattr__(self, "min_interconnect", link)
+        option = self.purchase_option
         try:
-            object.__setattr__(self, "purchase_option", PurchaseOption(self.purchase_option))
+            # Spot, ON-DEMAND: in any case, as --purchase reads them
+            read = PurchaseOption(option.strip().lower() if isinstance(option, str) else option)
+            object.__setattr__(self, "purchase_option", read)
         except ValueError:
             raise UnknownNameError(
                 "purchase option",

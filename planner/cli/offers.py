@@ -158,7 +158,9 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 )
 @click.option(
     "--purchase",
-    type=NameChoice([p.value for p in PurchaseOption if p is not PurchaseOption.OWNED]),
+    type=NameChoice(
+        [p.value for p in PurchaseOption if p is not PurchaseOption.OWNED], kind="purchase option"
+    ),
     default=PurchaseOption.ON_DEMAND.value,
     show_default=True,
     help="Which price to show, filter and sort on.",

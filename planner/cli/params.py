@@ -19,7 +19,13 @@ import click
 from click.core import ParameterSource
 
 from planner import clock
-from planner.errors import ConfigError, PlannerError, foreign_digits_error, suggest
+from planner.errors import (
+    ConfigError,
+    PlannerError,
+    aliased_name,
+    foreign_digits_error,
+    suggest,
+)
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
@@ -163,12 +169,17 @@ class NameChoice(click.Choice):
     (:func:`planner.errors.suggest`): was "'bfloat16' is not one of 'fp32', 'tf32', ..." alone for
     --precision bfloat16, --kind pretraining, --method q-lora, --format jsn, --solver higs."""
 
-    def __init__(self, choices: Sequence[str]) -> None:
+    def __init__(self, choices: Sequence[str], *, kind: str | None = None) -> None:
         super().__init__(choices, case_sensitive=False)
+        self.kind = kind  # the names' kind in planner.errors.NAME_ALIASES (preemptible -> spot)
 
     def fix(self, value: str) -> str | None:
         """The fix for ``value`` that is none of the choices, or None (click's list alone)."""
-        close = suggest(value, [str(c) for c in self.choices], 1)
+        options = [str(c) for c in self.choices]
+        meant = aliased_name(self.kind, value, options) if self.kind else None
+        if meant is not None:
+            return f"did you mean {meant!r}? ({value.strip()} is written {meant} here)"
+        close = suggest(value, options, 1)
         return f"did you mean {close[0]!r}?" if close else None
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
