@@ -475,3 +475,19 @@ def test_an_offer_filter_purchase_option_in_capitals_is_read() -> None:
     """as --purchase Spot is; was "did you mean spot?" in the library."""
     flt = planner.OfferFilter(purchase_option="Spot")
     assert flt.purchase_option is planner.PurchaseOption.SPOT
+
+
+# --- build --workload NAME:RUNS with the runs in words -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"),
+    [
+        ("gpt2-finetune:3 a month", "write gpt2-finetune:3 "),  # was "write NAME or NAME:RUNS"
+        ("gpt2-finetune:3/month", "write gpt2-finetune:3 "),
+        ("gpt2-finetune:4x", "write gpt2-finetune:4 "),
+    ],
+)
+def test_build_runs_in_words_get_the_number(typed: str, fix: str) -> None:
+    result = invoke("build", "--workload", typed, "--format", "json")
+    assert_clean_error(result, "--workload", "cannot read runs per month", fix, quiet_stdout=True)
