@@ -491,3 +491,54 @@ def test_an_offer_filter_purchase_option_in_capitals_is_read() -> None:
 def test_build_runs_in_words_get_the_number(typed: str, fix: str) -> None:
     result = invoke("build", "--workload", typed, "--format", "json")
     assert_clean_error(result, "--workload", "cannot read runs per month", fix, quiet_stdout=True)
+
+
+# --- YAML syntax errors: what was left open, and where ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        # each was the parser's words alone, at the end of the file
+        ('name: "x\nkind: finetune\n', "close the quote opened at line 1, column 7"),
+        ("name: x\nkind: [finetune\n", "close the [ opened at line 2, column 7 with ]"),
+        ("name: x\njust a line\nkind: finetune\n", "line 2 is not key: value: add the colon"),
+        ("description: Note: a job\n", 'quote the value (description: "Note: ...")'),
+    ],
+)
+def test_a_yaml_syntax_error_says_what_to_close_or_quote(
+    tmp_path: Path, text: str, fix: str
+) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = invoke("estimate", str(path), "--gpu", "H100", "--format", "json")
+    assert_clean_error(result, "w.yaml", "not valid YAML at line", fix, quiet_stdout=True)
+
+
+def test_a_calibration_file_left_open_says_where(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "calibration.yaml").write_text("- {id: c1, gpu: H100\n", encoding="utf-8")
+    result = invoke("calibrate", "list", "--format", "csv")
+    assert_clean_error(
+        result,
+        "calibration.yaml",
+        "close the { opened at line 1, column 3 with }",
+        quiet_stdout=True,
+    )
+
+
+# --- --model: a config.json that is no JSON object ---------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "holds"), [("[1, 2]", "holds a list"), ('"gpt2"', "holds text")])
+def test_a_config_json_that_is_no_object_says_what_it_holds(
+    tmp_path: Path, text: str, holds: str
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    result = invoke("estimate", "--model", str(path), "--tokens", "5M", "--gpu", "H100")
+    # was: "a config.json is a JSON object" and no fix
+    assert_clean_error(
+        result, "config.json", holds, "pass the model's config.json from its Hugging Face"
+    )
