@@ -542,3 +542,30 @@ def test_a_config_json_that_is_no_object_says_what_it_holds(
     assert_clean_error(
         result, "config.json", holds, "pass the model's config.json from its Hugging Face"
     )
+
+
+# --- a hardware file's amount in a currency below zero ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "got", "fix"),
+    [
+        ('capex: "-5000 EUR"', "'-5000 EUR'", "write 5000 EUR"),  # was: "must not be negative"
+        ("capex: -5000", "'-5000'", "write 5000 "),
+    ],
+)
+def test_a_negative_amount_in_a_currency_names_the_value(
+    tmp_path: Path, line: str, got: str, fix: str
+) -> None:
+    text = (ROOT / "scenarios" / "hardware" / "8xh100-hgx.yaml").read_text(encoding="utf-8")
+    assert "capex_usd: 310000" in text
+    path = tmp_path / "hw.yaml"
+    lines = [line if ln.startswith("capex_usd: 310000") else ln for ln in text.splitlines()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = invoke("tco", "--hardware", str(path), "--no-cloud", "--format", "json")
+    assert_clean_error(
+        result, "hw.yaml", f"capex: must be at least 0, got {got}", fix, quiet_stdout=True
+    )
+    with pytest.raises(ConfigError) as caught:
+        planner.load_hardware(str(path))
+    assert caught.value.key_path == "capex"
