@@ -69,6 +69,17 @@ IN_UNIT["h"] |= {"hrs": 1.0, "hours": 1.0, "d": 24.0, "day": 24.0, "days": 24.0,
 IN_UNIT["h"] |= {"week": 168.0, "weeks": 168.0}
 IN_UNIT["years"] |= {"month": 1 / 12, "year": 1.0, "m": 1 / 12}  # 18m of a lifetime: months
 IN_UNIT["months"] |= {"yrs": 12.0, "year": 12.0, "m": 1.0}
+# Time units spelt out, and the periods of a longer unit: was "write the number alone: 24" for
+# --time-limit '24 hours' (seconds: 86400) and 1095 for --years '1095 days'.
+_SECOND_WORDS = {"second": 1.0, "seconds": 1.0, "minute": 60.0, "minutes": 60.0}
+_SECOND_WORDS |= {"hrs": 3600.0, "hour": 3600.0, "hours": 3600.0}
+IN_UNIT["s"] |= _SECOND_WORDS | {"d": 86400.0, "day": 86400.0, "days": 86400.0}
+IN_UNIT["ms"] |= {k: v * 1e3 for k, v in _SECOND_WORDS.items()} | {"h": 3.6e6, "hr": 3.6e6}
+IN_UNIT["h"] |= {k: v / 3600.0 for k, v in _SECOND_WORDS.items()}
+IN_UNIT["h"] |= {"s": 1 / 3600, "sec": 1 / 3600, "secs": 1 / 3600}
+_DAYS = {"d": 1.0, "day": 1.0, "days": 1.0, "w": 7.0, "wk": 7.0, "week": 7.0, "weeks": 7.0}
+IN_UNIT["years"] |= {k: v / 365.0 for k, v in _DAYS.items()} | {"mos": 1 / 12}
+IN_UNIT["months"] |= {k: v * 12 / 365.0 for k, v in _DAYS.items()} | {"mos": 1.0}
 UNIT_WORDS = {"s": "seconds", "h": "hours", "ms": "milliseconds", "Gbps": "Gbit/s"}
 # Spellings whose case is their meaning: GB/s is bytes (eight bits each), Gb/s bits.
 _BYTES_PER_S = frozenset({"GB/s", "GBps", "GByte/s"})

@@ -569,3 +569,48 @@ def test_a_negative_amount_in_a_currency_names_the_value(
     with pytest.raises(ConfigError) as caught:
         planner.load_hardware(str(path))
     assert caught.value.key_path == "capex"
+
+
+# --- a time spelt out in another unit than the option's -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "fix"),
+    [
+        # each was "write the number alone: N", the number in the typed unit
+        (
+            ("report", "budget", "2027-ml-platform", "--time-limit", "24 hours"),
+            "--time-limit",
+            "write 86400: the option takes seconds",
+        ),
+        (
+            ("report", "budget", "2027-ml-platform", "--time-limit", "2 minutes"),
+            "--time-limit",
+            "write 120:",
+        ),
+        (
+            ("report", "tco", "--hardware", "8xh100-hgx", "--years", "1095 days"),
+            "--years",
+            "write 3: the option takes years",
+        ),
+        (
+            (
+                "calibrate",
+                "record",
+                "gpt2-finetune",
+                "--gpu",
+                "A100-80GB",
+                "--measured-step-seconds",
+                "1 hour",
+            ),
+            "--measured-step-seconds",
+            "write 3600:",
+        ),
+    ],
+)
+def test_a_time_in_another_unit_gets_the_options_number(
+    args: tuple[str, ...], option: str, fix: str
+) -> None:
+    result = invoke(*args)
+    assert_clean_error(result, option, fix)
+    assert "write the number alone" not in result.stderr
