@@ -614,3 +614,28 @@ def test_a_time_in_another_unit_gets_the_options_number(
     result = invoke(*args)
     assert_clean_error(result, option, fix)
     assert "write the number alone" not in result.stderr
+
+
+# --- a subcommand by another word, or an argument without its subcommand ----------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "fix"),
+    [
+        # each was click's "No such command 'delete'." alone
+        (("calibrate", "delete", "c1"), "did you mean 'remove'? (delete is written remove here)"),
+        (("calibrate", "rm", "c1"), "did you mean 'remove'?"),
+        (("prices", "show"), "did you mean 'status'?"),
+        (("prices", "compare", SNAPSHOT, SNAPSHOT), "did you mean 'diff'?"),
+        (("workloads", "gpt2-finetune"), "workloads show gpt2-finetune`?"),
+        (("workloads", "list"), "workloads` alone does that: drop 'list'"),
+    ],
+)
+def test_a_subcommand_by_another_word_gets_the_one_meant(args: tuple[str, ...], fix: str) -> None:
+    result = invoke(*args)
+    assert_clean_error(result, f"No such command {args[1]!r}", fix, quiet_stdout=True)
+
+
+def test_an_unknown_subcommand_keeps_clicks_answer() -> None:
+    result = invoke("calibrate", "recrod", "gpt2-finetune")
+    assert_clean_error(result, "No such command 'recrod'. Did you mean 'record'?")

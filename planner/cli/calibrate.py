@@ -8,11 +8,16 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option
-from planner.cli.params import FiniteFloat, WholeNumber, field_options
+from planner.cli.params import FiniteFloat, SubcommandGroup, WholeNumber, field_options
 from planner.reports.tables import dumps_json, render_records
 
 
-@click.group("calibrate")
+@click.group(
+    "calibrate",
+    cls=SubcommandGroup,
+    synonyms={"delete": "remove", "del": "remove", "rm": "remove", "ls": "list", "show": "list"}
+    | {"add": "record", "new": "record"},
+)
 def calibrate() -> None:
     """Correct later estimates with runs you measured (kept in the user data folder).
 

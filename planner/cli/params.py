@@ -192,6 +192,46 @@ class NameChoice(click.Choice):
             self.fail(f"{e.message.rstrip('.')}; {fix}", param, ctx)
 
 
+class SubcommandGroup(click.Group):
+    """A command's subcommands (``calibrate record``, ``list``, ``remove``) whose unknown one is
+    answered with the one meant: another word for it (``calibrate delete`` -> remove; ``synonyms``
+    maps a word to the subcommand, "" to the group alone), or, where ``argument_of`` says which
+    subcommand takes an argument and which words are one, that subcommand with it (``workloads
+    gpt2-finetune`` -> ``workloads show gpt2-finetune``).  Was click's "No such command 'delete'."
+    alone."""
+
+    def __init__(
+        self,
+        *args: Any,
+        synonyms: Mapping[str, str] | None = None,
+        argument_of: tuple[str, Callable[[str], bool]] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.synonyms = dict(synonyms or {})
+        self.argument_of = argument_of
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        typed = args[0] if args else ""
+        if typed and typed not in self.commands and not typed.startswith("-"):
+            fix = self._fix(typed, ctx.command_path)
+            if fix is not None:
+                raise click.UsageError(f"No such command {typed!r}; {fix}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def _fix(self, typed: str, path: str) -> str | None:
+        meant = self.synonyms.get(typed.strip().lower())
+        if meant == "":
+            return f"`{path}` alone does that: drop {typed!r}"
+        if meant is not None:
+            return f"did you mean {meant!r}? ({typed} is written {meant} here)"
+        if self.argument_of is not None and self.argument_of[1](typed):
+            return f"did you mean `{path} {self.argument_of[0]} {typed}`?"
+        return None
+
+
 class LinkChoice(NameChoice):
     """A link's name (``--interconnect``, ``--fabric``) with the fix a file's gets: was "'IB' is
     not one of 'none', 'pcie', 'nvlink', 'nvswitch'." alone for IB, nvl, sxm and 100GbE."""

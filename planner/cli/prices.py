@@ -12,7 +12,7 @@ import click
 from planner import api
 from planner.cli.logs import redact
 from planner.cli.offers import format_option, max_age_option
-from planner.cli.params import FiniteFloat, field_options
+from planner.cli.params import FiniteFloat, SubcommandGroup, field_options
 from planner.cli.progress import RegionProgress
 from planner.errors import PlannerError
 from planner.reports.tables import dumps_json, render_records
@@ -21,7 +21,12 @@ if TYPE_CHECKING:
     from planner.catalog.refresh import RefreshResult
 
 
-@click.group("prices")
+@click.group(
+    "prices",
+    cls=SubcommandGroup,
+    synonyms={"show": "status", "list": "status", "ls": "status", "update": "refresh"}
+    | {"fetch": "refresh", "compare": "diff"},
+)
 def prices_group() -> None:
     """Price snapshots: what you have, refreshing them from the clouds, what changed.
 

@@ -17,6 +17,7 @@ from planner.cli.params import (
     FiniteFloat,
     LinkChoice,
     NameChoice,
+    SubcommandGroup,
     WholeNumber,
     field_options,
 )
@@ -33,7 +34,22 @@ from planner.workload.adhoc import workload_yaml
 from planner.workload.spec import INFERENCE_ONLY_PRECISIONS, PRECISION_ALIASES, Precision
 
 
-@click.group("workloads", invoke_without_command=True)
+def _names_a_workload(word: str) -> bool:
+    """Whether ``word`` is a bundled workload's name (any case) or a workload file's path."""
+    from planner.workload.spec import workload_names
+
+    return word.strip().lower() in {n.lower() for n in workload_names()} or word.endswith(
+        (".yaml", ".yml")
+    )
+
+
+@click.group(
+    "workloads",
+    cls=SubcommandGroup,
+    invoke_without_command=True,
+    synonyms={"list": "", "ls": ""},
+    argument_of=("show", _names_a_workload),
+)
 @format_option
 @click.pass_context
 def workloads(ctx: click.Context, fmt: str) -> None:
