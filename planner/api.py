@@ -1238,8 +1238,22 @@ def model_presets(search: str | None = None) -> list[dict[str, Any]]:
         or (named is not None and p.name == named.name)
     ]
     if not found:
-        raise UnknownNameError("model preset", search.strip(), presets(), key_path="search")
+        error = UnknownNameError("model preset", search.strip(), presets(), key_path="search")
+        plain = search.strip().strip("*?%").strip()
+        if text in ("list", "ls", "all", "*"):  # planner models list: was "unknown model preset"
+            error.hint = "leave the search out for every preset (planner models; model_presets())"
+        elif plain and plain != search.strip() and _presets_found(plain):
+            error.hint = f"the search is plain text, not a pattern: search for {plain!r}"
+        raise error
     return [asdict(p) for p in found]
+
+
+def _presets_found(search: str) -> bool:
+    """Whether :func:`model_presets` finds any preset for ``search``."""
+    try:
+        return bool(model_presets(search))
+    except UnknownNameError:
+        return False
 
 
 @_keywords_checked

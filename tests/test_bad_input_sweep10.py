@@ -639,3 +639,21 @@ def test_a_subcommand_by_another_word_gets_the_one_meant(args: tuple[str, ...], 
 def test_an_unknown_subcommand_keeps_clicks_answer() -> None:
     result = invoke("calibrate", "recrod", "gpt2-finetune")
     assert_clean_error(result, "No such command 'recrod'. Did you mean 'record'?")
+
+
+# --- planner models: a listing word or a pattern as the search ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"),
+    [
+        ("list", "leave the search out for every preset"),  # was: the first 12 preset names
+        ("llama*", "the search is plain text, not a pattern: search for 'llama'"),
+    ],
+)
+def test_models_search_by_a_word_or_pattern_gets_the_fix(typed: str, fix: str) -> None:
+    result = invoke("models", typed, "--format", "json")
+    assert_clean_error(result, "search", f"unknown model preset {typed!r}", fix, quiet_stdout=True)
+    with pytest.raises(UnknownNameError) as caught:
+        planner.model_presets(typed)
+    assert fix in (caught.value.hint or "")
