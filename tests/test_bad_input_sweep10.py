@@ -657,3 +657,28 @@ def test_models_search_by_a_word_or_pattern_gets_the_fix(typed: str, fix: str) -
     with pytest.raises(UnknownNameError) as caught:
         planner.model_presets(typed)
     assert fix in (caught.value.hint or "")
+
+
+# --- a number outside an option's range, or NaN: the fix, not the range alone -------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "typed", "fix"),
+    [
+        # was: "-5.0 is not in the range x>0." and no fix
+        ("--measured-tokens-per-second", "-5", "give a number above 0, e.g. 12000"),
+        ("--measured-tokens-per-second", "0", "give a number above 0, e.g. 12000"),
+        ("--measured-tokens-per-second", "nan", "give a number above 0, e.g. 12000"),
+        ("--measured-step-seconds", "0", "give a number above 0, e.g. 2.5"),
+    ],
+)
+def test_a_measurement_outside_its_range_gets_a_fix(option: str, typed: str, fix: str) -> None:
+    result = invoke("calibrate", "record", "gpt2-finetune", "--gpu", "A100-80GB", option, typed)
+    assert_clean_error(result, option, fix)
+
+
+def test_a_range_refusal_keeps_the_range_and_gives_the_default() -> None:
+    result = invoke("quote", "-w", "gpt2-finetune", "--deadline", "24h", "--confidence", "150")
+    assert_clean_error(
+        result, "--confidence", "0<=x<100", "give a number 0 or more and below 100, e.g. 90"
+    )

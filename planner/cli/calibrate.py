@@ -41,12 +41,12 @@ def calibrate() -> None:
 @click.option("--count", type=WholeNumber(min=1), default=1, show_default=True)
 @click.option(
     "--measured-tokens-per-second",
-    type=FiniteFloat(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True, example=12000),
     help="Training throughput of the whole run, tokens (samples for vision) per second.",
 )
 @click.option(
     "--measured-step-seconds",
-    type=FiniteFloat(min=0, min_open=True, unit="s"),
+    type=FiniteFloat(min=0, min_open=True, unit="s", example=2.5),
     help="Seconds per optimizer step (the workload's global batch per step).",
 )
 @format_option

@@ -24,6 +24,7 @@ from planner.errors import (
     PlannerError,
     aliased_name,
     foreign_digits_error,
+    is_number,
     suggest,
 )
 from planner.units import (
@@ -102,9 +103,12 @@ class FiniteFloat(click.FloatRange):
 
     name = "float"
 
-    def __init__(self, *args: Any, unit: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, unit: str | None = None, example: float | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.unit = unit
+        self.example = example  # shown in a refusal's fix where the option has no default
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         signed = _CURRENCY_SIGN.match(value) if isinstance(value, str) else None
@@ -149,10 +153,32 @@ class FiniteFloat(click.FloatRange):
                 param,
                 ctx,
             )
-        number = super().convert(value, param, ctx)
+        try:
+            number = super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            given = _float_or_none(value)
+            if given is None or not math.isfinite(given):
+                raise  # not a number: click's own words
+            # outside the range: was "-5.0 is not in the range x>0." and no fix
+            self.fail(f"{e.message.rstrip('.')}: {self._range_fix(param)}", param, ctx)
         if isinstance(number, float) and not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number.", param, ctx)
+            self.fail(f"{value!r} is not a finite number: {self._range_fix(param)}", param, ctx)
         return number
+
+    def _range_fix(self, param: click.Parameter | None) -> str:
+        """What to give: a number in the option's range, its default (or example) as the
+        example."""
+        parts = []
+        if self.min is not None:
+            parts.append(f"above {self.min:g}" if self.min_open else f"{self.min:g} or more")
+        if self.max is not None:
+            parts.append(f"below {self.max:g}" if self.max_open else f"up to {self.max:g}")
+        default = getattr(param, "default", None)
+        shown = default if is_number(default) else self.example
+        example = f", e.g. {shown:g}" if shown is not None else ""
+        if not parts:
+            return f"give a finite number{example}"
+        return f"give a number {' and '.join(parts)}{example}"
 
     def _describe_range(self) -> str:
         if self.min is None and self.max is None:
@@ -285,6 +311,14 @@ class WholeNumber(click.IntRange):
             default = getattr(param, "default", None)
             fix = _range_fix(self.min, self.max, default if isinstance(default, int) else None)
             self.fail(f"{e.message.rstrip('.')}: {fix}", param, ctx)
+
+
+def _float_or_none(value: Any) -> float | None:
+    """``value`` as ``float`` reads it, None where it does not."""
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        return None
 
 
 def _int_or_none(value: Any) -> int | None:

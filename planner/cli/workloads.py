@@ -291,7 +291,7 @@ def workload_fact_options(func: F) -> F:
 )
 @click.option(
     "--network-gbps",
-    type=FiniteFloat(min=0, min_open=True, unit="Gbps"),
+    type=FiniteFloat(min=0, min_open=True, unit="Gbps", example=400),
     help="Node network bandwidth, Gbit/s.",
 )
 @format_option
