@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -138,17 +139,29 @@ def duration_hours(text: str) -> float | None:
 
 _PART = re.compile(
     r"(\d+(?:\.\d+)?)\s*(months?|mon|mo|years?|yrs?|y|seconds?|secs?|s|minutes?|mins?|m|"
-    r"hours?|hrs?|h|days?|d|weeks?|w)(?![a-z])",
+    r"hours?|hrs?|hs|h|days?|d|weeks?|wks?|w)(?![a-z])",
     re.I,
 )
+# A number written with a comma or underscores: 1,5d (a decimal comma), 1,000h or 1_000h (grouped)
+_GROUPED = re.compile(r"^\s*(\d+)([,_])(\d+)\s*([a-z]*)\s*$", re.I)
 
 
 def duration_fix(text: str) -> str | None:
     """What to write for a duration in a form :func:`duration_hours` does not read, or None:
     parts added up (``1d12h`` -> 36h), months and years in hours (730 and 8,760 a year's twelfth
     and a year, as the planner counts them: :data:`HOURS_PER_YEAR`), seconds refused as too short
-    to be a deadline.  Was the list of forms alone."""
+    to be a deadline, a decimal comma or grouped digits written plain (``1,5d`` -> 1.5d,
+    ``1_000h`` -> 1000h).  Was the list of forms alone."""
     raw = str(text).strip()
+    grouped = _GROUPED.match(raw)
+    if grouped is not None:
+        whole, mark, rest, suffix = grouped.groups()
+        thousands = mark == "_" or len(rest) == 3
+        plain = f"{whole}{rest}{suffix}" if thousands else f"{whole}.{rest}{suffix}"
+        read = duration_hours(plain)
+        if read is not None and math.isfinite(read) and read > 0:
+            how = "without the separator" if thousands else "with a decimal point, not a comma"
+            return f"write {plain} ({how}): write it like {DURATION_FORMS}"
     parts = list(_PART.finditer(raw))
     if not parts or "".join(p.group(0) for p in parts).replace(" ", "") != raw.replace(" ", ""):
         return None
