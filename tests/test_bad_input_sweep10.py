@@ -701,3 +701,13 @@ def test_a_range_refusal_keeps_the_range_and_gives_the_default() -> None:
 def test_a_deadline_number_or_unit_written_another_way_gets_its_form(typed: str, fix: str) -> None:
     result = invoke("quote", "--workload", "gpt2-xl-finetune", "--deadline", typed)
     assert_clean_error(result, "--deadline", f"cannot read deadline {typed!r}", fix)
+
+
+@pytest.mark.parametrize("typed", ["", "  "])
+def test_prices_history_of_a_blank_region_says_it_is_blank(typed: str) -> None:
+    result = invoke("prices", "history", "--instance", "p4d.24xlarge", "--region", typed)
+    # was: "no snapshot lists p4d.24xlarge in region ''" and twelve regions
+    assert_clean_error(result, "--region", "region is blank", "leave it out for every region")
+    with pytest.raises(ConfigError) as caught:
+        planner.prices_history("p4d.24xlarge", region=typed)
+    assert caught.value.key_path == "region"

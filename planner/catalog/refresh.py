@@ -686,6 +686,13 @@ def price_history(
             key_path="instance_type",
             hint="e.g. p4d.24xlarge (planner offers lists them)",
         )
+    if isinstance(region, str) and not region.strip():
+        # was "no snapshot lists p4d.24xlarge in region ''", as if a blank were a region
+        raise ConfigError(
+            "region is blank",
+            key_path="region",
+            hint="name a region (e.g. us-east-1), or leave it out for every region",
+        )
     records = []
     listed_types: set[str] = set()
     listed_regions: set[str] = set()
