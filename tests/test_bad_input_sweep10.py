@@ -711,3 +711,47 @@ def test_prices_history_of_a_blank_region_says_it_is_blank(typed: str) -> None:
     with pytest.raises(ConfigError) as caught:
         planner.prices_history("p4d.24xlarge", region=typed)
     assert caught.value.key_path == "region"
+
+
+# --- a number with thousands separators or a decimal comma on an option ------------------------
+
+_RECORD = ("calibrate", "record", "gpt2-finetune", "--gpu", "A100-80GB")
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "fix"),
+    [
+        # each was "'52,000' is not a valid float." (or "write a whole number in digits, e.g. 8")
+        (
+            (*_RECORD, "--measured-tokens-per-second", "52,000"),
+            "--measured-tokens-per-second",
+            "write 52000 (no thousands separators",
+        ),
+        (
+            (*_RECORD, "--measured-tokens-per-second", "52 000"),
+            "--measured-tokens-per-second",
+            "write 52000 (no spaces",
+        ),
+        (
+            (*_RECORD, "--measured-step-seconds", "0,25"),
+            "--measured-step-seconds",
+            "write 0.25 (a decimal point, not a comma)",
+        ),
+        ((*_RECORD, "--count", "1,000", "--measured-step-seconds", "1"), "--count", "write 1000 "),
+        (
+            ("build", "-w", "gpt2-finetune", "--gpus", "4,8"),
+            "--gpus",
+            "give --gpus once per value: --gpus 4 --gpus 8",
+        ),
+        (
+            ("build", "-w", "gpt2-finetune", "--gpus", "4,16"),
+            "--gpus",
+            "each a whole number from 1 to 8",
+        ),
+    ],
+)
+def test_a_number_written_with_separators_gets_it_plain(
+    args: tuple[str, ...], option: str, fix: str
+) -> None:
+    result = invoke(*args)
+    assert_clean_error(result, option, fix)

@@ -153,6 +153,10 @@ class FiniteFloat(click.FloatRange):
                 param,
                 ctx,
             )
+        separated = _separator_fix(value) if isinstance(value, str) else None
+        if separated is not None:
+            # 52,000 or 0,25: was "'52,000' is not a valid float." and no fix
+            self.fail(f"{value!r} is not a number: {separated}", param, ctx)
         try:
             number = super().convert(value, param, ctx)
         except click.BadParameter as e:
@@ -313,6 +317,24 @@ class WholeNumber(click.IntRange):
             self.fail(f"{e.message.rstrip('.')}: {fix}", param, ctx)
 
 
+# Digits grouped by commas or spaces, three to a group after a first of one to three (52,000,
+# 1 000 000), and a decimal comma (0,25): how a spreadsheet or another locale writes a number.
+_GROUPED_THOUSANDS = re.compile(r"\s*[-+]?\d{1,3}(?:(,)\d{3}|( )\d{3})+(?:\.\d+)?\s*")
+_DECIMAL_COMMA = re.compile(r"\s*([-+]?\d+),(\d+)\s*")
+
+
+def _separator_fix(text: str) -> str | None:
+    """The plain number for ``text`` written with thousands separators (``52,000``: write
+    52000) or a decimal comma (``0,25``: write 0.25); None for anything else."""
+    if _GROUPED_THOUSANDS.fullmatch(text) and ("," in text) != (" " in text.strip()):
+        what = "thousands separators" if "," in text else "spaces"
+        return f"write {re.sub(r'[ ,]', '', text.strip())} (no {what} in a number)"
+    comma = _DECIMAL_COMMA.fullmatch(text)
+    if comma is not None:
+        return f"write {comma.group(1)}.{comma.group(2)} (a decimal point, not a comma)"
+    return None
+
+
 def _float_or_none(value: Any) -> float | None:
     """``value`` as ``float`` reads it, None where it does not."""
     try:
@@ -350,6 +372,8 @@ def _whole_fix(
     fix = _whole_reading(text, param)
     offered = [int(n) for n in re.findall(r"-?\d+", fix.split("(")[0])]
     if any((low is not None and n < low) or (high is not None and n > high) for n in offered):
+        if fix.startswith("give "):  # --gpus 4,16: once per value, and each in the range
+            return f"{fix.split(':')[0]}, {_range_fix(low, high, None).replace('write', 'each')}"
         inside = [n for n in offered if (low is None or n >= low) and (high is None or n <= high)]
         return f"write {inside[0]}" if inside else _range_fix(low, high, None)
     return fix
@@ -358,6 +382,14 @@ def _whole_fix(
 def _whole_reading(text: str, param: click.Parameter | None) -> str:
     """:func:`_whole_fix` before the option's range."""
     raw = text.strip()
+    option = _option(param, "")
+    if "," in raw and getattr(param, "multiple", False):
+        values = [v.strip() for v in raw.split(",")]
+        if all(_int_or_none(v) is not None for v in values):
+            # --gpus 4,8: the option is given once per value
+            return f"give {option} once per value: " + " ".join(f"{option} {v}" for v in values)
+    if _GROUPED_THOUSANDS.fullmatch(raw):
+        return f"write {re.sub(r'[ ,]', '', raw)} (no separators in a number)"
     try:
         number = float(raw)
     except ValueError:
