@@ -1014,8 +1014,8 @@ def prices_diff(
                 hint="`planner prices status` and `planner prices history` name the snapshot ids",
             )
     roots = default_roots()
-    before = load_snapshot(find_snapshot(old, roots)).offers
-    after = load_snapshot(find_snapshot(new, roots)).offers
+    before = load_snapshot(find_snapshot(old, roots, key_path="old")).offers
+    after = load_snapshot(find_snapshot(new, roots, key_path="new")).offers
     return diff_offers(before, after, threshold=threshold)
 
 
@@ -1096,7 +1096,7 @@ def calibrate(
             if both
             else "give one of measured_tokens_per_second and measured_step_seconds",
             key_path="measured_tokens_per_second",
-            hint="e.g. --measured-tokens-per-second 12000 or --measured-step-seconds 2.5",
+            hint="e.g. measured_tokens_per_second=12000 or measured_step_seconds=2.5",
         )
     if measured_tokens_per_second is not None and not (
         is_number(measured_tokens_per_second) and 0 < measured_tokens_per_second < math.inf
@@ -1105,7 +1105,18 @@ def calibrate(
         raise ConfigError(
             f"a measured throughput must be a positive number, got {measured_tokens_per_second!r}",
             key_path="measured_tokens_per_second",
-            hint="tokens per second of the whole run, e.g. measured_tokens_per_second=12000",
+            hint=_as_number_fix("measured_tokens_per_second", measured_tokens_per_second, "")
+            or "tokens per second of the whole run, e.g. measured_tokens_per_second=12000",
+        )
+    if measured_step_seconds is not None and not (
+        is_number(measured_step_seconds) and 0 < measured_step_seconds < math.inf
+    ):
+        # checked before the estimate, as the throughput is; was refused with no fix
+        raise ConfigError(
+            f"a step time must be a positive number of seconds, got {measured_step_seconds!r}",
+            key_path="measured_step_seconds",
+            hint=_as_number_fix("measured_step_seconds", measured_step_seconds, "s")
+            or "the seconds one optimizer step took, e.g. measured_step_seconds=2.5",
         )
     spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
     if isinstance(spec, WorkloadSpec):
@@ -1115,11 +1126,6 @@ def calibrate(
     existing = load_calibrations()
     step_tokens = None
     if measured_step_seconds is not None:
-        if not (is_number(measured_step_seconds) and 0 < measured_step_seconds < math.inf):
-            raise ConfigError(
-                f"a step time must be a positive number of seconds, got {measured_step_seconds!r}",
-                key_path="measured_step_seconds",
-            )
         facts = train_facts(spec)
         per_sample = spec.seq_len if spec.model.is_transformer else 1
         step_tokens = float(facts.global_batch * per_sample)
@@ -1134,6 +1140,23 @@ def calibrate(
     )
     save_calibrations((*existing, record))
     return {**asdict(record), "factor": record.factor}
+
+
+def _as_number_fix(name: str, value: Any, unit: str) -> str | None:
+    """``name=52000`` for a positive number given as text (``"52000"``, or ``"2s"`` where the
+    keyword's ``unit`` is ``s``); None for anything else."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if unit and text.lower().endswith(unit):
+        text = text[: -len(unit)].strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    if not (math.isfinite(number) and number > 0):
+        return None
+    return f"{name}={number:g} (a number, not text)"
 
 
 @_keywords_checked
@@ -1215,8 +1238,22 @@ def model_presets(search: str | None = None) -> list[dict[str, Any]]:
         or (named is not None and p.name == named.name)
     ]
     if not found:
-        raise UnknownNameError("model preset", search.strip(), presets(), key_path="search")
+        error = UnknownNameError("model preset", search.strip(), presets(), key_path="search")
+        plain = search.strip().strip("*?%").strip()
+        if text in ("list", "ls", "all", "*"):  # planner models list: was "unknown model preset"
+            error.hint = "leave the search out for every preset (planner models; model_presets())"
+        elif plain and plain != search.strip() and _presets_found(plain):
+            error.hint = f"the search is plain text, not a pattern: search for {plain!r}"
+        raise error
     return [asdict(p) for p in found]
+
+
+def _presets_found(search: str) -> bool:
+    """Whether :func:`model_presets` finds any preset for ``search``."""
+    try:
+        return bool(model_presets(search))
+    except UnknownNameError:
+        return False
 
 
 @_keywords_checked

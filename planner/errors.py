@@ -215,7 +215,38 @@ PROVIDER_ALIASES = {
     "lambdalabs": "lambda",
     "lambdacloud": "lambda",
 }
-NAME_ALIASES: dict[str, dict[str, str]] = {"provider": PROVIDER_ALIASES}
+# Serving stacks by their full or product names (was "known serving framework names: ..." alone
+# for text-generation-inference, TGI's own name).
+SERVING_ALIASES = {
+    "textgenerationinference": "tgi",
+    "huggingfacetgi": "tgi",
+    "transformers": "hf-transformers",
+    "huggingface": "hf-transformers",
+    "huggingfacetransformers": "hf-transformers",
+    "hfgenerate": "hf-transformers",
+    "llamacpp": "llama.cpp",
+    "llamacppserver": "llama.cpp",
+    "trtllm": "tensorrt-llm",
+    "tensorrtllm": "tensorrt-llm",
+    "sglangruntime": "sglang",
+}
+# Purchase options by the names the clouds give them (GCP's preemptible and Azure's low-priority
+# VMs are spot capacity; pay-as-you-go is on demand): was "known purchase option names" alone.
+PURCHASE_ALIASES = {
+    "preemptible": "spot",
+    "spotinstance": "spot",
+    "spotvm": "spot",
+    "lowpriority": "spot",
+    "interruptible": "spot",
+    "payasyougo": "on-demand",
+    "payg": "on-demand",
+    "ondemand": "on-demand",
+}
+NAME_ALIASES: dict[str, dict[str, str]] = {
+    "provider": PROVIDER_ALIASES,
+    "serving framework": SERVING_ALIASES,
+    "purchase option": PURCHASE_ALIASES,
+}
 
 
 def aliased_name(kind: str, name: str, choices: Iterable[str]) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -69,6 +70,17 @@ IN_UNIT["h"] |= {"hrs": 1.0, "hours": 1.0, "d": 24.0, "day": 24.0, "days": 24.0,
 IN_UNIT["h"] |= {"week": 168.0, "weeks": 168.0}
 IN_UNIT["years"] |= {"month": 1 / 12, "year": 1.0, "m": 1 / 12}  # 18m of a lifetime: months
 IN_UNIT["months"] |= {"yrs": 12.0, "year": 12.0, "m": 1.0}
+# Time units spelt out, and the periods of a longer unit: was "write the number alone: 24" for
+# --time-limit '24 hours' (seconds: 86400) and 1095 for --years '1095 days'.
+_SECOND_WORDS = {"second": 1.0, "seconds": 1.0, "minute": 60.0, "minutes": 60.0}
+_SECOND_WORDS |= {"hrs": 3600.0, "hour": 3600.0, "hours": 3600.0}
+IN_UNIT["s"] |= _SECOND_WORDS | {"d": 86400.0, "day": 86400.0, "days": 86400.0}
+IN_UNIT["ms"] |= {k: v * 1e3 for k, v in _SECOND_WORDS.items()} | {"h": 3.6e6, "hr": 3.6e6}
+IN_UNIT["h"] |= {k: v / 3600.0 for k, v in _SECOND_WORDS.items()}
+IN_UNIT["h"] |= {"s": 1 / 3600, "sec": 1 / 3600, "secs": 1 / 3600}
+_DAYS = {"d": 1.0, "day": 1.0, "days": 1.0, "w": 7.0, "wk": 7.0, "week": 7.0, "weeks": 7.0}
+IN_UNIT["years"] |= {k: v / 365.0 for k, v in _DAYS.items()} | {"mos": 1 / 12}
+IN_UNIT["months"] |= {k: v * 12 / 365.0 for k, v in _DAYS.items()} | {"mos": 1.0}
 UNIT_WORDS = {"s": "seconds", "h": "hours", "ms": "milliseconds", "Gbps": "Gbit/s"}
 # Spellings whose case is their meaning: GB/s is bytes (eight bits each), Gb/s bits.
 _BYTES_PER_S = frozenset({"GB/s", "GBps", "GByte/s"})
@@ -127,17 +139,29 @@ def duration_hours(text: str) -> float | None:
 
 _PART = re.compile(
     r"(\d+(?:\.\d+)?)\s*(months?|mon|mo|years?|yrs?|y|seconds?|secs?|s|minutes?|mins?|m|"
-    r"hours?|hrs?|h|days?|d|weeks?|w)(?![a-z])",
+    r"hours?|hrs?|hs|h|days?|d|weeks?|wks?|w)(?![a-z])",
     re.I,
 )
+# A number written with a comma or underscores: 1,5d (a decimal comma), 1,000h or 1_000h (grouped)
+_GROUPED = re.compile(r"^\s*(\d+)([,_])(\d+)\s*([a-z]*)\s*$", re.I)
 
 
 def duration_fix(text: str) -> str | None:
     """What to write for a duration in a form :func:`duration_hours` does not read, or None:
     parts added up (``1d12h`` -> 36h), months and years in hours (730 and 8,760 a year's twelfth
     and a year, as the planner counts them: :data:`HOURS_PER_YEAR`), seconds refused as too short
-    to be a deadline.  Was the list of forms alone."""
+    to be a deadline, a decimal comma or grouped digits written plain (``1,5d`` -> 1.5d,
+    ``1_000h`` -> 1000h).  Was the list of forms alone."""
     raw = str(text).strip()
+    grouped = _GROUPED.match(raw)
+    if grouped is not None:
+        whole, mark, rest, suffix = grouped.groups()
+        thousands = mark == "_" or len(rest) == 3
+        plain = f"{whole}{rest}{suffix}" if thousands else f"{whole}.{rest}{suffix}"
+        read = duration_hours(plain)
+        if read is not None and math.isfinite(read) and read > 0:
+            how = "without the separator" if thousands else "with a decimal point, not a comma"
+            return f"write {plain} ({how}): write it like {DURATION_FORMS}"
     parts = list(_PART.finditer(raw))
     if not parts or "".join(p.group(0) for p in parts).replace(" ", "") != raw.replace(" ", ""):
         return None

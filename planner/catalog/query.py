@@ -19,7 +19,7 @@ from planner.errors import (
     suggest,
 )
 from planner.gpu_specs import GpuCatalog
-from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
+from planner.schema import PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 
 SORT_KEYS = {
     "price": "price_usd_per_hour",
@@ -130,18 +130,17 @@ class OfferFilter:
             )
         if self.min_interconnect is not None:
             # a misspelt link ('nvlnk') reached the filter as text: AttributeError on .rank
+            given = self.min_interconnect
             try:
-                link = Interconnect(self.min_interconnect)
+                link = Interconnect(given.strip().lower() if isinstance(given, str) else given)
             except ValueError:
-                raise UnknownNameError(
-                    "interconnect",
-                    str(self.min_interconnect),
-                    [i.value for i in Interconnect],
-                    key_path="min_interconnect",
-                ) from None
+                raise _unknown_link(given) from None
             object.__setattr__(self, "min_interconnect", link)
+        option = self.purchase_option
         try:
-            object.__setattr__(self, "purchase_option", PurchaseOption(self.purchase_option))
+            # Spot, ON-DEMAND: in any case, as --purchase reads them
+            read = PurchaseOption(option.strip().lower() if isinstance(option, str) else option)
+            object.__setattr__(self, "purchase_option", read)
         except ValueError:
             raise UnknownNameError(
                 "purchase option",
@@ -149,6 +148,29 @@ class OfferFilter:
                 [o.value for o in PurchaseOption],
                 key_path="purchase_option",
             ) from None
+
+
+def _unknown_link(given: object) -> UnknownNameError:
+    """The error for an ``OfferFilter.min_interconnect`` that names no link inside a machine, with
+    the fix a command line's and a file's get: NVL and sxm name theirs (was "known interconnect
+    names" alone), a network between machines (IB, infiniband) is said to be one."""
+    from planner.config.validation import value_alias_hint
+
+    names = [i.value for i in Interconnect]
+    error = UnknownNameError("interconnect", str(given), names, key_path="min_interconnect")
+    if not isinstance(given, str):
+        return error
+    fabrics = [f.value for f in Fabric]
+    meant = value_alias_hint(given, names, None)
+    if meant is None and (
+        given.strip().lower() in fabrics or value_alias_hint(given, fabrics, None) is not None
+    ):
+        meant = (
+            f"{given.strip()} is a network between machines; min_interconnect is the link inside "
+            f"one: {', '.join(names)}"
+        )
+    error.hint = meant or error.hint
+    return error
 
 
 def _check_names(

@@ -561,18 +561,45 @@ def prices_status(
     return records
 
 
-def find_snapshot(ref: str | Path, roots: Sequence[Path]) -> Path:
-    """A snapshot by directory path or by id in any of ``roots``."""
+def find_snapshot(ref: str | Path, roots: Sequence[Path], *, key_path: str | None = None) -> Path:
+    """A snapshot by directory path or by id in any of ``roots``; ``key_path`` names the argument
+    in an error (``old``, ``new``)."""
     path = Path(ref)
     try:
         if path.is_dir():
             return path
+        is_file = path.exists()
     except OSError:  # a name too long to be a path (or one under a folder it cannot read): an id
-        pass
+        is_file = False
     known = {p.name: p for root in roots for p in list_snapshots(root)}
     if str(ref) in known:
         return known[str(ref)]
-    raise UnknownNameError("snapshot", shown_path(ref), known)
+    ids = ", ".join(sorted(known)[:6]) or "none stored yet"
+    if is_file:
+        # was "unknown snapshot 'offers.csv'" and the ids alone, for a file that exists
+        raise ConfigError(
+            f"{shown_path(ref)} is a file; a snapshot is a folder (its manifest.json and "
+            "offers-*.csv)",
+            key_path=key_path,
+            hint=(
+                f"give its folder, {shown_path(path.parent)}"
+                if path.name == "manifest.json" or path.name.startswith("offers")
+                else "give a snapshot's folder"
+            )
+            + f", or an id from `planner prices status`: {ids}",
+        )
+    if isinstance(ref, Path) or "/" in str(ref) or "\\" in str(ref):
+        # a path that names nothing: was "unknown snapshot" and the ids, as if a name were misspelt
+        raise ConfigError(
+            f"no such snapshot folder {shown_path(ref)!r}",
+            key_path=key_path,
+            hint=f"check the path, or give a snapshot id from `planner prices status`: {ids}",
+        )
+    raise UnknownNameError("snapshot", shown_path(ref), known, key_path=key_path)
+
+
+# The columns of :func:`diff_offers`'s records, for a table of no changes (a CSV keeps its header).
+DIFF_COLUMNS = (*KEY_COLUMNS, "change", "price", "old", "new", "change_pct")
 
 
 def diff_offers(
@@ -658,6 +685,13 @@ def price_history(
             f"expected an instance type, got {instance_type!r}",
             key_path="instance_type",
             hint="e.g. p4d.24xlarge (planner offers lists them)",
+        )
+    if isinstance(region, str) and not region.strip():
+        # was "no snapshot lists p4d.24xlarge in region ''", as if a blank were a region
+        raise ConfigError(
+            "region is blank",
+            key_path="region",
+            hint="name a region (e.g. us-east-1), or leave it out for every region",
         )
     records = []
     listed_types: set[str] = set()

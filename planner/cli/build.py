@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,8 @@ def _workload_runs(values: tuple[str, ...]) -> list[tuple[Any, float]]:
                 if read and count <= 0
                 else f"cannot read runs per month {runs!r} in {value!r}",
                 key_path="--workload",
-                hint="write NAME or NAME:RUNS, e.g. gpt2-finetune:4 for four runs a month",
+                hint=_runs_fix(name, runs)
+                or "write NAME or NAME:RUNS, e.g. gpt2-finetune:4 for four runs a month",
             )
         try:
             out.append((load_workload(name), count))
@@ -56,6 +58,22 @@ def _workload_runs(values: tuple[str, ...]) -> list[tuple[Any, float]]:
                 ) from None
             raise e.located_at("--workload") if e.file is None else e from None
     return out
+
+
+# RUNS written with its unit or the word for it: 3 a month, 3/month, 3x, 3 runs, 3 per mo
+_RUNS_WITH_WORDS = re.compile(
+    r"^\s*(\d+(?:\.\d+)?)\s*(?:x|times|runs?)?\s*(?:(?:a|per|/|every|each)\s*(?:month|mo))?\s*$",
+    re.I,
+)
+
+
+def _runs_fix(name: str, runs: str) -> str | None:
+    """``write gpt2-finetune:3 (RUNS is runs a month)`` for runs written with words (``3 a
+    month``, ``3x``); None for anything else.  Was "write NAME or NAME:RUNS" alone."""
+    match = _RUNS_WITH_WORDS.match(runs)
+    if match is None or float(match.group(1)) <= 0:
+        return None
+    return f"write {name}:{match.group(1)} (RUNS is a number of runs a month, without words)"
 
 
 def _check_preset_agrees(

@@ -8,11 +8,16 @@ import click
 
 from planner import api
 from planner.cli.offers import format_option
-from planner.cli.params import FiniteFloat, WholeNumber, field_options
+from planner.cli.params import FiniteFloat, SubcommandGroup, WholeNumber, field_options
 from planner.reports.tables import dumps_json, render_records
 
 
-@click.group("calibrate")
+@click.group(
+    "calibrate",
+    cls=SubcommandGroup,
+    synonyms={"delete": "remove", "del": "remove", "rm": "remove", "ls": "list", "show": "list"}
+    | {"add": "record", "new": "record"},
+)
 def calibrate() -> None:
     """Correct later estimates with runs you measured (kept in the user data folder).
 
@@ -36,12 +41,12 @@ def calibrate() -> None:
 @click.option("--count", type=WholeNumber(min=1), default=1, show_default=True)
 @click.option(
     "--measured-tokens-per-second",
-    type=FiniteFloat(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True, example=12000),
     help="Training throughput of the whole run, tokens (samples for vision) per second.",
 )
 @click.option(
     "--measured-step-seconds",
-    type=FiniteFloat(min=0, min_open=True, unit="s"),
+    type=FiniteFloat(min=0, min_open=True, unit="s", example=2.5),
     help="Seconds per optimizer step (the workload's global batch per step).",
 )
 @format_option
@@ -55,6 +60,15 @@ def record(
 ) -> None:
     """Record a measured run: later estimates on the same GPU, stack, precision, method and kind
     scale their training steps by measured / estimated throughput."""
+    if (measured_tokens_per_second is None) == (measured_step_seconds is None):
+        # was the library's "give one of measured_tokens_per_second and measured_step_seconds":
+        # its keywords, not this command's options
+        raise click.UsageError(
+            "give --measured-tokens-per-second or --measured-step-seconds"
+            + (", not both" if measured_step_seconds is not None else "")
+            + ": the run's throughput, e.g. --measured-tokens-per-second 12000 or "
+            "--measured-step-seconds 2.5"
+        )
     rec = api.calibrate(
         workload,
         gpu,
@@ -64,6 +78,10 @@ def record(
     )
     if fmt == "json":
         click.echo(dumps_json(rec))
+        return
+    if fmt in ("csv", "markdown"):
+        # was the sentence below, on stdout, where a CSV was asked for
+        click.echo(render_records([rec], fmt, floatfmt=",.6g").rstrip("\n"))
         return
     click.echo(
         f"recorded {rec['id']}: {rec['workload']} on {rec['count']} x {rec['gpu']} "
@@ -83,7 +101,11 @@ def list_command(fmt: str) -> None:
     elif not rows and fmt in ("table", "markdown"):
         click.echo("no calibrations recorded (planner calibrate record WORKLOAD ...)")
     else:
-        click.echo(render_records(rows, fmt, floatfmt=",.6g").rstrip("\n"))
+        from planner.workload.calibration import LISTED_COLUMNS
+
+        # no runs: a CSV of the header alone (was two blank lines, no document)
+        columns = None if rows else LISTED_COLUMNS
+        click.echo(render_records(rows, fmt, columns=columns, floatfmt=",.6g").rstrip("\n"))
 
 
 @calibrate.command("remove")

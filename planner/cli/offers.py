@@ -11,7 +11,14 @@ from click.core import ParameterSource
 from planner import api
 from planner.catalog import DEFAULT_MAX_AGE_DAYS
 from planner.catalog.query import SORT_KEYS, OfferFilter, unknown_host_notes
-from planner.cli.params import FiniteFloat, LinkChoice, WholeNumber, currency_option, field_options
+from planner.cli.params import (
+    FiniteFloat,
+    LinkChoice,
+    NameChoice,
+    WholeNumber,
+    currency_option,
+    field_options,
+)
 from planner.gpu_specs import load_gpu_catalog
 from planner.reports.formatting import Money
 from planner.reports.offers import provenance_lines, render_gpus, render_offers
@@ -21,7 +28,7 @@ from planner.schema import Interconnect, PurchaseOption
 format_option = click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS, case_sensitive=False),
+    type=NameChoice(FORMATS),
     default="table",
     show_default=True,
     help="Output format.",
@@ -151,8 +158,8 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 )
 @click.option(
     "--purchase",
-    type=click.Choice(
-        [p.value for p in PurchaseOption if p is not PurchaseOption.OWNED], case_sensitive=False
+    type=NameChoice(
+        [p.value for p in PurchaseOption if p is not PurchaseOption.OWNED], kind="purchase option"
     ),
     default=PurchaseOption.ON_DEMAND.value,
     show_default=True,
@@ -165,7 +172,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 )
 @click.option(
     "--sort",
-    type=click.Choice(list(SORT_KEYS), case_sensitive=False),
+    type=NameChoice(list(SORT_KEYS)),
     default="price",
     show_default=True,
 )
@@ -173,7 +180,7 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 @click.option("--limit", type=WholeNumber(min=1), help="Show at most this many rows.")
 @click.option(
     "--period",
-    type=click.Choice(["hour", "month"], case_sensitive=False),
+    type=NameChoice(["hour", "month"]),
     default="hour",
     show_default=True,
     help="Show prices per hour or per month of 730 hours (tables; JSON and CSV stay USD per hour, "

@@ -19,7 +19,14 @@ import click
 from click.core import ParameterSource
 
 from planner import clock
-from planner.errors import ConfigError, PlannerError, foreign_digits_error
+from planner.errors import (
+    ConfigError,
+    PlannerError,
+    aliased_name,
+    foreign_digits_error,
+    is_number,
+    suggest,
+)
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
@@ -75,7 +82,14 @@ class OutputPath(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail(f"is blank: name the file to write, e.g. {self.example}", param, ctx)
-        return super().convert(value, param, ctx)
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            if not Path(value).is_dir():
+                raise
+            # was click's "File 'out' is a directory." and no fix
+            inside = Path(value) / self.example
+            self.fail(f"{e.message.rstrip('.')}: name a file in it, e.g. {inside}", param, ctx)
 
 
 class FiniteFloat(click.FloatRange):
@@ -89,9 +103,12 @@ class FiniteFloat(click.FloatRange):
 
     name = "float"
 
-    def __init__(self, *args: Any, unit: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, unit: str | None = None, example: float | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.unit = unit
+        self.example = example  # shown in a refusal's fix where the option has no default
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         signed = _CURRENCY_SIGN.match(value) if isinstance(value, str) else None
@@ -136,10 +153,36 @@ class FiniteFloat(click.FloatRange):
                 param,
                 ctx,
             )
-        number = super().convert(value, param, ctx)
+        separated = _separator_fix(value) if isinstance(value, str) else None
+        if separated is not None:
+            # 52,000 or 0,25: was "'52,000' is not a valid float." and no fix
+            self.fail(f"{value!r} is not a number: {separated}", param, ctx)
+        try:
+            number = super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            given = _float_or_none(value)
+            if given is None or not math.isfinite(given):
+                raise  # not a number: click's own words
+            # outside the range: was "-5.0 is not in the range x>0." and no fix
+            self.fail(f"{e.message.rstrip('.')}: {self._range_fix(param)}", param, ctx)
         if isinstance(number, float) and not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number.", param, ctx)
+            self.fail(f"{value!r} is not a finite number: {self._range_fix(param)}", param, ctx)
         return number
+
+    def _range_fix(self, param: click.Parameter | None) -> str:
+        """What to give: a number in the option's range, its default (or example) as the
+        example."""
+        parts = []
+        if self.min is not None:
+            parts.append(f"above {self.min:g}" if self.min_open else f"{self.min:g} or more")
+        if self.max is not None:
+            parts.append(f"below {self.max:g}" if self.max_open else f"up to {self.max:g}")
+        default = getattr(param, "default", None)
+        shown = default if is_number(default) else self.example
+        example = f", e.g. {shown:g}" if shown is not None else ""
+        if not parts:
+            return f"give a finite number{example}"
+        return f"give a number {' and '.join(parts)}{example}"
 
     def _describe_range(self) -> str:
         if self.min is None and self.max is None:
@@ -151,12 +194,80 @@ _NUMBER_WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four", "five",
 _NUMBER_WORDS += ("eight", "nine", "ten", "eleven", "twelve")
 
 
-class LinkChoice(click.Choice):
+class NameChoice(click.Choice):
+    """click's Choice, in any case, whose refusal ends with the nearest name
+    (:func:`planner.errors.suggest`): was "'bfloat16' is not one of 'fp32', 'tf32', ..." alone for
+    --precision bfloat16, --kind pretraining, --method q-lora, --format jsn, --solver higs."""
+
+    def __init__(self, choices: Sequence[str], *, kind: str | None = None) -> None:
+        super().__init__(choices, case_sensitive=False)
+        self.kind = kind  # the names' kind in planner.errors.NAME_ALIASES (preemptible -> spot)
+
+    def fix(self, value: str) -> str | None:
+        """The fix for ``value`` that is none of the choices, or None (click's list alone)."""
+        options = [str(c) for c in self.choices]
+        meant = aliased_name(self.kind, value, options) if self.kind else None
+        if meant is not None:
+            return f"did you mean {meant!r}? ({value.strip()} is written {meant} here)"
+        close = suggest(value, options, 1)
+        return f"did you mean {close[0]!r}?" if close else None
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            fix = self.fix(str(value))
+            if fix is None:
+                raise  # click's own message lists the choices
+            self.fail(f"{e.message.rstrip('.')}; {fix}", param, ctx)
+
+
+class SubcommandGroup(click.Group):
+    """A command's subcommands (``calibrate record``, ``list``, ``remove``) whose unknown one is
+    answered with the one meant: another word for it (``calibrate delete`` -> remove; ``synonyms``
+    maps a word to the subcommand, "" to the group alone), or, where ``argument_of`` says which
+    subcommand takes an argument and which words are one, that subcommand with it (``workloads
+    gpt2-finetune`` -> ``workloads show gpt2-finetune``).  Was click's "No such command 'delete'."
+    alone."""
+
+    def __init__(
+        self,
+        *args: Any,
+        synonyms: Mapping[str, str] | None = None,
+        argument_of: tuple[str, Callable[[str], bool]] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.synonyms = dict(synonyms or {})
+        self.argument_of = argument_of
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        typed = args[0] if args else ""
+        if typed and typed not in self.commands and not typed.startswith("-"):
+            fix = self._fix(typed, ctx.command_path)
+            if fix is not None:
+                raise click.UsageError(f"No such command {typed!r}; {fix}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def _fix(self, typed: str, path: str) -> str | None:
+        meant = self.synonyms.get(typed.strip().lower())
+        if meant == "":
+            return f"`{path}` alone does that: drop {typed!r}"
+        if meant is not None:
+            return f"did you mean {meant!r}? ({typed} is written {meant} here)"
+        if self.argument_of is not None and self.argument_of[1](typed):
+            return f"did you mean `{path} {self.argument_of[0]} {typed}`?"
+        return None
+
+
+class LinkChoice(NameChoice):
     """A link's name (``--interconnect``, ``--fabric``) with the fix a file's gets: was "'IB' is
     not one of 'none', 'pcie', 'nvlink', 'nvswitch'." alone for IB, nvl, sxm and 100GbE."""
 
     def __init__(self, choices: list[str], field: str, *, other: str | None = None) -> None:
-        super().__init__(choices, case_sensitive=False)
+        super().__init__(choices)
         # the command's options for the link fields: this one, and the other kind's (--fabric
         # beside --interconnect) where a value of that kind is sent; without it (offers filters
         # on the link inside a machine only) the fix says the command has no option for it
@@ -165,21 +276,13 @@ class LinkChoice(click.Choice):
         if other is not None:
             self.option_names["fabric" if field == "interconnect" else "interconnect"] = other
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        try:
-            return super().convert(value, param, ctx)
-        except click.BadParameter as e:
-            from planner.config.validation import value_alias_hint
-            from planner.errors import suggest
+    def fix(self, value: str) -> str | None:
+        from planner.config.validation import value_alias_hint
 
-            options = [str(c) for c in self.choices]
-            close = suggest(str(value), options, 1)
-            fix = value_alias_hint(
-                str(value), options, self.field, option_names=self.option_names
-            ) or (f"did you mean {close[0]!r}?" if close else None)
-            if fix is None:
-                raise  # click's own message lists the choices
-            self.fail(f"{e.message.rstrip('.')}; {fix}", param, ctx)
+        options = [str(c) for c in self.choices]
+        return value_alias_hint(
+            value, options, self.field, option_names=self.option_names
+        ) or super().fix(value)
 
 
 class WholeNumber(click.IntRange):
@@ -214,6 +317,32 @@ class WholeNumber(click.IntRange):
             self.fail(f"{e.message.rstrip('.')}: {fix}", param, ctx)
 
 
+# Digits grouped by commas or spaces, three to a group after a first of one to three (52,000,
+# 1 000 000), and a decimal comma (0,25): how a spreadsheet or another locale writes a number.
+_GROUPED_THOUSANDS = re.compile(r"\s*[-+]?\d{1,3}(?:(,)\d{3}|( )\d{3})+(?:\.\d+)?\s*")
+_DECIMAL_COMMA = re.compile(r"\s*([-+]?\d+),(\d+)\s*")
+
+
+def _separator_fix(text: str) -> str | None:
+    """The plain number for ``text`` written with thousands separators (``52,000``: write
+    52000) or a decimal comma (``0,25``: write 0.25); None for anything else."""
+    if _GROUPED_THOUSANDS.fullmatch(text) and ("," in text) != (" " in text.strip()):
+        what = "thousands separators" if "," in text else "spaces"
+        return f"write {re.sub(r'[ ,]', '', text.strip())} (no {what} in a number)"
+    comma = _DECIMAL_COMMA.fullmatch(text)
+    if comma is not None:
+        return f"write {comma.group(1)}.{comma.group(2)} (a decimal point, not a comma)"
+    return None
+
+
+def _float_or_none(value: Any) -> float | None:
+    """``value`` as ``float`` reads it, None where it does not."""
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        return None
+
+
 def _int_or_none(value: Any) -> int | None:
     """``value`` as ``int`` reads it (text with spaces around), None where it does not."""
     try:
@@ -243,6 +372,8 @@ def _whole_fix(
     fix = _whole_reading(text, param)
     offered = [int(n) for n in re.findall(r"-?\d+", fix.split("(")[0])]
     if any((low is not None and n < low) or (high is not None and n > high) for n in offered):
+        if fix.startswith("give "):  # --gpus 4,16: once per value, and each in the range
+            return f"{fix.split(':')[0]}, {_range_fix(low, high, None).replace('write', 'each')}"
         inside = [n for n in offered if (low is None or n >= low) and (high is None or n <= high)]
         return f"write {inside[0]}" if inside else _range_fix(low, high, None)
     return fix
@@ -251,6 +382,14 @@ def _whole_fix(
 def _whole_reading(text: str, param: click.Parameter | None) -> str:
     """:func:`_whole_fix` before the option's range."""
     raw = text.strip()
+    option = _option(param, "")
+    if "," in raw and getattr(param, "multiple", False):
+        values = [v.strip() for v in raw.split(",")]
+        if all(_int_or_none(v) is not None for v in values):
+            # --gpus 4,8: the option is given once per value
+            return f"give {option} once per value: " + " ".join(f"{option} {v}" for v in values)
+    if _GROUPED_THOUSANDS.fullmatch(raw):
+        return f"write {re.sub(r'[ ,]', '', raw)} (no separators in a number)"
     try:
         number = float(raw)
     except ValueError:
@@ -297,7 +436,7 @@ def solver_option(func: Any) -> Any:
 
     return click.option(
         "--solver",
-        type=click.Choice(PREFERENCE, case_sensitive=False),
+        type=NameChoice(PREFERENCE),
         default=PREFERENCE[0],
         show_default=True,
         help="MILP solver: HiGHS (highspy) or COIN-OR CBC (through PuLP).",
@@ -323,6 +462,7 @@ class Duration(click.ParamType):
         option = _option(param, "--deadline")
         hours = duration_hours(value)
         if hours is None:
+            _refuse_signed_duration(str(value), option)
             hours = _hours_until(str(value), option)
         if hours is None:
             raise ConfigError(
@@ -335,7 +475,7 @@ class Duration(click.ParamType):
             )
         if hours <= 0:
             raise ConfigError(
-                f"duration must be positive, got {value!r}",
+                f"{_POSITIVE_DEADLINE}, got {value!r}",
                 key_path=option,
                 hint=f"write it like {DURATION_FORMS}",
             )
@@ -346,6 +486,45 @@ class Duration(click.ParamType):
                 hint=f"write it like {DURATION_FORMS}",
             )
         return hours
+
+
+_POSITIVE_DEADLINE = "deadline must be a positive duration such as 24h or 3d"
+# A number with a sign, or infinity or NaN, with or without a duration's unit: -3h, -1, inf, nan,
+# +infh, 1e3.  Each was "cannot read deadline" and the list of every form a deadline takes.
+_SIGNED_DURATION = re.compile(
+    r"^\s*([-+]?)\s*(inf(?:inity)?|nan|(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*"
+    r"(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)?\s*$",
+    re.I,
+)
+
+
+def _refuse_signed_duration(text: str, option: str) -> None:
+    """Refuse a deadline that is a number :func:`duration_hours` does not read: negative
+    (``-3h``), infinite or NaN (``inf``, ``nan``), or written in exponent form, with a plus sign
+    or without a digit before its point (``1e3``, ``+5h``, ``.5d``: its hours as the fix)."""
+    match = _SIGNED_DURATION.match(text)
+    if match is None:
+        return
+    sign, number, unit = match.group(1), match.group(2), match.group(3) or "h"
+    value = float(f"{sign}{number}")
+    if math.isinf(value) and number[0].isdigit() and sign != "-":
+        return  # 1e400: digits too many to be a number; the generic message says so
+    if math.isnan(value) or value <= 0 or math.isinf(value):
+        raise ConfigError(
+            f"{_POSITIVE_DEADLINE}, got {text!r}",
+            key_path=option,
+            hint=f"write it like {DURATION_FORMS}",
+        )
+    hours = duration_hours(f"{value:f}{unit}")
+    if hours is None or not math.isfinite(hours) or hours > 1e9:
+        return  # too long to be a deadline; the generic messages say so
+    days = f" ({hours / 24:.4g}d)" if hours >= 48 else ""
+    how = "a number in exponent form" if "e" in number.lower() else "a sign or a bare decimal point"
+    raise ConfigError(
+        f"cannot read deadline {text!r}: {how}",
+        key_path=option,
+        hint=f"write {hours:g}h{days}; write it like {DURATION_FORMS}",
+    )
 
 
 def _with_forms(fix: str | None) -> str | None:
@@ -429,13 +608,43 @@ class Count(click.ParamType):
         if isinstance(value, float):
             return value
         number = count_value(value)
+        option = _option(param, "--tokens")
+        forms = "write it like 50M, 1.5B, 2T or 3.1e8"
         if number is None or not math.isfinite(number):
+            refused = _count_refusal(str(value), forms)
             raise ConfigError(
-                f"cannot read {value!r} as a number",
-                key_path=_option(param, "--tokens"),
-                hint="write it like 50M, 1.5B, 2T or 3.1e8",
+                refused[0] if refused else f"cannot read {value!r} as a number",
+                key_path=option,
+                hint=refused[1] if refused else forms,
             )
         return number
+
+
+_SCALE_WORDS = {"thousand": "k", "million": "M", "billion": "B", "trillion": "T"}
+_SIGNED_COUNT = re.compile(
+    r"^\s*([-+]?)\s*(inf(?:inity)?|nan|(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([kmbt])?\s*$",
+    re.I,
+)
+_WORDED_COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\s*$", re.I)
+
+
+def _count_refusal(text: str, forms: str) -> tuple[str, str] | None:
+    """(message, fix) for a count :func:`count_value` does not read but whose meaning is plain:
+    negative (``-5M``), NaN or infinite, or its scale written as a word (``5 million``: write
+    5M).  Each was "cannot read ... as a number" and the forms alone."""
+    worded = _WORDED_COUNT.match(text)
+    if worded is not None:
+        short = f"{worded.group(1)}{_SCALE_WORDS[worded.group(2).lower()]}"
+        return f"cannot read {text!r} as a number: its scale is a word", f"write {short}; {forms}"
+    signed = _SIGNED_COUNT.match(text)
+    if signed is None:
+        return None
+    number = float(f"{signed.group(1)}{signed.group(2)}")
+    if math.isnan(number) or (math.isinf(number) and not signed.group(2)[0].isdigit()):
+        return f"{text!r} is not a finite number", f"{forms}, at least 1"
+    if number < 0 or signed.group(1) == "-":
+        return f"must be at least 1, got {text!r}", f"{forms}, at least 1"
+    return None
 
 
 class Amount(click.ParamType):

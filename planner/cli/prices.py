@@ -12,7 +12,7 @@ import click
 from planner import api
 from planner.cli.logs import redact
 from planner.cli.offers import format_option, max_age_option
-from planner.cli.params import FiniteFloat, field_options
+from planner.cli.params import FiniteFloat, SubcommandGroup, field_options
 from planner.cli.progress import RegionProgress
 from planner.errors import PlannerError
 from planner.reports.tables import dumps_json, render_records
@@ -21,7 +21,12 @@ if TYPE_CHECKING:
     from planner.catalog.refresh import RefreshResult
 
 
-@click.group("prices")
+@click.group(
+    "prices",
+    cls=SubcommandGroup,
+    synonyms={"show": "status", "list": "status", "ls": "status", "update": "refresh"}
+    | {"fetch": "refresh", "compare": "diff"},
+)
 def prices_group() -> None:
     """Price snapshots: what you have, refreshing them from the clouds, what changed.
 
@@ -251,11 +256,14 @@ def diff_command(old: str, new: str, threshold: float, fmt: str) -> None:
 
     Example: planner prices diff reference-2026-11-25 2026-11-22T101500Z-aws
     """
+    from planner.catalog.refresh import DIFF_COLUMNS
+
     records = api.prices_diff(old, new, threshold=threshold / 100)
-    if not records and fmt == "table":
+    if not records and fmt in ("table", "markdown"):
         click.echo(f"no offers added or removed and no price moved more than {threshold:g}%")
         return
-    click.echo(render_records(records, fmt))
+    # no changes: a CSV of the header alone (was two blank lines, no document)
+    click.echo(render_records(records, fmt, columns=None if records else DIFF_COLUMNS).rstrip("\n"))
 
 
 @prices_group.command("history")

@@ -18,6 +18,7 @@ from planner.cli.params import (
     Duration,
     FiniteFloat,
     Latency,
+    NameChoice,
     Quota,
     WholeNumber,
     currency_option,
@@ -156,7 +157,7 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     ),
     click.option(
         "--hardware-cost",
-        type=click.Choice(["amortised", "sunk"], case_sensitive=False),
+        type=NameChoice(["amortised", "sunk"]),
         default="amortised",
         show_default=True,
         help="Owned hardware at full TCO per hour, or power only (already paid for).",

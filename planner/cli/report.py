@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from planner import api
-from planner.cli.params import OutputPath
+from planner.cli.params import NameChoice, OutputPath
 from planner.cli.quote import QUOTE_FIELDS, quote_options, request_from_options, run_quote
 from planner.cli.report_file import check_writable, write_report
 from planner.cli.tco import (
@@ -84,7 +84,7 @@ def _emit(text: str, output: Path | None) -> None:
 _format_option = click.option(
     "--format",
     "fmt",
-    type=click.Choice(REPORT_FORMATS, case_sensitive=False),
+    type=NameChoice(REPORT_FORMATS),
     default="html",
     show_default=True,
     help="html: one file with charts; markdown: for wikis; csv: the tables for spreadsheets.",

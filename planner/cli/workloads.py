@@ -12,7 +12,15 @@ from click.core import ParameterSource
 
 from planner import api
 from planner.cli.offers import format_option
-from planner.cli.params import Count, FiniteFloat, LinkChoice, WholeNumber, field_options
+from planner.cli.params import (
+    Count,
+    FiniteFloat,
+    LinkChoice,
+    NameChoice,
+    SubcommandGroup,
+    WholeNumber,
+    field_options,
+)
 from planner.gpu_specs import load_gpu_catalog
 from planner.reports.estimate import (
     render_estimate,
@@ -26,7 +34,22 @@ from planner.workload.adhoc import workload_yaml
 from planner.workload.spec import INFERENCE_ONLY_PRECISIONS, PRECISION_ALIASES, Precision
 
 
-@click.group("workloads", invoke_without_command=True)
+def _names_a_workload(word: str) -> bool:
+    """Whether ``word`` is a bundled workload's name (any case) or a workload file's path."""
+    from planner.workload.spec import workload_names
+
+    return word.strip().lower() in {n.lower() for n in workload_names()} or word.endswith(
+        (".yaml", ".yml")
+    )
+
+
+@click.group(
+    "workloads",
+    cls=SubcommandGroup,
+    invoke_without_command=True,
+    synonyms={"list": "", "ls": ""},
+    argument_of=("show", _names_a_workload),
+)
 @format_option
 @click.pass_context
 def workloads(ctx: click.Context, fmt: str) -> None:
@@ -172,14 +195,14 @@ _FACT_OPTIONS = (
     click.option("--tokens", type=Count(), help="Tokens the job trains on: 50M, 1.5B."),
     click.option(
         "--method",
-        type=click.Choice(["full", "lora", "qlora"], case_sensitive=False),
+        type=NameChoice(["full", "lora", "qlora"]),
         default="full",
         show_default=True,
         help="Training method (with --model).",
     ),
     click.option(
         "--kind",
-        type=click.Choice(["finetune", "pretrain"], case_sensitive=False),
+        type=NameChoice(["finetune", "pretrain"]),
         default="finetune",
         show_default=True,
         help="Job kind (with --model).",
@@ -187,7 +210,7 @@ _FACT_OPTIONS = (
     click.option("--seq-len", type=WholeNumber(min=1), help="Sequence length (with --model)."),
     click.option(
         "--precision",
-        type=click.Choice(TRAINING_PRECISIONS, case_sensitive=False),
+        type=NameChoice(TRAINING_PRECISIONS),
         help="Training precision: fp32, tf32, fp16/amp-fp16, bf16/amp-bf16, pure-bf16, fp8 "
         "(Transformer Engine), fp4/nvfp4 (Transformer Engine NVFP4, Blackwell); also changes a "
         "named workload [default: the workload's, else bf16].",
@@ -268,7 +291,7 @@ def workload_fact_options(func: F) -> F:
 )
 @click.option(
     "--network-gbps",
-    type=FiniteFloat(min=0, min_open=True, unit="Gbps"),
+    type=FiniteFloat(min=0, min_open=True, unit="Gbps", example=400),
     help="Node network bandwidth, Gbit/s.",
 )
 @format_option

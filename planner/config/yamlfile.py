@@ -100,6 +100,38 @@ def parse_packaged_yaml(text: str) -> Any:
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
+# What was left open, by PyYAML's context for the error: a quote, a [ or a {.
+_LEFT_OPEN = {
+    "while scanning a quoted scalar": ("the quote", ""),
+    "while parsing a flow sequence": ("the [", " with ]"),
+    "while parsing a flow mapping": ("the {", " with }"),
+}
+
+
+def _syntax_fix(e: Any) -> str | None:
+    """The fix for a YAML syntax error PyYAML names in its own words: a quote, ``[`` or ``{`` left
+    open (where it was opened: the error's line is the end of the file), a line without its colon,
+    a colon inside a value.  Was the parser's words alone ("found unexpected end of stream")."""
+    context, problem, opened = e.context or "", e.problem or "", e.context_mark
+    at = f"line {opened.line + 1}, column {opened.column + 1}" if opened else "the line named"
+    if context in _LEFT_OPEN:
+        what, closer = _LEFT_OPEN[context]
+        return f"close {what} opened at {at}{closer}"
+    if context == "while scanning a simple key":
+        return (
+            f"{at.split(',')[0]} is not key: value: add the colon, or indent it under the key "
+            "above as part of its value"
+        )
+    if problem == "mapping values are not allowed here":
+        return (
+            "a colon and a space inside a value start a key: quote the value "
+            '(description: "Note: ..."), or indent the line as its neighbours are'
+        )
+    if context.startswith("while parsing a block") and "'<block" in problem:
+        return f"check the indentation: the keys of the mapping opened at {at} start in one column"
+    return None
+
+
 def parse_yaml(text: str, *, file: str) -> Any:
     """Parse YAML text (pure); errors name ``file``, the line and column."""
     import yaml
@@ -117,6 +149,8 @@ def parse_yaml(text: str, *, file: str) -> Any:
             hint = "keep one of the two"
         elif "digits long" in problem:
             hint = "write the number the key means in e-notation, e.g. 1.5e9"
+        else:
+            hint = _syntax_fix(e)
         raise ConfigError(f"not valid YAML{where}: {problem}", file=file, hint=hint) from None
     except yaml.YAMLError as e:
         raise ConfigError(f"not valid YAML: {e}", file=file) from None

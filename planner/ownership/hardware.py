@@ -289,7 +289,15 @@ def _amount_usd(
             neutral_value, default_currency=m.currency, table=fx, file=file, key_path=neutral_key
         )
         if value < 0:
-            raise ConfigError("must not be negative", file=file, key_path=neutral_key)
+            # was "must not be negative" alone: no value, no fix (capex_usd: -5 names both)
+            text = isinstance(neutral_value, str)
+            plain = neutral_value.replace("-", "", 1).strip() if text else f"{-value:g}"
+            raise ConfigError(
+                f"must be at least 0, got {neutral_value if text else f'{value:g}'!r}",
+                file=file,
+                key_path=neutral_key,
+                hint=f"an amount is 0 or more: write {plain} if the minus sign is a slip",
+            )
         return value
     if required:
         raise ConfigError(

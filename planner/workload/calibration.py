@@ -75,6 +75,11 @@ class Calibration:
         return (self.gpu, self.framework, self.precision, self.method, self.kind) == key
 
 
+# The columns of a listed run (planner.api.calibrations): its fields, its factor and whether it
+# applies; a CSV of no runs keeps them as its header.
+LISTED_COLUMNS = (*(f.name for f in fields(Calibration)), "factor", "applies")
+
+
 def calibration_file() -> Path:
     """Where calibrations are kept: ``$PLANNER_DATA_DIR/calibration.yaml`` or the user data folder."""
     from planner.config.datadir import data_dir_setting
@@ -114,6 +119,15 @@ def load_calibrations(path: Path | None = None) -> tuple[Calibration, ...]:
     # UnicodeDecodeError and RecursionError tracebacks)
     rows = read_yaml(path, what="calibration file") or []
     if not isinstance(rows, list):
+        names = {f.name for f in fields(Calibration)}
+        if isinstance(rows, dict) and names & set(map(str, rows)):
+            # one run without its "- ": was "expected a list" and "fix the entry" alone
+            raise ConfigError(
+                "expected a list of recorded runs, got one run written as a mapping",
+                file=str(path),
+                hint="each run is an item of a list: start its first line (id: ...) with '- ' and "
+                "indent the lines after it by two spaces",
+            )
         raise ConfigError("expected a list of recorded runs", file=str(path), hint=fix)
     runs = tuple(_calibration(row, i, str(path), fix) for i, row in enumerate(rows))
     for i, run in enumerate(runs):
@@ -399,6 +413,13 @@ def without(calibrations: Sequence[Calibration], ident: str) -> tuple[Calibratio
             key_path="id",
             hint="planner calibrate list (planner.calibrations()) shows the ids",
         )
+    if not ident.strip():
+        # was "unknown calibration ''", as if a blank were a misspelt id
+        raise ConfigError(
+            "calibration id is blank",
+            key_path="id",
+            hint="give the id of one recorded run, e.g. c1 (planner calibrate list shows them)",
+        )
     if not calibrations:
         error = UnknownNameError("calibration", ident, (), key_path="id")
         error.hint = (
@@ -406,7 +427,16 @@ def without(calibrations: Sequence[Calibration], ident: str) -> tuple[Calibratio
         )
         raise error
     if ident not in {c.id for c in calibrations}:
-        raise UnknownNameError("calibration", ident, [c.id for c in calibrations], key_path="id")
+        error = UnknownNameError("calibration", ident, [c.id for c in calibrations], key_path="id")
+        same = [c.id for c in calibrations if c.id.lower() == ident.strip().lower()]
+        if len(same) == 1:
+            # C1: was "did you mean c1 or c2?", as if either could be meant; a removal takes the id
+            # as written, so the one it names in another case is the fix
+            error.hint = (
+                f"did you mean {same[0]}? (ids are written as `planner calibrate list` shows)"
+            )
+            error.suggestions = same
+        raise error
     return tuple(c for c in calibrations if c.id != ident)
 
 

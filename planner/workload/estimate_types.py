@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from planner.config.validation import value_alias_hint
 from planner.errors import (
     ConfigError,
     UnknownNameError,
@@ -51,7 +52,12 @@ class Topology:
                 continue
             names = [m.value for m in kind]
             if not isinstance(value, str) or value.strip().lower() not in names:
-                raise UnknownNameError(key, str(value), names, key_path=key)
+                error = UnknownNameError(key, str(value), names, key_path=key)
+                # IB, 100GbE, NVL, or the other field's link: the fix a file's and the command
+                # line's get (was "known fabric names: ..." alone for IB)
+                meant = value_alias_hint(value, names, key) if isinstance(value, str) else None
+                error.hint = meant or error.hint
+                raise error
             object.__setattr__(self, key, kind(value.strip().lower()))
 
 

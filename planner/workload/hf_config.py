@@ -258,7 +258,15 @@ def _read_config(path: Path, file: str) -> dict[str, Any]:
             hint="pass the model's config.json (from its Hugging Face repository)",
         ) from None
     if not isinstance(config, dict):
-        raise ConfigError("a config.json is a JSON object", file=file)
+        # was "a config.json is a JSON object" and no fix, nor what the file holds instead
+        kinds = {list: "a list", str: "text", bool: "true or false", type(None): "null"}
+        shown = kinds.get(type(config), "a number")
+        raise ConfigError(
+            f'holds {shown}; a config.json is a JSON object ({{"hidden_size": ..., ...}})',
+            file=file,
+            hint="pass the model's config.json from its Hugging Face repository, or a preset name "
+            "(planner models lists them)",
+        )
     return config
 
 

@@ -52,7 +52,7 @@ from planner.config.validation import (
     config_error,
 )
 from planner.config.yamlfile import probe, read_yaml
-from planner.errors import ConfigError, UnknownNameError
+from planner.errors import ConfigError, UnknownNameError, aliased_name, suggest
 from planner.workload.limits import (
     MAX_BATCH_TOKENS,
     MAX_BEAM_WIDTH,
@@ -191,6 +191,9 @@ _MLP_ALIASES = {
     "relu": "plain",
     "gelu_new": "plain",
 }
+# Activations that run in either kind of MLP (config.json's hidden_act is "silu" for Llama's gated
+# MLP and for plain ones alike): the gate, not the activation, decides.
+_EITHER_MLP = ("silu", "swish", "gelu_pytorch_tanh", "gelu_fast", "quick_gelu", "tanh", "sigmoid")
 
 
 class ModelSection(_Section):
@@ -252,9 +255,27 @@ class ModelSection(_Section):
     def _mlp_kind(cls, value: Any) -> Any:
         """The activation's own name reads as its kind: SwiGLU and GeGLU are gated MLPs, GeLU and
         ReLU plain ones (config.json's hidden_act with or without a gate)."""
-        if isinstance(value, str):
-            return _MLP_ALIASES.get(value.strip().lower(), value)
-        return value
+        if not isinstance(value, str):
+            return value
+        key = value.strip().lower()
+        if key in ("gated", "plain"):
+            return key  # Gated: in any case, as its aliases (SwiGLU) are read
+        if key in _EITHER_MLP:
+            # was "'silu' is not one of gated, plain" and no fix
+            raise ValueError(
+                f"{value.strip()!r} is an activation that runs in either kind of MLP; write gated "
+                "where the MLP has a gate projection (config.json's gate_proj: Llama's SwiGLU), "
+                "plain where it has not"
+            )
+        if key not in _MLP_ALIASES:
+            kinds = {**_MLP_ALIASES, "gated": "gated", "plain": "plain"}
+            close = suggest(key, list(kinds), 1)
+            if close and close[0] in _MLP_ALIASES:  # SwiGLU2: was "is not one of gated, plain"
+                raise ValueError(
+                    f"{value.strip()!r} is not one of gated, plain; did you mean "
+                    f"{kinds[close[0]]} ({close[0]} is a {kinds[close[0]]} MLP)?"
+                )
+        return _MLP_ALIASES.get(key, value)  # else pydantic's refusal, with its nearest kind
 
     @model_validator(mode="after")
     def _mlp_fields(self) -> ModelSection:
@@ -744,7 +765,8 @@ class InferenceSection(_Section):
         except UnknownNameError as e:  # a ValueError names the key path in the file
             from planner.workload.frameworks import canonical_framework
 
-            if canonical_framework(name) not in (None, "auto"):
+            serving_alias = aliased_name("serving framework", name, e.choices)
+            if serving_alias is None and canonical_framework(name) not in (None, "auto"):
                 # was: "unknown serving framework 'megatron'; did you mean auto?"
                 raise ValueError(
                     f"{value.strip()!r} is a training stack, and inference.framework is the "
