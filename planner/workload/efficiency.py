@@ -99,9 +99,10 @@ from planner.workload.memory import LOW_BIT_RECIPES
 #   TensorRT-LLM 1.0 NVFP4 serving rows on one RTX PRO 6000 (held out) move the same way.  A large
 #   bf16 PyTorch matmul reaches 409.4 (Server Edition) and 418.0 (Workstation) of its 500 TFLOPS,
 #   0.82-0.84, about the H100's 0.80 with the same script (zzc0721/torch-performance-test-data).
-# RTX-Pro-Ampere 0.52, the H100's figure: the GA102 workstation cards (RTX A6000, A5000, A4500 and
-#   the A40) reach the same share of their full-rate FP32-accumulate peak in a large 16-bit GEMM as
-#   the H100 SXM does of its own -- PyTorch matmuls measured with one script across cards
+# RTX-Pro-Ampere 0.52, the H100's figure: the RTX A6000 reaches the same share of its full-rate
+#   FP32-accumulate peak in a large 16-bit GEMM as the H100 SXM does of its own, and the other GA102
+#   workstation cards (RTX A5000, A4500 and the A40, at the same ~3.6 W an SM) are taken to as well
+#   (U: unmeasured) -- PyTorch matmuls measured with one script across cards
 #   (zzc0721/torch-performance-test-data database.md @078586871: RTX A6000 123.3 bf16 TFLOPS of
 #   154.8, 0.80; H100 80GB HBM3 789.2 and 783.7 of 989.4, 0.80; H200 790.3, 0.80) -- so their
 #   training matmuls are taken to reach the H100's share of it.  They had been in the RTX-Pro
