@@ -1098,26 +1098,22 @@ def calibrate(
             key_path="measured_tokens_per_second",
             hint="e.g. measured_tokens_per_second=12000 or measured_step_seconds=2.5",
         )
-    if measured_tokens_per_second is not None and not (
-        is_number(measured_tokens_per_second) and 0 < measured_tokens_per_second < math.inf
-    ):
-        # float() read "5000" and True (1 token/s) as throughputs
-        raise ConfigError(
-            f"a measured throughput must be a positive number, got {measured_tokens_per_second!r}",
-            key_path="measured_tokens_per_second",
-            hint=_as_number_fix("measured_tokens_per_second", measured_tokens_per_second, "")
-            or "tokens per second of the whole run, e.g. measured_tokens_per_second=12000",
-        )
-    if measured_step_seconds is not None and not (
-        is_number(measured_step_seconds) and 0 < measured_step_seconds < math.inf
-    ):
-        # checked before the estimate, as the throughput is; was refused with no fix
-        raise ConfigError(
-            f"a step time must be a positive number of seconds, got {measured_step_seconds!r}",
-            key_path="measured_step_seconds",
-            hint=_as_number_fix("measured_step_seconds", measured_step_seconds, "s")
-            or "the seconds one optimizer step took, e.g. measured_step_seconds=2.5",
-        )
+    # float() read "5000" and True (1 token/s) as throughputs; both are checked before the
+    # estimate runs (a step time was refused with no fix, after it)
+    _check_measurement(
+        measured_tokens_per_second,
+        "measured_tokens_per_second",
+        "a measured throughput must be a positive number",
+        "",
+        "tokens per second of the whole run, e.g. measured_tokens_per_second=12000",
+    )
+    _check_measurement(
+        measured_step_seconds,
+        "measured_step_seconds",
+        "a step time must be a positive number of seconds",
+        "s",
+        "the seconds one optimizer step took, e.g. measured_step_seconds=2.5",
+    )
     spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
     if isinstance(spec, WorkloadSpec):
         check_trainable(spec)
@@ -1140,6 +1136,18 @@ def calibrate(
     )
     save_calibrations((*existing, record))
     return {**asdict(record), "factor": record.factor}
+
+
+def _check_measurement(value: Any, key: str, what: str, unit: str, example: str) -> None:
+    """A ConfigError on ``key`` unless ``value`` is None or a finite number above 0, with the number
+    to write where ``value`` is one given as text (:func:`_as_number_fix`), else ``example``."""
+    if value is None or (is_number(value) and 0 < value < math.inf):
+        return
+    raise ConfigError(
+        f"{what}, got {value!r}",
+        key_path=key,
+        hint=_as_number_fix(key, value, unit) or example,
+    )
 
 
 def _as_number_fix(name: str, value: Any, unit: str) -> str | None:
