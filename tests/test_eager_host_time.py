@@ -17,6 +17,7 @@ from planner.workload import strategy as st
 from planner.workload.estimate_types import Topology, topology_links
 from planner.workload.frameworks import load_frameworks
 from planner.workload.training import train_facts
+from tests.test_fsdp_frozen_gradients import lora
 
 H100 = resolve_gpu("H100")
 ONE = Topology(gpus_per_node=1, interconnect=Interconnect.PCIE, fabric=Fabric.ETHERNET)
@@ -190,26 +191,8 @@ def test_nanotron_dispatches_a_narrow_model_from_its_host() -> None:
 
 
 def llama7b_lora_fsdp(zero: int, framework: str = "lightning") -> Any:
-    """LitGPT's LoRA r8 on Llama 2 7B over 2 GPUs, one 130-token sample a rank, layers recomputed."""
-    return parse_workload(
-        {
-            "name": "llama7b-lora-fsdp",
-            "kind": "finetune",
-            "model": {"preset": "llama-2-7b", "seq_len": 130},
-            "data": {"samples": 2 * STEPS, "tokens_per_sample": 130},
-            "training": {
-                "precision": "pure-bf16",
-                "framework": framework,
-                "method": "lora",
-                "lora_rank": 8,
-                "lora_targets": "qv",
-                "optimizer": "adamw",
-                "activation_checkpointing": "full",
-                "global_batch_samples": 2,
-                "parallelism": {"micro_batch": 1, "zero": zero, "tensor": 1, "pipeline": 1},
-            },
-        }
-    )
+    """LitGPT's LoRA r8 on Llama 2 7B (q, v), one sample a rank, layers recomputed."""
+    return lora("llama-2-7b", framework, zero, batch=2)
 
 
 def test_fsdp_hooks_add_host_time_per_wrapped_layer() -> None:
