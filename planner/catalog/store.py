@@ -152,7 +152,7 @@ _MANIFEST_KEYS = ("snapshot_id", "created_at", "schema_version", "providers")
 # What to do about a snapshot whose manifest cannot be read.
 _DAMAGED_SNAPSHOT = (
     "the snapshot is damaged (a hand edit or a torn copy): `planner prices refresh` writes a new "
-    "one, and leaving --snapshot out uses the newest readable one"
+    "one; name another snapshot, or none to use the newest readable one"
 )
 # A provider entry's keys without a default: an entry without one cannot be read.
 _ENTRY_KEYS = tuple(f.name for f in fields(ProviderEntry) if f.default is MISSING)
