@@ -48,3 +48,22 @@ def test_the_capacity_is_not_capped_by_the_batch_of_one() -> None:
     assert point.capacity_requests_per_s > 1.5 * 84.2
     # the running batch reaches the replica's limit (the KV cache), as a dense model's does
     assert point.concurrency == pytest.approx(point.max_concurrency, rel=1e-3)
+
+
+def test_the_capacity_is_a_load_whose_batch_settles_within_the_limit() -> None:
+    # review: near the highest load Little's law creeps to its fixed point; the 60 iterations ran
+    # out with the batch at 2,047.97, still growing towards 2,327 at 139.43 requests/s, and the load
+    # was called sustainable.  The batch a steady state reports is now a fixed point within the
+    # replica's 2,048: the batch it implies is the batch itself
+    from planner.workload import serving as sv
+
+    r = _replica()
+    prompt = output = Lengths.of(128.0)
+    limit = r.stack.max_num_seqs
+    capacity = sv._capacity(r, prompt, output, limit)
+    state = sv._steady_state(r, capacity, prompt, output, limit)
+    assert state is not None and state.batch <= limit
+    implied = sv._little(r, capacity, prompt, output, state.batch)
+    assert implied is not None and implied.batch == pytest.approx(state.batch, rel=1e-3)
+    # a load 0.2% higher has no batch within the limit that sustains it
+    assert sv._steady_state(r, capacity * 1.002, prompt, output, limit) is None

@@ -728,28 +728,66 @@ def _steady_state(
     few microseconds each.  Where the prompts fill the replica at the batch reached so far, the
     batch is doubled (up to ``limit``) before the load is called too high: only at ``limit``, the
     most the replica runs, do the prompts' own work decide it."""
-    context = prompt.mean + output.mean / 2.0
     batch = 1.0
     state = None
     for _ in range(_STEP_ITERATIONS):
-        work = r.prefill_work_seconds(prompt.mean, batch, context, prompt.mean)
-        rho = rate * work
-        if rho >= 1.0:
+        state = _little(r, rate, prompt, output, batch)
+        if state is None:  # the prompts alone keep the replica busy at this batch
             if batch >= limit:
                 return None
             batch = min(2.0 * batch, float(limit))
             continue
-        step = r.step_seconds(batch, context, decode_prompt=prompt.mean) / (1.0 - rho)
-        prefill = r.prefill_seconds(prompt.mean, batch, context, prompt.mean)
-        ttft = step / 2.0 + prefill
-        new_batch = max(rate * (ttft + max(output.mean - 1.0, 0.0) * step), 1.0)
-        state = _State(new_batch, step, rho, prefill)
-        if abs(new_batch - batch) <= 1e-4 * batch:
+        if abs(state.batch - batch) <= 1e-4 * batch:
             break
-        batch = new_batch
+        batch = state.batch
+    else:
+        # still growing after the iterations: near the highest load the map approaches its fixed
+        # point slowly, and the last batch may sit below ``limit`` with the fixed point above it.
+        # The map grows with the batch, so a fixed point within ``limit`` exists where the batch
+        # it gives at ``limit`` is no more than ``limit``: find it by bisection, or there is none
+        if state is None or state.batch > limit:
+            return None
+        return _fixed_point(r, rate, prompt, output, batch, float(limit))
     if state is None or state.batch > limit:
         return None
     return state
+
+
+def _little(
+    r: Replica, rate: float, prompt: Lengths, output: Lengths, batch: float
+) -> _State | None:
+    """One step of Little's law at ``rate``: the batch the step time at ``batch`` running requests
+    implies (a request's time to first token and its decode steps, x ``rate``), or None where the
+    prompts alone keep the replica busy."""
+    context = prompt.mean + output.mean / 2.0
+    rho = rate * r.prefill_work_seconds(prompt.mean, batch, context, prompt.mean)
+    if rho >= 1.0:
+        return None
+    step = r.step_seconds(batch, context, decode_prompt=prompt.mean) / (1.0 - rho)
+    prefill = r.prefill_seconds(prompt.mean, batch, context, prompt.mean)
+    ttft = step / 2.0 + prefill
+    new_batch = max(rate * (ttft + max(output.mean - 1.0, 0.0) * step), 1.0)
+    return _State(new_batch, step, rho, prefill)
+
+
+def _fixed_point(
+    r: Replica, rate: float, prompt: Lengths, output: Lengths, low: float, high: float
+) -> _State | None:
+    """The steady state between ``low`` (a batch whose implied batch is larger) and ``high``, by
+    bisection on the batch, or None where even ``high`` implies a larger one."""
+    top = _little(r, rate, prompt, output, high)
+    if top is None or top.batch > high:
+        return None
+    for _ in range(_STEP_ITERATIONS):
+        mid = (low + high) / 2.0
+        state = _little(r, rate, prompt, output, mid)
+        if state is not None and state.batch <= mid:
+            high = mid
+        else:
+            low = mid
+        if high - low <= 1e-4 * high:
+            break
+    return _little(r, rate, prompt, output, high)
 
 
 @functools.lru_cache(maxsize=1024)
