@@ -142,6 +142,26 @@ _PART = re.compile(
     r"hours?|hrs?|hs|h|days?|d|weeks?|wks?|w)(?![a-z])",
     re.I,
 )
+# Digits grouped by commas or spaces, three to a group after a first of one to three (52,000,
+# 1 000 000), and a decimal comma (0,25): how a spreadsheet or another locale writes a number.
+GROUPED_THOUSANDS = re.compile(r"\s*[-+]?\d{1,3}(?:(,)\d{3}|( )\d{3})+(?:\.\d+)?\s*")
+_DECIMAL_COMMA = re.compile(r"\s*([-+]?\d+),(\d+)\s*")
+
+
+def separated_number(text: str) -> tuple[str, str] | None:
+    """``text`` written plain, and what was wrong with it, where it is a number with thousands
+    separators (``52,000``, ``310 000``: one kind of separator) or a decimal comma (``0,25``);
+    None for anything else.  The command line's options and a file's values word the fix each
+    their own way."""
+    if GROUPED_THOUSANDS.fullmatch(text) and ("," in text) != (" " in text.strip()):
+        what = "thousands separators" if "," in text else "spaces"
+        return re.sub(r"[ ,]", "", text.strip()), f"no {what} in a number"
+    comma = _DECIMAL_COMMA.fullmatch(text)
+    if comma is not None:
+        return f"{comma.group(1)}.{comma.group(2)}", "a decimal point, not a comma"
+    return None
+
+
 # A number written with a comma or underscores: 1,5d (a decimal comma), 1,000h or 1_000h (grouped)
 _GROUPED = re.compile(r"^\s*(\d+)([,_])(\d+)\s*([a-z]*)\s*$", re.I)
 

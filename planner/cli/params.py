@@ -30,6 +30,7 @@ from planner.errors import (
 from planner.units import (
     DEADLINE_FORMS,
     DURATION_FORMS,
+    GROUPED_THOUSANDS,
     IN_UNIT,
     MAX_GPUS_PER_JOB,
     UNIT_WORDS,
@@ -39,6 +40,7 @@ from planner.units import (
     deadline_point,
     duration_fix,
     duration_hours,
+    separated_number,
     unit_factor,
     zone_fix,
 )
@@ -317,22 +319,12 @@ class WholeNumber(click.IntRange):
             self.fail(f"{e.message.rstrip('.')}: {fix}", param, ctx)
 
 
-# Digits grouped by commas or spaces, three to a group after a first of one to three (52,000,
-# 1 000 000), and a decimal comma (0,25): how a spreadsheet or another locale writes a number.
-_GROUPED_THOUSANDS = re.compile(r"\s*[-+]?\d{1,3}(?:(,)\d{3}|( )\d{3})+(?:\.\d+)?\s*")
-_DECIMAL_COMMA = re.compile(r"\s*([-+]?\d+),(\d+)\s*")
-
-
 def _separator_fix(text: str) -> str | None:
     """The plain number for ``text`` written with thousands separators (``52,000``: write
-    52000) or a decimal comma (``0,25``: write 0.25); None for anything else."""
-    if _GROUPED_THOUSANDS.fullmatch(text) and ("," in text) != (" " in text.strip()):
-        what = "thousands separators" if "," in text else "spaces"
-        return f"write {re.sub(r'[ ,]', '', text.strip())} (no {what} in a number)"
-    comma = _DECIMAL_COMMA.fullmatch(text)
-    if comma is not None:
-        return f"write {comma.group(1)}.{comma.group(2)} (a decimal point, not a comma)"
-    return None
+    52000) or a decimal comma (``0,25``: write 0.25); None for anything else
+    (:func:`planner.units.separated_number`)."""
+    separated = separated_number(text)
+    return None if separated is None else f"write {separated[0]} ({separated[1]})"
 
 
 def _float_or_none(value: Any) -> float | None:
@@ -388,7 +380,7 @@ def _whole_reading(text: str, param: click.Parameter | None) -> str:
         if all(_int_or_none(v) is not None for v in values):
             # --gpus 4,8: the option is given once per value
             return f"give {option} once per value: " + " ".join(f"{option} {v}" for v in values)
-    if _GROUPED_THOUSANDS.fullmatch(raw):
+    if GROUPED_THOUSANDS.fullmatch(raw):
         return f"write {re.sub(r'[ ,]', '', raw)} (no separators in a number)"
     try:
         number = float(raw)

@@ -31,7 +31,7 @@ from planner.errors import (
     lookalike_note,
     suggest,
 )
-from planner.units import UNIT_WORDS, key_unit, unit_factor
+from planner.units import UNIT_WORDS, key_unit, separated_number, unit_factor
 
 Loc = tuple[int | str, ...]
 
@@ -684,8 +684,6 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
         # staff_fte: 1/75: was "write a plain number, e.g. 1.5e9"
         value = float(ratio.group(1)) / float(ratio.group(2))
         return f"write {value:.4g}: a file takes the number, not a division ({text.strip()} is {value:.4g})"
-    if re.fullmatch(r"\s*\d{1,3}(,\d{3})+(\.\d+)?\s*", text):
-        return f"write {text.strip().replace(',', '')}: no thousands separators in a number"
     continental = re.fullmatch(r"\s*([-+]?\d{1,3}(?:[. ]\d{3})+),(\d+)\s*", text)
     if continental is not None:
         # capex_usd: "310.000,00": was "write a plain number, e.g. 1.5e9"
@@ -694,12 +692,11 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
             f"write {whole}.{continental.group(2)}: a decimal point and no thousands separators "
             f"({text.strip()} groups thousands by dots or spaces and has a decimal comma)"
         )
-    if re.fullmatch(r"\s*\d{1,3}( \d{3})+(\.\d+)?\s*", text):
-        # capex_usd: 310 000: was "write a plain number, e.g. 1.5e9"
-        return f"write {text.strip().replace(' ', '')}: no spaces in a number"
-    comma = re.fullmatch(r"\s*([-+]?\d+),(\d+)\s*", text)
-    if comma is not None:  # 2,5: a decimal comma (a European spreadsheet's or keyboard's)
-        return f"write {comma.group(1)}.{comma.group(2)}: a decimal point, not a comma"
+    separated = separated_number(text)
+    if separated is not None:
+        # 52,000 and 310 000 (thousands separators), 2,5 (a decimal comma, a European
+        # spreadsheet's or keyboard's)
+        return f"write {separated[0]}: {separated[1]}"
     percent = re.fullmatch(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*", text)
     if percent is not None:
         # 80%, 4%: a file's shares, rates and ratios are fractions (was: "write a plain number,
