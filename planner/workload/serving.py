@@ -607,9 +607,9 @@ class Replica:
         m = self.model
         sampled = tokens if sampled is None else sampled
         head = min(m.head_params, m.matmul_params)
-        body_s = 2.0 * tokens / self.tp * (m.matmul_params - head)
-        body_s /= self.compute_peak_flops * self.matmul_fraction
-        head_peak = self.compute_peak_flops * self.matmul_fraction
+        peak = self.compute_peak_flops * self.matmul_fraction
+        body_s = 2.0 * tokens / self.tp * (m.matmul_params - head) / peak
+        head_peak = peak
         if self.head_16bit and self.matmul_unit not in ("bf16", "fp16", "fp32"):
             layer_params = m.matmul_params / max(m.layers, 1)
             x = eff.forward_bytes_per_flop(m.hidden, self.tp, layer_params)
