@@ -424,6 +424,17 @@ OPTIMIZER_TRAFFIC_BYTES: dict[str, float] = {
     "sgd": 20.0,
     "adafactor": 12.0,
 }
+# torch.optim.AdamW's default foreach path (_multi_tensor_adamw; frameworks.yaml
+# ``fused_optimizer: false``) runs the update as eight passes over fp32 lists, each a kernel that
+# reads its operands and writes its result: the decoupled weight decay (param *= 1 - lr·wd: 4 + 4),
+# the first moment's lerp towards the gradient (4 + 4 read, 4 written), the second moment's scale
+# (4 + 4) and its addcmul of the squared gradient (4 + 4 read, 4 written), its square root (4 + 4),
+# the division by the bias correction (4 + 4), the epsilon (4 + 4) and the parameter's addcdiv
+# (12 read, 4 written): 80 bytes a parameter against the fused kernel's 28 (one read and one write
+# of each).  Measured in this project (one H100 80GB HBM3, PyTorch 2.11, benchmarks/gpu_probe.py):
+# the foreach kernels of a step took 3.7 ms for GPT-2's 124.4M parameters and 32.3 ms for a 1.1B
+# Llama, 86-88 bytes a parameter at the 2.95 TB/s its copies reached.
+FOREACH_ADAMW_TRAFFIC_BYTES = 80.0
 # Eager torch.autocast (planner/workload/memory.py; frameworks.yaml ``autocast``) casts every fp32
 # weight a matmul reads to 16 bits once per forward pass (its cache lives one autocast region: one
 # micro-batch), reading 4 bytes and writing 2, and the backward pass casts that weight's 16-bit
@@ -745,6 +756,45 @@ def gemm_fraction(gpu: GpuSpec) -> float:
     under matmuls than the part the figure was measured on."""
     family = GEMM_FRACTION.get(gpu.family, GEMM_FRACTION.get(gpu.name, DEFAULT_GEMM_FRACTION))
     return min(family * SUSTAINED_GEMM_RELATIVE.get(gpu.name, 1.0), TENSOR_GEMM_SHARE)
+
+
+# A GEMM whose leading dimension is not a multiple of 16 bytes cannot take the tensor-core kernels
+# that load their tiles in 16-byte vectors (TMA on Hopper, cp.async on Ampere); cuBLAS runs an
+# "align1" or "align2" kernel that loads element by element (NVIDIA, "Matrix Multiplication
+# Background User's Guide": Tensor Cores are used most efficiently when the dimensions are
+# multiples of 16 bytes).  A language model's output layer is the one GEMM of a transformer whose
+# width is the tokenizer's: GPT-2's 50,257 (odd: align1), BERT's 30,522 (align2), unless the stack
+# pads it (frameworks.yaml ``pads_vocab``; nanoGPT's 50,304 "for efficiency").  Measured in this
+# project on one H100 80GB HBM3 (PyTorch 2.11, cuBLAS of CUDA 13; benchmarks/gpu_probe.py
+# profile): GPT-2's 768 x 50,257 output layer at 16,384 tokens ran its three GEMMs at 94, 140 and
+# 150 TFLOP/s in bf16 (cutlass_75 align1 kernels), 123 together, and at 119-131 in tf32 (align1
+# again); BERT's 768 x 30,522 head at 16,384 tokens at 236-265 in bf16 (cutlass_80 align2
+# kernels) -- against 600-700 for the aligned layers beside them.  The rate does not follow the
+# tensor cores (bf16 and tf32 alike at align1) but the element loads the SMs issue, doubling with
+# each doubling of the alignment: 123 TFLOP/s is 1.84 times the H100's 66.9 TFLOPS of fp32 on its
+# CUDA cores, the SMs' own rate, and each GPU is taken to run such kernels at that multiple of its
+# own per element of alignment (U beyond the H100).  Where that is above the aligned rate (GeForce
+# cards, whose tensor cores run at a lower multiple of their CUDA cores), nothing changes.
+UNALIGNED_GEMM_FP32_MULTIPLE = 123.0 / 66.9  # per element of alignment
+_TENSOR_CORE_ALIGNMENT_BYTES = 16
+
+
+def unaligned_alignment(width: int, element_bytes: float) -> int | None:
+    """The alignment in elements (the largest power of two dividing ``width``) of a tensor-core
+    GEMM dimension ``width`` elements of ``element_bytes`` wide that is not a multiple of 16 bytes;
+    None where it is."""
+    if width <= 0:
+        return None
+    alignment = width & -width
+    if alignment * element_bytes >= _TENSOR_CORE_ALIGNMENT_BYTES:
+        return None
+    return alignment
+
+
+def unaligned_gemm_flops(gpu: GpuSpec, alignment: int) -> float:
+    """FLOP/s of ``gpu``'s unaligned tensor-core GEMM kernels at ``alignment`` elements:
+    :data:`UNALIGNED_GEMM_FP32_MULTIPLE` per element times its fp32 CUDA-core rate."""
+    return UNALIGNED_GEMM_FP32_MULTIPLE * alignment * gpu.fp32_tflops * 1e12
 
 
 # -- matmul shape --------------------------------------------------------------------------------------

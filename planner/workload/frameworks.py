@@ -95,6 +95,13 @@ class FrameworkProfile:
     # for another is refused (spec.TrainingSection), its ``stack`` factor being measured on these
     methods: tuple[str, ...] | None = None
     precisions: tuple[str, ...] | None = None
+    # whether its AdamW runs as one fused kernel over the parameters (torch's fused=True, Apex and
+    # DeepSpeed FusedAdam, Transformer Engine, XLA) or as torch.optim.AdamW's default foreach path,
+    # eight elementwise passes (efficiency.FOREACH_ADAMW_TRAFFIC_BYTES)
+    fused_optimizer: bool = True
+    # whether it pads the vocabulary (or its compiler the matmul) to a multiple of 8, so that the
+    # output layer's GEMMs take the aligned tensor-core kernels (efficiency.unaligned_gemm_share)
+    pads_vocab: bool = True
 
     def zero_with(self, *, tp: int, pp: int) -> tuple[int, ...]:
         """The ZeRO stages it runs on a layout of ``tp`` x ``pp``."""
@@ -143,6 +150,8 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 aliases=tuple(str(a) for a in raw.get("aliases", ())),
                 methods=_names(raw.get("methods")),
                 precisions=_names(raw.get("precisions")),
+                fused_optimizer=bool(raw.get("fused_optimizer", True)),
+                pads_vocab=bool(raw.get("pads_vocab", True)),
             )
             for stages in (profile.pipeline_zero, profile.tensor_zero, profile.searched_zero):
                 if stages is not None and not set(stages) <= set(profile.zero):

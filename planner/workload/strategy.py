@@ -411,6 +411,7 @@ class _Search(NamedTuple):
     zero_stages: tuple[int, ...]
     context_sizes: tuple[int, ...] = (1,)
     kernel_floor_s: float = 0.0  # (kernel_floor_seconds)
+    unaligned_head_scale: float = 0.0  # (_GpuConstants.unaligned_head_scale)
 
 
 # Context parallelism is searched only from this sequence length up, and below
@@ -507,6 +508,11 @@ class _GpuConstants(NamedTuple):
     stack_overlaps: bool  # the stack's, where it has a profile
     memory_bytes: float
     kernel_floor_s: float  # the fixed GPU time of each kernel a micro-batch launches
+    # the precision's peak over the rate of cuBLAS's unaligned kernels at an alignment of one
+    # element (efficiency.unaligned_gemm_flops), for the output layer of a stack that keeps the
+    # tokenizer's vocabulary, on the tensor cores; 0 where the vocabulary is padded or the matmuls
+    # run on the CUDA cores (fp32)
+    unaligned_head_scale: float = 0.0
 
 
 def kernel_floor_seconds(f: TrainFacts, gpu: GpuSpec) -> float:
@@ -562,6 +568,11 @@ def _compute_gpu_constants(f: TrainFacts, gpu: GpuSpec, flash: bool) -> _GpuCons
         stack_overlaps=f.framework is None or f.framework.tp_overlap,
         memory_bytes=gpu.usable_memory_gib * GIB,
         kernel_floor_s=kernel_floor_seconds(f, gpu),
+        unaligned_head_scale=(
+            peak / eff.unaligned_gemm_flops(gpu, 1)
+            if f.framework is not None and not f.framework.pads_vocab and f.precision != "fp32"
+            else 0.0
+        ),
     )
 
 
@@ -621,6 +632,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         zero_stages=zeros,
         context_sizes=cps,
         kernel_floor_s=g.kernel_floor_s,
+        unaligned_head_scale=g.unaligned_head_scale,
     )
 
 
@@ -1250,15 +1262,24 @@ def _matmul_efficiency(
     )
     x = eff.layer_bytes_per_flop(tokens, f.hidden, tp, f.layer_params, experts)
     head = f.head_flops_per_seq / tp if head_flops is None else head_flops
+    unaligned = 0.0  # the head's share of the time per FLOP its unaligned kernels add
     if head and f.vocab:
         share = head / stage_flops
         x_head = eff.head_bytes_per_flop(tokens, f.hidden, tp, f.vocab)
         x += share * (x_head - x)
+        alignment = (
+            eff.unaligned_alignment(-(-f.vocab // tp), eff.result_bytes(f.precision))
+            if s.unaligned_head_scale
+            else None
+        )
+        if alignment is not None:  # cuBLAS's unaligned kernels, where slower than the aligned
+            aligned = max(s.inverse_at_zero + s.ops_per_byte * x_head, 1.0)
+            unaligned = share * max(s.unaligned_head_scale / alignment - aligned, 0.0)
     if s.fp8_share:
         x += s.fp8_share * eff.fp8_cast_bytes_per_flop(
             f.hidden, tp, f.layer_params, tokens, s.fp8_scaling, experts
         )
-    return s.stack / max(s.inverse_at_zero + s.ops_per_byte * x, 1.0)
+    return s.stack / max(s.inverse_at_zero + s.ops_per_byte * x + unaligned, 1.0)
 
 
 def _tensor_parallel_seconds(

@@ -492,6 +492,8 @@ def _compute_train_facts(
     finetune = spec.kind is Kind.FINETUNE
     autocast = stack.autocast and precision in ("fp16", "bf16")
     opt_traffic = eff.OPTIMIZER_TRAFFIC_BYTES[opt]
+    if opt == "adamw" and not stack.fused_optimizer:
+        opt_traffic = eff.FOREACH_ADAMW_TRAFFIC_BYTES  # torch.optim.AdamW's foreach passes
     if precision == "pure-bf16" and opt in mem.BNB_OPTIMIZERS:
         opt_traffic -= eff.PURE_BF16_BNB_TRAFFIC_SAVING  # no master copy; states at their width
     elif precision == "pure-bf16":
