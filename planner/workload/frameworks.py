@@ -100,7 +100,7 @@ class FrameworkProfile:
     # eight elementwise passes (efficiency.FOREACH_ADAMW_TRAFFIC_BYTES)
     fused_optimizer: bool = True
     # whether it pads the vocabulary (or its compiler the matmul) to a multiple of 8, so that the
-    # output layer's GEMMs take the aligned tensor-core kernels (efficiency.unaligned_gemm_share)
+    # output layer's GEMMs take the aligned tensor-core kernels (efficiency.unaligned_gemm_flops)
     pads_vocab: bool = True
 
     def zero_with(self, *, tp: int, pp: int) -> tuple[int, ...]:
