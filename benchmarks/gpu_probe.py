@@ -10,6 +10,7 @@ depends on).  It writes one JSON object per line to ``--out`` and prints the sam
 - ``train``: whole training steps of transformers models built from their configs (random
   weights; the weights do not change the time), AdamW, eager PyTorch, by precision recipe, with
   the step time and the allocator's peak memory;
+- ``ablate``: GPT-2 steps with one eager cost taken away at a time (ABLATIONS);
 - ``profile``: kernel time by kernel name over profiled training steps of some of those cases;
 - ``generate``: greedy decoding with ``model.generate`` at several batch sizes.
 
@@ -52,22 +53,25 @@ class Probe:
         return self.budget_s - _elapsed()
 
 
-def _cuda_time(fn: Callable[[], Any], *, iters: int, warm: int = 3) -> float:
-    """Median seconds per call over ``iters`` calls timed one by one with CUDA events."""
+def _cuda_time(fn: Callable[[], Any], *, iters: int, warm: int = 3, groups: int = 5) -> float:
+    """Seconds per call: ``iters`` calls queued back to back between two CUDA events, as a training
+    step queues its kernels (each call's launch hidden behind the one before), the median over
+    ``groups`` such runs."""
     import torch
 
     for _ in range(warm):
         fn()
     torch.cuda.synchronize()
     times = []
-    for _ in range(iters):
+    for _ in range(groups):
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(iters):
+            fn()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
+        times.append(start.elapsed_time(end) / 1e3 / iters)
     return statistics.median(times)
 
 
@@ -285,10 +289,32 @@ def _configs() -> dict[str, Any]:
     }
 
 
-def train(probe: Probe, *, steps: int, warm: int) -> None:
+# GPT-2 small with one eager cost taken away at a time: the vocabulary padded to 50,304 (aligned
+# output-layer GEMMs), transformers' fused tanh GELU (gelu_pytorch_tanh) in place of gelu_new's
+# Python arithmetic, torch's fused AdamW in place of its foreach path
+ABLATIONS: list[tuple[str, int, int, str, str]] = [
+    ("gpt2", 1024, 16, "amp-bf16", ""),
+    ("gpt2", 1024, 16, "amp-bf16", "vocab50304"),
+    ("gpt2", 1024, 16, "amp-bf16", "gelu-tanh"),
+    ("gpt2", 1024, 16, "amp-bf16", "fused-adamw"),
+    ("gpt2", 1024, 16, "amp-bf16", "vocab50304+gelu-tanh+fused-adamw"),
+    ("gpt2", 1024, 16, "pure-bf16", "vocab50304+gelu-tanh+fused-adamw"),
+    ("gpt2", 1024, 16, "tf32", "vocab50304"),
+    ("gpt2-large", 1024, 4, "amp-bf16", "vocab50304+gelu-tanh+fused-adamw"),
+    ("bert-base", 512, 32, "amp-bf16", "fused-adamw"),
+]
+
+
+def train(
+    probe: Probe,
+    *,
+    steps: int,
+    warm: int,
+    cases: list[tuple[str, int, int, str, str]] | None = None,
+) -> None:
     import torch
 
-    cases: list[tuple[str, int, int, str, str]] = [
+    cases = cases or [
         # model, seq, batch, precision, variant
         ("gpt2", 1024, 16, "amp-bf16", ""),
         ("gpt2", 1024, 16, "fp32", ""),
@@ -348,6 +374,11 @@ def _train_case(
     torch.cuda.empty_cache()
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
+    options = set(variant.split("+"))
+    if "vocab50304" in options:
+        config.vocab_size = 50304
+    if "gelu-tanh" in options:
+        config.activation_function = "gelu_pytorch_tanh"
     is_bert = config.model_type == "bert"
     loader = AutoModelForMaskedLM if is_bert else AutoModelForCausalLM
     built = time.perf_counter()
@@ -355,17 +386,17 @@ def _train_case(
         model = loader.from_config(config, attn_implementation="sdpa")
     if precision == "pure-bf16":
         model = model.to(torch.bfloat16)
-    if variant == "checkpointing":
+    if "checkpointing" in options:
         model.gradient_checkpointing_enable()
     model.train()
     params = sum(p.numel() for p in model.parameters())
     build_s = time.perf_counter() - built
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5, fused="fused-adamw" in options)
     scaler = torch.amp.GradScaler("cuda") if precision == "amp-fp16" else None
     autocast_dtype = {"amp-bf16": torch.bfloat16, "amp-fp16": torch.float16}.get(precision)
     ids = torch.randint(0, config.vocab_size, (batch, seq), device="cuda")
     forward = model
-    if variant == "compile":
+    if "compile" in options:
         forward = torch.compile(model)
 
     def step() -> None:
@@ -572,6 +603,7 @@ def main(argv: list[str] | None = None) -> int:
         "train": 0.6,
         "generate": 0.1,
         "profile": 1.0,
+        "ablate": 0.3,
     }
     spent = 0.0
     for name in sections:
@@ -584,6 +616,8 @@ def main(argv: list[str] | None = None) -> int:
             train(probe, steps=args.steps, warm=args.warm)
         elif name == "profile":
             profile(probe)
+        elif name == "ablate":
+            train(probe, steps=args.steps, warm=args.warm, cases=ABLATIONS)
         else:
             {"stream": stream, "gemm": gemm, "sdpa": sdpa, "generate": generate}[name](probe)
     probe.out.close()

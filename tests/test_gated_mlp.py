@@ -132,10 +132,19 @@ def test_the_stored_activations_follow_the_layer_count() -> None:
 
 @pytest.mark.parametrize("framework", ["hf-trainer", "megatron"])
 def test_plain_mlp_models_do_not_move(framework: str) -> None:
-    """GPT-2 (GeLU MLP 4·h wide, LayerNorm, dropout 0.1): Korthikanti's 34 on every stack."""
-    spec = _job("gpt2", framework)
+    """GPT-2's layer (GeLU MLP 4·h wide, LayerNorm, dropout 0.1) with a fused GeLU: Korthikanti's
+    34 on every stack."""
+    spec = _job({"preset": "gpt2", "activation": "gelu_pytorch_tanh"}, framework)
     assert spec.model.mlp == "plain"
     assert layer_bytes_per_sbh(spec, "bf16") == 34.0
+
+
+def test_gpt2s_arithmetic_gelu_stores_three_more_values_in_an_eager_stack() -> None:
+    """gelu_new (GPT-2's config.json) as eager arithmetic keeps its tanh, 0.5·x and 1 + tanh: 3 x 2
+    bytes per element of the 4·h MLP, 24 per s·b·h on top of 34 (efficiency.ARITHMETIC_GELU);
+    Megatron's fused bias-GeLU keeps none of them."""
+    assert layer_bytes_per_sbh(_job("gpt2", "hf-trainer"), "bf16") == 34.0 + 3 * 2 * 4
+    assert layer_bytes_per_sbh(_job("gpt2", "megatron"), "bf16") == 34.0
 
 
 def test_a_custom_model_without_mlp_fields_keeps_korthikantis_count() -> None:

@@ -90,7 +90,9 @@ def test_an_explicit_zero_overrides_the_preset() -> None:
     )
     assert spec.model.dropout == 0
     line = next(a for a in estimate(spec, resolve_gpu("H100"), 1).assumptions if "Korthikanti" in a)
-    assert "32·s·b·h" in line and "no dropout" in line
+    # Korthikanti's 32 without the dropout masks, and 24 for the three values gelu_new's eager
+    # arithmetic keeps per element of GPT-2's 4·h MLP under the Trainer (efficiency.ARITHMETIC_GELU)
+    assert "56·s·b·h" in line and "no dropout" in line
 
 
 @pytest.mark.parametrize("bad", [1.0, -0.1, "high"])

@@ -27,8 +27,11 @@ def in_precision(name: str, precision: str, **training: Any) -> Any:
 def test_fp32_keeps_every_activation_in_four_bytes() -> None:
     """GPT-2 small on an RTX 3060 at micro-batch 4: Korthikanti's 34 bytes per s.b.h per layer in
     16 bits are 66 in fp32 (32 two-byte values doubled, the two 1-byte dropout masks kept), and 38
-    under the Trainer's bf16 autocast, whose layer_norm keeps its two inputs in fp32; the logits are
-    the same in both: the Hugging Face loss's three fp32 copies (s.b.V.4.3 bytes)."""
+    under the Trainer's bf16 autocast, whose layer_norm keeps its two inputs in fp32; GPT-2's
+    gelu_new, eager arithmetic, keeps three more values per element of the 4·h MLP, 4 bytes each in
+    fp32 and under autocast, whose pow runs it in fp32 (efficiency.ARITHMETIC_GELU): 48 more in
+    both; the logits are the same in both: the Hugging Face loss's three fp32 copies (s.b.V.4.3
+    bytes)."""
     gpu = resolve_gpu("RTX3060")
     pinned = {"parallelism": {"micro_batch": 4}}
     fp32 = estimate(in_precision("gpt2-finetune", "fp32", **pinned), gpu, 1)
@@ -36,8 +39,8 @@ def test_fp32_keeps_every_activation_in_four_bytes() -> None:
     layers, hidden, seq, vocab, b = 12, 768, 1024, 50257, 4
     logits = seq * b * vocab * 4 * 3
     expected = {
-        "fp32": (layers * 66 * seq * b * hidden + logits) / GIB,
-        "bf16": (layers * (34 + 4) * seq * b * hidden + logits) / GIB,
+        "fp32": (layers * (66 + 3 * 4 * 4) * seq * b * hidden + logits) / GIB,
+        "bf16": (layers * (34 + 4 + 3 * 4 * 4) * seq * b * hidden + logits) / GIB,
     }
     assert fp32.memory_breakdown_gib["activations"] == pytest.approx(expected["fp32"], rel=1e-6)
     assert amp.memory_breakdown_gib["activations"] == pytest.approx(expected["bf16"], rel=1e-6)
@@ -71,11 +74,15 @@ def test_fp32_runs_on_the_cuda_cores_and_mixed_precision_on_the_tensor_cores() -
     fp32 = estimate(in_precision("gpt2-finetune", "fp32"), gpu, 1).wall_hours
     amp = estimate(in_precision("gpt2-finetune", "amp-bf16"), gpu, 1).wall_hours
     assert 1.5 < fp32 / amp < 25.4 * 0.52 / (12.7 * share)
-    # on an H100 the gap is the datasheets' 66.9 against 989.4 TFLOPS: far wider
+    # on an H100 the gap is the datasheets' 66.9 against 989.4 TFLOPS: wider, though the eager
+    # stack's memory-bound kernels (gelu_new's fp32 chain under autocast among them) narrow it:
+    # GPT-2 small at 16 x 1,024 tokens took 355.7 ms a step in fp32 and 130.6 ms under bf16
+    # autocast on one H100 (2.7x; benchmarks/data/gpu_probe_h100.jsonl)
     h100 = resolve_gpu("H100")
     fp32_h = estimate(in_precision("gpt2-finetune", "fp32"), h100, 1).wall_hours
     amp_h = estimate(in_precision("gpt2-finetune", "bf16"), h100, 1).wall_hours
-    assert fp32_h / amp_h > 4.0
+    assert fp32_h / amp_h > 2.5
+    assert fp32_h / amp_h > fp32 / amp
 
 
 def test_a_cuda_core_sgemm_on_fp32_lanes_of_their_own_reaches_the_tensor_gemms_share() -> None:

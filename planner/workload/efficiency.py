@@ -325,6 +325,49 @@ EAGER_SWIGLU_BYTES_PER_ELEMENT = (2.0, 3.0)  # x e, forward, backward
 EAGER_IMAGE_VALUES_PER_STORED_VALUE = (35.7 / 48.3, 28.8 / 48.3)  # forward, backward
 EAGER_LORA_BYTES_PER_ELEMENT = (6.0, 4.0)  # x e, forward, backward
 
+# GPT-2's MLP activation, gelu_new (config.json activation_function; GPT-J, GPT-Neo, CodeGen and
+# Phi name it too), is transformers' NewGELUActivation: ``0.5 * x * (1 + tanh(sqrt(2/pi) * (x +
+# 0.044715 * pow(x, 3))))`` written as Python arithmetic, eight kernels where torch's GeLU is one.
+# Under eager torch.autocast ``pow`` is on the float32 list (PyTorch AMP docs, "CUDA Ops that can
+# autocast to float32"), so its input is cast to fp32 and every operation after it runs in fp32
+# until the next matmul casts the result back.  Per element of the MLP's width, with ``e`` the
+# activation width and ``a`` the chain's (4 under autocast, else e), the kernels move:
+#   forward: pow (2a), the three scalings and the sum with 1 (2a each), tanh (2a), the sum with x
+#     (e + 2a), 0.5·x (2e), the product (e + 2a): 14a + 4e; under autocast also the cast to fp32 and
+#     the cast back (e + 4 each);
+#   backward: the product's two gradients (3a and 2a + e) and autograd's cast of the one to x's
+#     type, tanh's backward (3a), the scalings (2a each, two), pow's backward (its square and the
+#     product: 5a), 0.5·x's (2e), and the sums of x's three gradients (3e each, two): 17a + 9e;
+#     under autocast also the four casts between the two widths (a + e each);
+# against one fused kernel's 2e forward and 3e backward.  It stores the tanh's output, 0.5·x and the
+# sum with 1, and under autocast pow's fp32 input in place of x: 3e beyond a fused GeLU's input,
+# 12 bytes under autocast (4 + 4 + 2 + 4 - 2).  Measured in this project (one H100, PyTorch 2.11,
+# transformers 5.17, benchmarks/gpu_probe.py ablations): GPT-2 small at 16 x 1,024 tokens under
+# bf16 autocast took 130.6 ms a step, 90.4 ms with gelu_pytorch_tanh (torch's fused tanh GeLU)
+# in its place, and allocated 7.25 GB less: 176 bytes a value (the count above) over its 604M
+# MLP values is 106 GB, 39.7 ms at the streamed bandwidth, and 12 bytes a value 7.25 GB.
+ARITHMETIC_GELU = frozenset({"gelu_new"})
+ARITHMETIC_GELU_STORED_VALUES = 3.0  # x the chain's width, beyond a fused GeLU's input
+
+
+def arithmetic_gelu_bytes(element_bytes: float, *, autocast: bool) -> tuple[float, float]:
+    """Bytes per element of the MLP's width :data:`ARITHMETIC_GELU`'s kernels move beyond a fused
+    GeLU's, (forward, backward): under ``autocast`` in an fp32 chain between 16-bit values of
+    ``element_bytes``."""
+    e = element_bytes
+    a = 4.0 if autocast else e
+    forward = 14.0 * a + 4.0 * e + (2.0 * (e + 4.0) if autocast else 0.0)
+    backward = 17.0 * a + 9.0 * e + (4.0 * (a + e) if autocast else 0.0)
+    return forward - 2.0 * e, backward - 3.0 * e
+
+
+def arithmetic_gelu_stored_bytes(element_bytes: float, *, autocast: bool) -> float:
+    """Bytes per element of the MLP's width :data:`ARITHMETIC_GELU` stores beyond a fused GeLU's
+    input: three values of the chain's width, under ``autocast`` 12."""
+    if autocast:
+        return 4.0 + 4.0 + element_bytes + 4.0 - element_bytes
+    return ARITHMETIC_GELU_STORED_VALUES * element_bytes
+
 
 @dataclass(frozen=True)
 class EagerTraffic:
@@ -344,6 +387,10 @@ class EagerTraffic:
     # which tensor parallelism without sequence parallelism runs whole on every rank
     hidden_forward: float = 0.0
     hidden_backward: float = 0.0
+    # beyond forward and backward, what the layer's kernels move under eager autocast whatever
+    # the attention kernel (an arithmetic GeLU's fp32 chain: ARITHMETIC_GELU)
+    autocast_forward: float = 0.0
+    autocast_backward: float = 0.0
 
     def per_token(
         self, *, scores: bool, recompute_share: float = 0.0, autocast: bool = False
@@ -352,6 +399,9 @@ class EagerTraffic:
         layers recomputed, the score terms where ``scores`` are materialised (with autocast's fp32
         chain where the layout runs eager ``autocast``)."""
         fwd, bwd = self.forward, self.backward
+        if autocast:
+            fwd += self.autocast_forward
+            bwd += self.autocast_backward
         if scores:
             fwd += self.score_forward + (self.autocast_score_forward if autocast else 0.0)
             bwd += self.score_backward + (self.autocast_score_backward if autocast else 0.0)
@@ -372,13 +422,16 @@ def eager_traffic(
     lora_width: float = 0.0,
     stored_extra: float = 0.0,
     causal: bool = False,
+    arithmetic_gelu: bool = False,
 ) -> EagerTraffic:
     """The :class:`EagerTraffic` of one transformer layer: ``mlp_width`` the gated MLP's width per
     token (an MoE layer's experts per token times each expert's), ``heads x seq`` score elements
     per token, ``lora_width`` the summed output widths of the LoRA-adapted linear layers,
     ``stored_extra`` the bytes per token the eager layer stores beyond a fused one, whose write
     (forward) and read and gradient (backward) the activation passes already stream; ``causal``
-    a decoder's order of the autocast score chain (:data:`AUTOCAST_SCORE_BYTES_PER_ELEMENT`)."""
+    a decoder's order of the autocast score chain (:data:`AUTOCAST_SCORE_BYTES_PER_ELEMENT`);
+    ``arithmetic_gelu`` a plain MLP's :data:`ARITHMETIC_GELU` over ``mlp_width``, whose stored
+    values beyond a fused GeLU's ``stored_extra`` holds (under autocast, the rest here)."""
     e = element_bytes
     fwd = bwd = 0.0
     if dropout:
@@ -396,6 +449,20 @@ def eager_traffic(
         bwd += EAGER_SWIGLU_BYTES_PER_ELEMENT[1] * e * mlp_width
     fwd += EAGER_LORA_BYTES_PER_ELEMENT[0] * e * lora_width
     bwd += EAGER_LORA_BYTES_PER_ELEMENT[1] * e * lora_width
+    autocast_fwd = autocast_bwd = 0.0
+    if arithmetic_gelu:
+        gelu_fwd, gelu_bwd = arithmetic_gelu_bytes(e, autocast=False)
+        fwd += gelu_fwd * mlp_width
+        bwd += gelu_bwd * mlp_width
+        if e < 4.0:  # autocast runs 16-bit recipes only
+            cast_fwd, cast_bwd = arithmetic_gelu_bytes(e, autocast=True)
+            # what autocast stores beyond ``stored_extra`` is streamed by the activation passes
+            # (memory: TrainFacts.autocast_act_per_seq_layer)
+            stored = (
+                arithmetic_gelu_stored_bytes(e, autocast=True) - ARITHMETIC_GELU_STORED_VALUES * e
+            )
+            autocast_fwd = max((cast_fwd - gelu_fwd - stored) * mlp_width, 0.0)
+            autocast_bwd = max((cast_bwd - gelu_bwd - 2.0 * stored) * mlp_width, 0.0)
     fwd = max(fwd - stored_extra, 0.0)
     bwd = max(bwd - 2.0 * stored_extra, 0.0)
     scores = e * heads * seq
@@ -410,6 +477,8 @@ def eager_traffic(
         autocast_score_backward=chain[1] * heads * seq,
         hidden_forward=min(hidden_fwd, fwd),
         hidden_backward=min(hidden_bwd, bwd),
+        autocast_forward=autocast_fwd,
+        autocast_backward=autocast_bwd,
     )
 
 

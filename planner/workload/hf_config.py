@@ -109,7 +109,13 @@ from typing import Any
 
 from planner.config.yamlfile import SAVE_AS_UTF8, not_utf8, read_bounded, wide_unicode
 from planner.errors import ConfigError
-from planner.workload.limits import MAX_HIDDEN, MAX_LAYER_COUNT, MAX_PARAMS, MAX_SEQ_LEN
+from planner.workload.limits import (
+    ACTIVATIONS,
+    MAX_HIDDEN,
+    MAX_LAYER_COUNT,
+    MAX_PARAMS,
+    MAX_SEQ_LEN,
+)
 
 log = logging.getLogger(__name__)
 
@@ -528,6 +534,11 @@ def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     # the MLP's width and kind: a gated family's eager SwiGLU and RMSNorm keep more activations
     section["ffn"] = ffn
     section["mlp"] = "gated" if gated else "plain"
+    # its activation where config.json names one the planner knows (GPT-2, GPT-J, GPT-Neo, CodeGen
+    # and Phi say activation_function "gelu_new": eager Python arithmetic); others read as fused
+    activation = config.get("activation_function", config.get("hidden_act"))
+    if isinstance(activation, str) and activation.strip().lower() in ACTIVATIONS:
+        section["activation"] = activation.strip().lower()
     return section
 
 

@@ -1,5 +1,6 @@
-"""Upper bounds on a workload's numbers (the workload schema, :mod:`planner.workload.spec`, and
-the Hugging Face config reader, :mod:`planner.workload.hf_config`, check against them)."""
+"""Upper bounds on a workload's numbers, and the names a field takes (the workload schema,
+:mod:`planner.workload.spec`, and the Hugging Face config reader, :mod:`planner.workload.hf_config`,
+check against them)."""
 
 # Upper bounds, each far past the largest published run (a bigger value is a typo or a unit
 # slip, and would reach the estimator as inf/nan or an endless search):
@@ -23,3 +24,27 @@ MAX_LAYER_COUNT = 100_000  # layers, heads, tensor and pipeline degrees
 MAX_HIDDEN = 10_000_000
 MAX_SERVING_HOURS = 87_600.0
 MAX_BEAM_WIDTH = 1024  # beams per request: a bound against typos (summarisers use 4 to 10)
+
+
+# The MLP activations model.activation takes, as config.json names them (activation_function,
+# hidden_act; transformers' ACT2FN): only gelu_new changes an estimate (an eager stack runs it as
+# Python arithmetic: efficiency.ARITHMETIC_GELU), the others run as one kernel each.
+ACTIVATIONS = (
+    "gelu",
+    "gelu_new",
+    "gelu_fast",
+    "gelu_pytorch_tanh",
+    "gelu_python",
+    "gelu_accurate",
+    "quick_gelu",
+    "relu",
+    "relu2",
+    "relu6",
+    "leaky_relu",
+    "silu",
+    "swish",
+    "mish",
+    "tanh",
+    "sigmoid",
+    "linear",
+)

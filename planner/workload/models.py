@@ -56,6 +56,8 @@ class ModelPreset:
     # (:data:`_MLPS`); None: not a transformer
     ffn: int | None = None
     mlp: str | None = None
+    # the MLP's activation as its config.json names it (:data:`_ACTIVATIONS`); None: one fused kernel
+    activation: str | None = None
     # the size of a learned absolute position table (:data:`_LEARNED_POSITIONS`): no sequence may
     # be longer; None: rotary, ALiBi or relative positions, whose context a fine-tune may extend
     learned_positions: int | None = None
@@ -492,6 +494,17 @@ _MLPS: dict[str, tuple[int, str]] = {
 }
 
 
+# MLP activations that are not one fused kernel, from each model's public config.json: GPT-2's
+# activation_function "gelu_new" (transformers' NewGELUActivation, the tanh approximation written
+# as Python arithmetic).  BERT, DeBERTa-v2 and Pythia say "gelu" (torch's fused GeLU).
+_ACTIVATIONS: dict[str, str] = {
+    "gpt2": "gelu_new",
+    "gpt2-medium": "gelu_new",
+    "gpt2-large": "gelu_new",
+    "gpt2-xl": "gelu_new",
+}
+
+
 # Learned absolute position embeddings, one row per position, from each model's public config:
 # GPT-2 (HF gpt2* config.json n_positions 1024), BERT (max_position_embeddings 512) and GPT-3
 # (the GPT-2 architecture, n_ctx 2048; Brown et al. 2020 s2.1).  A longer sequence has no
@@ -511,7 +524,7 @@ _LEARNED_POSITIONS: dict[str, int] = {
 @functools.cache
 def _with_heads() -> tuple[ModelPreset, ...]:
     """The presets, each language model with its output head (:data:`_UNTIED_HEADS`), its MLP
-    (:data:`_MLPS`), its learned position table (:data:`_LEARNED_POSITIONS`) and its other
+    (:data:`_MLPS`, :data:`_ACTIVATIONS`), its learned position table (:data:`_LEARNED_POSITIONS`) and its other
     names (:data:`ALIASES`)."""
     with_heads = tuple(
         replace(
@@ -519,6 +532,7 @@ def _with_heads() -> tuple[ModelPreset, ...]:
             tied_embeddings=p.name not in _UNTIED_HEADS,
             ffn=_MLPS[p.name][0] if p.name in _MLPS else None,
             mlp=_MLPS[p.name][1] if p.name in _MLPS else None,
+            activation=_ACTIVATIONS.get(p.name),
             learned_positions=_LEARNED_POSITIONS.get(p.name),
         )
         if p.arch in ("decoder", "encoder")

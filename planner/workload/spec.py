@@ -54,6 +54,7 @@ from planner.config.validation import (
 from planner.config.yamlfile import probe, read_yaml
 from planner.errors import ConfigError, UnknownNameError, aliased_name, suggest
 from planner.workload.limits import (
+    ACTIVATIONS,
     MAX_BATCH_TOKENS,
     MAX_BEAM_WIDTH,
     MAX_EPOCHS,
@@ -249,6 +250,27 @@ class ModelSection(_Section):
     # activations than a fused one (training.framework; memory.py)
     ffn: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
     mlp: Literal["gated", "plain"] | None = None
+    # the MLP's activation as config.json names it (activation_function, hidden_act; ACTIVATIONS):
+    # GPT-2's gelu_new runs as separate kernels in an eager stack (efficiency.ARITHMETIC_GELU).
+    # None: one fused kernel
+    activation: str | None = None
+
+    @field_validator("activation", mode="before")
+    @classmethod
+    def _activation_name(cls, value: Any) -> Any:
+        """config.json's spelling, whatever its case, with ``-`` for ``_``; a name no model uses
+        is refused with the nearest one."""
+        if not isinstance(value, str):
+            return value
+        key = "_".join(value.strip().lower().replace("-", "_").split())
+        if key not in ACTIVATIONS:
+            close = suggest(key, list(ACTIVATIONS), 1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise ValueError(
+                f"{value.strip()!r} is not an activation config.json names; {hint}"
+                f"one of {', '.join(ACTIVATIONS)}"
+            )
+        return key
 
     @field_validator("mlp", mode="before")
     @classmethod
@@ -947,6 +969,7 @@ class WorkloadSpec(_Section):
                 "tied_embeddings": preset.tied_embeddings,
                 "ffn": preset.ffn,
                 "mlp": preset.mlp,
+                "activation": preset.activation,
                 "expert_groups": preset.expert_groups,
                 "groups_per_token": preset.groups_per_token,
                 "sliding_window": preset.sliding_window,

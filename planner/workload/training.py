@@ -169,6 +169,18 @@ def layer_bytes_per_sbh(spec: WorkloadSpec, precision: str) -> float:
         if m.ffn is not None
         else None
     )
+    if _arithmetic_gelu(spec):  # its chain's stored values (efficiency.ARITHMETIC_GELU)
+        width = (m.ffn if m.ffn is not None else 4 * h) / h
+        extra = width * eff.arithmetic_gelu_stored_bytes(
+            eff.result_bytes(precision), autocast=False
+        )
+        mlp = (
+            mlp
+            if mlp is not None
+            else mem.mlp_bytes_per_sbh(
+                4.0, gated=False, fused=stack.fused_layers, precision=precision
+            )
+        ) + extra
     return mem.layer_bytes_per_sbh(
         dropout=dropout,
         precision=precision,
@@ -251,6 +263,11 @@ def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | Non
         unfused = mem.mlp_bytes_per_sbh(width, gated=True, fused=False, precision=precision)
         fused = mem.mlp_bytes_per_sbh(width, gated=True, fused=True, precision=precision)
         stored_extra = (mem.fp32_norm_bytes_per_sbh(precision) + k * (unfused - fused)) * h
+    arithmetic_gelu = _arithmetic_gelu(spec)
+    if arithmetic_gelu:
+        stored_extra += mlp_width * eff.arithmetic_gelu_stored_bytes(
+            eff.result_bytes(precision), autocast=False
+        )
     return eff.eager_traffic(
         hidden=h,
         attention_width=float(m.attention_width),
@@ -264,7 +281,30 @@ def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | Non
         lora_width=_lora_output_width(spec, mlp_width) if meth in ("lora", "qlora") else 0.0,
         stored_extra=stored_extra,
         causal=m.arch == "decoder",
+        arithmetic_gelu=arithmetic_gelu,
     )
+
+
+def _autocast_gelu_bytes_per_token(spec: WorkloadSpec, precision: str) -> float:
+    """What eager autocast's fp32 chain of an arithmetic GeLU stores per token and layer beyond
+    the 16-bit chain's (efficiency.arithmetic_gelu_stored_bytes); 0 for other MLPs."""
+    if not _arithmetic_gelu(spec):
+        return 0.0
+    _, width = _mlp_width_per_token(spec)
+    e = eff.result_bytes(precision)
+    return width * (
+        eff.arithmetic_gelu_stored_bytes(e, autocast=True)
+        - eff.arithmetic_gelu_stored_bytes(e, autocast=False)
+    )
+
+
+def _arithmetic_gelu(spec: WorkloadSpec) -> bool:
+    """Whether the model's plain MLP runs its activation as eager Python arithmetic
+    (efficiency.ARITHMETIC_GELU: GPT-2's gelu_new) on a stack that does not fuse its layers."""
+    stack, _ = workload_framework(spec)
+    m = spec.model
+    gated = m.mlp == "gated" or m.is_moe
+    return not stack.fused_layers and not gated and m.activation in eff.ARITHMETIC_GELU
 
 
 def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
@@ -358,11 +398,11 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
         )
         if m.arch == "decoder"
         else 1.0,
-        autocast_act_per_seq_layer=mem.autocast_extra_bytes_per_sbh(
-            fp32_norms_counted=_fp32_norms_counted(spec)
+        autocast_act_per_seq_layer=(
+            mem.autocast_extra_bytes_per_sbh(fp32_norms_counted=_fp32_norms_counted(spec)) * h
+            + _autocast_gelu_bytes_per_token(spec, precision)
         )
-        * seq
-        * h,
+        * seq,
         autocast_score_per_seq_layer=(
             mem.autocast_score_bytes_per_as2b(dropout=dropout)
             - mem.score_bytes_per_as2b(dropout=dropout, precision=precision)
