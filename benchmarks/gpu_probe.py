@@ -11,6 +11,7 @@ depends on).  It writes one JSON object per line to ``--out`` and prints the sam
   weights; the weights do not change the time), AdamW, eager PyTorch, by precision recipe, with
   the step time and the allocator's peak memory;
 - ``ablate``: GPT-2 steps with one eager cost taken away at a time (ABLATIONS);
+- ``casts``: one GPT-2 and one BERT autocast step's aten operators by input shape and dtype;
 - ``profile``: kernel time by kernel name over profiled training steps of some of those cases;
 - ``generate``: greedy decoding with ``model.generate`` at several batch sizes.
 
@@ -499,6 +500,34 @@ def profile(probe: Probe) -> None:
         torch.cuda.empty_cache()
 
 
+def casts(probe: Probe) -> None:
+    """Where an eager autocast step's copy kernels come from: the aten operators of one profiled
+    GPT-2 and one BERT step grouped by input shapes and dtypes, their device time and count."""
+    import torch
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    configs = _configs()
+    for model_name, seq, batch in (("gpt2", 1024, 16), ("bert-base", 512, 32)):
+        if probe.left() < 0:
+            return
+        step, wall = _train_step(configs[model_name](), seq, batch, "amp-bf16")
+        with torch_profile(
+            activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True
+        ) as prof:
+            step()
+            torch.cuda.synchronize()
+        rows = []
+        for item in prof.key_averages(group_by_input_shape=True):
+            device_s = getattr(item, "self_device_time_total", 0.0) / 1e6
+            if device_s <= 0.0:
+                continue
+            rows.append([item.key, str(item.input_shapes)[:200], round(device_s, 6), item.count])
+        rows.sort(key=lambda r: -r[2])
+        probe.emit(section="casts", model=model_name, step_s=wall, ops=rows[:80])
+        torch.cuda.empty_cache()
+
+
 def _train_step(
     config: Any, seq: int, batch: int, precision: str
 ) -> tuple[Callable[[], None], float]:
@@ -604,6 +633,7 @@ def main(argv: list[str] | None = None) -> int:
         "generate": 0.1,
         "profile": 1.0,
         "ablate": 0.3,
+        "casts": 1.0,
     }
     spent = 0.0
     for name in sections:
@@ -616,6 +646,8 @@ def main(argv: list[str] | None = None) -> int:
             train(probe, steps=args.steps, warm=args.warm)
         elif name == "profile":
             profile(probe)
+        elif name == "casts":
+            casts(probe)
         elif name == "ablate":
             train(probe, steps=args.steps, warm=args.warm, cases=ABLATIONS)
         else:

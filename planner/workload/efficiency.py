@@ -1378,7 +1378,20 @@ def attention_extra_flops(
     )
     if precision in LOW_BIT_RECIPES:
         extra *= linear_fold(gpu, precision, linear_share)
+    if precision == "tf32" and flash:
+        # no fused attention kernel runs on tf32 tensor cores: FlashAttention and cuDNN's take fp16
+        # and bf16 only, and PyTorch's memory-efficient kernel takes fp32 on the CUDA cores
+        # (cutlass fmha "f32" kernels; measured in this project on one H100 at 29 TFLOP/s forward
+        # and backward under allow_tf32, benchmarks/gpu_probe.py): the core runs at the fp32 rate
+        extra = (extra + 1.0) * tf32_over_fp32(gpu) - 1.0
     return extra
+
+
+def tf32_over_fp32(gpu: GpuSpec) -> float:
+    """How much faster ``gpu``'s tf32 matmuls run than its fp32 ones (:func:`precision_peak`)."""
+    tf32_peak, tf32_share = precision_peak(gpu, "tf32")
+    fp32_peak, fp32_share = precision_peak(gpu, "fp32")
+    return tf32_peak * tf32_share / (fp32_peak * fp32_share)
 
 
 # Synchronous training waits for the slowest GPU every step.  GPUs of one model differ persistently
