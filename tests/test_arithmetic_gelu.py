@@ -39,8 +39,18 @@ def test_it_stores_three_values_of_its_width() -> None:
     assert eff.arithmetic_gelu_stored_bytes(4.0, autocast=False) == 12.0
 
 
-def gpt2(activation: str | None, precision: str = "bf16", framework: str = "pytorch") -> Any:
-    model: dict[str, Any] = {"preset": "gpt2", "vocab": 50304}
+BANDWIDTH = H100.memory_bandwidth_gb_per_s * 1e9
+STREAMED = eff.MEMORY_BW_FRACTION * BANDWIDTH  # the eager kernels' rate
+
+
+def gpt2(
+    activation: str | None,
+    precision: str = "bf16",
+    framework: str = "pytorch",
+    tensor: int = 1,
+    **model: Any,
+) -> Any:
+    model = {"preset": "gpt2", "vocab": 50304, **model}
     if activation is not None:
         model["activation"] = activation
     return parse_workload(
@@ -56,15 +66,15 @@ def gpt2(activation: str | None, precision: str = "bf16", framework: str = "pyto
                 "activation_checkpointing": "none",
                 "flash_attention": True,
                 "global_batch_samples": 16,
-                "parallelism": {"micro_batch": 16, "zero": 0, "tensor": 1, "pipeline": 1},
+                "parallelism": {"micro_batch": 16, "zero": 0, "tensor": tensor, "pipeline": 1},
             },
         },
         file="test",
     )
 
 
-def step_and_memory(workload: Any) -> tuple[float, float]:
-    est = estimate(workload, H100, 1)
+def step_and_memory(workload: Any, count: int = 1) -> tuple[float, float]:
+    est = estimate(workload, H100, count)
     return est.time_breakdown_hours["training steps"] * 3600.0 / STEPS, est.memory_per_gpu_gib
 
 
@@ -80,7 +90,7 @@ def test_under_autocast_the_chain_costs_its_bytes_at_the_streamed_bandwidth() ->
     values = 16 * 1024 * 3072 * 12
     arithmetic_s, arithmetic_gib = step_and_memory(gpt2("gelu_new"))
     fused_s, fused_gib = step_and_memory(gpt2("gelu_pytorch_tanh"))
-    expected = values * (140.0 / (0.8 * 3350e9) + 36.0 / 3350e9)
+    expected = values * (140.0 / STREAMED + 36.0 / BANDWIDTH)
     assert arithmetic_s - fused_s == pytest.approx(expected, rel=0.01)
     # the measured 40.2 ms (130.6 - 90.4)
     assert arithmetic_s - fused_s == pytest.approx(0.0402, rel=0.1)
@@ -102,7 +112,7 @@ def test_pure_bf16_runs_the_chain_in_16_bits() -> None:
     fused_s, _ = step_and_memory(gpt2("gelu_pytorch_tanh", "pure-bf16"))
     # 78 bytes a value, of which the 6 stored ones' write and two reads (18) stream with the
     # activation passes
-    expected = values * (60.0 / (0.8 * 3350e9) + 18.0 / 3350e9)
+    expected = values * (60.0 / STREAMED + 18.0 / BANDWIDTH)
     assert arithmetic_s - fused_s == pytest.approx(expected, rel=0.01)
 
 
@@ -132,3 +142,69 @@ def test_a_misspelt_activation_is_refused_with_the_nearest_name() -> None:
             },
             file="job.yaml",
         )
+
+
+@pytest.mark.parametrize("framework", ["lightning", "megatron", "torchtitan"])
+def test_stacks_with_their_own_gelu_kernel_pay_nothing(framework: str) -> None:
+    # LitGPT calls F.gelu(approximate="tanh"), Megatron fuses bias and GeLU, Inductor compiles it
+    assert step_and_memory(gpt2("gelu_new", framework=framework)) == pytest.approx(
+        step_and_memory(gpt2("gelu_pytorch_tanh", framework=framework)), rel=1e-9
+    )
+
+
+def test_a_gated_mlp_ignores_the_name() -> None:
+    # a gated MLP's activation is the SiLU of its gate (efficiency.EAGER_SWIGLU_BYTES_PER_ELEMENT)
+    llama = {"preset": "tinyllama-1.1b", "seq_len": 1024}
+    named = step_and_memory(gpt2("gelu_new", **llama))
+    plain = step_and_memory(gpt2("silu", **llama))
+    assert named == pytest.approx(plain, rel=1e-9)
+
+
+def test_tensor_parallel_ranks_split_the_chains_memory() -> None:
+    # the chain is MLP-wide, so each of 2 tensor-parallel ranks keeps half of it: 12 bytes a value
+    # under autocast over 3,072 / 2 columns
+    per_rank = 16 * 1024 * 3072 / 2 * 12 * 12 / GIB
+    arithmetic = estimate(gpt2("gelu_new", framework="hf-trainer", tensor=2), H100, 2)
+    fused = estimate(gpt2("gelu_pytorch_tanh", framework="hf-trainer", tensor=2), H100, 2)
+    assert arithmetic.strategy.tensor_parallel == 2
+    extra = (
+        arithmetic.memory_breakdown_gib["activations"] - fused.memory_breakdown_gib["activations"]
+    )
+    assert extra == pytest.approx(per_rank, rel=1e-6)
+
+
+def test_hidden_act_is_read_where_activation_function_is_null() -> None:
+    config = {
+        "model_type": "gpt2",
+        "n_embd": 768,
+        "n_layer": 12,
+        "n_head": 12,
+        "vocab_size": 50257,
+        "n_positions": 1024,
+        "activation_function": None,
+        "hidden_act": "Gelu-New",
+    }
+    assert section_from_config(config, "config.json")["activation"] == "gelu_new"
+
+
+def test_mlp_named_by_its_activation_keeps_the_activation() -> None:
+    spec = parse_workload(
+        {
+            "name": "x",
+            "kind": "finetune",
+            "model": {
+                "arch": "decoder",
+                "params": 124.4e6,
+                "layers": 12,
+                "hidden": 768,
+                "heads": 12,
+                "vocab": 50257,
+                "seq_len": 1024,
+                "ffn": 3072,
+                "mlp": "gelu_new",
+            },
+            "data": {"tokens": 1.0e6},
+        },
+        file="job.yaml",
+    )
+    assert (spec.model.mlp, spec.model.activation) == ("plain", "gelu_new")

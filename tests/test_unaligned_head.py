@@ -123,4 +123,5 @@ def test_foreach_adamw_moves_eighty_bytes_a_parameter() -> None:
     assert eff.FOREACH_ADAMW_TRAFFIC_BYTES == 8 + 12 + 8 + 12 + 8 + 8 + 8 + 16
     assert train_facts(gpt2("pytorch-fsdp", 50257)).opt_traffic == 80.0
     assert train_facts(gpt2("hf-trainer", 50257)).opt_traffic == 28.0  # adamw_torch_fused
+    assert train_facts(gpt2("lightning", 50257)).opt_traffic == 28.0  # LitGPT: fused=True
     assert train_facts(gpt2("pytorch-fsdp", 50257, "pure-bf16")).opt_traffic == 40.0

@@ -195,6 +195,7 @@ _MODEL_KEYS = (
     "head_dim",
     "ffn",
     "mlp",
+    "activation",
     "vocab",
     "tied_embeddings",
     "seq_len",

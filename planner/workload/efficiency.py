@@ -332,7 +332,7 @@ EAGER_LORA_BYTES_PER_ELEMENT = (6.0, 4.0)  # x e, forward, backward
 # autocast to float32"), so its input is cast to fp32 and every operation after it runs in fp32
 # until the next matmul casts the result back.  Per element of the MLP's width, with ``e`` the
 # activation width and ``a`` the chain's (4 under autocast, else e), the kernels move:
-#   forward: pow (2a), the three scalings and the sum with 1 (2a each), tanh (2a), the sum with x
+#   forward: pow (2a), the two scalings and the sum with 1 (2a each), tanh (2a), the sum with x
 #     (e + 2a), 0.5·x (2e), the product (e + 2a): 14a + 4e; under autocast also the cast to fp32 and
 #     the cast back (e + 4 each);
 #   backward: the product's two gradients (3a and 2a + e) and autograd's cast of the one to x's
@@ -346,7 +346,8 @@ EAGER_LORA_BYTES_PER_ELEMENT = (6.0, 4.0)  # x e, forward, backward
 # bf16 autocast took 130.6 ms a step, 90.4 ms with gelu_pytorch_tanh (torch's fused tanh GeLU)
 # in its place, and allocated 7.25 GB less: 176 bytes a value (the count above) over its 604M
 # MLP values is 106 GB, 39.7 ms at the streamed bandwidth, and 12 bytes a value 7.25 GB.
-ARITHMETIC_GELU = frozenset({"gelu_new"})
+# transformers' AccurateGELUActivation (gelu_accurate) is the same chain with a precomputed constant.
+ARITHMETIC_GELU = frozenset({"gelu_new", "gelu_accurate"})
 ARITHMETIC_GELU_STORED_VALUES = 3.0  # x the chain's width, beyond a fused GeLU's input
 
 

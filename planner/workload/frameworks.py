@@ -102,6 +102,10 @@ class FrameworkProfile:
     # whether it pads the vocabulary (or its compiler the matmul) to a multiple of 8, so that the
     # output layer's GEMMs take the aligned tensor-core kernels (efficiency.unaligned_gemm_flops)
     pads_vocab: bool = True
+    # whether it runs the model's MLP activation as the model's own code writes it (transformers'
+    # ACT2FN: GPT-2's gelu_new as eight kernels of Python arithmetic, efficiency.ARITHMETIC_GELU)
+    # or as a fused kernel of its own (LitGPT's F.gelu, Megatron's bias-GeLU fusion, compilers)
+    eager_activations: bool = False
 
     def zero_with(self, *, tp: int, pp: int) -> tuple[int, ...]:
         """The ZeRO stages it runs on a layout of ``tp`` x ``pp``."""
@@ -152,6 +156,7 @@ def load_frameworks() -> dict[str, FrameworkProfile]:
                 precisions=_names(raw.get("precisions")),
                 fused_optimizer=bool(raw.get("fused_optimizer", True)),
                 pads_vocab=bool(raw.get("pads_vocab", True)),
+                eager_activations=bool(raw.get("eager_activations", False)),
             )
             for stages in (profile.pipeline_zero, profile.tensor_zero, profile.searched_zero):
                 if stages is not None and not set(stages) <= set(profile.zero):

@@ -115,6 +115,7 @@ from planner.workload.limits import (
     MAX_LAYER_COUNT,
     MAX_PARAMS,
     MAX_SEQ_LEN,
+    canonical_activation,
 )
 
 log = logging.getLogger(__name__)
@@ -536,9 +537,9 @@ def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     section["mlp"] = "gated" if gated else "plain"
     # its activation where config.json names one the planner knows (GPT-2, GPT-J, GPT-Neo, CodeGen
     # and Phi say activation_function "gelu_new": eager Python arithmetic); others read as fused
-    activation = config.get("activation_function", config.get("hidden_act"))
-    if isinstance(activation, str) and activation.strip().lower() in ACTIVATIONS:
-        section["activation"] = activation.strip().lower()
+    activation = config.get("activation_function") or config.get("hidden_act")
+    if isinstance(activation, str) and canonical_activation(activation) in ACTIVATIONS:
+        section["activation"] = canonical_activation(activation)
     return section
 
 

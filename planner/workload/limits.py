@@ -27,8 +27,11 @@ MAX_BEAM_WIDTH = 1024  # beams per request: a bound against typos (summarisers u
 
 
 # The MLP activations model.activation takes, as config.json names them (activation_function,
-# hidden_act; transformers' ACT2FN): only gelu_new changes an estimate (an eager stack runs it as
-# Python arithmetic: efficiency.ARITHMETIC_GELU), the others run as one kernel each.
+# hidden_act; transformers' ACT2FN).  Only gelu_new and gelu_accurate (the tanh approximation with
+# torch.pow, which autocast runs in fp32) change an estimate, on a stack that runs the model's
+# modules as written (efficiency.ARITHMETIC_GELU); gelu_fast, gelu_python and quick_gelu are
+# several kernels of arithmetic too but stay in 16 bits and are counted as fused (U), the others
+# are one kernel each (linear none).
 ACTIVATIONS = (
     "gelu",
     "gelu_new",
@@ -48,3 +51,9 @@ ACTIVATIONS = (
     "sigmoid",
     "linear",
 )
+
+
+def canonical_activation(name: str) -> str:
+    """An activation's name as :data:`ACTIVATIONS` spells it: lower case, ``_`` for ``-`` and for
+    runs of spaces."""
+    return "_".join(name.strip().lower().replace("-", "_").split())

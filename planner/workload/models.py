@@ -596,6 +596,7 @@ def _catalog_preset(name: str) -> ModelPreset:
         head_dim=section.get("head_dim"),
         ffn=section.get("ffn"),
         mlp=section.get("mlp"),
+        activation=section.get("activation"),
         expert_groups=section.get("expert_groups"),
         groups_per_token=section.get("groups_per_token"),
         sliding_window=section.get("sliding_window"),

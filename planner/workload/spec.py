@@ -67,6 +67,7 @@ from planner.workload.limits import (
     MAX_SEQ_LEN,
     MAX_SERVING_HOURS,
     MAX_TOKENS,
+    canonical_activation,
 )
 from planner.workload.models import get_preset, presets
 from planner.workload.parallel import context_chunks
@@ -252,8 +253,20 @@ class ModelSection(_Section):
     mlp: Literal["gated", "plain"] | None = None
     # the MLP's activation as config.json names it (activation_function, hidden_act; ACTIVATIONS):
     # GPT-2's gelu_new runs as separate kernels in an eager stack (efficiency.ARITHMETIC_GELU).
-    # None: one fused kernel
+    # None: the preset's (GPT-2's gelu_new), else one fused kernel; name a fused one
+    # (gelu_pytorch_tanh) to count a model whose code fuses it
     activation: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _activation_from_mlp(cls, data: Any) -> Any:
+        """``mlp: gelu_new`` names the activation as well as the kind: kept as ``activation`` where
+        that is not given (was read as a plain MLP with a fused GeLU)."""
+        if isinstance(data, dict) and isinstance(data.get("mlp"), str) and "activation" not in data:
+            name = canonical_activation(data["mlp"])
+            if name in ACTIVATIONS and name in _MLP_ALIASES:
+                return {**data, "activation": name}
+        return data
 
     @field_validator("activation", mode="before")
     @classmethod
@@ -262,7 +275,7 @@ class ModelSection(_Section):
         is refused with the nearest one."""
         if not isinstance(value, str):
             return value
-        key = "_".join(value.strip().lower().replace("-", "_").split())
+        key = canonical_activation(value)
         if key not in ACTIVATIONS:
             close = suggest(key, list(ACTIVATIONS), 1)
             hint = f"did you mean {close[0]}? " if close else ""

@@ -289,6 +289,10 @@ class TrainFacts:
     autocast_params: float = 0.0
     autocast_act_per_seq_layer: float = 0.0
     autocast_score_per_seq_layer: float = 0.0
+    # what an arithmetic GeLU's fp32 chain under autocast stores per sequence and layer beyond its
+    # 16-bit chain (efficiency.arithmetic_gelu_stored_bytes): MLP-wide, so split over the
+    # tensor-parallel ranks with the MLP
+    autocast_mlp_per_seq_layer: float = 0.0
     # an image model's CPU data loader (planner.workload.data_loader): seconds of one GPU's loader
     # time per sample (0: no CPU loader, e.g. a transformer or a GPU decoder); a step lasts at
     # least the busiest rank's samples times this, the loader running ahead of the GPU
@@ -1071,11 +1075,14 @@ def _activation_bytes(
 
     Under eager ``autocast`` (:func:`autocast_layout`) each layer keeps its norms' inputs in fp32
     and, where stored, its softmax output in fp32 beside the value matmul's 16-bit cast
-    (planner/workload/memory.py), written and read as the rest are.
+    (planner/workload/memory.py), and an arithmetic GeLU its fp32 chain's values
+    (efficiency.ARITHMETIC_GELU), written and read as the rest are.
     """
     if not f.transformer:
         return f.act_per_sample, f.act_per_sample
-    base = f.act_base_per_seq_layer + (f.autocast_act_per_seq_layer if autocast else 0.0)
+    base = f.act_base_per_seq_layer + (
+        f.autocast_act_per_seq_layer + f.autocast_mlp_per_seq_layer if autocast else 0.0
+    )
     scores = f.act_score_per_seq_layer + (f.autocast_score_per_seq_layer if autocast else 0.0)
     # everything one layer stores without recompute, its scores too where no flash kernel runs
     kept = base + (0.0 if flash else scores)

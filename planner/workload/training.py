@@ -118,6 +118,7 @@ class _Shape:
     # and the embedding table it does not cast (0 where the output head's matmul reads it)
     autocast_act_per_seq_layer: float = 0.0
     autocast_score_per_seq_layer: float = 0.0
+    autocast_mlp_per_seq_layer: float = 0.0  # an arithmetic GeLU's fp32 chain (TrainFacts)
     uncast_embedding: float = 0.0
     # an eager stack's separate elementwise kernels (efficiency.eager_traffic); None for a fused or
     # compiled stack
@@ -300,11 +301,12 @@ def _autocast_gelu_bytes_per_token(spec: WorkloadSpec, precision: str) -> float:
 
 def _arithmetic_gelu(spec: WorkloadSpec) -> bool:
     """Whether the model's plain MLP runs its activation as eager Python arithmetic
-    (efficiency.ARITHMETIC_GELU: GPT-2's gelu_new) on a stack that does not fuse its layers."""
+    (efficiency.ARITHMETIC_GELU: GPT-2's gelu_new) on a stack that runs the model's own modules as
+    written (frameworks.yaml ``eager_activations``)."""
     stack, _ = workload_framework(spec)
     m = spec.model
     gated = m.mlp == "gated" or m.is_moe
-    return not stack.fused_layers and not gated and m.activation in eff.ARITHMETIC_GELU
+    return stack.eager_activations and not gated and m.activation in eff.ARITHMETIC_GELU
 
 
 def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
@@ -398,11 +400,12 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
         )
         if m.arch == "decoder"
         else 1.0,
-        autocast_act_per_seq_layer=(
-            mem.autocast_extra_bytes_per_sbh(fp32_norms_counted=_fp32_norms_counted(spec)) * h
-            + _autocast_gelu_bytes_per_token(spec, precision)
+        autocast_act_per_seq_layer=mem.autocast_extra_bytes_per_sbh(
+            fp32_norms_counted=_fp32_norms_counted(spec)
         )
-        * seq,
+        * seq
+        * h,
+        autocast_mlp_per_seq_layer=_autocast_gelu_bytes_per_token(spec, precision) * seq,
         autocast_score_per_seq_layer=(
             mem.autocast_score_bytes_per_as2b(dropout=dropout)
             - mem.score_bytes_per_as2b(dropout=dropout, precision=precision)
@@ -620,6 +623,7 @@ def _compute_train_facts(
         else 0.0,
         autocast_act_per_seq_layer=shape.autocast_act_per_seq_layer if autocast else 0.0,
         autocast_score_per_seq_layer=shape.autocast_score_per_seq_layer if autocast else 0.0,
+        autocast_mlp_per_seq_layer=shape.autocast_mlp_per_seq_layer if autocast else 0.0,
         eager_traffic=shape.eager_traffic,
         kernels_per_micro_batch=shape.kernels_per_micro_batch,
         unet_pipeline=shape.unet_pipeline,
@@ -759,6 +763,12 @@ def _activation_assumption(spec: WorkloadSpec, flash: bool) -> str:
             )
             + ")"
             if m.mlp == "gated" and m.ffn is not None
+            else ""
+        )
+        + (
+            f" ({m.activation} as the model's code writes it: eight elementwise kernels, in fp32 "
+            "under autocast, whose intermediate values it keeps)"
+            if _arithmetic_gelu(spec)
             else ""
         )
         + (
