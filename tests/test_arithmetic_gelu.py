@@ -116,16 +116,14 @@ def test_pure_bf16_runs_the_chain_in_16_bits() -> None:
     assert arithmetic_s - fused_s == pytest.approx(expected, rel=0.01)
 
 
+def gpt2_config(**activation: Any) -> dict[str, Any]:
+    """GPT-2 small's config.json shape with the activation keys given."""
+    shape = {"n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257, "n_positions": 1024}
+    return {"model_type": "gpt2", **shape, **activation}
+
+
 def test_a_config_json_activation_is_read() -> None:
-    config = {
-        "model_type": "gpt2",
-        "n_embd": 768,
-        "n_layer": 12,
-        "n_head": 12,
-        "vocab_size": 50257,
-        "n_positions": 1024,
-        "activation_function": "gelu_new",
-    }
+    config = gpt2_config(activation_function="gelu_new")
     assert section_from_config(config, "config.json")["activation"] == "gelu_new"
     config["activation_function"] = "a-custom-one"  # not a known name: read as fused, no error
     assert "activation" not in section_from_config(config, "config.json")
@@ -174,16 +172,7 @@ def test_tensor_parallel_ranks_split_the_chains_memory() -> None:
 
 
 def test_hidden_act_is_read_where_activation_function_is_null() -> None:
-    config = {
-        "model_type": "gpt2",
-        "n_embd": 768,
-        "n_layer": 12,
-        "n_head": 12,
-        "vocab_size": 50257,
-        "n_positions": 1024,
-        "activation_function": None,
-        "hidden_act": "Gelu-New",
-    }
+    config = gpt2_config(activation_function=None, hidden_act="Gelu-New")
     assert section_from_config(config, "config.json")["activation"] == "gelu_new"
 
 
