@@ -13,11 +13,11 @@ import pytest
 from planner.errors import ConfigError
 from planner.gpu_specs import resolve_gpu
 from planner.workload import efficiency as eff
-from planner.workload import estimate, parse_workload
+from planner.workload import parse_workload
 from planner.workload.hf_config import section_from_config
+from tests.step_workloads import step_estimate, step_job, step_seconds
 
 H100 = resolve_gpu("H100")
-STEPS = 1000
 GIB = 2**30
 
 
@@ -53,29 +53,12 @@ def gpt2(
     model = {"preset": "gpt2", "vocab": 50304, **model}
     if activation is not None:
         model["activation"] = activation
-    return parse_workload(
-        {
-            "name": "gpt2-gelu",
-            "kind": "pretrain",
-            "model": model,
-            "data": {"samples": 16 * STEPS, "epochs": 1, "tokens_per_sample": 1024},
-            "training": {
-                "precision": precision,
-                "framework": framework,
-                "optimizer": "adamw",
-                "activation_checkpointing": "none",
-                "flash_attention": True,
-                "global_batch_samples": 16,
-                "parallelism": {"micro_batch": 16, "zero": 0, "tensor": tensor, "pipeline": 1},
-            },
-        },
-        file="test",
-    )
+    return step_job(model, precision=precision, framework=framework, tensor=tensor, flash=True)
 
 
-def step_and_memory(workload: Any, count: int = 1) -> tuple[float, float]:
-    est = estimate(workload, H100, count)
-    return est.time_breakdown_hours["training steps"] * 3600.0 / STEPS, est.memory_per_gpu_gib
+def step_and_memory(workload: Any) -> tuple[float, float]:
+    est = step_estimate(workload)
+    return step_seconds(est), est.memory_per_gpu_gib
 
 
 def test_the_preset_carries_gpt2s_activation() -> None:
@@ -162,8 +145,8 @@ def test_tensor_parallel_ranks_split_the_chains_memory() -> None:
     # the chain is MLP-wide, so each of 2 tensor-parallel ranks keeps half of it: 12 bytes a value
     # under autocast over 3,072 / 2 columns
     per_rank = 16 * 1024 * 3072 / 2 * 12 * 12 / GIB
-    arithmetic = estimate(gpt2("gelu_new", framework="hf-trainer", tensor=2), H100, 2)
-    fused = estimate(gpt2("gelu_pytorch_tanh", framework="hf-trainer", tensor=2), H100, 2)
+    arithmetic = step_estimate(gpt2("gelu_new", framework="hf-trainer", tensor=2), count=2)
+    fused = step_estimate(gpt2("gelu_pytorch_tanh", framework="hf-trainer", tensor=2), count=2)
     assert arithmetic.strategy.tensor_parallel == 2
     extra = (
         arithmetic.memory_breakdown_gib["activations"] - fused.memory_breakdown_gib["activations"]

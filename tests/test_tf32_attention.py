@@ -11,42 +11,19 @@ import pytest
 
 from planner.gpu_specs import resolve_gpu
 from planner.workload import efficiency as eff
-from planner.workload import estimate, parse_workload
+from tests.step_workloads import step_estimate, step_job, step_seconds
 
 H100 = resolve_gpu("H100")
-STEPS = 1000
 TOKENS = 16 * 1024
 
 
 def gpt2(precision: str, seq: int) -> Any:
-    return parse_workload(
-        {
-            "name": "gpt2-tf32",
-            "kind": "pretrain",
-            "model": {"preset": "gpt2", "vocab": 50304, "activation": "gelu"},
-            "data": {"samples": TOKENS // seq * STEPS, "epochs": 1, "tokens_per_sample": seq},
-            "training": {
-                "precision": precision,
-                "framework": "pytorch",
-                "optimizer": "adamw",
-                "activation_checkpointing": "none",
-                "flash_attention": True,
-                "global_batch_samples": TOKENS // seq,
-                "parallelism": {
-                    "micro_batch": TOKENS // seq,
-                    "zero": 0,
-                    "tensor": 1,
-                    "pipeline": 1,
-                },
-            },
-        },
-        file="test",
-    )
+    model = {"preset": "gpt2", "vocab": 50304, "activation": "gelu"}
+    return step_job(model, precision=precision, batch=TOKENS // seq, seq=seq, flash=True)
 
 
 def step_s(workload: Any) -> float:
-    est = estimate(workload, H100, 1)
-    return est.time_breakdown_hours["training steps"] * 3600.0 / STEPS
+    return step_seconds(step_estimate(workload))
 
 
 def test_tf32_attention_runs_no_faster_than_the_cuda_cores() -> None:

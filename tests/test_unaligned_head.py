@@ -11,12 +11,11 @@ import pytest
 
 from planner.gpu_specs import resolve_gpu
 from planner.workload import efficiency as eff
-from planner.workload import estimate, parse_workload
 from planner.workload.frameworks import load_frameworks
 from planner.workload.training import train_facts
+from tests.step_workloads import step_estimate, step_job, step_seconds
 
 H100 = resolve_gpu("H100")
-STEPS = 1000
 
 
 @pytest.mark.parametrize(
@@ -45,37 +44,21 @@ def test_unaligned_rate_is_the_measured_h100_rate_per_element() -> None:
 
 def gpt2(framework: str, vocab: int, precision: str = "bf16") -> Any:
     """GPT-2 small from scratch at 16 x 1,024 tokens a step, one micro-batch, on ``framework``."""
-    return parse_workload(
-        {
-            "name": "gpt2-probe",
-            "kind": "pretrain",
-            "model": {
-                "arch": "decoder",
-                "params": 124.4e6 - (50257 - vocab) * 768,
-                "layers": 12,
-                "hidden": 768,
-                "heads": 12,
-                "vocab": vocab,
-                "seq_len": 1024,
-                "tied_embeddings": True,
-            },
-            "data": {"samples": 16 * STEPS, "epochs": 1, "tokens_per_sample": 1024},
-            "training": {
-                "precision": precision,
-                "framework": framework,
-                "optimizer": "adamw",
-                "activation_checkpointing": "none",
-                "global_batch_samples": 16,
-                "parallelism": {"micro_batch": 16, "zero": 0, "tensor": 1, "pipeline": 1},
-            },
-        },
-        file="test",
-    )
+    model = {
+        "arch": "decoder",
+        "params": 124.4e6 - (50257 - vocab) * 768,
+        "layers": 12,
+        "hidden": 768,
+        "heads": 12,
+        "vocab": vocab,
+        "seq_len": 1024,
+        "tied_embeddings": True,
+    }
+    return step_job(model, precision=precision, framework=framework)
 
 
-def step_seconds(workload: Any, gpu: str = "H100") -> float:
-    est = estimate(workload, resolve_gpu(gpu), 1)
-    return est.time_breakdown_hours["training steps"] * 3600.0 / STEPS
+def step_s(workload: Any, gpu: str = "H100") -> float:
+    return step_seconds(step_estimate(workload, gpu))
 
 
 def test_an_unpadded_vocabulary_costs_the_unaligned_head_time_on_h100() -> None:
@@ -85,7 +68,7 @@ def test_an_unpadded_vocabulary_costs_the_unaligned_head_time_on_h100() -> None:
     head_flops = 6.0 * 16 * 1024 * 768 * 50257
     stack = load_frameworks()["hf-trainer"].stack
     unaligned = head_flops / (stack * eff.unaligned_gemm_flops(H100, 1))
-    slower = step_seconds(gpt2("hf-trainer", 50257)) - step_seconds(gpt2("hf-trainer", 50304))
+    slower = step_s(gpt2("hf-trainer", 50257)) - step_s(gpt2("hf-trainer", 50304))
     assert slower <= unaligned - head_flops / (stack * H100.peak_flops)
     assert slower >= unaligned - head_flops / (stack * 0.3 * H100.peak_flops)
     assert slower > 0.02  # 20 ms of a ~70 ms step: the measured step spent 30.7 ms in these GEMMs
@@ -93,15 +76,15 @@ def test_an_unpadded_vocabulary_costs_the_unaligned_head_time_on_h100() -> None:
 
 @pytest.mark.parametrize("framework", ["llm.c", "megatron", "lightning"])
 def test_stacks_that_pad_the_vocabulary_pay_nothing(framework: str) -> None:
-    unpadded = step_seconds(gpt2(framework, 50257))
-    padded = step_seconds(gpt2(framework, 50304))
+    unpadded = step_s(gpt2(framework, 50257))
+    padded = step_s(gpt2(framework, 50304))
     # 47 more columns: 0.04% of the FLOPs, nothing else
     assert unpadded == pytest.approx(padded, rel=0.002)
 
 
 def test_fp32_on_the_cuda_cores_pays_nothing() -> None:
-    unpadded = step_seconds(gpt2("hf-trainer", 50257, "fp32"))
-    padded = step_seconds(gpt2("hf-trainer", 50304, "fp32"))
+    unpadded = step_s(gpt2("hf-trainer", 50257, "fp32"))
+    padded = step_s(gpt2("hf-trainer", 50304, "fp32"))
     assert unpadded == pytest.approx(padded, rel=0.002)
 
 
@@ -112,8 +95,8 @@ def test_where_the_unaligned_kernels_outrun_the_tensor_cores_nothing_changes() -
         eff.unaligned_gemm_flops(resolve_gpu("RTX3090"), 1)
         > 0.9 * resolve_gpu("RTX3090").peak_flops
     )
-    unpadded = step_seconds(gpt2("hf-trainer", 50257), "RTX3090")
-    padded = step_seconds(gpt2("hf-trainer", 50304), "RTX3090")
+    unpadded = step_s(gpt2("hf-trainer", 50257), "RTX3090")
+    padded = step_s(gpt2("hf-trainer", 50304), "RTX3090")
     assert unpadded == pytest.approx(padded, rel=0.002)
 
 
