@@ -687,22 +687,6 @@ def test_a_range_refusal_keeps_the_range_and_gives_the_default() -> None:
 # --- a deadline with a decimal comma, grouped digits or a unit spelt another way --------------
 
 
-@pytest.mark.parametrize(
-    ("typed", "fix"),
-    [
-        # each was the list of every form a deadline takes
-        ("1,5d", "write 1.5d (with a decimal point, not a comma)"),
-        ("1,000h", "write 1000h (without the separator)"),
-        ("1_000h", "write 1000h (without the separator)"),
-        ("24 hs", "write 24h:"),
-        ("2 wks", "write 336h (14d)"),
-    ],
-)
-def test_a_deadline_number_or_unit_written_another_way_gets_its_form(typed: str, fix: str) -> None:
-    result = invoke("quote", "--workload", "gpt2-xl-finetune", "--deadline", typed)
-    assert_clean_error(result, "--deadline", f"cannot read deadline {typed!r}", fix)
-
-
 @pytest.mark.parametrize("typed", ["", "  "])
 def test_prices_history_of_a_blank_region_says_it_is_blank(typed: str) -> None:
     result = invoke("prices", "history", "--instance", "p4d.24xlarge", "--region", typed)

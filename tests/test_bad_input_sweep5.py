@@ -873,11 +873,17 @@ def test_a_decimal_comma_in_a_file_gets_the_number_it_means(tmp_path: Path) -> N
         ("1 month", "write 730h"),
         ("2 years", "write 17520h"),
         ("30s", "minutes to weeks long"),
+        # a number or unit written another way (each was the list of every form a deadline takes)
+        ("1,5d", "write 1.5d (with a decimal point, not a comma)"),
+        ("1,000h", "write 1000h (without the separator)"),
+        ("1_000h", "write 1000h (without the separator)"),
+        ("24 hs", "write 24h:"),
+        ("2 wks", "write 336h (14d)"),
     ],
 )
 def test_a_deadline_in_another_form_gets_the_hours_it_means(deadline: str, fix: str) -> None:
     result = invoke("quote", "-w", "gpt2-finetune", "--deadline", deadline)
-    assert_clean_error(result, "--deadline", "cannot read deadline", fix)
+    assert_clean_error(result, "--deadline", f"cannot read deadline {deadline!r}", fix)
 
 
 @pytest.mark.parametrize(
