@@ -165,23 +165,16 @@ def layer_bytes_per_sbh(spec: WorkloadSpec, precision: str) -> float:
             fused=stack.fused_layers,
             norm_extra_bytes=norms,
         )
-    mlp = (
-        mem.mlp_bytes_per_sbh(m.ffn / h, gated=gated, fused=stack.fused_layers, precision=precision)
-        if m.ffn is not None
-        else None
-    )
-    if _arithmetic_gelu(spec):  # its chain's stored values (efficiency.ARITHMETIC_GELU)
-        width = (m.ffn if m.ffn is not None else 4 * h) / h
-        extra = width * eff.arithmetic_gelu_stored_bytes(
-            eff.result_bytes(precision), autocast=False
+    arithmetic_gelu = _arithmetic_gelu(spec)
+    _, width = _mlp_width_per_token(spec)
+    mlp: float | None = None
+    if m.ffn is not None or arithmetic_gelu:
+        mlp = mem.mlp_bytes_per_sbh(
+            width / h, gated=gated, fused=stack.fused_layers, precision=precision
         )
-        mlp = (
-            mlp
-            if mlp is not None
-            else mem.mlp_bytes_per_sbh(
-                4.0, gated=False, fused=stack.fused_layers, precision=precision
-            )
-        ) + extra
+        if arithmetic_gelu:  # the chain's stored values (efficiency.ARITHMETIC_GELU)
+            e = eff.result_bytes(precision)
+            mlp += width / h * eff.arithmetic_gelu_stored_bytes(e, autocast=False)
     return mem.layer_bytes_per_sbh(
         dropout=dropout,
         precision=precision,
