@@ -363,9 +363,14 @@ def train(
         torch.cuda.empty_cache()
 
 
-def _train_case(
-    config: Any, seq: int, batch: int, precision: str, variant: str, steps: int, warm: int
-) -> dict[str, Any]:
+def _build_step(
+    config: Any, seq: int, batch: int, precision: str, options: set[str]
+) -> tuple[Callable[[], None], Any, float]:
+    """(one training step of ``config`` on ``batch`` x ``seq`` random tokens, the model, seconds
+    to build it): transformers' model from its config on the GPU, torch's AdamW, the precision
+    recipe (autocast and a GradScaler for amp-fp16, the model cast for pure-bf16, TF32 matmuls
+    for tf32) and the variant's ``options`` (vocab50304, gelu-tanh, checkpointing, fused-adamw,
+    compile)."""
     import gc
 
     import torch
@@ -375,13 +380,11 @@ def _train_case(
     torch.cuda.empty_cache()
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
-    options = set(variant.split("+"))
     if "vocab50304" in options:
         config.vocab_size = 50304
     if "gelu-tanh" in options:
         config.activation_function = "gelu_pytorch_tanh"
-    is_bert = config.model_type == "bert"
-    loader = AutoModelForMaskedLM if is_bert else AutoModelForCausalLM
+    loader = AutoModelForMaskedLM if config.model_type == "bert" else AutoModelForCausalLM
     built = time.perf_counter()
     with torch.device("cuda"):
         model = loader.from_config(config, attn_implementation="sdpa")
@@ -390,21 +393,17 @@ def _train_case(
     if "checkpointing" in options:
         model.gradient_checkpointing_enable()
     model.train()
-    params = sum(p.numel() for p in model.parameters())
     build_s = time.perf_counter() - built
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5, fused="fused-adamw" in options)
     scaler = torch.amp.GradScaler("cuda") if precision == "amp-fp16" else None
     autocast_dtype = {"amp-bf16": torch.bfloat16, "amp-fp16": torch.float16}.get(precision)
     ids = torch.randint(0, config.vocab_size, (batch, seq), device="cuda")
-    forward = model
-    if "compile" in options:
-        forward = torch.compile(model)
+    forward = torch.compile(model) if "compile" in options else model
 
     def step() -> None:
-        if autocast_dtype is not None:
-            with torch.autocast("cuda", dtype=autocast_dtype):
-                loss = forward(input_ids=ids, labels=ids).loss
-        else:
+        with torch.autocast(
+            "cuda", dtype=autocast_dtype or torch.bfloat16, enabled=autocast_dtype is not None
+        ):
             loss = forward(input_ids=ids, labels=ids).loss
         if scaler is not None:
             scaler.scale(loss).backward()
@@ -415,7 +414,13 @@ def _train_case(
             optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 
-    torch.cuda.reset_peak_memory_stats()
+    return step, model, build_s
+
+
+def _timed(step: Callable[[], None], *, warm: int, steps: int) -> tuple[float, list[float]]:
+    """(seconds of the first call, each of ``steps`` calls' seconds after ``warm`` calls in all)."""
+    import torch
+
     first = time.perf_counter()
     step()
     torch.cuda.synchronize()
@@ -429,8 +434,19 @@ def _train_case(
         step()
         torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
-    result = {
-        "params": params,
+    return first_s, times
+
+
+def _train_case(
+    config: Any, seq: int, batch: int, precision: str, variant: str, steps: int, warm: int
+) -> dict[str, Any]:
+    import torch
+
+    step, model, build_s = _build_step(config, seq, batch, precision, set(variant.split("+")))
+    torch.cuda.reset_peak_memory_stats()
+    first_s, times = _timed(step, warm=warm, steps=steps)
+    return {
+        "params": sum(p.numel() for p in model.parameters()),
         "attn": getattr(model.config, "_attn_implementation", None),
         "build_s": round(build_s, 2),
         "first_step_s": round(first_s, 3),
@@ -440,7 +456,6 @@ def _train_case(
         "max_allocated_bytes": torch.cuda.max_memory_allocated(),
         "max_reserved_bytes": torch.cuda.max_memory_reserved(),
     }
-    return result
 
 
 def profile(probe: Probe) -> None:
@@ -532,41 +547,8 @@ def _train_step(
     config: Any, seq: int, batch: int, precision: str
 ) -> tuple[Callable[[], None], float]:
     """A warmed-up training step of ``config`` and its median wall time over five steps."""
-    import gc
-
-    import torch
-    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
-
-    gc.collect()
-    torch.cuda.empty_cache()
-    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
-    torch.backends.cudnn.allow_tf32 = precision == "tf32"
-    loader = AutoModelForMaskedLM if config.model_type == "bert" else AutoModelForCausalLM
-    with torch.device("cuda"):
-        model = loader.from_config(config, attn_implementation="sdpa")
-    model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
-    autocast_dtype = {"amp-bf16": torch.bfloat16, "amp-fp16": torch.float16}.get(precision)
-    ids = torch.randint(0, config.vocab_size, (batch, seq), device="cuda")
-
-    def step() -> None:
-        with torch.autocast(
-            "cuda", dtype=autocast_dtype or torch.bfloat16, enabled=autocast_dtype is not None
-        ):
-            loss = model(input_ids=ids, labels=ids).loss
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-
-    for _ in range(3):
-        step()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        step()
-        torch.cuda.synchronize()
-        times.append(time.perf_counter() - t0)
+    step, _, _ = _build_step(config, seq, batch, precision, set())
+    _, times = _timed(step, warm=3, steps=5)
     return step, statistics.median(times)
 
 
