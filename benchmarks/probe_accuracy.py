@@ -31,7 +31,7 @@ STEPS = 1000  # steps per estimate: enough that nothing but the steps shows in t
 # The models' shapes as benchmarks/gpu_probe.py built them (transformers' config defaults: GPT-2
 # n_positions 1,024, dropout 0.1, tied embeddings, activation_function gelu_new; BERT-base;
 # TinyLlama 1.1B's shape, untied).
-_GPT2 = {"activation": "gelu_new"}
+_GPT2 = {"activation": "gelu_new", "fused_projections": True}
 MODELS: dict[str, dict[str, Any]] = {
     "gpt2": {"params": 124.44e6, "layers": 12, "hidden": 768, "heads": 12, "vocab": 50257, **_GPT2},
     "gpt2-medium": {

@@ -142,9 +142,9 @@ def test_deepspeed_zero_keeps_its_own_16_bit_weights() -> None:
 def test_the_casts_and_the_grad_scaler_take_their_bytes_at_the_bandwidth() -> None:
     """The step under autocast against the same facts without it: 12 bytes per cast parameter of
     casts, 8 per parameter of GradScaler unscaling, and the fp32 norms' and softmax's extra bytes
-    written, read and their gradients written (3 passes), and the fp32 score chain's kernels
-    beyond those (14 + 18 bytes a score with dropout: efficiency.AUTOCAST_SCORE_BYTES_PER_ELEMENT)
-    -- all over HBM."""
+    written, read and their gradients written (3 passes), the fp32 score chain's kernels beyond
+    those (14 + 18 bytes a score with dropout: efficiency.AUTOCAST_SCORE_BYTES_PER_ELEMENT) and
+    the fp32 residual stream's (efficiency.AUTOCAST_STREAM_BYTES) -- all over HBM."""
     f = train_facts(bert())
     plain = replace(
         f,
@@ -165,7 +165,12 @@ def test_the_casts_and_the_grad_scaler_take_their_bytes_at_the_bandwidth() -> No
     extra = LAYERS * mb * (4.0 * s * HIDDEN + 2.0 * HEADS * s * s)
     traffic = 3.0 * extra / bw
     chain = LAYERS * mb * s * (14.0 + 18.0) * HEADS * s / streamed
-    assert amp.step_s - off.step_s == pytest.approx(casts + scaler + traffic + chain, rel=1e-9)
+    # the fp32 residual stream: 40 + 80 bytes a hidden value with BERT's separate query, key and
+    # value (efficiency.autocast_stream_bytes)
+    stream = LAYERS * mb * s * HIDDEN * (40.0 + 80.0) / streamed
+    assert amp.step_s - off.step_s == pytest.approx(
+        casts + scaler + traffic + chain + stream, rel=1e-9
+    )
 
 
 def test_bf16_has_no_grad_scaler() -> None:

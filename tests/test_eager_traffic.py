@@ -88,9 +88,12 @@ def test_autocast_runs_the_score_chain_in_fp32_with_a_cast_back() -> None:
     assert t.autocast_score_forward == (16 - 2) * scores
     assert t.autocast_score_backward == (22 - 2 * 2) * scores
     plain = t.per_token(scores=True)
-    assert t.per_token(scores=True, autocast=True) == plain + (14 + 18) * scores
+    # beside the chain, the fp32 residual stream of two norms each read by one projection (the
+    # default): 28 + 56 bytes a hidden value (efficiency.autocast_stream_bytes)
+    stream = (28 + 56) * 1024
+    assert t.per_token(scores=True, autocast=True) == plain + (14 + 18) * scores + stream
     # no scores materialised (a fused attention kernel): no chain
-    assert t.per_token(scores=False, autocast=True) == t.per_token(scores=False)
+    assert t.per_token(scores=False, autocast=True) == t.per_token(scores=False) + stream
     # without dropout: +12 forward and +18 backward, the stored softmax and cast 6 bytes against 2
     t0 = eff.eager_traffic(**bert, seq=512, gated=False, dropout=False, element_bytes=2.0)
     assert t0.autocast_score_forward == (12 - 4) * scores
@@ -106,7 +109,7 @@ def test_autocast_runs_the_score_chain_in_fp32_with_a_cast_back() -> None:
     assert (
         t0.per_token(scores=True, recompute_share=1.0, autocast=True)
         - t0.per_token(scores=True, recompute_share=1.0)
-        == 2 * 8 * scores + 10 * scores
+        == 2 * 8 * scores + 10 * scores + (2 * 28 + 56) * 1024
     )
 
 
@@ -137,6 +140,7 @@ def test_the_fp32_score_chain_is_paid_where_the_layout_autocasts() -> None:
     assert hf.autocast_state is not None and apex.autocast_state is None
     t = hf.eager_traffic
     chain = (t.autocast_score_forward + t.autocast_score_backward) * 512 * 24
+    chain += (t.autocast_hidden_forward + t.autocast_hidden_backward) * 512 * 24  # the fp32 stream
     assert chain > 0.0
     # the layout passes whether it autocasts; the chain is the difference, per sequence
     assert st._eager_bytes(hf, 1, 1, 1, False, 0.0, True) - st._eager_bytes(
@@ -148,7 +152,14 @@ def test_the_fp32_score_chain_is_paid_where_the_layout_autocasts() -> None:
     ac, _ = st.search_training(hf, v100, 1, links, flash=False)
     assert ac is not None
     no_chain = replace(
-        hf, eager_traffic=replace(t, autocast_score_forward=0.0, autocast_score_backward=0.0)
+        hf,
+        eager_traffic=replace(
+            t,
+            autocast_score_forward=0.0,
+            autocast_score_backward=0.0,
+            autocast_hidden_forward=0.0,
+            autocast_hidden_backward=0.0,
+        ),
     )
     plain, _ = st.search_training(no_chain, v100, 1, links, flash=False)
     assert plain is not None and plain.strategy == ac.strategy

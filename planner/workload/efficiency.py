@@ -347,6 +347,36 @@ EAGER_LORA_BYTES_PER_ELEMENT = (6.0, 4.0)  # x e, forward, backward
 # in its place, and allocated 7.25 GB less: 176 bytes a value (the count above) over its 604M
 # MLP values is 106 GB, 39.7 ms at the streamed bandwidth, and 12 bytes a value 7.25 GB.
 # transformers' AccurateGELUActivation (gelu_accurate) is the same chain with a precomputed constant.
+
+# Eager torch.autocast over an fp32 model keeps the residual stream in fp32: the embeddings are
+# looked up in the fp32 table (``embedding`` is on no autocast list), each residual add sums the
+# fp32 stream and a 16-bit branch into fp32 (type promotion), and ``layer_norm`` is on autocast's
+# fp32 list, so a LayerNorm reads and writes fp32; an eager RMSNorm's ``.to(float32)`` and
+# ``.to(input_dtype)`` are then no-ops and it runs as in an fp32 run.  Every projection that reads
+# a norm's output casts it to 16 bits in a kernel of its own (autocast caches only the casts of
+# leaf weights), and autograd casts each projection's 16-bit input gradient back to fp32 and sums
+# the gradients of the norm's output in fp32.  Per hidden element of each of a layer's two norm
+# sites, with ``a`` = 4 the stream's width, ``e`` the 16-bit one and ``c`` the projections that
+# read the norm (three for BERT's or Llama's separate query, key and value, one for GPT-2's fused
+# ``c_attn``, two for a gated MLP's separate gate and up projections), against the same kernels on
+# a 16-bit stream:
+#   forward: the residual add reads and writes ``a`` for ``e`` (+2(a - e)); the norm's input and
+#     output (LayerNorm: +2(a - e); RMSNorm: fp32's count for the 16-bit one); the ``c`` casts
+#     (a + e each);
+#   backward: the ``c`` casts of the input gradients (e + a each); the ``c`` fp32 sums of the norm
+#     output's ``c + 1`` gradients (3(a - e) each beyond 16-bit sums); the norm's backward
+#     (LayerNorm: the gradient kernel's gradient in, input and gradient out and the weight and bias
+#     reduction's gradient and input, 5(a - e)); the cast of the residual branch's gradient to
+#     16 bits (a + e).
+# Measured in this project (one H100, PyTorch 2.11, transformers 5.17, benchmarks/gpu_probe.py
+# ``casts``): a BERT-base step under bf16 autocast runs 126 hidden-sized casts (10 a layer: four
+# forward, four back to fp32, two residual-branch gradients; the count above) and 48 fp32 gradient
+# sums (four a layer), GPT-2 small's 74 and 24 (six and two a layer with its fused c_attn).  A
+# 16-bit eager layer with separate projections sums their ``c`` input gradients too (3e each
+# beyond one).
+AUTOCAST_STREAM_BYTES = 4.0
+LAYER_NORM_TENSORS = (2.0, 5.0)  # activation-width tensors a LayerNorm moves, forward, backward
+
 ARITHMETIC_GELU = frozenset({"gelu_new", "gelu_accurate"})
 ARITHMETIC_GELU_STORED_VALUES = 3.0  # x the chain's width, beyond a fused GeLU's input
 
@@ -392,6 +422,9 @@ class EagerTraffic:
     # the attention kernel (an arithmetic GeLU's fp32 chain: ARITHMETIC_GELU)
     autocast_forward: float = 0.0
     autocast_backward: float = 0.0
+    # of them, the fp32 residual stream's hidden-sized kernels (AUTOCAST_STREAM_BYTES)
+    autocast_hidden_forward: float = 0.0
+    autocast_hidden_backward: float = 0.0
 
     def per_token(
         self, *, scores: bool, recompute_share: float = 0.0, autocast: bool = False
@@ -401,8 +434,8 @@ class EagerTraffic:
         chain where the layout runs eager ``autocast``)."""
         fwd, bwd = self.forward, self.backward
         if autocast:
-            fwd += self.autocast_forward
-            bwd += self.autocast_backward
+            fwd += self.autocast_forward + self.autocast_hidden_forward
+            bwd += self.autocast_backward + self.autocast_hidden_backward
         if scores:
             fwd += self.score_forward + (self.autocast_score_forward if autocast else 0.0)
             bwd += self.score_backward + (self.autocast_score_backward if autocast else 0.0)
@@ -424,6 +457,9 @@ def eager_traffic(
     stored_extra: float = 0.0,
     causal: bool = False,
     arithmetic_gelu: bool = False,
+    attention_inputs: int = 1,
+    mlp_inputs: int = 1,
+    fp32_stream: bool = True,
 ) -> EagerTraffic:
     """The :class:`EagerTraffic` of one transformer layer: ``mlp_width`` the gated MLP's width per
     token (an MoE layer's experts per token times each expert's), ``heads x seq`` score elements
@@ -432,7 +468,9 @@ def eager_traffic(
     (forward) and read and gradient (backward) the activation passes already stream; ``causal``
     a decoder's order of the autocast score chain (:data:`AUTOCAST_SCORE_BYTES_PER_ELEMENT`);
     ``arithmetic_gelu`` a plain MLP's :data:`ARITHMETIC_GELU` over ``mlp_width``, whose stored
-    values beyond a fused GeLU's ``stored_extra`` holds (under autocast, the rest here)."""
+    values beyond a fused GeLU's ``stored_extra`` holds (under autocast, the rest here);
+    ``attention_inputs`` and ``mlp_inputs`` the projections that read each norm's output,
+    ``fp32_stream`` whether autocast's residual stream is fp32 (:data:`AUTOCAST_STREAM_BYTES`)."""
     e = element_bytes
     fwd = bwd = 0.0
     if dropout:
@@ -441,7 +479,13 @@ def eager_traffic(
         upcast = 4.0 + e if e >= 4.0 else 0.0  # an fp32 run casts nothing
         fwd += 2 * (EAGER_RMSNORM_FORWARD[0] + EAGER_RMSNORM_FORWARD[1] * e - upcast) * hidden
         bwd += 2 * (EAGER_RMSNORM_BACKWARD[0] + EAGER_RMSNORM_BACKWARD[1] * e - upcast) * hidden
+    bwd += 3 * e * (attention_inputs - 1 + mlp_inputs - 1) * hidden  # the input gradients' sums
     hidden_fwd, hidden_bwd = fwd, bwd  # the norms' and the dropout-and-add's, hidden-sized
+    stream_fwd, stream_bwd = (
+        autocast_stream_bytes(e, gated=gated, inputs=(attention_inputs, mlp_inputs))
+        if e < 4.0 and fp32_stream  # autocast runs 16-bit recipes only
+        else (0.0, 0.0)
+    )
     if gated:
         rotary = EAGER_ROTARY_BYTES_PER_ELEMENT * e * (attention_width + kv_width)
         fwd += rotary
@@ -480,7 +524,29 @@ def eager_traffic(
         hidden_backward=min(hidden_bwd, bwd),
         autocast_forward=autocast_fwd,
         autocast_backward=autocast_bwd,
+        autocast_hidden_forward=stream_fwd * hidden,
+        autocast_hidden_backward=stream_bwd * hidden,
     )
+
+
+def autocast_stream_bytes(
+    element_bytes: float, *, gated: bool, inputs: tuple[int, ...]
+) -> tuple[float, float]:
+    """Bytes per hidden element an eager autocast layer's fp32 residual stream moves beyond a
+    16-bit stream's, (forward, backward): one norm site per entry of ``inputs``, each read by
+    that many projections (:data:`AUTOCAST_STREAM_BYTES`); ``gated`` an eager RMSNorm's
+    (:data:`EAGER_RMSNORM_FORWARD`), else a LayerNorm's."""
+    a, e = AUTOCAST_STREAM_BYTES, element_bytes
+    if gated:  # the fp32 norm (no casts of its own) against the 16-bit one
+        norm_fwd = EAGER_RMSNORM_FORWARD[1] * (a - e) - 2.0 * a
+        norm_bwd = EAGER_RMSNORM_BACKWARD[1] * (a - e) - 2.0 * a
+    else:
+        norm_fwd, norm_bwd = (n * (a - e) for n in LAYER_NORM_TENSORS)
+    fwd = bwd = 0.0
+    for c in inputs:
+        fwd += 2.0 * (a - e) + norm_fwd + c * (a + e)
+        bwd += c * (a + e) + 3.0 * c * (a - e) + norm_bwd + (a + e)
+    return fwd, bwd
 
 
 # Bytes read+written per parameter by the optimizer step (fp32 master, states, 16-bit grad in,

@@ -142,6 +142,10 @@ _GATED = {
 }
 # Gated families whose config class ties the output head to the embeddings by default.
 _TIED_GATED = {"gemma", "gemma2"}
+# Families whose attention reads its input through one projection (transformers' GPT2Attention
+# c_attn; Phi3Attention qkv_proj, and Phi3MLP's gate_up_proj); the others here run separate query,
+# key and value (and gate and up) projections.
+_FUSED_PROJECTION_FAMILIES = {"gpt2", "phi3"}
 # Families with learned position embeddings and biases on every projection.
 _GPT2_LIKE = {"gpt2", "gpt_neo", "gptj"}
 # Mixture-of-experts families read here, each with the key that counts its routed experts and
@@ -540,6 +544,8 @@ def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     activation = config.get("activation_function") or config.get("hidden_act")
     if isinstance(activation, str) and canonical_activation(activation) in ACTIVATIONS:
         section["activation"] = canonical_activation(activation)
+    if family in _FUSED_PROJECTION_FAMILIES:
+        section["fused_projections"] = True
     return section
 
 

@@ -58,6 +58,10 @@ class ModelPreset:
     mlp: str | None = None
     # the MLP's activation as its config.json names it (:data:`_ACTIVATIONS`); None: one fused kernel
     activation: str | None = None
+    # whether each norm's output is read by one projection (GPT-2's c_attn, GPT-NeoX's
+    # query_key_value, MPT's Wqkv: :data:`_FUSED_PROJECTIONS`); None: separate query, key and value
+    # (and a gated MLP's gate and up) projections, as BERT's and Llama's
+    fused_projections: bool | None = None
     # the size of a learned absolute position table (:data:`_LEARNED_POSITIONS`): no sequence may
     # be longer; None: rotary, ALiBi or relative positions, whose context a fine-tune may extend
     learned_positions: int | None = None
@@ -505,6 +509,16 @@ _ACTIVATIONS: dict[str, str] = {
 }
 
 
+# Models whose attention reads its input through one fused query-key-value projection, from each
+# model's public modelling code in transformers: GPT-2's ``c_attn`` (Conv1D, 3 x n_embd), GPT-NeoX's
+# (Pythia) ``query_key_value``, MPT's ``Wqkv``; GPT-3 is the GPT-2 architecture.  BERT, DeBERTa-v2,
+# Llama, TinyLlama and Mistral run separate ``query``/``key``/``value`` (``q_proj``/``k_proj``/
+# ``v_proj``) layers and a gated MLP's separate ``gate_proj`` and ``up_proj``.
+_FUSED_PROJECTIONS = frozenset(
+    {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "pythia-1b", "mpt-7b", "gpt3-175b"}
+)
+
+
 # Learned absolute position embeddings, one row per position, from each model's public config:
 # GPT-2 (HF gpt2* config.json n_positions 1024), BERT (max_position_embeddings 512) and GPT-3
 # (the GPT-2 architecture, n_ctx 2048; Brown et al. 2020 s2.1).  A longer sequence has no
@@ -533,6 +547,7 @@ def _with_heads() -> tuple[ModelPreset, ...]:
             ffn=_MLPS[p.name][0] if p.name in _MLPS else None,
             mlp=_MLPS[p.name][1] if p.name in _MLPS else None,
             activation=_ACTIVATIONS.get(p.name),
+            fused_projections=True if p.name in _FUSED_PROJECTIONS else None,
             learned_positions=_LEARNED_POSITIONS.get(p.name),
         )
         if p.arch in ("decoder", "encoder")

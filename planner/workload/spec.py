@@ -256,6 +256,11 @@ class ModelSection(_Section):
     # None: the preset's (GPT-2's gelu_new), else one fused kernel; name a fused one
     # (gelu_pytorch_tanh) to count a model whose code fuses it
     activation: str | None = None
+    # whether each norm's output feeds one projection: GPT-2's fused c_attn (GPT-NeoX's
+    # query_key_value, Phi-3's qkv_proj and gate_up_proj).  None: the preset's, else separate
+    # query, key and value projections (and a gated MLP's gate and up) as BERT and Llama run them;
+    # eager autocast casts a norm's output once per projection (efficiency.AUTOCAST_STREAM_BYTES)
+    fused_projections: bool | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -983,6 +988,7 @@ class WorkloadSpec(_Section):
                 "ffn": preset.ffn,
                 "mlp": preset.mlp,
                 "activation": preset.activation,
+                "fused_projections": preset.fused_projections,
                 "expert_groups": preset.expert_groups,
                 "groups_per_token": preset.groups_per_token,
                 "sliding_window": preset.sliding_window,

@@ -1039,7 +1039,11 @@ def _eager_bytes(
     # hidden-sized tensor on every tensor-parallel rank
     whole = 0.0
     if tp > 1 and not _splits_sequence(f):
-        whole = min(per_token, t.hidden_forward * (1.0 + share) + t.hidden_backward)
+        fwd, bwd = t.hidden_forward, t.hidden_backward
+        if autocast:  # and the fp32 residual stream's
+            fwd += t.autocast_hidden_forward
+            bwd += t.autocast_hidden_backward
+        whole = min(per_token, fwd * (1.0 + share) + bwd)
     return ((per_token - whole) / tp + whole) * f.seq * (f.layers / pp) / cp
 
 

@@ -276,6 +276,14 @@ def layer_eager_traffic(spec: WorkloadSpec, meth: str) -> eff.EagerTraffic | Non
         stored_extra=stored_extra,
         causal=m.arch == "decoder",
         arithmetic_gelu=arithmetic_gelu,
+        # the projections that read each norm's output: query, key and value (one where fused),
+        # a gated MLP's gate and up
+        attention_inputs=1 if m.fused_projections else 3,
+        mlp_inputs=2 if gated and not m.fused_projections else 1,
+        # autocast's residual stream is fp32 where the model's own weights are: a full fine-tune
+        # or pre-training of the fp32 model, and QLoRA, whose unquantised weights (embeddings,
+        # norms) peft's prepare_model_for_kbit_training casts to fp32; LoRA adapts a 16-bit base
+        fp32_stream=meth in ("full", "qlora"),
     )
 
 
