@@ -20,9 +20,11 @@ def step_job(
     seq: int = 1024,
     tensor: int = 1,
     flash: bool | None = None,
+    **extra: Any,
 ) -> WorkloadSpec:
     """Pre-training ``model`` on :data:`STEPS` steps of ``batch`` x ``seq`` tokens, one micro-batch
-    a step, plain data parallel with ``tensor``-way tensor parallelism, no recompute."""
+    a step, plain data parallel with ``tensor``-way tensor parallelism, no recompute; ``extra``
+    training fields as given."""
     training: dict[str, Any] = {
         "precision": precision,
         "framework": framework,
@@ -33,6 +35,7 @@ def step_job(
     }
     if flash is not None:
         training["flash_attention"] = flash
+    training.update(extra)
     return parse_workload(
         {
             "name": "step-job",

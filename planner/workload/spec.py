@@ -567,6 +567,10 @@ class TrainingSection(_Section):
     # three fp32 copies of nn.CrossEntropyLoss (memory.CHUNKED_LOGIT_BYTES); torchtune only (named
     # as not used on another stack, as lora_dropout on method full and quantization off qlora)
     chunked_loss: bool = False
+    # AdamW's update as one fused kernel (torch.optim.AdamW(fused=True), transformers' optim
+    # adamw_torch_fused) or as torch's default foreach passes (adamw_torch:
+    # efficiency.FOREACH_ADAMW_TRAFFIC_BYTES); None: the stack's (frameworks.yaml fused_optimizer)
+    fused_optimizer: bool | None = None
     # optimizer states (and their fp32 master copy) kept and stepped in host memory (DeepSpeed
     # ZeRO-Offload); the GPU keeps the 16-bit weights and gradients.  ``nvme``: the states live on
     # the node's local NVMe instead, staged through pinned host buffers and stepped on the CPU

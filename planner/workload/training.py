@@ -536,7 +536,7 @@ def _compute_train_facts(
     finetune = spec.kind is Kind.FINETUNE
     autocast = stack.autocast and precision in ("fp16", "bf16")
     opt_traffic = eff.OPTIMIZER_TRAFFIC_BYTES[opt]
-    if opt == "adamw" and not stack.fused_optimizer:
+    if _foreach_adamw(opt, spec.train.fused_optimizer, stack.fused_optimizer):
         opt_traffic = eff.FOREACH_ADAMW_TRAFFIC_BYTES  # torch.optim.AdamW's foreach passes
     if precision == "pure-bf16" and opt in mem.BNB_OPTIMIZERS:
         opt_traffic -= eff.PURE_BF16_BNB_TRAFFIC_SAVING  # no master copy; states at their width
@@ -911,6 +911,12 @@ def training_assumptions(spec: WorkloadSpec, f: TrainFacts, flash: bool) -> list
         return list(_compute_training_assumptions(spec, f, flash))
 
 
+def _foreach_adamw(optimizer: str, fused: bool | None, stack_fuses: bool) -> bool:
+    """Whether the job steps AdamW as torch's foreach passes (efficiency.FOREACH_ADAMW_TRAFFIC_BYTES):
+    the workload's ``training.fused_optimizer`` (``fused``) where given, else the stack's."""
+    return optimizer == "adamw" and not (stack_fuses if fused is None else fused)
+
+
 def _compute_training_assumptions(
     spec: WorkloadSpec, f: TrainFacts, flash: bool
 ) -> tuple[str, ...]:
@@ -958,6 +964,20 @@ def _compute_training_assumptions(
         assumptions.append(
             f"training.quantization not used: method {f.method} keeps its weights in 16 bits "
             "(method: qlora quantises the frozen ones)"
+        )
+    if f.framework is not None and _foreach_adamw(
+        f.optimizer, spec.train.fused_optimizer, f.framework.fused_optimizer
+    ):
+        assumptions.append(
+            "AdamW as torch's default foreach passes, eight over the fp32 lists "
+            f"({eff.FOREACH_ADAMW_TRAFFIC_BYTES:g} bytes a parameter against the fused kernel's "
+            f"{eff.OPTIMIZER_TRAFFIC_BYTES['adamw']:g}; training.fused_optimizer: true for "
+            "AdamW(fused=True))"
+        )
+    if spec.train.fused_optimizer is not None and f.optimizer != "adamw":
+        assumptions.append(
+            f"training.fused_optimizer not used: it picks torch's AdamW kernel, and "
+            f"{f.optimizer}'s step is counted as its library runs it"
         )
     if spec.train.chunked_loss and stack not in mem.CHUNKED_LOSS_STACKS:
         assumptions.append(
