@@ -126,6 +126,11 @@ class DataDirError(SnapshotError, ConfigError):
     machine's: a plain :class:`SnapshotError`."""
 
 
+class NotASnapshotError(SnapshotError, ConfigError):
+    """A folder named as a price snapshot (``--snapshot``, ``snapshot_dir=``) that holds no
+    manifest: the user's input, so bad input (exit 2), as a misspelt snapshot id is."""
+
+
 class ProviderError(PlannerError):
     """A cloud provider API call failed; wraps the vendor exception."""
 

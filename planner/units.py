@@ -64,6 +64,9 @@ IN_UNIT: dict[str, dict[str, float]] = {
     "Gbps": {"mbps": 1e-3, "mbit/s": 1e-3, "g": 1.0, "gbps": 1.0, "gbit/s": 1.0, "gb/s": 1.0},
 }
 IN_UNIT["Gbps"] |= {"tbps": 1e3, "tbit/s": 1e3, "t": 1e3, "m": 1e-3, "mb/s": 1e-3}
+# a share of a whole: 60% is 0.6 of a fraction and 60 of a percentage (tco --utilization 60%)
+IN_UNIT["fraction"] = {"%": 0.01}
+IN_UNIT["percent"] = {"%": 1.0}
 IN_UNIT["GB"] |= {"t": 1e3}
 IN_UNIT["s"] |= {"h": 3600.0, "hr": 3600.0}
 IN_UNIT["h"] |= {"hrs": 1.0, "hours": 1.0, "d": 24.0, "day": 24.0, "days": 24.0, "w": 168.0}
@@ -82,6 +85,7 @@ _DAYS = {"d": 1.0, "day": 1.0, "days": 1.0, "w": 7.0, "wk": 7.0, "week": 7.0, "w
 IN_UNIT["years"] |= {k: v / 365.0 for k, v in _DAYS.items()} | {"mos": 1 / 12}
 IN_UNIT["months"] |= {k: v * 12 / 365.0 for k, v in _DAYS.items()} | {"mos": 1.0}
 UNIT_WORDS = {"s": "seconds", "h": "hours", "ms": "milliseconds", "Gbps": "Gbit/s"}
+UNIT_WORDS |= {"fraction": "a fraction (0.6 for 60%)", "percent": "a percentage"}
 # Spellings whose case is their meaning: GB/s is bytes (eight bits each), Gb/s bits.
 _BYTES_PER_S = frozenset({"GB/s", "GBps", "GByte/s"})
 

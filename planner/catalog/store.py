@@ -47,7 +47,13 @@ import planner
 from planner import clock
 from planner.config.datadir import data_dir_setting
 from planner.config.yamlfile import SAVE_AS_UTF8, not_utf8, read_bounded, wide_unicode
-from planner.errors import DataDirError, OfferValidationError, SnapshotError, shown_path
+from planner.errors import (
+    DataDirError,
+    NotASnapshotError,
+    OfferValidationError,
+    SnapshotError,
+    shown_path,
+)
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
 
 log = logging.getLogger(__name__)
@@ -449,7 +455,10 @@ def read_manifest(path: Path) -> Manifest:
     try:
         text = (path / MANIFEST).read_text(encoding="utf-8")
     except OSError as e:
-        raise SnapshotError(
+        # no manifest at all: a folder that is not a snapshot (bad input where the user named it;
+        # a stored one found so is skipped as any broken snapshot is); unreadable: the machine's
+        missing = e.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR)
+        raise (NotASnapshotError if missing else SnapshotError)(
             f"{path}: no readable {MANIFEST} ({e.strerror}); this is not a price snapshot folder",
             hint="a snapshot folder holds manifest.json and offers-*.csv (`planner prices "
             "status` names the ones in use); or leave the option out to use the newest",

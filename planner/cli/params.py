@@ -140,11 +140,12 @@ class FiniteFloat(click.FloatRange):
                 )
             fix = f"write the number alone: {number_text}"
             scale = unit_factor(self.unit, suffix)
-            if scale is not None and scale != 1 and suffix != "%":
-                # 1TB where the option takes GB, 1m where it takes seconds: the number changes
+            if scale is not None and scale != 1:
+                # 1TB where the option takes GB, 1m where it takes seconds, 60% where it takes a
+                # fraction: the number changes
                 shown = UNIT_WORDS.get(self.unit or "", self.unit)
                 fix = f"write {float(number_text) * scale:.6g}: the option takes {shown}"
-            elif suffix == "%":
+            elif suffix == "%" and scale is None:
                 fix = (
                     f"{number_text} where the option takes a percentage, "
                     f"{float(number_text) / 100:g} where it takes a fraction"

@@ -125,12 +125,12 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     click.option("--spot-only", is_flag=True, help="Only spot capacity (plus owned hardware)."),
     click.option(
         "--max-interruption",
-        type=FiniteFloat(min=0, max=100),
+        type=FiniteFloat(min=0, max=100, unit="percent"),
         help="Skip spot offers interrupted more than this %/month.",
     ),
     click.option(
         "--confidence",
-        type=FiniteFloat(min=0, max=100, max_open=True),
+        type=FiniteFloat(min=0, max=100, max_open=True, unit="percent"),
         default=90.0,
         show_default=True,
         help="Every plan meets the deadline with at least this % chance under the spot model "

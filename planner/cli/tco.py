@@ -53,7 +53,7 @@ tco_options = _apply(
         ),
         click.option(
             "--utilization",
-            type=FiniteFloat(),
+            type=FiniteFloat(unit="fraction"),
             default=1.0,
             show_default=True,
             help="Share of available GPU-hours doing useful work, in (0, 1].",

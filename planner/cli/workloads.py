@@ -349,8 +349,23 @@ def new(ctx: click.Context, name: str, facts: WorkloadFacts) -> None:
         )
     if not name.strip():
         raise click.BadParameter("is blank: give the workload a name", param_hint="NAME")
+    given = name.strip()
+    stem, dot, suffix = given.rpartition(".")
+    file_name = bool(dot and stem and suffix.lower() in ("yaml", "yml"))
+    if file_name:
+        name = stem  # was: the workload named "job.yaml", where a file was expected
     if facts.model is None:
-        raise click.UsageError("give --model and --tokens: the job the file describes")
+        raise click.UsageError(
+            "give --model and --tokens: the job the file describes, e.g. "
+            f"`planner workloads new {name.strip()} --model gpt2 --tokens 50M > "
+            f"{given if file_name else name.strip() + '.yaml'}`"
+        )
+    if file_name:
+        click.echo(
+            f"warning: NAME {given!r} is a file name: the workload is named {stem!r}, and the "
+            f"file goes to stdout (save it with `> {given}`)",
+            err=True,
+        )
     click.echo(workload_yaml(facts.spec(name=name), model=facts.model), nl=False)
 
 
