@@ -75,8 +75,14 @@ def _model_rows(model: type[BaseModel], prefix: str) -> list[str]:
     for name, field in model.model_fields.items():
         key = f"{prefix}{name}"
         annotation = field.annotation
+        type_name = _type_name(annotation)
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        choices = extra.get("choices")
+        if isinstance(choices, list):  # text read as one of these names (canonicalised on read)
+            optional = " (optional)" if type_name.endswith("(optional)") else ""
+            type_name = "one of " + ", ".join(str(c) for c in choices) + optional
         rows.append(
-            f"| `{key}` | {_type_name(annotation)} | {_default(field.default)} | "
+            f"| `{key}` | {type_name} | {_default(field.default)} | "
             f"{_range(list(field.metadata))} |"
         )
         nested = [

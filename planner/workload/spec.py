@@ -255,7 +255,7 @@ class ModelSection(_Section):
     # GPT-2's gelu_new runs as separate kernels in an eager stack (efficiency.ARITHMETIC_GELU).
     # None: the preset's (GPT-2's gelu_new), else one fused kernel; name a fused one
     # (gelu_pytorch_tanh) to count a model whose code fuses it
-    activation: str | None = None
+    activation: str | None = Field(default=None, json_schema_extra={"choices": list(ACTIVATIONS)})
     # whether each norm's output feeds one projection: GPT-2's fused c_attn (GPT-NeoX's
     # query_key_value, Phi-3's qkv_proj and gate_up_proj).  None: the preset's, else separate
     # query, key and value projections (and a gated MLP's gate and up) as BERT and Llama run them;
