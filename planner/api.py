@@ -342,7 +342,7 @@ class Planner:
         offers_files: Sequence[str | Path] = (),
         currency: str = "USD",
         solver: str | None = None,
-        load_book: BookLoader = load_offer_book,
+        load_book: BookLoader | None = load_offer_book,
     ) -> None:
         if not isinstance(currency, str):
             raise ConfigError(
@@ -366,7 +366,11 @@ class Planner:
         self.offers_files: tuple[str | Path, ...] = tuple(offers_files)
         self.currency = currency
         self.solver = solver
-        self._load_book = load_book
+        # None: the default loader, as the signature's own default (was: "'NoneType' object is
+        # not callable" at the first quote)
+        self._load_book: BookLoader = (
+            load_offer_book if load_book is None else _callable_or_none("load_book", load_book)
+        )
         self._book: OfferBook | None = None
 
     def __repr__(self) -> str:
@@ -379,7 +383,15 @@ class Planner:
     def book(self) -> OfferBook:
         """The session's offers with their provenance, loaded on first use."""
         if self._book is None:
-            self._book = self._load_book(self.offers_files, snapshot_dir=self.snapshot_dir)
+            book = self._load_book(self.offers_files, snapshot_dir=self.snapshot_dir)
+            if not isinstance(book, OfferBook):
+                raise ConfigError(
+                    f"load_book returned {type(book).__name__}, not an OfferBook",
+                    key_path="load_book",
+                    hint="return planner.load_offer_book(offers_files, snapshot_dir=...), or leave "
+                    "load_book out",
+                )
+            self._book = book
         return self._book
 
     # --- offers and GPUs ---------------------------------------------------------------------

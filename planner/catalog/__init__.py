@@ -17,7 +17,7 @@ import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +218,46 @@ def _snapshot_part(
     )
 
 
+def _checked_today(today: Any) -> date:
+    """``today`` as a date: None for the clock's, a datetime's date, an ISO date's text; anything
+    else a ConfigError (was: TypeError deep in the age arithmetic)."""
+    if today is None:
+        return clock.utc_today()
+    if isinstance(today, datetime):
+        return today.date()
+    if isinstance(today, date):
+        return today
+    if isinstance(today, str):
+        try:
+            return date.fromisoformat(today.strip())
+        except ValueError:
+            pass
+    raise ConfigError(
+        f"expected a date, got {today!r}",
+        key_path="today",
+        hint="e.g. today=datetime.date(2026, 11, 27) or '2026-11-27', or leave it out",
+    )
+
+
+def _checked_roots(roots: Any) -> list[Path] | None:
+    """``roots`` as folders: None for the default ones, one folder (text or a path) as a list of
+    one, an empty list for none (private price lists alone); an entry that is no path a
+    ConfigError (was: AttributeError on a string)."""
+    if roots is None:
+        return None
+    if isinstance(roots, (str, os.PathLike)):
+        roots = [roots]
+    if not isinstance(roots, (list, tuple)) or not all(
+        isinstance(r, (str, os.PathLike)) and str(r).strip() for r in roots
+    ):
+        raise ConfigError(
+            f"expected a list of folders, got {roots!r}",
+            key_path="roots",
+            hint="e.g. roots=['/data/price-snapshots'], or leave it out for the default folders",
+        )
+    return [Path(r) for r in roots]  # none at all: private price lists alone
+
+
 @checked_arguments
 def load_offer_book(
     offers_files: Sequence[str | Path] = (),
@@ -234,13 +274,31 @@ def load_offer_book(
             key_path="snapshot_dir",
             hint="e.g. snapshot_dir='prices/', or leave it out for the newest snapshots",
         )
-    today = today or clock.utc_today()
+    if snapshot_dir is not None and not str(snapshot_dir).strip():
+        # was: read as the current folder, "`.`: no readable manifest.json"
+        raise ConfigError(
+            "snapshot_dir is blank",
+            key_path="snapshot_dir",
+            hint="name a snapshot folder, or leave it out (None) for the newest snapshots",
+        )
+    today = _checked_today(today)
+    roots = _checked_roots(roots)
     if snapshot_dir is not None:
         snap = load_snapshot(Path(snapshot_dir))
         frames = [snap.offers]
         loaded = [(snap, e) for e in snap.manifest.providers]
     else:
         chosen, snaps = load_newest(roots if roots is not None else default_roots())
+        if not chosen and not offers_files and roots is not None:
+            # the caller's folders: their input, not a broken install
+            raise ConfigError(
+                f"no price snapshot in {', '.join(str(r) for r in roots)}"
+                if roots
+                else "roots is empty and no offers_files are given: no prices to load",
+                key_path="roots",
+                hint="a root holds snapshot folders (each with a manifest.json), as "
+                "`planner prices status` lists them; or leave roots out for the default folders",
+            )
         if not chosen and not offers_files:
             raise SnapshotError(
                 "no price snapshot found",

@@ -24,6 +24,7 @@ from planner.cli.params import (
     error_text,
     refuse_foreign_digits,
     refuse_repeated_options,
+    refuse_stray_positionals,
 )
 from planner.errors import PlannerError
 
@@ -63,6 +64,7 @@ class PlannerGroup(click.Group):
         if resolved[1] is not None:
             refuse_repeated_options(resolved[1], resolved[2])
             refuse_foreign_digits(resolved[1], resolved[2])
+            refuse_stray_positionals(resolved[1], resolved[2])
         return resolved
 
     def invoke(self, ctx: click.Context) -> object:

@@ -40,11 +40,41 @@ offers_file_option = click.option(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Private price list (CSV in the common schema); its rows replace matching snapshot rows. Repeatable.",
 )
+
+
+class SnapshotRef(click.ParamType):
+    """A price snapshot: its folder, or its id as `planner prices status` and `prices diff` show
+    it (``reference-2026-11-25``).  Was click's "Directory 'reference-2026-11-25' does not exist."
+    for the id those commands print, and the same bare words for a blank value."""
+
+    name = "folder"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, Path):
+            return value
+        if not str(value).strip():
+            self.fail(
+                "is blank: name a snapshot folder, or an id from `planner prices status` (or "
+                "leave the option out for the newest snapshots)",
+                param,
+                ctx,
+            )
+        from planner.catalog.refresh import find_snapshot
+        from planner.catalog.store import default_roots
+        from planner.errors import ConfigError
+
+        try:
+            return find_snapshot(str(value), default_roots())
+        except ConfigError as e:
+            self.fail(f"{e.message}{f'; {e.hint}' if e.hint else ''}", param, ctx)
+
+
 snapshot_option = click.option(
     "--snapshot",
     "snapshot_dir",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Use exactly this snapshot directory instead of the newest per provider.",
+    type=SnapshotRef(),
+    help="Use exactly this snapshot (its folder, or its id from `planner prices status`) "
+    "instead of the newest per provider.",
 )
 MAX_AGE_ENVVAR = "PLANNER_MAX_PRICE_AGE_DAYS"
 

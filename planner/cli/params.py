@@ -126,6 +126,19 @@ class FiniteFloat(click.FloatRange):
         if unit is not None:
             # 80GB, 60%, 5/s: the option's unit is in its name and help, the value is the number
             number_text, suffix = unit.group(1), unit.group(2).strip()
+            head, _, rest = suffix.partition(" ")
+            if head in _MULTIPLIERS and rest and unit_factor(self.unit, suffix) is None:
+                # 52k tok/s, 3.2k Gbps: a multiplier, then the unit (was "write the number
+                # alone: 52", a thousandth of the value meant)
+                factor, word = _MULTIPLIERS[head]
+                factor *= unit_factor(self.unit, rest.strip()) or 1.0
+                self.fail(
+                    f"{value!r} is not a number: write {float(number_text) * factor:g} "
+                    f"({head} for {word} is not read here, nor the unit {rest.strip()!r}; the "
+                    "option takes a plain number, its unit in --help)",
+                    param,
+                    ctx,
+                )
             if suffix in _MULTIPLIERS and unit_factor(self.unit, suffix) is None:
                 # 52k: a thousand times the number, not a unit to drop (was: "drop the unit 'k'
                 # (write the number alone: 52)", a thousandth of the value meant); where the
@@ -877,6 +890,61 @@ def _given_options(
         value = inline if eq else (args[i + 1] if i + 1 < len(args) else "")
         i += 1 if eq else 2
         yield option, name, value, bool(eq)
+
+
+# --- a value typed where an option was meant ------------------------------------------------------
+
+# Options a stray bare word most likely belongs to, by the command's option name: a workload
+# (``planner quote gpt2-xl-finetune``, as ``estimate`` takes it) and a GPU (``planner estimate
+# gpt2-xl-finetune H100``).
+_STRAY_WORD_OPTIONS = (("workload", "-w"), ("gpu", "--gpu"))
+
+
+def refuse_stray_positionals(command: click.Command, args: Sequence[str]) -> None:
+    """A UsageError naming the option a bare word beyond the command's arguments was meant for:
+    ``planner quote gpt2-xl-finetune --deadline 24h`` (the workload is ``-w`` there, a positional
+    argument of ``estimate``) was click's "Got unexpected extra argument (gpt2-xl-finetune)", and
+    ``planner estimate gpt2-xl-finetune H100`` "Missing option '--gpu'", neither with the fix.  A
+    group's subcommand is checked in turn; words after ``--`` are left alone."""
+    if isinstance(command, click.Group):
+        for i, token in enumerate(args):
+            if token in command.commands:
+                refuse_stray_positionals(command.commands[token], args[i + 1 :])
+                return
+        return
+    takes_value = {
+        opt
+        for param in command.params
+        if isinstance(param, click.Option) and not (param.count or param.is_flag)
+        for opt in param.opts
+    }
+    given = {opt for _option, opt, _value, _inline in _given_options(command, args)}
+    bare: list[str] = []
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            break
+        if token.startswith("-") and token != "-":
+            i += 2 if token in takes_value else 1
+            continue
+        bare.append(token)
+        i += 1
+    positional = sum(
+        1 for param in command.params if isinstance(param, click.Argument) and param.nargs == 1
+    )
+    if any(isinstance(p, click.Argument) and p.nargs != 1 for p in command.params):
+        return  # a variadic argument takes any number of words
+    options = {param.name: param for param in command.params if isinstance(param, click.Option)}
+    for word in bare[positional:]:
+        for name, flag in _STRAY_WORD_OPTIONS:
+            option = options.get(name)
+            if option is None or any(opt in given for opt in option.opts):
+                continue
+            raise click.UsageError(
+                f"unexpected word {word!r}: {command.name} takes its {name} as an option; "
+                f"did you mean `{flag} {word}`?"
+            )
 
 
 # --- digits outside ASCII 0-9 ---------------------------------------------------------------------

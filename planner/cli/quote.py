@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from planner.quoting.service_quote import ServiceRequest
 
 F = TypeVar("F", bound=Callable[..., Any])
+_V = TypeVar("_V")
 
 
 def quote_options(func: F) -> F:
@@ -219,6 +220,12 @@ def request_from_options(
     ``currency``)."""
     if no_spot and spot_only:
         raise click.UsageError("--no-spot and --spot-only exclude each other")
+    if include_reserved and spot_only:
+        # was: accepted, every plan spot and the commitments never priced
+        raise click.UsageError(
+            "--reserved and --spot-only exclude each other: spot-only plans use spot capacity "
+            "(and owned hardware) alone; drop one"
+        )
     if deadline is None:
         raise click.UsageError(
             "Missing option '--deadline': a job needs one (24h, 3d, 2026-12-01); a service "
@@ -241,8 +248,8 @@ def request_from_options(
         hardware=hardware,
         offers_files=offers_files,
         snapshot_dir=snapshot_dir,
-        discounts=dict(discounts),  # a provider given twice: the last one counts
-        quotas=dict(quotas),
+        discounts=one_per_key(discounts, "--discount"),
+        quotas=one_per_key(quotas, "--quota"),
         local_cost_basis=hardware_cost,
         top=top,
         pareto=pareto,
@@ -419,9 +426,23 @@ def _service_request(options: dict[str, Any], service: dict[str, Any]) -> Servic
         local_cost_basis=options["hardware_cost"],
         offers_files=options["offers_files"],
         snapshot_dir=options["snapshot_dir"],
-        discounts=dict(options["discounts"]),
+        discounts=one_per_key(options["discounts"], "--discount"),
         top=options["top"],
     )
+
+
+def one_per_key(pairs: tuple[tuple[str, _V], ...], option: str) -> dict[str, _V]:
+    """``KEY=VALUE`` pairs of a repeatable option as a mapping; a key given twice with another
+    value is refused (was: the last one kept without a word, the answer for a value the user may
+    not have meant)."""
+    out: dict[str, _V] = {}
+    for key, value in pairs:
+        if key in out and out[key] != value:
+            raise click.UsageError(
+                f"{option} {key} is given twice ({key}={out[key]}, then {key}={value}); give it once"
+            )
+        out[key] = value
+    return out
 
 
 @click.command("quote")

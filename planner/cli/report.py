@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from planner import api
+from planner.cli.offers import max_age_option
 from planner.cli.params import NameChoice, OutputPath
 from planner.cli.quote import QUOTE_FIELDS, quote_options, request_from_options, run_quote
 from planner.cli.report_file import check_writable, write_report
@@ -126,29 +127,37 @@ def report_quote(fmt: str, output: Path | None, max_age_days: int, **options: An
 @report_group.command("tco")
 @TCO_FIELDS
 @tco_options
+@max_age_option
 @_format_option
 @_output_option
-def report_tco(currency: str, fmt: str, output: Path | None, **options: Any) -> None:
+def report_tco(
+    currency: str, fmt: str, output: Path | None, max_age_days: int, **options: Any
+) -> None:
     """The buy-versus-rent report: cost of ownership, breakeven, cumulative cost chart.
 
     Example: planner report tco --hardware 8xh100-hgx --utilization 0.6 -o tco.html
     """
     fmt = _checked_format(fmt, output)
-    _emit(api.report(run_tco(**options), fmt, currency=currency), output)
+    result = run_tco(**options)
+    _emit(api.report(result, fmt, currency=currency, max_age_days=max_age_days), output)
 
 
 @report_group.command("budget")
 @BUDGET_FIELDS
 @budget_options
+@max_age_option
 @_format_option
 @_output_option
-def report_budget(currency: str, fmt: str, output: Path | None, **options: Any) -> None:
+def report_budget(
+    currency: str, fmt: str, output: Path | None, max_age_days: int, **options: Any
+) -> None:
     """The budget review: optimal mix by month, pure strategies, sensitivity.
 
     Example: planner report budget scenarios/budgets/2027-ml-platform.yaml --format markdown > budget.md
     """
     fmt = _checked_format(fmt, output)
-    _emit(api.report(run_budget(**options), fmt, currency=currency), output)
+    result = run_budget(**options)
+    _emit(api.report(result, fmt, currency=currency, max_age_days=max_age_days), output)
 
 
 def register(group: click.Group) -> None:

@@ -72,12 +72,15 @@ def missing_file_hint(text: str, folder: Path, what: str) -> str | None:
         status = probe(candidate)
         if status is not None and stat.S_ISREG(status.st_mode):
             return f"did you mean {str(candidate)!r}?"
-    if path.parent == Path(".") and path.suffix in (".yaml", ".yml"):
+    # 8xh100-hgx.yaml, or scenarios/hardware/8xh100-hgx.yaml as the README's examples write it
+    # from a checkout (was "no such file" and no fix outside one)
+    bundled_folder = path.parent == Path(".") or path.parent.name == folder.name
+    if bundled_folder and path.suffix in (".yaml", ".yml"):
         status = probe(folder / f"{path.stem}.yaml")
         if status is not None and stat.S_ISREG(status.st_mode):
             return (
                 f"did you mean the bundled {what} {path.stem!r}? A bundled name is written "
-                "without .yaml; a path is read from the current folder"
+                "alone, without a folder or .yaml; a path is read from the current folder"
             )
     return None
 

@@ -37,6 +37,7 @@ from planner.errors import (
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
 from planner.quoting.request import check_shared_fields, plain_number
+from planner.units import HOURS_PER_MONTH
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
 from planner.workload.spec import Kind, ServingSlo, checked_spec
@@ -46,6 +47,14 @@ from planner.workload.spec import Kind, ServingSlo, checked_spec
 MAX_REQUESTS_PER_S = 1e6
 # Where a filter's unknown name is refused, the request field that named it.
 _FILTER_FIELDS = {"provider": "providers", "region": "regions", "GPU": "gpus"}
+
+
+# The least p95 latency target a request may set: a tenth of a millisecond.  One decoding step of
+# the smallest model on the fastest GPU, its kernels launched as one CUDA graph, takes a few
+# milliseconds (the serving model's step overhead and per-layer kernel time), so a target below a
+# tenth of one is seconds typed as milliseconds (0.06 for 60 ms); between the two the quote names
+# the fastest target the fleets reach (exit 3).
+MIN_LATENCY_MS = 0.1
 
 
 @checked_fields
@@ -88,6 +97,17 @@ class ServiceRequest:
                     f"must be a positive number, got {value!r}",
                     key_path=name,
                     hint="e.g. requests_per_s=5, ttft_ms_p95=1000, tpot_ms_p95=60",
+                )
+        for name in ("ttft_ms_p95", "tpot_ms_p95", "e2e_ms_p95"):
+            value = getattr(self, name)
+            if value is not None and value < MIN_LATENCY_MS:
+                # 0.06 for 60 ms: was "the fastest reachable is 3.5 ms", exit 3, as if the
+                # target were real
+                raise ConfigError(
+                    f"{value:g} ms is below what any GPU service reaches (the targets are in "
+                    "milliseconds)",
+                    key_path=name,
+                    hint=f"did you mean {value * 1000:g} ms ({value:g} s)?",
                 )
         for name in ("requests_per_s", "peak_requests_per_s"):
             value = getattr(self, name)
@@ -394,6 +414,14 @@ def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> Service
         )
     if not req.include_reserved:
         notes.append("commitments (1y/3y reserved, savings plans) not priced: add --reserved")
+    hours = spec.inference.hours if spec.inference is not None else None
+    if hours is not None and hours < HOURS_PER_MONTH:
+        # was: priced for a month without a word, the workload's hours dropped
+        notes.append(
+            f"inference.hours ({hours:g} h) is shorter than a month: the fleet is priced per "
+            f"month ({HOURS_PER_MONTH:.0f} h); for {hours:g} h of serving the cost is "
+            f"{hours / HOURS_PER_MONTH:.3g} of the monthly figure, a fleet billed by the hour"
+        )
     notes += list(fleets.excluded)
     return ServiceQuoteResult(
         request=req,

@@ -460,6 +460,14 @@ class DataSection(_Section):
                 "(every token processed, epochs included), or samples with epochs and "
                 "tokens_per_sample",
             )
+        if self.tokens is not None and "epochs" in self.model_fields_set and self.epochs != 1.0:
+            # was: read without a word, the job one pass over its tokens whatever the epochs
+            raise FieldError(
+                "epochs",
+                f"is not used with data.tokens, which counts every token processed, epochs "
+                f"included; write tokens: {self.tokens * self.epochs:.4g} for {self.epochs:g} "
+                "epochs of these tokens, or give samples with epochs and tokens_per_sample",
+            )
         if (self.eval_every is None) != (self.eval_tokens is None):
             raise ValueError(
                 "give both eval_every (optimizer steps between evaluation passes) and "
@@ -1656,8 +1664,18 @@ def _check_request_length(inf: InferenceSection, m: ModelSection) -> None:
     if prompt + output <= m.seq_len:
         return
     p95 = inf.prompt_tokens_p95 is not None or inf.output_tokens_p95 is not None
+    # the longer part is the one to blame (was: prompt_tokens always, a default the user never
+    # wrote beside an output of 100M tokens)
+    part = "output" if output >= prompt else "prompt"
+    p95_value = inf.output_tokens_p95 if part == "output" else inf.prompt_tokens_p95
+    key = f"inference.{part}_tokens" + (
+        "_p95"
+        if p95_value is not None
+        and p95_value >= (inf.output_tokens if part == "output" else inf.prompt_tokens)
+        else ""
+    )
     raise FieldError(
-        "inference.prompt_tokens",
+        key,
         f"a request of {prompt:,.0f} prompt + {output:,.0f} output tokens"
         + (" (95th percentiles)" if p95 else "")
         + f" is longer than the model's {m.seq_len:,}-token context (model.seq_len); shorten "
