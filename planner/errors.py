@@ -355,6 +355,14 @@ def suggest(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
     by_lower = {c.lower(): c for c in options}
     typed = ascii_lookalike(name).lower()
     close = difflib.get_close_matches(typed, list(by_lower), n=n, cutoff=0.5)
+    if not close and typed.strip():
+        # the first part of a longer name: p5 for p5.48xlarge, whose spelling is too far for the
+        # ratio above (was the first dozen names of the list, Azure's)
+        stem = typed.strip()
+        close = sorted(
+            (c for c in by_lower if c.startswith(stem) and c[len(stem) : len(stem) + 1] in ".-_:"),
+            key=len,
+        )[:n]
     return [by_lower[c] for c in close]
 
 

@@ -90,34 +90,30 @@ def test_the_stream_costs_bert_its_measured_share() -> None:
     assert 0.006 < stream_s < 0.0075
 
 
+def bert_layer(element_bytes: float, *, fp32_stream: bool = True) -> eff.EagerTraffic:
+    """A BERT-base layer's eager traffic at ``element_bytes``, its query, key and value separate."""
+    return eff.eager_traffic(
+        hidden=768.0,
+        attention_width=768.0,
+        kv_width=768.0,
+        mlp_width=3072.0,
+        heads=12,
+        seq=SEQ,
+        gated=False,
+        dropout=True,
+        element_bytes=element_bytes,
+        attention_inputs=3,
+        fp32_stream=fp32_stream,
+    )
+
+
 def test_lora_over_a_16_bit_base_keeps_a_16_bit_stream() -> None:
-    traffic = eff.eager_traffic(
-        hidden=768.0,
-        attention_width=768.0,
-        kv_width=768.0,
-        mlp_width=3072.0,
-        heads=12,
-        seq=SEQ,
-        gated=False,
-        dropout=True,
-        element_bytes=2.0,
-        attention_inputs=3,
-        fp32_stream=False,
-    )
-    assert (traffic.autocast_hidden_forward, traffic.autocast_hidden_backward) == (0.0, 0.0)
+    lora = bert_layer(2.0, fp32_stream=False)
+    assert (lora.autocast_hidden_forward, lora.autocast_hidden_backward) == (0.0, 0.0)
+    full = bert_layer(2.0)  # the fp32 model's stream: 40 + 80 bytes a hidden value
+    assert (full.autocast_hidden_forward, full.autocast_hidden_backward) == (40 * 768, 80 * 768)
     # and an fp32 run has no 16-bit casts at all
-    fp32 = eff.eager_traffic(
-        hidden=768.0,
-        attention_width=768.0,
-        kv_width=768.0,
-        mlp_width=3072.0,
-        heads=12,
-        seq=SEQ,
-        gated=False,
-        dropout=True,
-        element_bytes=4.0,
-        attention_inputs=3,
-    )
+    fp32 = bert_layer(4.0)
     assert (fp32.autocast_hidden_forward, fp32.autocast_hidden_backward) == (0.0, 0.0)
 
 

@@ -227,3 +227,58 @@ def test_a_service_shorter_than_a_month_says_how_its_hours_are_priced(tmp_path: 
     assert result.exit_code == 0, result.output
     notes = json.loads(result.stdout)["notes"]
     assert any("inference.hours (10 h) is shorter than a month" in n for n in notes), notes
+
+
+# --- commands, names and keys in another spelling -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "fix"),
+    [
+        ("qoute", "did you mean 'quote'?"),
+        ("QUOTE", "commands are lower-case: did you mean 'quote'?"),
+        ("help", "`planner --help`"),
+        ("xyzzy", "the commands are budget, build"),
+    ],
+)
+def test_an_unknown_command_gets_the_one_meant(typed: str, fix: str) -> None:
+    assert_clean_error(invoke(typed), f"No such command {typed!r}", fix)
+
+
+def test_the_first_part_of_an_instance_name_gets_the_names_it_starts() -> None:
+    result = invoke("prices", "history", "--instance", "p5")
+    assert_clean_error(result, "--instance", "did you mean", "p5.48xlarge")
+    assert "Standard_NC" not in result.output  # was: the first dozen names, Azure's
+
+
+@pytest.mark.parametrize(
+    ("key", "fix"),
+    [
+        ("Name: job", "keys are lower-case: did you mean 'name'?"),
+        (
+            "training: {activation-checkpointing: full}",
+            "keys are written with underscores: did you mean 'activation_checkpointing'?",
+        ),
+    ],
+    ids=["capitalised", "dashed"],
+)
+def test_a_key_in_another_spelling_gets_the_key(key: str, fix: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(
+        f"kind: finetune\nmodel: gpt2\ndata: {{tokens: 1.0e6}}\n{key}\n", encoding="utf-8"
+    )
+    assert_clean_error(invoke("estimate", str(path), "--gpu", "H100"), "unknown key", fix)
+
+
+def test_report_quote_sends_a_service_to_quote(tmp_path: Path) -> None:
+    result = invoke("report", "quote", "-w", "llm-serving-7b", "-o", str(tmp_path / "s.md"))
+    assert_clean_error(
+        result, "llm-serving-7b is a service", "planner quote -w llm-serving-7b --format markdown"
+    )
+    assert "Missing option" not in result.output
+
+
+def test_tokens_beside_a_named_workload_say_what_the_workload_describes() -> None:
+    result = invoke("estimate", "resnet50-imagenet", "--gpu", "H100", "--tokens", "5M")
+    assert_clean_error(result, "--tokens", "--model", "drop --tokens", "planner workloads show")
+    assert "sets data.tokens" not in result.output  # a CNN's file sets no tokens

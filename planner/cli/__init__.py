@@ -26,7 +26,7 @@ from planner.cli.params import (
     refuse_repeated_options,
     refuse_stray_positionals,
 )
-from planner.errors import PlannerError
+from planner.errors import PlannerError, suggest
 
 
 class PlannerGroup(click.Group):
@@ -59,6 +59,10 @@ class PlannerGroup(click.Group):
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
+        typed = args[0] if args else ""
+        if typed and not typed.startswith("-") and typed not in self.list_commands(ctx):
+            # was click's "No such command 'qoute'." alone
+            raise click.UsageError(f"No such command {typed!r}; {self._fix(typed, ctx)}", ctx)
         resolved = super().resolve_command(ctx, args)
         _end_startup()  # the command and what it imports are loaded
         if resolved[1] is not None:
@@ -66,6 +70,20 @@ class PlannerGroup(click.Group):
             refuse_foreign_digits(resolved[1], resolved[2])
             refuse_stray_positionals(resolved[1], resolved[2])
         return resolved
+
+    def _fix(self, typed: str, ctx: click.Context) -> str:
+        """The command meant by an unknown word: its own name in another case (QUOTE), the
+        nearest name (qoute), --help for help; else the list."""
+        names = self.list_commands(ctx)
+        if typed.strip().lower() in ("help", "-help", "h", "?"):
+            return "help is an option: `planner --help`, or `planner COMMAND --help`"
+        by_lower = {name.lower(): name for name in names}
+        if typed.strip().lower() in by_lower:
+            return f"commands are lower-case: did you mean {by_lower[typed.strip().lower()]!r}?"
+        close = suggest(typed.strip().lower(), names, 1)
+        if close:
+            return f"did you mean {close[0]!r}?"
+        return f"the commands are {', '.join(names)} (`planner --help` says what each does)"
 
     def invoke(self, ctx: click.Context) -> object:
         try:

@@ -118,10 +118,31 @@ def report_quote(fmt: str, output: Path | None, max_age_days: int, **options: An
     Example: planner report quote --workload gpt2-xl-finetune --deadline 24h -o quote.html
     """
     fmt = _checked_format(fmt, output)
+    if options.get("deadline") is None:
+        _refuse_service(options)
     options["pareto"] = True
     solver = options.pop("solver")
     result = run_quote(request_from_options(**options), solver)
     _emit(api.report(result, fmt, max_age_days=max_age_days, currency=options["currency"]), output)
+
+
+def _refuse_service(options: dict[str, Any]) -> None:
+    """A UsageError for a service workload: the quote report covers jobs by a deadline (was
+    "Missing option '--deadline': ... a service is priced per month without one", as if the
+    report could price it)."""
+    from planner.quoting.service_quote import is_service
+    from planner.workload import WorkloadSpec, load_workload
+
+    named = options["facts"].workload(options["workload"], option="--workload")
+    try:
+        spec = named if isinstance(named, WorkloadSpec) else load_workload(named)
+    except ConfigError:
+        return  # the job quote names the workload's problem
+    if is_service(spec):
+        raise click.UsageError(
+            f"{spec.name} is a service; `report quote` covers a job by a deadline: price the "
+            f"service with `planner quote -w {spec.name} --format markdown`"
+        )
 
 
 @report_group.command("tco")

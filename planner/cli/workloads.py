@@ -178,11 +178,17 @@ class WorkloadFacts:
             # --precision changes a named workload)
             typed = [o for o, v in (("--tokens", self.tokens), ("--seq-len", self.seq_len)) if v]
             if typed:
-                facts = {"--tokens": "data.tokens", "--seq-len": "model.seq_len"}
+                # was "the workload resnet50-imagenet sets data.tokens in its file": a CNN's
+                # file sets neither, and a bundled workload's file is not the user's to edit
+                what = {
+                    "--tokens": "amount of data (data.tokens or data.samples)",
+                    "--seq-len": "sequence length (model.seq_len, where it has one)",
+                }
                 raise click.UsageError(
-                    f"{' and '.join(typed)}: these options go with --model; the workload "
-                    f"{named} sets {' and '.join(facts[o] for o in typed)} in its file: edit the "
-                    f"file, or drop {' and '.join(typed)}"
+                    f"{' and '.join(typed)}: these options go with --model (--model gpt2 --tokens "
+                    f"50M); the workload {named} gives its own "
+                    f"{' and '.join(what[o] for o in typed)}: drop {' and '.join(typed)}, or write "
+                    f"your own file from it (`planner workloads show {named}` prints it)"
                 )
             if not self.training:
                 return named

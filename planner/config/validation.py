@@ -395,6 +395,12 @@ def _unknown_key_hint(
         if f and f[:-1] == loc[:-1]
     ]
     typed = str(loc[-1])
+    same = [key for key in allowed if _normal(key) == _normal(typed)]
+    if same:
+        # Name: for name, max-batch for max_batch (was the valid keys listed, or a missing key
+        # that looks alike)
+        how = "lower-case" if typed.strip().lower() == same[0] else "written with underscores"
+        return f"keys are {how}: did you mean {same[0]!r}?"
     twin = difflib.get_close_matches(typed, missing, 1, 0.3)
     synonym = None if twin else _synonym_hint(model, loc, allowed)
     if synonym is not None:
