@@ -282,3 +282,36 @@ def test_tokens_beside_a_named_workload_say_what_the_workload_describes() -> Non
     result = invoke("estimate", "resnet50-imagenet", "--gpu", "H100", "--tokens", "5M")
     assert_clean_error(result, "--tokens", "--model", "drop --tokens", "planner workloads show")
     assert "sets data.tokens" not in result.output  # a CNN's file sets no tokens
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("--interconnect", "nvswitch"), ("--interconnect nvswitch", "--count 1")),
+        (
+            ("--count", "2", "--gpus-per-node", "1", "--interconnect", "nvswitch"),
+            ("--gpus-per-node 1", "no two GPUs share one"),
+        ),
+        (("--count", "8", "--fabric", "ethernet"), ("--fabric links nodes", "one node of 8")),
+        (("--count", "4", "--network-gbps", "100"), ("--network-gbps", "one node of 4")),
+    ],
+    ids=["one-gpu", "one-per-node", "fabric-one-node", "network-one-node"],
+)
+def test_a_link_the_layout_has_none_of_is_refused(
+    args: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
+    result = invoke("estimate", "gpt2-xl-finetune", "--gpu", "H100", *args)
+    assert_clean_error(result, *needles)
+
+
+def test_links_the_layout_has_are_taken() -> None:
+    result = invoke(
+        "estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "16", "--fabric", "ethernet"
+    )
+    assert result.exit_code == 0, result.output
+
+
+def test_build_output_to_stdout_is_named() -> None:
+    result = invoke("build", "--workload", "gpt2-finetune", "--budget", "10000", "-o", "-")
+    assert_clean_error(result, "--output", "cannot go to stdout", "-o box.yaml")
+    assert "-.yaml" not in result.output  # was: "name it -.yaml"

@@ -155,6 +155,13 @@ def build_command(
     from planner.ownership.build import build_machines
     from planner.reports.build import render_build
 
+    if output is not None and str(output) == "-":
+        # was "'-' names another kind of file; name it -.yaml"
+        raise ConfigError(
+            "the hardware file cannot go to stdout: stdout carries the machines' table",
+            key_path="--output",
+            hint="name a file, e.g. -o box.yaml",
+        )
     if output is not None and output.suffix.lower() not in (".yaml", ".yml"):
         # was: YAML written into a .json (or any) file, which quote --hardware then reads by
         # its name's promise

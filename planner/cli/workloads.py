@@ -324,6 +324,9 @@ def estimate(
     topology = None
     if any(v is not None for v in (gpus_per_node, interconnect, fabric, network_gbps)):
         default = api.default_topology(load_gpu_catalog().resolve(gpu, key_path="gpu"), count)
+        _refuse_unused_links(
+            count, gpus_per_node or default.gpus_per_node, interconnect, fabric, network_gbps
+        )
         topology = Topology(
             gpus_per_node=gpus_per_node or default.gpus_per_node,
             interconnect=Interconnect(interconnect) if interconnect else default.interconnect,
@@ -334,6 +337,33 @@ def estimate(
     spec = api.load_workload(named) if isinstance(named, str) else named
     est = api.estimate(spec, gpu, count, topology=topology)
     click.echo(render_estimate(est, fmt, kind=spec.kind.value))
+
+
+def _refuse_unused_links(
+    count: int,
+    per_node: int,
+    interconnect: str | None,
+    fabric: str | None,
+    network_gbps: float | None,
+) -> None:
+    """A UsageError for a link the layout has none of (was: accepted and dropped without a word,
+    where a hardware file saying the same is refused): --interconnect with no two GPUs in a node,
+    --fabric or --network-gbps with every GPU in one node."""
+    if interconnect not in (None, "none") and min(count, per_node) < 2:
+        why = "--count 1" if count < 2 else f"--gpus-per-node {per_node}"
+        raise click.UsageError(
+            f"--interconnect {interconnect} links the GPUs of a node, and with {why} no two GPUs "
+            "share one: drop it, or raise the count"
+        )
+    between = [
+        flag for flag, value in (("--fabric", fabric), ("--network-gbps", network_gbps)) if value
+    ]
+    if between and count <= per_node:
+        raise click.UsageError(
+            f"{' and '.join(between)} link{'s' if len(between) == 1 else ''} nodes, and all "
+            f"{count} GPU{'s' if count > 1 else ''} fit one node of {per_node}: drop "
+            f"{'it' if len(between) == 1 else 'them'}, or set --gpus-per-node below --count"
+        )
 
 
 @workloads.command("new")

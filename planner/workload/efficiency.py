@@ -373,7 +373,9 @@ EAGER_LORA_BYTES_PER_ELEMENT = (6.0, 4.0)  # x e, forward, backward
 # forward, four back to fp32, two residual-branch gradients; the count above) and 48 fp32 gradient
 # sums (four a layer), GPT-2 small's 74 and 24 (six and two a layer with its fused c_attn).  A
 # 16-bit eager layer with separate projections sums their ``c`` input gradients too (3e each
-# beyond one).
+# beyond one).  The stream is fp32 where the model's own weights are (training.py: a full
+# fine-tune or pre-training, and QLoRA, whose unquantised weights peft casts to fp32); LoRA over a
+# 16-bit base keeps a 16-bit stream.
 AUTOCAST_STREAM_BYTES = 4.0
 LAYER_NORM_TENSORS = (2.0, 5.0)  # activation-width tensors a LayerNorm moves, forward, backward
 
