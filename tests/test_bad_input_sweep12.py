@@ -315,3 +315,34 @@ def test_build_output_to_stdout_is_named() -> None:
     result = invoke("build", "--workload", "gpt2-finetune", "--budget", "10000", "-o", "-")
     assert_clean_error(result, "--output", "cannot go to stdout", "-o box.yaml")
     assert "-.yaml" not in result.output  # was: "name it -.yaml"
+
+
+def test_a_compare_gpu_no_cloud_rents_says_what_to_do() -> None:
+    result = invoke("tco", "--hardware", "8xh100-hgx", "--compare-gpu", "RTX4090")
+    assert result.exit_code == 0, result.output
+    assert "no cloud offers with RTX4090 GPUs in these prices" in result.stdout
+    assert "(--compare-gpu H100)" in result.stdout and "(--offers)" in result.stdout
+    assert "try --compare-gpu" not in result.stdout  # was, to a user who had given it
+
+
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        # a tab after a value indents nothing (was "indent with spaces")
+        (
+            "name: t\nkind: finetune\t\nmodel: gpt2\ndata: {tokens: 1.0e6}\n",
+            "remove the tab after 'kind: finetune'",
+        ),
+        ("name: t\nkind: finetune\nmodel:\n\tpreset: gpt2\n", "indent with spaces"),
+        # was "but found another document" and no fix
+        (
+            "name: t\nkind: finetune\nmodel: gpt2\ndata: {tokens: 1.0e6}\n---\nname: u\n",
+            "remove the '---' (line 5)",
+        ),
+    ],
+    ids=["trailing-tab", "tab-indent", "two-documents"],
+)
+def test_yaml_syntax_gets_its_own_fix(text: str, fix: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert_clean_error(invoke("estimate", str(path), "--gpu", "H100"), "not valid YAML", fix)

@@ -91,7 +91,8 @@ _QUOTE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     click.option(
         "--deadline",
         type=Duration(),
-        help="Wall-clock limit of a job: 90m, 24h, 3d, 2w; or a date or time to finish by: "
+        help="Wall-clock limit of a job: 90m, 24h, 3d, 2w (a bare number is hours); or a date or "
+        "time to finish by: "
         "2026-12-01, 2026-12-01T18:00Z, 'friday 18:00' (UTC unless a zone is given). A service "
         "(an inference workload with a load) has none: it is priced per month.",
     ),

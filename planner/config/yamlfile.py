@@ -132,6 +132,18 @@ def _syntax_fix(e: Any) -> str | None:
     return None
 
 
+def _tab_fix(text: str, mark: Any) -> str:
+    """The fix for a tab: indentation (spaces only), or a tab after a key or value on its line
+    (was "indent with spaces" for ``gpus_per_machine: 8<TAB>``, which indents nothing)."""
+    if mark is not None:
+        lines = text.splitlines()
+        if 0 <= mark.line < len(lines):
+            before = lines[mark.line][: mark.column]
+            if before.strip():
+                return f"remove the tab after {before.strip()!r}; YAML takes spaces only"
+    return "indent with spaces; YAML does not allow tabs"
+
+
 def parse_yaml(text: str, *, file: str) -> Any:
     """Parse YAML text (pure); errors name ``file``, the line and column."""
     import yaml
@@ -144,7 +156,14 @@ def parse_yaml(text: str, *, file: str) -> Any:
         problem = e.problem or e.context or "cannot parse"
         hint = None
         if "'\\t'" in problem or "\t" in problem:
-            hint = "indent with spaces; YAML does not allow tabs"
+            hint = _tab_fix(text, mark)
+        elif "another document" in problem:
+            # was the parser's words alone ("but found another document")
+            line = f" (line {mark.line + 1})" if mark else ""
+            hint = (
+                f"a file holds one document: remove the '---'{line} and what follows it, or put "
+                "the second document in a file of its own"
+            )
         elif "appears twice" in problem:
             hint = "keep one of the two"
         elif "digits long" in problem:

@@ -117,7 +117,10 @@ def _cloud_lines(
         return [
             "",
             result.compare_reason
-            or f"no cloud offers with {result.compare_gpu} GPUs to compare with (try --compare-gpu or --offers)",
+            # was "(try --compare-gpu or --offers)" to a user who had given --compare-gpu
+            or f"no cloud offers with {result.compare_gpu} GPUs in these prices to compare with: "
+            "compare with a GPU the clouds rent (--compare-gpu H100), or add your own price list "
+            "(--offers)",
         ]
     cur = money.code
     headers = {
