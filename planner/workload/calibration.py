@@ -38,8 +38,12 @@ MAX_FACTOR = 10.0
 # its matmul factors re-derived (eager Llama-style fine-tunes up to ~15% slower, BERT-style faster);
 # 4: QLoRA's dequantisation streamed per micro-batch in place of a flat 1.39x slowdown; 5: an image
 # model trains on eager PyTorch under auto, its activation and add kernels streaming their own
-# traffic (efficiency.EAGER_IMAGE_VALUES_PER_STORED_VALUE), its activations at the precision's width.
-ESTIMATOR_REVISION = 5
+# traffic (efficiency.EAGER_IMAGE_VALUES_PER_STORED_VALUE), its activations at the precision's width;
+# 6: an eager layer's further kernels measured on an H100 (an unpadded output layer on cuBLAS's
+# unaligned kernels, torch's foreach AdamW, GPT-2's arithmetic GeLU, tf32 attention at the fp32 rate)
+# and eager autocast's fp32 residual stream (efficiency.autocast_stream_bytes): eager fine-tunes of
+# GPT-2- and BERT-style models 5-40% slower.
+ESTIMATOR_REVISION = 6
 
 
 @dataclass(frozen=True)
