@@ -42,7 +42,8 @@ MAX_FACTOR = 10.0
 # 6: an eager layer's further kernels measured on an H100 (an unpadded output layer on cuBLAS's
 # unaligned kernels, torch's foreach AdamW, GPT-2's arithmetic GeLU, tf32 attention at the fp32 rate)
 # and eager autocast's fp32 residual stream (efficiency.autocast_stream_bytes): eager fine-tunes of
-# GPT-2- and BERT-style models 5-40% slower.
+# GPT-2- and BERT-style models 5-40% slower; their LoRA adapters counted from the model's
+# projections (efficiency.lora_modules).
 ESTIMATOR_REVISION = 6
 
 

@@ -197,10 +197,26 @@ GATED_LAYER_HOST_FACTOR = 1.25
 # sum, forward and backward: about 22 kernels, 0.42 ms a module and micro-batch there, 0.135 of a
 # BERT layer's dispatch (a Llama-2-7B shape at 1 x 512 tokens, host-bound with the GPU busy 43 and
 # 61 ms: 174.6 ms a step with q and v adapted, 241.6 ms with all seven linears; 67 ms over 32
-# layers and 5 more modules).  Modules per layer by ``training.lora_targets`` (Llama's separate
-# projections, as memory.LORA_PARAMS_BY_TARGETS counts them).
+# layers and 5 more modules).  Modules per layer by ``training.lora_targets``: :func:`lora_modules`.
 LORA_MODULE_HOST_SHARE = 0.135
-LORA_MODULES_BY_TARGETS = {"all-linear": 7, "attention": 4, "qv": 2}
+
+
+def lora_modules(targets: str, *, fused_qkv: bool, gated: bool) -> int:
+    """The linear layers of one transformer layer PEFT adapts for ``targets``: the query, key and
+    value projections (one where the model fuses them, GPT-2's c_attn), the attention output, and
+    the MLP's (gate, up and down; gate-and-up and down where fused; a plain MLP's two).  Llama's
+    separate projections give 7, 4 and 2 (all-linear, attention, qv); GPT-2's 4, 2 and 1 (its
+    c_attn holds q and v); BERT's 6, 4 and 2."""
+    qkv = 1 if fused_qkv else 3
+    attention = qkv + 1
+    if targets == "attention":
+        return attention
+    if targets == "qv":
+        return 1 if fused_qkv else 2
+    mlp = (2 if fused_qkv else 3) if gated else 2
+    return attention + mlp
+
+
 # QLoRA keeps the frozen linear weights in 4-bit NF4 and multiplies by a 16-bit copy it makes on the
 # fly: bitsandbytes' MatMul4Bit dequantises the whole weight (``dequantize_4bit``) before the
 # forward matmul and again in the backward pass for the input gradient (torchao's NF4 linear

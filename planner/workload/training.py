@@ -498,7 +498,9 @@ def eager_host_per_layer(spec: WorkloadSpec, stack: FrameworkProfile) -> float:
     gated = spec.model.mlp == "gated" or spec.model.is_moe
     per_layer = host * (eff.GATED_LAYER_HOST_FACTOR if gated else 1.0)
     if spec.train.method.value in ("lora", "qlora"):
-        modules = eff.LORA_MODULES_BY_TARGETS[spec.train.lora_targets]
+        modules = eff.lora_modules(
+            spec.train.lora_targets, fused_qkv=bool(spec.model.fused_projections), gated=gated
+        )
         per_layer += host * eff.LORA_MODULE_HOST_SHARE * modules
     return per_layer
 
