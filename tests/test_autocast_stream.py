@@ -7,14 +7,16 @@ These tests hold the count to the hand count and the estimate to it."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from planner.gpu_specs import resolve_gpu
 from planner.workload import efficiency as eff
-from planner.workload import parse_workload
+from planner.workload import load_workload, parse_workload
 from planner.workload.hf_config import section_from_config
+from tests.cli_checks import invoke
 from tests.step_workloads import step_estimate, step_job, step_seconds
 
 H100 = resolve_gpu("H100")
@@ -145,3 +147,15 @@ def test_presets_and_configs_say_which_models_fuse_their_projections() -> None:
         "vocab_size": 32000,
     }
     assert "fused_projections" not in section_from_config(llama, "config.json")
+
+
+def test_a_workload_written_from_facts_keeps_the_fused_projections(tmp_path: Path) -> None:
+    # `workloads new` writes a model's shape out where it is not the preset's (another seq_len):
+    # the written file must load as the same model, GPT-2's one c_attn included
+    result = invoke(
+        "workloads", "new", "g", "--model", "gpt2", "--tokens", "1M", "--seq-len", "512"
+    )
+    assert result.exit_code == 0, result.output
+    path = tmp_path / "g.yaml"
+    path.write_text(result.stdout, encoding="utf-8")
+    assert load_workload(str(path)).model.fused_projections is True

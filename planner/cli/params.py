@@ -127,27 +127,21 @@ class FiniteFloat(click.FloatRange):
             # 80GB, 60%, 5/s: the option's unit is in its name and help, the value is the number
             number_text, suffix = unit.group(1), unit.group(2).strip()
             head, _, rest = suffix.partition(" ")
-            if head in _MULTIPLIERS and rest and unit_factor(self.unit, suffix) is None:
-                # 52k tok/s, 3.2k Gbps: a multiplier, then the unit (was "write the number
-                # alone: 52", a thousandth of the value meant)
+            if head in _MULTIPLIERS and unit_factor(self.unit, suffix) is None:
+                # 52k, or 52k tok/s: a thousand times the number, not a unit to drop (was: "drop
+                # the unit 'k' (write the number alone: 52)", a thousandth of the value meant);
+                # where the option's unit reads the letter (800M Gbit/s is 0.8, 5m seconds 300),
+                # the unit
                 factor, word = _MULTIPLIERS[head]
-                factor *= unit_factor(self.unit, rest.strip()) or 1.0
-                self.fail(
-                    f"{value!r} is not a number: write {float(number_text) * factor:g} "
-                    f"({head} for {word} is not read here, nor the unit {rest.strip()!r}; the "
-                    "option takes a plain number, its unit in --help)",
-                    param,
-                    ctx,
+                rest = rest.strip()
+                if rest:
+                    factor *= unit_factor(self.unit, rest) or 1.0
+                unread = f"{head} for {word} is not read here" + (
+                    f", nor the unit {rest!r}" if rest else ""
                 )
-            if suffix in _MULTIPLIERS and unit_factor(self.unit, suffix) is None:
-                # 52k: a thousand times the number, not a unit to drop (was: "drop the unit 'k'
-                # (write the number alone: 52)", a thousandth of the value meant); where the
-                # option's unit reads the letter (800M Gbit/s is 0.8, 5m seconds 300), the unit
-                factor, word = _MULTIPLIERS[suffix]
                 self.fail(
-                    f"{value!r} is not a number: write {float(number_text) * factor:g} ({suffix} "
-                    f"for {word} is not read here; the option takes a plain number, its unit in "
-                    "--help)",
+                    f"{value!r} is not a number: write {float(number_text) * factor:g} ({unread}; "
+                    "the option takes a plain number, its unit in --help)",
                     param,
                     ctx,
                 )
@@ -862,6 +856,17 @@ def refuse_repeated_options(command: click.Command, args: Sequence[str]) -> None
         seen[option] = given
 
 
+def _value_options(command: click.Command) -> dict[str, click.Option]:
+    """Each name (``--gpu``, ``-w``) of an option of ``command`` that takes a value, to the
+    option: not a flag, not a count."""
+    return {
+        opt: param
+        for param in command.params
+        if isinstance(param, click.Option) and not (param.count or param.is_flag)
+        for opt in param.opts
+    }
+
+
 def _given_options(
     command: click.Command, args: Sequence[str]
 ) -> Iterator[tuple[click.Option, str, str, bool]]:
@@ -869,11 +874,7 @@ def _given_options(
     an option of ``command`` that takes a value (or of the subcommand named in ``args``), before
     ``--``: the one walk over the command line that the checks below share.  The value is the
     next argument whatever it looks like (it may look like an option)."""
-    takes_value: dict[str, click.Option] = {}
-    for param in command.params:
-        if isinstance(param, click.Option) and not (param.count or param.is_flag):
-            for opt in param.opts:
-                takes_value[opt] = param
+    takes_value = _value_options(command)
     i = 0
     while i < len(args):
         token = args[i]
@@ -912,12 +913,7 @@ def refuse_stray_positionals(command: click.Command, args: Sequence[str]) -> Non
                 refuse_stray_positionals(command.commands[token], args[i + 1 :])
                 return
         return
-    takes_value = {
-        opt
-        for param in command.params
-        if isinstance(param, click.Option) and not (param.count or param.is_flag)
-        for opt in param.opts
-    }
+    takes_value = _value_options(command)
     given = {opt for _option, opt, _value, _inline in _given_options(command, args)}
     bare: list[str] = []
     i = 0

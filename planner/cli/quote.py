@@ -374,13 +374,18 @@ def service_options(func: F) -> F:
     return func
 
 
+def named_spec(options: dict[str, Any]) -> WorkloadSpec:
+    """The workload the quote options name (--workload, or the job --model describes), loaded."""
+    named = options["facts"].workload(options["workload"], option="--workload")
+    return named if isinstance(named, WorkloadSpec) else load_workload(named)
+
+
 def _service_request(options: dict[str, Any], service: dict[str, Any]) -> ServiceRequest | None:
     """A :class:`ServiceRequest` when the quote is for a service: a load or target was given, or
     the workload is an inference workload with a load and no --deadline was."""
     asked = any(service[k] for k in _SERVICE_NAMES if k != "peak_hours") or service["peak_hours"]
-    named = options["facts"].workload(options["workload"], option="--workload")
     try:
-        spec = named if isinstance(named, WorkloadSpec) else load_workload(named)
+        spec = named_spec(options)
     except ConfigError:
         if not asked and options["deadline"] is not None:
             return None  # the job quote reports the workload's problem, as it always has

@@ -17,7 +17,13 @@ import click
 from planner import api
 from planner.cli.offers import max_age_option
 from planner.cli.params import NameChoice, OutputPath
-from planner.cli.quote import QUOTE_FIELDS, quote_options, request_from_options, run_quote
+from planner.cli.quote import (
+    QUOTE_FIELDS,
+    named_spec,
+    quote_options,
+    request_from_options,
+    run_quote,
+)
 from planner.cli.report_file import check_writable, write_report
 from planner.cli.tco import (
     BUDGET_FIELDS,
@@ -131,11 +137,9 @@ def _refuse_service(options: dict[str, Any]) -> None:
     "Missing option '--deadline': ... a service is priced per month without one", as if the
     report could price it)."""
     from planner.quoting.service_quote import is_service
-    from planner.workload import WorkloadSpec, load_workload
 
-    named = options["facts"].workload(options["workload"], option="--workload")
     try:
-        spec = named if isinstance(named, WorkloadSpec) else load_workload(named)
+        spec = named_spec(options)
     except ConfigError:
         return  # the job quote names the workload's problem
     if is_service(spec):

@@ -196,6 +196,7 @@ _MODEL_KEYS = (
     "ffn",
     "mlp",
     "activation",
+    "fused_projections",
     "vocab",
     "tied_embeddings",
     "seq_len",

@@ -1659,23 +1659,22 @@ def _check_request_length(inf: InferenceSection, m: ModelSection) -> None:
     max_model_len defaults to the model's)."""
     if m.seq_len is None:
         return
-    prompt = max(inf.prompt_tokens, inf.prompt_tokens_p95 or 0.0)
-    output = max(inf.output_tokens, inf.output_tokens_p95 or 0.0)
+
+    def longest(part: str) -> tuple[float, str]:
+        """A request part's length at its 95th percentile where given, and the key that says it."""
+        mean, p95 = getattr(inf, f"{part}_tokens"), getattr(inf, f"{part}_tokens_p95")
+        if p95 is not None and p95 >= mean:
+            return p95, f"inference.{part}_tokens_p95"
+        return mean, f"inference.{part}_tokens"
+
+    (prompt, prompt_key), (output, output_key) = longest("prompt"), longest("output")
     if prompt + output <= m.seq_len:
         return
     p95 = inf.prompt_tokens_p95 is not None or inf.output_tokens_p95 is not None
-    # the longer part is the one to blame (was: prompt_tokens always, a default the user never
-    # wrote beside an output of 100M tokens)
-    part = "output" if output >= prompt else "prompt"
-    p95_value = inf.output_tokens_p95 if part == "output" else inf.prompt_tokens_p95
-    key = f"inference.{part}_tokens" + (
-        "_p95"
-        if p95_value is not None
-        and p95_value >= (inf.output_tokens if part == "output" else inf.prompt_tokens)
-        else ""
-    )
     raise FieldError(
-        key,
+        # the longer part is the one to blame (was: prompt_tokens always, a default the user never
+        # wrote beside an output of 100M tokens)
+        output_key if output >= prompt else prompt_key,
         f"a request of {prompt:,.0f} prompt + {output:,.0f} output tokens"
         + (" (95th percentiles)" if p95 else "")
         + f" is longer than the model's {m.seq_len:,}-token context (model.seq_len); shorten "
