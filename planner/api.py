@@ -1006,17 +1006,33 @@ def prices_status(*, max_age_days: int) -> list[dict[str, Any]]:
 def prices_diff(
     old: str | Path, new: str | Path, *, threshold: float = 0.05
 ) -> list[dict[str, Any]]:
-    """Offers added, removed or re-priced between two snapshots (ids or directories)."""
-    from planner.catalog import default_roots
-    from planner.catalog.refresh import diff_offers, find_snapshot
-    from planner.catalog.store import load_snapshot
-
+    """Offers added, removed or re-priced between two snapshots (ids or directories);
+    ``threshold`` is a fraction (0.05: price moves above 5%), at most 1."""
     if not is_number(threshold) or not math.isfinite(threshold) or threshold < 0:
         raise ConfigError(
             f"expected a fraction >= 0, got {threshold!r}",
             key_path="threshold",
             hint="e.g. threshold=0.05 (report price moves above 5%)",
         )
+    if threshold > 1:
+        # threshold=5 meant 5% and reported only moves above 500%: a fraction above 1 is far more
+        # often a percentage than a filter on prices that more than doubled
+        raise ConfigError(
+            f"threshold is a fraction, got {threshold:g} ({threshold * 100:g}%)",
+            key_path="threshold",
+            hint=f"did you mean threshold={threshold / 100:g} ({threshold:g}%)? "
+            "it is a fraction from 0 to 1: 0.05 reports price moves above 5%",
+        )
+    return diff_snapshots(old, new, threshold=threshold)
+
+
+def diff_snapshots(old: str | Path, new: str | Path, *, threshold: float) -> list[dict[str, Any]]:
+    """:func:`prices_diff` for a checked ``threshold`` of any size (the CLI's ``--threshold`` is
+    in percent, so 150 is unambiguous there)."""
+    from planner.catalog import default_roots
+    from planner.catalog.refresh import diff_offers, find_snapshot
+    from planner.catalog.store import load_snapshot
+
     for key, ref in (("old", old), ("new", new)):
         if not isinstance(ref, (str, Path)) or not str(ref).strip():
             # was: a blank id read as the path "." and the current folder loaded as a snapshot
@@ -1098,6 +1114,7 @@ def calibrate(
         load_calibrations,
         new_calibration,
         save_calibrations,
+        with_recorded,
     )
     from planner.workload.training import train_facts
 
@@ -1146,7 +1163,8 @@ def calibrate(
         today=clock.utc_today().isoformat(),
         step_tokens=step_tokens,
     )
-    save_calibrations((*existing, record))
+    kept, record = with_recorded(existing, record)
+    save_calibrations(kept)
     return {**asdict(record), "factor": record.factor}
 
 

@@ -346,3 +346,37 @@ def test_yaml_syntax_gets_its_own_fix(text: str, fix: str, tmp_path: Path) -> No
     path = tmp_path / "job.yaml"
     path.write_text(text, encoding="utf-8")
     assert_clean_error(invoke("estimate", str(path), "--gpu", "H100"), "not valid YAML", fix)
+
+
+# --- session 25: a percentage where a fraction belongs; a run recorded twice -----------------------
+
+
+@pytest.mark.parametrize("threshold", [5, 20.0, 100])
+def test_prices_diff_threshold_above_one_reads_as_a_percentage(threshold: float) -> None:
+    # was: threshold=5 reported only price moves above 500%, without a word
+    with pytest.raises(ConfigError) as err:
+        planner.prices_diff(SNAPSHOT, SNAPSHOT, threshold=threshold)
+    assert err.value.key_path == "threshold"
+    assert f"threshold={threshold / 100:g}" in (err.value.hint or "")
+
+
+def test_prices_diff_threshold_of_one_is_a_fraction() -> None:
+    # 1 is 100%: a move that doubles the price, a fraction still
+    assert planner.prices_diff(SNAPSHOT, SNAPSHOT, threshold=1) == []
+
+
+def test_the_cli_threshold_in_percent_takes_more_than_a_hundred() -> None:
+    result = invoke("prices", "diff", SNAPSHOT, SNAPSHOT, "--threshold", "150")
+    assert result.exit_code == 0, result.output
+    assert "more than 150%" in result.output
+
+
+def test_recording_the_same_run_twice_keeps_one_record() -> None:
+    first = planner.calibrate("gpt2-finetune", "A100-80GB", measured_tokens_per_second=40_000)
+    again = planner.calibrate("gpt2-finetune", "A100-80GB", measured_tokens_per_second=40_000)
+    assert again["id"] == first["id"]
+    assert [row["id"] for row in planner.calibrations()] == [first["id"]]
+    # a different measurement of the same job is a record of its own
+    other = planner.calibrate("gpt2-finetune", "A100-80GB", measured_tokens_per_second=45_000)
+    assert other["id"] != first["id"]
+    assert [row["id"] for row in planner.calibrations()] == [first["id"], other["id"]]

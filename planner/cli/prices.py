@@ -258,7 +258,7 @@ def diff_command(old: str, new: str, threshold: float, fmt: str) -> None:
     """
     from planner.catalog.refresh import DIFF_COLUMNS
 
-    records = api.prices_diff(old, new, threshold=threshold / 100)
+    records = api.diff_snapshots(old, new, threshold=threshold / 100)
     if not records and fmt in ("table", "markdown"):
         click.echo(f"no offers added or removed and no price moved more than {threshold:g}%")
         return

@@ -410,6 +410,38 @@ def new_calibration(
     )
 
 
+def with_recorded(
+    calibrations: Sequence[Calibration], record: Calibration
+) -> tuple[tuple[Calibration, ...], Calibration]:
+    """(``calibrations`` with ``record`` added, the record as kept): where the same measurement of
+    the same job is already recorded against this estimator (a repeated ``calibrate record``),
+    ``record`` takes its place and its id, re-dated.  Was a second copy, c1 and c2 alike in
+    everything but the id, listed twice and removed one at a time."""
+    for i, old in enumerate(calibrations):
+        if _same_measurement(old, record):
+            kept = replace(record, id=old.id)
+            return (*calibrations[:i], kept, *calibrations[i + 1 :]), kept
+    return (*calibrations, record), record
+
+
+def _same_measurement(a: Calibration, b: Calibration) -> bool:
+    """Whether two records hold one measured run: everything but the id and the date alike, the
+    throughputs to a part in a billion (a float read back from YAML)."""
+    if (a.workload, a.gpu, a.count, a.framework, a.precision, a.method, a.kind) != (
+        b.workload,
+        b.gpu,
+        b.count,
+        b.framework,
+        b.precision,
+        b.method,
+        b.kind,
+    ) or a.estimator_revision != b.estimator_revision:
+        return False
+    return math.isclose(a.measured_tokens_per_s, b.measured_tokens_per_s, rel_tol=1e-9) and (
+        math.isclose(a.estimated_tokens_per_s, b.estimated_tokens_per_s, rel_tol=1e-9)
+    )
+
+
 def without(calibrations: Sequence[Calibration], ident: str) -> tuple[Calibration, ...]:
     """``calibrations`` less the one named ``ident`` (UnknownNameError with the ids otherwise)."""
     if not isinstance(ident, str):
