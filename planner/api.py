@@ -603,7 +603,19 @@ class Planner:
             any_interconnect=any_interconnect,
         )
         if book is not None:
-            result = replace(result, offers_as_of=book.as_of, offers_source=book.source_text)
+            # the dates and sources of the providers the comparison drew on (its rows', else the
+            # ones asked for): was every provider's, an aws-only comparison dated by azure's
+            # older snapshot and warned about its age
+            used = {c.provider for c in result.comparisons} or set(providers)
+            parts = [s for s in book.sources if not used or s.provider in used] or list(
+                book.sources
+            )
+            dates = [s.as_of for s in parts if s.as_of]
+            result = replace(
+                result,
+                offers_as_of=min(dates) if dates else book.as_of,
+                offers_source="; ".join(f"{s.provider}: {s.source}" for s in parts),
+            )
         if book is not None and offers is not None and not result.comparisons:
             why = result.compare_reason or _left_out(
                 result, book.offers, offers, providers, any_interconnect
@@ -738,9 +750,10 @@ def _check_cloud_fields(with_cloud: bool, **fields: Any) -> None:
     for name, value in fields.items():
         if value:  # None, False, () and "" are each field's default: not given
             raise ConfigError(
-                "only shapes the cloud comparison, which with_cloud=False (--no-cloud) skips",
+                "only shapes the cloud comparison, which is switched off (--no-cloud on the "
+                "command line, with_cloud=False in Python)",
                 key_path=name,
-                hint="drop it, or drop with_cloud=False (--no-cloud) to compare with the cloud",
+                hint="drop it, or switch the cloud comparison back on to compare with the cloud",
             )
 
 
@@ -763,7 +776,7 @@ def stale_warnings(
 
     limit = DEFAULT_MAX_AGE_DAYS if max_age_days is None else max_age_days
     if isinstance(result, QuoteResult):
-        return result.book.stale_warnings(limit)
+        return result.book.stale_warnings(limit, result.request.providers)
     from planner.optimize.budget import BudgetReport
 
     if isinstance(result, BudgetReport):
@@ -1262,7 +1275,7 @@ def model_presets(search: str | None = None) -> list[dict[str, Any]]:
         raise ConfigError(
             f"expected some text to look for in the presets' names, got {search!r}",
             key_path="search",
-            hint="e.g. search='llama' (or leave it out for every preset)",
+            hint="e.g. llama (or leave it out for every preset)",
         )
     text = search.strip().lower()
     # what --model takes finds its preset too (meta-llama/Llama-3.1-8B-Instruct: no preset's

@@ -247,7 +247,11 @@ PURCHASE_ALIASES = {
     "payg": "on-demand",
     "ondemand": "on-demand",
 }
+# Output formats by the other names people give them (a file's extension, the word): ``md`` for
+# markdown, as a report's file extension reads it (reports/render.py)
+FORMAT_ALIASES = {"md": "markdown", "text": "table", "txt": "table", "htm": "html"}
 NAME_ALIASES: dict[str, dict[str, str]] = {
+    "format": FORMAT_ALIASES,
     "provider": PROVIDER_ALIASES,
     "serving framework": SERVING_ALIASES,
     "purchase option": PURCHASE_ALIASES,

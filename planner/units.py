@@ -135,7 +135,9 @@ def duration_hours(text: str) -> float | None:
     result may be 0 or infinite (a few hundred digits); the caller decides what it accepts.
     """
     match = _DURATION.match(str(text))
-    if not match:
+    if not match or match.group(2) == "M":
+        # an upper-case M alone is a month as often as a minute (ISO 8601's P1M, pandas' "M"):
+        # was read as a minute, "a 0.0166667 h deadline cannot be met"; duration_fix asks which
         return None
     unit = (match.group(2) or "h").lower()[0]
     return float(match.group(1)) * _UNIT_HOURS[unit]
@@ -177,6 +179,15 @@ def duration_fix(text: str) -> str | None:
     to be a deadline, a decimal comma or grouped digits written plain (``1,5d`` -> 1.5d,
     ``1_000h`` -> 1000h).  Was the list of forms alone."""
     raw = str(text).strip()
+    alone = _DURATION.match(raw)
+    if alone is not None and alone.group(2) == "M":
+        number = float(alone.group(1))
+        return (
+            f"M reads as minutes or as months: write {number:g}min for minutes, or "
+            f"{number * HOURS_PER_YEAR / 12:g}h for {number:g} month{'' if number == 1 else 's'} "
+            f"(730h each); write it like "
+            f"{DURATION_FORMS}"
+        )
     grouped = _GROUPED.match(raw)
     if grouped is not None:
         whole, mark, rest, suffix = grouped.groups()

@@ -135,10 +135,17 @@ class OfferBook:
     def source_text(self) -> str:
         return "; ".join(f"{s.provider}: {s.source}" for s in self.sources)
 
-    def stale_warnings(self, max_age_days: int = DEFAULT_MAX_AGE_DAYS) -> list[str]:
-        """A warning per part whose oldest row is older than ``max_age_days``."""
+    def stale_warnings(
+        self, max_age_days: int = DEFAULT_MAX_AGE_DAYS, providers: Sequence[str] = ()
+    ) -> list[str]:
+        """A warning per part whose oldest row is older than ``max_age_days``; only the parts of
+        ``providers`` where given (a quote asked of aws alone was warned about azure's prices,
+        which it never used)."""
+        wanted = {str(p).strip().lower() for p in providers}
         return [
-            self._stale_warning(s, max_age_days) for s in self.sources if s.age_days > max_age_days
+            self._stale_warning(s, max_age_days)
+            for s in self.sources
+            if s.age_days > max_age_days and (not wanted or s.provider in wanted)
         ]
 
     def _stale_warning(self, part: SnapshotSource, max_age_days: int) -> str:
@@ -284,7 +291,18 @@ def load_offer_book(
     today = _checked_today(today)
     roots = _checked_roots(roots)
     if snapshot_dir is not None:
-        snap = load_snapshot(Path(snapshot_dir))
+        folder = Path(snapshot_dir)
+        if not folder.exists() and os.sep not in str(snapshot_dir) and "/" not in str(snapshot_dir):
+            # an id as `planner prices status` shows it (reference-2026-11-25), as the CLI's
+            # --snapshot takes: was "no readable manifest.json ... not a price snapshot folder"
+            from planner.catalog.refresh import find_snapshot
+
+            folder = find_snapshot(
+                str(snapshot_dir),
+                roots if roots is not None else default_roots(),
+                key_path="snapshot_dir",
+            )
+        snap = load_snapshot(folder)
         frames = [snap.offers]
         loaded = [(snap, e) for e in snap.manifest.providers]
     else:

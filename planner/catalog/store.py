@@ -535,8 +535,61 @@ def read_offers_csv(src: str | Path | io.BytesIO, *, source: str | None = None) 
             raise OfferValidationError(
                 "has a header row but no offers", file=where, hint=_CSV_TEMPLATE_HINT
             )
-        return validate_offers(raw, source=where)
+        offers = validate_offers(raw, source=where)
+        _check_users_offers(offers, where)
+        return offers
     return validate_offers(_parse_offers_csv(src, where), source=where)
+
+
+def _check_users_offers(offers: pd.DataFrame, where: str) -> None:
+    """What a user's price list states that the other inputs refuse, named by row and column
+    (row 2 is the first offer): a price of 0 (was a $0.00 plan, where a refresh's sanity gates
+    refuse one), a spot interruption rate under 1% (a fraction typed into a percent column, as the
+    CLI's --max-interruption refuses), and NVLink or NVSwitch on a GPU that has none (a hardware
+    file and a Topology refuse it)."""
+    from planner.gpu_specs import load_gpu_catalog
+    from planner.schema import PRICE_COLUMNS
+
+    def row(i: int) -> int:
+        return int(i) + 2
+
+    for column in PRICE_COLUMNS.values():
+        if column not in offers:
+            continue
+        zero = offers.index[offers[column].fillna(-1.0) == 0.0]
+        if len(zero):
+            raise OfferValidationError(
+                f"a price of 0 ({offers.loc[zero[0], 'instance_type']}): an offer costs "
+                "something an hour",
+                file=where,
+                key_path=f"row {row(zero[0])}, column {column!r}",
+                hint="give the price an hour, or leave the cell empty where the option is not "
+                "offered",
+            )
+    if "spot_interruption_pct" in offers:
+        pct = offers["spot_interruption_pct"]
+        fraction = offers.index[(pct > 0) & (pct < 1)]
+        if len(fraction):
+            value = float(pct.loc[fraction[0]])
+            raise OfferValidationError(
+                f"{value:g}% a month looks like a fraction in a percent column",
+                file=where,
+                key_path=f"row {row(fraction[0])}, column 'spot_interruption_pct'",
+                hint=f"did you mean {value * 100:g} ({value * 100:g}% a month)? the column "
+                "takes a percentage, as AWS's Spot Instance Advisor gives it (5 for <5%)",
+            )
+    catalog = load_gpu_catalog()
+    linked = offers["interconnect"].isin(["nvlink", "nvswitch"]) & (offers["gpu_count"] > 1)
+    for i in offers.index[linked]:
+        gpu = catalog.get(str(offers.loc[i, "gpu_model"]))
+        if gpu is not None and not gpu.direct_link:
+            raise OfferValidationError(
+                f"the {gpu.name} has no NVLink ({gpu.gpu_link or 'no GPU link'}); its GPUs talk "
+                f"over PCIe, so {offers.loc[i, 'interconnect']} cannot wire them",
+                file=where,
+                key_path=f"row {row(i)}, column 'interconnect'",
+                hint="interconnect: pcie, or a GPU with NVLink (planner gpus shows each GPU's link)",
+            )
 
 
 _CSV_TEMPLATE_HINT = (
@@ -686,14 +739,15 @@ def list_snapshots(root: Path) -> list[Path]:
         raise _unreadable_root(root, _read_reason(e), setting=e.errno in _SETTING_ERRNOS) from e
 
 
-# A folder path that cannot be one (a file on the way, a name too long): the setting that named it
-# is wrong, not the machine (a full or read-only disk, a permission).
-_SETTING_ERRNOS = frozenset({errno.ENOTDIR, errno.ENAMETOOLONG})
+# A folder path that cannot be one (a file on the way, a name too long, a loop of links): the setting
+# that named it is wrong, not the machine (a full or read-only disk, a permission).
+_SETTING_ERRNOS = frozenset({errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP})
 
 # Why a snapshot folder cannot be read, in words; anything else: the system's reason.
 _READ_REASONS = {
     errno.ENOTDIR: "part of that path is a file, not a folder",
     errno.ENAMETOOLONG: "the path is too long for the file system",
+    errno.ELOOP: "a loop of symbolic links",
     errno.EACCES: "no permission to read it",
     errno.EPERM: "no permission to read it",
 }

@@ -24,11 +24,12 @@ from planner.reports.formatting import Money
 from planner.reports.offers import provenance_lines, render_gpus, render_offers
 from planner.reports.tables import FORMATS
 from planner.schema import Interconnect, PurchaseOption
+from planner.units import HOURS_PER_MONTH
 
 format_option = click.option(
     "--format",
     "fmt",
-    type=NameChoice(FORMATS),
+    type=NameChoice(FORMATS, kind="format"),
     default="table",
     show_default=True,
     help="Output format.",
@@ -116,9 +117,13 @@ max_age_option = click.option(
 )
 
 
-def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
-    """Provenance under a table on stdout; for machine formats, only warnings, on stderr."""
-    for line in provenance_lines(book, max_age_days):
+def echo_provenance(
+    book: api.OfferBook, fmt: str, max_age_days: int, providers: tuple[str, ...] = ()
+) -> None:
+    """Provenance under a table on stdout; for machine formats, only warnings, on stderr; of the
+    ``providers`` asked for where given (was every provider's: ``--provider aws`` warned about
+    azure's prices)."""
+    for line in provenance_lines(book, max_age_days, providers):
         if fmt in ("table", "markdown"):
             click.echo(line)
         elif line.startswith("warning:"):
@@ -184,7 +189,8 @@ def echo_provenance(book: api.OfferBook, fmt: str, max_age_days: int) -> None:
 @click.option(
     "--max-price",
     type=FiniteFloat(min=0),
-    help="At most this much per instance-hour, in --currency (default USD).",
+    help="At most this much per instance-hour (per month of 730 hours with --period month), in "
+    "--currency (default USD).",
 )
 @click.option(
     "--purchase",
@@ -260,6 +266,10 @@ def offers_command(
     money = Money.of(currency, key_path="--currency")
     if max_price is not None:
         max_price /= money.per_usd  # given in --currency
+        if period == "month":
+            # in the unit the table shows (was per hour whatever --period said: 1000 a month
+            # passed every offer without a word)
+            max_price /= HOURS_PER_MONTH
     flt = OfferFilter(
         providers=providers,
         regions=regions,
@@ -301,7 +311,7 @@ def offers_command(
         click.echo(f"note: {result.why_empty}", err=True)
     for note in unknown_host_notes(result.book.offers, flt, load_gpu_catalog()):
         click.echo(f"note: {note}", err=True)
-    echo_provenance(result.book, fmt, max_age_days)
+    echo_provenance(result.book, fmt, max_age_days, providers)
 
 
 @click.command("gpus")

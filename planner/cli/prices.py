@@ -241,7 +241,7 @@ def _echo_dry_run(result: RefreshResult, fmt: str) -> None:
 @click.argument("new")
 @click.option(
     "--threshold",
-    type=FiniteFloat(min=0),
+    type=FiniteFloat(min=0, unit="percent"),
     default=5.0,
     show_default=True,
     help="Report price moves above this many percent.",

@@ -492,7 +492,7 @@ def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **optio
         options["pareto"] = True  # the report charts the cost-versus-deadline frontier
     solver = options.pop("solver")
     result = run_quote(request_from_options(**options), solver)
-    warnings = result.book.stale_warnings(max_age_days)
+    warnings = result.book.stale_warnings(max_age_days, result.request.providers)
     money = Money.of(options["currency"], key_path="--currency")
     people = fmt in ("table", "markdown")
     text = render_quote(result, fmt, warnings=warnings if people else [], money=money)

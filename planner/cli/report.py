@@ -91,7 +91,7 @@ def _emit(text: str, output: Path | None) -> None:
 _format_option = click.option(
     "--format",
     "fmt",
-    type=NameChoice(REPORT_FORMATS),
+    type=NameChoice(REPORT_FORMATS, kind="format"),
     default="html",
     show_default=True,
     help="html: one file with charts; markdown: for wikis; csv: the tables for spreadsheets.",

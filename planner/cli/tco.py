@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from planner import api, clock
-from planner.cli.offers import format_option, max_age_option
+from planner.cli.offers import SnapshotRef, format_option, max_age_option
 from planner.cli.params import FiniteFloat, currency_option, field_options, solver_option
 from planner.cli.report_file import report_path_option, report_target, save_report
 from planner.reports.tco import render_budget, render_tco
@@ -79,9 +79,11 @@ tco_options = _apply(
         ),
         click.option(
             "--snapshot-dir",
-            type=click.Path(exists=True, file_okay=False),
+            "--snapshot",
+            "snapshot_dir",
+            type=SnapshotRef(),
             default=None,
-            help="Use exactly this snapshot.",
+            help="Use exactly this snapshot (its folder, or its id from `planner prices status`).",
         ),
         click.option(
             "--provider",
@@ -173,6 +175,17 @@ def tco_command(currency: str, fmt: str, report_path: Path | None, **options: An
     if fmt == "csv" and not result.comparisons and result.compare_reason:
         # the CSV is the comparison rows: none, and the reason was in no output (JSON has it)
         click.echo(f"note: {result.compare_reason}", err=True)
+    life = result.hardware.lifetime_years
+    if result.years > life:
+        # was said only in the cumulative table's footnote (finding: a 10-year horizon of a 4-year
+        # server read as a priced replacement)
+        click.echo(
+            f"warning: the {result.years:g}-year horizon runs past the hardware's {life:g}-year "
+            f"lifetime: after year {life:g} the machines run fully depreciated (running costs "
+            "only, no replacement bought); set lifetime_years in the hardware file to spread the "
+            "capex over the horizon",
+            err=True,
+        )
     for warning in api.stale_warnings(result, max_age_days):
         click.echo(f"warning: {warning}", err=True)
     save_report(result, target, currency=currency, max_age_days=max_age_days)

@@ -199,6 +199,21 @@ def _allowed_keys(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]
     return []
 
 
+# The names pydantic gives a union's branches in an error's location (``source.str``,
+# ``demand_gpu_hours._Growth``): not a key of the file, never shown as one (was the hint
+# 'put it in quotes to keep it as text: str: "5"' for ``source: 5``)
+_TYPE_TAGS = frozenset({"str", "int", "float", "bool", "list", "dict", "tuple", "set", "none"})
+
+
+def _type_tag(part: str) -> bool:
+    return (
+        part in _TYPE_TAGS
+        or "[" in part
+        or part.startswith(("function-", "_"))
+        or (part[:1].isupper() and not part.isupper())
+    )
+
+
 def _field_loc(model: type[BaseModel], loc: Sequence[int | str]) -> Loc:
     """``loc`` in the file's keys: without pydantic's union tags (``demand_gpu_hours._Growth.start``
     -> ``demand_gpu_hours.start``: a part that names no field right after a union-typed field) and
@@ -593,6 +608,13 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
                 f"YAML read the value as {str(got).lower()}; write one of "
                 f"{', '.join(_options(err))} (quote it if it is one of yes, no, on, off)"
             )
+        if got is None:
+            # `fabric:` with no value (or null): was "did you mean 'roce'?", "None" matched by
+            # its spelling
+            return (
+                f"{_field_name(err) or 'the key'} has no value (YAML reads an empty one as null): "
+                f"write one of {', '.join(_options(err))} after the colon, or leave the key out"
+            )
         aliased = value_alias_hint(str(got), _options(err), _field_name(err))
         if aliased is not None:
             return aliased
@@ -608,7 +630,8 @@ def _hint(err: Any, wording: ErrorWording) -> str | None:
             f'as true or false; put the text in quotes ({key}: "{"yes" if err["input"] else "no"}")'
         )
     named: str | None = next(
-        (str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), None
+        (str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str) and not _type_tag(p)),
+        None,
     )
     if err["type"] in _NUMBER_ERRORS and isinstance(err.get("input"), str):
         fix = _plain_number_hint(err["input"], named)

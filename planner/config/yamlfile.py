@@ -71,7 +71,10 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
         def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
             """A whole number as YAML reads it; one thousands of digits long (past Python's limit on
             converting text to int) is named at its line.  PyYAML raised ValueError ("Exceeds the
-            limit (4300 digits) for integer string conversion") out of the parser, a traceback."""
+            limit (4300 digits) for integer string conversion") out of the parser, a traceback.
+            YAML 1.1's octal (``010``) and base-60 (``1:30``) forms are refused at their line:
+            they were read without a word as 8 and 90 (``lora_rank: 010``, ``hours: 1:30``)."""
+            _refuse_surprising_number(str(node.value), node, int_value=True)
             try:
                 return super().construct_yaml_int(node)
             except ValueError:
@@ -83,11 +86,46 @@ def _unique_key_loader() -> type[yaml.SafeLoader]:
                     node.start_mark,
                 ) from None
 
+        def construct_yaml_float(self, node: yaml.ScalarNode) -> Any:
+            """A number with a point as YAML reads it; YAML 1.1's base-60 form (``1:30.5``) is
+            refused at its line, as :meth:`construct_yaml_int`'s."""
+            _refuse_surprising_number(str(node.value), node, int_value=False)
+            return super().construct_yaml_float(node)
+
+    def _refuse_surprising_number(text: str, node: yaml.ScalarNode, *, int_value: bool) -> None:
+        plain = text.replace("_", "").lstrip("+-")
+        if ":" in plain:
+            parts = plain.split(":")
+            value = 0.0
+            for part in parts:
+                value = value * 60 + float(part)
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"{text} is a base-60 number to YAML ({value:g}), not a time: write the value "
+                f"as one number in the key's unit (1:30 hours is 1.5), or quote it to keep it as "
+                "text",
+                node.start_mark,
+            )
+        if int_value and len(plain) > 1 and plain[0] == "0" and plain.isdigit():
+            octal = int(plain, 8) if set(plain) <= set("01234567") else None
+            read = f"the octal number {octal}" if octal is not None else "octal"
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"{text} is {read} to YAML (a leading 0): write {int(plain)} without the 0, or "
+                "quote it to keep it as text",
+                node.start_mark,
+            )
+
     # PyYAML dispatches on the class's table of constructors, not on the method: point it at these
     _UniqueKeyLoader.add_constructor(
         "tag:yaml.org,2002:timestamp", _UniqueKeyLoader.construct_yaml_timestamp
     )
     _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _UniqueKeyLoader.construct_yaml_int)
+    _UniqueKeyLoader.add_constructor(
+        "tag:yaml.org,2002:float", _UniqueKeyLoader.construct_yaml_float
+    )
     return _UniqueKeyLoader
 
 

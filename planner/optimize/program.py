@@ -124,6 +124,20 @@ class LinearProgram:
             pairs = list(zip(self.row_columns[start:end], self.row_values[start:end], strict=True))
             yield name, pairs, self.row_lower[i], self.row_upper[i]
 
+    def empty_row_conflict(self, tolerance: float) -> str | None:
+        """The name of a row without columns whose bounds leave out 0 by more than ``tolerance``
+        (a need nothing can supply: 0 >= 1,000 GPU-hours), which no solution can meet; None when
+        there is none.  A solver may
+        drop such a row -- HiGHS calls a model without columns empty and optimal -- so the
+        solvers report the program infeasible themselves."""
+        ends = [*self.row_starts[1:], len(self.row_columns)]
+        for i, name in enumerate(self.row_names):
+            if ends[i] == self.row_starts[i] and not (
+                self.row_lower[i] <= tolerance and self.row_upper[i] >= -tolerance
+            ):
+                return name
+        return None
+
     def violation(self, values: Sequence[float]) -> float:
         """The largest amount by which ``values`` break a bound, a row or integrality (0: feasible)."""
         import numpy as np

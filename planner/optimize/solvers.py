@@ -214,6 +214,9 @@ class HighsSolver(Solver):
     def solve(self, program: LinearProgram, initial: Sequence[float] | None = None) -> SolveResult:
         import highspy
 
+        settled = _settled(program, self.label)
+        if settled is not None:
+            return settled
         started = time.perf_counter()
         highs = self._loaded(program, initial, threads=self.threads)
         if (
@@ -360,6 +363,10 @@ class CbcSolver(Solver):
         # CBC path is the fallback, not the fast one.
         import pulp
 
+        settled = _settled(program, self.label)
+        if settled is not None:
+            return settled
+
         solver = _pulp_cbc(self.time_limit_s, self.mip_rel_gap)
         if solver is None:
             raise MissingDependencyError(
@@ -486,6 +493,18 @@ def _pulp_status(problem: Any, outcome: Any) -> SolveStatus:
     if status == -2 or sol_status == -2:
         return SolveStatus.UNBOUNDED
     return SolveStatus.NOT_SOLVED
+
+
+def _settled(program: LinearProgram, solver: str) -> SolveResult | None:
+    """The outcome of a program no solver needs to see, or None: a row no column can meet makes
+    it infeasible (HiGHS called such a model without columns empty and optimal -- a budget with
+    demand and nothing to supply it came back a $0 "optimal" plan -- and CBC "not solved"), and
+    one without columns is its constant otherwise (PuLP's CBC fails on an empty model)."""
+    if program.empty_row_conflict(FEASIBILITY_TOLERANCE) is not None:
+        return SolveResult(SolveStatus.INFEASIBLE, solver, (), None, 0.0)
+    if not program.num_columns:
+        return SolveResult(SolveStatus.OPTIMAL, solver, (), program.objective_constant, 0.0)
+    return None
 
 
 def _result(

@@ -507,6 +507,15 @@ def _workload(w: _Workload, where: str, class_gpus: set[str], ctx: _Reading) -> 
             key_path=f"{where}.gpu",
             hint="add it under classes:",
         )
+    if w.start_month > ctx.months:
+        # was reported on deadline_month, "give a deadline_month from 36 to 36": no fix
+        raise ConfigError(
+            f"start_month {w.start_month} is after the horizon's last month ({ctx.months})",
+            file=ctx.file,
+            key_path=f"{where}.start_month",
+            hint=f"months count from 1, the file's start month; give a start_month from 1 to "
+            f"{ctx.months}, or a longer horizon_months",
+        )
     if w.deadline_month > ctx.months or w.deadline_month < w.start_month:
         raise ConfigError(
             f"deadline_month must lie between start_month ({w.start_month}) and the horizon ({ctx.months})",

@@ -44,7 +44,7 @@ from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, InfeasibleError, is_number
 from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
-from planner.units import MAX_USD
+from planner.units import HOURS_PER_MONTH, MAX_USD
 from planner.workload import WorkloadSpec
 from planner.workload.efficiency import NVME_READ_GB_PER_S
 from planner.workload.estimate_types import Estimate, Topology
@@ -599,6 +599,20 @@ def build_machines(
             + ("; ".join(left_out[-3:]) or "it sells none of the GPUs they need"),
             hint="rent instead (planner quote shows the cloud's cost), or split the workloads",
         )
+    # a machine busier than a month has hours cannot run the month's runs (was "runs them" at
+    # 886 h of runs a month, a Jetson at 1.7 million): one machine is built, so it must keep up
+    in_time = [p for p in within if p.hours_per_month <= HOURS_PER_MONTH * (1 + 1e-9)]
+    if within and not in_time:
+        quickest = min(within, key=lambda p: p.hours_per_month)
+        raise InfeasibleError(
+            f"no machine within the budget runs the workloads in a month: the fastest, "
+            f"{quickest.gpus} x {quickest.gpu} (${quickest.total_usd:,.0f}), needs "
+            f"{quickest.hours_per_month:,.1f} h of runs a month, and a month has "
+            f"{HOURS_PER_MONTH:,.0f}",
+            hint="give fewer runs a month (WORKLOAD:RUNS), raise --budget for a faster machine, "
+            "or rent the rest: planner quote shows what the cloud would cost",
+        )
+    within = in_time
     if not within:
         cheapest = min(plans, key=lambda p: p.total_usd) if plans else None
         detail = (

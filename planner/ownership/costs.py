@@ -52,7 +52,7 @@ import pandas as pd
 from planner.errors import ConfigError, UnknownNameError, is_number
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.schema import PRICE_COLUMNS, Interconnect, PurchaseOption
-from planner.units import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS, MIN_UTILIZATION
+from planner.units import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS
 
 if TYPE_CHECKING:
     # the type only: the maths takes a HardwareSpec already read (hardware.py reads the files)
@@ -269,7 +269,11 @@ class TcoResult:
     compare_reason: str = ""  # why the cloud GPU compared with is not the owned one, when not
 
     def usd_per_useful_gpu_hour_at(self, utilization: float) -> float:
-        """Cost per useful GPU-hour at another utilization (power follows the utilization)."""
+        """Cost per useful GPU-hour at another utilization, in (0, 1] (power follows the
+        utilization)."""
+        from planner.ownership.hardware import check_utilization
+
+        check_utilization(utilization)
         return usd_per_useful_gpu_hour(self.hardware, utilization)
 
     def to_record(self) -> dict[str, Any]:
@@ -475,26 +479,9 @@ def tco(
                 key_path=key,
                 hint=f"e.g. {examples[key]}",
             )
-    if not 0 < utilization <= 1:
-        raise ConfigError(
-            f"utilization must be in (0, 1], got {utilization:g}",
-            key_path="utilization",
-            hint=(
-                # 80: a percentage; was "e.g. 0.6" alone
-                f"did you mean {utilization / 100:g}? utilization is a fraction "
-                f"({utilization:g}% is {utilization / 100:g}), the share of available "
-                "GPU-hours doing useful work, e.g. 0.6"
-                if 5 <= utilization <= 100
-                else "give the share of available GPU-hours doing useful work, e.g. 0.6"
-            ),
-        )
-    if utilization < MIN_UTILIZATION:  # 1e-300 printed a 300-digit cost per useful GPU-hour
-        raise ConfigError(
-            f"utilization {utilization:g} is below 1%: it must be in [{MIN_UTILIZATION:g}, 1]",
-            key_path="utilization",
-            hint="give the share of available GPU-hours doing useful work, e.g. 0.6 "
-            "(a fraction: 0.6, not 0.006)",
-        )
+    from planner.ownership.hardware import check_utilization  # hardware.py validates its shares
+
+    check_utilization(utilization)
     years = hw.lifetime_years if years is None else years
     if not 0 < years <= MAX_HORIZON_YEARS:
         raise ConfigError(

@@ -19,10 +19,10 @@ from pydantic import ConfigDict, Field, ValidationError
 from planner.config.currency import USD, FxTable, load_fx_rates, parse_money
 from planner.config.scenarios import check_file_kind, read_mapping, resolve_scenario
 from planner.config.validation import NumbersNotBools, config_error
-from planner.errors import ConfigError, checked_arguments, checked_fields
+from planner.errors import ConfigError, checked_arguments, checked_fields, is_number
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
-from planner.units import MAX_LIFETIME_YEARS, MAX_USD, MIN_LIFETIME_YEARS
+from planner.units import MAX_LIFETIME_YEARS, MAX_USD, MIN_LIFETIME_YEARS, MIN_UTILIZATION
 
 # Share of its load draw a GPU server draws switched on but idle, when the file gives no
 # ``power_kw_idle``.  Servers are far from energy-proportional: SPECpower_ssj2008 results put a
@@ -74,7 +74,8 @@ class HardwareSpec:
 
     def power_kw_at(self, utilization: float) -> float:
         """Average draw of one machine over its available hours when ``utilization`` of them do
-        work: load draw while working, idle draw the rest of the time."""
+        work (0 to 1): load draw while working, idle draw the rest of the time."""
+        check_utilization(utilization, idle_allowed=True)
         return utilization * self.power_kw_avg + (1.0 - utilization) * self.idle_power_kw
 
     @property
@@ -128,6 +129,50 @@ _MAX_AMOUNT_USD = {
     "rack_usd_per_month": MAX_RACK_USD_PER_MONTH,
     "staff_usd_per_year": MAX_STAFF_USD_PER_YEAR,
 }
+
+
+def check_utilization(utilization: object, *, idle_allowed: bool = False) -> None:
+    """A ConfigError on ``utilization`` unless it is a share of the available GPU-hours doing work:
+    a finite number in (0, 1] (from 0 where ``idle_allowed``), a percentage (60) named as one, and
+    not below :data:`~planner.units.MIN_UTILIZATION` (1e-300 printed a 300-digit cost per useful
+    GPU-hour).  ``tco(utilization=...)`` and the methods that take another utilization of its
+    result and of a hardware file share it (were: 60 read as 60x, -1 a negative draw, 0 a
+    ZeroDivisionError)."""
+    if utilization is None or not is_number(utilization):
+        raise ConfigError(
+            f"expected a number, got {utilization!r}",
+            key_path="utilization",
+            hint="give the share of available GPU-hours doing useful work as a number, e.g. 0.6",
+        )
+    value = float(utilization)  # type: ignore[arg-type]
+    if not math.isfinite(value):
+        raise ConfigError(
+            f"expected a finite number, got {utilization!r}",
+            key_path="utilization",
+            hint="the share of available GPU-hours doing useful work, e.g. 0.6",
+        )
+    lowest = 0.0 if idle_allowed else MIN_UTILIZATION
+    if not (lowest <= value <= 1 if idle_allowed else 0 < value <= 1):
+        shown = "[0, 1]" if idle_allowed else "(0, 1]"
+        raise ConfigError(
+            f"utilization must be in {shown}, got {value:g}",
+            key_path="utilization",
+            hint=(
+                # 80: a percentage; was "e.g. 0.6" alone
+                f"did you mean {value / 100:g}? utilization is a fraction "
+                f"({value:g}% is {value / 100:g}), the share of available "
+                "GPU-hours doing useful work, e.g. 0.6"
+                if 5 <= value <= 100
+                else "give the share of available GPU-hours doing useful work, e.g. 0.6"
+            ),
+        )
+    if value < lowest:
+        raise ConfigError(
+            f"utilization {value:g} is below 1%: it must be in [{MIN_UTILIZATION:g}, 1]",
+            key_path="utilization",
+            hint="give the share of available GPU-hours doing useful work, e.g. 0.6 "
+            "(a fraction: 0.6, not 0.006)",
+        )
 
 
 class _HardwareFile(NumbersNotBools):

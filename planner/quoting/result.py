@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from planner.catalog import OfferBook
+from planner.catalog import OfferBook, SnapshotSource
 from planner.optimize.plans import (
     EGRESS_USD_PER_GB,
     STARTUP_HOURS,
@@ -145,6 +145,13 @@ class QuoteResult:
     owned: tuple[OwnedLine, ...] = ()  # one line per owned machine type given (--hardware)
     # the estimator's error the plans were made on (count_estimate_error), else None
     estimate_margin: EstimateMargin | None = None
+
+    @property
+    def price_sources(self) -> tuple[SnapshotSource, ...]:
+        """The parts of the book the quote could price from: those of the providers asked for
+        (every part where none was named), as the report's provenance lines list them."""
+        wanted = {p.strip().lower() for p in self.request.providers}
+        return tuple(s for s in self.book.sources if not wanted or s.provider in wanted)
 
     @property
     def assumptions(self) -> QuoteAssumptions:

@@ -40,6 +40,7 @@ from planner.quoting.request import check_shared_fields, plain_number
 from planner.units import HOURS_PER_MONTH
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
+from planner.workload.limits import MIN_LATENCY_MS
 from planner.workload.spec import Kind, ServingSlo, checked_spec
 
 # The most requests per second a service quote takes: well past the largest public services (web
@@ -47,14 +48,6 @@ from planner.workload.spec import Kind, ServingSlo, checked_spec
 MAX_REQUESTS_PER_S = 1e6
 # Where a filter's unknown name is refused, the request field that named it.
 _FILTER_FIELDS = {"provider": "providers", "region": "regions", "GPU": "gpus"}
-
-
-# The least p95 latency target a request may set: a tenth of a millisecond.  One decoding step of
-# the smallest model on the fastest GPU, its kernels launched as one CUDA graph, takes a few
-# milliseconds (the serving model's step overhead and per-layer kernel time), so a target below a
-# tenth of one is seconds typed as milliseconds (0.06 for 60 ms); between the two the quote names
-# the fastest target the fleets reach (exit 3).
-MIN_LATENCY_MS = 0.1
 
 
 @checked_fields

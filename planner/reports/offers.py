@@ -59,15 +59,20 @@ PERIOD_HOURS = {"hour": 1.0, "month": HOURS_PER_MONTH}
 EXTRA_COLUMNS = LISTING_COLUMNS
 
 
-def provenance_lines(book: OfferBook, max_age_days: int) -> list[str]:
-    """Where the prices come from, one line per provider, then staleness warnings."""
+def provenance_lines(
+    book: OfferBook, max_age_days: int, providers: Sequence[str] = ()
+) -> list[str]:
+    """Where the prices come from, one line per provider (those of ``providers`` where given: the
+    ones a filter kept), then staleness warnings."""
+    wanted = {p.strip().lower() for p in providers}
     lines = [
         f"prices: {s.provider} as of {s.as_of_range}"
         + (" (estimated)" if s.estimated else "")
         + f" from {s.source}"
         for s in book.sources
+        if not wanted or s.provider in wanted
     ]
-    lines += [f"warning: {w}" for w in book.stale_warnings(max_age_days)]
+    lines += [f"warning: {w}" for w in book.stale_warnings(max_age_days, providers)]
     return lines
 
 

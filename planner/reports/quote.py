@@ -237,7 +237,7 @@ def _provenance(result: QuoteResult) -> list[str]:
         f"prices: {s.provider} as of {s.as_of_range}"
         + (" (estimated)" if s.estimated else "")
         + f" from {s.source}"
-        for s in result.book.sources
+        for s in result.price_sources
     ]
 
 

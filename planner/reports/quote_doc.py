@@ -452,7 +452,7 @@ def quote_document(
         subtitle=_subtitle(result, money),
         summary=Summary(_headline(result, money), _figures(result, money)),
         sections=tuple(s for s in sections if s is not None),
-        provenance=provenance_lines(result.book.sources) + tuple(n for n in (money.note(),) if n),
+        provenance=provenance_lines(result.price_sources) + tuple(n for n in (money.note(),) if n),
         warnings=tuple(warnings),
         generated_by=generated_by,
     )

@@ -43,8 +43,11 @@ MAX_FACTOR = 10.0
 # unaligned kernels, torch's foreach AdamW, GPT-2's arithmetic GeLU, tf32 attention at the fp32 rate)
 # and eager autocast's fp32 residual stream (efficiency.autocast_stream_bytes): eager fine-tunes of
 # GPT-2- and BERT-style models 5-40% slower; their LoRA adapters counted from the model's
-# projections (efficiency.lora_modules).
-ESTIMATOR_REVISION = 6
+# projections (efficiency.lora_modules); 7: GeForce cards' matmuls at 0.62 of their peak, not the
+# Hopper share (efficiency.GEMM_FRACTION): runs on RTX 20-, 30-, 40- and 50-series cards ~16% faster;
+# a paged optimizer's states in host RAM on AMD GPUs (strategy._paging); a global batch in tokens
+# rounded to whole sequences.
+ESTIMATOR_REVISION = 7
 
 
 @dataclass(frozen=True)
@@ -194,9 +197,19 @@ def _calibration(row: object, i: int, file: str, fix: str) -> Calibration:
                 key_path=where,
                 hint=fix,
             )
-    return _checked_names(
-        Calibration(**{**row, "recorded_on": _iso_date(row, i, file, fix)}), i, file
-    )
+    recorded_on = _iso_date(row, i, file, fix)
+    from planner import clock
+
+    tomorrow = clock.utc_today() + datetime.timedelta(days=1)  # a zone ahead of UTC: its today
+    if datetime.date.fromisoformat(recorded_on) > tomorrow:
+        # was taken, and estimates said "calibrated from your run of 2099-01-01"
+        raise ConfigError(
+            f"recorded_on {recorded_on} is in the future",
+            file=file,
+            key_path=f"[{i}].recorded_on",
+            hint=f"give the date the run was measured, up to today ({clock.utc_today()})",
+        )
+    return _checked_names(Calibration(**{**row, "recorded_on": recorded_on}), i, file)
 
 
 def _iso_date(row: dict[str, object], i: int, file: str, fix: str) -> str:

@@ -24,6 +24,13 @@ MAX_LAYER_COUNT = 100_000  # layers, heads, tensor and pipeline degrees
 MAX_HIDDEN = 10_000_000
 MAX_SERVING_HOURS = 87_600.0
 MAX_BEAM_WIDTH = 1024  # beams per request: a bound against typos (summarisers use 4 to 10)
+# The least p95 latency target a request may set: a tenth of a millisecond.  One decoding step of
+# the smallest model on the fastest GPU, its kernels launched as one CUDA graph, takes a few
+# milliseconds (the serving model's step overhead and per-layer kernel time), so a target below a
+# tenth of one is seconds typed as milliseconds (0.06 for 60 ms); between the two the quote names
+# the fastest target the fleets reach (exit 3).  A workload file's inference.slo and the service
+# quote's options share it.
+MIN_LATENCY_MS = 0.1
 
 
 # The MLP activations model.activation takes, as config.json names them (activation_function,

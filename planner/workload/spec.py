@@ -67,6 +67,7 @@ from planner.workload.limits import (
     MAX_SEQ_LEN,
     MAX_SERVING_HOURS,
     MAX_TOKENS,
+    MIN_LATENCY_MS,
     canonical_activation,
 )
 from planner.workload.models import get_preset, presets
@@ -180,6 +181,15 @@ class _Section(NumbersNotBools):
         fields a file set: variant() and a dumped spec write the defaults out and parse them
         again, so the fields set do not survive a round trip."""
         defaults = type(self).model_fields
+        for key in keys:
+            if not isinstance(key, str) or key not in defaults:
+                # was: TypeError ("attribute name must be string") or KeyError from inside
+                raise UnknownNameError(
+                    "key",
+                    key if isinstance(key, str) else repr(key),
+                    list(defaults),
+                    key_path="keys",
+                )
         return [k for k in keys if getattr(self, k) != defaults[k].default]
 
 
@@ -759,6 +769,16 @@ class ServingSlo(_Section):
 
     @model_validator(mode="after")
     def _targets_agree(self) -> ServingSlo:
+        for key in ("ttft_ms_p95", "tpot_ms_p95", "e2e_ms_p95"):
+            value = getattr(self, key)
+            if value is not None and value < MIN_LATENCY_MS:
+                # 0.06 for 60 ms: was quoted, "no fleet meets the latency targets" (exit 3), where
+                # --p95-tpot 0.06 gets the fix
+                raise FieldError(
+                    key,
+                    f"{value:g} ms is below what any GPU service reaches (the targets are in "
+                    f"milliseconds): did you mean {value * 1000:g} ms ({value:g} s)?",
+                )
         problem = self.conflict()
         if problem is not None:
             raise FieldError("ttft_ms_p95", problem + "; lower ttft_ms_p95 or raise e2e_ms_p95")
@@ -952,14 +972,37 @@ class WorkloadSpec(_Section):
                 )
             raise error from None
 
-    def variant(self, **changes: Any) -> WorkloadSpec:
-        """A validated copy with ``changes`` merged in, nested sections key by key::
+    def variant(self, changes: Mapping[str, Any] | None = None, /, **more: Any) -> WorkloadSpec:
+        """A validated copy with ``changes`` (a mapping, as a workload file's) and ``more`` merged
+        in, nested sections key by key::
 
             spec.variant(name="gpt2-xl-lora", training={"method": "lora", "lora_rank": 8})
+            spec.variant({"training": {"method": "lora"}})
 
-        Bad values raise :class:`ConfigError` naming the field, as a workload file would.
+        ``trials`` is another name for ``pieces``, as in a file.  Bad values raise
+        :class:`ConfigError` naming the field, as a workload file would.
         """
-        raw = _deep_merge(self.model_dump(mode="json", exclude_none=True), changes)
+        if changes is not None and not isinstance(changes, Mapping):
+            # was: TypeError ("takes 1 positional argument but 2 were given") for a dict; now the
+            # dict is taken, and anything else named
+            raise ConfigError(
+                f"expected the changes as a mapping or as keywords, got {changes!r}",
+                key_path="changes",
+                hint='e.g. spec.variant(training={"method": "lora"}) or '
+                'spec.variant({"training": {"method": "lora"}})',
+            )
+        merged = {**(changes or {}), **more}
+        if "trials" in merged:
+            # the dump writes pieces: trials= replaces it (was "trials: is another name for
+            # pieces, also given", a key the caller never gave)
+            if "pieces" in merged:
+                raise ConfigError(
+                    "trials is another name for pieces, also given: keep one",
+                    key_path="trials",
+                    hint="give pieces= (or trials=) once",
+                )
+            merged["pieces"] = merged.pop("trials")
+        raw = _deep_merge(self.model_dump(mode="json", exclude_none=True), merged)
         return parse_workload(raw, file=f"<variant of {self.name}>")
 
     @model_validator(mode="before")
@@ -1693,6 +1736,13 @@ def _check_stack_layout(spec: WorkloadSpec) -> None:
     training = spec.training
     if training is None:
         return
+    if spec.model.arch == "cnn" and training.method in ("lora", "qlora"):
+        # was: "LoRA pre-training" of ResNet-18 with its whole 11.7M weights reported as adapters
+        raise FieldError(
+            "training.method",
+            f"{training.method} adapts a transformer's (or a diffusion UNet's) linear layers, and "
+            "a cnn model's weights are its convolutions: use method: full",
+        )
     pin = training.parallelism
     for key, size in (("tensor", pin.tensor), ("pipeline", pin.pipeline)):
         if size is not None and size > 1 and not spec.model.is_transformer:

@@ -416,6 +416,8 @@ class _Search(NamedTuple):
     context_sizes: tuple[int, ...] = (1,)
     kernel_floor_s: float = 0.0  # (kernel_floor_seconds)
     unaligned_head_scale: float = 0.0  # (_GpuConstants.unaligned_head_scale)
+    # a paged optimizer's states stay in host memory whatever the GPU has spare (ROCm: _paging)
+    paged_on_host: bool = False
 
 
 # Context parallelism is searched only from this sequence length up, and below
@@ -637,6 +639,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         context_sizes=cps,
         kernel_floor_s=g.kernel_floor_s,
         unaligned_head_scale=g.unaligned_head_scale,
+        paged_on_host=gpu.vendor == "amd",
     )
 
 
@@ -838,9 +841,19 @@ def _paging(s: _Search, lay: _Layout, memory_bytes: float) -> tuple[float, float
     :data:`~planner.workload.efficiency.PAGED_CROSSINGS_PER_STEP` crossings at the host link's
     rate, not overlapped with the update that waits on them.  The update itself streams HBM like any
     GPU optimizer (``optimizer_s``).  Nothing spills, and nothing is added, where the states fit.
+
+    On an AMD GPU none of it stays on the GPU: ROCm runs without XNACK by default, and "without
+    XNACK, the GPU device cannot handle pagefaults and ROCm degrades the allocation to host-resident
+    memory where all access from the device must cross the host-device interconnect" (UoB-HPC/utpx
+    README; ROCm's hipDF docs: page migration needs HSA_XNACK=1, off when unset), so the update
+    reads and writes every state over the link (the ROCm blogs' Llama 2 7B full fine-tune with
+    paged_adamw_32bit on a 192 GB MI300X: 2.73 s a step against its LoRA twin's 0.79, held-out row
+    H398, where the states fit 3.5 times over).
     """
     if lay.paged <= 0.0:
         return 0.0, 0.0
+    if s.paged_on_host:
+        return lay.paged, eff.PAGED_CROSSINGS_PER_STEP * lay.paged / s.pcie_bytes_per_s
     spilled = paged_spill_bytes(lay.paged, s.memory_bytes - memory_bytes)
     return spilled, eff.PAGED_CROSSINGS_PER_STEP * spilled / s.pcie_bytes_per_s
 
