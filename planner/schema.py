@@ -430,7 +430,16 @@ def _check_column_names(table: _Table) -> None:
         )
     unknown = [c for c in table.data if c not in COLUMN_NAMES]
     if unknown:
-        hints = {c: suggest(str(c), COLUMN_NAMES, 1) for c in unknown}
+        # the column's own name in another case or with spaces first (was: SPOT_INTERRUPTION_PCT
+        # -> "did you mean 'interconnect'?", the spelling's nearest by letters)
+        hints = {
+            c: (
+                [plain]
+                if (plain := str(c).strip().lower().replace(" ", "_")) in COLUMN_NAMES
+                else suggest(str(c), COLUMN_NAMES, 1)
+            )
+            for c in unknown
+        }
         detail = ", ".join(
             f"{c!r}" + (f" (did you mean {h[0]!r}?)" if h else "") for c, h in hints.items()
         )

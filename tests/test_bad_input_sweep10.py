@@ -210,7 +210,7 @@ def test_a_serving_stack_by_its_full_name_gets_its_id(tmp_path: Path, typed: str
     ("args", "option", "fix"),
     [
         # each was click's "is not one of ..." list alone
-        (("--precision", "bfloat16"), "--precision", "did you mean 'bf16'?"),
+        (("--precision", "bf-16"), "--precision", "did you mean 'bf16'?"),
         (("--kind", "pretraining"), "--kind", "did you mean 'pretrain'?"),
         (("--method", "q-lora"), "--method", "did you mean 'qlora'?"),
         (("--format", "jsn"), "--format", "did you mean 'json'?"),

@@ -225,7 +225,7 @@ def _snapshot_part(
     )
 
 
-def _checked_today(today: Any) -> date:
+def checked_today(today: Any) -> date:
     """``today`` as a date: None for the clock's, a datetime's date, an ISO date's text; anything
     else a ConfigError (was: TypeError deep in the age arithmetic)."""
     if today is None:
@@ -288,7 +288,7 @@ def load_offer_book(
             key_path="snapshot_dir",
             hint="name a snapshot folder, or leave it out (None) for the newest snapshots",
         )
-    today = _checked_today(today)
+    today = checked_today(today)
     roots = _checked_roots(roots)
     if snapshot_dir is not None:
         folder = Path(snapshot_dir)

@@ -47,7 +47,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from planner.errors import ConfigError, InfeasibleError, is_number
+from planner.errors import ConfigError, InfeasibleError, is_number, is_whole_number
 from planner.optimize.program import LinearProgram, Terms
 from planner.optimize.solvers import (
     Solver,
@@ -680,9 +680,18 @@ class BudgetReport:
     source: str = ""
     prices_as_of: str = ""  # the budget file's ``prices_as_of`` ("" when it does not say)
 
-    def stale_warnings(self, today: datetime.date, max_age_days: int) -> list[str]:
-        """Warnings when the budget file's prices are older than ``max_age_days`` on ``today``,
-        or carry no date."""
+    def stale_warnings(self, today: datetime.date | str, max_age_days: int) -> list[str]:
+        """Warnings when the budget file's prices are older than ``max_age_days`` on ``today`` (a
+        date, a datetime or its ISO text), or carry no date."""
+        from planner.catalog import checked_today
+
+        today = checked_today(today)  # was: TypeError for '2026-01-01' or None
+        if isinstance(max_age_days, bool) or not is_whole_number(max_age_days) or max_age_days < 0:
+            raise ConfigError(
+                f"expected a whole number of days >= 0, got {max_age_days!r}",
+                key_path="max_age_days",
+                hint="e.g. max_age_days=90 (prices older than this are flagged)",
+            )
         if not self.prices_as_of:
             return [
                 "the budget file does not say when its cloud prices were read: add "
@@ -698,10 +707,12 @@ class BudgetReport:
 
     def mix_saves_usd(self, s: StrategyResult) -> float | None:
         """What the optimal mix saves against strategy ``s`` (None: ``s`` is not possible)."""
+        _check_strategy(s)
         return None if s.total_usd is None else s.total_usd - self.plan.total_usd
 
     def mix_saves_pct(self, s: StrategyResult) -> float | None:
         """The saving as a percentage of the strategy's total (None: no total to compare with)."""
+        _check_strategy(s)
         return None if not s.total_usd else (s.total_usd - self.plan.total_usd) / s.total_usd * 100
 
     def to_record(self) -> dict[str, Any]:
@@ -857,4 +868,15 @@ def check_time_limit(time_limit_s: float) -> None:
             f"time limit must be a positive number of seconds, got {time_limit_s}",
             key_path="time_limit_s",
             hint="e.g. 60 (the default); a solve that reaches it keeps the best plan found",
+        )
+
+
+def _check_strategy(s: object) -> None:
+    """A strategy of this report (``report.strategies``), or a ConfigError (was AttributeError
+    from inside for None or a name)."""
+    if not isinstance(s, StrategyResult):
+        raise ConfigError(
+            f"expected one of the report's strategies, got {s!r}",
+            key_path="s",
+            hint="pass an entry of report.strategies, e.g. report.mix_saves_usd(report.strategies[0])",
         )

@@ -411,8 +411,10 @@ def _cheapest_fleet(
     if on_demand is None:
         return None
     per = shape.replicas_per_instance
-    replicas_base = math.ceil(load.base_requests_per_s / shape.requests_per_s - 1e-9)
-    replicas_peak = math.ceil(load.peak / shape.requests_per_s - 1e-9)
+    # a load of any size is served by a replica at least (was 0 replicas on 1 instance for
+    # --rps 1e-9, whose share of one replica fell under the rounding's tolerance)
+    replicas_base = max(1, math.ceil(load.base_requests_per_s / shape.requests_per_s - 1e-9))
+    replicas_peak = max(replicas_base, math.ceil(load.peak / shape.requests_per_s - 1e-9))
     base = max(math.ceil(replicas_base / per), 1)
     peak_total = max(math.ceil(replicas_peak / per), base)
     extra = peak_total - base if load.has_peak else 0

@@ -127,9 +127,8 @@ class LinearProgram:
     def empty_row_conflict(self, tolerance: float) -> str | None:
         """The name of a row without columns whose bounds leave out 0 by more than ``tolerance``
         (a need nothing can supply: 0 >= 1,000 GPU-hours), which no solution can meet; None when
-        there is none.  A solver may
-        drop such a row -- HiGHS calls a model without columns empty and optimal -- so the
-        solvers report the program infeasible themselves."""
+        there is none.  A solver may drop such a row -- HiGHS calls a model without columns empty
+        and optimal -- so the solvers report the program infeasible themselves."""
         ends = [*self.row_starts[1:], len(self.row_columns)]
         for i, name in enumerate(self.row_names):
             if ends[i] == self.row_starts[i] and not (

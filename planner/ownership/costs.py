@@ -482,7 +482,10 @@ def tco(
     from planner.ownership.hardware import check_utilization  # hardware.py validates its shares
 
     check_utilization(utilization)
-    years = hw.lifetime_years if years is None else years
+    # plain floats in the result (a Fraction or a numpy scalar reached the reports, which could
+    # not format it, and to_record's JSON): as quote() makes them
+    utilization = float(utilization)
+    years = float(hw.lifetime_years if years is None else years)
     if not 0 < years <= MAX_HORIZON_YEARS:
         raise ConfigError(
             f"years must be in (0, {MAX_HORIZON_YEARS:g}], got {years:g}",

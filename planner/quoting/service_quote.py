@@ -36,7 +36,7 @@ from planner.errors import (
 )
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
-from planner.quoting.request import check_shared_fields, plain_number
+from planner.quoting.request import _canonical_discounts, check_shared_fields, plain_number
 from planner.units import HOURS_PER_MONTH
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
@@ -386,8 +386,11 @@ def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> Service
             + (why_no_offers(book.offers, flt, catalog) or "no offers are loaded"),
             hint="widen or drop the provider, region or GPU choice (--provider, --region, --gpu)",
         )
+    # keyed as the offers spell the providers, an unknown one refused with the nearest (was: a
+    # misspelt or capitalised provider's discount dropped without a word, as the job quote does not)
+    discounts = _canonical_discounts(req.discounts, book.offers)
     fleets = size_fleets(
-        offers, spec, load, slo, catalog, commitments=req.include_reserved, discounts=req.discounts
+        offers, spec, load, slo, catalog, commitments=req.include_reserved, discounts=discounts
     )
     plans = list(fleets.plans[: req.top])
     labelled = [replace(plans[0], label="cheapest")] + [replace(p, label="") for p in plans[1:]]

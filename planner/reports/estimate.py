@@ -127,8 +127,24 @@ def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
         method = {"full": "full", "lora": "LoRA", "qlora": "QLoRA"}.get(s.method, s.method)
         job = f"{method} {activity} with {s.optimizer}"
     lines = []
+    sv = est.serving
     if est.fits:
         lines.append(f"{est.workload} on {est.gpu_count} x {est.gpu}: fits ({job})")
+    elif sv is not None and (sv.overloaded or sv.slo_met is False) and est.memory_per_gpu_gib > 0:
+        # it fits in memory and misses its load or its latency targets (was "DOES NOT FIT --
+        # serving needs 1.3 GiB per GPU" on a 6 GB card, the reason further down)
+        why = (
+            f"cannot carry the load ({sv.capacity_requests_per_second:,.3g} of "
+            f"{sv.load_requests_per_s or 0:,.3g} requests/s)"
+            if sv.overloaded
+            else "misses its latency targets ("
+            + ", ".join(f"{k.removesuffix('_ms_p95')} p95 <= {v:g} ms" for k, v in sv.slo.items())
+            + ")"
+        )
+        lines.append(
+            f"{est.workload} on {est.gpu_count} x {est.gpu}: fits in memory "
+            f"({est.memory_per_gpu_gib:.1f} GiB per GPU) but {why}"
+        )
     else:
         lines.append(
             f"{est.workload} on {est.gpu_count} x {est.gpu}: DOES NOT FIT -- {job} needs "

@@ -502,10 +502,17 @@ def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibra
         if not runs:
             return est
         old = max(runs, key=lambda c: (c.recorded_on, c.id))
+        which = (
+            # a hand edit or a newer planner's file: was called "an earlier version" too
+            f"a newer version of the estimate (revision {old.estimator_revision}; this planner's "
+            f"is {ESTIMATOR_REVISION})"
+            if old.estimator_revision > ESTIMATOR_REVISION
+            else "an earlier version of the estimate"
+        )
         note = (
-            f"not calibrated: your run of {old.recorded_on} ({old.id}) was measured against an "
-            "earlier version of the estimate, so its factor no longer applies; record it again "
-            "(planner calibrate record) to use it"
+            f"not calibrated: your run of {old.recorded_on} ({old.id}) was measured against "
+            f"{which}, so its factor no longer applies; record it again (planner calibrate "
+            "record) to use it"
         )
         return replace(est, assumptions=(*est.assumptions, note))
     cal = max(matches, key=lambda c: (c.recorded_on, c.id))

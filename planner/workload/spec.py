@@ -133,6 +133,13 @@ PRECISION_ALIASES = {
     "bf16-true": "pure-bf16",
     "32": "fp32",
     "32-true": "fp32",
+    # PyTorch's dtype names and Lightning's other spelling of mixed fp16 (were offered tf32 for
+    # float32 and bf16-mixed for fp16-mixed: another number format)
+    "float32": "fp32",
+    "float16": "fp16",
+    "half": "fp16",
+    "bfloat16": "bf16",
+    "fp16-mixed": "fp16",
 }
 # Weight formats that serve a model but cannot train one.
 INFERENCE_ONLY_PRECISIONS = ("int8", "int4", "mxfp4")

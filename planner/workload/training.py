@@ -535,7 +535,9 @@ def _compute_train_facts(
         # NVFP4 LoRA keeps its frozen weights as the fp8 recipe does, in 8 bits (U)
         else mem.BYTES_PER_VALUE.get("fp8" if precision == "fp4" else precision, 2.0)
     )
-    if precision in ("fp32", "tf32") and meth != "full":
+    if precision in ("fp32", "tf32") and meth == "lora":
+        # a LoRA model loaded in fp32 keeps its frozen weights in fp32; QLoRA's stay NF4 whatever
+        # the compute dtype (bnb_4bit_compute_dtype=float32; was counted at 4 bytes, as LoRA)
         frozen_bytes = 4.0
     finetune = spec.kind is Kind.FINETUNE
     autocast = stack.autocast and precision in ("fp16", "bf16")
