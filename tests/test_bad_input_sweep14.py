@@ -186,3 +186,68 @@ def test_an_upper_case_price_list_column_is_named_in_lower_case(tmp_path: Path) 
     path.write_text("\n".join([header, *text[1:3]]) + "\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="did you mean 'spot_interruption_pct'"):
         planner.load_offer_book(offers_files=[str(path)])
+
+
+# --- the command line's service options ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "words"),
+    [("1e5s", "100,000 s, more than the 3,600 s"), ("4000s", "4,000 s, more than the 3,600 s")],
+)
+def test_a_latency_target_past_an_hour_is_refused_as_a_file_refuses_it(
+    typed: str, words: str
+) -> None:
+    from tests.cli_checks import assert_clean_error, invoke
+
+    result = invoke("quote", "--workload", "llm-serving-7b", "--p95-ttft", typed)
+    assert_clean_error(result, "--p95-ttft", words, "at most 3,600s")
+    with pytest.raises(ConfigError, match="more than the 3,600 s"):
+        planner.quote_service(workload="llm-serving-7b", ttft_ms_p95=1e300)
+
+
+def test_an_exponent_latency_is_read() -> None:
+    from tests.cli_checks import invoke
+
+    result = invoke(
+        "quote", "--workload", "llm-serving-7b", "--p95-ttft", "2e3", "--format", "json"
+    )
+    assert result.exit_code == 0, result.stderr  # 2,000 ms (was "cannot read", fix "write 2e+03")
+
+
+def test_a_batch_job_with_a_service_option_blames_the_option() -> None:
+    from tests.cli_checks import assert_clean_error, invoke
+
+    result = invoke(
+        "quote", "--workload", "llama-2-7b-batch-inference", "--deadline", "24h",
+        "--p95-ttft", "1s",
+    )  # fmt: skip
+    assert_clean_error(result, "--p95-ttft sets", "is a batch job", "drop it")
+    assert "leave out --deadline" not in result.stderr
+
+
+def test_the_service_csv_has_its_base_replicas() -> None:
+    from tests.cli_checks import invoke
+
+    result = invoke("quote", "--workload", "llm-serving-7b", "--format", "csv")
+    header = result.stdout.splitlines()[0].split(",")
+    assert "replicas_base" in header and "replicas_peak" in header
+
+
+def test_a_snapshot_dated_after_today_is_warned_about(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    bundled = Path(__file__).parents[1] / "pricing_cache" / "reference-2026-11-25"
+    folder = tmp_path / "snapshots" / "future"
+    shutil.copytree(bundled, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["snapshot_id"] = "future"
+    for entry in manifest["providers"]:
+        entry["as_of"] = entry["as_of_newest"] = "2099-01-01"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    book = planner.load_offer_book(snapshot_dir=str(folder), today="2026-11-27")
+    warnings = book.stale_warnings(90)
+    # was: a negative age and no warning, the 2024 rows inside passed as fresh
+    assert len(warnings) == len(book.sources)
+    assert all("after today (2026-11-27)" in w for w in warnings)

@@ -144,8 +144,17 @@ class OfferBook:
         wanted = {str(p).strip().lower() for p in providers}
         return [
             self._stale_warning(s, max_age_days)
+            if s.age_days >= 0
+            # a manifest dated after today (a hand edit, or a clock set back) says nothing of
+            # the prices' age (was: a negative age and no warning for 2024 rows in it)
+            else (
+                f"{s.provider} prices are dated {s.as_of}, after today ({self.today}): the "
+                "snapshot's dates cannot be trusted (a hand-edited manifest, or this machine's "
+                f"clock); {_refresh_words(s.provider)}"
+            )
             for s in self.sources
-            if s.age_days > max_age_days and (not wanted or s.provider in wanted)
+            if (s.age_days > max_age_days or s.age_days < -1)
+            and (not wanted or s.provider in wanted)
         ]
 
     def _stale_warning(self, part: SnapshotSource, max_age_days: int) -> str:
@@ -167,6 +176,12 @@ class OfferBook:
             f"{provider} prices as of {part.as_of_range}{basis}; {old} of {total} rows older"
             f" than {max_age_days} days" + refresh
         )
+
+
+def _refresh_words(provider: str) -> str:
+    from planner.providers import refresh_advice  # reads the adapter registry
+
+    return refresh_advice(provider)
 
 
 def _part(

@@ -552,7 +552,12 @@ def _hours_until(text: str, option: str) -> float | None:
     return hours
 
 
-_LATENCY = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s)?\s*$", re.IGNORECASE)
+_LATENCY = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)\s*(ms|s)?\s*$", re.IGNORECASE)
+# The longest target each option takes, as a workload file's inference.slo bounds it: a token's
+# time to first token or between tokens an hour at most, a whole request a day (was: 4,000 s taken
+# on the command line where a file refused 3,601)
+_LATENCY_MAX_MS = {"--p95-e2e": 86_400_000.0}
+_LATENCY_DEFAULT_MAX_MS = 3_600_000.0
 
 
 class Latency(click.ParamType):
@@ -581,6 +586,14 @@ class Latency(click.ParamType):
                 f"cannot read latency {value!r}",
                 key_path=option,
                 hint="; ".join(h for h in (_latency_fix(str(value)), f"{forms}, above 0") if h),
+            )
+        most = _LATENCY_MAX_MS.get(option, _LATENCY_DEFAULT_MAX_MS)
+        if ms > most:
+            raise ConfigError(
+                f"latency {value!r} is {ms / 1000:,.0f} s, more than the {most / 1000:,.0f} s a "
+                "target may be",
+                key_path=option,
+                hint=f"{forms}, at most {most / 1000:,.0f}s",
             )
         return ms
 

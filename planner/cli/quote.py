@@ -411,6 +411,19 @@ def _service_request(options: dict[str, Any], service: dict[str, Any]) -> Servic
     if not asked and not is_service(spec):
         return None
     if options["deadline"] is not None:
+        if not is_service(spec):
+            # a batch inference job (a count of tokens or images by a deadline) given a service's
+            # option: that option is the stray one (was told to drop the deadline)
+            typed = [
+                "--" + k.replace("_", "-")
+                for k in _SERVICE_NAMES
+                if service[k] is not None and service[k] != 0
+            ]
+            raise click.UsageError(
+                f"{', '.join(typed)} {'set' if len(typed) > 1 else 'sets'} the load and latency "
+                f"targets of a service, and {spec.name} is a batch job (a fixed amount of inference by --deadline): drop "
+                f"{'them' if len(typed) > 1 else 'it'}"
+            )
         raise click.UsageError(
             f"{spec.name} is quoted as a service (a load to carry, priced per month): leave out "
             "--deadline; --rps and --p95-ttft/--p95-tpot set its load and targets"

@@ -102,6 +102,14 @@ class ServiceRequest:
                     key_path=name,
                     hint=f"did you mean {value * 1000:g} ms ({value:g} s)?",
                 )
+            most = 86_400_000.0 if name == "e2e_ms_p95" else 3_600_000.0
+            if value is not None and value > most:
+                # as a workload file's inference.slo bounds it (was: 1e300 ms taken)
+                raise ConfigError(
+                    f"{value:g} ms is more than the {most / 1000:,.0f} s a target may be",
+                    key_path=name,
+                    hint=f"give the p95 target in milliseconds, at most {most:,.0f}",
+                )
         for name in ("requests_per_s", "peak_requests_per_s"):
             value = getattr(self, name)
             if value is not None and value > MAX_REQUESTS_PER_S:

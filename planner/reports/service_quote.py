@@ -16,6 +16,7 @@ _CSV_COLUMNS = (
     "gpu_model",
     "gpus_per_instance",
     "tensor_parallel",
+    "replicas_base",
     "replicas_peak",
     "instances_base",
     "instances_peak",
