@@ -606,10 +606,8 @@ class Planner:
             # the dates and sources of the providers the comparison drew on (its rows', else the
             # ones asked for): was every provider's, an aws-only comparison dated by azure's
             # older snapshot and warned about its age
-            used = {c.provider for c in result.comparisons} or set(providers)
-            parts = [s for s in book.sources if not used or s.provider in used] or list(
-                book.sources
-            )
+            used = sorted({c.provider for c in result.comparisons}) or list(providers)
+            parts = book.sources_of(used) or book.sources
             dates = [s.as_of for s in parts if s.as_of]
             result = replace(
                 result,

@@ -135,13 +135,18 @@ class OfferBook:
     def source_text(self) -> str:
         return "; ".join(f"{s.provider}: {s.source}" for s in self.sources)
 
+    def sources_of(self, providers: Sequence[str] = ()) -> tuple[SnapshotSource, ...]:
+        """The parts of ``providers`` (any case), every part where none is named: what a quote or
+        comparison asked of aws alone was priced from, and is dated and warned by."""
+        wanted = {str(p).strip().lower() for p in providers}
+        return tuple(s for s in self.sources if not wanted or s.provider in wanted)
+
     def stale_warnings(
         self, max_age_days: int = DEFAULT_MAX_AGE_DAYS, providers: Sequence[str] = ()
     ) -> list[str]:
         """A warning per part whose oldest row is older than ``max_age_days``; only the parts of
         ``providers`` where given (a quote asked of aws alone was warned about azure's prices,
         which it never used)."""
-        wanted = {str(p).strip().lower() for p in providers}
         return [
             self._stale_warning(s, max_age_days)
             if s.age_days >= 0
@@ -152,16 +157,13 @@ class OfferBook:
                 "snapshot's dates cannot be trusted (a hand-edited manifest, or this machine's "
                 f"clock); {_refresh_words(s.provider)}"
             )
-            for s in self.sources
-            if (s.age_days > max_age_days or s.age_days < -1)
-            and (not wanted or s.provider in wanted)
+            for s in self.sources_of(providers)
+            if s.age_days > max_age_days or s.age_days < -1
         ]
 
     def _stale_warning(self, part: SnapshotSource, max_age_days: int) -> str:
-        from planner.providers import refresh_advice  # reads the adapter registry
-
         provider = part.provider
-        refresh = f"; {refresh_advice(provider)}"
+        refresh = f"; {_refresh_words(provider)}"
         if (part.as_of_newest or part.as_of) == part.as_of:
             basis = ", estimated" if part.estimated else ""
             return (

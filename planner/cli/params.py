@@ -553,11 +553,13 @@ def _hours_until(text: str, option: str) -> float | None:
 
 
 _LATENCY = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)\s*(ms|s)?\s*$", re.IGNORECASE)
-# The longest target each option takes, as a workload file's inference.slo bounds it: a token's
-# time to first token or between tokens an hour at most, a whole request a day (was: 4,000 s taken
-# on the command line where a file refused 3,601)
-_LATENCY_MAX_MS = {"--p95-e2e": 86_400_000.0}
-_LATENCY_DEFAULT_MAX_MS = 3_600_000.0
+# The latency each option sets, for its bound (limits.MAX_LATENCY_MS: was 4,000 s taken on the
+# command line where a file refused 3,601)
+_LATENCY_KEYS = {
+    "--p95-ttft": "ttft_ms_p95",
+    "--p95-tpot": "tpot_ms_p95",
+    "--p95-e2e": "e2e_ms_p95",
+}
 
 
 class Latency(click.ParamType):
@@ -587,7 +589,9 @@ class Latency(click.ParamType):
                 key_path=option,
                 hint="; ".join(h for h in (_latency_fix(str(value)), f"{forms}, above 0") if h),
             )
-        most = _LATENCY_MAX_MS.get(option, _LATENCY_DEFAULT_MAX_MS)
+        from planner.workload.limits import MAX_LATENCY_MS  # the workload package loads lazily
+
+        most = MAX_LATENCY_MS[_LATENCY_KEYS.get(option, "ttft_ms_p95")]
         if ms > most:
             raise ConfigError(
                 f"latency {value!r} is {ms / 1000:,.0f} s, more than the {most / 1000:,.0f} s a "

@@ -467,7 +467,7 @@ def _unknown(
     )
 
 
-def _canonical_discounts(discounts: Mapping[str, float], offers: pd.DataFrame) -> dict[str, float]:
+def canonical_discounts(discounts: Mapping[str, float], offers: pd.DataFrame) -> dict[str, float]:
     """``discounts`` keyed by the providers' names as the offers spell them; unknown ones refused."""
     known = {str(p).lower(): str(p) for p in offers["provider"].unique()}
     out: dict[str, float] = {}

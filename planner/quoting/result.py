@@ -150,8 +150,7 @@ class QuoteResult:
     def price_sources(self) -> tuple[SnapshotSource, ...]:
         """The parts of the book the quote could price from: those of the providers asked for
         (every part where none was named), as the report's provenance lines list them."""
-        wanted = {p.strip().lower() for p in self.request.providers}
-        return tuple(s for s in self.book.sources if not wanted or s.provider in wanted)
+        return self.book.sources_of(self.request.providers)
 
     @property
     def assumptions(self) -> QuoteAssumptions:

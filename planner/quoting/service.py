@@ -31,7 +31,7 @@ from planner.optimize.candidates import CandidateOptions, CandidateSet, Estimato
 from planner.optimize.exclusions import Exclusion, group_exclusions
 from planner.optimize.plans import STARTUP_HOURS, Plan, PlanRequest, frontier, make_plans
 from planner.optimize.pruning import prune_dominated
-from planner.quoting.request import QuoteRequest, _canonical_discounts, _canonical_quotas
+from planner.quoting.request import QuoteRequest, _canonical_quotas, canonical_discounts
 from planner.quoting.result import (
     EstimateMargin,
     OwnedLine,
@@ -256,7 +256,7 @@ def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
     # with --provider is harmless, a misspelt one is not).
     req = replace(
         req,
-        discounts=_canonical_discounts(req.discounts, book.offers),
+        discounts=canonical_discounts(req.discounts, book.offers),
         quotas=_canonical_quotas(req.quotas, book.offers),
     )
     if OWNED in req.providers:

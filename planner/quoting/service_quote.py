@@ -36,11 +36,11 @@ from planner.errors import (
 )
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
-from planner.quoting.request import _canonical_discounts, check_shared_fields, plain_number
+from planner.quoting.request import canonical_discounts, check_shared_fields, plain_number
 from planner.units import HOURS_PER_MONTH
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
-from planner.workload.limits import MIN_LATENCY_MS
+from planner.workload.limits import MAX_LATENCY_MS, MIN_LATENCY_MS
 from planner.workload.spec import Kind, ServingSlo, checked_spec
 
 # The most requests per second a service quote takes: well past the largest public services (web
@@ -102,7 +102,7 @@ class ServiceRequest:
                     key_path=name,
                     hint=f"did you mean {value * 1000:g} ms ({value:g} s)?",
                 )
-            most = 86_400_000.0 if name == "e2e_ms_p95" else 3_600_000.0
+            most = MAX_LATENCY_MS[name]
             if value is not None and value > most:
                 # as a workload file's inference.slo bounds it (was: 1e300 ms taken)
                 raise ConfigError(
@@ -396,7 +396,7 @@ def quote_service(req: ServiceRequest, book: OfferBook | None = None) -> Service
         )
     # keyed as the offers spell the providers, an unknown one refused with the nearest (was: a
     # misspelt or capitalised provider's discount dropped without a word, as the job quote does not)
-    discounts = _canonical_discounts(req.discounts, book.offers)
+    discounts = canonical_discounts(req.discounts, book.offers)
     fleets = size_fleets(
         offers, spec, load, slo, catalog, commitments=req.include_reserved, discounts=discounts
     )

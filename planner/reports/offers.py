@@ -64,13 +64,11 @@ def provenance_lines(
 ) -> list[str]:
     """Where the prices come from, one line per provider (those of ``providers`` where given: the
     ones a filter kept), then staleness warnings."""
-    wanted = {p.strip().lower() for p in providers}
     lines = [
         f"prices: {s.provider} as of {s.as_of_range}"
         + (" (estimated)" if s.estimated else "")
         + f" from {s.source}"
-        for s in book.sources
-        if not wanted or s.provider in wanted
+        for s in book.sources_of(providers)
     ]
     lines += [f"warning: {w}" for w in book.stale_warnings(max_age_days, providers)]
     return lines

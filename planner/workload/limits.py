@@ -31,6 +31,14 @@ MAX_BEAM_WIDTH = 1024  # beams per request: a bound against typos (summarisers u
 # the fastest target the fleets reach (exit 3).  A workload file's inference.slo and the service
 # quote's options share it.
 MIN_LATENCY_MS = 0.1
+# The longest p95 target each latency takes: a token (its time to first token, or between tokens)
+# an hour, a whole request a day -- bounds against a unit slipped by thousands, shared by a
+# workload file's inference.slo, the service quote's arguments and the command line's options.
+MAX_LATENCY_MS = {
+    "ttft_ms_p95": 3_600_000.0,
+    "tpot_ms_p95": 3_600_000.0,
+    "e2e_ms_p95": 86_400_000.0,
+}
 
 
 # The MLP activations model.activation takes, as config.json names them (activation_function,

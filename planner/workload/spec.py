@@ -59,6 +59,7 @@ from planner.workload.limits import (
     MAX_BEAM_WIDTH,
     MAX_EPOCHS,
     MAX_HIDDEN,
+    MAX_LATENCY_MS,
     MAX_LAYER_COUNT,
     MAX_LOADER_WORKERS,
     MAX_PARAMS,
@@ -758,9 +759,9 @@ _DEEPSPEED_NVME = frozenset({"deepspeed", "hf-trainer"})
 class ServingSlo(_Section):
     """Latency targets a serving plan must meet at its load (95th percentiles, milliseconds)."""
 
-    ttft_ms_p95: float | None = Field(default=None, gt=0, le=3_600_000)
-    tpot_ms_p95: float | None = Field(default=None, gt=0, le=3_600_000)
-    e2e_ms_p95: float | None = Field(default=None, gt=0, le=86_400_000)
+    ttft_ms_p95: float | None = Field(default=None, gt=0, le=MAX_LATENCY_MS["ttft_ms_p95"])
+    tpot_ms_p95: float | None = Field(default=None, gt=0, le=MAX_LATENCY_MS["tpot_ms_p95"])
+    e2e_ms_p95: float | None = Field(default=None, gt=0, le=MAX_LATENCY_MS["e2e_ms_p95"])
 
     def conflict(self) -> str | None:
         """Why the targets cannot all hold, or None: a request's end-to-end latency includes its
