@@ -13,6 +13,7 @@ import planner
 from planner.cli import main
 from planner.errors import ConfigError, UnknownNameError
 from planner.workload.calibration import calibration_file, load_calibrations
+from planner.workload.estimate_types import PAUSES_PHASE
 from planner.workload.training import train_facts
 
 JOB = ("gpt2-finetune", "A100-80GB", 1)
@@ -35,8 +36,15 @@ def test_a_measured_run_scales_the_training_steps_of_similar_jobs() -> None:
     assert record["estimated_tokens_per_s"] == pytest.approx(estimated)
     after = planner.estimate(*JOB)
     assert steps_hours(after) == pytest.approx(2 * steps_hours(before))
-    others = sum(v for k, v in after.time_breakdown_hours.items() if k != "training steps")
-    assert after.wall_hours == pytest.approx(2 * steps_hours(before) + others, rel=1e-9)
+    # the pauses a run carries are a share of its steps' time: they scale with them
+    pauses_before = before.time_breakdown_hours[PAUSES_PHASE]
+    assert pauses_before > 0
+    assert after.time_breakdown_hours[PAUSES_PHASE] == pytest.approx(2 * pauses_before)
+    scaled = ("training steps", PAUSES_PHASE)
+    others = sum(v for k, v in after.time_breakdown_hours.items() if k not in scaled)
+    assert after.wall_hours == pytest.approx(
+        2 * (steps_hours(before) + pauses_before) + others, rel=1e-9
+    )
     assert any(a.startswith("calibrated from your run of") for a in after.assumptions)
     # another GPU, or another software stack, is not that job
     h100 = planner.estimate(JOB[0], "H100", 1)

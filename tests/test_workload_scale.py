@@ -13,6 +13,7 @@ from planner.gpu_specs import resolve_gpu
 from planner.schema import Fabric, Interconnect
 from planner.workload import Topology, estimate, load_workload, parse_workload
 from planner.workload import efficiency as eff
+from planner.workload.estimate_types import PAUSES_PHASE
 from planner.workload.parallel import Links, collective_seconds, pipeline_schedule
 from planner.workload.training import train_facts
 
@@ -159,6 +160,45 @@ def test_longer_jobs_lose_a_larger_share_to_failures() -> None:
     assert shares[1] == pytest.approx((0.5 + eff.RESTART_HOURS) / mtbf)
 
 
+def test_run_time_losses_ramp_in_over_the_first_gpu_hours() -> None:
+    # 0.17 x (1 - e^(-G / 48 GPU-h)): none at the start, 0.17 x (1 - 1/e) = 0.1075 at 48 GPU-hours,
+    # all of it after a few GPU-weeks
+    assert eff.run_time_losses(0.0) == 0.0
+    assert eff.run_time_losses(48.0) == pytest.approx(0.17 * (1 - 1 / 2.718281828459045))
+    assert eff.run_time_losses(0.5) == pytest.approx(0.17 * 0.5 / 48.0, rel=0.01)
+    assert eff.run_time_losses(1e5) == pytest.approx(0.17)
+    shares = [eff.run_time_losses(h) for h in (0.5, 2.0, 12.0, 48.0, 480.0)]
+    assert shares == sorted(shares)
+
+
+def test_a_whole_run_loses_at_least_its_floor_with_the_interruptions_counted_in_it() -> None:
+    h100 = resolve_gpu("H100")
+    long = parse_workload(
+        {"name": "p", "kind": "pretrain", "model": "llama-2-7b", "data": {"tokens": 1e11}}
+    )
+    short = parse_workload(
+        {"name": "p", "kind": "pretrain", "model": "llama-2-7b", "data": {"tokens": 2e7}}
+    )
+    for spec, count in ((long, 8), (short, 8), (long, 4096)):
+        est = estimate(spec, h100, count)
+        phases = est.time_breakdown_hours
+        steps = phases["training steps"]
+        lost = phases["checkpoints and interruptions"] + phases[PAUSES_PHASE]
+        floor = steps * eff.run_time_losses(steps * count)
+        # the pauses fill the interruptions up to the floor, never below zero
+        assert lost == pytest.approx(max(floor, phases["checkpoints and interruptions"]))
+        assert phases[PAUSES_PHASE] >= 0
+        assert est.wall_hours == pytest.approx(sum(phases.values()))
+        # the steps' share of the wall-clock leaves the pauses out
+        assert est.goodput == pytest.approx(steps / est.wall_hours)
+    # a long run on one node: its interruptions are ~nothing, the floor decides
+    long8 = estimate(long, h100, 8).time_breakdown_hours
+    assert long8[PAUSES_PHASE] / long8["training steps"] > 0.16
+    # a 20M-token job of minutes carries almost none
+    short8 = estimate(short, h100, 8).time_breakdown_hours
+    assert short8[PAUSES_PHASE] / short8["training steps"] < 0.01
+
+
 def _failure_goodput(est: Any) -> float:
     """The share of steps in steps + checkpoints + interruptions (start-up and evaluation aside)."""
     steps = est.time_breakdown_hours["training steps"]
@@ -235,10 +275,12 @@ def test_a_step_does_the_global_batch_whatever_the_data_parallel_size() -> None:
     # faster than 6.
     assert six.hours <= eight.hours <= 1.05 * six.hours
     # 4 ranks share 12 evenly, 3 each (a micro-batch of 2 and a half-filled one): 1.5x the
-    # compute of a step on 6 GPUs, the same gradient exchange, so between 1.25x and 1.5x the time
+    # compute of a step on 6 GPUs, the same gradient exchange and optimizer step, so between 1x
+    # and 1.5x the time: above 1.2x while the compute is most of a step (on an A100 at 0.65 of its
+    # peak, BERT-base's micro-batches of 2 leave the all-reduce and optimizer a third of it)
     four = _steps(estimate(pinned, gpu, 4, topology=topo))
     assert four.grad_accumulation == 2
-    assert 1.25 * six.hours < four.hours < 1.5 * six.hours
+    assert 1.2 * six.hours < four.hours < 1.5 * six.hours
     # the Hugging Face stack's micro-batches of 2 short sequences wait on the host's dispatch
     # (strategy.eager_host_seconds), which the half-filled second one pays whole: twice the time
     spec["training"]["framework"] = "hf-trainer"

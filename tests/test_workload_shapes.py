@@ -55,10 +55,10 @@ def test_the_reference_shape_runs_at_the_calibrated_fraction() -> None:
 
 def test_extra_result_bytes_cost_their_time_at_the_memory_bandwidth() -> None:
     # A100-80GB: 312 TFLOPS / 2,039 GB/s = 153.0 FLOP per byte; 0.001 more bytes per FLOP than the
-    # reference adds 0.153 to the 1/0.55 seconds-per-peak-FLOP
+    # reference adds 0.153 to the 1/0.65 seconds-per-peak-FLOP
     a100 = resolve_gpu("A100-80GB")
     x = eff.reference_bytes_per_flop(a100) + 1e-3
-    assert eff.matmul_fraction(a100, x) == pytest.approx(1 / (1 / 0.55 + 312e12 / 2039e9 * 1e-3))
+    assert eff.matmul_fraction(a100, x) == pytest.approx(1 / (1 / 0.65 + 312e12 / 2039e9 * 1e-3))
 
 
 def test_bigger_matmuls_run_closer_to_peak_but_never_above_it() -> None:

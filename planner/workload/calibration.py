@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 from planner.errors import ConfigError, UnknownNameError, is_number, is_whole_number
-from planner.workload.estimate_types import Estimate
+from planner.workload.estimate_types import PAUSES_PHASE, Estimate
 from planner.workload.spec import Kind, WorkloadSpec, workload_framework
 
 FILE_NAME = "calibration.yaml"
@@ -46,8 +46,10 @@ MAX_FACTOR = 10.0
 # projections (efficiency.lora_modules); 7: GeForce cards' matmuls at 0.62 of their peak, not the
 # Hopper share (efficiency.GEMM_FRACTION): runs on RTX 20-, 30-, 40- and 50-series cards ~16% faster;
 # a paged optimizer's states in host RAM on AMD GPUs (strategy._paging); a global batch in tokens
-# rounded to whole sequences.
-ESTIMATOR_REVISION = 7
+# rounded to whole sequences; 8: A100 matmuls at 0.65 of their peak, not 0.55 (efficiency.
+# GEMM_FRACTION): steady A100 steps ~15% faster; a run of a day and longer loses at least 0.17 of
+# its steps' time to interruptions, pauses and slow stretches (efficiency.run_time_losses).
+ESTIMATOR_REVISION = 8
 
 
 @dataclass(frozen=True)
@@ -528,7 +530,11 @@ def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibra
         scaled = "the training steps' GPU work"
         if bounds.loader_binds:
             scaled += " (the steps then wait on the data loader)"
+    old_steps = phases["training steps"]
     phases["training steps"] = steps
+    if old_steps > 0 and PAUSES_PHASE in phases:
+        # what a whole run loses to pauses is a share of its steps' time (efficiency.run_time_losses)
+        phases[PAUSES_PHASE] *= steps / old_steps
     wall = sum(phases.values())
     scale = wall / est.wall_hours if est.wall_hours > 0 else 1.0
     note = (

@@ -61,6 +61,10 @@ class Topology:
             object.__setattr__(self, key, kind(value.strip().lower()))
 
 
+# the time-breakdown line of what a whole run loses beyond its steady steps (efficiency.run_time_losses)
+PAUSES_PHASE = "pauses and slow stretches"
+
+
 @dataclass(frozen=True)
 class StepBounds:
     """What sets a training run's steps where a CPU data loader feeds it: the hours the GPU work
@@ -101,10 +105,10 @@ class Estimate:
     suggestions: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = field(default=())
     # share of the wall-clock spent on training steps (the rest: checkpoints, interruptions,
-    # start-up, evaluation)
+    # pauses and slow stretches, start-up, evaluation)
     goodput: float = 1.0
-    # where the wall-clock goes, hours: training steps, checkpoints and interruptions, start-up
-    # and model load, evaluation passes (training); empty for inference
+    # where the wall-clock goes, hours: training steps, checkpoints and interruptions, pauses and
+    # slow stretches, start-up and model load, evaluation passes (training); empty for inference
     time_breakdown_hours: dict[str, float] = field(default_factory=dict)
     # the likely range of wall_hours (training): the 10th-90th percentile of measured / estimated
     # time on published runs applied to this estimate; None where there is none (inference)

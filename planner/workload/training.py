@@ -26,6 +26,7 @@ from planner.workload import efficiency as eff
 from planner.workload import memory as mem
 from planner.workload.data_loader import LOADER_ADVICE, loader_assumption, loader_limit
 from planner.workload.estimate_types import (
+    PAUSES_PHASE,
     Estimate,
     StepBounds,
     Topology,
@@ -1487,13 +1488,17 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
     rounds = math.ceil(spec.pieces / concurrent)
     steady_s = rounds * cand.piece_seconds
     start_s, eval_s = fixed_seconds(spec, f, cand)
+    # the interruptions' restarts and lost work count toward a whole run's least losses
+    least_losses_s = steady_s * eff.run_time_losses(cand.piece_seconds / 3600.0 * size)
+    losses_s = max(0.0, least_losses_s - (total_s - steady_s))
     phases = {
         "training steps": steady_s,
         "checkpoints and interruptions": total_s - steady_s,
+        PAUSES_PHASE: losses_s,
         "start-up and model load": rounds * start_s,
         "evaluation passes": rounds * eval_s,
     }
-    total_s += rounds * (start_s + eval_s)
+    total_s += losses_s + rounds * (start_s + eval_s)
     if autocast_layout(f, s.zero_stage):
         assumptions = [*assumptions, autocast_assumption(f, flash, tp=s.tensor_parallel)]
     if f.nvme_optimizer:
