@@ -1563,8 +1563,8 @@ def failure_overhead(
 # RUN_TIME_LOSS_FRACTION is the least of them, Llama 3's, as the floor of a whole run's losses: the
 # interruptions and checkpoints of failure_overhead count toward it (at 16,384 GPUs they are ~8% of
 # the steps; at a few hundred, ~1%, and the floor decides).  Teams with less automation lose more
-# (MPT-7B, BLOOM), which the estimate's likely range carries.  The calibration rows' whole runs (C8
-# Pythia, C10 MPT-7B, C12-C13b Llama 2) then sit at 0.76-1.07 with the A100's steady matmul share.
+# (MPT-7B, BLOOM), which the estimate's likely range carries.  The calibration rows' whole runs (C10
+# MPT-7B, C12-C13b Llama 2) then sit at 0.76-0.95 with the A100's steady matmul share.
 # The losses come with a run's hours on its hardware: a steady benchmark, a speed-run record or an
 # hour's fine-tune passes through none of these events (calibration rows C2, 8 H100 for 45 min, C25
 # and C30 meet their wall-clock without them), so the floor ramps in over the steps' first
