@@ -934,7 +934,10 @@ def _compute_training_assumptions(
         f"{PRECISION_TEXT.get(f.precision, f.precision)}, {f.optimizer}: {f.state.total:g} bytes per trainable parameter "
         "(weights + gradients + optimizer states, ZeRO convention)",
         _activation_assumption(spec, flash),
-        "interruptions at the Llama 3 rate with Young/Daly checkpointing",
+        "interruptions at the Llama 3 rate with Young/Daly checkpointing; with them a run loses at "
+        f"least {eff.RUN_TIME_LOSS_FRACTION:.0%} of its steps' time to pauses and slow stretches "
+        "(Llama 3 405B's whole run against its steady rate), ramping in over its first "
+        f"{eff.RUN_TIME_LOSS_GPU_HOURS:g} GPU-hours",
     ]
     if spec.model.arch == "diffusion":
         assumptions.append(_diffusion_assumption(spec, f, flash))
