@@ -279,7 +279,7 @@ def test_a_file_number_in_full_width_digits_gets_its_ascii_digits(
             "hours_available_per_day: 24",
             "hours_available_per_day: 48",
             "hours_available_per_day",
-            "at most 24: check the unit",
+            "valid values: 1 to 24: check the unit",
         ),
         (HARDWARE, "capex_usd: 310000", "capex_usd: -1", "capex_usd", "valid values: 0 or more"),
         (

@@ -541,10 +541,16 @@ def read_offers_csv(src: str | Path | io.BytesIO, *, source: str | None = None) 
     return validate_offers(_parse_offers_csv(src, where), source=where)
 
 
+# The least a user's price list may charge a GPU-hour: a consumer GPU's electricity alone (~0.3-0.5
+# kW at 0.05-0.30 USD/kWh) costs 0.015-0.15 USD an hour; a hundredth of a dollar is a slip of unit
+# (a price a second, a misplaced decimal), as the refresh's gates refuse such prices from clouds.
+MIN_USD_PER_GPU_HOUR = 0.01
+
+
 def _check_users_offers(offers: pd.DataFrame, where: str) -> None:
     """What a user's price list states that the other inputs refuse, named by row and column
-    (row 2 is the first offer): a price of 0 (was a $0.00 plan, where a refresh's sanity gates
-    refuse one), a spot interruption rate under 1% (a fraction typed into a percent column, as the
+    (row 2 is the first offer): a price of 0, or under :data:`MIN_USD_PER_GPU_HOUR` a GPU (was a
+    $0.00 plan, where a refresh's sanity gates refuse one), a spot interruption rate under 1% (a fraction typed into a percent column, as the
     CLI's --max-interruption refuses), and NVLink or NVSwitch on a GPU that has none (a hardware
     file and a Topology refuse it)."""
     from planner.gpu_specs import load_gpu_catalog
@@ -565,6 +571,21 @@ def _check_users_offers(offers: pd.DataFrame, where: str) -> None:
                 key_path=f"row {row(zero[0])}, column {column!r}",
                 hint="give the price an hour, or leave the cell empty where the option is not "
                 "offered",
+            )
+        per_gpu = offers[column] / offers["gpu_count"].clip(lower=1)
+        tiny = offers.index[(per_gpu > 0) & (per_gpu < MIN_USD_PER_GPU_HOUR)]
+        if len(tiny):
+            # was: 8 x H100 at 0.0001 USD an hour, a "$0.00" plan
+            i = tiny[0]
+            raise OfferValidationError(
+                f"{offers.loc[i, column]:g} USD an hour for {int(offers.loc[i, 'gpu_count'])} x "
+                f"{offers.loc[i, 'gpu_model']} ({offers.loc[i, 'instance_type']}) is "
+                f"{per_gpu.loc[i]:.2g} USD a GPU-hour, under {MIN_USD_PER_GPU_HOUR:g}: below the "
+                "power a GPU draws",
+                file=where,
+                key_path=f"row {row(i)}, column {column!r}",
+                hint="give the whole instance's price an hour in USD (a price a second x 3,600; "
+                "a price a month / 730)",
             )
     if "spot_interruption_pct" in offers:
         pct = offers["spot_interruption_pct"]

@@ -98,6 +98,10 @@ class BudgetSpec:
 
 _Money = float | str
 
+# Demand growth a month is a fraction: 1 doubles it every month, the most a plan is read for (a
+# percentage typed as a number, 5 for 5%, would otherwise plan x6 a month)
+MAX_GROWTH_PER_MONTH = 1.0
+
 
 class _Growth(NumbersNotBools):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -483,6 +487,17 @@ def _demand(value: list[float] | _Growth | float, key: str, ctx: _Reading) -> tu
             )
         demand = tuple(float(d) for d in value)
     elif isinstance(value, _Growth):
+        if value.growth_per_month > MAX_GROWTH_PER_MONTH:
+            # was: growth_per_month: 5 (meant as 5%) planned +500% a month, 1.3 trillion USD
+            raise ConfigError(
+                f"growth_per_month {value.growth_per_month:g} is +{value.growth_per_month:.0%} a "
+                f"month (demand x{1 + value.growth_per_month:g} every month); it is a fraction, "
+                f"at most {MAX_GROWTH_PER_MONTH:g} (doubling every month)",
+                file=ctx.file,
+                key_path=f"{key}.growth_per_month",
+                hint=f"write {value.growth_per_month / 100:g} for {value.growth_per_month:g}% a "
+                "month",
+            )
         demand = tuple(value.start * (1 + value.growth_per_month) ** t for t in range(months))
     else:
         if value < 0:

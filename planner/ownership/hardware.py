@@ -113,6 +113,18 @@ MAX_POWER_KW = 1_000.0
 MAX_ELECTRICITY_USD_PER_KWH = 5.0
 MAX_COLOCATION_USD_PER_KW_MONTH = 5_000.0
 MAX_STAFF_FTE = 10.0
+# A machine's draw against its GPUs' rated power (gpus.yaml tdp_w): a DGX H100's 8 x 700 W GPUs
+# sit in a 10.2 kW system, a DGX B200's 8 x 1,000 W in 14.3 kW, an NVL72 rack's 72 GPUs in ~120-140
+# kW; a workstation of one RTX 4090 (450 W) draws ~0.6-1 kW.  At most twice the GPUs' rating and
+# 2 kW of host; at least 30% of the GPUs' rating (a GPU training draws 50-100% of its TDP, or
+# less under a deliberate power cap).  Outside them is a unit slip (watts typed as kW) or another
+# machine's figure.
+MAX_MACHINE_POWER_PER_GPU_POWER = 2.0
+MAX_HOST_POWER_KW = 2.0
+MIN_POWER_PER_GPU_POWER = 0.3
+# A machine lent for under an hour a day runs no training job worth planning: 0.0001 h a day
+# priced 20,548 USD a GPU-hour and a 445,861-hour run
+MIN_HOURS_AVAILABLE_PER_DAY = 1.0
 
 # Most each amount may be, in USD, whichever key gives it (``electricity_per_kwh: "9 EUR"`` is
 # held to the same bound as ``electricity_usd_per_kwh``):
@@ -187,7 +199,7 @@ class _HardwareFile(NumbersNotBools):
     machines: int = Field(default=1, ge=1, le=MAX_MACHINES)
     interconnect: Interconnect | None = None
     fabric: Fabric = Fabric.ETHERNET
-    hours_available_per_day: float = Field(default=24.0, gt=0, le=24)
+    hours_available_per_day: float = Field(default=24.0, ge=MIN_HOURS_AVAILABLE_PER_DAY, le=24)
     capex_usd: float | None = Field(default=None, ge=0)
     capex: float | str | None = None
     lifetime_years: float = Field(gt=0, le=MAX_LIFETIME_YEARS)
@@ -287,6 +299,8 @@ def hardware_from_mapping(
             key_path="interconnect",
             hint="interconnect: pcie, or a GPU with NVLink (planner gpus shows each GPU's link)",
         )
+    _check_power(m, gpu.tdp_w, gpu.name, file)
+    _check_staff(m, money["staff_usd_per_year"], file)
     source = "; ".join(m.source) if isinstance(m.source, list) else m.source
     return HardwareSpec(
         name=m.name or default_name,
@@ -392,6 +406,63 @@ def _check_lifetime(years: float, file: str) -> None:
             file=file,
             key_path="lifetime_years",
             hint="give the depreciation period in years (servers: 3-6); 18 months is 1.5",
+        )
+
+
+def _check_power(m: _HardwareFile, tdp_w: float, gpu: str, file: str) -> None:
+    """A machine draws what its GPUs draw and a host beside them: refuse a figure that cannot be a
+    machine of these GPUs -- watts typed as kW (450 for one RTX 4090), nothing at all, or less
+    than the GPUs' own share of their rated power."""
+    gpus_kw = m.gpus_per_machine * tdp_w / 1000.0
+    most_kw = MAX_MACHINE_POWER_PER_GPU_POWER * gpus_kw + MAX_HOST_POWER_KW
+    least_kw = MIN_POWER_PER_GPU_POWER * gpus_kw
+    for key, value in (("power_kw_avg", m.power_kw_avg), ("power_kw_max", m.power_kw_max)):
+        if value is None:
+            continue
+        if value > most_kw:
+            watts = least_kw <= value / 1000.0 <= most_kw
+            raise ConfigError(
+                f"{key} {value:g} kW is more than a machine of {m.gpus_per_machine} x {gpu} "
+                f"({tdp_w:g} W each, {gpus_kw:.3g} kW in all) can draw: at most {most_kw:.3g} kW "
+                "with its host",
+                file=file,
+                key_path=key,
+                hint=f"give kilowatts, not watts: {value / 1000:g} for {value:g} W"
+                if watts
+                else "give the draw of one machine in kW (not of all of them), and check "
+                "gpus_per_machine and gpu",
+            )
+    if m.power_kw_avg < least_kw:
+        raise ConfigError(
+            f"power_kw_avg {m.power_kw_avg:g} kW is less than {MIN_POWER_PER_GPU_POWER:.0%} of "
+            f"what the {m.gpus_per_machine} x {gpu} alone are rated for ({gpus_kw:.3g} kW): a "
+            "machine training on them draws more",
+            file=file,
+            key_path="power_kw_avg",
+            hint="give the machine's measured draw while training, in kW per machine (a GPU "
+            f"draws {MIN_POWER_PER_GPU_POWER:.0%}-100% of its rating under load); for free "
+            "power set electricity_usd_per_kwh: 0 instead",
+        )
+
+
+def _check_staff(m: _HardwareFile, staff_usd_per_year: float, file: str) -> None:
+    """Staff time and its cost come together: one without the other costs nothing, silently."""
+    if m.staff_fte > 0 and staff_usd_per_year <= 0:
+        raise ConfigError(
+            f"staff_fte {m.staff_fte:g} has no cost: staff_usd_per_year is not given",
+            file=file,
+            key_path="staff_usd_per_year",
+            hint="give the yearly cost of one full-time person (staff_usd_per_year: 180000, or "
+            "staff_per_year: '150000 EUR'), or staff_fte: 0",
+        )
+    if m.staff_fte == 0 and staff_usd_per_year > 0:
+        raise ConfigError(
+            f"a staff cost of {staff_usd_per_year:,.0f} USD a year is given with staff_fte 0, so "
+            "it would count for nothing",
+            file=file,
+            key_path="staff_fte",
+            hint="give the share of a full-time person the machines take (staff_fte: 0.25), or "
+            "leave the staff cost out",
         )
 
 

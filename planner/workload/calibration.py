@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import math
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Sequence
@@ -345,6 +346,28 @@ def check_trainable(spec: WorkloadSpec) -> None:
         )
 
 
+def _check_all_busy(spec: WorkloadSpec, est: Estimate) -> None:
+    """A run whose GPUs the estimate leaves idle measured fewer GPUs than it names: its factor
+    would scale every later estimate by the idle share (was: GPT-2 124M "on 1,000,000 GPUs",
+    a global batch of 32 sequences, recorded as 6x faster than estimated)."""
+    from planner.workload.training import train_facts  # the estimator's own module: on use
+
+    s = est.strategy
+    busy_gpus = s.gpus_per_piece * s.concurrent_pieces
+    global_batch = train_facts(spec).global_batch
+    if busy_gpus < est.gpu_count or global_batch < s.data_parallel:
+        busy = busy_gpus if busy_gpus < est.gpu_count else math.ceil(global_batch)
+        raise ConfigError(
+            f"{spec.name} on {est.gpu_count:,} x {est.gpu} keeps only {busy:,} of its "
+            f"{est.gpu_count if busy_gpus < est.gpu_count else s.data_parallel:,} "
+            f"{'GPUs' if busy_gpus < est.gpu_count else 'data-parallel ranks'} busy in the "
+            "estimate, so a throughput measured on it would calibrate idle GPUs",
+            key_path="count",
+            hint="record the GPU count the run used (--count), with the workload's global "
+            "batch and pieces as the run had them",
+        )
+
+
 def new_calibration(
     spec: WorkloadSpec,
     est: Estimate,
@@ -377,6 +400,7 @@ def new_calibration(
             hint="record a run whose loader keeps up with its GPUs (more workers per GPU, or "
             "data.loader: gpu), or leave data.loader_workers_per_gpu out if yours kept up",
         )
+    _check_all_busy(spec, est)
     estimated = steps_tokens_per_s(spec, est)
     if not (math.isfinite(measured_tokens_per_s) and measured_tokens_per_s > 0):
         raise ConfigError(
@@ -408,7 +432,10 @@ def new_calibration(
             hint="give the throughput of the whole run (all GPUs), in tokens per second",
         )
     gpu, framework, precision, method, kind = job_key(spec, est.gpu)
-    number = 1 + max((int(c.id.lstrip("c")) for c in existing if c.id[1:].isdigit()), default=0)
+    # ids this planner gives are c1, c2, ...; a hand-edited id of another shape (x5, C5, c²) takes
+    # no part in the numbering
+    numbered = (re.fullmatch(r"c([0-9]+)", c.id) for c in existing)
+    number = 1 + max((int(m.group(1)) for m in numbered if m is not None), default=0)
     return Calibration(
         id=f"c{number}",
         recorded_on=today,

@@ -1,0 +1,275 @@
+"""Bad input and silently wrong results the fifteenth sweep found (calibration records, budget
+files, hardware files): a hand-edited calibration id such as ``x5`` crashed the next ``calibrate
+record`` with a bare ValueError; a budget's ``growth_per_month: 5`` (meant as 5%) planned demand x6
+a month, 1.3 trillion USD; a hardware file's RTX 4090 watts typed as kW (450) priced power at 473k
+USD a year; ``staff_fte`` without a staff cost, or a cost without the FTE, counted nothing;
+``hours_available_per_day: 0.0001`` priced 20,548 USD a GPU-hour.
+
+The product rule each test pins: bad input gets a clear error naming the file, the field and a fix,
+and no result is silently wrong.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+import planner
+from planner.cli import main
+from planner.errors import ConfigError
+from planner.workload.calibration import calibration_file, load_calibrations
+from tests.conftest import offer_row
+
+ROOT = Path(__file__).resolve().parent.parent
+HARDWARE = ROOT / "scenarios" / "hardware" / "8xh100-hgx.yaml"
+BUDGET = ROOT / "scenarios" / "budgets" / "2027-ml-platform.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "data"))
+
+
+# -- calibration ids -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("odd", ["x5", "C5", "c²", "c5a"])
+def test_a_hand_edited_calibration_id_takes_no_part_in_the_numbering(odd: str) -> None:
+    # was: ValueError: invalid literal for int() with base 10: 'x5' (CLI traceback, exit 1)
+    first = planner.calibrate("gpt2-finetune", "A100-80GB", measured_tokens_per_second=50_000)
+    assert first["id"] == "c1"
+    path = calibration_file()
+    rows = yaml.safe_load(path.read_text(encoding="utf-8"))
+    rows[0]["id"] = odd
+    path.write_text(yaml.safe_dump(rows, allow_unicode=True), encoding="utf-8")
+    assert [c.id for c in load_calibrations()] == [odd]
+    result = CliRunner().invoke(
+        main,
+        [
+            "calibrate",
+            "record",
+            "gpt2-finetune",
+            "--gpu",
+            "H100",
+            "--measured-tokens-per-second",
+            "90000",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert sorted(c.id for c in load_calibrations()) == sorted([odd, "c1"])
+    # numbered ids still count: the next one after c1 is c2
+    again = planner.calibrate("gpt2-finetune", "L4", measured_tokens_per_second=5_000)
+    assert again["id"] == "c2"
+
+
+# -- budget growth ---------------------------------------------------------------------------------
+
+
+def _budget(tmp_path: Path, growth: float) -> Path:
+    raw = yaml.safe_load(BUDGET.read_text(encoding="utf-8"))
+    raw["horizon_months"] = 12
+    raw["classes"][0]["demand_gpu_hours"] = {"start": 1000, "growth_per_month": growth}
+    path = tmp_path / "budget.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("growth", "fix"), [(5, "write 0.05 for 5%"), (1.5, "write 0.015")])
+def test_a_growth_typed_as_a_percentage_is_refused(tmp_path: Path, growth: float, fix: str) -> None:
+    # was: growth_per_month: 5 planned demand x6 every month, 1.3 trillion USD, exit 0
+    path = _budget(tmp_path, growth)
+    result = CliRunner().invoke(main, ["budget", str(path), "--no-sensitivity"])
+    assert result.exit_code == 2
+    assert "classes[0].demand_gpu_hours.growth_per_month" in result.stderr
+    assert "it is a fraction" in result.stderr and fix in result.stderr
+    assert "Traceback" not in result.output
+    with pytest.raises(ConfigError, match="growth_per_month"):
+        planner.budget(str(path))
+
+
+def test_a_doubling_a_month_is_still_read(tmp_path: Path) -> None:
+    report = planner.budget(str(_budget(tmp_path, 1.0)))
+    gpu = report.plan.months[0].gpu
+    demand = [m.demand_gpu_hours for m in report.plan.months if m.gpu == gpu]
+    assert demand[:3] == pytest.approx([1000, 2000, 4000])
+
+
+# -- hardware files --------------------------------------------------------------------------------
+
+
+def _hardware(tmp_path: Path, **changes: object) -> Path:
+    raw = yaml.safe_load(HARDWARE.read_text(encoding="utf-8"))
+    for key, value in changes.items():
+        if value is None:
+            raw.pop(key, None)
+        else:
+            raw[key] = value
+    path = tmp_path / "hardware.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    return path
+
+
+def _refused(path: Path, key: str, *needles: str) -> None:
+    result = CliRunner().invoke(main, ["tco", "--hardware", str(path), "--no-cloud"])
+    assert result.exit_code == 2, result.output
+    assert f"{path}: {key}:" in result.stderr
+    for needle in needles:
+        assert needle in result.stderr
+    assert "Traceback" not in result.output
+    with pytest.raises(ConfigError) as caught:
+        planner.tco(str(path), with_cloud=False)
+    assert caught.value.key_path == key
+
+
+def test_watts_typed_as_kilowatts_are_refused(tmp_path: Path) -> None:
+    # one RTX 4090 (450 W) with power_kw_avg: 450 -- was 473k USD of power a year
+    path = _hardware(
+        tmp_path,
+        gpu="RTX4090",
+        gpus_per_machine=1,
+        interconnect=None,
+        fabric="ethernet",
+        power_kw_avg=450,
+        power_kw_max=None,
+    )
+    # at most 2 x 0.45 kW of GPU and 2 kW of host
+    _refused(path, "power_kw_avg", "at most 2.9 kW", "give kilowatts, not watts: 0.45 for 450 W")
+
+
+def test_a_fleet_total_typed_per_machine_is_refused(tmp_path: Path) -> None:
+    # 8 H100 machines' 64 kW given as one machine's draw: 2 x 5.6 + 2 = 13.2 kW is the most
+    path = _hardware(tmp_path, power_kw_avg=64, power_kw_max=None)
+    _refused(path, "power_kw_avg", "at most 13.2 kW", "the draw of one machine")
+
+
+@pytest.mark.parametrize("kw", [0.0, 1.5])
+def test_less_power_than_the_gpus_draw_is_refused(tmp_path: Path, kw: float) -> None:
+    # 8 x 700 W = 5.6 kW of H100s: a training machine draws at least 30% of it, 1.68 kW
+    path = _hardware(tmp_path, power_kw_avg=kw, power_kw_idle=None)
+    _refused(path, "power_kw_avg", "5.6 kW", "electricity_usd_per_kwh: 0")
+
+
+def test_the_bundled_machines_draw_within_the_bounds() -> None:
+    for path in sorted((ROOT / "scenarios" / "hardware").glob("*.yaml")):
+        result = planner.tco(str(path), with_cloud=False)
+        assert result.usd_per_gpu_hour > 0, path.name
+
+
+@pytest.mark.parametrize(
+    ("changes", "key"),
+    [
+        ({"staff_fte": 0.5, "staff_usd_per_year": None}, "staff_usd_per_year"),
+        ({"staff_fte": 0.0, "staff_usd_per_year": 200000}, "staff_fte"),
+    ],
+)
+def test_staff_time_and_its_cost_come_together(
+    tmp_path: Path, changes: dict[str, object], key: str
+) -> None:
+    # was: either alone cost 0 USD without a word
+    _refused(_hardware(tmp_path, **changes), key)
+
+
+def test_staff_cost_counts_when_both_are_given(tmp_path: Path) -> None:
+    none = planner.tco(
+        str(_hardware(tmp_path, staff_fte=0.0, staff_usd_per_year=None)), with_cloud=False
+    )
+    some = planner.tco(
+        str(_hardware(tmp_path, staff_fte=0.5, staff_usd_per_year=200000)), with_cloud=False
+    )
+    # half a person at 200k a year over the 8 GPUs' hours
+    extra = 0.5 * 200000 / (8 * 8766)
+    assert some.usd_per_gpu_hour - none.usd_per_gpu_hour == pytest.approx(extra, rel=0.01)
+
+
+def test_a_machine_lent_for_minutes_a_day_is_refused(tmp_path: Path) -> None:
+    # was: 0.0001 h a day priced 20,548 USD a GPU-hour
+    path = _hardware(tmp_path, hours_available_per_day=0.0001)
+    _refused(path, "hours_available_per_day", "valid values: 1 to 24")
+
+
+# -- private price lists ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("price", "per_gpu"),
+    [(0.0001, "1.3e-05 USD a GPU-hour"), (1e-7, "1.2e-08 USD a GPU-hour"), (0.07, "0.0088")],
+)
+def test_a_private_price_below_a_cent_a_gpu_hour_is_refused(
+    tmp_path: Path, price: float, per_gpu: str
+) -> None:
+    # was: 8 x H100 for 0.0001 USD an hour quoted as a "$0.00" plan
+    path = tmp_path / "mine.csv"
+    row = offer_row(
+        provider="mycloud",
+        instance_type="box8",
+        gpu_model="H100",
+        price_on_demand_usd_per_hour=price,
+        price_spot_usd_per_hour=None,
+        price_reserved_1y_usd_per_hour=None,
+        price_reserved_3y_usd_per_hour=None,
+        price_basis_reserved="none",
+    )
+    pd.DataFrame([row]).to_csv(path, index=False)
+    args = ["quote", "--workload", "gpt2-xl-finetune", "--deadline", "24h", "--offers", str(path)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert "row 2, column 'price_on_demand_usd_per_hour'" in result.stderr
+    assert per_gpu in result.stderr and "a price a second x 3,600" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_a_cheap_but_real_private_price_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "mine.csv"
+    # 8 x H100 at 0.08 USD an hour: a cent a GPU-hour, the floor itself
+    row = offer_row(
+        provider="mycloud",
+        instance_type="box8",
+        gpu_model="H100",
+        price_on_demand_usd_per_hour=0.08,
+        price_spot_usd_per_hour=None,
+        price_reserved_1y_usd_per_hour=None,
+        price_reserved_3y_usd_per_hour=None,
+        price_basis_reserved="none",
+    )
+    pd.DataFrame([row]).to_csv(path, index=False)
+    result = planner.quote(
+        workload="gpt2-xl-finetune", deadline_hours=24, offers_files=(str(path),), top=1
+    )
+    assert result.plans[0].items[0].instance_type == "box8"
+
+
+# -- a calibration on idle GPUs --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count", [64, 1_000_000])
+def test_a_run_on_more_gpus_than_its_batch_fills_is_not_recorded(count: int) -> None:
+    # gpt2-finetune's global batch is 32 sequences: on 64 or a million GPUs only 32 ranks work.
+    # was: recorded "x0.16", and that factor then scaled every later estimate of the stack
+    with pytest.raises(ConfigError, match=f"keeps only 32 of its {count:,} data-parallel ranks"):
+        planner.calibrate(
+            "gpt2-finetune", "A100-80GB", count, measured_tokens_per_second=5e6 * count / 1e6
+        )
+    assert load_calibrations() == ()
+    result = CliRunner().invoke(
+        main,
+        [
+            "calibrate",
+            "record",
+            "gpt2-finetune",
+            "--gpu",
+            "A100-80GB",
+            "--count",
+            str(count),
+            "--measured-tokens-per-second",
+            "5e5",
+        ],
+    )
+    assert result.exit_code == 2 and "--count:" in result.stderr
+    assert "Traceback" not in result.output
+    # a count the batch fills is recorded
+    assert planner.calibrate("gpt2-finetune", "A100-80GB", 8, measured_tokens_per_second=5e5)
