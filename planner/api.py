@@ -619,6 +619,14 @@ class Planner:
                 result, book.offers, offers, providers, any_interconnect
             )
             result = replace(result, compare_reason=why)
+        if book is None:
+            # was: "no cloud offers with H100 GPUs in these prices ... (--compare-gpu H100)" to a
+            # user who had switched the comparison off
+            result = replace(
+                result,
+                compare_reason="no cloud comparison: switched off (--no-cloud, with_cloud=False "
+                "in Python)",
+            )
         return result
 
     @_keywords_checked

@@ -273,3 +273,99 @@ def test_a_run_on_more_gpus_than_its_batch_fills_is_not_recorded(count: int) -> 
     assert "Traceback" not in result.output
     # a count the batch fills is recorded
     assert planner.calibrate("gpt2-finetune", "A100-80GB", 8, measured_tokens_per_second=5e5)
+
+
+# -- a stack's recipes -----------------------------------------------------------------------------
+
+
+def _estimate(*args: str) -> tuple[int, str]:
+    base = [
+        "estimate",
+        "--model",
+        "llama-2-7b",
+        "--tokens",
+        "100M",
+        "--gpu",
+        "B200",
+        "--count",
+        "8",
+    ]
+    result = CliRunner().invoke(main, [*base, *args])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(
+    ("framework", "key", "value", "method"),
+    [
+        ("hf-trainer", "precision", "fp4", "lora"),
+        ("deepspeed", "precision", "fp4", "full"),
+        ("lightning", "precision", "fp4", "lora"),
+        ("torchtitan", "method", "qlora", "qlora"),
+        ("nanotron", "method", "lora", "lora"),
+        ("megatron", "method", "qlora", "qlora"),
+        ("nanotron", "precision", "fp8", "full"),
+        ("apex", "precision", "bf16", "full"),
+        ("apex", "method", "lora", "lora"),
+        ("torchtune", "precision", "fp16", "full"),
+        ("jax", "precision", "fp16", "full"),
+    ],
+)
+def test_a_stack_without_the_recipe_is_refused(
+    framework: str, key: str, value: str, method: str
+) -> None:
+    # was: NVFP4 under the Hugging Face Trainer ran 1.9x faster than its bf16, QLoRA under
+    # torchtitan and Megatron-LM took their fused-kernel efficiency
+    precision = value if key == "precision" else "bf16"
+    code, out = _estimate("--framework", framework, "--precision", precision, "--method", method)
+    assert code == 2, out
+    assert f"training.{key}: {value} with framework: {framework}" in out
+    assert f"{framework} has no {value} recipe" in out
+    # the fix names stacks that have it, never the one refused
+    named = out.split(f"a stack that runs {value}: ")[1].split("\n")[0].split(", ")
+    assert named and framework not in named
+
+
+@pytest.mark.parametrize(
+    ("framework", "precision", "method"),
+    [
+        ("nemo", "fp4", "lora"),
+        ("megatron", "fp4", "full"),
+        ("torchtitan", "bf16", "lora"),
+        ("torchtune", "pure-bf16", "qlora"),
+        ("hf-trainer", "fp8", "lora"),
+        ("pytorch-fsdp", "bf16", "qlora"),
+    ],
+)
+def test_a_stack_with_the_recipe_runs_it(framework: str, precision: str, method: str) -> None:
+    code, out = _estimate("--framework", framework, "--precision", precision, "--method", method)
+    assert code == 0, out
+    assert f"software stack: {framework}" in out
+
+
+def test_auto_moves_an_nvfp4_fine_tune_to_a_stack_that_runs_it() -> None:
+    code, out = _estimate("--precision", "fp4", "--method", "lora")
+    assert code == 0, out
+    assert "in fp4, which hf-trainer has no recipe for" in out
+    assert "software stack: hf-trainer" not in out
+
+
+# -- tco wording -----------------------------------------------------------------------------------
+
+
+def test_a_tco_without_the_cloud_says_the_comparison_is_off() -> None:
+    # was: "no cloud offers with H100 GPUs in these prices ... (--compare-gpu H100)"
+    result = CliRunner().invoke(main, ["tco", "--hardware", "8xh100-hgx", "--no-cloud"])
+    assert result.exit_code == 0, result.output
+    assert "switched off (--no-cloud" in result.output
+    assert "--compare-gpu H100" not in result.output
+    assert "switched off" in planner.tco("8xh100-hgx", with_cloud=False).compare_reason
+
+
+def test_a_utilization_just_above_one_is_shown_as_given() -> None:
+    # was: "utilization must be in (0, 1], got 1"
+    result = CliRunner().invoke(
+        main, ["tco", "--hardware", "8xh100-hgx", "--no-cloud", "--utilization", "1.0000001"]
+    )
+    assert result.exit_code == 2
+    assert "got 1.0000001" in result.stderr

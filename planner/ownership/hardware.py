@@ -167,7 +167,7 @@ def check_utilization(utilization: object, *, idle_allowed: bool = False) -> Non
     if not (lowest <= value <= 1 if idle_allowed else 0 < value <= 1):
         shown = "[0, 1]" if idle_allowed else "(0, 1]"
         raise ConfigError(
-            f"utilization must be in {shown}, got {value:g}",
+            f"utilization must be in {shown}, got {value!r}",
             key_path="utilization",
             hint=(
                 # 80: a percentage; was "e.g. 0.6" alone

@@ -660,7 +660,8 @@ class TrainingSection(_Section):
         fine-tune to the whole 16-bit peak."""
         from planner.workload.frameworks import load_frameworks
 
-        stack = load_frameworks().get(self.framework)
+        profiles = load_frameworks()
+        stack = profiles.get(self.framework)
         if stack is None:  # auto and any stand for the usual stacks
             return self
         for key, value, known in (
@@ -668,11 +669,16 @@ class TrainingSection(_Section):
             ("precision", self.precision.value, stack.precisions),
         ):
             if known is not None and value not in known:
+                others = [
+                    p.name
+                    for p in profiles.values()
+                    if p.name != "any" and value in (getattr(p, f"{key}s") or (value,))
+                ]
                 raise FieldError(
                     key,
                     f"{value} with framework: {stack.name}: {stack.name} has no {value} recipe "
                     f"(its {key}s: {', '.join(known)}); use one of those, or a stack that runs "
-                    f"{value} (planner estimate --help lists them)",
+                    f"{value}: {', '.join(others)}",
                 )
         return self
 
@@ -2114,13 +2120,25 @@ def workload_framework(spec: WorkloadSpec) -> tuple[FrameworkProfile, bool]:
     stack, auto = resolve_framework(
         spec.train.framework, finetune=spec.kind is Kind.FINETUNE, images=spec.model.takes_images
     )
-    if not auto or runs_layout(stack, spec):
+    if not auto or (runs_layout(stack, spec) and runs_recipe(stack, spec)):
         return stack, auto
     profiles = load_frameworks()
     nearer = () if stack.fused_layers else (profiles["deepspeed"],)
     return next(
-        p for p in (*nearer, profiles["any"]) if runs_layout(p, spec) or p.name == "any"
+        p
+        for p in (*nearer, profiles["any"])
+        if (runs_layout(p, spec) and runs_recipe(p, spec)) or p.name == "any"
     ), True
+
+
+def runs_recipe(stack: FrameworkProfile, spec: WorkloadSpec) -> bool:
+    """Whether ``stack`` has a recipe for ``spec``'s training method and precision
+    (frameworks.yaml ``methods``, ``precisions``): ``auto`` moves an NVFP4 fine-tune off the
+    Hugging Face Trainer, which has none, to the calibrated stacks that run it."""
+    training = spec.train
+    return (stack.methods is None or training.method.value in stack.methods) and (
+        stack.precisions is None or training.precision.value in stack.precisions
+    )
 
 
 def runs_layout(stack: FrameworkProfile, spec: WorkloadSpec) -> bool:

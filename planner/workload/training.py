@@ -33,7 +33,7 @@ from planner.workload.estimate_types import (
     make_estimate,
     topology_links,
 )
-from planner.workload.frameworks import FrameworkProfile, auto_framework
+from planner.workload.frameworks import FrameworkProfile, auto_framework, load_frameworks
 from planner.workload.models import (
     DIFFUSION_PIPELINES,
     diffusion_pipeline,
@@ -824,7 +824,17 @@ def _framework_assumption(f: TrainFacts) -> str:
         else "pre-training"
     )
     if f.framework_usual and stack.name != f.framework_usual:
-        job += f" with a pinned layout {f.framework_usual} does not run"
+        usual = load_frameworks()[f.framework_usual]
+        lacks = [
+            value
+            for value, known in ((f.method, usual.methods), (f.precision, usual.precisions))
+            if known is not None and value not in known
+        ]
+        job += (
+            f" in {' and '.join(lacks)}, which {f.framework_usual} has no recipe for"
+            if lacks
+            else f" with a pinned layout {f.framework_usual} does not run"
+        )
     why = (
         f"auto for {job}; set training.framework or --framework"
         if f.framework_auto
