@@ -195,14 +195,8 @@ def test_a_machine_lent_for_minutes_a_day_is_refused(tmp_path: Path) -> None:
 # -- private price lists ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("price", "per_gpu"),
-    [(0.0001, "1.3e-05 USD a GPU-hour"), (1e-7, "1.2e-08 USD a GPU-hour"), (0.07, "0.0088")],
-)
-def test_a_private_price_below_a_cent_a_gpu_hour_is_refused(
-    tmp_path: Path, price: float, per_gpu: str
-) -> None:
-    # was: 8 x H100 for 0.0001 USD an hour quoted as a "$0.00" plan
+def _private_list(tmp_path: Path, price: float) -> Path:
+    """A user's price list of one 8 x H100 box at ``price`` USD an hour, on demand only."""
     path = tmp_path / "mine.csv"
     row = offer_row(
         provider="mycloud",
@@ -215,6 +209,18 @@ def test_a_private_price_below_a_cent_a_gpu_hour_is_refused(
         price_basis_reserved="none",
     )
     pd.DataFrame([row]).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("price", "per_gpu"),
+    [(0.0001, "1.3e-05 USD a GPU-hour"), (1e-7, "1.2e-08 USD a GPU-hour"), (0.07, "0.0088")],
+)
+def test_a_private_price_below_a_cent_a_gpu_hour_is_refused(
+    tmp_path: Path, price: float, per_gpu: str
+) -> None:
+    # was: 8 x H100 for 0.0001 USD an hour quoted as a "$0.00" plan
+    path = _private_list(tmp_path, price)
     args = ["quote", "--workload", "gpt2-xl-finetune", "--deadline", "24h", "--offers", str(path)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2, result.output
@@ -224,19 +230,8 @@ def test_a_private_price_below_a_cent_a_gpu_hour_is_refused(
 
 
 def test_a_cheap_but_real_private_price_is_kept(tmp_path: Path) -> None:
-    path = tmp_path / "mine.csv"
     # 8 x H100 at 0.08 USD an hour: a cent a GPU-hour, the floor itself
-    row = offer_row(
-        provider="mycloud",
-        instance_type="box8",
-        gpu_model="H100",
-        price_on_demand_usd_per_hour=0.08,
-        price_spot_usd_per_hour=None,
-        price_reserved_1y_usd_per_hour=None,
-        price_reserved_3y_usd_per_hour=None,
-        price_basis_reserved="none",
-    )
-    pd.DataFrame([row]).to_csv(path, index=False)
+    path = _private_list(tmp_path, 0.08)
     result = planner.quote(
         workload="gpt2-xl-finetune", deadline_hours=24, offers_files=(str(path),), top=1
     )

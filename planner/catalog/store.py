@@ -550,7 +550,8 @@ MIN_USD_PER_GPU_HOUR = 0.01
 def _check_users_offers(offers: pd.DataFrame, where: str) -> None:
     """What a user's price list states that the other inputs refuse, named by row and column
     (row 2 is the first offer): a price of 0, or under :data:`MIN_USD_PER_GPU_HOUR` a GPU (was a
-    $0.00 plan, where a refresh's sanity gates refuse one), a spot interruption rate under 1% (a fraction typed into a percent column, as the
+    $0.00 plan, where a refresh's sanity gates refuse one), a spot interruption rate under 1% (a
+    fraction typed into a percent column, as the
     CLI's --max-interruption refuses), and NVLink or NVSwitch on a GPU that has none (a hardware
     file and a Topology refuse it)."""
     from planner.gpu_specs import load_gpu_catalog

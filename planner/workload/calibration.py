@@ -48,8 +48,8 @@ MAX_FACTOR = 10.0
 # Hopper share (efficiency.GEMM_FRACTION): runs on RTX 20-, 30-, 40- and 50-series cards ~16% faster;
 # a paged optimizer's states in host RAM on AMD GPUs (strategy._paging); a global batch in tokens
 # rounded to whole sequences; 8: A100 matmuls at 0.65 of their peak, not 0.55 (efficiency.
-# GEMM_FRACTION): steady A100 steps ~15% faster; a run of a day and longer loses at least 0.17 of
-# its steps' time to interruptions, pauses and slow stretches (efficiency.run_time_losses).
+# GEMM_FRACTION): steady A100 steps ~15% faster; a job of a few GPU-days and longer loses at least
+# 0.17 of its steps' time to interruptions, pauses and slow stretches (efficiency.run_time_losses).
 ESTIMATOR_REVISION = 8
 
 

@@ -26,9 +26,9 @@ The time model is physical rather than one fitted MFU:
 - **Stragglers**: a synchronous step waits for the slowest of n GPUs (:func:`straggler_factor`).
 - **Goodput**: interruptions at the Llama 3 rate (419 in 54 days on 16,384 H100s) with checkpoints
   every Young/Daly interval ``sqrt(2·δ·MTBF)``; each interruption costs a restart plus on average
-  half an interval of lost work.  A run of a day and longer loses at least 0.17 of its steps' time
-  to those and the pauses and slow stretches a steady rate leaves out (:func:`run_time_losses`:
-  Llama 3 405B's steady rate against its whole run's).
+  half an interval of lost work.  A job of a few GPU-days and longer loses at least 0.17 of its
+  steps' time to those and the pauses and slow stretches a steady rate leaves out
+  (:func:`run_time_losses`: Llama 3 405B's steady rate against its whole run's).
 """
 
 from __future__ import annotations
