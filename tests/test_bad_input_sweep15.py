@@ -21,6 +21,7 @@ from click.testing import CliRunner
 import planner
 from planner.cli import main
 from planner.errors import ConfigError
+from planner.workload import parse_workload
 from planner.workload.calibration import calibration_file, load_calibrations
 from tests.conftest import offer_row
 
@@ -364,3 +365,51 @@ def test_a_utilization_just_above_one_is_shown_as_given() -> None:
     )
     assert result.exit_code == 2
     assert "got 1.0000001" in result.stderr
+
+
+# -- a serving batch too big for any GPU -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("inference", "seqs", "named"),
+    [
+        ({"max_batch": 10_000_000}, 10_000_000, "inference.max_batch 10,000,000 ="),
+        (
+            {"max_batch": 4096, "beam_width": 256},
+            1_048_576,
+            "inference.max_batch 4,096 x beam_width",
+        ),
+    ],
+)
+def test_a_batch_whose_workspace_fits_no_gpu_is_named(
+    inference: dict[str, int], seqs: int, named: str
+) -> None:
+    # was: "DOES NOT FIT -- needs 13.6 GiB" on an 80 GB A100, blaming the weights
+    spec = {
+        "name": "big",
+        "kind": "inference",
+        "model": "llama-2-7b",
+        "inference": {"hours": 730, "requests_per_s": 2, **inference},
+    }
+    est = planner.estimate(parse_workload(spec), "A100-80GB", 1)
+    assert not est.fits
+    # 16 values of the 4,096-wide hidden state a sequence, 2 bytes each
+    workspace_gib = seqs * 16 * 4096 * 2 / 2**30
+    assert est.memory_breakdown_gib["activations"] == pytest.approx(workspace_gib)
+    assert est.memory_per_gpu_gib > 80
+    assert f"the step workspace of {seqs:,} sequences does not fit" in est.strategy.reason
+    assert est.suggestions[0].startswith(named)
+    assert "lower inference.max_batch (the stack's own is 256)" in est.suggestions[0]
+
+
+def test_beams_whose_kv_cache_fits_no_gpu_are_named() -> None:
+    # 1,024 beams of one request hold 1,024 copies of its context: its KV cache, not the workspace
+    spec = {
+        "name": "beams",
+        "kind": "inference",
+        "model": "llama-2-7b",
+        "inference": {"hours": 730, "requests_per_s": 2, "beam_width": 1024},
+    }
+    est = planner.estimate(parse_workload(spec), "A100-80GB", 1)
+    assert not est.fits
+    assert est.strategy.reason == "weights and one request's KV cache (1,024 beams) do not fit"

@@ -38,6 +38,7 @@ from planner.workload.serving import (
     matmul_precision,
     serve,
     serving_stack,
+    workspace_bytes,
 )
 from planner.workload.serving_metrics import Percentiles, ServingMetrics
 from planner.workload.spec import InferenceSection, WorkloadSpec
@@ -224,7 +225,8 @@ def _assumptions(spec: WorkloadSpec, gpu: GpuSpec, replica: Replica | None) -> t
         f"{fmt} weights, {inf.kv_precision} KV cache; prompts of {_length_words(inf.prompt_tokens, inf.prompt_tokens_p95)} "
         f"and answers of {_length_words(inf.output_tokens, inf.output_tokens_p95)} tokens",
         f"served by {stack.description}: up to "
-        f"{replica.stack.max_num_seqs if replica else stack.max_num_seqs} sequences per replica, "
+        f"{replica.stack.max_num_seqs if replica else inf.max_batch or stack.max_num_seqs:,} "
+        "sequences per replica, "
         f"{memory}",
         "each step: max(weights + KV cache read at "
         f"{stack.bandwidth_fraction:.0%} of memory bandwidth, FLOPs at the matmul efficiency) "
@@ -323,18 +325,42 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
     # the attention heads
     tp = max(t for t in _REPLICA_TENSOR_SIZES if t <= gpn and not count % t and not heads % t)
     widest = max(t for t in _REPLICA_TENSOR_SIZES if t <= gpn and not heads % t)
+    inf = _section(spec)
+    stack_seqs = serving_stack(inf.framework).max_num_seqs
+    seqs = int(inf.max_batch or stack_seqs) * inf.beam_width
+    hidden = float(spec.model.hidden or 0)
+    workspace_gib = workspace_bytes(seqs, hidden, tp) / mem.GIB if hidden else 0.0
+    # was: max_batch 10,000,000 "needs 13.6 GiB" on an 80 GB GPU, blaming the weights, where its
+    # step workspace was 1.3 TB
+    need = weights_gib / tp + workspace_gib + mem.FRAMEWORK_FIXED_GIB
+    crowded = workspace_gib > weights_gib / tp and need > gpu.usable_memory_gib
+    one_request = (
+        f"one request's KV cache ({inf.beam_width:,} beams)"
+        if inf.beam_width > 1
+        else "one sequence of KV cache"
+    )
     s = Strategy(
         data_parallel=0,
         tensor_parallel=tp,
         method="inference",
         gpus_per_piece=count,
-        reason="weights and one sequence of KV cache do not fit",
+        reason=f"the step workspace of {seqs:,} sequences does not fit"
+        if crowded
+        else f"weights and {one_request} do not fit",
     )
-    need = weights_gib / tp + mem.FRAMEWORK_FIXED_GIB
     suggestions = [
         f"weights alone are {weights_gib:.1f} GiB: use more GPUs per replica (tensor "
         f"parallel, up to {widest} here), a bigger GPU, or int8/int4 weights"
     ]
+    if crowded:
+        batch = f"inference.max_batch {inf.max_batch:,}" if inf.max_batch else "the stack's batch"
+        beams = f" x beam_width {inf.beam_width:,}" if inf.beam_width > 1 else ""
+        suggestions = [
+            f"{batch}{beams} = {seqs:,} sequences a step need {workspace_gib:,.1f} GiB of "
+            f"activations a GPU: lower inference.max_batch (the stack's own is {stack_seqs:,})"
+            + (" or beam_width" if beams else ""),
+            *suggestions,
+        ]
     if tp < widest:
         suggestions.insert(
             0,
@@ -348,7 +374,7 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
         count,
         fits=False,
         memory_bytes=need * mem.GIB,
-        breakdown={"weights": weights_gib / tp},
+        breakdown={"weights": weights_gib / tp, "activations": workspace_gib},
         strategy=s,
         total_flops=0.0,
         efficiency=0.0,

@@ -151,6 +151,15 @@ PREFILL_CHUNK_TOKENS = 2048
 # Activation workspace per token of a step, in hidden-size values: the widest live tensors of a
 # decoder layer (the MLP's up and gate projections, 2 x ~3.5h, plus QKV and residual): 16 values.
 WORKSPACE_VALUES_PER_TOKEN = 16
+
+
+def workspace_bytes(sequences: float, hidden: float, tp: int) -> float:
+    """A GPU's activation workspace for the largest step of a replica of ``tp`` GPUs: a prefill
+    chunk, or one decode token of each of ``sequences`` (the engine's batch x beams), 16-bit."""
+    tokens = max(PREFILL_CHUNK_TOKENS, sequences)
+    return tokens * WORKSPACE_VALUES_PER_TOKEN * hidden * 2.0 / tp
+
+
 # Host memory the CUDA context, kernels and CUDA graphs take on the GPU (vLLM reports ~0.5-1.5 GiB
 # of "non-torch" memory): one GiB, the planner's usual framework allowance.
 RUNTIME_GIB = mem.FRAMEWORK_FIXED_GIB
@@ -447,8 +456,9 @@ class Replica:
     @property
     def workspace_bytes_per_gpu(self) -> float:
         """Activations of the largest step (a prefill chunk or a full batch of decodes)."""
-        tokens = max(PREFILL_CHUNK_TOKENS, self.stack.max_num_seqs * self.beam_width)
-        return tokens * WORKSPACE_VALUES_PER_TOKEN * self.model.hidden * 2.0 / self.tp
+        return workspace_bytes(
+            self.stack.max_num_seqs * self.beam_width, self.model.hidden, self.tp
+        )
 
     @property
     def kv_pool_bytes_per_gpu(self) -> float:
