@@ -1,9 +1,12 @@
 """Bad input and silently wrong results the fifteenth sweep found (calibration records, budget
-files, hardware files): a hand-edited calibration id such as ``x5`` crashed the next ``calibrate
-record`` with a bare ValueError; a budget's ``growth_per_month: 5`` (meant as 5%) planned demand x6
-a month, 1.3 trillion USD; a hardware file's RTX 4090 watts typed as kW (450) priced power at 473k
-USD a year; ``staff_fte`` without a staff cost, or a cost without the FTE, counted nothing;
-``hours_available_per_day: 0.0001`` priced 20,548 USD a GPU-hour.
+and hardware files, price lists, software stacks, serving batches): a hand-edited calibration id
+such as ``x5`` crashed the next ``calibrate record`` with a bare ValueError; a budget's
+``growth_per_month: 5`` (meant as 5%) planned demand x6 a month, 1.3 trillion USD; a hardware file's
+RTX 4090 watts typed as kW (450) priced power at 473k USD a year; ``staff_fte`` without a staff
+cost, or a cost without the FTE, counted nothing; ``hours_available_per_day: 0.0001`` priced 20,548
+USD a GPU-hour; 8 x H100 at 0.0001 USD an hour quoted a "$0.00" plan; a calibration on a million
+GPUs was recorded; NVFP4 training under the Hugging Face Trainer ran 1.9x faster than its bf16;
+a serving ``max_batch`` of 10 million "needed 13.6 GiB" on an 80 GB GPU, blaming the weights.
 
 The product rule each test pins: bad input gets a clear error naming the file, the field and a fix,
 and no result is silently wrong.
