@@ -367,23 +367,16 @@ SERVICE_LABELS = {
 }
 
 
-def _given_service_options(service: dict[str, Any]) -> list[str]:
-    """The service options typed (``--rps``, ``--p95-ttft``, ...), as the user wrote them."""
-    return [
+def _stray_service_options(service: dict[str, Any]) -> tuple[str, str]:
+    """(``--rps, --p95-ttft set`` / ``--p95-ttft sets``, ``them`` / ``it``): the service options
+    typed, as the user wrote them, the verb and the pronoun that names them."""
+    typed = [
         "--" + k.replace("_", "-")
         for k in _SERVICE_NAMES
         if service[k] is not None and service[k] != 0
     ]
-
-
-def _count_service_options(service: dict[str, Any]) -> int:
-    return len(_given_service_options(service))
-
-
-def _stray_service_options(service: dict[str, Any]) -> str:
-    """``--rps, --p95-ttft set`` / ``--p95-ttft sets``: the options typed and the verb."""
-    typed = _given_service_options(service)
-    return f"{', '.join(typed)} {'set' if len(typed) > 1 else 'sets'}"
+    several = len(typed) > 1
+    return f"{', '.join(typed)} {'set' if several else 'sets'}", "them" if several else "it"
 
 
 def service_options(func: F) -> F:
@@ -415,11 +408,11 @@ def _service_request(options: dict[str, Any], service: dict[str, Any]) -> Servic
         return None  # a training job: the service quote's models need not load
     if spec.kind is not Kind.INFERENCE and options["deadline"] is not None:
         # with no --deadline the service quote says the same, in the library's words
+        typed, them = _stray_service_options(service)
         raise click.UsageError(
-            f"{_stray_service_options(service)} the load and latency targets of a service (an "
-            f"inference workload), and {spec.name} is a training job (kind: {spec.kind.value}): "
-            f"drop {'them' if _count_service_options(service) > 1 else 'it'}; a training job is "
-            "quoted with --deadline"
+            f"{typed} the load and latency targets of a service (an inference workload), and "
+            f"{spec.name} is a training job (kind: {spec.kind.value}): drop {them}; a training "
+            "job is quoted with --deadline"
         )
     from planner.quoting.service_quote import ServiceRequest, is_service
 
@@ -429,10 +422,10 @@ def _service_request(options: dict[str, Any], service: dict[str, Any]) -> Servic
         if not is_service(spec):
             # a batch inference job (a count of tokens or images by a deadline) given a service's
             # option: that option is the stray one (was told to drop the deadline)
+            typed, them = _stray_service_options(service)
             raise click.UsageError(
-                f"{_stray_service_options(service)} the load and latency targets of a service, "
-                f"and {spec.name} is a batch job (a fixed amount of inference by --deadline): "
-                f"drop {'them' if _count_service_options(service) > 1 else 'it'}"
+                f"{typed} the load and latency targets of a service, and {spec.name} is a batch "
+                f"job (a fixed amount of inference by --deadline): drop {them}"
             )
         raise click.UsageError(
             f"{spec.name} is quoted as a service (a load to carry, priced per month): leave out "

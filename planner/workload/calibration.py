@@ -355,17 +355,19 @@ def _check_all_busy(spec: WorkloadSpec, est: Estimate) -> None:
     s = est.strategy
     busy_gpus = s.gpus_per_piece * s.concurrent_pieces
     global_batch = train_facts(spec).global_batch
-    if busy_gpus < est.gpu_count or global_batch < s.data_parallel:
-        busy = busy_gpus if busy_gpus < est.gpu_count else math.ceil(global_batch)
-        raise ConfigError(
-            f"{spec.name} on {est.gpu_count:,} x {est.gpu} keeps only {busy:,} of its "
-            f"{est.gpu_count if busy_gpus < est.gpu_count else s.data_parallel:,} "
-            f"{'GPUs' if busy_gpus < est.gpu_count else 'data-parallel ranks'} busy in the "
-            "estimate, so a throughput measured on it would calibrate idle GPUs",
-            key_path="count",
-            hint="record the GPU count the run used (--count), with the workload's global "
-            "batch and pieces as the run had them",
-        )
+    if busy_gpus < est.gpu_count:  # too few pieces for the GPUs
+        busy, of, what = busy_gpus, est.gpu_count, "GPUs"
+    elif global_batch < s.data_parallel:  # too few sequences for the data-parallel ranks
+        busy, of, what = math.ceil(global_batch), s.data_parallel, "data-parallel ranks"
+    else:
+        return
+    raise ConfigError(
+        f"{spec.name} on {est.gpu_count:,} x {est.gpu} keeps only {busy:,} of its {of:,} {what} "
+        "busy in the estimate, so a throughput measured on it would calibrate idle GPUs",
+        key_path="count",
+        hint="record the GPU count the run used (--count), with the workload's global batch and "
+        "pieces as the run had them",
+    )
 
 
 def new_calibration(

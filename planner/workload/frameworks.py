@@ -116,6 +116,20 @@ class FrameworkProfile:
             stages = tuple(z for z in stages if z in self.tensor_zero)
         return stages
 
+    def recipes(self, key: str) -> tuple[str, ...] | None:
+        """The training methods (``key`` "method") or precisions ("precision") it has recipes
+        for; None: every one."""
+        return self.methods if key == "method" else self.precisions
+
+    def missing_recipes(self, method: str, precision: str) -> tuple[tuple[str, str], ...]:
+        """``(key, value)`` for each of ``method`` and ``precision`` it has no recipe for; empty
+        where it runs both."""
+        return tuple(
+            (key, value)
+            for key, value in (("method", method), ("precision", precision))
+            if (known := self.recipes(key)) is not None and value not in known
+        )
+
 
 @functools.lru_cache(maxsize=1)
 def load_frameworks() -> dict[str, FrameworkProfile]:

@@ -35,6 +35,7 @@ from planner.workload.serving import (
     ModelShape,
     Replica,
     ServingPoint,
+    ServingStack,
     matmul_precision,
     serve,
     serving_stack,
@@ -108,22 +109,27 @@ def stack_refusal(spec: WorkloadSpec, gpu: GpuSpec) -> ConfigError | None:
     return None
 
 
+def _replica_stack(spec: WorkloadSpec) -> ServingStack:
+    """``spec``'s serving stack, its sequence limit given way to ``inference.max_batch`` where the
+    workload sets one."""
+    inf = _section(spec)
+    stack = serving_stack(inf.framework)
+    return stack if inf.max_batch is None else replace(stack, max_num_seqs=int(inf.max_batch))
+
+
 def make_replica(spec: WorkloadSpec, gpu: GpuSpec, tp: int, links: Links) -> Replica:
-    """One replica of ``spec``'s model on ``tp`` x ``gpu``, with its stack and formats.  The
-    stack's sequence limit gives way to ``inference.max_batch`` where the workload sets one."""
+    """One replica of ``spec``'s model on ``tp`` x ``gpu``, with its stack (:func:`_replica_stack`)
+    and formats."""
     inf = _section(spec)
     refused = stack_refusal(spec, gpu)
     if refused is not None:
         raise refused
-    stack = serving_stack(inf.framework)
-    if inf.max_batch is not None:
-        stack = replace(stack, max_num_seqs=int(inf.max_batch))
     return Replica(
         model=_shape(spec),
         gpu=gpu,
         tp=tp,
         links=links,
-        stack=stack,
+        stack=_replica_stack(spec),
         precision=weight_format(spec),
         kv_precision=inf.kv_precision,
         beam_width=inf.beam_width,
@@ -212,10 +218,10 @@ def _weights_gib(spec: WorkloadSpec) -> float:
     return float(spec.model.params or 0.0) * WEIGHT_BYTES[weight_format(spec)] / mem.GIB
 
 
-def _assumptions(spec: WorkloadSpec, gpu: GpuSpec, replica: Replica | None) -> tuple[str, ...]:
+def _assumptions(spec: WorkloadSpec, gpu: GpuSpec) -> tuple[str, ...]:
     inf = _section(spec)
     fmt = weight_format(spec)
-    stack = serving_stack(inf.framework)
+    stack = _replica_stack(spec)
     memory = (
         f"its KV cache {stack.memory_utilization:.0%} of the memory the weights leave free"
         if stack.memory_share_of_free
@@ -224,9 +230,7 @@ def _assumptions(spec: WorkloadSpec, gpu: GpuSpec, replica: Replica | None) -> t
     lines = [
         f"{fmt} weights, {inf.kv_precision} KV cache; prompts of {_length_words(inf.prompt_tokens, inf.prompt_tokens_p95)} "
         f"and answers of {_length_words(inf.output_tokens, inf.output_tokens_p95)} tokens",
-        f"served by {stack.description}: up to "
-        f"{replica.stack.max_num_seqs if replica else inf.max_batch or stack.max_num_seqs:,} "
-        "sequences per replica, "
+        f"served by {stack.description}: up to {stack.max_num_seqs:,} sequences per replica, "
         f"{memory}",
         "each step: max(weights + KV cache read at "
         f"{stack.bandwidth_fraction:.0%} of memory bandwidth, FLOPs at the matmul efficiency) "
@@ -327,7 +331,7 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
     widest = max(t for t in _REPLICA_TENSOR_SIZES if t <= gpn and not heads % t)
     inf = _section(spec)
     stack_seqs = serving_stack(inf.framework).max_num_seqs
-    seqs = int(inf.max_batch or stack_seqs) * inf.beam_width
+    seqs = _replica_stack(spec).max_num_seqs * inf.beam_width
     hidden = float(spec.model.hidden or 0)
     workspace_gib = workspace_bytes(seqs, hidden, tp) / mem.GIB if hidden else 0.0
     # was: max_batch 10,000,000 "needs 13.6 GiB" on an 80 GB GPU, blaming the weights, where its
@@ -390,7 +394,7 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
         fabric=None,
         checkpoint_gib=weights_gib,
         suggestions=suggestions,
-        assumptions=_assumptions(spec, gpu, None),
+        assumptions=_assumptions(spec, gpu),
     )
 
 
@@ -519,6 +523,6 @@ def estimate_inference(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
         fabric=None,
         checkpoint_gib=_weights_gib(spec),
         suggestions=_suggestions(spec, gpu, c),
-        assumptions=_assumptions(spec, gpu, r),
+        assumptions=_assumptions(spec, gpu),
         serving=metrics,
     )

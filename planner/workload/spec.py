@@ -664,22 +664,18 @@ class TrainingSection(_Section):
         stack = profiles.get(self.framework)
         if stack is None:  # auto and any stand for the usual stacks
             return self
-        for key, value, known in (
-            ("method", self.method.value, stack.methods),
-            ("precision", self.precision.value, stack.precisions),
-        ):
-            if known is not None and value not in known:
-                others = [
-                    p.name
-                    for p in profiles.values()
-                    if p.name != "any" and value in (getattr(p, f"{key}s") or (value,))
-                ]
-                raise FieldError(
-                    key,
-                    f"{value} with framework: {stack.name}: {stack.name} has no {value} recipe "
-                    f"(its {key}s: {', '.join(known)}); use one of those, or a stack that runs "
-                    f"{value}: {', '.join(others)}",
-                )
+        for key, value in stack.missing_recipes(self.method.value, self.precision.value):
+            others = [
+                p.name
+                for p in profiles.values()
+                if p.name != "any" and value in (p.recipes(key) or (value,))
+            ]
+            raise FieldError(
+                key,
+                f"{value} with framework: {stack.name}: {stack.name} has no {value} recipe "
+                f"(its {key}s: {', '.join(stack.recipes(key) or ())}); use one of those, or a "
+                f"stack that runs {value}: {', '.join(others)}",
+            )
         return self
 
     @model_validator(mode="after")
@@ -2135,10 +2131,7 @@ def runs_recipe(stack: FrameworkProfile, spec: WorkloadSpec) -> bool:
     """Whether ``stack`` has a recipe for ``spec``'s training method and precision
     (frameworks.yaml ``methods``, ``precisions``): ``auto`` moves an NVFP4 fine-tune off the
     Hugging Face Trainer, which has none, to the calibrated stacks that run it."""
-    training = spec.train
-    return (stack.methods is None or training.method.value in stack.methods) and (
-        stack.precisions is None or training.precision.value in stack.precisions
-    )
+    return not stack.missing_recipes(spec.train.method.value, spec.train.precision.value)
 
 
 def runs_layout(stack: FrameworkProfile, spec: WorkloadSpec) -> bool:

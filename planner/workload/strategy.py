@@ -639,7 +639,7 @@ def _setup(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, flash: bool) -
         context_sizes=cps,
         kernel_floor_s=g.kernel_floor_s,
         unaligned_head_scale=g.unaligned_head_scale,
-        paged_on_host=gpu.vendor == "amd",
+        paged_on_host=managed_memory_on_host(gpu),
     )
 
 
@@ -832,6 +832,17 @@ def _place(
     )
 
 
+def managed_memory_on_host(gpu: GpuSpec) -> bool:
+    """Whether ``gpu`` keeps managed (paged) memory in host RAM, none of it migrating to the GPU:
+    an AMD GPU, as ROCm runs without XNACK by default, and "without XNACK, the GPU device cannot
+    handle pagefaults and ROCm degrades the allocation to host-resident memory where all access
+    from the device must cross the host-device interconnect" (UoB-HPC/utpx README; ROCm's hipDF
+    docs: page migration needs HSA_XNACK=1, off when unset).  The ROCm blogs' Llama 2 7B full
+    fine-tune with paged_adamw_32bit on a 192 GB MI300X took 2.73 s a step against its LoRA twin's
+    0.79 (held-out row H398), where the states fit 3.5 times over."""
+    return gpu.vendor == "amd"
+
+
 def _paging(s: _Search, lay: _Layout, memory_bytes: float) -> tuple[float, float]:
     """(bytes of a paged optimizer's states evicted to host RAM, seconds of each step paging them)
     on a GPU whose job needs ``memory_bytes`` besides them.
@@ -842,13 +853,8 @@ def _paging(s: _Search, lay: _Layout, memory_bytes: float) -> tuple[float, float
     rate, not overlapped with the update that waits on them.  The update itself streams HBM like any
     GPU optimizer (``optimizer_s``).  Nothing spills, and nothing is added, where the states fit.
 
-    On an AMD GPU none of it stays on the GPU: ROCm runs without XNACK by default, and "without
-    XNACK, the GPU device cannot handle pagefaults and ROCm degrades the allocation to host-resident
-    memory where all access from the device must cross the host-device interconnect" (UoB-HPC/utpx
-    README; ROCm's hipDF docs: page migration needs HSA_XNACK=1, off when unset), so the update
-    reads and writes every state over the link (the ROCm blogs' Llama 2 7B full fine-tune with
-    paged_adamw_32bit on a 192 GB MI300X: 2.73 s a step against its LoRA twin's 0.79, held-out row
-    H398, where the states fit 3.5 times over).
+    On an AMD GPU none of it stays on the GPU, so the update
+    reads and writes every state over the link (:func:`managed_memory_on_host`).
     """
     if lay.paged <= 0.0:
         return 0.0, 0.0

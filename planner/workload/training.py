@@ -50,6 +50,7 @@ from planner.workload.strategy import (
     autocast_layout,
     clear_search_memo,
     explain,
+    managed_memory_on_host,
     search_training,
 )
 from planner.workload.uncertainty import error_regime, estimate_error
@@ -825,11 +826,7 @@ def _framework_assumption(f: TrainFacts) -> str:
     )
     if f.framework_usual and stack.name != f.framework_usual:
         usual = load_frameworks()[f.framework_usual]
-        lacks = [
-            value
-            for value, known in ((f.method, usual.methods), (f.precision, usual.precisions))
-            if known is not None and value not in known
-        ]
+        lacks = [value for _, value in usual.missing_recipes(f.method, f.precision)]
         job += (
             f" in {' and '.join(lacks)}, which {f.framework_usual} has no recipe for"
             if lacks
@@ -1112,7 +1109,7 @@ def paged_assumption(f: TrainFacts, cand: Candidate, gpu: GpuSpec, rounds: int) 
     where = (
         f"all {spilled / 1e9:,.1f} GB stay in host RAM (ROCm without XNACK, its default, keeps "
         "managed memory on the host and migrates none of it); each step reads and writes them "
-        if gpu.vendor == "amd"
+        if managed_memory_on_host(gpu)
         else f"{resident / 1e9:,.1f} GB stay resident in the GPU's spare memory, "
         f"{spilled / 1e9:,.1f} GB are evicted to host RAM (which must hold them); each step pages "
         "them in and out "
