@@ -58,6 +58,9 @@ class GpuSpec:
     # Ada, consumer Blackwell; gpus.yaml), whose doubled peak a CUDA-core SGEMM keeps less busy
     # (planner.workload.efficiency.SHARED_DATAPATH_SGEMM_SHARE)
     fp32_shares_int32: bool = False
+    # False on a board without tensor cores (Kepler, Maxwell, Pascal, TU116; gpus.yaml), whose
+    # 16-bit matmuls and convolutions run on the CUDA cores
+    tensor_cores: bool = True
 
     @property
     def direct_link(self) -> bool:
@@ -101,7 +104,7 @@ class GpuSpec:
                 )
         # the unit flags pick which peak and share a precision's matmuls run at: one given as text
         # ("no", "false") was read by its truth
-        for name in ("bf16", "fp8", "fp4", "fp32_shares_int32"):
+        for name in ("bf16", "fp8", "fp4", "fp32_shares_int32", "tensor_cores"):
             value = getattr(self, name)
             numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in (
                 "bool",
@@ -543,6 +546,7 @@ def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:
             fp4=bool(raw.get("fp4", False)),
             vendor=str(raw.get("vendor", "nvidia")),
             fp32_shares_int32=bool(raw.get("fp32_shares_int32", False)),
+            tensor_cores=bool(raw.get("tensor_cores", True)),
             ecc_usable_memory_gib=(
                 None
                 if raw.get("ecc_usable_memory_gib") is None

@@ -49,8 +49,10 @@ MAX_FACTOR = 10.0
 # a paged optimizer's states in host RAM on AMD GPUs (strategy._paging); a global batch in tokens
 # rounded to whole sequences; 8: A100 matmuls at 0.65 of their peak, not 0.55 (efficiency.
 # GEMM_FRACTION): steady A100 steps ~15% faster; a job of a few GPU-days and longer loses at least
-# 0.17 of its steps' time to interruptions, pauses and slow stretches (efficiency.run_time_losses).
-ESTIMATOR_REVISION = 8
+# 0.17 of its steps' time to interruptions, pauses and slow stretches (efficiency.run_time_losses);
+# 9: a CNN's 3x3 stride-1 convolutions run as Winograd transforms where its convolutions run on the
+# CUDA cores (fp32, GPUs without tensor cores; efficiency.winograd_speedup): such runs faster.
+ESTIMATOR_REVISION = 9
 
 
 @dataclass(frozen=True)

@@ -917,6 +917,43 @@ def precision_peak(gpu: GpuSpec, precision: str, linear_share: float = 0.0) -> t
     return gpu.matmul_peak_flops(precision), tensor
 
 
+# A 3x3 convolution of stride 1 whose arithmetic runs on the CUDA cores (fp32, or any precision on
+# a GPU without tensor cores) is computed by cuDNN as a Winograd transform: for each 2x2 tile of
+# outputs F(2x2,3x3) multiplies 4x4 transformed input and filter tiles element by element, 16
+# multiplies against the direct convolution's 36, "almost all of the arithmetic ... performed by
+# dense matrix multiplies" over the channels (Lavin and Gray 2016, "Fast Algorithms for
+# Convolutional Neural Networks", arXiv 1509.09308; cuDNN has had its own Winograd kernels for the
+# 2x2 and 4x4 output tiles by v5.1, Gray and Koster 2016, "Benchmarking optimized Winograd
+# implementations"), and so do the two backward convolutions of such a layer (the input gradient
+# is a 3x3 stride-1 convolution too).  The layers' FLOPs are taken to run 36/16 = 2.25x faster at
+# the same matmul share, the 2x2 tile's reduction (the 4x4 tile's 4x pays for larger transforms;
+# its gain is not counted, U).  Tensor-core convolutions run cuDNN's implicit GEMMs, whose share
+# the calibration rows hold; nothing changes there.  Only NVIDIA's cuDNN is counted (MIOpen's
+# kernels are not modelled, U).  The share of a network's FLOPs in such layers is the model's
+# (ModelSection.conv3x3_share; the presets count their layers).
+WINOGRAD_MULTIPLY_REDUCTION = 36.0 / 16.0
+
+
+def convolutions_on_cuda_cores(gpu: GpuSpec, precision: str) -> bool:
+    """Whether ``precision``'s convolutions run on ``gpu``'s CUDA cores, where cuDNN computes 3x3
+    stride-1 layers as Winograd transforms (:data:`WINOGRAD_MULTIPLY_REDUCTION`): fp32 (not tf32),
+    or any precision on a GPU without tensor cores; NVIDIA GPUs only."""
+    if gpu.vendor != "nvidia":
+        return False
+    return precision == "fp32" or not gpu.tensor_cores
+
+
+def winograd_speedup(gpu: GpuSpec, precision: str, conv3x3_share: float) -> float:
+    """How much faster a network with ``conv3x3_share`` of its FLOPs in 3x3 stride-1 convolutions
+    runs its FLOPs than at the direct convolutions' rate: those layers
+    :data:`WINOGRAD_MULTIPLY_REDUCTION` x faster where the precision's convolutions run on the CUDA
+    cores (:func:`convolutions_on_cuda_cores`); 1 otherwise."""
+    share = min(max(conv3x3_share, 0.0), 1.0)
+    if share <= 0.0 or not convolutions_on_cuda_cores(gpu, precision):
+        return 1.0
+    return 1.0 / (1.0 - share + share / WINOGRAD_MULTIPLY_REDUCTION)
+
+
 def result_bytes(precision: str) -> float:
     """Bytes of one matmul result or stored activation value: 4 in fp32 and tf32 (fp32 storage),
     2 otherwise (fp8 recipes store activations in 16 bits except the linear inputs, see

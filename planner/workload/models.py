@@ -38,6 +38,9 @@ class ModelPreset:
     seq_len: int | None = None
     flops_per_sample: float | None = None  # training FLOPs per sample (fwd + bwd), non-transformers
     activation_gib_per_sample: float | None = None  # stored activations per training sample, 16-bit
+    # share of the FLOPs in 3x3 stride-1 convolutions (ModelSection.conv3x3_share), convolutional
+    # networks only
+    conv3x3_share: float | None = None
     largest_layer_params: float | None = None
     # dropout probability the model was trained with (its public config); None: not a transformer
     dropout: float | None = None
@@ -376,6 +379,11 @@ _PRESETS: tuple[ModelPreset, ...] = (
     # YOLOv5s batch 64 at 640 px in 16 GB, 3D U-Net (MLPerf) batch 2 per 80 GB GPU with 128^3 patches,
     # Stable Diffusion fine-tune batch 1-2 per 24 GB at 512 px with memory-efficient attention.
     # Vision: torchvision model docs (ResNet-18 1.81 GMACs, ResNet-50 4.09 GMACs at 224x224).
+    # conv3x3_share (D), counted from the layer tables, whose sums give the published totals: ResNet-18's
+    # 13 stride-1 3x3 convolutions hold 1.503 of its 1.814 GMACs; ResNet-50 v1.5's (torchvision puts the
+    # stride on the 3x3 of a stage's first block) the same 1.503 of 4.089, its 1x1s and stem the rest;
+    # YOLOv5s (v6.0 yolov5s.yaml at 640 px: the C3 blocks' bottleneck 3x3s; its downsampling 3x3s run
+    # at stride 2) 2.60 of 8.22 GMACs.
     ModelPreset(
         "resnet18",
         "cnn",
@@ -383,6 +391,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         "torchvision ResNet18_Weights docs: 1.81 GFLOPS (MACs)",
         flops_per_sample=_cnn_train_flops(1.81),
         activation_gib_per_sample=0.04,
+        conv3x3_share=1.503 / 1.814,
     ),
     ModelPreset(
         "resnet50",
@@ -391,6 +400,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         "torchvision ResNet50_Weights docs: 4.09 GFLOPS (MACs)",
         flops_per_sample=_cnn_train_flops(4.09),
         activation_gib_per_sample=0.09,
+        conv3x3_share=1.503 / 4.089,
     ),
     # YOLOv5s: ultralytics/yolov5 README, 7.2M params, 16.5 GFLOPs forward at 640 (already FLOPs = 2 MACs).
     ModelPreset(
@@ -400,6 +410,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         "ultralytics/yolov5 README (16.5 GFLOPs @640)",
         flops_per_sample=16.5e9 * 3,
         activation_gib_per_sample=0.15,
+        conv3x3_share=2.60 / 8.22,
     ),
     # 3D U-Net (MLPerf KiTS19 reference, Isensee et al.): ~19M params; forward ~0.5 TMACs per 128^3
     # patch (D: encoder/decoder conv sums at 32..320 channels), so ~3 TFLOPs to train on one patch.

@@ -245,6 +245,11 @@ class ModelSection(_Section):
     # a non-transformer's stored activations per training sample, GiB of 16-bit values (fp32 and tf32
     # store twice that); None: the preset's, else 0.1
     activation_gib_per_sample: float | None = Field(default=None, ge=0, le=1e6)
+    # a convolutional network's share of its FLOPs in 3x3 convolutions of stride 1, which cuDNN
+    # runs as Winograd transforms where the convolutions run on the CUDA cores (fp32, or a GPU
+    # without tensor cores; efficiency.WINOGRAD_MULTIPLY_REDUCTION).  None: the preset's, else
+    # ResNet-50's for a cnn and 0 for a U-Net or diffusion model
+    conv3x3_share: float | None = Field(default=None, ge=0, le=1)
     largest_layer_params: float | None = Field(default=None, gt=0, le=MAX_PARAMS)
     # dropout probability during training; None (a custom model): assumed on, as in Korthikanti et
     # al. 2022's activation count.  0 drops the dropout masks from the stored activations.
@@ -1044,6 +1049,7 @@ class WorkloadSpec(_Section):
                 "vocab": preset.vocab,
                 "flops_per_sample": preset.flops_per_sample,
                 "activation_gib_per_sample": preset.activation_gib_per_sample,
+                "conv3x3_share": preset.conv3x3_share,
                 "largest_layer_params": preset.largest_layer_params,
                 "dropout": preset.dropout,
                 "experts": preset.experts,
@@ -1114,6 +1120,13 @@ class WorkloadSpec(_Section):
                 "model.seq_len",
                 f"applies to transformers, and a {m.arch} model takes images; drop it "
                 "(inference.resolution sets an image's side in pixels)",
+            )
+        if m.is_transformer and m.conv3x3_share is not None:
+            # would be ignored: a transformer's matmuls are no convolutions
+            raise FieldError(
+                "model.conv3x3_share",
+                f"applies to convolutional networks (arch cnn, unet, diffusion), not a {m.arch} "
+                "transformer: drop it",
             )
         if m.is_transformer:
             for key in ("layers", "hidden", "heads", "seq_len"):

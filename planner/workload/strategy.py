@@ -231,6 +231,9 @@ class TrainFacts:
     # convolutions and linear layers at their own shapes (models.unet_bytes_per_flop); "" for
     # every other model without layers, timed at the family's calibrated fraction
     unet_pipeline: str = ""
+    # a convolutional network's share of its FLOPs in 3x3 stride-1 convolutions, which run as
+    # Winograd transforms where its convolutions run on the CUDA cores (efficiency.winograd_speedup)
+    conv3x3_share: float = 0.0
     # host seconds an eager stack takes to dispatch one transformer layer of a micro-batch
     # (eager_host_seconds): the stack's per-layer figure for this layer's kind and adapters; 0 for
     # a fused or compiled stack
@@ -563,7 +566,8 @@ def _compute_gpu_constants(f: TrainFacts, gpu: GpuSpec, flash: bool) -> _GpuCons
         bytes_per_s=bw,
         pcie_bytes_per_s=eff.pcie_gb_per_s(gpu) * 1e9 * eff.LINK_EFFICIENCY["pcie"],
         stack=stack,
-        flat_efficiency=fraction * stack,
+        # a CNN's 3x3 stride-1 convolutions as Winograd transforms on the CUDA cores
+        flat_efficiency=fraction * stack * eff.winograd_speedup(gpu, f.precision, f.conv3x3_share),
         ops_per_byte=ops_per_byte,
         inverse_at_zero=1.0 / fraction - ops_per_byte_cal * reference_x,
         fp8_share=fp8_share,

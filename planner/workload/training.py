@@ -136,6 +136,9 @@ class _Shape:
     kernels_per_micro_batch: float = 0.0
     # a diffusion UNet's pipeline, whose layer table shapes its matmuls ("" otherwise)
     unet_pipeline: str = ""
+    # a convolutional network's share of its FLOPs in 3x3 stride-1 convolutions (Winograd on the
+    # CUDA cores: efficiency.winograd_speedup)
+    conv3x3_share: float = 0.0
 
 
 def _fp32_norms_counted(spec: WorkloadSpec) -> bool:
@@ -430,6 +433,9 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
 # A non-transformer's stored activations per sample where its model gives none, GiB of 16-bit values
 # (U: the resnet50 preset's 0.09 rounded up).
 DEFAULT_ACTIVATION_GIB = 0.1
+# A convolutional network's share of its FLOPs in 3x3 stride-1 convolutions where its model gives
+# none: the resnet50 preset's (U: the common case).
+DEFAULT_CONV3X3_SHARE = 1.503 / 4.089
 
 
 def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
@@ -488,7 +494,18 @@ def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
         eager_traffic=eager,
         kernels_per_micro_batch=kernels,
         unet_pipeline=unet,
+        conv3x3_share=conv3x3_share(spec),
     )
+
+
+def conv3x3_share(spec: WorkloadSpec) -> float:
+    """``spec``'s share of its FLOPs in 3x3 stride-1 convolutions: the model's (a preset's counted
+    layers), else ResNet-50's for a convolutional network (:data:`DEFAULT_CONV3X3_SHARE`) and none
+    for a U-Net or diffusion model, whose 3D or attention layers it does not describe."""
+    m = spec.model
+    if m.conv3x3_share is not None:
+        return float(m.conv3x3_share)
+    return DEFAULT_CONV3X3_SHARE if m.arch == "cnn" else 0.0
 
 
 def eager_host_per_layer(spec: WorkloadSpec, stack: FrameworkProfile) -> float:
@@ -636,6 +653,7 @@ def _compute_train_facts(
         eager_traffic=shape.eager_traffic,
         kernels_per_micro_batch=shape.kernels_per_micro_batch,
         unet_pipeline=shape.unet_pipeline,
+        conv3x3_share=shape.conv3x3_share,
         quantised_params=_quantised_params(spec, params, shape, head_quantised)
         if meth == "qlora"
         else 0.0,
@@ -1170,7 +1188,8 @@ def _peak_text(gpu: GpuSpec, f: TrainFacts) -> str:
     # CUDA cores' (GeForce Ampere and Ada: 12.7 and 12.7 TFLOPS on the RTX 3060)
     # (and AMD's GPUs have no CUDA cores: "FP32", the figure their datasheets give)
     fp32 = "CUDA-core fp32" if gpu.vendor == "nvidia" else "FP32"
-    unit = {"fp32": fp32, "tf32": "TF32 tensor"}.get(f.precision, "16-bit tensor")
+    sixteen = "16-bit tensor" if gpu.tensor_cores else "16-bit CUDA-core"
+    unit = {"fp32": fp32, "tf32": "TF32 tensor"}.get(f.precision, sixteen)
     # the cap holds where precision_peak applies it: the tensor cores, not the slower units
     slower = eff.slower_unit_gemm_share(gpu, f.precision)
     capped = eff.power_capped_gemm_share(gpu) if slower is None else None
@@ -1257,6 +1276,12 @@ def _compute_efficiency_source(gpu: GpuSpec, f: TrainFacts, flash: bool) -> str:
         f"memory traffic at {gpu.memory_bandwidth_gb_per_s:g} GB/s, communication over the topology's links, "
         "optimizer step, pipeline bubble and failure/checkpoint goodput"
     ) + _attention_text(gpu, f, flash)
+    if eff.winograd_speedup(gpu, f.precision, f.conv3x3_share) > 1.0:
+        text += (
+            f"; its 3x3 stride-1 convolutions ({f.conv3x3_share:.0%} of the FLOPs) run as cuDNN "
+            f"Winograd transforms on the CUDA cores, {eff.WINOGRAD_MULTIPLY_REDUCTION:g}x fewer "
+            "multiplies (Lavin and Gray 2016)"
+        )
     factor = f.framework.stack if f.framework is not None else 1.0
     if f.framework is not None and factor != 1.0:
         text += f"; x{factor:g} for the {f.framework.name} software stack"
