@@ -13,7 +13,9 @@ import functools
 import numbers
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, ParamSpec, TypeVar
 
 _T = TypeVar("_T")
@@ -167,6 +169,39 @@ def is_number(value: object) -> bool:
 def is_whole_number(value: object) -> bool:
     """An integer given as one (not a bool, not 2.0)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+# The currency an error's amounts are written in, as (symbol, units per USD): the planner computes
+# in USD, and a command run with --currency writes its errors' money in that currency, as its
+# output (planner.cli.params.currency_option sets it for the command's run).
+_SHOWN_MONEY: ContextVar[tuple[str, float]] = ContextVar("shown_money", default=("$", 1.0))
+
+
+@contextmanager
+def money_shown_as(symbol: str, per_usd: float) -> Iterator[None]:
+    """Write the amounts of the errors raised inside in the currency of ``symbol``, ``per_usd``
+    of its units to the dollar."""
+    token = _SHOWN_MONEY.set((symbol, per_usd))
+    try:
+        yield
+    finally:
+        _SHOWN_MONEY.reset(token)
+
+
+def shown_amount(usd: float) -> float:
+    """``usd`` in the shown currency, to the cent: the number a user typed (``--budget 450`` in
+    EUR, not the 468.75 USD it is computed as)."""
+    return round(usd * _SHOWN_MONEY.get()[1], 2)
+
+
+def money_text(usd: float) -> str:
+    """``usd`` written in the shown currency: ``$1.04``, ``€1.00``, ``$143,493`` (cents below
+    1,000)."""
+    symbol, per_usd = _SHOWN_MONEY.get()
+    value = usd * per_usd
+    sign = "-" if value < 0 else ""
+    digits = 2 if round(abs(value), 2) < 1000 else 0
+    return f"{sign}{symbol}{abs(value):,.{digits}f}"
 
 
 def ascii_digits_fix(text: str) -> str | None:

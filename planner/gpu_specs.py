@@ -220,13 +220,19 @@ def _model_stems(name: str) -> frozenset[str]:
     return frozenset(k for k in stems if any(c.isdigit() for c in k))
 
 
+# Product lines whose model numbers NVIDIA reused on later cards (GpuCatalog.family).
+_PRODUCT_LINES = ("quadro",)
+
+
 @functools.lru_cache(maxsize=1024)
 def normalize_gpu_key(name: str) -> str:
     """Fold a GPU name to a lookup key: lower case, no vendor prefix, no separators.  Memoised: a
     quote resolves the same few dozen names several hundred times (each offer table's GPU names,
     every owned machine and candidate shape), two regular-expression passes each."""
     key = name.strip().lower()
-    key = re.sub(r"^(nvidia|geforce|tesla|quadro)\s+", "", key)
+    # brand prefixes only: Quadro is a product line whose numbers NVIDIA reused (the Quadro RTX
+    # 6000 of 2018 beside the RTX 6000 Ada), so "RTX 6000" alone names neither (GpuCatalog.family)
+    key = re.sub(r"^(nvidia|geforce|tesla)\s+", "", key)
     key = key.replace("geforce", "").replace("nvidia", "")
     key = re.sub(r"[\s_\-\.]+", "", key)
     return key.replace("gib", "gb")
@@ -334,6 +340,13 @@ class GpuCatalog:
         """
         key = normalize_gpu_key(name)
         models = tuple(g for g in self.gpus if key in _model_stems(g.name))
+        # and an older product line's part of the same number: "RTX 6000" is the RTX 6000 Ada and
+        # the Quadro RTX 6000
+        models += tuple(
+            g
+            for g in self.gpus
+            if any(normalize_gpu_key(g.name) == line + key for line in _PRODUCT_LINES)
+        )
         if models:
             return models
         if not any(normalize_gpu_key(g.family) == key for g in self.gpus):

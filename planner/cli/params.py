@@ -25,6 +25,7 @@ from planner.errors import (
     aliased_name,
     foreign_digits_error,
     is_number,
+    money_shown_as,
     suggest,
 )
 from planner.units import (
@@ -699,8 +700,12 @@ def currency_option(func: Any) -> Any:
     def check(ctx: click.Context, param: click.Parameter, value: str) -> str:
         if value.strip().upper() != USD:  # (every table has USD: the default reads none)
             from planner.config.currency import load_fx_rates
+            from planner.reports.formatting import Money
 
             load_fx_rates().rate(value, key_path="--currency")  # unknown: names its neighbours
+            # and the command's errors write their money in it, as its output does
+            shown = Money.of(value, key_path="--currency")
+            ctx.with_resource(money_shown_as(shown.symbol, shown.per_usd))
         return value.upper()
 
     return click.option(

@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from planner.errors import InfeasibleError, PlannerError
+from planner.errors import InfeasibleError, PlannerError, money_text, shown_amount
 from planner.optimize.candidates import STARTUP_HOURS
 from planner.optimize.model import (
     ModelInputs,
@@ -626,7 +626,7 @@ def _explain_no_confident_plan(
 
 
 def _usd(usd: float) -> str:
-    return f"${usd:,.2f}" if usd < 1000 else f"${usd:,.0f}"
+    return money_text(usd)  # in the command's --currency
 
 
 def _gpus_by_cheapest(cands: pd.DataFrame) -> list[str]:
@@ -660,7 +660,7 @@ def explain_infeasible(
                 cands, replace(base, objective="time"), "fastest within budget", solver
             )
             parts.append(
-                f"with --budget {req.budget_usd:g} the fastest is {within.wall_hours:,.1f} h "
+                f"with --budget {shown_amount(req.budget_usd):g} the fastest is {within.wall_hours:,.1f} h "
                 f"({_summary(within)}, {_usd(within.total_cost_usd)})"
             )
     except InfeasibleError:

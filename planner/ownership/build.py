@@ -41,7 +41,7 @@ import yaml
 
 from planner.config.currency import FxTable, load_fx_rates
 from planner.config.yamlfile import parse_packaged_yaml
-from planner.errors import ConfigError, InfeasibleError, is_number
+from planner.errors import ConfigError, InfeasibleError, is_number, money_text
 from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.schema import Fabric, Interconnect
 from planner.units import HOURS_PER_MONTH, MAX_USD
@@ -606,7 +606,7 @@ def build_machines(
         quickest = min(within, key=lambda p: p.hours_per_month)
         raise InfeasibleError(
             f"no machine within the budget runs the workloads in a month: the fastest, "
-            f"{quickest.gpus} x {quickest.gpu} (${quickest.total_usd:,.0f}), needs "
+            f"{quickest.gpus} x {quickest.gpu} ({money_text(quickest.total_usd)}), needs "
             f"{quickest.hours_per_month:,.1f} h of runs a month, and a month has "
             f"{HOURS_PER_MONTH:,.0f}",
             hint="give fewer runs a month (WORKLOAD:RUNS), raise --budget for a faster machine, "
@@ -616,7 +616,7 @@ def build_machines(
     if not within:
         cheapest = min(plans, key=lambda p: p.total_usd) if plans else None
         detail = (
-            f"the cheapest machine that runs them costs ${cheapest.total_usd:,.0f} "
+            f"the cheapest machine that runs them costs {money_text(cheapest.total_usd)} "
             f"({cheapest.gpus} x {cheapest.gpu})"
             if cheapest
             else "no machine from the parts table runs them"
