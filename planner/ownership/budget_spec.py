@@ -170,6 +170,39 @@ class _BudgetFile(NumbersNotBools):
     workloads: list[_Workload] = Field(default_factory=list)
 
 
+# Latest first month a budget plans from: ten years ahead.  Its prices, hardware and demand are
+# today's; a plan that far out is a typed year (2207 for 2027).
+MAX_START_YEARS_AHEAD = 10
+
+
+def _check_start(start: str, horizon_months: int, file: str) -> None:
+    """A ConfigError for a plan whose every month is past (was: ``start: "1999-01"`` planned 1999
+    with today's H100 prices) or whose first month is over :data:`MAX_START_YEARS_AHEAD` years
+    ahead."""
+    year, month = (int(part) for part in start.split("-"))
+    first = year * 12 + month - 1
+    last = first + horizon_months - 1
+    today = clock.utc_today()
+    now = today.year * 12 + today.month - 1
+    this_month = f"{today.year}-{today.month:02d}"
+    if last < now:
+        raise ConfigError(
+            f"the plan's {horizon_months} months, {start} to {last // 12}-{last % 12 + 1:02d}, "
+            f"are all past (today is {today.isoformat()})",
+            file=file,
+            key_path="start",
+            hint=f'a budget plans the months ahead: give this month or a later one, e.g. start: "{this_month}"',
+        )
+    if first > now + 12 * MAX_START_YEARS_AHEAD:
+        raise ConfigError(
+            f"{start} is more than {MAX_START_YEARS_AHEAD} years ahead (today is "
+            f"{today.isoformat()}); the plan's prices and hardware are today's",
+            file=file,
+            key_path="start",
+            hint=f'check the year; e.g. start: "{today.year + 1}-01"',
+        )
+
+
 @dataclass(frozen=True)
 class _Reading:
     """What every step of reading one budget file needs: the file (named in every error), the
@@ -224,6 +257,7 @@ def budget_from_mapping(
             key_path="prices_as_of",
             hint="give the day the file's cloud prices were read, e.g. prices_as_of: 2026-01-15",
         )
+    _check_start(m.start, m.horizon_months, file)
     limit = (
         _usd(m.capex_limit_usd, "capex_limit_usd", ctx) if m.capex_limit_usd is not None else None
     )

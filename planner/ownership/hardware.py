@@ -108,6 +108,11 @@ class HardwareSpec:
 # - 5,000 USD per kW-month: wholesale colocation costs ~150-300;
 # - 10 staff per machine: a typical fleet needs one FTE per 50-100 servers.
 MAX_GPUS_PER_MACHINE = 72
+# GPUs one machine wired by PCIe alone (or by NVLink bridges, which join pairs) can hold: 20, past
+# the largest such servers (the 10 double-width cards of a 4U server such as Supermicro's
+# SYS-4029GP-TRT2; 8 in most) and a mining-style rig on risers; more than that is an NVSwitch rack
+# (interconnect: nvswitch) or a fleet typed as one machine.
+MAX_PCIE_GPUS_PER_MACHINE = 20
 MAX_MACHINES = 100_000
 MAX_POWER_KW = 1_000.0
 MAX_ELECTRICITY_USD_PER_KWH = 5.0
@@ -278,6 +283,20 @@ def hardware_from_mapping(
             key_path="interconnect",
             hint="interconnect: pcie, nvlink or nvswitch (leave it out for pcie), or "
             "gpus_per_machine: 1 with machines: for GPUs that share no machine",
+        )
+    if interconnect is not Interconnect.NVSWITCH and m.gpus_per_machine > MAX_PCIE_GPUS_PER_MACHINE:
+        # was: 72 RTX 4090s on PCIe in one machine, priced and timed as one box
+        per = 8 if m.gpus_per_machine % 8 == 0 else 4 if m.gpus_per_machine % 4 == 0 else 2
+        raise ConfigError(
+            f"{m.gpus_per_machine} GPUs on {interconnect.value} in one machine: a machine without "
+            f"NVSwitch holds at most {MAX_PCIE_GPUS_PER_MACHINE} (the largest PCIe servers hold "
+            "8-10)",
+            file=file,
+            key_path="gpus_per_machine",
+            hint=f"give the machines on their own: gpus_per_machine: {per}, machines: "
+            f"{m.gpus_per_machine // per * m.machines}"
+            if m.gpus_per_machine % per == 0
+            else "give the GPUs each machine holds, and machines: how many there are",
         )
     nvlink = interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH)
     if nvlink and m.gpus_per_machine == 1:
