@@ -78,6 +78,19 @@ def test_the_presets_count_their_stride_one_3x3_layers() -> None:
     assert resnet50("fp32").model.conv3x3_share == r50.conv3x3_share
 
 
+def test_the_deeper_resnets_add_their_extra_blocks_3x3s() -> None:
+    """ResNet-101 has 17 more stage-3 bottlenecks than ResNet-50 and ResNet-152 4 more in stage 2
+    and 30 more in stage 3, each adding one stride-1 3x3 convolution of 115.6M MACs (14^2 x 9 x
+    256^2 at 14 px, 28^2 x 9 x 128^2 at 28): their stride-1 3x3 MACs over torchvision's totals."""
+    block = 14**2 * 9 * 256**2 / 1e9
+    r50, r101, r152 = (get_preset(name) for name in ("resnet50", "resnet101", "resnet152"))
+    assert r50 is not None and r101 is not None and r152 is not None
+    base = r50.conv3x3_share * 4.089
+    assert r101.conv3x3_share * 7.801 == pytest.approx(base + 17 * block, rel=1e-3)
+    assert r152.conv3x3_share * 11.514 == pytest.approx(base + 34 * block, rel=1e-3)
+    assert get_preset("resnet-152") is r152
+
+
 def test_fp32_resnet50_on_a_v100_runs_its_3x3_layers_faster() -> None:
     """The preset's share against none: the steps' compute shrinks by the speed-up, their memory
     traffic does not, so the gain is above 1 and below the speed-up; a tensor-core run is

@@ -402,6 +402,28 @@ _PRESETS: tuple[ModelPreset, ...] = (
         activation_gib_per_sample=0.09,
         conv3x3_share=1.503 / 4.089,
     ),
+    # ResNet-101 and ResNet-152 (torchvision v1.5: ResNet101_Weights 7.80 GFLOPS, ResNet152_Weights
+    # 11.51, MACs; 44.5M and 60.2M parameters).  Stored activations scale resnet50's 0.09 GiB by their
+    # convolution outputs, 16.2M and 22.6M values an image against its 11.1M; their stride-1 3x3s
+    # hold 3.468 of 7.801 and 5.433 of 11.514 GMACs (D, counted as above).
+    ModelPreset(
+        "resnet101",
+        "cnn",
+        44.55e6,
+        "torchvision ResNet101_Weights docs: 7.80 GFLOPS (MACs)",
+        flops_per_sample=_cnn_train_flops(7.80),
+        activation_gib_per_sample=0.09 * 16.23 / 11.11,
+        conv3x3_share=3.468 / 7.801,
+    ),
+    ModelPreset(
+        "resnet152",
+        "cnn",
+        60.19e6,
+        "torchvision ResNet152_Weights docs: 11.51 GFLOPS (MACs)",
+        flops_per_sample=_cnn_train_flops(11.51),
+        activation_gib_per_sample=0.09 * 22.55 / 11.11,
+        conv3x3_share=5.433 / 11.514,
+    ),
     # YOLOv5s: ultralytics/yolov5 README, 7.2M params, 16.5 GFLOPs forward at 640 (already FLOPs = 2 MACs).
     ModelPreset(
         "yolov5s",
@@ -687,6 +709,8 @@ ALIASES: dict[str, str] = {
     "sdxl": "stable-diffusion-xl",
     "resnet-50": "resnet50",
     "resnet-18": "resnet18",
+    "resnet-101": "resnet101",
+    "resnet-152": "resnet152",
 }
 
 

@@ -215,6 +215,9 @@ class CnnShape:
 CNN_SHAPES: dict[str, CnnShape] = {
     "resnet18": CnnShape(224, 21, 2.5e6, "torchvision resnet18; layer outputs summed (D)"),
     "resnet50": CnnShape(224, 54, 11e6, "torchvision resnet50; layer outputs summed (D)"),
+    # ResNet-101 and -152: 104 and 155 convolutions and the classifier; 16.2M and 22.6M outputs
+    "resnet101": CnnShape(224, 105, 16.2e6, "torchvision resnet101; layer outputs summed (D)"),
+    "resnet152": CnnShape(224, 156, 22.6e6, "torchvision resnet152; layer outputs summed (D)"),
     "yolov5s": CnnShape(640, 62, 24e6, "ultralytics yolov5s.yaml; layer outputs summed (D)"),
     # RetinaNet forward FLOPs (D): ResNeXt50-32x4d 4.27 GMACs at 224 (torchvision docs) x
     # (800/224)^2 = 54.5 GMACs; FPN ~10 GMACs; heads at 800 px (P3 100x100 .. P7, x1.33 over the
