@@ -465,6 +465,8 @@ class Planner:
         from planner.workload import estimate as _estimate
         from planner.workload.advice import layout_error
         from planner.workload.estimate_types import check_topology
+        from planner.workload.spec import Kind
+        from planner.workload.strategy import tensor_across_nodes
 
         # checked here: a float or NaN count reached an assertion in the strategy search
         if not is_whole_number(count) or not 1 <= count <= MAX_GPUS_PER_JOB:
@@ -494,6 +496,16 @@ class Planner:
                 raise problem
             if topology is not None:
                 check_topology(spec_gpu, topology, count)
+                if spec.kind is not Kind.INFERENCE:
+                    pinned = {"tensor": spec.train.parallelism.tensor or 1}
+                    across = tensor_across_nodes(pinned, count, topology.gpus_per_node)
+                    if across is not None:
+                        raise ConfigError(
+                            across,
+                            key_path="training.parallelism.tensor",
+                            hint=f"give at least {pinned['tensor']} GPUs per node, or a smaller "
+                            "training.parallelism.tensor (or leave it to the search)",
+                        )
             return _estimate(spec, spec_gpu, count, topology=topology, calibrations=calibrations)
 
     # --- quote ---------------------------------------------------------------------------------

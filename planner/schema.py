@@ -94,6 +94,11 @@ class Column:
 # - 10,000 USD per instance-hour: the dearest GPU instance on offer is ~128 USD/h (Azure ND
 #   H200 v5 class); a price above this is a monthly or yearly figure typed as hourly.
 MAX_GPUS_PER_INSTANCE = 72
+# GPUs one machine wired by PCIe alone (or by NVLink bridges, which join pairs) can hold: 20, past
+# the largest such servers (the 10 double-width cards of a 4U server such as Supermicro's
+# SYS-4029GP-TRT2; 8 in most; AWS p2.16xlarge's 16 K80 dies) and a mining-style rig on risers;
+# more is an NVSwitch rack or a fleet typed as one machine.
+MAX_PCIE_GPUS_PER_NODE = 20
 MAX_GPU_MEMORY_GIB = 1024.0
 MAX_NETWORK_GBPS = 100_000.0
 MAX_PRICE_USD_PER_HOUR = 10_000.0

@@ -284,7 +284,7 @@ def test_a_count_that_does_not_fill_its_nodes_in_the_library() -> None:
         ("", "is empty"),  # was: "expected a mapping of keys to values at the top level", no fix
         ("# only a comment\n", "is empty"),
         ("- gpu: H100\n  machines: 1\n", "is a YAML list"),
-        ("just text\n", "holds one text ('just text')"),
+        ("just text\n", "holds plain text (9 characters, not shown"),
     ],
     ids=["empty", "comment", "list", "text"],
 )

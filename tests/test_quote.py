@@ -261,12 +261,13 @@ def test_interconnect_need_reads_the_strategy() -> None:
 def test_a_job_of_a_few_tokens_is_planned_as_at_least_the_one_minute_cloud_minimum(
     tmp_path: Path,
 ) -> None:
-    """The estimator puts 10 tokens at microseconds; the MILP once returned an empty plan for it
-    (no instance, $0) and the quote crashed reading its first item."""
+    """The estimator puts one step at microseconds; the MILP once returned an empty plan for
+    it (no instance, $0) and the quote crashed reading its first item (10 tokens then; fewer than
+    a step is refused as a unit slip since sweep 17)."""
     from planner.units import MIN_BILLED_HOURS
     from planner.workload import load_workload
 
-    tiny = load_workload("gpt2-xl-finetune").variant(data={"tokens": 10})
+    tiny = load_workload("gpt2-xl-finetune").variant(data={"tokens": 32768})  # one step
     result = quote(QuoteRequest(workload=tiny, deadline_hours=24, providers=("lambda",)))
     cheapest = result.plans[0]
     assert cheapest.items and cheapest.total_cost_usd > 0

@@ -36,6 +36,7 @@ from planner.catalog.store import (
 from planner.catalog.store import (
     user_snapshot_root as user_snapshot_root,  # re-exported: where refreshes publish
 )
+from planner.config.yamlfile import names_a_path
 from planner.errors import (
     ConfigError,
     OfferValidationError,
@@ -309,7 +310,11 @@ def load_offer_book(
     roots = _checked_roots(roots)
     if snapshot_dir is not None:
         folder = Path(snapshot_dir)
-        if not folder.exists() and os.sep not in str(snapshot_dir) and "/" not in str(snapshot_dir):
+        if (
+            not names_a_path(folder)
+            and os.sep not in str(snapshot_dir)
+            and "/" not in str(snapshot_dir)
+        ):
             # an id as `planner prices status` shows it (reference-2026-11-25), as the CLI's
             # --snapshot takes: was "no readable manifest.json ... not a price snapshot folder"
             from planner.catalog.refresh import find_snapshot

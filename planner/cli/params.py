@@ -19,6 +19,7 @@ import click
 from click.core import ParameterSource
 
 from planner import clock
+from planner.config.yamlfile import names_a_path
 from planner.errors import (
     ConfigError,
     PlannerError,
@@ -989,15 +990,6 @@ def _option_values(
     subcommand named in them) that takes a value, before ``--``; path options and values naming a
     file or folder that exists are left out (a path may hold any character)."""
     for option, name, value, _inline in _given_options(command, args):
-        if isinstance(option.type, (click.Path, click.File)) or _names_a_path(value):
+        if isinstance(option.type, (click.Path, click.File)) or names_a_path(value):
             continue
         yield option, next((o for o in option.opts if o.startswith("--")), name), value
-
-
-def _names_a_path(value: str) -> bool:
-    """Whether ``value`` names a file or folder that exists (False for a name no file system
-    takes: too long, a NUL in it)."""
-    try:
-        return Path(value).exists()
-    except (OSError, ValueError):
-        return False

@@ -503,6 +503,12 @@ def quote_command(fmt: str, report_path: Path | None, max_age_days: int, **optio
             for w in served.book.stale_warnings(max_age_days):
                 click.echo(f"warning: {w}", err=True)
         return
+    if options["pareto"] and fmt == "csv":
+        # was: the frontier swept, then left out of the CSV's one table of plans
+        raise click.UsageError(
+            "--pareto adds the cost-versus-deadline frontier, which --format csv (one table of "
+            "plans) leaves out: use --format json, or --report quote.csv for both tables"
+        )
     target = report_target(report_path)
     if target is not None:
         options["pareto"] = True  # the report charts the cost-versus-deadline frontier

@@ -108,14 +108,12 @@ def not_a_mapping(raw: Any, kind: str, file: str) -> ConfigError:
         what = "is empty (or only comments)"
     elif isinstance(raw, list):
         what = "is a YAML list (its lines start with '- ')"
+    elif isinstance(raw, str):
+        # never quoted: a key, token or .env file given by mistake reads as plain text
+        # (was: "holds one text ('AWS_SECRET_ACCESS_KEY=wJalr...')" on stderr)
+        what = f"holds plain text ({len(raw):,} characters, not shown: it may be a secret)"
     else:
-        kind_of = (
-            "text"
-            if isinstance(raw, str)
-            else "number"
-            if isinstance(raw, (int, float))
-            else "value"
-        )
+        kind_of = "number" if isinstance(raw, (int, float)) else "value"
         what = f"holds one {kind_of} ({str(raw)[:40]!r})"
     hint = "write one key: value a line at the top level, not under '- '"
     example = _EXAMPLES.get(kind)

@@ -331,6 +331,16 @@ def probe(path: str | os.PathLike[str]) -> os.stat_result | None:
         raise read_failed(path, e) from None
 
 
+def names_a_path(value: str | os.PathLike[str]) -> bool:
+    """Whether ``value`` names a file or folder that exists; False for a name no file system takes
+    (too long, a NUL in it), where ``Path.exists()`` raises: such a name is then read as whatever
+    else it may be (a preset, an option's value)."""
+    try:
+        return Path(value).exists()
+    except (OSError, ValueError):
+        return False
+
+
 def read_yaml(path: Path, *, what: str = "YAML", compact: Mapping[str, Any] | None = None) -> Any:
     """Read and parse ``path``; ``what`` names the kind of file in messages ("workload file").
 

@@ -63,6 +63,7 @@ from planner.optimize.spot import (
 from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
+from planner.workload.advice import is_tensor_across_nodes, is_unrunnable
 
 if TYPE_CHECKING:
     from planner.ownership.hardware import HardwareSpec
@@ -247,8 +248,8 @@ def build_candidates(
     offers = offers.iloc[[kept[k] for k in order]]
     run = _Estimates(spec, estimator)
     columns = OfferColumns(offers, shape_keys(offers), catalog)
-    shape_fits, shape_best_need = _shape_fits(columns, catalog, opts, run)
-    exclusions += memory_exclusions(columns, shape_fits, shape_best_need)
+    shape_fits, shape_best_need, shape_layout = _shape_fits(columns, catalog, opts, run)
+    exclusions += memory_exclusions(columns, shape_fits, shape_best_need, shape_layout)
     fits = gang_fits(spec, shape_fits)
     exclusions += host_exclusions(columns, fits)
     clouds = []
@@ -346,11 +347,17 @@ def _purchase_options(opts: CandidateOptions) -> list[PurchaseOption]:
 
 def _shape_fits(
     columns: OfferColumns, catalog: GpuCatalog, opts: CandidateOptions, run: _Estimates
-) -> tuple[dict[tuple[Any, ...], list[tuple[int, Estimate]]], dict[tuple[Any, ...], float]]:
-    """Per offer shape: the gang sizes that fit with their estimates, and the least memory per GPU
-    any size needs (for the report's "does not fit" line)."""
+) -> tuple[
+    dict[tuple[Any, ...], list[tuple[int, Estimate]]],
+    dict[tuple[Any, ...], float],
+    dict[tuple[Any, ...], str],
+]:
+    """Per offer shape: the gang sizes that fit with their estimates, the least memory per GPU
+    any size needs (for the report's "does not fit" line), and, for a shape no size can run the
+    pinned layout on (a tensor-parallel group larger than its instance), why."""
     shape_fits: dict[tuple[Any, ...], list[tuple[int, Estimate]]] = {}
     shape_best_need: dict[tuple[Any, ...], float] = {}
+    shape_layout: dict[tuple[Any, ...], str] = {}
     spot_pct_by_shape = _spot_rates_by_shape(columns, opts)
     # the first offer of each shape, in table order (drop_duplicates on the shape's columns)
     first: dict[tuple[Any, ...], int] = {}
@@ -364,6 +371,9 @@ def _shape_fits(
         key = columns.shapes[i]
         fits: list[tuple[int, Estimate]] = []
         need = math.inf
+        # sizes whose instances are smaller than the pinned tensor-parallel group, and why
+        across: list[str] = []
+        probed = unrunnable = 0
 
         def probe(
             n: int, gpu: GpuSpec = gpu, gpi: int = gpi, shape: Any = shape, gbps: Any = gbps
@@ -374,7 +384,12 @@ def _shape_fits(
             if n * gpi > opts.max_gpus:
                 break
             est = probe(n)
+            probed += 1
             need = min(need, est.memory_per_gpu_gib)
+            if not est.fits and is_unrunnable(est.strategy.reason):
+                unrunnable += 1
+                if is_tensor_across_nodes(est.strategy.reason):
+                    across.append(est.strategy.reason)
             if est.fits:
                 no_faster = bool(fits) and est.wall_hours >= min(e.wall_hours for _, e in fits)
                 fits.append((n, est))
@@ -387,7 +402,12 @@ def _shape_fits(
         extra = _fill_sizes(fits, probe, opts, spot_pcts, largest) if fits else []
         shape_fits[key] = sorted(fits + extra, key=lambda f: f[0])
         shape_best_need[key] = need
-    return shape_fits, shape_best_need
+        if not fits and across and unrunnable == probed:
+            # "tensor parallel 8 needs 8 GPUs in one node, and the nodes hold 1"
+            shape_layout[key] = (
+                across[0].removeprefix("not runnable: ").removesuffix(" (training.parallelism)")
+            )
+    return shape_fits, shape_best_need, shape_layout
 
 
 def _spot_rates_by_shape(

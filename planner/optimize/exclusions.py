@@ -33,7 +33,9 @@ from planner.workload.data_loader import classification_images_per_s, mosaic_ima
 class Exclusion:
     """Why an offer (or owned machine) produced no candidate."""
 
-    reason: str  # memory | precision | quota | spot-risk | vcpus | host-memory | local-disk
+    reason: (
+        str  # memory | layout | precision | quota | spot-risk | vcpus | host-memory | local-disk
+    )
     provider: str
     instance_type: str
     gpu_model: str
@@ -49,16 +51,20 @@ def memory_exclusions(
     columns: OfferColumns,
     shape_fits: Mapping[tuple[Any, ...], list[tuple[int, Estimate]]],
     shape_best_need: Mapping[tuple[Any, ...], float],
+    shape_layout: Mapping[tuple[Any, ...], str] | None = None,
 ) -> list[Exclusion]:
-    """One exclusion per offer whose shape fits at no gang size."""
+    """One exclusion per offer whose shape fits at no gang size: a memory misfit, or, where its
+    instances are smaller than the pinned tensor-parallel group (``shape_layout``), a layout
+    one with the reason."""
     fitting = {k for k, f in shape_fits.items() if f}
+    layout = shape_layout or {}
     return [
         Exclusion(
-            "memory",
+            "layout" if key in layout else "memory",
             str(columns["provider"][i]),
             str(columns["instance_type"][i]),
             str(columns["gpu_model"][i]),
-            "does not fit at any size",
+            layout.get(key, "does not fit at any size"),
             gpu_memory_gib=float(columns.numbers("gpu_memory_gib")[i]),
             need_gib=shape_best_need[key],
         )
@@ -187,6 +193,14 @@ def group_exclusions(exclusions: Sequence[Exclusion]) -> list[str]:
         if e.reason == "precision":  # one line per fix: bf16 works on an A100, fp16 on a T4
             by_detail.setdefault(e.detail, set()).add(e.gpu_model)
     lines += [f"{', '.join(sorted(gpus))}: {detail}" for detail, gpus in by_detail.items()]
+    by_layout: dict[str, set[str]] = {}
+    for e in exclusions:
+        if e.reason == "layout":  # instances smaller than the pinned tensor-parallel group
+            by_layout.setdefault(e.detail, set()).add(e.instance_type)
+    lines += [
+        f"{', '.join(sorted(types)[:4])}{' and more' if len(types) > 4 else ''}: {detail}"
+        for detail, types in by_layout.items()
+    ]
     for reason, rule in (
         ("vcpus", _CPU_RULE),
         ("host-memory", "offloaded optimizer states take 12 bytes per parameter of host RAM"),

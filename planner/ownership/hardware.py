@@ -21,7 +21,7 @@ from planner.config.scenarios import check_file_kind, read_mapping, resolve_scen
 from planner.config.validation import NumbersNotBools, config_error
 from planner.errors import ConfigError, checked_arguments, checked_fields, is_number
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
-from planner.schema import Fabric, Interconnect
+from planner.schema import MAX_PCIE_GPUS_PER_NODE, Fabric, Interconnect
 from planner.units import MAX_LIFETIME_YEARS, MAX_USD, MIN_LIFETIME_YEARS, MIN_UTILIZATION
 
 # Share of its load draw a GPU server draws switched on but idle, when the file gives no
@@ -108,11 +108,6 @@ class HardwareSpec:
 # - 5,000 USD per kW-month: wholesale colocation costs ~150-300;
 # - 10 staff per machine: a typical fleet needs one FTE per 50-100 servers.
 MAX_GPUS_PER_MACHINE = 72
-# GPUs one machine wired by PCIe alone (or by NVLink bridges, which join pairs) can hold: 20, past
-# the largest such servers (the 10 double-width cards of a 4U server such as Supermicro's
-# SYS-4029GP-TRT2; 8 in most) and a mining-style rig on risers; more than that is an NVSwitch rack
-# (interconnect: nvswitch) or a fleet typed as one machine.
-MAX_PCIE_GPUS_PER_MACHINE = 20
 MAX_MACHINES = 100_000
 MAX_POWER_KW = 1_000.0
 MAX_ELECTRICITY_USD_PER_KWH = 5.0
@@ -284,12 +279,12 @@ def hardware_from_mapping(
             hint="interconnect: pcie, nvlink or nvswitch (leave it out for pcie), or "
             "gpus_per_machine: 1 with machines: for GPUs that share no machine",
         )
-    if interconnect is not Interconnect.NVSWITCH and m.gpus_per_machine > MAX_PCIE_GPUS_PER_MACHINE:
+    if interconnect is not Interconnect.NVSWITCH and m.gpus_per_machine > MAX_PCIE_GPUS_PER_NODE:
         # was: 72 RTX 4090s on PCIe in one machine, priced and timed as one box
         per = 8 if m.gpus_per_machine % 8 == 0 else 4 if m.gpus_per_machine % 4 == 0 else 2
         raise ConfigError(
             f"{m.gpus_per_machine} GPUs on {interconnect.value} in one machine: a machine without "
-            f"NVSwitch holds at most {MAX_PCIE_GPUS_PER_MACHINE} (the largest PCIe servers hold "
+            f"NVSwitch holds at most {MAX_PCIE_GPUS_PER_NODE} (the largest PCIe servers hold "
             "8-10)",
             file=file,
             key_path="gpus_per_machine",

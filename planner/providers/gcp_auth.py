@@ -28,10 +28,10 @@ import contextlib
 import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from planner.errors import ProviderError
+from planner.config.yamlfile import names_a_path
+from planner.errors import ProviderError, shown_path
 from planner.providers.base import require
 from planner.providers.http import shown_url
 
@@ -112,9 +112,10 @@ def auth_error(error: Exception, what: str, settings: GcpSettings) -> ProviderEr
     auth_exceptions = require("google.auth.exceptions", "gcp")
     path = settings.credentials_file
     if isinstance(error, auth_exceptions.DefaultCredentialsError | OSError):
-        if path and not Path(path).exists():
+        if path and not names_a_path(path):  # (a path too long for the file system: none)
             return ProviderError(
-                f"{CREDENTIALS_VARIABLE} names {path}, which does not exist", hint=_CREDENTIALS_FIX
+                f"{CREDENTIALS_VARIABLE} names {shown_path(path)}, which does not exist",
+                hint=_CREDENTIALS_FIX,
             )
         if path:
             return ProviderError(

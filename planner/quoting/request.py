@@ -179,6 +179,13 @@ def _check_request(req: QuoteRequest) -> None:
             key_path="near",
             hint="e.g. near='eu-west-1' or near='europe' (the region is checked against the offers)",
         )
+    if req.near is not None and len(req.regions) == 1:
+        # was ignored: --near prefers a region where prices tie, and one region leaves no choice
+        raise ConfigError(
+            f"near={req.near!r} has no effect: regions pins one region ({req.regions[0]})",
+            key_path="near",
+            hint="drop one of the two: regions to choose among them with near, or near for one",
+        )
     _plain_numbers(req)
 
 

@@ -78,6 +78,40 @@ def _comparison_rows(result: TcoResult, money: Money) -> list[dict[str, Any]]:
     ]
 
 
+def _csv_rows(result: TcoResult, money: Money) -> list[dict[str, Any]]:
+    """``--format csv``: the cloud comparisons as numbers (a breakeven utilization above 1 and
+    an empty month where owning never pays back, not "never (cloud cheaper)" in a number's
+    column), or, without cloud prices to compare (``--no-cloud``), the yearly cost of ownership
+    by category (was: an empty document)."""
+    cur = money.code.lower()
+    if not result.comparisons:
+        annual = result.annual.by_category()
+        total = annual["total"] or 1.0
+        return [
+            {
+                "category": name,
+                f"per_year_{cur}": money.scale(value),
+                "share": value / total,
+            }
+            for name, value in annual.items()
+        ]
+    return [
+        {
+            "provider": c.provider,
+            "instance_type": c.instance_type,
+            "region": c.region,
+            "purchase_option": c.purchase_option.value,
+            f"cloud_{cur}_per_gpu_hour": money.scale(c.cloud_usd_per_gpu_hour),
+            f"cloud_{cur}_per_owned_gpu_hour": money.scale(c.cloud_usd_per_equivalent_gpu_hour),
+            f"owned_{cur}_per_useful_gpu_hour": money.scale(result.usd_per_useful_gpu_hour),
+            "breakeven_utilization": c.breakeven_utilization,
+            "breakeven_months": c.breakeven_months,
+            "payback_months": c.payback_months,
+        }
+        for c in result.comparisons
+    ]
+
+
 def _cost_lines(result: TcoResult, money: Money, fmt: str) -> list[str]:
     """The fleet, its yearly cost by category, and its cost per GPU-hour and over the horizon."""
     hw, cur = result.hardware, money.code
@@ -157,7 +191,7 @@ def render_tco(
     money = Money.of(currency, fx, key_path="--currency")
     comparisons = _comparison_rows(result, money)
     if fmt == "csv":
-        return render_records(comparisons, "csv")
+        return render_records(_csv_rows(result, money), "csv")
     lines = _cost_lines(result, money, fmt) + _cloud_lines(result, comparisons, money, fmt)
     notes = [result.hardware.source and f"sources: {result.hardware.source}", money.note()]
     if result.offers_source:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from planner.config.yamlfile import names_a_path
 from planner.errors import ConfigError, UnknownNameError, checked_arguments, is_number, shown_path
 from planner.workload.hf_config import model_from_hf_config
 from planner.workload.models import get_preset, named_exactly, presets
@@ -56,7 +57,7 @@ def workload_from_facts(
         )
     # a folder or file of that name is read as the model's config.json, even where the name is
     # also a preset's (a local checkpoint folder called Llama-2-7b-hf)
-    on_disk = not named_exactly(model) and Path(model).exists()
+    on_disk = not named_exactly(model) and names_a_path(model)  # (a name too long for one: no)
     preset = None if on_disk else get_preset(model)
     if preset is not None and preset.arch not in ("decoder", "encoder"):
         # was: "data.samples: is required for a cnn model", a key of a file the user never wrote

@@ -22,7 +22,13 @@ from planner.workload.estimate_types import (
     topology_links,
 )
 from planner.workload.spec import Kind, WorkloadSpec
-from planner.workload.strategy import Strategy, TrainFacts, search_training, unplaceable_layout
+from planner.workload.strategy import (
+    Strategy,
+    TrainFacts,
+    search_training,
+    tensor_across_nodes,
+    unplaceable_layout,
+)
 from planner.workload.training import (
     flash_attention,
     train_facts,
@@ -178,6 +184,22 @@ def layout_error(spec: WorkloadSpec, gpu_count: int) -> ConfigError | None:
     )
 
 
+def is_unrunnable(reason: str) -> bool:
+    """Whether a strategy's ``reason`` says the pinned layout cannot run on its GPUs
+    (:func:`unplaceable_estimate`)."""
+    return reason.startswith(_UNRUNNABLE)
+
+
+def is_tensor_across_nodes(reason: str) -> bool:
+    """Whether a strategy's ``reason`` says its pinned tensor-parallel group does not fit in one
+    node (:func:`~planner.workload.strategy.tensor_across_nodes`), which a quote reports as such
+    rather than as a memory misfit."""
+    return is_unrunnable(reason) and "in one node" in reason
+
+
+_UNRUNNABLE = "not runnable: "
+
+
 def unplaceable_estimate(
     spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology
 ) -> Estimate | None:
@@ -189,6 +211,11 @@ def unplaceable_estimate(
     """
     f = train_facts(spec)
     problem = unplaceable_layout(f.pinned, count)
+    fix = f"use a multiple of {pinned_gpus(spec)} GPUs for the pinned training.parallelism layout"
+    if problem is None:
+        # (a quote's instance of fewer GPUs than the group: was priced as one node's group)
+        problem = tensor_across_nodes(f.pinned, count, topo.gpus_per_node)
+        fix = "use nodes of at least as many GPUs as training.parallelism.tensor, or a smaller one"
     if problem is None:
         return None
     flash = flash_attention(spec, gpu)
@@ -203,7 +230,7 @@ def unplaceable_estimate(
         method=f.method,
         optimizer=f.optimizer,
         gpus_per_piece=count,
-        reason=f"not runnable: {problem} (training.parallelism)",
+        reason=f"{_UNRUNNABLE}{problem} (training.parallelism)",
     )
     return unrunnable_estimate(
         spec,
@@ -213,6 +240,6 @@ def unplaceable_estimate(
         topo,
         s,
         least,
-        [f"use a multiple of {pinned_gpus(spec)} GPUs for the pinned training.parallelism layout"],
+        [fix],
         training_assumptions(spec, f, flash),
     )

@@ -372,6 +372,37 @@ def _check_all_busy(spec: WorkloadSpec, est: Estimate) -> None:
     )
 
 
+def _check_below_peak(
+    spec: WorkloadSpec, est: Estimate, factor: float, measured_tokens_per_s: float
+) -> None:
+    """Refuse a measured rate the GPUs cannot reach: its steps' model FLOPs utilisation (the
+    estimate's, times ``factor``) above what the precision's matmul units give over the 16-bit
+    peak it is counted against -- twice-rate fp8 linear layers above 1, fp32 on the CUDA cores far
+    below, a CNN's Winograd convolutions on them above (was: 160,000 tokens/s of GPT-2 XL on one
+    H100 recorded, and later estimates printed 158.7% MFU)."""
+    from planner.gpu_specs import resolve_gpu
+    from planner.workload import efficiency as eff
+    from planner.workload.training import train_facts
+
+    steps_h = est.time_breakdown_hours.get("training steps", 0.0)
+    steady = est.efficiency * est.wall_hours / steps_h if steps_h > 0 else est.efficiency
+    implied = steady * factor
+    gpu = resolve_gpu(est.gpu)
+    f = train_facts(spec)
+    peak = eff.precision_peak(gpu, f.precision, f.linear_share)[0]
+    most = peak * eff.winograd_speedup(gpu, f.precision, f.conv3x3_share) / gpu.peak_flops
+    if implied <= most:
+        return
+    raise ConfigError(
+        f"the measured {_rate(measured_tokens_per_s)} tokens/s would run the {est.gpu_count} x "
+        f"{est.gpu} at {implied:.0%} of their dense 16-bit peak in model FLOPs, past the "
+        f"{most:.0%} their {f.precision} matmuls can reach",
+        key_path="measured_tokens_per_s",
+        hint="give the throughput of the run on the GPUs it ran on (--count: all of them), in "
+        "tokens per second (samples per second for an image model)",
+    )
+
+
 def new_calibration(
     spec: WorkloadSpec,
     est: Estimate,
@@ -435,6 +466,7 @@ def new_calibration(
             key_path="measured_tokens_per_s",
             hint="give the throughput of the whole run (all GPUs), in tokens per second",
         )
+    _check_below_peak(spec, est, factor, measured_tokens_per_s)
     gpu, framework, precision, method, kind = job_key(spec, est.gpu)
     # ids this planner gives are c1, c2, ...; a hand-edited id of another shape (x5, C5, c²) takes
     # no part in the numbering

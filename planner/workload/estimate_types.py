@@ -22,7 +22,13 @@ from planner.errors import (
     is_whole_number,
 )
 from planner.gpu_specs import GpuSpec
-from planner.schema import MAX_GPUS_PER_INSTANCE, MAX_NETWORK_GBPS, Fabric, Interconnect
+from planner.schema import (
+    MAX_GPUS_PER_INSTANCE,
+    MAX_NETWORK_GBPS,
+    MAX_PCIE_GPUS_PER_NODE,
+    Fabric,
+    Interconnect,
+)
 from planner.workload import efficiency as eff
 from planner.workload import memory as mem
 from planner.workload.parallel import Links
@@ -255,6 +261,15 @@ def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
             hint=(f"use {own}, the {gpu.name}'s own link" if own != "pcie" else "use pcie")
             + ", or 1 GPU per node (--gpus-per-node 1; gpus_per_node=1 in Python) for GPUs "
             "that share no node",
+        )
+    if topo.interconnect is not Interconnect.NVSWITCH and together > MAX_PCIE_GPUS_PER_NODE:
+        # was: 64 L4s on PCIe in one node, timed with no network between them
+        raise ConfigError(
+            f"{together} GPUs on {topo.interconnect.value} in one node: a node without NVSwitch "
+            f"holds at most {MAX_PCIE_GPUS_PER_NODE} (the largest PCIe servers hold 8-10)",
+            key_path="gpus_per_node",
+            hint="8 for a PCIe server (the nodes' network then joins them), or interconnect "
+            "nvswitch for a rack-scale NVLink domain",
         )
     nvlink = topo.interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH)
     if nvlink and together > 1 and not gpu.direct_link:

@@ -1121,6 +1121,25 @@ class WorkloadSpec(_Section):
                 f"applies to transformers, and a {m.arch} model takes images; drop it "
                 "(inference.resolution sets an image's side in pixels)",
             )
+        if m.is_transformer and m.activation_gib_per_sample is not None:
+            # was ignored: 100 GiB an image "fitted" a GPT-2 XL in 29.6 GiB
+            raise FieldError(
+                "model.activation_gib_per_sample",
+                f"applies to image models (arch cnn, unet, diffusion); a {m.arch} transformer's "
+                "activations follow from its shape and the sequence (Korthikanti et al. 2022): "
+                "drop it",
+            )
+        if (
+            not m.is_transformer
+            and self.data is not None
+            and self.data.tokens_per_sample is not None
+        ):
+            # was ignored: a CNN trains on images, sized by model.flops_per_sample
+            raise FieldError(
+                "data.tokens_per_sample",
+                f"applies to transformers, and a {m.arch} model takes images: drop it "
+                "(model.flops_per_sample sets what one image costs)",
+            )
         if m.is_transformer and m.conv3x3_share is not None:
             # would be ignored: a transformer's matmuls are no convolutions
             raise FieldError(
@@ -1172,6 +1191,15 @@ class WorkloadSpec(_Section):
                 f"sets how a model is served, and this is a training workload (kind: "
                 f"{self.kind.value}); drop the inference section, or make a separate workload "
                 "with kind: inference for serving it",
+            )
+        method = self.training.method.value if self.training is not None else "full"
+        if self.kind is Kind.PRETRAIN and method in ("lora", "qlora"):
+            # was: QLoRA "pre-training" quoted ~30% below the real job, on frozen random weights
+            raise FieldError(
+                "training.method",
+                f"{method} trains adapters on a pre-trained model's frozen weights, and "
+                "pre-training (kind: pretrain) starts from random ones: train every weight "
+                "(method: full), or, for continued pre-training with adapters, kind: finetune",
             )
         if self.kind is Kind.INFERENCE and not m.is_transformer:
             return self._check_vision_inference()
@@ -1264,12 +1292,42 @@ class WorkloadSpec(_Section):
         if t is None:
             return
         seq = self.seq_len
+        tokens = self.tokens_per_piece
+        data_key = "data.tokens" if self.data is not None and self.data.tokens else "data.samples"
+        if 0 < tokens < seq:
+            # was: --tokens 1.5 (meant as 1.5B) quoted a 70B fine-tune at $1.34
+            raise FieldError(
+                data_key,
+                f"{tokens:g} tokens is less than one sequence of {seq:,} tokens (model.seq_len): "
+                f"there is nothing to train on; check the unit (did you mean {tokens:g}M or "
+                f"{tokens:g}B tokens?)",
+            )
         if t.global_batch_tokens is not None and t.global_batch_tokens < seq:
             raise FieldError(
                 "training.global_batch_tokens",
                 f"{t.global_batch_tokens:g} tokens is less than one sequence of {seq:,} tokens "
                 f"(model.seq_len); give at least {seq} (sequences x {seq} tokens), or "
                 "global_batch_samples in sequences",
+            )
+        step = (
+            t.global_batch_tokens
+            if t.global_batch_tokens is not None
+            else t.global_batch_samples * seq
+            if t.global_batch_samples is not None
+            else None
+        )
+        if step is not None and tokens > 0 and step > tokens * (1 + 1e-9):
+            # was: a step of 1e9 tokens over 3.1e8 accepted: no optimizer step ever completes
+            given = (
+                "training.global_batch_tokens"
+                if t.global_batch_tokens is not None
+                else "training.global_batch_samples"
+            )
+            raise FieldError(
+                given,
+                f"a global batch of {step:,.0f} tokens is more than the {tokens:,.0f} the job "
+                f"trains on ({data_key}), so no optimizer step would complete; check the unit "
+                "(a batch is usually 0.5M-16M tokens), or the data's size",
             )
         micro = t.parallelism.micro_batch
         if micro is None:

@@ -2098,6 +2098,19 @@ def unplaceable_layout(pinned: dict[str, int], count: int) -> str | None:
     return f"{' x '.join(parts)} needs a multiple of {unit} GPUs; {count} {gpus} cannot hold it"
 
 
+def tensor_across_nodes(pinned: dict[str, int], count: int, gpus_per_node: int) -> str | None:
+    """Why a pinned tensor-parallel group cannot run on nodes of ``gpus_per_node`` GPUs, or None
+    when it fits in one.  Its all-reduces, four a layer and micro-batch, are timed over the links
+    inside a node; a group spread over nodes would run them on the nodes' network, which no stack
+    does (Megatron-LM keeps ``--tensor-model-parallel-size`` within a node)."""
+    tp = pinned.get("tensor", 1)
+    if tp <= min(gpus_per_node, count):
+        return None
+    if count < tp:
+        return None  # the count cannot hold it at all (unplaceable_layout says so)
+    return f"tensor parallel {tp} needs {tp} GPUs in one node, and the nodes hold {gpus_per_node}"
+
+
 def explain(c: Candidate, count: int, gpus_per_node: int = 8) -> str:
     """Why this strategy: the one-line reason shown to users (``gpus_per_node``: whether a context-
     parallel group stays inside a node)."""
