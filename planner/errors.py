@@ -200,6 +200,8 @@ def money_text(usd: float) -> str:
     symbol, per_usd = _SHOWN_MONEY.get()
     value = usd * per_usd
     sign = "-" if value < 0 else ""
+    if 0 < abs(value) < 0.005:  # a sub-cent amount, not "$0.00" (a --budget of 0.001)
+        return f"{sign}{symbol}{abs(value):.2g}"
     digits = 2 if round(abs(value), 2) < 1000 else 0
     return f"{sign}{symbol}{abs(value):,.{digits}f}"
 

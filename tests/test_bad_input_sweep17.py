@@ -302,3 +302,16 @@ def test_the_tco_csv_holds_numbers_and_the_cost_without_a_cloud() -> None:
     parts = sum(float(r["per_year_usd"]) for name, r in cost.items() if name != "total")
     assert parts == pytest.approx(float(cost["total"]["per_year_usd"]))
     assert float(cost["total"]["share"]) == pytest.approx(1.0)
+
+
+# -- amounts in the user's own units -------------------------------------------------------------------
+
+
+def test_an_infeasible_quote_says_the_deadline_and_budget_as_typed() -> None:
+    # was: "a 0.166667 h deadline" for --deadline 10m, and "a $0.00 budget" for --budget 0.001
+    short = _run("quote", "-w", "llama-2-70b-finetune", "--deadline", "10m")
+    assert short.exit_code == 3
+    assert "a 10 min deadline cannot be met" in short.output
+    tiny = _run("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--budget", "0.001")
+    assert tiny.exit_code == 3
+    assert "a 24 h deadline with a $0.001 budget cannot be met" in tiny.output

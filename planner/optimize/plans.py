@@ -618,11 +618,17 @@ def _explain_no_confident_plan(
     except InfeasibleError:
         return None
     return InfeasibleError(
-        f"no plan meets the {req.deadline_hours:g} h deadline with {req.confidence:.0%} "
+        f"no plan meets the {_deadline(req.deadline_hours)} deadline with {req.confidence:.0%} "
         f"confidence; the cheapest plan at any risk ({_summary(any_risk)}, "
         f"{_usd(any_risk.total_cost_usd)}) has a {any_risk.risk.p_meet_deadline:.1%} chance",
         hint="lower --confidence, relax --deadline or --budget, or allow on-demand capacity",
     )
+
+
+def _deadline(hours: float) -> str:
+    """A deadline as a user types it: ``10 min`` under an hour (was "0.166667 h" for ``10m``),
+    else ``24 h``."""
+    return f"{round(hours * 60, 1):g} min" if hours < 1 else f"{round(hours, 2):g} h"
 
 
 def _usd(usd: float) -> str:
@@ -644,7 +650,7 @@ def explain_infeasible(
             hint="see the excluded offers above: a bigger GPU, LoRA/QLoRA or more GPUs may make it fit",
         )
     base = _inputs(req, cands, confidence=None)
-    parts = [f"a {req.deadline_hours:g} h deadline cannot be met"]
+    parts = [f"a {_deadline(req.deadline_hours)} deadline cannot be met"]
     try:
         fastest = solve_plan(
             cands, replace(base, objective="time", budget_usd=None), "fastest", solver
@@ -654,7 +660,7 @@ def explain_infeasible(
         )
         if req.budget_usd is not None and fastest.total_cost_usd > req.budget_usd:
             parts[0] = (
-                f"a {req.deadline_hours:g} h deadline with a {_usd(req.budget_usd)} budget cannot be met"
+                f"a {_deadline(req.deadline_hours)} deadline with a {_usd(req.budget_usd)} budget cannot be met"
             )
             within = solve_plan(
                 cands, replace(base, objective="time"), "fastest within budget", solver
