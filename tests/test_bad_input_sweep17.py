@@ -315,3 +315,19 @@ def test_an_infeasible_quote_says_the_deadline_and_budget_as_typed() -> None:
     tiny = _run("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--budget", "0.001")
     assert tiny.exit_code == 3
     assert "a 24 h deadline with a $0.001 budget cannot be met" in tiny.output
+
+
+def test_a_capex_far_below_the_gpus_price_is_refused(tmp_path: Path) -> None:
+    # was: an 8 x H100 server at 3,100 USD priced its GPU-hours at 0.52 USD, exit 0
+    import yaml
+
+    raw = yaml.safe_load((REPO / "scenarios" / "hardware" / "8xh100-hgx.yaml").read_text())
+    raw["capex_usd"] = 3100
+    path = tmp_path / "cheap.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    result = _run("tco", "--hardware", str(path), "--no-cloud")
+    assert result.exit_code == 2
+    assert "capex_usd: 3,100 USD for a machine of 8 x H100 is less than a tenth" in result.output
+    raw["capex_usd"] = 310_000  # the file's own figure
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    assert planner.tco(hardware=str(path), with_cloud=False).capex_usd == 310_000

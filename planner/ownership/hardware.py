@@ -314,6 +314,9 @@ def hardware_from_mapping(
             hint="interconnect: pcie, or a GPU with NVLink (planner gpus shows each GPU's link)",
         )
     _check_power(m, gpu.tdp_w, gpu.name, file)
+    _check_capex(
+        money["capex_usd"], m.gpus_per_machine, gpu.name, file, _given_key(m, "capex_usd", "capex")
+    )
     _check_staff(m, money["staff_usd_per_year"], file)
     source = "; ".join(m.source) if isinstance(m.source, list) else m.source
     return HardwareSpec(
@@ -421,6 +424,39 @@ def _check_lifetime(years: float, file: str) -> None:
             key_path="lifetime_years",
             hint="give the depreciation period in years (servers: 3-6); 18 months is 1.5",
         )
+
+
+# A machine's capex below this share of what its GPUs alone cost at the parts table's cheapest
+# listing (used cards included) is a unit slip: thousands dropped (3,100 for 310,000 USD), or a
+# price per GPU typed per machine.
+MIN_CAPEX_SHARE_OF_GPUS = 0.1
+
+
+def _check_capex(capex_usd: float, gpus: int, gpu: str, file: str, key: str) -> None:
+    """Refuse a machine's capex a tenth or less of what its ``gpus`` x ``gpu`` cost at the bundled
+    parts table's cheapest listing of that GPU (a loose card, or a whole system's price per GPU);
+    a GPU the table does not list is not checked (was: an 8 x H100 server at 3,100 USD priced
+    its GPU-hours at 0.52 USD)."""
+    from planner.ownership.build import load_parts
+
+    table = load_parts()
+    per_gpu = [p.price_usd for p in table.of("gpu") if p.get("gpu") == gpu] + [
+        p.price_usd / float(p.get("gpus") or 1) for p in table.of("system") if p.get("gpu") == gpu
+    ]
+    if not per_gpu or capex_usd <= 0:
+        return
+    cheapest = min(per_gpu)
+    if capex_usd >= MIN_CAPEX_SHARE_OF_GPUS * gpus * cheapest:
+        return
+    raise ConfigError(
+        f"{capex_usd:,.0f} USD for a machine of {gpus} x {gpu} is less than a tenth of what the "
+        f"GPUs alone cost ({gpus} x {cheapest:,.0f} USD at the cheapest listing in the bundled "
+        "parts table)",
+        file=file,
+        key_path=key,
+        hint="capex is the price of one machine, GPUs and host, in USD (or with its currency: "
+        "310000 EUR): check for dropped thousands, or a price per GPU",
+    )
 
 
 def _check_power(m: _HardwareFile, tdp_w: float, gpu: str, file: str) -> None:
