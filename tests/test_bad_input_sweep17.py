@@ -7,7 +7,10 @@ was timed as if inside one (and a quote spread TP8 over eight one-GPU instances)
 a global batch larger than the data, QLoRA "pre-training", 64 PCIe GPUs in one node, image-only
 keys on a transformer and ``tokens_per_sample`` on a CNN were all accepted; ``--near`` beside one
 ``--region`` did nothing; ``--pareto --format csv`` dropped the frontier it swept; ``tco --format
-csv`` printed text in its number columns, and nothing at all with ``--no-cloud``.
+csv`` printed text in its number columns, and nothing at all with ``--no-cloud``; an 8 x H100
+server at 3,100 USD was priced; ``--owned-only`` dropped ``--provider aws`` and ``--discount`` /
+``--quota`` on a provider left out did nothing, without a word; an infeasible quote said "a
+0.166667 h deadline" for ``10m`` and "$0.00" for a budget of 0.001.
 
 The product rule each test pins: bad input gets a clear error naming the field and a fix, no
 traceback and no secret, and no result is silently wrong.
@@ -331,3 +334,35 @@ def test_a_capex_far_below_the_gpus_price_is_refused(tmp_path: Path) -> None:
     raw["capex_usd"] = 310_000  # the file's own figure
     path.write_text(yaml.safe_dump(raw), encoding="utf-8")
     assert planner.tco(hardware=str(path), with_cloud=False).capex_usd == 310_000
+
+
+def test_owned_only_beside_a_cloud_provider_is_refused() -> None:
+    # was: --provider aws dropped without a word, an owned-only plan printed
+    result = _run(
+        "quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--owned-only",
+        "--hardware", "8xh100-hgx", "--provider", "aws",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "--owned-only quotes your own machines alone, and --provider aws" in result.output
+
+
+def test_a_discount_or_quota_on_a_provider_left_out_is_named(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # was: dropped without a word (the CLI prints these log warnings on stderr)
+    caplog.set_level("WARNING")
+    result = _run(
+        "quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--provider", "aws",
+        "--discount", "lambda=0.1", "--quota", "gcp=2", "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0
+    assert "--discount lambda applies to no offer in this quote" in caplog.text
+    assert "--quota gcp applies to no offer in this quote" in caplog.text
+    assert result.stdout.lstrip().startswith("{")  # the document alone on stdout
+    caplog.clear()
+    kept = _run(
+        "quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--provider", "aws",
+        "--discount", "aws=0.1", "--format", "json",
+    )  # fmt: skip
+    assert kept.exit_code == 0
+    assert "applies to no offer" not in caplog.text

@@ -233,6 +233,13 @@ def request_from_options(
             "(an inference workload with a load, or --rps) is priced per month without one"
         )
     _check_hardware_cost(hardware)
+    clouds = [p for p in providers if p.strip().lower() != "owned"]
+    if owned_only and clouds:
+        # was: --provider aws dropped without a word, an owned-only plan printed
+        raise click.UsageError(
+            f"--owned-only quotes your own machines alone, and --provider {clouds[0]} names a "
+            "cloud: drop one (--provider owned --provider aws mixes them)"
+        )
     named = facts.workload(workload, option="--workload")
     return QuoteRequest(
         workload=named,

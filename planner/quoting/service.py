@@ -13,6 +13,7 @@ The data flow, step by step (each step is a pure function over the previous one'
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import re
 import time
@@ -44,6 +45,9 @@ from planner.workload import Estimate, WorkloadSpec, estimate, load_workload
 if TYPE_CHECKING:
     from planner.optimize.solvers import Solver
     from planner.ownership.hardware import HardwareSpec
+
+
+log = logging.getLogger(__name__)
 
 
 def quote(
@@ -259,6 +263,7 @@ def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
         discounts=canonical_discounts(req.discounts, book.offers),
         quotas=_canonical_quotas(req.quotas, book.offers),
     )
+    _warn_out_of_scope(req)
     if OWNED in req.providers:
         if not hardware:
             raise ConfigError(
@@ -519,3 +524,23 @@ def _interconnect_need(plan: Plan) -> str:
     if multi_node:
         need += "; EFA/InfiniBand between instances for full scaling"
     return need
+
+
+def _warn_out_of_scope(req: QuoteRequest) -> None:
+    """A warning for each discount or quota on a provider the request's providers leave out:
+    harmless, but it does nothing in this quote (was: dropped without a word)."""
+    if not req.providers:
+        return
+    kept = {p.lower() for p in req.providers}
+    for option, keys in (("--discount", req.discounts), ("--quota", req.quotas)):
+        for key in keys:
+            provider = key.split(":")[0]
+            if provider.lower() not in kept:
+                log.warning(
+                    "%s %s applies to no offer in this quote: the providers asked for (%s) leave "
+                    "%s out",
+                    option,
+                    key,
+                    ", ".join(req.providers),
+                    provider,
+                )
