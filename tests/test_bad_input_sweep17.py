@@ -9,7 +9,8 @@ keys on a transformer and ``tokens_per_sample`` on a CNN were all accepted; ``--
 ``--region`` did nothing; ``--pareto --format csv`` dropped the frontier it swept; ``tco --format
 csv`` printed text in its number columns, and nothing at all with ``--no-cloud``; an 8 x H100
 server at 3,100 USD was priced; ``--owned-only`` dropped ``--provider aws`` and ``--discount`` /
-``--quota`` on a provider left out did nothing, without a word; an infeasible quote said "a
+``--quota`` on a provider left out did nothing, and a price list's spot price above its on-demand
+was read, without a word; an infeasible quote said "a
 0.166667 h deadline" for ``10m`` and "$0.00" for a budget of 0.001.
 
 The product rule each test pins: bad input gets a clear error naming the field and a fix, no
@@ -366,3 +367,29 @@ def test_a_discount_or_quota_on_a_provider_left_out_is_named(
     )  # fmt: skip
     assert kept.exit_code == 0
     assert "applies to no offer" not in caplog.text
+
+
+def test_a_price_list_discount_above_on_demand_is_named(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # was: spot at 40 USD an hour beside on-demand at 31.92, without a word
+    import pandas as pd
+
+    from tests.conftest import offer_row
+
+    path = tmp_path / "mine.csv"
+    rows = [
+        offer_row(provider="mycloud", instance_type="box8", gpu_model="H100",
+                  price_on_demand_usd_per_hour=31.92, price_spot_usd_per_hour=40.0,
+                  price_reserved_1y_usd_per_hour=None, price_reserved_3y_usd_per_hour=None,
+                  price_basis_reserved="none"),
+        offer_row(provider="mycloud", instance_type="box8b", gpu_model="H100",
+                  price_on_demand_usd_per_hour=31.92, price_spot_usd_per_hour=12.0,
+                  price_reserved_1y_usd_per_hour=None, price_reserved_3y_usd_per_hour=None,
+                  price_basis_reserved="none"),
+    ]  # fmt: skip
+    pd.DataFrame(rows).to_csv(path, index=False)
+    caplog.set_level("WARNING")
+    planner.offers(offers_files=(str(path),))
+    assert "row 2, column 'price_spot_usd_per_hour': box8 is 40 USD an hour, above" in caplog.text
+    assert "box8b" not in caplog.text

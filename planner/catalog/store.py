@@ -588,6 +588,7 @@ def _check_users_offers(offers: pd.DataFrame, where: str) -> None:
                 hint="give the whole instance's price an hour in USD (a price a second x 3,600; "
                 "a price a month / 730)",
             )
+    _warn_above_on_demand(offers, where)
     if "spot_interruption_pct" in offers:
         pct = offers["spot_interruption_pct"]
         fraction = offers.index[(pct > 0) & (pct < 1)]
@@ -611,6 +612,34 @@ def _check_users_offers(offers: pd.DataFrame, where: str) -> None:
                 file=where,
                 key_path=f"row {row(i)}, column 'interconnect'",
                 hint="interconnect: pcie, or a GPU with NVLink (planner gpus shows each GPU's link)",
+            )
+
+
+def _warn_above_on_demand(offers: pd.DataFrame, where: str) -> None:
+    """A warning for each price of a user's list above the same row's on-demand price: spot and
+    commitments are discounts, so such a price is a slip (a price a month, a column swapped) or
+    one no plan will choose (was: spot at 40 USD beside on-demand at 31.92, without a word)."""
+    from planner.schema import PRICE_COLUMNS, PurchaseOption
+
+    on_demand = PRICE_COLUMNS[PurchaseOption.ON_DEMAND]
+    if on_demand not in offers:
+        return
+    for option, column in PRICE_COLUMNS.items():
+        if option is PurchaseOption.ON_DEMAND or column not in offers:
+            continue
+        above = offers.index[offers[column] > offers[on_demand]]
+        for i in above[:3]:
+            log.warning(
+                "%s: row %d, column %r: %s is %g USD an hour, above its on-demand %g: %s is a "
+                "discount, so no plan will choose it; check the column and the unit (a price an "
+                "hour, for the whole instance)",
+                where,
+                int(i) + 2,
+                column,
+                offers.loc[i, "instance_type"],
+                float(offers.loc[i, column]),
+                float(offers.loc[i, on_demand]),
+                option.value,
             )
 
 
