@@ -393,3 +393,22 @@ def test_a_price_list_discount_above_on_demand_is_named(
     planner.offers(offers_files=(str(path),))
     assert "row 2, column 'price_spot_usd_per_hour': box8 is 40 USD an hour, above" in caplog.text
     assert "box8b" not in caplog.text
+
+
+@pytest.mark.parametrize("typed", ["50,000,000", "50_000_000", "50 000 000", "50M"])
+def test_a_token_count_reads_thousands_separators_as_a_budget_does(typed: str) -> None:
+    # was: "cannot read '50,000,000' as a number" where --budget 52,000 was read
+    import json
+
+    args = ("estimate", "--model", "gpt2", "--gpu", "H100", "--format", "json", "--tokens")
+    est = _run(*args, typed)
+    assert est.exit_code == 0, est.output
+    plain = json.loads(_run(*args, "50000000").stdout)
+    assert json.loads(est.stdout)["total_flops"] == plain["total_flops"]
+
+
+@pytest.mark.parametrize(("typed", "fix"), [("1,5B", "write 1.5B"), ("12,5M", "write 12.5M")])
+def test_a_decimal_comma_in_a_token_count_gets_its_fix(typed: str, fix: str) -> None:
+    result = _run("estimate", "--model", "gpt2", "--tokens", typed, "--gpu", "H100")
+    assert result.exit_code == 2
+    assert "a decimal point, not a comma" in result.output and fix in result.output

@@ -626,9 +626,22 @@ class Count(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, float):
             return value
-        number = count_value(value)
+        text = str(value)
+        separated = separated_number(text)
+        if separated is not None and separated[1].startswith("no "):
+            text = separated[0]  # 50,000,000 as --budget reads 52,000 (a decimal comma is not)
+        elif _UNDERSCORED.fullmatch(text.strip()):
+            text = text.replace("_", "")  # 50_000_000, as Python writes it
+        number = count_value(text)
         option = _option(param, "--tokens")
         forms = "write it like 50M, 1.5B, 2T or 3.1e8"
+        comma = _DECIMAL_COMMA_COUNT.fullmatch(text.strip())
+        if number is None and comma is not None:
+            raise ConfigError(
+                f"cannot read {value!r} as a number: a decimal point, not a comma",
+                key_path=option,
+                hint=f"write {comma.group(1)}.{comma.group(2)}{comma.group(3)}",
+            )
         if number is None or not math.isfinite(number):
             refused = _count_refusal(str(value), forms)
             raise ConfigError(
@@ -639,6 +652,8 @@ class Count(click.ParamType):
         return number
 
 
+_DECIMAL_COMMA_COUNT = re.compile(r"(\d+),(\d{1,2}|\d{4,})([kmbt]?)", re.I)  # 1,5B; not 1,000
+_UNDERSCORED = re.compile(r"\d{1,3}(?:_\d{3})+(?:\.\d+)?[kmbt]?", re.I)
 _SCALE_WORDS = {"thousand": "k", "million": "M", "billion": "B", "trillion": "T"}
 _SIGNED_COUNT = re.compile(
     r"^\s*([-+]?)\s*(inf(?:inity)?|nan|(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([kmbt])?\s*$",
