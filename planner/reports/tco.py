@@ -18,7 +18,7 @@ from planner.reports.tables import dumps_json, render_records
 if TYPE_CHECKING:
     from planner.config.currency import FxTable
     from planner.optimize.budget import BudgetPlan, BudgetReport
-    from planner.ownership.costs import TcoResult
+    from planner.ownership.costs import CloudComparison, TcoResult
 
 _CATEGORY_NOTES = {
     "depreciation": "capex less resale, straight line",
@@ -58,18 +58,25 @@ def tco_record(
     return record
 
 
-def _comparison_rows(result: TcoResult, money: Money) -> list[dict[str, Any]]:
+def _offer_cells(c: CloudComparison, money: Money) -> dict[str, Any]:
+    """The cloud offer a comparison row is against, and its prices in ``money``."""
     cur = money.code.lower()
+    return {
+        "provider": c.provider,
+        "instance_type": c.instance_type,
+        "region": c.region,
+        "purchase_option": c.purchase_option.value,
+        f"cloud_{cur}_per_gpu_hour": money.scale(c.cloud_usd_per_gpu_hour),
+        f"cloud_{cur}_per_owned_gpu_hour": money.scale(c.cloud_usd_per_equivalent_gpu_hour),
+    }
+
+
+def _comparison_rows(result: TcoResult, money: Money) -> list[dict[str, Any]]:
     lifetime_months = result.hardware.lifetime_years * 12
     horizon_months = result.years * 12
     return [
         {
-            "provider": c.provider,
-            "instance_type": c.instance_type,
-            "region": c.region,
-            "purchase_option": c.purchase_option.value,
-            f"cloud_{cur}_per_gpu_hour": money.scale(c.cloud_usd_per_gpu_hour),
-            f"cloud_{cur}_per_owned_gpu_hour": money.scale(c.cloud_usd_per_equivalent_gpu_hour),
+            **_offer_cells(c, money),
             "breakeven_utilization": _pct(c.breakeven_utilization),
             "breakeven_months": _months(c.breakeven_months, lifetime_months, horizon_months),
             "payback_months": _months(c.payback_months, lifetime_months, horizon_months),
@@ -97,12 +104,7 @@ def _csv_rows(result: TcoResult, money: Money) -> list[dict[str, Any]]:
         ]
     return [
         {
-            "provider": c.provider,
-            "instance_type": c.instance_type,
-            "region": c.region,
-            "purchase_option": c.purchase_option.value,
-            f"cloud_{cur}_per_gpu_hour": money.scale(c.cloud_usd_per_gpu_hour),
-            f"cloud_{cur}_per_owned_gpu_hour": money.scale(c.cloud_usd_per_equivalent_gpu_hour),
+            **_offer_cells(c, money),
             f"owned_{cur}_per_useful_gpu_hour": money.scale(result.usd_per_useful_gpu_hour),
             "breakeven_utilization": c.breakeven_utilization,
             "breakeven_months": c.breakeven_months,
