@@ -7,7 +7,8 @@ was timed as if inside one (and a quote spread TP8 over eight one-GPU instances)
 a global batch larger than the data, QLoRA "pre-training", 64 PCIe GPUs in one node, image-only
 keys on a transformer and ``tokens_per_sample`` on a CNN were all accepted; ``--near`` beside one
 ``--region`` did nothing; ``--pareto --format csv`` dropped the frontier it swept; ``tco --format
-csv`` printed text in its number columns, and nothing at all with ``--no-cloud``; an 8 x H100
+csv`` printed text in its number columns, and nothing at all with ``--no-cloud``; a 637-day-old
+exchange rate scaled every figure without a warning; an 8 x H100
 server at 3,100 USD was priced; ``--owned-only`` dropped ``--provider aws`` and ``--discount`` /
 ``--quota`` on a provider left out did nothing, and a price list's spot price above its on-demand
 was read, without a word; an infeasible quote said "a
@@ -24,6 +25,7 @@ import io
 import os
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -412,3 +414,21 @@ def test_a_decimal_comma_in_a_token_count_gets_its_fix(typed: str, fix: str) -> 
     result = _run("estimate", "--model", "gpt2", "--tokens", typed, "--gpu", "H100")
     assert result.exit_code == 2
     assert "a decimal point, not a comma" in result.output and fix in result.output
+
+
+def test_an_old_exchange_rate_is_named_on_stderr() -> None:
+    # was: a 637-day-old EUR rate scaled every figure without a word, where prices that old warn
+    from planner import clock
+    from planner.config.currency import load_fx_rates
+
+    as_of = load_fx_rates().as_of
+    result = _run(
+        "offers", "--gpu", "H100", "--limit", "1", "--currency", "EUR", "--format", "json"
+    )
+    assert result.exit_code == 0
+    age = (clock.utc_today() - date.fromisoformat(as_of)).days
+    warned = f"money in EUR is converted at the bundled ECB reference rate of {as_of}" in (
+        result.stderr
+    )
+    assert warned is (age > 90)
+    assert result.stdout.lstrip().startswith(("{", "["))  # the document alone on stdout

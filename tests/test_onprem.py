@@ -60,10 +60,12 @@ def test_minimal_file_gets_defaults(tmp_path: Path) -> None:
 
 
 def test_capex_in_another_currency_is_converted(tmp_path: Path) -> None:
-    data = {k: v for k, v in GOOD.items() if k != "capex_usd"} | {"capex": "80000 CNY"}
+    # (2,000,000 CNY: an 8 x H100 server's price; 80,000 was, before sweep 17 refused a capex
+    # a tenth of what the GPUs alone cost)
+    data = {k: v for k, v in GOOD.items() if k != "capex_usd"} | {"capex": "2000000 CNY"}
     hw = load_hardware(write(tmp_path, data))
     # ECB 2025-02-28: 1 EUR = 1.0411 USD = 7.5782 CNY
-    assert hw.capex_usd == pytest.approx(80000 * 1.0411 / 7.5782, rel=1e-9)
+    assert hw.capex_usd == pytest.approx(2_000_000 * 1.0411 / 7.5782, rel=1e-9)
 
 
 def test_file_currency_applies_to_untagged_neutral_keys(tmp_path: Path) -> None:
