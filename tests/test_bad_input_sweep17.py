@@ -212,6 +212,15 @@ def test_tokens_fewer_than_one_sequence_are_a_unit_slip() -> None:
     assert "did you mean 1.5M or 1.5B tokens?" in result.output
 
 
+def test_a_workload_file_of_fewer_tokens_than_a_sequence_is_refused() -> None:
+    # and one without a training section too
+    with pytest.raises(ConfigError, match="less than one sequence") as info:
+        parse_workload(
+            {"name": "k", "kind": "finetune", "model": "gpt2-xl", "data": {"tokens": 1.5}}
+        )
+    assert info.value.key_path == "data.tokens"
+
+
 def test_a_global_batch_larger_than_the_data_is_refused() -> None:
     # was: a step of 1e9 tokens over 3.1e8: no optimizer step ever completed, exit 0
     raw = load_workload("gpt2-xl-finetune").model_dump(mode="json", exclude_none=True)

@@ -1287,10 +1287,8 @@ class WorkloadSpec(_Section):
     def _check_batch(self) -> None:
         """A global batch holds at least one whole sequence, and a pinned micro-batch is a slice
         of the global batch (the estimate would otherwise round the batch up silently, or fill
-        memory with sequences the batch does not have)."""
-        t = self.training
-        if t is None:
-            return
+        memory with sequences the batch does not have), and the data at least one sequence and
+        one global batch."""
         seq = self.seq_len
         tokens = self.tokens_per_piece
         data_key = "data.tokens" if self.data is not None and self.data.tokens else "data.samples"
@@ -1302,6 +1300,9 @@ class WorkloadSpec(_Section):
                 f"there is nothing to train on; check the unit (did you mean {tokens:g}M or "
                 f"{tokens:g}B tokens?)",
             )
+        t = self.training
+        if t is None:
+            return
         if t.global_batch_tokens is not None and t.global_batch_tokens < seq:
             raise FieldError(
                 "training.global_batch_tokens",
