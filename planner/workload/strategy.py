@@ -2101,8 +2101,9 @@ def unplaceable_layout(pinned: dict[str, int], count: int) -> str | None:
 def tensor_across_nodes(pinned: dict[str, int], count: int, gpus_per_node: int) -> str | None:
     """Why a pinned tensor-parallel group cannot run on nodes of ``gpus_per_node`` GPUs, or None
     when it fits in one.  Its all-reduces, four a layer and micro-batch, are timed over the links
-    inside a node; a group spread over nodes would run them on the nodes' network, which no stack
-    does (Megatron-LM keeps ``--tensor-model-parallel-size`` within a node)."""
+    inside a node; a group spread over nodes would run them on the nodes' network, which the
+    estimate does not time and the stacks' recipes avoid (Narayanan et al. 2021: tensor parallel
+    up to the GPUs of a server, pipeline parallel across servers)."""
     tp = pinned.get("tensor", 1)
     if tp <= min(gpus_per_node, count):
         return None
