@@ -11,7 +11,7 @@ csv`` printed text in its number columns, and nothing at all with ``--no-cloud``
 exchange rate scaled every figure without a warning; an 8 x H100
 server at 3,100 USD was priced; ``--owned-only`` dropped ``--provider aws`` and ``--discount`` /
 ``--quota`` on a provider left out did nothing, and a price list's spot price above its on-demand
-was read, without a word; an infeasible quote said "a
+was read, as was a price per GPU in the per-instance column, without a word; an infeasible quote said "a
 0.166667 h deadline" for ``10m`` and "$0.00" for a budget of 0.001.
 
 The product rule each test pins: bad input gets a clear error naming the field and a fix, no
@@ -441,3 +441,27 @@ def test_an_old_exchange_rate_is_named_on_stderr() -> None:
     )
     assert warned is (age > 90)
     assert result.stdout.lstrip().startswith(("{", "["))  # the document alone on stdout
+
+
+def test_a_price_per_gpu_in_the_per_instance_column_is_named(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # was: 8 x H100 at 3.99 USD an hour quoted at 0.50 USD a GPU-hour, without a word
+    import pandas as pd
+
+    from tests.conftest import offer_row
+
+    path = tmp_path / "mine.csv"
+    rows = [
+        offer_row(provider="mycloud", instance_type=name, gpu_model="H100",
+                  price_on_demand_usd_per_hour=price, price_spot_usd_per_hour=None,
+                  price_reserved_1y_usd_per_hour=None, price_reserved_3y_usd_per_hour=None,
+                  price_basis_reserved="none")
+        for name, price in (("box8", 3.99), ("box8b", 28.0))
+    ]  # fmt: skip
+    pd.DataFrame(rows).to_csv(path, index=False)
+    caplog.set_level("WARNING")
+    planner.offers(offers_files=(str(path),))
+    assert "row 2: 8 x H100 at 3.99 USD an hour" in caplog.text
+    assert "did you mean 31.92 (8 x 3.99)?" in caplog.text
+    assert "row 3" not in caplog.text

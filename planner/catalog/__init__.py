@@ -353,9 +353,11 @@ def load_offer_book(
         for snap, entry in loaded
     ]
     priced_in: dict[tuple[str, ...], str | Path] = {}  # a private offer's key -> its file
+    public = [f for f in frames if len(f)]  # the snapshots' rows, before any price list
     for file in offers_files:
         private = read_offers_csv(Path(file))
         _refuse_priced_twice(private, file, priced_in)
+        _warn_per_gpu_prices(private, public, file)
         keys = pd.MultiIndex.from_frame(private[list(KEY_COLUMNS)])
         frames = [f[~pd.MultiIndex.from_frame(f[list(KEY_COLUMNS)]).isin(keys)] for f in frames]
         frames.append(private)
@@ -383,6 +385,41 @@ def load_offer_book(
     else:
         offers = validate_offers(pd.DataFrame(columns=list(COLUMN_NAMES)))
     return OfferBook(offers=offers, sources=tuple(sources), today=today)
+
+
+def _warn_per_gpu_prices(
+    private: pd.DataFrame, public: Sequence[pd.DataFrame], file: str | Path
+) -> None:
+    """A warning for a price list's multi-GPU row whose on-demand price an hour is about one
+    GPU's at the snapshots' cheapest (within 2x of it) and so puts each GPU at under half of
+    that: a price per GPU typed into the per-instance column (was: 8 x H100 at 3.99 USD an hour
+    quoted at 0.50 USD a GPU-hour, without a word)."""
+    column = "price_on_demand_usd_per_hour"
+    if not public or column not in private:
+        return
+    rows = pd.concat([f[["gpu_model", "gpu_count", column]] for f in public], ignore_index=True)
+    per_gpu = (rows[column] / rows["gpu_count"].clip(lower=1)).groupby(rows["gpu_model"]).min()
+    for n, (_, row) in enumerate(private.iterrows()):
+        gpus, price = int(row["gpu_count"]), row[column]
+        cheapest = per_gpu.get(row["gpu_model"])
+        if gpus < 2 or pd.isna(price) or cheapest is None or not cheapest > 0:
+            continue
+        if cheapest / 2 <= price <= cheapest * 2 and price / gpus < cheapest / 2:
+            log.warning(
+                "%s: row %d: %d x %s at %g USD an hour is %.3g USD a GPU-hour, under half the "
+                "cheapest in the bundled prices (%.3g); prices are per instance-hour: did you "
+                "mean %g (%d x %g)?",
+                shown_path(file),
+                n + 2,
+                gpus,
+                row["gpu_model"],
+                price,
+                price / gpus,
+                cheapest,
+                price * gpus,
+                gpus,
+                price,
+            )
 
 
 def _refuse_priced_twice(
