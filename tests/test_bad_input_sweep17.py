@@ -12,7 +12,8 @@ exchange rate scaled every figure without a warning; an 8 x H100
 server at 3,100 USD was priced; ``--owned-only`` dropped ``--provider aws`` and ``--discount`` /
 ``--quota`` on a provider left out did nothing, and a price list's spot price above its on-demand
 was read, as was a price per GPU in the per-instance column, without a word; an infeasible quote said "a
-0.166667 h deadline" for ``10m`` and "$0.00" for a budget of 0.001.
+0.166667 h deadline" for ``10m`` and "$0.00" for a budget of 0.001; an empty offer list echoed a
+``--max-price`` of 40 a month as "0.0547945 USD per instance-hour".
 
 The product rule each test pins: bad input gets a clear error naming the field and a fix, no
 traceback and no secret, and no result is silently wrong.
@@ -465,3 +466,13 @@ def test_a_price_per_gpu_in_the_per_instance_column_is_named(
     assert "row 2: 8 x H100 at 3.99 USD an hour" in caplog.text
     assert "did you mean 31.92 (8 x 3.99)?" in caplog.text
     assert "row 3" not in caplog.text
+
+
+def test_an_empty_offer_list_names_the_max_price_as_typed() -> None:
+    # was: "at or below 0.0547945 USD per instance-hour" alone, for --max-price 40 --period month
+    result = _run("offers", "--max-price", "40", "--period", "month")
+    assert result.exit_code == 0
+    assert (
+        "(--max-price 40 USD a month is that figure; for a price an hour drop --period month)"
+        in (result.stderr)
+    )

@@ -264,6 +264,7 @@ def offers_command(
     Host filters: planner offers --gpu H100:8 --min-vcpus 192 --min-local-disk 10000
     """
     money = Money.of(currency, key_path="--currency")
+    typed = max_price
     if max_price is not None:
         max_price /= money.per_usd  # given in --currency
         if period == "month":
@@ -308,7 +309,18 @@ def offers_command(
         if not money.is_usd:
             click.echo(money.note())
     if result.why_empty:
-        click.echo(f"note: {result.why_empty}", err=True)
+        why = result.why_empty
+        if (
+            "(price filter)" in why
+            and typed is not None
+            and (period == "month" or not money.is_usd)
+        ):
+            # was: "at or below 0.0547945 USD per instance-hour", a figure the user never typed
+            why += (
+                f" (--max-price {typed:g} {money.code} a {'month' if period == 'month' else 'hour'}"
+                f" is that figure{'; for a price an hour drop --period month' if period == 'month' else ''})"
+            )
+        click.echo(f"note: {why}", err=True)
     for note in unknown_host_notes(result.book.offers, flt, load_gpu_catalog()):
         click.echo(f"note: {note}", err=True)
     echo_provenance(result.book, fmt, max_age_days, providers)
