@@ -13,7 +13,8 @@ server at 3,100 USD was priced; ``--owned-only`` dropped ``--provider aws`` and 
 ``--quota`` on a provider left out did nothing, and a price list's spot price above its on-demand
 was read, as was a price per GPU in the per-instance column, without a word; an infeasible quote said "a
 0.166667 h deadline" for ``10m`` and "$0.00" for a budget of 0.001; an empty offer list echoed a
-``--max-price`` of 40 a month as "0.0547945 USD per instance-hour".
+``--max-price`` of 40 a month as "0.0547945 USD per instance-hour"; ``--budget EUR500`` and ``.5``
+got the generic hint.
 
 The product rule each test pins: bad input gets a clear error naming the field and a fix, no
 traceback and no secret, and no result is silently wrong.
@@ -476,3 +477,18 @@ def test_an_empty_offer_list_names_the_max_price_as_typed() -> None:
         "(--max-price 40 USD a month is that figure; for a price an hour drop --period month)"
         in (result.stderr)
     )
+
+
+@pytest.mark.parametrize(
+    ("typed", "why", "fix"),
+    [
+        ("EUR500", "the code is glued to the number", "write 500 EUR"),
+        (".5", "a bare decimal point", "write 0.5"),
+        (".5 EUR", "a bare decimal point", "write 0.5 EUR"),
+    ],
+)
+def test_a_budget_spelling_gets_its_own_fix(typed: str, why: str, fix: str) -> None:
+    # was: "cannot read ... as an amount of money" and the generic "80000 CNY"
+    result = _run("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--budget", typed)
+    assert result.exit_code == 2
+    assert why in result.output and fix in result.output

@@ -158,6 +158,12 @@ def _worded(value: str) -> tuple[str, str] | None:
     return "; ".join(problems), f"{number} {code}".strip()
 
 
+# A currency code glued before the number (EUR500), and a number that starts at its decimal
+# point (.5, .5 EUR): each read as neither before, and given the generic hint.
+_GLUED_CODE = re.compile(r"\s*([A-Za-z]{3})(\d+(?:,\d{3})*(?:\.\d+)?)\s*")
+_BARE_POINT = re.compile(r"\s*(\.\d+)\s*([A-Za-z]{3})?\s*")
+
+
 def split_money(
     value: str, *, file: str | None = None, key_path: str | None = None
 ) -> tuple[float, str | None]:
@@ -230,6 +236,22 @@ def split_money(
             key_path=key_path,
             hint=f"write {re.sub(r'(?<=[0-9]),(?=[0-9])', '', value).strip()} (no commas), or "
             "group the digits by three (15,000)",
+        )
+    glued = _GLUED_CODE.fullmatch(value) if m is None else None
+    if glued is not None:  # EUR500: was the generic "write a number ... 80000 CNY"
+        raise ConfigError(
+            f"cannot read {value!r} as an amount of money: the code is glued to the number",
+            file=file,
+            key_path=key_path,
+            hint=f"write {glued.group(2)} {glued.group(1).upper()}",
+        )
+    bare = _BARE_POINT.fullmatch(value) if m is None else None
+    if bare is not None:  # .5: was the generic hint
+        raise ConfigError(
+            f"cannot read {value!r} as an amount of money: a bare decimal point",
+            file=file,
+            key_path=key_path,
+            hint=f"write 0{bare.group(1)}{(' ' + bare.group(2).upper()) if bare.group(2) else ''}",
         )
     if m is None or (m["pre"] and m["post"]):
         raise ConfigError(
