@@ -492,3 +492,16 @@ def test_a_budget_spelling_gets_its_own_fix(typed: str, why: str, fix: str) -> N
     result = _run("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--budget", typed)
     assert result.exit_code == 2
     assert why in result.output and fix in result.output
+
+
+def test_a_serving_batch_past_any_engines_is_refused(tmp_path: Path) -> None:
+    # was: max_batch 10,000,000 read, and a 7B model's 2,000 tokens/s priced on 8 B200s
+    path = tmp_path / "mb.yaml"
+    path.write_text(
+        "name: mb\nkind: inference\nmodel: llama-2-7b\n"
+        "inference: {tokens_per_s: 2000, hours: 730, max_batch: 10000000}\n",
+        encoding="utf-8",
+    )
+    result = _run("quote", "-w", str(path))
+    assert result.exit_code == 2
+    assert "inference.max_batch: must be at most 65536, got 10000000" in result.output

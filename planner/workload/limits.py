@@ -24,6 +24,11 @@ MAX_LAYER_COUNT = 100_000  # layers, heads, tensor and pipeline degrees
 MAX_HIDDEN = 10_000_000
 MAX_SERVING_HOURS = 87_600.0
 MAX_BEAM_WIDTH = 1024  # beams per request: a bound against typos (summarisers use 4 to 10)
+# An engine's largest batch (inference.max_batch): 65,536 requests or images, far past what engines
+# run (vLLM's max_num_seqs defaults to 256 to 1,024; TensorRT-LLM engines are built for up to a
+# few thousand; MLPerf's offline image runs batch a few thousand images); 10 million was read and
+# priced a 7B model's service on 8 B200s for its workspace alone.
+MAX_SERVING_BATCH = 65_536
 # The least p95 latency target a request may set: a tenth of a millisecond.  One decoding step of
 # the smallest model on the fastest GPU, its kernels launched as one CUDA graph, takes a few
 # milliseconds (the serving model's step overhead and per-layer kernel time), so a target below a

@@ -66,6 +66,7 @@ from planner.workload.limits import (
     MAX_PIECES,
     MAX_SAMPLES,
     MAX_SEQ_LEN,
+    MAX_SERVING_BATCH,
     MAX_SERVING_HOURS,
     MAX_TOKENS,
     MIN_LATENCY_MS,
@@ -812,7 +813,7 @@ class InferenceSection(_Section):
     prompt_tokens_p95: float | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     output_tokens_p95: float | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     slo: ServingSlo = ServingSlo()
-    max_batch: int | None = Field(default=None, ge=1, le=MAX_HIDDEN)
+    max_batch: int | None = Field(default=None, ge=1, le=MAX_SERVING_BATCH)
     # beam search: hypotheses each request decodes per step (1: greedy decoding or sampling)
     beam_width: int = Field(default=1, ge=1, le=MAX_BEAM_WIDTH)
     tokens_per_s: float | None = Field(
