@@ -38,6 +38,14 @@ def check_writable(path: Path, option: str, *, what: str = "report") -> None:
     """Fail before any work (a quote sweep, a budget solve) when ``path``'s folder is missing,
     read-only, or a name the file system refuses, instead of after it; or when ``path`` is a
     file the command reads (:func:`refuse_an_input`)."""
+    if str(path).strip() == "-":
+        # was: a file named "-" written in the current folder ("report written to -")
+        raise ConfigError(
+            f"the {what} cannot go to stdout as '-': it is written to a file",
+            key_path=option,
+            hint="name a file, e.g. report.html; for the document on stdout, run the command "
+            "without --report / report, with --format json, csv or markdown",
+        )
     refuse_an_input(path, option, what=what)
     directory = Path(path).parent if str(Path(path).parent) else Path(".")
     try:

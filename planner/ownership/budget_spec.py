@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import logging
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,7 +26,13 @@ from planner.config.yamlfile import probe
 from planner.errors import ConfigError
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.ownership.hardware import MAX_MACHINES, HardwareSpec, load_hardware
-from planner.units import MAX_GPU_HOURS, MAX_USD, MIN_UTILIZATION
+from planner.units import (
+    HOURS_PER_MONTH,
+    MAX_GPU_HOURS,
+    MAX_GPUS_PER_JOB,
+    MAX_USD,
+    MIN_UTILIZATION,
+)
 
 log = logging.getLogger(__name__)
 
@@ -326,14 +333,28 @@ def _price(value: _Money, key: str, ctx: _Reading) -> float:
     )
 
 
-def _check_gpu_hours(values: Sequence[float], key: str, ctx: _Reading) -> None:
-    """Refuse GPU-hours beyond what any budget covers (a growth rate or unit slip)."""
+def _check_gpu_hours(values: Sequence[float], key: str, ctx: _Reading, *, months: int = 1) -> None:
+    """Refuse GPU-hours beyond what any budget covers (a growth rate or unit slip), and a
+    month's (``values`` spread over ``months``) that would keep more GPUs busy than a job may use
+    (:data:`~planner.units.MAX_GPUS_PER_JOB`; was: 4e9 GPU-hours a month, 5.5 million H100s,
+    planned at 265 billion USD)."""
     if any(v > MAX_GPU_HOURS for v in values):
         raise ConfigError(
             f"{max(values):.3g} GPU-hours is more than the {MAX_GPU_HOURS:.0e} a budget covers",
             file=ctx.file,
             key_path=key,
             hint="give GPU-hours per month (check the units and growth_per_month)",
+        )
+    busiest = max(values, default=0.0) / max(1, months)
+    if busiest > MAX_GPUS_PER_JOB * HOURS_PER_MONTH:
+        raise ConfigError(
+            f"{max(values):.3g} GPU-hours {'a month' if months == 1 else f'over {months} months'} "
+            f"keeps {busiest / HOURS_PER_MONTH:,.0f} GPUs busy all month, past the largest "
+            "clusters (~200,000 GPUs)",
+            file=ctx.file,
+            key_path=key,
+            hint="give GPU-hours, not GPU-seconds or a total over the horizon (1,000 GPUs all "
+            f"month is {1000 * HOURS_PER_MONTH:,.0f} GPU-hours)",
         )
 
 
@@ -394,6 +415,32 @@ def _classes(
     return tuple(classes), hw_files
 
 
+# A commitment's length in its name: reserved-1y, savings-3yr, 1-year, 36m, 12-month.
+_TERM_IN_NAME = re.compile(
+    r"(?<![0-9])([0-9]+)[ -]?(y|yr|year|years|m|mo|month|months)(?![a-z])", re.I
+)
+
+
+def _check_term(name: str, term_months: int, key: str, file: str) -> None:
+    """Refuse a term that contradicts the length the commitment's name gives (was:
+    ``reserved-1y`` with ``term_months: 1``, a 1-year rate for a month at a time, 26% off the
+    plan's cost without a word)."""
+    match = _TERM_IN_NAME.search(name)
+    if match is None:
+        return
+    number, unit = int(match.group(1)), match.group(2).lower()
+    named = number * 12 if unit.startswith("y") else number
+    if named == term_months or not 1 <= named <= 120:
+        return
+    raise ConfigError(
+        f"{term_months} month{'s' if term_months != 1 else ''} for {name!r}, whose name says "
+        f"{named} months",
+        file=file,
+        key_path=key,
+        hint=f"did you mean term_months: {named}? (a term is in months: 12 a year)",
+    )
+
+
 def _gpu_class(
     c: _Class, gpu: str, where: str, ctx: _Reading
 ) -> tuple[GpuClassPlan, list[tuple[str, HardwareSpec]]]:
@@ -418,6 +465,8 @@ def _gpu_class(
                 key_path=f"{where}.commitments[{j}].name",
                 hint="give each commitment its own name, e.g. reserved-1y and reserved-3y",
             )
+    for j, k in enumerate(commitments):
+        _check_term(k.name, k.term_months, f"{where}.commitments[{j}].term_months", ctx.file)
     used: list[tuple[str, HardwareSpec]] = []
     buys: list[BuyOption] = []
     for j, b in enumerate(c.buy):
@@ -573,7 +622,8 @@ def _workload(w: _Workload, where: str, class_gpus: set[str], ctx: _Reading) -> 
             hint=f"months count from 1, the file's start month; give a deadline_month from "
             f"{min(w.start_month, ctx.months)} to {ctx.months}, or a longer horizon_months",
         )
-    _check_gpu_hours([w.gpu_hours], f"{where}.gpu_hours", ctx)
+    window = w.deadline_month - w.start_month + 1
+    _check_gpu_hours([w.gpu_hours], f"{where}.gpu_hours", ctx, months=window)
     return WorkloadDemand(w.name, gpu, w.gpu_hours, w.start_month - 1, w.deadline_month - 1)
 
 

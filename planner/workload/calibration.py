@@ -29,6 +29,9 @@ FILE_NAME = "calibration.yaml"
 # A measured throughput this far from the estimate is more likely a typo or a different job than
 # a calibration (a factor of 10 either way).
 MAX_FACTOR = 10.0
+# A measured rate within this of the estimate's divided by the GPU count is one GPU's rate given
+# for the whole run (calibrations record the whole run's tokens per second).
+PER_GPU_SLIP = 0.25
 # The estimator's revision a run's factor was measured against.  A factor is the measured over the
 # *then* estimated throughput, so once the estimate of an unchanged run moves, an older factor
 # mis-corrects: such runs are kept and listed but not applied, and the estimate says to record them
@@ -465,6 +468,16 @@ def new_calibration(
             f"estimate's {_rate(estimated)}: more than {MAX_FACTOR:g}x apart",
             key_path="measured_tokens_per_s",
             hint="give the throughput of the whole run (all GPUs), in tokens per second",
+        )
+    count = est.gpu_count
+    if count > 1 and step_tokens is None and abs(factor * count - 1.0) < PER_GPU_SLIP:
+        # was: 90,000 tokens/s (one GPU's) recorded for an 8-GPU run, every later estimate x9.4
+        raise ConfigError(
+            f"the measured {_rate(measured_tokens_per_s)} tokens/s is about one GPU's share of "
+            f"the estimate's {_rate(estimated)} for all {count} GPUs ({factor:.3g}x it)",
+            key_path="measured_tokens_per_s",
+            hint=f"did you mean {_rate(measured_tokens_per_s * count)} ({count} x "
+            f"{_rate(measured_tokens_per_s)})? give the whole run's tokens per second",
         )
     _check_below_peak(spec, est, factor, measured_tokens_per_s)
     gpu, framework, precision, method, kind = job_key(spec, est.gpu)
