@@ -366,18 +366,11 @@ def table(rows: Sequence[Row]) -> list[dict[str, Any]]:
                 "estimate": value,
                 "published": row.published,
                 "ratio": value / row.published,
-                "mfu": _steady_mfu(est),
+                "mfu": est.steady_efficiency,
                 "strategy": est.strategy.name,
             }
         )
     return out
-
-
-def _steady_mfu(est: Estimate) -> float:
-    """Model FLOPs utilisation while the training steps run: the estimate's efficiency counts its
-    start-up and evaluation passes too, which in a one-step row is nearly all of its time."""
-    steps = est.time_breakdown_hours.get("training steps", 0.0)
-    return est.efficiency * est.wall_hours / steps if steps > 0 else est.efficiency
 
 
 def summary(records: list[dict[str, Any]]) -> tuple[float, str, float]:

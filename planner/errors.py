@@ -194,16 +194,22 @@ def shown_amount(usd: float) -> float:
     return round(usd * _SHOWN_MONEY.get()[1], 2)
 
 
-def money_text(usd: float) -> str:
-    """``usd`` written in the shown currency: ``$1.04``, ``€1.00``, ``$143,493`` (cents below
-    1,000)."""
-    symbol, per_usd = _SHOWN_MONEY.get()
-    value = usd * per_usd
+def written_money(value: float, symbol: str) -> str:
+    """An amount already in its currency, as every output writes money: ``$2.86``, ``-€5.00``,
+    ``$143,493`` (cents below 1,000), a sub-cent amount to two figures (``$0.001``, not
+    ``$0.00``)."""
     sign = "-" if value < 0 else ""
-    if 0 < abs(value) < 0.005:  # a sub-cent amount, not "$0.00" (a --budget of 0.001)
-        return f"{sign}{symbol}{abs(value):.2g}"
-    digits = 2 if round(abs(value), 2) < 1000 else 0
-    return f"{sign}{symbol}{abs(value):,.{digits}f}"
+    value = abs(value)
+    if 0 < value < 0.005:
+        return f"{sign}{symbol}{value:.2g}"
+    digits = 2 if round(value, 2) < 1000 else 0
+    return f"{sign}{symbol}{value:,.{digits}f}"
+
+
+def money_text(usd: float) -> str:
+    """``usd`` written in the shown currency (:func:`written_money`): ``$1.04``, ``€1.00``."""
+    symbol, per_usd = _SHOWN_MONEY.get()
+    return written_money(usd * per_usd, symbol)
 
 
 def ascii_digits_fix(text: str) -> str | None:

@@ -370,8 +370,8 @@ def test_a_discount_or_quota_on_a_provider_left_out_is_named(
         "--discount", "lambda=0.1", "--quota", "gcp=2", "--format", "json",
     )  # fmt: skip
     assert result.exit_code == 0
-    assert "--discount lambda applies to no offer in this quote" in caplog.text
-    assert "--quota gcp applies to no offer in this quote" in caplog.text
+    assert "the discount on lambda applies to no offer in this quote" in caplog.text
+    assert "the quota on gcp applies to no offer in this quote" in caplog.text
     assert result.stdout.lstrip().startswith("{")  # the document alone on stdout
     caplog.clear()
     kept = _run(

@@ -106,6 +106,10 @@ def test_a_batch_inference_job_is_not_requoted_as_a_service() -> None:
     assert "is a batch job (a fixed amount of inference): quote it with --deadline" in (
         result.output
     )
+    # and the library, which the CLI calls, says the same
+    with pytest.raises(ConfigError, match="is a batch job") as info:
+        planner.quote_service(workload="llama-2-7b-batch-inference", requests_per_s=5)
+    assert info.value.key_path == "requests_per_s"
 
 
 def test_a_report_to_dash_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

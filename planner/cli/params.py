@@ -11,7 +11,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import date, timezone
+from datetime import timezone
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -710,24 +710,6 @@ class Amount(click.ParamType):
         return amount, code.upper() if code else None
 
 
-def _warn_stale_rate(as_of: str, code: str) -> None:
-    """A warning on stderr where the bundled exchange rate is older than the prices' staleness
-    limit (was: a 637-day-old rate scaled every figure without a word, where prices that old
-    warn)."""
-    from planner.catalog import DEFAULT_MAX_AGE_DAYS
-
-    try:
-        age = (clock.utc_today() - date.fromisoformat(as_of)).days
-    except ValueError:
-        return
-    if age > DEFAULT_MAX_AGE_DAYS:
-        click.echo(
-            f"warning: money in {code} is converted at the bundled ECB reference rate of "
-            f"{as_of}, {age:,} days old; check it against today's rate before relying on it",
-            err=True,
-        )
-
-
 def currency_option(func: Any) -> Any:
     """``--currency``: show money in this currency (the bundled, dated ECB rate table)."""
 
@@ -741,7 +723,13 @@ def currency_option(func: Any) -> Any:
             # and the command's errors write their money in it, as its output does
             shown = Money.of(value, key_path="--currency")
             ctx.with_resource(money_shown_as(shown.symbol, shown.per_usd))
-            _warn_stale_rate(table.as_of, value.upper())
+            # a rate older than the prices' staleness limit warns as those prices do (was: a
+            # 637-day-old rate scaled every figure without a word)
+            from planner.catalog import DEFAULT_MAX_AGE_DAYS
+
+            stale = table.stale_warning(value.upper(), DEFAULT_MAX_AGE_DAYS)
+            if stale is not None:
+                click.echo(f"warning: {stale}", err=True)
         return value.upper()
 
     return click.option(

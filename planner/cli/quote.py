@@ -399,14 +399,6 @@ def named_spec(options: dict[str, Any]) -> WorkloadSpec:
     return named if isinstance(named, WorkloadSpec) else load_workload(named)
 
 
-def _has_batch(spec: WorkloadSpec) -> bool:
-    """Whether an inference workload states a batch job's amount (tokens, requests or images)."""
-    inf = spec.inference
-    return inf is not None and any(
-        getattr(inf, key, None) is not None for key in ("tokens", "requests", "images")
-    )
-
-
 def _service_request(options: dict[str, Any], service: dict[str, Any]) -> ServiceRequest | None:
     """A :class:`ServiceRequest` when the quote is for a service: a load or target was given, or
     the workload is an inference workload with a load and no --deadline was."""
@@ -433,15 +425,6 @@ def _service_request(options: dict[str, Any], service: dict[str, Any]) -> Servic
 
     if not asked and not is_service(spec):
         return None
-    if options["deadline"] is None and not is_service(spec) and _has_batch(spec):
-        # was: the batch job's inference.tokens dropped without a word, a month's service priced
-        typed, them = _stray_service_options(service)
-        raise click.UsageError(
-            f"{typed} the load and latency targets of a service, and {spec.name} is a batch job "
-            "(a fixed amount of inference): quote it with --deadline (and drop "
-            f"{them}), or give the service's load in a workload (inference.tokens_per_s or "
-            "requests_per_s, and hours)"
-        )
     if options["deadline"] is not None:
         if not is_service(spec):
             # a batch inference job (a count of tokens or images by a deadline) given a service's

@@ -8,6 +8,7 @@ so that a number never carries the wrong unit in its name.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import math
 import re
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from planner import clock
 from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError, foreign_digits_error
 from planner.units import COUNT_SCALE, USD
@@ -49,6 +51,20 @@ class FxTable:
 
     def from_usd(self, amount_usd: float, code: str) -> float:
         return amount_usd / self.rate(code)
+
+    def stale_warning(self, code: str, max_age_days: int) -> str | None:
+        """Why money shown in ``code`` may be off: the table's rate is older than
+        ``max_age_days`` (None when it is not, or its date cannot be read)."""
+        try:
+            age = (clock.utc_today() - datetime.date.fromisoformat(self.as_of)).days
+        except ValueError:
+            return None
+        if age <= max_age_days:
+            return None
+        return (
+            f"money in {code} is converted at the bundled ECB reference rate of {self.as_of}, "
+            f"{age:,} days old; check it against today's rate before relying on it"
+        )
 
 
 def fx_table_from_mapping(raw: Mapping[str, Any], *, file: str = "fx_rates.yaml") -> FxTable:

@@ -281,7 +281,7 @@ def hardware_from_mapping(
         )
     if interconnect is not Interconnect.NVSWITCH and m.gpus_per_machine > MAX_PCIE_GPUS_PER_NODE:
         # was: 72 RTX 4090s on PCIe in one machine, priced and timed as one box
-        per = 8 if m.gpus_per_machine % 8 == 0 else 4 if m.gpus_per_machine % 4 == 0 else 2
+        per = next((d for d in (8, 4, 2) if m.gpus_per_machine % d == 0), None)
         raise ConfigError(
             f"{m.gpus_per_machine} GPUs on {interconnect.value} in one machine: a machine without "
             f"NVSwitch holds at most {MAX_PCIE_GPUS_PER_NODE} (the largest PCIe servers hold "
@@ -290,7 +290,7 @@ def hardware_from_mapping(
             key_path="gpus_per_machine",
             hint=f"give the machines on their own: gpus_per_machine: {per}, machines: "
             f"{m.gpus_per_machine // per * m.machines}"
-            if m.gpus_per_machine % per == 0
+            if per is not None
             else "give the GPUs each machine holds, and machines: how many there are",
         )
     nvlink = interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH)

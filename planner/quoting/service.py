@@ -532,14 +532,14 @@ def _warn_out_of_scope(req: QuoteRequest) -> None:
     if not req.providers:
         return
     kept = {p.lower() for p in req.providers}
-    for option, keys in (("--discount", req.discounts), ("--quota", req.quotas)):
+    for what, keys in (("discount", req.discounts), ("quota", req.quotas)):
         for key in keys:
-            provider = key.split(":")[0]
+            provider = key.split(":")[0]  # canonical keys: provider[:region]:family
             if provider.lower() not in kept:
                 log.warning(
-                    "%s %s applies to no offer in this quote: the providers asked for (%s) leave "
-                    "%s out",
-                    option,
+                    "the %s on %s applies to no offer in this quote: the providers asked for (%s) "
+                    "leave %s out",
+                    what,
                     key,
                     ", ".join(req.providers),
                     provider,

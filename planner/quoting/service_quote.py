@@ -272,6 +272,15 @@ def _spec(req: ServiceRequest) -> WorkloadSpec:
 def _load(req: ServiceRequest, spec: WorkloadSpec) -> LoadCurve:
     inf = spec.inference
     assert inf is not None
+    if not inf.serving and req.requests_per_s is not None:
+        # was: the job's tokens dropped without a word, a month-long service priced at the rate
+        raise ConfigError(
+            f"{spec.name} is a batch job (a fixed amount of inference): quote it with --deadline "
+            "(quote(workload=..., deadline_hours=...)); a service quote carries a load all month",
+            key_path="requests_per_s",
+            hint="drop the load, or give the service's load in a workload "
+            "(inference.tokens_per_s or requests_per_s, and hours)",
+        )
     own = inf.load_images_per_s if serves_images(spec) else inf.load_requests_per_s
     base = req.requests_per_s if req.requests_per_s is not None else own
     if base is None:

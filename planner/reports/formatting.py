@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from planner.errors import written_money
+
 if TYPE_CHECKING:
     from planner.config.currency import FxTable
 
@@ -119,11 +121,7 @@ def money(usd: float | None, unit: Money = USD_MONEY) -> str:
     """``2.8612`` -> ``$2.86``; ``143492.8`` -> ``$143,493``; negative -> ``-$5.00``."""
     if usd is None or not math.isfinite(usd):
         return "-"
-    value = usd * unit.per_usd
-    sign = "-" if value < 0 else ""
-    value = abs(value)
-    digits = 2 if round(value, 2) < 1000 else 0
-    return f"{sign}{unit.symbol}{value:,.{digits}f}"
+    return written_money(usd * unit.per_usd, unit.symbol)
 
 
 def per_hour(usd: float | None, unit: Money = USD_MONEY) -> str:

@@ -125,6 +125,13 @@ class Estimate:
     # hours and the loader's (the "training steps" line is the larger); None without such a loader
     step_bounds: StepBounds | None = None
 
+    @property
+    def steady_efficiency(self) -> float:
+        """Model FLOPs utilisation while the training steps run: ``efficiency`` counts the whole
+        wall-clock (start-up, evaluations, losses), which in a one-step job is nearly all of it."""
+        steps = self.time_breakdown_hours.get("training steps", 0.0)
+        return self.efficiency * self.wall_hours / steps if steps > 0 else self.efficiency
+
     def to_dict(self) -> dict[str, Any]:
         serving = self.serving.to_dict() if self.serving else {}
         return {
