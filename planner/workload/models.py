@@ -96,6 +96,11 @@ def _cnn_train_flops(forward_gmacs: float) -> float:
 #   and Llama 2 / 3 (HF LlamaConfig attention_dropout 0.0; Meta's reference model.py has no dropout
 #   layer), MPT-7B (mosaicml/mpt-7b config.json: attn_pdrop = resid_pdrop = emb_pdrop = 0), Mistral
 #   7B (HF MistralConfig attention_dropout 0.0; mistral-src has no dropout layer).
+# ResNet-50 v1.5's share of its FLOPs in stride-1 3x3 convolutions, 1.503 of its 4.089 GMACs (D,
+# counted as the vision presets' note below says); also the share a convolutional network without
+# its own count takes (training.DEFAULT_CONV3X3_SHARE)
+RESNET50_CONV3X3_SHARE = 1.503 / 4.089
+
 _PRESETS: tuple[ModelPreset, ...] = (
     # GPT-2: Radford et al. 2019; sizes as counted by HF transformers (tied embeddings, n_ctx 1024,
     # vocab 50257), e.g. huggingface.co/gpt2/config.json and llm.c's "124M".
@@ -400,7 +405,7 @@ _PRESETS: tuple[ModelPreset, ...] = (
         "torchvision ResNet50_Weights docs: 4.09 GFLOPS (MACs)",
         flops_per_sample=_cnn_train_flops(4.09),
         activation_gib_per_sample=0.09,
-        conv3x3_share=1.503 / 4.089,
+        conv3x3_share=RESNET50_CONV3X3_SHARE,
     ),
     # ResNet-101 and ResNet-152 (torchvision v1.5: ResNet101_Weights 7.80 GFLOPS, ResNet152_Weights
     # 11.51, MACs; 44.5M and 60.2M parameters).  Stored activations scale resnet50's 0.09 GiB by their

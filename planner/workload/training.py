@@ -36,6 +36,7 @@ from planner.workload.estimate_types import (
 from planner.workload.frameworks import FrameworkProfile, auto_framework, load_frameworks
 from planner.workload.models import (
     DIFFUSION_PIPELINES,
+    RESNET50_CONV3X3_SHARE,
     diffusion_pipeline,
     unet_attention_share,
     unet_matmuls,
@@ -435,7 +436,7 @@ def _transformer_shape(spec: WorkloadSpec, params: float, meth: str) -> _Shape:
 DEFAULT_ACTIVATION_GIB = 0.1
 # A convolutional network's share of its FLOPs in 3x3 stride-1 convolutions where its model gives
 # none: the resnet50 preset's (U: the common case).
-DEFAULT_CONV3X3_SHARE = 1.503 / 4.089
+DEFAULT_CONV3X3_SHARE = RESNET50_CONV3X3_SHARE
 
 
 def _other_shape(spec: WorkloadSpec, params: float) -> _Shape:
