@@ -25,6 +25,7 @@ from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.strategy import (
     Strategy,
     TrainFacts,
+    pinned_unit,
     search_training,
     tensor_across_nodes,
     unplaceable_layout,
@@ -141,13 +142,19 @@ def train_suggestions(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
 
 
 def pinned_gpus(spec: WorkloadSpec) -> int:
-    """GPUs in one replica of the pinned layout (``training.parallelism`` tensor x pipeline x
-    context; 1 when none is pinned or for inference): every training GPU count must be a multiple
-    of it."""
+    """GPUs in one copy of the pinned layout (``training.parallelism``,
+    :func:`~planner.workload.strategy.pinned_unit`; 1 when none is pinned or for inference): every
+    training GPU count must be a multiple of it."""
     if spec.kind is Kind.INFERENCE:
         return 1
+    return pinned_unit(_pins(spec))
+
+
+def _pins(spec: WorkloadSpec) -> dict[str, int]:
+    """The layout sizes ``training.parallelism`` pins, by name."""
     p = spec.train.parallelism
-    return (p.tensor or 1) * (p.pipeline or 1) * (p.context or 1)
+    sizes = {"tensor": p.tensor, "pipeline": p.pipeline, "context": p.context, "expert": p.expert}
+    return {k: v for k, v in sizes.items() if v is not None}
 
 
 def layout_error(spec: WorkloadSpec, gpu_count: int) -> ConfigError | None:
@@ -159,22 +166,9 @@ def layout_error(spec: WorkloadSpec, gpu_count: int) -> ConfigError | None:
     unit = pinned_gpus(spec)
     if gpu_count % unit == 0:
         return None
-    p = spec.train.parallelism
-    pinned = {
-        k: v
-        for k, v in (("tensor", p.tensor), ("pipeline", p.pipeline), ("context", p.context))
-        if v is not None
-    }
+    pinned = _pins(spec)
     problem = unplaceable_layout(pinned, gpu_count)
-    key = (
-        "tensor"
-        if p.tensor is not None and p.tensor > 1
-        else "pipeline"
-        if p.pipeline is not None and p.pipeline > 1
-        else "context"
-        if p.context is not None and p.context > 1
-        else "pipeline"
-    )
+    key = next((k for k, v in pinned.items() if v > 1), "pipeline")
     nearest = math.ceil(gpu_count / unit) * unit
     return ConfigError(
         problem or f"the pinned layout needs a multiple of {unit} GPUs",
@@ -219,7 +213,7 @@ def unplaceable_estimate(
     if problem is None:
         return None
     flash = flash_attention(spec, gpu)
-    layout_keys = ("tensor", "pipeline", "context")
+    layout_keys = ("tensor", "pipeline", "context", "expert")
     free = replace(f, pinned={k: v for k, v in f.pinned.items() if k not in layout_keys})
     _, least = search_training(free, gpu, count, topology_links(gpu, topo, count), flash=flash)
     s = Strategy(
@@ -227,6 +221,7 @@ def unplaceable_estimate(
         tensor_parallel=f.pinned.get("tensor", 1),
         pipeline_parallel=f.pinned.get("pipeline", 1),
         context_parallel=f.pinned.get("context", 1),
+        expert_parallel=f.pinned.get("expert", 1),
         method=f.method,
         optimizer=f.optimizer,
         gpus_per_piece=count,

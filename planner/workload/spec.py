@@ -1636,6 +1636,16 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
                 f"expert parallel {pinned.expert} does not divide the {m.experts} experts; "
                 f"use a divisor of {m.experts}",
             )
+        tp = pinned.tensor or 1
+        if pinned.expert > 1 and pinned.expert % tp:
+            # the expert-parallel GPUs are whole tensor-parallel groups here (strategy.
+            # expert_parallel_sizes); Megatron Core's folding can also place fewer
+            raise FieldError(
+                "training.parallelism.expert",
+                f"expert parallel {pinned.expert} spreads the experts over GPUs in whole "
+                f"tensor-parallel groups of {tp}, as modelled here; pin a multiple of {tp}, "
+                "or leave parallelism.expert out",
+            )
 
 
 # A model's parameter count may differ from what its shape holds (biases, norms, an odd MLP width

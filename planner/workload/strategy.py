@@ -97,7 +97,9 @@ class Strategy:
     gpus_per_piece: int = 1
     concurrent_pieces: int = 1
     reason: str = ""
-    expert_parallel: int = 1  # mixture of experts: ranks the routed experts are split over
+    # mixture of experts: the GPUs the routed experts are spread over, each holding whole experts
+    # (Megatron Core's expert_model_parallel_size with expert_tensor_parallel_size 1)
+    expert_parallel: int = 1
     # block recompute: layers of each pipeline stage (of the whole model without one) recomputed in
     # the backward pass, out of ``layers_per_stage``; 0 under the other modes
     recomputed_layers: int = 0
@@ -702,15 +704,25 @@ def expert_parallel_sizes(f: TrainFacts, dp: int, tp: int, gpus_per_node: int) -
     """The expert-parallel sizes searched for ``dp`` data-parallel ranks of ``tp`` GPUs, as the
     data-parallel ranks the experts are split over (each expert also split over the ``tp`` ranks):
     1 for a dense model or a stack without expert parallelism; a pinned ``expert`` (GPUs, so
-    ``expert / tp`` ranks); otherwise the most that divide both the ranks and the experts, and the
-    most of those that keep the group inside one node (its all-to-alls then stay on NVLink,
-    :func:`_all_to_all_seconds`)."""
+    ``expert / tp`` ranks), none where those ranks do not divide ``dp`` or the GPUs are not whole
+    tensor-parallel groups (the pin is never shrunk to fit); otherwise the most that divide both
+    the ranks and the experts, and the most of those that keep the group inside one node (its
+    all-to-alls then stay on NVLink, :func:`_all_to_all_seconds`).
+
+    A pinned ``expert`` counts GPUs, as Megatron Core's ``expert_model_parallel_size`` does with
+    ``expert_tensor_parallel_size: 1`` (the "parallel folding" of the Megatron-Bridge MoE recipes,
+    such as Qwen3 235B's TP2 EP32 on 256 H100s): the GPUs of the tensor- and data-parallel groups
+    each hold whole experts.  ``expert / tp`` ranks of ``tp`` GPUs holding 1/tp of each of their
+    experts keep the same bytes on every GPU."""
     expert_parallel = f.framework is None or f.framework.expert_parallel
     if not f.experts or not expert_parallel:
         return (1,)
-    most = math.gcd(dp, f.experts)
     if "expert" in f.pinned:
-        return (math.gcd(most, max(1, f.pinned["expert"] // tp)),)
+        gpus = f.pinned["expert"]
+        ranks = max(1, gpus // tp)
+        whole = gpus % tp == 0 or gpus == 1
+        return (ranks,) if whole and dp % ranks == 0 else ()
+    most = math.gcd(dp, f.experts)
     in_node = max(1, gpus_per_node // tp)
     inside = max(d for d in range(1, min(most, in_node) + 1) if most % d == 0)
     return (most,) if inside == most else (most, inside)
@@ -1809,7 +1821,7 @@ def _to_candidate(f: TrainFacts, s: _Search, c: _Costed) -> Candidate:
         grad_accumulation=c.accumulation,
         virtual_stages=c.chunks,
         gpus_per_piece=s.gpus,
-        expert_parallel=lay.ep,
+        expert_parallel=f.pinned.get("expert", lay.ep * lay.tp if lay.ep > 1 else 1),
         recomputed_layers=c.seq.recomputed_layers,
         layers_per_stage=c.seq.stage_layers,
         context_parallel=lay.cp,
@@ -2078,22 +2090,35 @@ def search_training(
     return chosen, _to_candidate(f, s, least) if least is not None else None
 
 
+def pinned_unit(pinned: dict[str, int]) -> int:
+    """The GPUs one copy of a pinned layout takes, every count a multiple of it: tensor x pipeline x
+    context, and the pinned expert-parallel GPUs on each pipeline stage, whole tensor-parallel
+    groups of them (:func:`expert_parallel_sizes`)."""
+    tp, pp = pinned.get("tensor", 1), pinned.get("pipeline", 1)
+    cp, ep = pinned.get("context", 1), pinned.get("expert", 1)
+    return pp * cp * max(tp, ep)
+
+
 def unplaceable_layout(pinned: dict[str, int], count: int) -> str | None:
     """Why a pinned tensor x pipeline layout cannot run on ``count`` GPUs, or None when it can.
 
-    Every data-parallel replica holds ``tensor x pipeline`` GPUs, so the count must be a multiple of
-    that product (Megatron-LM: world size divisible by tensor x pipeline model-parallel size).
+    Every data-parallel replica holds ``tensor x pipeline x context`` GPUs, so the count must be a
+    multiple of that product (Megatron-LM: world size divisible by tensor x pipeline model-parallel
+    size), and of a pinned expert-parallel group's GPUs on each pipeline stage (Megatron Core:
+    world size divisible by expert x pipeline model-parallel size, :func:`expert_parallel_sizes`).
     """
-    tp, pp = pinned.get("tensor", 1), pinned.get("pipeline", 1)
-    cp = pinned.get("context", 1)
-    if count % (tp * pp * cp) == 0:
+    unit = pinned_unit(pinned)
+    if count % unit == 0:
         return None
+    tp, pp = pinned.get("tensor", 1), pinned.get("pipeline", 1)
+    cp, ep = pinned.get("context", 1), pinned.get("expert", 1)
     parts = [f"tensor parallel {tp}"] if "tensor" in pinned else []
     if "context" in pinned:
         parts.append(f"context parallel {cp}")
     if "pipeline" in pinned:
         parts.append(f"pipeline parallel {pp}")
-    unit = tp * pp * cp
+    if "expert" in pinned:
+        parts.append(f"expert parallel {ep}")
     gpus = "GPU" if count == 1 else "GPUs"
     return f"{' x '.join(parts)} needs a multiple of {unit} GPUs; {count} {gpus} cannot hold it"
 
