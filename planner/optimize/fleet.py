@@ -134,6 +134,11 @@ class ShapeLimit:
     alone: LatencyPoint  # a lone request: the fastest this shape answers
 
 
+# A latency target below this many milliseconds that no fleet reaches, and that the same number of
+# seconds would let one reach, is taken for seconds written without a unit (the hint says so).
+SECONDS_SLIP_BELOW_MS = 10.0
+
+
 def serves_images(spec: WorkloadSpec) -> bool:
     """A vision or diffusion workload: its load is images per second, one replica per GPU."""
     return not spec.model.is_transformer
@@ -473,7 +478,7 @@ def _impossible(
             "no offer fits one replica of the model",
             hint="allow bigger GPUs or more GPUs per instance (--gpu), or serve int8/int4 weights",
         )
-    parts = []
+    parts, seconds = [], []
     for name, attr in (
         ("TTFT", "ttft_ms_p95"),
         ("TPOT", "tpot_ms_p95"),
@@ -489,8 +494,14 @@ def _impossible(
                 f"p95 {name} {target:g} ms: the fastest reachable is {best:,.1f} ms "
                 f"({n} x {gpu}, tensor parallel {s.tp}, one request at a time)"
             )
+            if target < SECONDS_SLIP_BELOW_MS and target * 1000.0 >= best:
+                # --p95-ttft 0.5 meant half a second: the bare number reads as milliseconds
+                seconds.append(f"{target:g}s for {name}")
     detail = "; ".join(parts) or "the targets together"
-    return InfeasibleError(
-        f"no fleet meets the latency targets: {detail}",
-        hint="loosen the targets, allow faster GPUs (--gpu), or serve fp8/int4 weights",
-    )
+    hint = "loosen the targets, allow faster GPUs (--gpu), or serve fp8/int4 weights"
+    if seconds:
+        hint = (
+            f"a target without a unit is milliseconds: if you meant seconds, write "
+            f"{' and '.join(seconds)}; otherwise " + hint
+        )
+    return InfeasibleError(f"no fleet meets the latency targets: {detail}", hint=hint)

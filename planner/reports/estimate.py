@@ -114,6 +114,9 @@ def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
         row = estimate_summary_row(est)
         row.update({f"memory_{k}_gib": round(v, 2) for k, v in est.memory_breakdown_gib.items()})
         row["total_flops"] = est.total_flops
+        if est.serving is not None:
+            # a service's latency, throughput and capacity, as the table and JSON give them
+            row.update(est.serving.flat_dict())
         return render_records([row], "csv")
     s = est.strategy
     activity = {"finetune": "fine-tuning", "pretrain": "pre-training"}.get(kind or "", "training")

@@ -85,6 +85,19 @@ class ServingMetrics:
             "slo_met": self.slo_met,
         }
 
+    def flat_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` with one column per figure, for a CSV row: percentiles as
+        ``ttft_ms_p50`` / ``ttft_ms_p95``, the targets asked for as ``slo_ttft_ms_p95``."""
+        flat: dict[str, Any] = {}
+        for key, value in self.to_dict().items():
+            if key == "slo":
+                flat.update({f"slo_{k}": v for k, v in value.items()})
+            elif isinstance(value, dict):
+                flat.update({f"{key}_{k}": v for k, v in value.items()})
+            else:
+                flat[key] = value
+        return flat
+
     def _images_dict(self) -> dict[str, Any]:
         return {
             "framework": self.framework,

@@ -38,6 +38,7 @@ from planner.workload.models import (
     DIFFUSION_PIPELINES,
     RESNET50_CONV3X3_SHARE,
     diffusion_pipeline,
+    get_preset,
     unet_attention_share,
     unet_matmuls,
 )
@@ -972,6 +973,9 @@ def _compute_training_assumptions(
         if f.experts and f.experts_per_token:
             assumptions.append(_moe_host_assumption(f.framework))
     assumptions.append(range_note(error_regime(f.experts)))
+    extension = _context_extension(spec)
+    if extension:
+        assumptions.append(extension)
     data = spec.data
     if data is not None and data.eval_every and data.eval_tokens and f.global_batch > 0:
         steps = f.samples_per_piece / f.global_batch
@@ -1022,6 +1026,21 @@ def _compute_training_assumptions(
             "chunks it)"
         )
     return tuple(assumptions)
+
+
+def _context_extension(spec: WorkloadSpec) -> str | None:
+    """A note where a preset with rotary positions trains on sequences longer than the context it
+    was released with: a context extension, which the estimate prices as asked (was: silent).  A
+    learned position table refuses them instead (spec._check_positions)."""
+    m = spec.model
+    preset = get_preset(m.preset) if m.preset else None
+    if preset is None or not preset.seq_len or spec.seq_len <= preset.seq_len:
+        return None
+    return (
+        f"sequences of {spec.seq_len:,} tokens are longer than the {preset.seq_len:,}-token "
+        f"context {preset.name} was released with: a context extension (its rotary positions "
+        "rescaled, as long-context fine-tunes do), priced at the length asked for"
+    )
 
 
 def _adapter_memory_text(spec: WorkloadSpec, f: TrainFacts, stack: str | None) -> str:

@@ -1,0 +1,109 @@
+"""Bad input and silently wrong results the nineteenth sweep found: ``--p95-ttft 0.5`` (half a
+second, written without a unit) was refused as "no fleet meets 0.5 ms" with no word of the unit;
+``estimate`` of a service as CSV left out every serving figure the table and JSON give; a rotary
+model trained past the context it was released with said nothing of the extension.
+
+The product rule each test pins: bad input gets a clear error naming the field and a fix, and no
+result is silently wrong or silently incomplete.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import planner
+from planner.cli import main
+from planner.errors import InfeasibleError
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "data"))
+
+
+def _run(*args: str) -> Any:
+    result = CliRunner().invoke(main, list(args))
+    assert "Traceback" not in result.output
+    return result
+
+
+def test_a_latency_in_seconds_without_its_unit_gets_the_unit_in_the_hint() -> None:
+    out = _run("quote", "--workload", "llm-serving-70b", "--rps", "5", "--p95-ttft", "0.5")
+    assert out.exit_code == 3
+    assert "p95 TTFT 0.5 ms: the fastest reachable is" in out.stderr
+    assert "a target without a unit is milliseconds: if you meant seconds, write 0.5s" in (
+        out.stderr
+    )
+    # the hint's fix works: half a second is quoted
+    fixed = _run("quote", "--workload", "llm-serving-70b", "--rps", "5", "--p95-ttft", "0.5s")
+    assert fixed.exit_code == 0, fixed.output
+    assert "p95 TTFT <= 500 ms" in fixed.stdout
+
+
+def test_a_target_no_number_of_seconds_would_reach_gets_no_unit_hint() -> None:
+    # 1.5 ms of TPOT is out of reach and 1.5 s is not: the hint names the seconds; 20 ms of TTFT
+    # is out of reach too, but above the 10 ms below which a bare number looks like seconds
+    with pytest.raises(InfeasibleError) as err:
+        planner.api.quote_service(workload="llm-serving-70b", tpot_ms_p95=1.5)
+    assert "write 1.5s for TPOT" in (err.value.hint or "")
+    with pytest.raises(InfeasibleError) as err:
+        planner.api.quote_service(workload="llm-serving-70b", ttft_ms_p95=20.0)
+    assert "if you meant seconds" not in (err.value.hint or "")
+    assert "loosen the targets" in (err.value.hint or "")
+
+
+def test_a_service_estimate_as_csv_carries_its_serving_figures() -> None:
+    out = _run("estimate", "llm-serving-70b", "--gpu", "H100", "--count", "8", "--format", "csv")
+    assert out.exit_code == 0, out.output
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert len(rows) == 1
+    row = rows[0]
+    as_json = _run(
+        "estimate", "llm-serving-70b", "--gpu", "H100", "--count", "8", "--format", "json"
+    )
+    doc = json.loads(as_json.stdout)
+    for key in ("ttft_ms", "tpot_ms", "e2e_ms"):
+        for q in ("p50", "p95"):
+            assert float(row[f"{key}_{q}"]) == pytest.approx(doc[key][q], rel=1e-9)
+    assert int(row["replicas"]) == doc["replicas"]
+    assert float(row["capacity_requests_per_second"]) == pytest.approx(
+        doc["capacity_requests_per_second"], rel=1e-9
+    )
+
+
+def test_an_image_service_estimate_as_csv_carries_its_latency_per_image() -> None:
+    out = _run(
+        "estimate",
+        "stable-diffusion-generation",
+        "--gpu",
+        "H100",
+        "--count",
+        "1",
+        "--format",
+        "csv",
+    )
+    assert out.exit_code == 0, out.output
+    row = next(csv.DictReader(io.StringIO(out.stdout)))
+    assert float(row["latency_ms_p95"]) >= float(row["latency_ms_p50"]) > 0
+    assert float(row["capacity_images_per_second"]) > 0
+    assert "ttft_ms_p50" not in row
+
+
+def test_training_past_the_released_context_is_named_as_a_context_extension() -> None:
+    args = ["--model", "llama-2-7b", "--method", "lora", "--tokens", "10M", "--gpu", "H100"]
+    long = _run("estimate", *args, "--seq-len", "32768")
+    assert long.exit_code == 0, long.output
+    assert (
+        "sequences of 32,768 tokens are longer than the 4,096-token context llama-2-7b was "
+        "released with: a context extension" in long.stdout
+    )
+    native = _run("estimate", *args, "--seq-len", "4096")
+    assert native.exit_code == 0, native.output
+    assert "context extension" not in native.stdout
