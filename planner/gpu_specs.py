@@ -224,6 +224,29 @@ def _model_stems(name: str) -> frozenset[str]:
 _PRODUCT_LINES = ("quadro",)
 
 
+# Accelerators that are no GPU of the catalog's vendors: named as such, not matched to a GPU.
+_OTHER_ACCELERATORS = {
+    "tpu": "Google TPUs",
+    "gaudi": "Intel Gaudi accelerators",
+    "habana": "Intel Gaudi accelerators",
+    "trainium": "AWS Trainium chips",
+    "inferentia": "AWS Inferentia chips",
+}
+
+
+def _not_a_gpu(error: UnknownNameError, name: str) -> None:
+    """Say so where ``name`` is an accelerator the catalog does not model (was: "TPU v4: did you
+    mean T4 or P4?")."""
+    key = normalize_gpu_key(name)
+    kind = next((v for k, v in _OTHER_ACCELERATORS.items() if k in key), None)
+    if kind is not None:
+        error.hint = (
+            f"{kind} are not modelled: the catalog holds NVIDIA and AMD GPUs (planner gpus lists "
+            "them)"
+        )
+        error.suggestions = []
+
+
 @functools.lru_cache(maxsize=1024)
 def normalize_gpu_key(name: str) -> str:
     """Fold a GPU name to a lookup key: lower case, no vendor prefix, no separators.  Memoised: a
@@ -260,12 +283,33 @@ class GpuCatalog:
         """The GPU for ``name`` (any alias, any case), or None."""
         return self._index.get(normalize_gpu_key(name))
 
+    def get_spelled(self, name: str) -> GpuSpec | None:
+        """The GPU for a name written with more than the catalog's spellings hold, or None: a
+        system's prefix (``DGX H100``, ``HGX B200``: the GPU it carries), a form factor the
+        catalog does not split on (``A100-80GB-SXM``), or the memory size after a name that holds
+        none (``L40S-48GB``, ``A10G 24GB``, ``B200-180GB``) where it is that GPU's (within 10%:
+        ``H100-40GB`` is no H100).  Was: "unknown GPU 'L40S-48GB'; did you mean L40 48GB?"."""
+        key = normalize_gpu_key(name)
+        for prefix in ("dgx", "hgx"):
+            if key.startswith(prefix) and len(key) > len(prefix):
+                key = key[len(prefix) :]
+        key = re.sub(r"sxm\d?", "", key) if len(key) > 4 else key
+        gpu = self.get(key) if key else None
+        if gpu is not None:
+            return gpu
+        for match in re.finditer(r"(?=(\d+(?:\.\d+)?)gb$)", key):
+            stem, size = key[: match.start()], float(match.group(1))
+            gpu = self.get(stem) if stem else None
+            if gpu is not None and size > 0 and abs(gpu.memory_gib - size) <= 0.1 * size:
+                return gpu
+        return None
+
     def resolve(
         self, name: str, *, file: str | None = None, key_path: str | None = None
     ) -> GpuSpec:
         """The GPU for ``name``; raises :class:`UnknownNameError` with suggestions on a miss."""
         _check_gpu_name(name, file=file, key_path=key_path)
-        gpu = self.get(name)
+        gpu = self.get(name) or self.get_spelled(name)
         if gpu is not None:
             return gpu
         family = self.family(name)
@@ -286,6 +330,7 @@ class GpuCatalog:
             error.hint = "did you mean " + " or ".join(near) + "?" + lookalike_note(name)
             error.suggestions = near
         self._name_each(error, name)
+        _not_a_gpu(error, name)
         counted = self._count_in_name(name)
         if counted is not None:  # 8xH100, H100:8: the count goes in its own field
             models, count, _ = counted
@@ -447,7 +492,7 @@ class GpuCatalog:
 
     def _named(self, name: str) -> tuple[GpuSpec, ...]:
         """An exact name or alias, else a whole family."""
-        gpu = self.get(name)
+        gpu = self.get(name) or self.get_spelled(name)
         if gpu is not None:
             return (gpu,)
         family = self.family(name)
@@ -455,6 +500,7 @@ class GpuCatalog:
             return family
         error = UnknownNameError("GPU", name, self.names)
         self._name_each(error, name)
+        _not_a_gpu(error, name)
         counted = self._count_in_name(name)
         if counted is not None:  # 8xH100: a filter writes the count after a colon
             models, count, typed = counted

@@ -19,8 +19,9 @@ import pytest
 from click.testing import CliRunner
 
 import planner
+import planner.gpu_specs
 from planner.cli import main
-from planner.errors import InfeasibleError
+from planner.errors import InfeasibleError, UnknownNameError
 
 
 @pytest.fixture(autouse=True)
@@ -107,3 +108,35 @@ def test_training_past_the_released_context_is_named_as_a_context_extension() ->
     native = _run("estimate", *args, "--seq-len", "4096")
     assert native.exit_code == 0, native.output
     assert "context extension" not in native.stdout
+
+
+@pytest.mark.parametrize(
+    ("typed", "gpu"),
+    [
+        ("L40S-48GB", "L40S"),  # the memory after a name that holds none
+        ("A10G 24GB", "A10G"),
+        ("L4 24GB", "L4"),
+        ("B200-180GB", "B200"),
+        ("A100-80GB-SXM", "A100-80GB"),  # a form factor the catalog does not split on
+        ("DGX H100", "H100"),  # the GPU a system carries
+        ("GH200 480GB", "GH200"),  # NVIDIA's own name for the 96 GB part
+    ],
+)
+def test_gpu_names_with_their_memory_or_system_resolve(typed: str, gpu: str) -> None:
+    # was: "unknown GPU 'L40S-48GB'; did you mean L40 48GB or L20 48GB?"
+    assert planner.gpu_specs.resolve_gpu(typed).name == gpu
+
+
+def test_a_memory_size_that_is_not_the_gpus_is_still_refused() -> None:
+    with pytest.raises(UnknownNameError, match="unknown GPU 'H100-40GB'"):
+        planner.gpu_specs.resolve_gpu("H100-40GB")
+
+
+@pytest.mark.parametrize("typed", ["TPU v4", "Gaudi2", "Trainium2"])
+def test_an_accelerator_the_catalog_does_not_model_is_named_as_such(typed: str) -> None:
+    # was: "TPU v4: did you mean T4 or P4?"
+    out = _run("estimate", "gpt2-xl-finetune", "--gpu", typed, "--count", "8")
+    assert out.exit_code == 2
+    assert f"unknown GPU '{typed}'" in out.output
+    assert "are not modelled: the catalog holds NVIDIA and AMD GPUs" in out.output
+    assert "did you mean" not in out.output
