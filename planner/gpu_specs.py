@@ -293,7 +293,7 @@ class GpuCatalog:
         for prefix in ("dgx", "hgx"):
             if key.startswith(prefix) and len(key) > len(prefix):
                 key = key[len(prefix) :]
-        key = re.sub(r"sxm\d?", "", key) if len(key) > 4 else key
+        key = re.sub(r"sxm[2-6]?(?!\d)", "", key) if len(key) > 4 else key
         gpu = self.get(key) if key else None
         if gpu is not None:
             return gpu

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 import planner
 import planner.gpu_specs
+import planner.workload
 from planner.cli import main
 from planner.errors import InfeasibleError, UnknownNameError
 
@@ -140,3 +141,39 @@ def test_an_accelerator_the_catalog_does_not_model_is_named_as_such(typed: str) 
     assert f"unknown GPU '{typed}'" in out.output
     assert "are not modelled: the catalog holds NVIDIA and AMD GPUs" in out.output
     assert "did you mean" not in out.output
+
+
+@pytest.mark.parametrize(
+    ("typed", "preset", "params"),
+    [
+        ("Llama 3.1 8B", "llama-3.1-8b", 8.03e9),  # the words apart, as a model card writes them
+        ("LLaMA 65B", "llama-65b", 65.2e9),  # Touvron et al. 2023, Table 2
+        ("huggyllama/llama-7b", "llama-7b", 6.7e9),
+        ("Qwen1.5-7B-Chat", "qwen1.5-7b", 7.72e9),
+        ("vicuna-7b-v1.5", "llama-2-7b", 6.74e9),
+        ("tinyllama", "tinyllama-1.1b", 1.1e9),
+    ],
+)
+def test_model_names_as_people_write_them_resolve(typed: str, preset: str, params: float) -> None:
+    spec = planner.workload.parse_workload(
+        {"name": "x", "kind": "finetune", "model": typed, "data": {"tokens": 1e6}}
+    )
+    assert spec.model.preset == preset
+    assert spec.model.params == pytest.approx(params, rel=0.01)
+
+
+def test_an_unknown_model_says_how_to_give_one_outside_the_presets(tmp_path: Path) -> None:
+    # was: "falcon-7b: did you mean mistral-7b?" alone
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: x\nkind: finetune\nmodel: falcon-7b\ndata: {tokens: 1e6}\n", encoding="utf-8"
+    )
+    out = _run("estimate", str(path), "--gpu", "H100")
+    assert out.exit_code == 2
+    assert "w.yaml: model: unknown model preset 'falcon-7b'" in out.output
+    assert "by its shape, model: {arch: decoder" in out.output
+    assert "--model path/to/config.json" in out.output
+    cli = _run("estimate", "--model", "phi-2", "--tokens", "10M", "--gpu", "H100")
+    assert cli.exit_code == 2
+    assert "unknown model preset 'phi-2'" in cli.output
+    assert "by its shape" in cli.output

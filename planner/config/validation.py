@@ -17,7 +17,7 @@ import math
 import re
 import types
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,12 +49,21 @@ class UnknownName(ValueError):
     """Raised by a validator: ``name`` is not a known ``kind`` (at ``key_path``, relative to the
     validated model); reported as an :class:`~planner.errors.UnknownNameError` with suggestions."""
 
-    def __init__(self, kind: str, name: str, choices: Iterable[str], *, key_path: str) -> None:
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        choices: Iterable[str],
+        *,
+        key_path: str,
+        hint: Callable[[str | None], str] | None = None,
+    ) -> None:
         super().__init__(f"unknown {kind} {name!r}")
         self.kind = kind
         self.name = name
         self.choices = tuple(choices)
         self.key_path = key_path
+        self.hint = hint  # the reported hint from the suggestions' one, where given
 
 
 def _number_kinds(annotation: Any) -> tuple[bool, bool]:
@@ -788,9 +797,12 @@ def _raised(err: Any, loc: Loc, file: str, wording: ErrorWording, tail: str) -> 
         return ConfigError(original.message + tail, file=file, key_path=key)
     if isinstance(original, UnknownName):
         key = _key_path((*loc, *original.key_path.split(".")), wording)
-        return UnknownNameError(
+        error = UnknownNameError(
             original.kind, original.name, original.choices, file=file, key_path=key
         )
+        if original.hint is not None:
+            error.hint = original.hint(error.hint)
+        return error
     return None
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from planner.config.yamlfile import names_a_path
 from planner.errors import ConfigError, UnknownNameError, checked_arguments, is_number, shown_path
 from planner.workload.hf_config import model_from_hf_config
-from planner.workload.models import get_preset, named_exactly, presets
+from planner.workload.models import get_preset, named_exactly, presets, with_other_model_fix
 from planner.workload.spec import WorkloadSpec, parse_workload
 
 
@@ -79,7 +79,9 @@ def workload_from_facts(
         model = _config_in(Path(model))
     from_config = model.endswith(".json")
     if not from_config and preset is None:
-        raise UnknownNameError("model preset", str(model), presets(), key_path="model")
+        error = UnknownNameError("model preset", str(model), presets(), key_path="model")
+        error.hint = with_other_model_fix(error.hint)
+        raise error
     if kind not in ("pretrain", "finetune"):
         raise ConfigError(
             f"a workload from facts is a training job, not {kind!r}",

@@ -708,6 +708,12 @@ ALIASES: dict[str, str] = {
     "mixtral-8x7b-v0.1": "mixtral-8x7b",
     "mixtral-8x7b-instruct-v0.1": "mixtral-8x7b",
     "pythia-1b-deduped": "pythia-1b",
+    "tinyllama": "tinyllama-1.1b",
+    # Vicuna v1.5 (lmsys/vicuna-7b-v1.5, -13b-v1.5) is fine-tuned from Llama 2: the same shapes
+    "vicuna-7b": "llama-2-7b",
+    "vicuna-13b": "llama-2-13b",
+    "vicuna-7b-v1.5": "llama-2-7b",
+    "vicuna-13b-v1.5": "llama-2-13b",
     "sd-1.5": "stable-diffusion",
     "stable-diffusion-1.5": "stable-diffusion",
     "sd-2": "stable-diffusion-2",
@@ -717,6 +723,24 @@ ALIASES: dict[str, str] = {
     "resnet-101": "resnet101",
     "resnet-152": "resnet152",
 }
+
+
+# What a model outside the presets is given as, for the unknown-preset error's hint.
+OTHER_MODEL_FIX = (
+    "give a model outside the presets (planner models) by its shape, model: {arch: decoder, "
+    "params: 6.9e9, layers: 32, hidden: 4096, heads: 32, vocab: 50432, seq_len: 2048}, or read it "
+    "from its Hugging Face config.json (--model path/to/config.json)"
+)
+
+
+def with_other_model_fix(hint: str | None) -> str:
+    """An unknown-preset error's hint: the nearest presets (or the list), then how to give a model
+    that is not one (was: "phi-2: did you mean phi-4?" alone)."""
+    if not hint:
+        return OTHER_MODEL_FIX[0].upper() + OTHER_MODEL_FIX[1:]
+    if hint.endswith("?"):
+        return f"{hint} Or {OTHER_MODEL_FIX}"
+    return f"{hint}; or {OTHER_MODEL_FIX}"
 
 
 def named_exactly(name: str) -> bool:
@@ -732,7 +756,8 @@ def get_preset(name: str) -> ModelPreset | None:
     name, its aliases and its Hugging Face repository id (``meta-llama/Llama-3.1-8B``), with or
     without the owner, and with a variant's suffix (``-Instruct``, ``-it``, ``-chat``, ``-Base``,
     ``-hf``): an instruct checkpoint has its base model's shape."""
-    key = name.strip().lower()
+    # words apart as people write a model's name ("Llama 3.1 8B"): the hyphens of the preset's
+    key = re.sub(r"\s+", "-", name.strip().lower())
     # a Hugging Face repository id, owner/name (not a path to a folder: one slash, no dots first)
     repo_id = _REPO_ID.fullmatch(key)
     for candidate in (key, repo_id.group(1)) if repo_id else (key,):

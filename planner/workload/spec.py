@@ -72,7 +72,7 @@ from planner.workload.limits import (
     MIN_LATENCY_MS,
     canonical_activation,
 )
-from planner.workload.models import get_preset, presets
+from planner.workload.models import get_preset, presets, with_other_model_fix
 from planner.workload.parallel import context_chunks
 
 if TYPE_CHECKING:
@@ -1037,7 +1037,13 @@ class WorkloadSpec(_Section):
         if isinstance(model, dict) and model.get("preset") is not None:
             preset = get_preset(str(model["preset"]))
             if preset is None:
-                raise UnknownName("model preset", str(model["preset"]), presets(), key_path="model")
+                raise UnknownName(
+                    "model preset",
+                    str(model["preset"]),
+                    presets(),
+                    key_path="model",
+                    hint=with_other_model_fix,
+                )
             filled: dict[str, Any] = {
                 "arch": preset.arch,
                 "params": preset.params,
