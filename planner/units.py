@@ -348,3 +348,10 @@ def count_value(text: str) -> float | None:
     if not match:
         return None
     return float(match.group(1)) * COUNT_SCALE.get((match.group(2) or "").lower(), 1.0)
+
+
+# The least a GPU-hour may be priced at (a user's price list, a budget's prices): a consumer GPU's
+# electricity alone (~0.3-0.5 kW at 0.05-0.30 USD/kWh) costs 0.015-0.15 USD an hour; a hundredth
+# of a dollar is a slip of unit (a price a second, a misplaced decimal), as the refresh's gates
+# refuse such prices from clouds.
+MIN_USD_PER_GPU_HOUR = 0.01

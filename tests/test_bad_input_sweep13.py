@@ -112,9 +112,9 @@ def test_tco_past_the_lifetime_says_the_machines_run_depreciated() -> None:
 @pytest.mark.parametrize(
     ("value", "words"),
     [
-        (0, "must be in (0, 1]"),
+        (0, "must be in [0.01, 1]"),
         (60, "did you mean 0.6?"),
-        (-1, "must be in (0, 1]"),
+        (-1, "must be in [0.01, 1]"),
         (float("nan"), "finite"),
         ("x", "expected a number"),
     ],

@@ -22,7 +22,7 @@ import planner
 import planner.gpu_specs
 import planner.workload
 from planner.cli import main
-from planner.errors import InfeasibleError, UnknownNameError
+from planner.errors import ConfigError, InfeasibleError, UnknownNameError
 
 
 @pytest.fixture(autouse=True)
@@ -177,3 +177,279 @@ def test_an_unknown_model_says_how_to_give_one_outside_the_presets(tmp_path: Pat
     assert cli.exit_code == 2
     assert "unknown model preset 'phi-2'" in cli.output
     assert "by its shape" in cli.output
+
+
+BUDGET = Path(__file__).resolve().parent.parent / "scenarios" / "budgets" / "2027-ml-platform.yaml"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key", "entry"),
+    [
+        (
+            "on_demand_usd_per_gpu_hour: 2.99",
+            "on_demand_usd_per_gpu_hour: 0",
+            "classes[0].on_demand_usd_per_gpu_hour",
+            "the key",
+        ),
+        (
+            "spot: {usd_per_gpu_hour: 1.47",
+            "spot: {usd_per_gpu_hour: 0.001",
+            "classes[0].spot.usd_per_gpu_hour",
+            "the spot entry",
+        ),
+    ],
+)
+def test_a_budget_price_of_nothing_is_refused(
+    tmp_path: Path, old: str, new: str, key: str, entry: str
+) -> None:
+    # was: an on-demand price of 0 planned H100 capacity as free (193k USD for a 905k plan), and
+    # the warnings blamed the spot and commitment prices beside it
+    text = BUDGET.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "b.yaml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    out = _run("budget", str(path), "--no-sensitivity")
+    assert out.exit_code == 2
+    assert f"b.yaml: {key}: " in out.output
+    assert "makes this capacity free" in out.output
+    assert f"or leave {entry} out" in out.output
+
+
+def test_a_price_list_row_in_a_region_the_provider_lacks_is_named(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # was: lambda,us-eest-1 became a region Lambda does not have, recommended without a word
+    offers = _run("offers", "--provider", "lambda", "--gpu", "H100:8", "--format", "csv")
+    assert offers.exit_code == 0, offers.output
+    header, first = offers.stdout.splitlines()[:2]
+    cells = first.split(",")
+    region = header.split(",").index("region")
+    cells[region] = "us-eest-1"
+    path = tmp_path / "mine.csv"
+    path.write_text(f"{header}\n{','.join(cells)}\n", encoding="utf-8")
+    with caplog.at_level("WARNING"):
+        listed = _run("offers", "--offers", str(path), "--provider", "lambda", "--format", "csv")
+    assert listed.exit_code == 0, listed.output
+    text = caplog.text
+    assert "mine.csv: row 2: lambda has no region 'us-eest-1' in the bundled prices" in text
+    assert "us-east-1" in text.split("us-eest-1", 1)[1]  # the nearest region is named
+
+
+def test_one_evaluation_pass_over_more_than_ten_times_the_training_data_is_refused(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: m\nkind: finetune\nmodel: llama-2-7b\n"
+        "data: {tokens: 1e8, eval_every: 1, eval_tokens: 1e15}\n",
+        encoding="utf-8",
+    )
+    out = _run("estimate", str(path), "--gpu", "H100", "--count", "8")
+    assert out.exit_code == 2
+    assert "w.yaml: data.eval_tokens: 1e+15 tokens in one evaluation pass is more than 10x" in (
+        out.output
+    )
+
+
+def test_evaluation_that_outlasts_the_training_is_noted(tmp_path: Path) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: m\nkind: finetune\nmodel: llama-2-7b\n"
+        "data: {tokens: 1e8, eval_every: 100, eval_tokens: 1e9}\n",
+        encoding="utf-8",
+    )
+    est = planner.estimate(planner.api.load_workload(str(path)), "H100", 8)
+    hours = est.time_breakdown_hours
+    ratio = hours["evaluation passes"] / hours["training steps"]
+    assert ratio > 1
+    note = next(a for a in est.assumptions if a.startswith("evaluation passes take"))
+    assert f"{ratio:.3g}x the training steps' time" in note
+    quiet = planner.estimate(planner.api.load_workload("gpt2-finetune"), "H100", 1)
+    assert not any(a.startswith("evaluation passes take") for a in quiet.assumptions)
+
+
+def test_an_active_count_below_what_the_shape_runs_is_refused() -> None:
+    model = {
+        "params": 46.7e9,
+        "experts": 8,
+        "experts_per_token": 2,
+        "active_params": 1e6,
+        "layers": 32,
+        "hidden": 4096,
+        "heads": 32,
+        "kv_heads": 8,
+        "seq_len": 4096,
+        "vocab": 32000,
+        "ffn": 14336,
+        "mlp": "gated",
+    }
+    raw = {"name": "m", "kind": "finetune", "model": model, "data": {"tokens": 1e8}}
+    with pytest.raises(ConfigError, match=r"at least 1\.28e\+10") as err:
+        planner.workload.parse_workload(raw)
+    assert err.value.key_path == "model.active_params"
+    model["active_params"] = 12.9e9  # Mixtral 8x7B's own
+    assert planner.workload.parse_workload(raw).model.active_params == 12.9e9
+
+
+def test_a_request_whose_beams_overflow_the_gpu_shows_its_kv_cache(tmp_path: Path) -> None:
+    # was: "needs 13.8 GiB" of an 80 GiB GPU, no KV cache row, the weights blamed
+    path = tmp_path / "beams.yaml"
+    path.write_text(
+        "name: beams\nkind: inference\nmodel: llama-2-7b\n"
+        "inference: {requests_per_s: 2, hours: 730, beam_width: 1024, max_batch: 1}\n",
+        encoding="utf-8",
+    )
+    est = planner.estimate(planner.api.load_workload(str(path)), "A100-80GB", 1)
+    assert not est.fits
+    kv = est.memory_breakdown_gib["kv_cache"]
+    # Llama 2 7B: 2 x 32 layers x 4,096 x 2 bytes = 0.5 MiB a token; 512 + 1,024 x 256 tokens
+    assert kv == pytest.approx((512 + 1024 * 256) * 0.5 / 1024, rel=0.02)
+    assert est.memory_per_gpu_gib > 80
+    advice = est.suggestions[0]
+    assert "the longest request holds" in advice and "fewer beams (inference.beam_width)" in advice
+    assert "up to 1 here" not in " ".join(est.suggestions)
+
+
+def test_calibrate_record_takes_the_precision_its_error_suggests(tmp_path: Path) -> None:
+    args = ["calibrate", "record", "gpt2-finetune", "--gpu", "T4"]
+    refused = _run(*args, "--measured-tokens-per-second", "10000")
+    assert refused.exit_code == 2
+    assert "--precision fp16" in refused.output
+    fixed = _run(*args, "--measured-tokens-per-second", "10000", "--precision", "fp16")
+    assert fixed.exit_code == 0, fixed.output
+    assert "(hf-trainer, fp16)" in fixed.output and "tokens/s" in fixed.output
+    images = _run(
+        "calibrate",
+        "record",
+        "resnet50-imagenet",
+        "--gpu",
+        "A100-80GB",
+        "--measured-step-seconds",
+        "0.5",
+    )
+    assert images.exit_code == 0, images.output
+    assert "samples/s" in images.output and "tokens/s" not in images.output
+
+
+def test_a_discount_of_one_says_it_is_everything_off() -> None:
+    out = _run("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--discount", "aws=1.0")
+    assert out.exit_code == 2
+    assert "is 100% off: capacity for free" in out.output
+    assert "aws=0.12 or aws=12%" in out.output
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        (
+            "adapter_config.json",
+            '{"peft_type": "LORA", "r": 16, "base_model_name_or_path": "meta-llama/Llama-2-7b-hf"}',
+            "is a PEFT LORA adapter config of meta-llama/Llama-2-7b-hf, not a model config",
+        ),
+        (
+            "generation_config.json",
+            '{"max_new_tokens": 256, "temperature": 0.7}',
+            "generation config",
+        ),
+        ("tokenizer_config.json", '{"tokenizer_class": "LlamaTokenizer"}', "tokenizer's config"),
+        ("model.safetensors.index.json", '{"weight_map": {"a": "b"}}', "weight shards"),
+    ],
+)
+def test_another_json_file_of_a_model_folder_is_named(
+    tmp_path: Path, name: str, content: str, said: str
+) -> None:
+    # was: "no model_type: read as a plain decoder", then "no hidden_size in the config"
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    out = _run("estimate", "--model", str(path), "--tokens", "10M", "--gpu", "H100")
+    assert out.exit_code == 2
+    assert said in out.output
+    assert "model_type" not in out.output
+    if name == "adapter_config.json":
+        assert "--model meta-llama/Llama-2-7b-hf --method lora" in out.output
+    else:
+        assert "config.json in the same folder" in out.output
+
+
+def test_an_owned_only_service_that_no_machine_holds_names_the_machines() -> None:
+    # was: "no offer fits one replica; allow bigger GPUs (--gpu)", which --owned-only rules out
+    out = _run("quote", "-w", "llm-serving-7b", "--owned-only", "--hardware", "workstation-rtx3060")
+    assert out.exit_code == 3
+    assert "no owned machine holds one replica of the model: workstation-rtx3060 (1 x RTX3060" in (
+        out.stderr
+    )
+    assert "drop --owned-only" in out.stderr and "--gpu" not in out.stderr
+
+
+def test_a_stale_private_price_list_is_the_users_to_update(tmp_path: Path) -> None:
+    offers = _run("offers", "--provider", "lambda", "--gpu", "H100:8", "--format", "csv")
+    header, first = offers.stdout.splitlines()[:2]
+    names = header.split(",")
+    cells = first.split(",")
+    cells[names.index("provider")] = "acme"
+    cells[names.index("as_of")] = "2019-01-01"
+    path = tmp_path / "acme.csv"
+    path.write_text(f"{header}\n{','.join(cells)}\n", encoding="utf-8")
+    out = _run("offers", "--offers", str(path), "--provider", "acme", "--format", "json")
+    assert out.exit_code == 0, out.output
+    assert f"they come from your price list {path}: update its prices and its as_of column" in (
+        out.stderr
+    )
+    assert "new planner release" not in out.stderr
+
+
+def test_a_blank_framework_is_refused_with_model_as_with_a_workload() -> None:
+    # was: --model ... --framework '' ran as auto, while a named workload refused it
+    out = _run(
+        "estimate", "--model", "llama-2-7b", "--tokens", "50M", "--gpu", "H100", "--framework", ""
+    )
+    assert out.exit_code == 2
+    assert "training.framework: unknown framework ''" in out.output
+
+
+def test_the_utilization_range_is_stated_as_it_is_checked() -> None:
+    # was: "(0, 1]" for 0, then 1e-6 refused with "[0.01, 1]"
+    for value in ("0", "1e-6"):
+        out = _run("tco", "--hardware", "8xh100-hgx", "--utilization", value)
+        assert out.exit_code == 2
+        assert "[0.01, 1]" in out.output and "(0, 1]" not in out.output
+
+
+@pytest.mark.parametrize("flag", ["-v", "--verbose"])
+def test_verbose_after_the_command_says_where_it_goes(flag: str) -> None:
+    out = _run("estimate", "gpt2-finetune", "--gpu", "H100", flag)
+    assert out.exit_code == 2
+    assert f"{flag} is an option of planner itself, not of estimate: put it before the command" in (
+        out.output
+    )
+    nested = _run("prices", "status", flag)
+    assert nested.exit_code == 2
+    assert f"not of prices status: put it before the command (planner {flag} prices status" in (
+        nested.output
+    )
+    assert _run(flag, "estimate", "gpt2-finetune", "--gpu", "H100").exit_code == 0
+
+
+def test_a_price_list_given_as_a_hardware_file_is_named(tmp_path: Path) -> None:
+    offers = _run("offers", "--provider", "lambda", "--gpu", "H100:8", "--format", "csv")
+    path = tmp_path / "prices.csv"
+    path.write_text(offers.stdout, encoding="utf-8")
+    out = _run("tco", "--hardware", str(path))
+    assert out.exit_code == 2
+    assert "is a CSV price list (its header starts provider,region,...)" in out.output
+    assert "--offers prices.csv" in out.output
+    assert "secret" not in out.output
+
+
+def test_every_problem_of_a_file_is_named_not_counted(tmp_path: Path) -> None:
+    # was: "... (and 1 more problem)", the other field left to find on the next run
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: w\nkind: inference\nmodel: llama-2-7b\ninference: {requests_per_s: 1, hours: 1, "
+        "prompt_tokens_p95: 100, output_tokens_p95: 10}\n",
+        encoding="utf-8",
+    )
+    out = _run("estimate", str(path), "--gpu", "H100")
+    assert out.exit_code == 2
+    assert "inference.prompt_tokens_p95: 100 is below the mean prompt_tokens" in out.output
+    assert "(and 1 more problem: inference.output_tokens_p95)" in out.output

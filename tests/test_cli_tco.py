@@ -130,7 +130,7 @@ def test_tco_without_comparable_offers_says_so() -> None:
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (("--utilization", "1.5"), "--utilization: utilization must be in (0, 1]"),
+        (("--utilization", "1.5"), "--utilization: utilization must be in [0.01, 1]"),
         (("--utilization", "0"), "--utilization"),
         (("--currency", "EUD"), "unknown currency 'EUD'"),
         (("--compare-gpu", "H1000"), "unknown GPU 'H1000'"),

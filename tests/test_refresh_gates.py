@@ -455,14 +455,19 @@ def test_stale_advice_follows_the_adapter_registry(
     warnings = book.stale_warnings(90)
     (aws,) = [w for w in warnings if w.startswith("aws ")]
     (coreweave,) = [w for w in warnings if w.startswith("coreweave ")]
-    assert aws.endswith(
+    # a user's own price list is theirs to update, whatever adapters there are
+    for warning in (aws, coreweave):
+        assert warning.endswith(
+            f"they come from your price list {prices}: update its prices and its as_of column"
+        )
+    # the snapshots' prices: the refresh where an adapter is registered
+    assert refresh_advice("aws") == (
         "refresh with `planner prices refresh --provider aws` before relying on them"
     )
-    assert coreweave.endswith(
+    assert refresh_advice("coreweave") == (
         "planner has no refresh adapter for coreweave: its prices come only with a new planner"
         " release (the bundled snapshot)"
     )
-    assert "prices refresh --provider coreweave" not in coreweave
     # looked up when the warning is made: an adapter registered later changes the advice
     monkeypatch.setitem(PROVIDERS, "coreweave", lambda: TableProvider({}, name="coreweave"))
     assert "planner prices refresh --provider coreweave" in refresh_advice("coreweave")

@@ -44,6 +44,7 @@ from planner.errors import (
     checked_arguments,
     checked_fields,
     shown_path,
+    suggest,
 )
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
 
@@ -156,7 +157,7 @@ class OfferBook:
             else (
                 f"{s.provider} prices are dated {s.as_of}, after today ({self.today}): the "
                 "snapshot's dates cannot be trusted (a hand-edited manifest, or this machine's "
-                f"clock); {_refresh_words(s.provider)}"
+                f"clock); {_advice(s)}"
             )
             for s in self.sources_of(providers)
             if s.age_days > max_age_days or s.age_days < -1
@@ -164,7 +165,7 @@ class OfferBook:
 
     def _stale_warning(self, part: SnapshotSource, max_age_days: int) -> str:
         provider = part.provider
-        refresh = f"; {_refresh_words(provider)}"
+        refresh = f"; {_advice(part)}"
         if (part.as_of_newest or part.as_of) == part.as_of:
             basis = ", estimated" if part.estimated else ""
             return (
@@ -181,10 +182,17 @@ class OfferBook:
         )
 
 
-def _refresh_words(provider: str) -> str:
+def _advice(part: SnapshotSource) -> str:
+    """What brings ``part``'s prices up to date: the user's own price list is theirs to update
+    (was: "its prices come only with a new planner release" of a file no release holds)."""
+    if part.as_of_basis == "private":
+        return (
+            f"they come from your price list {shown_path(part.source)}: update its prices and "
+            "its as_of column"
+        )
     from planner.providers import refresh_advice  # reads the adapter registry
 
-    return refresh_advice(provider)
+    return refresh_advice(part.provider)
 
 
 def _part(
@@ -358,6 +366,7 @@ def load_offer_book(
         private = read_offers_csv(Path(file))
         _refuse_priced_twice(private, file, priced_in)
         _warn_per_gpu_prices(private, public, file)
+        _warn_unlisted_regions(private, public, file)
         keys = pd.MultiIndex.from_frame(private[list(KEY_COLUMNS)])
         frames = [f[~pd.MultiIndex.from_frame(f[list(KEY_COLUMNS)]).isin(keys)] for f in frames]
         frames.append(private)
@@ -385,6 +394,38 @@ def load_offer_book(
     else:
         offers = validate_offers(pd.DataFrame(columns=list(COLUMN_NAMES)))
     return OfferBook(offers=offers, sources=tuple(sources), today=today)
+
+
+def _warn_unlisted_regions(
+    private: pd.DataFrame, public: Sequence[pd.DataFrame], file: str | Path
+) -> None:
+    """A warning for a price list's row in a region the snapshots do not list for a provider they
+    price, naming the nearest they do (was: ``lambda,us-eest-1`` became a region Lambda does not
+    have and was recommended, while the row it meant to replace stayed).  A warning, not an
+    error: a provider opens regions the bundled prices may not list yet."""
+    if not public:
+        return
+    rows = pd.concat([f[["provider", "region"]] for f in public], ignore_index=True)
+    known = rows.groupby("provider")["region"].agg(lambda r: sorted(set(r)))
+    seen: set[tuple[str, str]] = set()
+    for n, (provider, region) in enumerate(
+        zip(private["provider"], private["region"], strict=True)
+    ):
+        regions = known.get(provider)
+        if regions is None or region in regions or (provider, region) in seen:
+            continue
+        seen.add((provider, region))
+        near = suggest(str(region), regions, n=2)
+        log.warning(
+            "%s: row %d: %s has no region %r in the bundled prices%s; the row is priced as a "
+            "region of its own, and replaces no %s offer",
+            shown_path(file),
+            n + 2,
+            provider,
+            region,
+            f" (did you mean {' or '.join(near)}?)" if near else "",
+            provider,
+        )
 
 
 def _warn_per_gpu_prices(

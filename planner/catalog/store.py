@@ -55,6 +55,7 @@ from planner.errors import (
     shown_path,
 )
 from planner.schema import COLUMN_NAMES, SCHEMA_VERSION, validate_offers
+from planner.units import MIN_USD_PER_GPU_HOUR
 
 log = logging.getLogger(__name__)
 
@@ -539,12 +540,6 @@ def read_offers_csv(src: str | Path | io.BytesIO, *, source: str | None = None) 
         _check_users_offers(offers, where)
         return offers
     return validate_offers(_parse_offers_csv(src, where), source=where)
-
-
-# The least a user's price list may charge a GPU-hour: a consumer GPU's electricity alone (~0.3-0.5
-# kW at 0.05-0.30 USD/kWh) costs 0.015-0.15 USD an hour; a hundredth of a dollar is a slip of unit
-# (a price a second, a misplaced decimal), as the refresh's gates refuse such prices from clouds.
-MIN_USD_PER_GPU_HOUR = 0.01
 
 
 def _check_users_offers(offers: pd.DataFrame, where: str) -> None:

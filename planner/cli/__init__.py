@@ -23,6 +23,7 @@ from planner import __version__
 from planner.cli.params import (
     error_text,
     refuse_foreign_digits,
+    refuse_misplaced_verbose,
     refuse_repeated_options,
     refuse_stray_positionals,
 )
@@ -69,6 +70,7 @@ class PlannerGroup(click.Group):
             refuse_repeated_options(resolved[1], resolved[2])
             refuse_foreign_digits(resolved[1], resolved[2])
             refuse_stray_positionals(resolved[1], resolved[2])
+            refuse_misplaced_verbose(resolved[1], resolved[2], str(resolved[0]))
         return resolved
 
     def _fix(self, typed: str, ctx: click.Context) -> str:

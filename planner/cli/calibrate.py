@@ -9,6 +9,7 @@ import click
 from planner import api
 from planner.cli.offers import format_option
 from planner.cli.params import FiniteFloat, SubcommandGroup, WholeNumber, field_options
+from planner.cli.workloads import FACT_FIELDS, WorkloadFacts, workload_fact_options
 from planner.reports.tables import dumps_json, render_records
 
 
@@ -34,9 +35,11 @@ def calibrate() -> None:
         "measured_tokens_per_s": "--measured-tokens-per-second",
         "measured_tokens_per_second": "--measured-tokens-per-second",
         "measured_step_seconds": "--measured-step-seconds",
+        **FACT_FIELDS,
     }
 )
-@click.argument("workload")
+@click.argument("workload", required=False)
+@workload_fact_options
 @click.option("--gpu", required=True, help="The GPU model the run used.")
 @click.option("--count", type=WholeNumber(min=1), default=1, show_default=True)
 @click.option(
@@ -51,7 +54,8 @@ def calibrate() -> None:
 )
 @format_option
 def record(
-    workload: str,
+    workload: str | None,
+    facts: WorkloadFacts,
     gpu: str,
     count: int,
     measured_tokens_per_second: float | None,
@@ -59,7 +63,11 @@ def record(
     fmt: str,
 ) -> None:
     """Record a measured run: later estimates on the same GPU, stack, precision, method and kind
-    scale their training steps by measured / estimated throughput."""
+    scale their training steps by measured / estimated throughput.
+
+    WORKLOAD is a library name or a YAML file, as --precision and --framework set the run's (a
+    T4 run of a bf16 workload: --precision fp16); or describe the run with --model and --tokens.
+    """
     if (measured_tokens_per_second is None) == (measured_step_seconds is None):
         # was the library's "give one of measured_tokens_per_second and measured_step_seconds":
         # its keywords, not this command's options
@@ -69,8 +77,12 @@ def record(
             + ": the run's throughput, e.g. --measured-tokens-per-second 12000 or "
             "--measured-step-seconds 2.5"
         )
+    named = facts.workload(workload)
+    spec = api.load_workload(named) if isinstance(named, str) else named
+    # a model trained on images counts samples (was "2,048 tokens/s" for ResNet-50's images)
+    unit = "tokens" if spec.model.is_transformer else "samples"
     rec = api.calibrate(
-        workload,
+        spec,
         gpu,
         count,
         measured_tokens_per_second=measured_tokens_per_second,
@@ -86,7 +98,7 @@ def record(
     click.echo(
         f"recorded {rec['id']}: {rec['workload']} on {rec['count']} x {rec['gpu']} "
         f"({rec['framework']}, {rec['precision']}) ran at {rec['measured_tokens_per_s']:,.0f} "
-        f"tokens/s against {rec['estimated_tokens_per_s']:,.0f} estimated: later estimates of "
+        f"{unit}/s against {rec['estimated_tokens_per_s']:,.0f} estimated: later estimates of "
         f"similar jobs x{1 / rec['factor']:.2f} on their training steps"
     )
 

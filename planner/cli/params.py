@@ -771,9 +771,20 @@ class Discount(click.ParamType):
             raise ConfigError(
                 f"cannot read discount {value!r}", key_path=option, hint="write it like aws=0.12"
             ) from e
+        if frac == 1:
+            # was "must be between 0 and 1", which 1.0 is
+            raise ConfigError(
+                f"discount {value!r} is 100% off: capacity for free",
+                key_path=option,
+                hint="a discount is from 0 up to, not including, 1 (100%): e.g. "
+                f"{name.strip()}=0.12 or {name.strip()}=12%",
+            )
         if not 0 <= frac < 1:
             raise ConfigError(
-                f"discount {value!r} must be between 0 and 1 (or 0% and 100%)", key_path=option
+                f"discount {value!r} must be between 0 and 1 (or 0% and 100%), 1 (100%) itself "
+                "left out",
+                key_path=option,
+                hint=f"write the share taken off: {name.strip()}=0.12 or {name.strip()}=12%",
             )
         return name.strip().lower(), frac
 
@@ -945,6 +956,30 @@ def _given_options(
 # (``planner quote gpt2-xl-finetune``, as ``estimate`` takes it) and a GPU (``planner estimate
 # gpt2-xl-finetune H100``).
 _STRAY_WORD_OPTIONS = (("workload", "-w"), ("gpu", "--gpu"))
+
+
+_VERBOSE = ("-v", "-vv", "-vvv", "--verbose")
+
+
+def refuse_misplaced_verbose(command: click.Command, args: Sequence[str], path: str) -> None:
+    """A UsageError for ``-v`` / ``--verbose`` after a command that has no such option: it is
+    an option of ``planner`` itself (was click's "No such option: -v" alone).  ``path`` is the
+    command as typed (``estimate``, ``prices refresh``)."""
+    if isinstance(command, click.Group):
+        for i, token in enumerate(args):
+            if token in command.commands:
+                refuse_misplaced_verbose(command.commands[token], args[i + 1 :], f"{path} {token}")
+                return
+        return
+    own = {opt for p in command.params for opt in (*p.opts, *p.secondary_opts)}
+    for token in args:
+        if token == "--":
+            return
+        if token in _VERBOSE and token not in own:
+            raise click.UsageError(
+                f"{token} is an option of planner itself, not of {path}: put it before the "
+                f"command (planner {token} {path} ...)"
+            )
 
 
 def refuse_stray_positionals(command: click.Command, args: Sequence[str]) -> None:

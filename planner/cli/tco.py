@@ -56,7 +56,7 @@ tco_options = _apply(
             type=FiniteFloat(unit="fraction"),
             default=1.0,
             show_default=True,
-            help="Share of available GPU-hours doing useful work, in (0, 1].",
+            help="Share of available GPU-hours doing useful work, from 0.01 to 1.",
         ),
         click.option(
             "--years",

@@ -155,7 +155,12 @@ class WorkloadFacts:
             precision=self.precision,
             name=name,
         )
-        return api.with_training(spec, framework=self.framework) if self.framework else spec
+        # a blank --framework '' is refused as with a named workload (was: auto, silently)
+        return (
+            api.with_training(spec, framework=self.framework)
+            if self.framework is not None
+            else spec
+        )
 
     def workload(self, named: str | None, option: str = "WORKLOAD") -> str | WorkloadSpec:
         """The workload a command runs: ``named`` (a library name or file, loaded by the

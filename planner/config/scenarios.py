@@ -108,6 +108,15 @@ def not_a_mapping(raw: Any, kind: str, file: str) -> ConfigError:
         what = "is empty (or only comments)"
     elif isinstance(raw, list):
         what = "is a YAML list (its lines start with '- ')"
+    elif isinstance(raw, str) and raw.lstrip().lower().startswith("provider,region,"):
+        # a price list's header: its place is named (was "plain text ... it may be a secret")
+        return ConfigError(
+            f"is a CSV price list (its header starts provider,region,...); a {kind} file is a "
+            "YAML mapping of keys to values",
+            file=file,
+            hint=f"give a price list with --offers {Path(file).name}"
+            + (f"; {_EXAMPLES[kind]}" if kind in _EXAMPLES else ""),
+        )
     elif isinstance(raw, str):
         # never quoted: a key, token or .env file given by mistake reads as plain text
         # (was: "holds one text ('AWS_SECRET_ACCESS_KEY=wJalr...')" on stderr)

@@ -820,8 +820,17 @@ def config_error(
     loc = _field_loc(model, tuple(err["loc"]))
     key = _key_path(loc, wording)
     more = len(errors) - 1
+    # the others' key paths, so one run names every field to fix (was "(and 1 more problem)")
+    others = []
+    for other in errors:
+        if other is err:
+            continue
+        where = _key_path(_field_loc(model, tuple(other["loc"])), wording) or "(top level)"
+        if where not in others and where != key:
+            others.append(where)
+    shown = f": {', '.join(others[:3])}{' ...' if len(others) > 3 else ''}" if others else ""
     tail = (
-        f" (and {more} more problem{'s' if more > 1 else ''})"
+        f" (and {more} more problem{'s' if more > 1 else ''}{shown})"
         if more and wording.count_others
         else ""
     )

@@ -371,7 +371,7 @@ def size_fleets(
             hint="add machines (machines: in the hardware file) or allow cloud offers",
         )
     if not plans:
-        raise _impossible(limits, slo)
+        raise _impossible(limits, slo, records, catalog)
     # cheapest first; where cost ties (one price in every region), the provider's home region,
     # then the US (as job quotes), then the faster layout
     plans.sort(
@@ -469,11 +469,36 @@ def _cheapest_fleet(
 
 
 def _impossible(
-    limits: Mapping[tuple[str, int, str], list[ShapeLimit]], slo: ServingSlo
+    limits: Mapping[tuple[str, int, str], list[ShapeLimit]],
+    slo: ServingSlo,
+    records: Sequence[Mapping[str, Any]] = (),
+    catalog: GpuCatalog | None = None,
 ) -> InfeasibleError:
-    """No fleet meets the targets: name the best latency any shape reaches for a lone request."""
+    """No fleet meets the targets: name the best latency any shape reaches for a lone request;
+    where no offer holds a replica at all and every offer is an owned machine, name the machines
+    (was: "allow bigger GPUs (--gpu)", which --owned-only rules out)."""
     shapes = [(key, s) for key, ss in limits.items() for s in ss]
     if not shapes:
+        owned = sorted(
+            {
+                (str(r["instance_type"]), int(r["gpu_count"]), str(r["gpu_model"]))
+                for r in records
+                if str(r.get("provider")) == "owned"
+            }
+        )
+        if owned and len(owned) == len({str(r["instance_type"]) for r in records}):
+            named = ", ".join(
+                f"{name} ({n} x {gpu}"
+                + (f", {catalog.resolve(gpu).memory_gib:g} GB each" if catalog else "")
+                + ")"
+                for name, n, gpu in owned
+            )
+            return InfeasibleError(
+                f"no owned machine holds one replica of the model: {named}",
+                hint="serve int8/int4 weights (inference.precision) or an fp8 KV cache "
+                "(inference.kv_precision), add a bigger machine (--hardware), or allow cloud "
+                "offers (drop --owned-only)",
+            )
         return InfeasibleError(
             "no offer fits one replica of the model",
             hint="allow bigger GPUs or more GPUs per instance (--gpu), or serve int8/int4 weights",

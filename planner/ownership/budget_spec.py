@@ -31,6 +31,7 @@ from planner.units import (
     MAX_GPU_HOURS,
     MAX_GPUS_PER_JOB,
     MAX_USD,
+    MIN_USD_PER_GPU_HOUR,
     MIN_UTILIZATION,
 )
 
@@ -322,8 +323,10 @@ MAX_USD_PER_GPU_HOUR = 200.0
 
 
 def _price(value: _Money, key: str, ctx: _Reading) -> float:
-    """A price per GPU-hour in USD, at most :data:`MAX_USD_PER_GPU_HOUR`."""
-    return _usd(
+    """A price per GPU-hour in USD, from :data:`~planner.units.MIN_USD_PER_GPU_HOUR` (was: an
+    on-demand price of 0 planned H100 capacity as free, 193k USD for a 905k plan, and the warnings
+    blamed the right prices beside it) to :data:`MAX_USD_PER_GPU_HOUR`."""
+    usd = _usd(
         value,
         key,
         ctx,
@@ -331,6 +334,23 @@ def _price(value: _Money, key: str, ctx: _Reading) -> float:
         past="any GPU-hour costs",
         hint="prices are USD per GPU-hour unless tagged: divide a monthly price by 730",
     )
+    if usd < MIN_USD_PER_GPU_HOUR:
+        entry = (
+            "the spot entry"
+            if ".spot." in key
+            else "the commitment"
+            if ".commitments[" in key
+            else "the key"
+        )
+        raise ConfigError(
+            f"{usd:g} USD per GPU-hour makes this capacity free (under "
+            f"{MIN_USD_PER_GPU_HOUR:g}, less than the power a GPU draws)",
+            file=ctx.file,
+            key_path=key,
+            hint=f"give the price per GPU-hour (e.g. 2.99), or leave {entry} out where the "
+            "class has no such option",
+        )
+    return usd
 
 
 def _check_gpu_hours(values: Sequence[float], key: str, ctx: _Reading, *, months: int = 1) -> None:

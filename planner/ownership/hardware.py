@@ -165,7 +165,8 @@ def check_utilization(utilization: object, *, idle_allowed: bool = False) -> Non
         )
     lowest = 0.0 if idle_allowed else MIN_UTILIZATION
     if not (lowest <= value <= 1 if idle_allowed else 0 < value <= 1):
-        shown = "[0, 1]" if idle_allowed else "(0, 1]"
+        # the range the next check holds too (was "(0, 1]", then 1e-6 refused with [0.01, 1])
+        shown = "[0, 1]" if idle_allowed else f"[{MIN_UTILIZATION:g}, 1]"
         raise ConfigError(
             f"utilization must be in {shown}, got {value!r}",
             key_path="utilization",

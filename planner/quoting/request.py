@@ -423,7 +423,8 @@ def check_discount_values(discounts: object) -> None:
             )
         if not is_number(frac) or not math.isfinite(frac) or not 0 <= frac < 1:
             raise ConfigError(
-                f"discount for {name!r} must be a fraction between 0 and 1, got {frac!r}",
+                f"discount for {name!r} must be a fraction between 0 and 1, 1 (100% off: "
+                f"free capacity) left out, got {frac!r}",
                 key_path=where,
                 hint=f"e.g. {{{name!r}: 0.12}} for 12% off",
             )

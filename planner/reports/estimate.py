@@ -58,7 +58,7 @@ def _hours(h: float) -> str:
         return f"{h * 60:.1f} min"
     if h < 48:
         return f"{h:.2f} h"
-    return f"{h:,.0f} h ({h / 24:.1f} days)"
+    return f"{h:,.0f} h ({h / 24:,.1f} days)"
 
 
 def estimate_summary_row(est: Estimate) -> dict[str, Any]:

@@ -187,7 +187,9 @@ _COPY_HINT = "copy {key} from the model's config.json on Hugging Face"
 def model_from_hf_config(path: Path) -> dict[str, Any]:
     """The ``model:`` section of a workload for the config at ``path``."""
     file = str(path)
-    section = _model_section(_read_config(path, file), file)
+    config = _read_config(path, file)
+    _refuse_other_json(config, path)
+    section = _model_section(config, file)
     if section["params"] > MAX_PARAMS:
         raise ConfigError(
             f"the shape in this config makes {section['params']:.3g} parameters, more than any "
@@ -197,6 +199,46 @@ def model_from_hf_config(path: Path) -> dict[str, Any]:
             "the model's config.json on Hugging Face",
         )
     return section
+
+
+# The other JSON files of a model's folder, each by a key only it has: what the file is, and
+# where the model's shape is instead.
+_OTHER_JSON_FILES = (
+    ("weight_map", "the index of a checkpoint's weight shards (model.safetensors.index.json)"),
+    ("tokenizer_class", "a tokenizer's config (tokenizer_config.json)"),
+    ("added_tokens_decoder", "a tokenizer's config (tokenizer_config.json)"),
+    ("max_new_tokens", "a generation config (generation_config.json)"),
+    ("do_sample", "a generation config (generation_config.json)"),
+)
+
+
+def _refuse_other_json(config: dict[str, Any], path: Path) -> None:
+    """A ConfigError for a JSON file of a model's folder that is not its config.json: a PEFT
+    adapter's config (its base model named), a tokenizer's or generation config, a shard index.
+    Was: "no model_type: read as a plain decoder" and then "no hidden_size in the config"."""
+    if any(k in config for k in ("hidden_size", "n_embd", "d_model")):
+        return
+    file = str(path)
+    if "peft_type" in config:
+        base = config.get("base_model_name_or_path")
+        raise ConfigError(
+            f"is a PEFT {config.get('peft_type')} adapter config"
+            + (f" of {base}" if isinstance(base, str) and base else "")
+            + ", not a model config",
+            file=file,
+            hint=(
+                f"give the base model: --model {base} --method lora (or qlora), or its config.json"
+                if isinstance(base, str) and base
+                else "give the base model's config.json (or its preset) with --method lora"
+            ),
+        )
+    what = next((w for k, w in _OTHER_JSON_FILES if k in config), None)
+    if what is not None:
+        raise ConfigError(
+            f"is {what}, not a model config",
+            file=file,
+            hint=f"the model's shape is in config.json in the same folder ({path.parent / 'config.json'})",
+        )
 
 
 def section_from_config(config: dict[str, Any], file: str) -> dict[str, Any]:

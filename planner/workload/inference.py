@@ -336,8 +336,21 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
     workspace_gib = workspace_bytes(seqs, hidden, tp) / mem.GIB if hidden else 0.0
     # was: max_batch 10,000,000 "needs 13.6 GiB" on an 80 GB GPU, blaming the weights, where its
     # step workspace was 1.3 TB
-    need = weights_gib / tp + workspace_gib + mem.FRAMEWORK_FIXED_GIB
-    crowded = workspace_gib > weights_gib / tp and need > gpu.usable_memory_gib
+    # the KV cache of the longest request (p95 lengths, its beams), which the pool must hold:
+    # was left out, so 1,024 beams "needed 13.8 GiB" of an 80 GiB GPU, the weights blamed
+    prompt, output = service_lengths(spec)
+    replica = make_replica(spec, gpu, tp, topology_links(gpu, topo, tp))
+    kv_tokens = replica.request_kv_tokens(prompt.p95, output.p95)
+    kv_gib = kv_tokens * replica.kv_bytes_per_token_per_gpu / mem.GIB
+    need = weights_gib / tp + kv_gib + workspace_gib + mem.FRAMEWORK_FIXED_GIB
+    # what overflows: the largest of the weights, the longest request's KV cache and the step
+    # workspace names the reason; the workspace's own fix is given wherever it overflows alone
+    crowded = workspace_gib > max(weights_gib / tp, kv_gib) and need > gpu.usable_memory_gib
+    kv_bound = not crowded and kv_gib > weights_gib / tp
+    workspace_over = (
+        workspace_gib > weights_gib / tp
+        and weights_gib / tp + workspace_gib + mem.FRAMEWORK_FIXED_GIB > gpu.usable_memory_gib
+    )
     one_request = (
         f"one request's KV cache ({inf.beam_width:,} beams)"
         if inf.beam_width > 1
@@ -352,19 +365,37 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
         if crowded
         else f"weights and {one_request} do not fit",
     )
+    wider = f"more GPUs per replica (tensor parallel, up to {widest} here), " if widest > 1 else ""
     suggestions = [
-        f"weights alone are {weights_gib:.1f} GiB: use more GPUs per replica (tensor "
-        f"parallel, up to {widest} here), a bigger GPU, or int8/int4 weights"
+        f"weights alone are {weights_gib:.1f} GiB: use {wider}a bigger GPU, or int8/int4 weights"
     ]
-    if crowded:
+    if kv_bound:
+        beams = (
+            f"its {inf.beam_width:,} beams' {kv_tokens:,.0f} tokens"
+            if inf.beam_width > 1
+            else f"{kv_tokens:,.0f} tokens"
+        )
+        fixes = (["fewer beams (inference.beam_width)"] if inf.beam_width > 1 else []) + [
+            "shorter prompts or answers (prompt_tokens, output_tokens)"
+        ]
+        if inf.kv_precision != "fp8":
+            fixes.append("an fp8 KV cache (inference.kv_precision: fp8)")
+        fixes.append(f"{wider}a GPU with more memory")
+        suggestions = [
+            f"the longest request holds {kv_gib:,.1f} GiB of KV cache a GPU ({beams}): "
+            + ", ".join(fixes[:-1])
+            + f", or {fixes[-1]}",
+            *suggestions[1:],
+        ]
+    if crowded or workspace_over:
         batch = f"inference.max_batch {inf.max_batch:,}" if inf.max_batch else "the stack's batch"
         beams = f" x beam_width {inf.beam_width:,}" if inf.beam_width > 1 else ""
-        suggestions = [
+        workspace = (
             f"{batch}{beams} = {seqs:,} sequences a step need {workspace_gib:,.1f} GiB of "
             f"activations a GPU: lower inference.max_batch (the stack's own is {stack_seqs:,})"
-            + (" or beam_width" if beams else ""),
-            *suggestions,
-        ]
+            + (" or beam_width" if beams else "")
+        )
+        suggestions = [workspace, *suggestions] if crowded else [*suggestions, workspace]
     if tp < widest:
         suggestions.insert(
             0,
@@ -378,7 +409,7 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
         count,
         fits=False,
         memory_bytes=need * mem.GIB,
-        breakdown={"weights": weights_gib / tp, "activations": workspace_gib},
+        breakdown={"weights": weights_gib / tp, "kv_cache": kv_gib, "activations": workspace_gib},
         strategy=s,
         total_flops=0.0,
         efficiency=0.0,

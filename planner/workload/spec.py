@@ -383,7 +383,31 @@ class ModelSection(_Section):
                 f"active_params ({self.active_params:.3g}) must be below params ({self.params:.3g}): "
                 "a token uses only its experts"
             )
+        least = self.least_active_params()
+        if self.active_params and least and self.active_params < ACTIVE_SLIP_SHARE * least:
+            # was: 1e6 for Mixtral's 12.9e9 taken, the FLOPs cut 13x without a word
+            raise FieldError(
+                "active_params",
+                f"{self.active_params:.3g} is less than what a token runs through in this shape: "
+                f"its attention and embeddings, and {self.experts_per_token} of the "
+                f"{self.experts} experts' share of the rest, at least {least:.3g}; set "
+                "active_params to the model's active count (Mixtral 8x7B: 1.29e10)",
+            )
         return self
+
+    def least_active_params(self) -> float | None:
+        """A floor under a mixture of experts' active parameters from its shape: the attention
+        projections (query and output ``hidden x attention width`` each, key and value ``hidden x
+        kv width`` each, every layer) and one embedding matrix are shared, and a token runs
+        ``experts_per_token / experts`` of the rest (``total = shared + E·p``, ``active = shared +
+        k·p``).  None without the shape."""
+        if not (self.experts and self.experts_per_token and self.params):
+            return None
+        if not (self.layers and self.hidden and self.heads):
+            return None
+        attention = self.layers * self.hidden * (2.0 * self.attention_width + 2.0 * self.kv_width)
+        shared = min(attention + float(self.vocab or 0) * self.hidden, self.params)
+        return shared + self.experts_per_token / self.experts * (self.params - shared)
 
     @property
     def is_transformer(self) -> bool:
@@ -450,6 +474,12 @@ class ModelSection(_Section):
         return self.expert_params / self.experts / (3.0 * self.hidden * self.layers)
 
 
+# An active count under this share of the shape's floor (ModelSection.least_active_params) is a
+# slip; the margin leaves room for attention lighter than the floor assumes (DeepSeek's latent
+# attention projects through narrow ranks).
+ACTIVE_SLIP_SHARE = 0.5
+
+
 class DataSection(_Section):
     tokens: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
     samples: float | None = Field(default=None, ge=1, le=MAX_SAMPLES)
@@ -497,7 +527,32 @@ class DataSection(_Section):
                 "give both eval_every (optimizer steps between evaluation passes) and "
                 "eval_tokens (tokens per pass), or neither"
             )
+        trained = (
+            self.tokens
+            if self.tokens is not None
+            else self.samples * self.epochs * self.tokens_per_sample
+            if self.samples is not None and self.tokens_per_sample
+            else None
+        )
+        if (
+            self.eval_tokens is not None
+            and trained
+            and self.eval_tokens > EVAL_PASS_MOST_TRAINED * trained
+        ):
+            # was: 1e15 tokens a pass, every step, for 1e8 trained: 1.2e9 hours without a word
+            raise FieldError(
+                "eval_tokens",
+                f"{self.eval_tokens:.3g} tokens in one evaluation pass is more than "
+                f"{EVAL_PASS_MOST_TRAINED:g}x all the data trained on ({trained:.3g} tokens); "
+                "eval_tokens is the tokens of ONE pass over the evaluation set (e.g. 2e6), run "
+                "every eval_every optimizer steps",
+            )
         return self
+
+
+# One evaluation pass over more than this many times the tokens trained on is a slip (the
+# evaluation set's size is the tokens of one pass, not of all of them).
+EVAL_PASS_MOST_TRAINED = 10.0
 
 
 class ParallelismSection(_Section):

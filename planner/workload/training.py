@@ -1028,6 +1028,17 @@ def _compute_training_assumptions(
     return tuple(assumptions)
 
 
+def _evaluation_heavy(spec: WorkloadSpec, eval_s: float, steps_s: float) -> str:
+    """The note where the evaluation passes outlast the training steps."""
+    d = spec.data
+    assert d is not None and d.eval_tokens and d.eval_every
+    return (
+        f"evaluation passes take {eval_s / steps_s:.3g}x the training steps' time "
+        f"({d.eval_tokens:.3g} tokens every {d.eval_every:,} optimizer steps): data.eval_tokens "
+        "is the tokens of one pass over the evaluation set; check it and data.eval_every"
+    )
+
+
 def _context_extension(spec: WorkloadSpec) -> str | None:
     """A note where a preset with rotary positions trains on sequences longer than the context it
     was released with: a context extension, which the estimate prices as asked (was: silent).  A
@@ -1554,6 +1565,10 @@ def estimate_training(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topolo
         "evaluation passes": rounds * eval_s,
     }
     total_s += losses_s + rounds * (start_s + eval_s)
+    if eval_s > steady_s / rounds and spec.data is not None and spec.data.eval_tokens:
+        # an evaluation set read as the tokens of every pass together, or passes run too often:
+        # was 10.6 h of evaluation beside 27 min of training, without a word
+        assumptions = [*assumptions, _evaluation_heavy(spec, rounds * eval_s, steady_s)]
     if autocast_layout(f, s.zero_stage):
         assumptions = [*assumptions, autocast_assumption(f, flash, tp=s.tensor_parallel)]
     if f.nvme_optimizer:
