@@ -645,11 +645,17 @@ def _enum_column(
     if any(bad):
         value = lowered[bad.index(True)]
         close = suggest(str(value), allowed, 1)
+        # (here: pydantic loads with it, which reading a good price list does not need)
+        from planner.config.validation import value_alias_hint
+
+        # IB, RoCEv2, 100GbE: the link's other names, as the command line and files take them
+        # (was: no suggestion for 'ib')
+        alias = value_alias_hint(str(value), allowed, name)
         table.fail(
             f"{value!r} is not one of {', '.join(allowed)}",
             bad,
             name,
-            hint=f"did you mean {close[0]!r}?" if close else None,
+            hint=alias or (f"did you mean {close[0]!r}?" if close else None),
         )
     return lowered
 

@@ -453,3 +453,81 @@ def test_every_problem_of_a_file_is_named_not_counted(tmp_path: Path) -> None:
     assert out.exit_code == 2
     assert "inference.prompt_tokens_p95: 100 is below the mean prompt_tokens" in out.output
     assert "(and 1 more problem: inference.output_tokens_p95)" in out.output
+
+
+def test_moe_dense_layers_past_the_last_layer_are_refused(tmp_path: Path) -> None:
+    config = {
+        "model_type": "qwen3_moe",
+        "hidden_size": 2048,
+        "num_hidden_layers": 48,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 4,
+        "head_dim": 128,
+        "intermediate_size": 6144,
+        "moe_intermediate_size": 768,
+        "num_experts": 128,
+        "num_experts_per_tok": 8,
+        "vocab_size": 151936,
+        "max_position_embeddings": 40960,
+        "tie_word_embeddings": False,
+        "mlp_only_layers": [100, 200],
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    args = ["estimate", "--model", str(path), "--tokens", "10M", "--gpu", "H100", "--count", "8"]
+    out = _run(*args)
+    assert out.exit_code == 2
+    assert "mlp_only_layers: layers 100, 200 are not among the model's 48" in out.output
+    config["mlp_only_layers"] = "0,1"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    text = _run(*args)
+    assert text.exit_code == 2
+    assert "a JSON list of whole numbers from 0 to 47, e.g. [0, 1]" in text.output
+
+
+def test_a_resale_at_the_full_price_is_warned_of(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    source = Path(__file__).resolve().parent.parent / "scenarios" / "hardware" / "8xh100-hgx.yaml"
+    text = source.read_text(encoding="utf-8")
+    path = tmp_path / "hw.yaml"
+    path.write_text(
+        "\n".join(line for line in text.splitlines() if not line.startswith("resale_fraction"))
+        + "\nresale_fraction: 1.0\n",
+        encoding="utf-8",
+    )
+    with caplog.at_level("WARNING"):
+        out = _run("tco", "--hardware", str(path), "--format", "json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)  # the document alone on stdout
+    assert "resale_fraction: 1 sells the machine for 100% of its price" in caplog.text
+
+
+def test_a_blank_api_key_is_called_blank(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LAMBDA_API_KEY", "   ")
+    out = _run("prices", "refresh", "--provider", "lambda", "--dry-run")
+    assert out.exit_code != 0
+    assert "LAMBDA_API_KEY is blank" in out.output
+    assert "is not set" not in out.output
+
+
+def test_tokens_beside_a_served_workload_name_its_load() -> None:
+    # was: "gives its own amount of data (data.tokens or data.samples)", of a file with no data
+    out = _run("estimate", "llm-serving-7b", "--gpu", "H100", "--tokens", "5M")
+    assert out.exit_code == 2
+    assert "the workload llm-serving-7b gives its own load (inference.requests_per_s" in out.output
+    assert "data.tokens" not in out.output
+
+
+def test_a_price_lists_link_written_by_another_name_gets_its_name(tmp_path: Path) -> None:
+    offers = _run("offers", "--provider", "lambda", "--gpu", "H100:8", "--format", "csv")
+    header, first = offers.stdout.splitlines()[:2]
+    names = header.split(",")
+    cells = first.split(",")
+    cells[names.index("fabric")] = "IB"
+    path = tmp_path / "mine.csv"
+    path.write_text(f"{header}\n{','.join(cells)}\n", encoding="utf-8")
+    out = _run("offers", "--offers", str(path))
+    assert out.exit_code == 2
+    assert "column 'fabric': 'ib' is not one of" in out.output
+    assert "did you mean 'infiniband'? (ib names infiniband)" in out.output

@@ -189,6 +189,11 @@ class WorkloadFacts:
                     "--tokens": "amount of data (data.tokens or data.samples)",
                     "--seq-len": "sequence length (model.seq_len, where it has one)",
                 }
+                if api.load_workload(named).kind.value == "inference":
+                    # a served model has no data section (was: "data.tokens or data.samples")
+                    what["--tokens"] = (
+                        "load (inference.requests_per_s, or inference.tokens of a batch job)"
+                    )
                 raise click.UsageError(
                     f"{' and '.join(typed)}: these options go with --model (--model gpt2 --tokens "
                     f"50M); the workload {named} gives its own "

@@ -9,6 +9,7 @@ fix ("did you mean" for misspelt keys, GPUs and currencies).  All money is conve
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ from planner.units import MAX_LIFETIME_YEARS, MAX_USD, MIN_LIFETIME_YEARS, MIN_U
 # of their TDP (an idle H100 SXM reports ~70-100 W of its 700 W in nvidia-smi).  0.3 is the upper
 # end of that range: the cautious figure for a cost.
 IDLE_POWER_FRACTION = 0.3
+
+log = logging.getLogger(__name__)
 
 
 @checked_fields
@@ -263,6 +266,17 @@ def hardware_from_mapping(
     }
     _check_amounts(money, file, {u: _given_key(m, u, n) for u, n, _ in _MONEY_KEYS})
     _check_lifetime(m.lifetime_years, file)
+    if m.resale_fraction >= RESALE_WARN_FRACTION:
+        # was: 1.0 taken without a word, depreciation 0 (owning cost nothing but power)
+        log.warning(
+            "%s: resale_fraction: %g sells the machine for %.0f%% of its price after %g years, "
+            "so owning it costs almost nothing beyond power and staff; resale_fraction is the "
+            "share of capex it sells for at the end of lifetime_years (check the figure)",
+            file,
+            m.resale_fraction,
+            100 * m.resale_fraction,
+            m.lifetime_years,
+        )
     power_max = _power_kw_max(m, file)
     power_idle = _power_kw_idle(m, file)
     gpu = catalog.resolve(m.gpu, file=file, key_path="gpu")
@@ -412,6 +426,12 @@ def _check_amounts(money: Mapping[str, float], file: str, keys: Mapping[str, str
             key_path="rack_usd_per_month",
             hint="colocation per kW usually includes the space; keep one of the two",
         )
+
+
+# A resale value at the end of the lifetime from this share of the purchase price up is warned
+# of: servers lose most of their value over a depreciation period, so such a share is a slip
+# (a percentage left over, or the value kept mistaken for the value lost).
+RESALE_WARN_FRACTION = 0.9
 
 
 def _check_lifetime(years: float, file: str) -> None:

@@ -182,10 +182,12 @@ class LambdaProvider(DraftingProvider):
 
     def _key(self) -> str:
         environ = os.environ if self._environ is None else self._environ
-        key = (self._api_key or environ.get(API_KEY_ENV, "")).strip()
+        given = self._api_key or environ.get(API_KEY_ENV, "")
+        key = given.strip()
         if not key:
             raise ProviderError(
-                f"{API_KEY_ENV} is not set: Lambda's instance-types API needs an API key",
+                f"{API_KEY_ENV} is {'blank' if given else 'not set'}: Lambda's instance-types "
+                "API needs an API key",
                 hint=f"create a key at {KEY_PAGE} (Lambda Cloud console, API keys) and"
                 f" export {API_KEY_ENV}=<key>",
             )

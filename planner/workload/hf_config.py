@@ -687,7 +687,7 @@ def _moe_section(config: dict[str, Any], file: str, family: str) -> dict[str, An
         moe = [True] * layers
         if family in ("qwen2_moe", "qwen3_moe"):
             step = _optional_whole(config, file, "decoder_sparse_step", 1)
-            dense_only = _layer_list(config, file, "mlp_only_layers")
+            dense_only = _layer_list(config, file, "mlp_only_layers", layers)
             moe = [i not in dense_only and (i + 1) % step == 0 for i in range(layers)]
     norms = 2 * hidden
     moe_total = attention + norms + router + shared + experts * expert
@@ -883,14 +883,28 @@ def _latent_kv_heads(values: int, head_dim: int, heads: int) -> int:
     return heads
 
 
-def _layer_list(config: dict[str, Any], file: str, key: str) -> set[int]:
-    """A list of layer indices (absent: none)."""
+def _layer_list(config: dict[str, Any], file: str, key: str, layers: int) -> set[int]:
+    """A list of layer indices, each one of the ``layers`` (absent: none); was: layers past the
+    model's last taken without a word, and a list written as text refused with no fix."""
     value = config.get(key) or []
     if not isinstance(value, list) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in value
     ):
         raise ConfigError(
-            f"expected a list of layer numbers, got {value!r}", file=file, key_path=key
+            f"expected a list of layer numbers, got {value!r}",
+            file=file,
+            key_path=key,
+            hint=f"write the layers as a JSON list of whole numbers from 0 to {layers - 1}, "
+            "e.g. [0, 1]",
+        )
+    past = sorted(i for i in set(value) if not 0 <= i < layers)
+    if past:
+        raise ConfigError(
+            f"layers {', '.join(str(i) for i in past)} are not among the model's {layers} "
+            f"(num_hidden_layers: 0 to {layers - 1})",
+            file=file,
+            key_path=key,
+            hint=f"list layers from 0 to {layers - 1}, or check num_hidden_layers",
         )
     return set(value)
 
