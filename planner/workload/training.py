@@ -1040,17 +1040,18 @@ def _evaluation_heavy(spec: WorkloadSpec, eval_s: float, steps_s: float) -> str:
 
 
 def _context_extension(spec: WorkloadSpec) -> str | None:
-    """A note where a preset with rotary positions trains on sequences longer than the context it
-    was released with: a context extension, which the estimate prices as asked (was: silent).  A
-    learned position table refuses them instead (spec._check_positions)."""
+    """A note where a preset trains on sequences longer than the context it was released with:
+    a context extension, which the estimate prices as asked (was: silent).  A learned position
+    table refuses them instead (spec._check_positions)."""
     m = spec.model
     preset = get_preset(m.preset) if m.preset else None
     if preset is None or not preset.seq_len or spec.seq_len <= preset.seq_len:
         return None
     return (
         f"sequences of {spec.seq_len:,} tokens are longer than the {preset.seq_len:,}-token "
-        f"context {preset.name} was released with: a context extension (its rotary positions "
-        "rescaled, as long-context fine-tunes do), priced at the length asked for"
+        f"context {preset.name} was released with: a context extension (long-context "
+        "fine-tunes rescale rotary positions, or lean on ALiBi's or relative ones), priced at the "
+        "length asked for"
     )
 
 
