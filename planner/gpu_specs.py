@@ -61,6 +61,9 @@ class GpuSpec:
     # False on a board without tensor cores (Kepler, Maxwell, Pascal, TU116; gpus.yaml), whose
     # 16-bit matmuls and convolutions run on the CUDA cores
     tensor_cores: bool = True
+    # the most GPUs one NVLink domain joins (HGX board, DGX-2, NVL72 rack; gpus.yaml); None where
+    # the GPU has no NVSwitch
+    nvlink_domain_gpus: int | None = None
 
     @property
     def direct_link(self) -> bool:
@@ -606,6 +609,11 @@ def _parse_gpu(raw: dict[str, Any]) -> GpuSpec:
             vendor=str(raw.get("vendor", "nvidia")),
             fp32_shares_int32=bool(raw.get("fp32_shares_int32", False)),
             tensor_cores=bool(raw.get("tensor_cores", True)),
+            nvlink_domain_gpus=(
+                int(raw["nvlink_domain_gpus"])
+                if raw.get("nvlink_domain_gpus") is not None
+                else None
+            ),
             ecc_usable_memory_gib=(
                 None
                 if raw.get("ecc_usable_memory_gib") is None

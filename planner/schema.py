@@ -20,6 +20,7 @@ import pandas as pd
 from planner import clock
 from planner.errors import OfferValidationError, UnknownNameError, ascii_digits_fix, suggest
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
+from planner.units import link_alias
 
 SCHEMA_VERSION = 1
 
@@ -645,17 +646,16 @@ def _enum_column(
     if any(bad):
         value = lowered[bad.index(True)]
         close = suggest(str(value), allowed, 1)
-        # (here: pydantic loads with it, which reading a good price list does not need)
-        from planner.config.validation import value_alias_hint
-
         # IB, RoCEv2, 100GbE: the link's other names, as the command line and files take them
         # (was: no suggestion for 'ib')
-        alias = value_alias_hint(str(value), allowed, name)
+        alias = link_alias(str(value), allowed)
         table.fail(
             f"{value!r} is not one of {', '.join(allowed)}",
             bad,
             name,
-            hint=alias or (f"did you mean {close[0]!r}?" if close else None),
+            hint=f"did you mean {alias!r}? ({value} names {alias})"
+            if alias
+            else (f"did you mean {close[0]!r}?" if close else None),
         )
     return lowered
 

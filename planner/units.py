@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
 HOURS_PER_YEAR = 8760.0  # 365 d x 24 h; the worked example in cost-facts.md s2.4 uses 8,760 h
@@ -355,3 +356,44 @@ def count_value(text: str) -> float | None:
 # of a dollar is a slip of unit (a price a second, a misplaced decimal), as the refresh's gates
 # refuse such prices from clouds.
 MIN_USD_PER_GPU_HOUR = 0.01
+
+
+# Words people write for a link where its name belongs (fabric: IB, interconnect: SXM), each
+# the value it stands for; the name's other words (400G, NDR, Gen5, v2) say its speed and are
+# passed over.  Was: no suggestion for IB, 100GbE, RoCEv2, sxm (difflib finds none).  Here at
+# the bottom: price lists (schema) and files and options (config.validation) both read it.
+LINK_ALIASES = {
+    "ib": "infiniband",
+    "infiniband": "infiniband",
+    "ndr": "infiniband",
+    "hdr": "infiniband",
+    "xdr": "infiniband",
+    "roce": "roce",
+    "rocev": "roce",
+    "eth": "ethernet",
+    "ethernet": "ethernet",
+    "gbe": "ethernet",
+    "gige": "ethernet",
+    "efa": "efa",
+    "tcpx": "gpudirect-tcp",
+    "gpudirect": "gpudirect-tcp",
+    "nvl": "nvlink",
+    "nvlink": "nvlink",
+    "nvswitch": "nvswitch",
+    "sxm": "nvswitch",
+    "hgx": "nvswitch",
+    "pcie": "pcie",
+    "pci": "pcie",
+}
+
+
+def linked_values(got: str) -> list[str]:
+    """The link values the words of ``got`` name, in order (``100GbE RoCEv2`` -> ethernet, roce)."""
+    words = re.findall(r"[a-z]+", got.lower().replace("gbe", " gbe "))
+    return [LINK_ALIASES[w] for w in words if w in LINK_ALIASES]
+
+
+def link_alias(got: str, allowed: Sequence[str]) -> str | None:
+    """The link value of ``allowed`` that a word of ``got`` names (``IB`` -> infiniband), or None."""
+    meant = linked_values(got)
+    return meant[0] if meant and meant[0] in allowed else None

@@ -531,3 +531,31 @@ def test_a_price_lists_link_written_by_another_name_gets_its_name(tmp_path: Path
     assert out.exit_code == 2
     assert "column 'fabric': 'ib' is not one of" in out.output
     assert "did you mean 'infiniband'? (ib names infiniband)" in out.output
+
+
+def test_a_node_larger_than_the_gpus_nvlink_domain_is_warned_of(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # was: 64 H100s on NVSwitch taken as one node without a word (an HGX board joins 8)
+    args = ["estimate", "gpt2-xl-finetune", "--gpu", "H100", "--count", "64"]
+    with caplog.at_level("WARNING"):
+        out = _run(*args, "--gpus-per-node", "64", "--interconnect", "nvswitch")
+    assert out.exit_code == 0, out.output
+    assert (
+        "64 H100 GPUs on NVSwitch in one node: the largest NVLink domain of the H100 joins 8"
+        in (caplog.text)
+    )
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        rack = _run(
+            "estimate",
+            "gpt2-xl-finetune",
+            "--gpu",
+            "GB200",
+            "--count",
+            "72",
+            "--gpus-per-node",
+            "72",
+        )
+    assert rack.exit_code == 0, rack.output
+    assert "NVLink domain" not in caplog.text  # an NVL72 rack is one domain

@@ -31,7 +31,14 @@ from planner.errors import (
     lookalike_note,
     suggest,
 )
-from planner.units import UNIT_WORDS, key_unit, separated_number, unit_factor
+from planner.units import (
+    LINK_ALIASES,
+    UNIT_WORDS,
+    key_unit,
+    linked_values,
+    separated_number,
+    unit_factor,
+)
 
 Loc = tuple[int | str, ...]
 
@@ -475,32 +482,6 @@ def _homes(model: type[BaseModel], loc: Loc) -> list[str]:
     return found
 
 
-# Words people write for a link where its name belongs (fabric: IB, interconnect: SXM), each
-# the value it stands for; the name's other words (400G, NDR, Gen5, v2) say its speed and are
-# passed over.  Was: no suggestion for IB, 100GbE, RoCEv2, sxm (difflib finds none).
-VALUE_ALIASES = {
-    "ib": "infiniband",
-    "infiniband": "infiniband",
-    "ndr": "infiniband",
-    "hdr": "infiniband",
-    "xdr": "infiniband",
-    "roce": "roce",
-    "rocev": "roce",
-    "eth": "ethernet",
-    "ethernet": "ethernet",
-    "gbe": "ethernet",
-    "gige": "ethernet",
-    "efa": "efa",
-    "tcpx": "gpudirect-tcp",
-    "gpudirect": "gpudirect-tcp",
-    "nvl": "nvlink",
-    "nvlink": "nvlink",
-    "nvswitch": "nvswitch",
-    "sxm": "nvswitch",
-    "hgx": "nvswitch",
-    "pcie": "pcie",
-    "pci": "pcie",
-}
 # The field each link value belongs to, for a value written under the other one.
 _LINK_FIELD = {
     "nvlink": "interconnect",
@@ -526,10 +507,9 @@ def value_alias_hint(
     field; None when no word of ``got`` names a link.  ``option_names``: a command line's options
     for the link fields (``{"interconnect": "--interconnect"}``), where the fix names those, and
     a field the command has no option for is said to have none."""
-    if not set(options) & set(VALUE_ALIASES.values()):
+    if not set(options) & set(LINK_ALIASES.values()):
         return None  # a field that takes no link: its own words are not these
-    words = re.findall(r"[a-z]+", got.lower().replace("gbe", " gbe "))
-    meant = [VALUE_ALIASES[w] for w in words if w in VALUE_ALIASES]
+    meant = linked_values(got)
     if not meant:
         return None
     value = meant[0]

@@ -8,6 +8,7 @@ one module holding both would be an import cycle.
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,8 @@ from planner.workload.strategy import Strategy
 
 if TYPE_CHECKING:
     from planner.workload.serving_metrics import ServingMetrics
+
+log = logging.getLogger(__name__)
 
 
 @checked_fields
@@ -277,6 +280,20 @@ def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
             key_path="gpus_per_node",
             hint="8 for a PCIe server (the nodes' network then joins them), or interconnect "
             "nvswitch for a rack-scale NVLink domain",
+        )
+    domain = gpu.nvlink_domain_gpus
+    if topo.interconnect is Interconnect.NVSWITCH and domain is not None and together > domain:
+        # was: 64 H100s taken as one NVSwitch node, "fabric needed: none (single node)"
+        log.warning(
+            "%d %s GPUs on NVSwitch in one node: the largest NVLink domain of the %s joins %d; "
+            "the estimate times all %d on NVLink (--gpus-per-node %d for such servers, the "
+            "network between them)",
+            together,
+            gpu.name,
+            gpu.name,
+            domain,
+            together,
+            domain,
         )
     nvlink = topo.interconnect in (Interconnect.NVLINK, Interconnect.NVSWITCH)
     if nvlink and together > 1 and not gpu.direct_link:
