@@ -958,19 +958,30 @@ def _given_options(
 _STRAY_WORD_OPTIONS = (("workload", "-w"), ("gpu", "--gpu"))
 
 
+def _leaf_command(
+    command: click.Command, args: Sequence[str], path: str = ""
+) -> tuple[click.Command, Sequence[str], str] | None:
+    """The command that runs, its words and its path as typed (``prices refresh``): a group's
+    subcommand in turn; None for a group given no subcommand."""
+    if not isinstance(command, click.Group):
+        return command, args, path
+    for i, token in enumerate(args):
+        if token in command.commands:
+            return _leaf_command(command.commands[token], args[i + 1 :], f"{path} {token}".strip())
+    return None
+
+
 _VERBOSE = ("-v", "-vv", "-vvv", "--verbose")
 
 
 def refuse_misplaced_verbose(command: click.Command, args: Sequence[str], path: str) -> None:
     """A UsageError for ``-v`` / ``--verbose`` after a command that has no such option: it is
     an option of ``planner`` itself (was click's "No such option: -v" alone).  ``path`` is the
-    command as typed (``estimate``, ``prices refresh``)."""
-    if isinstance(command, click.Group):
-        for i, token in enumerate(args):
-            if token in command.commands:
-                refuse_misplaced_verbose(command.commands[token], args[i + 1 :], f"{path} {token}")
-                return
+    command as typed (``estimate``, ``prices``)."""
+    leaf = _leaf_command(command, args, path)
+    if leaf is None:
         return
+    command, args, path = leaf
     own = {opt for p in command.params for opt in (*p.opts, *p.secondary_opts)}
     for token in args:
         if token == "--":
@@ -988,12 +999,10 @@ def refuse_stray_positionals(command: click.Command, args: Sequence[str]) -> Non
     argument of ``estimate``) was click's "Got unexpected extra argument (gpt2-xl-finetune)", and
     ``planner estimate gpt2-xl-finetune H100`` "Missing option '--gpu'", neither with the fix.  A
     group's subcommand is checked in turn; words after ``--`` are left alone."""
-    if isinstance(command, click.Group):
-        for i, token in enumerate(args):
-            if token in command.commands:
-                refuse_stray_positionals(command.commands[token], args[i + 1 :])
-                return
+    leaf = _leaf_command(command, args)
+    if leaf is None:
         return
+    command, args, _path = leaf
     takes_value = _value_options(command)
     given = {opt for _option, opt, _value, _inline in _given_options(command, args)}
     bare: list[str] = []

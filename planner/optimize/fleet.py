@@ -471,26 +471,23 @@ def _cheapest_fleet(
 def _impossible(
     limits: Mapping[tuple[str, int, str], list[ShapeLimit]],
     slo: ServingSlo,
-    records: Sequence[Mapping[str, Any]] = (),
-    catalog: GpuCatalog | None = None,
+    records: Sequence[Mapping[str, Any]],
+    catalog: GpuCatalog,
 ) -> InfeasibleError:
     """No fleet meets the targets: name the best latency any shape reaches for a lone request;
     where no offer holds a replica at all and every offer is an owned machine, name the machines
     (was: "allow bigger GPUs (--gpu)", which --owned-only rules out)."""
     shapes = [(key, s) for key, ss in limits.items() for s in ss]
     if not shapes:
-        owned = sorted(
-            {
-                (str(r["instance_type"]), int(r["gpu_count"]), str(r["gpu_model"]))
-                for r in records
-                if str(r.get("provider")) == "owned"
-            }
-        )
-        if owned and len(owned) == len({str(r["instance_type"]) for r in records}):
+        if records and all(str(r.get("provider")) == "owned" for r in records):
+            owned = sorted(
+                {
+                    (str(r["instance_type"]), int(r["gpu_count"]), str(r["gpu_model"]))
+                    for r in records
+                }
+            )
             named = ", ".join(
-                f"{name} ({n} x {gpu}"
-                + (f", {catalog.resolve(gpu).memory_gib:g} GB each" if catalog else "")
-                + ")"
+                f"{name} ({n} x {gpu}, {catalog.resolve(gpu).memory_gib:g} GB each)"
                 for name, n, gpu in owned
             )
             return InfeasibleError(
