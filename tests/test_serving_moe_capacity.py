@@ -60,9 +60,11 @@ def test_the_capacity_is_a_load_whose_batch_settles_within_the_limit() -> None:
     r = _replica()
     prompt = output = Lengths.of(128.0)
     limit = r.stack.max_num_seqs
-    capacity = sv._capacity(r, prompt, output, limit)
+    capacity, at_capacity = sv._capacity(r, prompt, output, limit)
     state = sv._steady_state(r, capacity, prompt, output, limit)
     assert state is not None and state.batch <= limit
+    # the steady state the capacity search found there is the one serving at capacity reads
+    assert at_capacity == state
     implied = sv._little(r, capacity, prompt, output, state.batch)
     assert implied is not None and implied.batch == pytest.approx(state.batch, rel=1e-3)
     # a load 0.2% higher has no batch within the limit that sustains it

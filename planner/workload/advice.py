@@ -25,6 +25,7 @@ from planner.workload.spec import Kind, WorkloadSpec
 from planner.workload.strategy import (
     Strategy,
     TrainFacts,
+    any_layout_fits,
     pinned_unit,
     search_training,
     tensor_across_nodes,
@@ -42,8 +43,7 @@ _MORE_GPUS = (2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
 def _fits(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: bool) -> bool:
-    cand, _ = search_training(f, gpu, count, topology_links(gpu, topo, count), flash=flash)
-    return cand is not None
+    return any_layout_fits(f, gpu, count, topology_links(gpu, topo, count), flash=flash)
 
 
 def _least_gib(f: TrainFacts, gpu: GpuSpec, count: int, topo: Topology, flash: bool) -> float:
@@ -81,14 +81,23 @@ def _bigger_gpu(
     return None
 
 
-def train_suggestions(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) -> list[str]:
+def train_suggestions(
+    spec: WorkloadSpec,
+    gpu: GpuSpec,
+    count: int,
+    topo: Topology,
+    *,
+    least_gib: float | None = None,
+) -> list[str]:
     """What would make a training job that fits nowhere on ``count`` x ``gpu`` fit: the memory it
     needs at least, then each remedy that works (8-bit AdamW, more GPUs with ZeRO-3/FSDP, LoRA or
-    QLoRA, a bigger GPU)."""
+    QLoRA, a bigger GPU).  ``least_gib``: that least memory per GPU where the caller's search found
+    it already (the estimate of one piece on ``count`` GPUs), rather than searched again."""
     f = train_facts(spec)
     flash = flash_attention(spec, gpu)
     out: list[str] = []
-    least_gib = _least_gib(f, gpu, count, topo, flash)
+    if least_gib is None:
+        least_gib = _least_gib(f, gpu, count, topo, flash)
     needed = f"{least_gib:.1f} GiB"
     out.append(
         f"needs at least {needed} per GPU even with recompute and sharding; {gpu.name} has "

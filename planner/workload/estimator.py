@@ -118,4 +118,7 @@ def estimate(
         return calibrated(spec, result, calibrations)
     if not suggest:
         return result
-    return replace(result, suggestions=tuple(train_suggestions(spec, gpu, gpu_count, topo)))
+    # one piece: the estimate's search on these GPUs found the least memory a layout needs
+    least = result.memory_per_gpu_gib if spec.pieces == 1 and result.memory_per_gpu_gib else None
+    suggestions = train_suggestions(spec, gpu, gpu_count, topo, least_gib=least)
+    return replace(result, suggestions=tuple(suggestions))

@@ -388,7 +388,11 @@ def matmul_precision(weights: str, gpu: GpuSpec) -> str:
 
 @dataclass(frozen=True)
 class Replica:
-    """The model on ``tp`` GPUs of one kind, served by one stack at one weight format."""
+    """The model on ``tp`` GPUs of one kind, served by one stack at one weight format.
+
+    Its derived figures (peaks, matmul fraction, bytes per token) are computed once per replica
+    (cached properties of its frozen fields): a serving estimate reads them in each of the
+    hundreds of engine steps its fixed points time."""
 
     model: ModelShape
     gpu: GpuSpec
@@ -400,13 +404,13 @@ class Replica:
     beam_width: int = 1  # hypotheses each request decodes per step (1: greedy or sampling)
 
     # -- memory -----------------------------------------------------------------------------------
-    @property
+    @functools.cached_property
     def bytes_per_weight(self) -> float:
         if self.precision == "int4" and self.stack.int4_bits:
             return self.stack.int4_bits / 8.0
         return WEIGHT_BYTES[self.precision]
 
-    @property
+    @functools.cached_property
     def bandwidth_bytes_per_s(self) -> float:
         """The memory bandwidth decode streams at: the stack's share of the datasheet figure."""
         share = self.stack.bandwidth_fraction
@@ -414,23 +418,23 @@ class Replica:
             share = self.stack.hbm_bandwidth_fraction
         return self.gpu.memory_bandwidth_gb_per_s * 1e9 * share
 
-    @property
+    @functools.cached_property
     def weight_bytes_per_gpu(self) -> float:
         return self.model.params * self.bytes_per_weight / self.tp + self._head_extra_bytes
 
-    @property
+    @functools.cached_property
     def head_16bit(self) -> bool:
         """The output head stays in 16-bit beside low-bit weights (:data:`HEAD_16BIT_FORMATS`)."""
         return self.precision in HEAD_16BIT_FORMATS and not self.stack.quantizes_head
 
-    @property
+    @functools.cached_property
     def _head_extra_bytes(self) -> float:
         """Bytes on each GPU the 16-bit head holds (and a step reads) beyond its low-bit size."""
         if not self.head_16bit:
             return 0.0
         return self.model.head_params * (WEIGHT_BYTES["bf16"] - self.bytes_per_weight) / self.tp
 
-    @property
+    @functools.cached_property
     def kv_bytes_per_token_per_gpu(self) -> float:
         """KV cache per token of context on each GPU: KV heads split over the GPUs, at least one."""
         m = self.model
@@ -453,14 +457,14 @@ class Replica:
         )
         return (1.0 - share) * whole + share * windowed
 
-    @property
+    @functools.cached_property
     def workspace_bytes_per_gpu(self) -> float:
         """Activations of the largest step (a prefill chunk or a full batch of decodes)."""
         return workspace_bytes(
             self.stack.max_num_seqs * self.beam_width, self.model.hidden, self.tp
         )
 
-    @property
+    @functools.cached_property
     def kv_pool_bytes_per_gpu(self) -> float:
         """Memory left for the KV cache: the stack's share of the GPU less everything else, or
         (``memory_share_of_free``) its share of what the rest leaves free."""
@@ -500,7 +504,7 @@ class Replica:
         )
 
     # -- time -------------------------------------------------------------------------------------
-    @property
+    @functools.cached_property
     def matmul_unit(self) -> str:
         """The unit the weight matmuls run on: :func:`matmul_precision`, except that fp8 runs at
         the 16-bit rate on a stack whose fp8 GEMMs are no faster (``fp8_matmuls_at_16bit_rate``)."""
@@ -509,12 +513,12 @@ class Replica:
             return "bf16"
         return unit
 
-    @property
+    @functools.cached_property
     def compute_peak_flops(self) -> float:
         """The matmul peak the weights run at (see :attr:`matmul_unit`)."""
         return self.gpu.matmul_peak_flops(self.matmul_unit)
 
-    @property
+    @functools.cached_property
     def matmul_fraction(self) -> float:
         """Share of :attr:`compute_peak_flops` the weight matmuls sustain: the GPU family's
         calibrated matmul fraction moved to a forward-only matmul of this model's shape on ``tp``
@@ -530,7 +534,7 @@ class Replica:
             fraction *= eff.fp4_gemm_share(self.gpu)
         return fraction
 
-    @property
+    @functools.cached_property
     def _attention_peak(self) -> float:
         """The rate attention's own matmuls (QK^T, PV) run at: the 16-bit tensor rate whatever the
         weights' format.  Quantised weights speed up the weight matmuls only: "even if the rest of
@@ -801,8 +805,13 @@ def _fixed_point(
 
 
 @functools.lru_cache(maxsize=1024)
-def _capacity(r: Replica, prompt: Lengths, output: Lengths, limit: int) -> float:
-    """The highest load (requests/s) the replica sustains, by bisection on the steady state."""
+def _capacity(
+    r: Replica, prompt: Lengths, output: Lengths, limit: int
+) -> tuple[float, _State | None]:
+    """The highest load (requests/s) the replica sustains, by bisection on the steady state, and
+    the steady state at that load (None where no load has one): serving at capacity reads it here
+    rather than iterating to it again, which near capacity takes the iterations' whole budget and
+    a bisection (was: a batch job's estimate ~220 steps of Little's law, 7 ms)."""
     context = prompt.mean + output.mean / 2.0
     # an upper bound: the batch at its limit with no prompt stalls
     hi = limit / (
@@ -811,15 +820,17 @@ def _capacity(r: Replica, prompt: Lengths, output: Lengths, limit: int) -> float
     )
     hi = max(hi, 1e-9) * 2.0
     lo = 0.0
+    at_lo: _State | None = None
     for _ in range(60):
         mid = (lo + hi) / 2.0
-        if _steady_state(r, mid, prompt, output, limit) is None:
+        state = _steady_state(r, mid, prompt, output, limit)
+        if state is None:
             hi = mid
         else:
-            lo = mid
+            lo, at_lo = mid, state
         if hi - lo <= 1e-6 * hi:
             break
-    return lo
+    return lo, at_lo
 
 
 def serve(
@@ -847,13 +858,16 @@ def serve(
         return serve_static(r, prompt, output, min(r.stack.max_num_seqs, limit), requests_per_s)
     if not r.stack.continuous_batching:
         return _serve_one_at_a_time(r, prompt, output, requests_per_s)
-    cap = _capacity(r, prompt, output, limit)
+    cap, at_cap = _capacity(r, prompt, output, limit)
     rate = cap if requests_per_s is None else float(requests_per_s)
     overloaded = requests_per_s is not None and rate > cap
     if overloaded or rate <= 0:
         rate = cap if overloaded else max(rate, 1e-9)
-    state = _steady_state(r, rate, prompt, output, limit) or _steady_state(
-        r, cap * (1 - 1e-6), prompt, output, limit
+    state = at_cap if rate == cap else None
+    state = (
+        state
+        or _steady_state(r, rate, prompt, output, limit)
+        or _steady_state(r, cap * (1 - 1e-6), prompt, output, limit)
     )
     assert state is not None  # the capacity is a load the steady state exists for
     batch95 = min(state.batch + Z95 * math.sqrt(state.batch), float(limit))

@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from planner.gpu_specs import GpuSpec
 from planner.workload import efficiency as eff
@@ -1921,7 +1921,33 @@ def _block_layers(
     return tuple(sorted(set(counts)))
 
 
-def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
+class _Sized(NamedTuple):
+    """One layout with one recompute mode, sized but not timed: what a search that asks only
+    whether anything fits reads (:func:`any_layout_fits`)."""
+
+    lay: _Layout
+    seq: _PerSequence
+    micro_batch: int
+    fits: bool
+
+
+def _size(f: TrainFacts, s: _Search, lay: _Layout, seq: _PerSequence) -> _Sized:
+    """The micro-batch of one layout and recompute mode and whether it fits (:func:`_micro_batch`,
+    as :func:`_cost` sizes it), untimed."""
+    b, fits, _ = _micro_batch(f, s, lay, seq.act_bytes)
+    return _Sized(lay, seq, b, fits)
+
+
+# What the layout search yields: each layout timed (_cost) or only sized (_size).
+_C = TypeVar("_C", _Costed, _Sized)
+
+
+def _costed(
+    f: TrainFacts,
+    s: _Search,
+    pp: int,
+    cost: Callable[[TrainFacts, _Search, _Layout, _PerSequence], _C],
+) -> Iterator[_C]:
     """Every layout with ``pp`` pipeline stages, costed with each recompute mode, in search order:
     tensor size, then ZeRO stage, then recompute (block recompute with each count of
     :func:`_block_layers`); a layout's modes stop at the first that fits the rank's whole share of
@@ -1931,7 +1957,7 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
     under :data:`CONTEXT_PARALLEL_FREE_SEQ` tokens only where no split without it fits without
     recompute; for each tensor size those that keep ``tp x cp`` inside a node first, larger ones,
     whose ring crosses the network, only where none of those fits with a whole sequence on every
-    data-parallel rank.  A pinned size alone."""
+    data-parallel rank.  A pinned size alone.  Each is timed or only sized, as ``cost`` does."""
     splits = [tp for tp in s.tensor_sizes if s.gpus % (tp * pp) == 0]
     first, *more = s.context_sizes
     # tensor sizes with a layout that fits and gives every data-parallel rank a whole sequence: a
@@ -1942,7 +1968,7 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
     for tp in splits:
         if s.gpus % (tp * pp * first):
             continue  # no layout: tensor x pipeline x context must divide the GPUs
-        for c in _costed_split(f, s, tp, pp, first):
+        for c in _costed_split(f, s, tp, pp, first, cost):
             if c.fits:
                 if c.lay.per_rank >= 1.0:
                     fitted.add(tp)
@@ -1956,13 +1982,20 @@ def _costed(f: TrainFacts, s: _Search, pp: int) -> Iterator[_Costed]:
                 continue
             if tp * cp > s.gpus_per_node and tp in fitted:
                 break
-            for c in _costed_split(f, s, tp, pp, cp):
+            for c in _costed_split(f, s, tp, pp, cp, cost):
                 if c.fits and c.lay.per_rank >= 1.0:
                     fitted.add(tp)
                 yield c
 
 
-def _costed_split(f: TrainFacts, s: _Search, tp: int, pp: int, cp: int) -> Iterator[_Costed]:
+def _costed_split(
+    f: TrainFacts,
+    s: _Search,
+    tp: int,
+    pp: int,
+    cp: int,
+    cost: Callable[[TrainFacts, _Search, _Layout, _PerSequence], _C],
+) -> Iterator[_C]:
     """The layouts of one tensor x pipeline x context split, costed as :func:`_costed` says (the
     per-sequence costs built once per split, apart for the layouts that run eager autocast)."""
     per_mode: dict[bool, dict[str, _PerSequence]] = {}
@@ -1988,7 +2021,7 @@ def _costed_split(f: TrainFacts, s: _Search, tp: int, pp: int, cp: int) -> Itera
                 if mode != "block"
             }
         for seq in _mode_sequences(f, s, lay, per_mode[amp], blocks[amp], act_by_layers[amp]):
-            c = _cost(f, s, lay, seq)
+            c = cost(f, s, lay, seq)
             yield c
             if c.fits and c.micro_batch >= math.ceil(lay.per_rank):
                 break
@@ -2078,7 +2111,7 @@ def search_training(
         # TP inside the node first, PP only if the model still does not fit).
         if pp > 1 and best is not None and "pipeline" not in f.pinned:
             break
-        for c in _costed(f, s, pp):
+        for c in _costed(f, s, pp, _cost):
             if least is None or c.memory_bytes < least.memory_bytes:
                 least = c
             if c.fits and (best is None or _preferred(c, best)):
@@ -2088,6 +2121,14 @@ def search_training(
         # the fastest layout also needs the least memory (or the least is not asked for)
         return chosen, chosen
     return chosen, _to_candidate(f, s, least) if least is not None else None
+
+
+def any_layout_fits(f: TrainFacts, gpu: GpuSpec, count: int, links: Links, *, flash: bool) -> bool:
+    """Whether :func:`search_training` finds a layout that fits, found by sizing the layouts'
+    micro-batches alone: none is timed, and the search stops at the first that fits (a job that
+    fits nowhere asks this of each remedy it suggests, a dozen searches)."""
+    s = _setup(f, gpu, count, links, flash)
+    return any(c.fits for pp in s.pipeline_sizes for c in _costed(f, s, pp, _size))
 
 
 def pinned_unit(pinned: dict[str, int]) -> int:
