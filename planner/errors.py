@@ -324,6 +324,31 @@ def suggestion_hint(kind: str, name: str, choices: Iterable[str]) -> str:
     return f"known {kind} names: {shown}"
 
 
+# A key or column that names a credential (api_key, aws_secret_access_key, password, hf_token):
+# no file of planner's takes one, and the nearest valid name is no fix for it.
+_CREDENTIAL_NAME = re.compile(
+    r"(^|_)(password|passwd|passphrase|secret|credentials?|private_key|service_account)($|_)"
+    r"|(^|_)(api|access|auth|bearer|session|refresh|hf|client|secret)_?(key|token|secret)(_id)?($|_)"
+    r"|(^|_)apikey($|_)"
+)
+
+
+def is_credential_name(name: str) -> bool:
+    """Whether the key or column ``name`` names a credential (any case, dashes or spaces as
+    underscores): ``api_key``, ``apiKey``, ``AWS_SECRET_ACCESS_KEY``, ``hf_token``; not ``tokens``."""
+    plain = re.sub(r"[\s-]+", "_", name.strip().lower())
+    return _CREDENTIAL_NAME.search(plain) is not None
+
+
+def no_credentials_hint(name: str) -> str:
+    """The fix for a credential written into one of planner's files (its value never shown)."""
+    return (
+        f"remove {name.strip()}: planner's files hold no credentials, and it needs none to plan "
+        "on the bundled prices; a price refresh reads each provider's own (the AWS and Google "
+        "Cloud SDKs' usual files and variables, az login, LAMBDA_API_KEY)"
+    )
+
+
 def listed_names(name: str, choices: Iterable[str]) -> list[str]:
     """The names of a comma-separated list ``name`` ("aws,gcp"), each one of ``choices`` (any
     case); [] where ``name`` is no such list."""

@@ -18,7 +18,14 @@ import numpy as np
 import pandas as pd
 
 from planner import clock
-from planner.errors import OfferValidationError, UnknownNameError, ascii_digits_fix, suggest
+from planner.errors import (
+    OfferValidationError,
+    UnknownNameError,
+    ascii_digits_fix,
+    is_credential_name,
+    no_credentials_hint,
+    suggest,
+)
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.units import link_alias
 
@@ -223,8 +230,7 @@ COLUMNS: tuple[Column, ...] = (
         "string",
         "",
         False,
-        "listed (read from the provider's price list) or none; left out: listed where a"
-        " savings-plan price is given",
+        "listed (read from the provider's price list) or none",
     ),
     Column(
         "spot_interruption_pct",
@@ -273,7 +279,22 @@ SAVINGS_PLAN_BASES = ("listed", "none")
 _SAVINGS_PLAN_PRICES = ("price_savings_plan_1y_usd_per_hour", "price_savings_plan_3y_usd_per_hour")
 
 # Columns a private price CSV may leave out: they get these values.
-_DEFAULTS = {"fabric": Fabric.ETHERNET.value, "price_basis_reserved": "none"}
+_DEFAULTS = {"fabric": Fabric.ETHERNET.value}
+_RESERVED_PRICES = ("price_reserved_1y_usd_per_hour", "price_reserved_3y_usd_per_hour")
+# Each price basis column, with the prices it is the basis of: left out or blank, it is "listed"
+# on a row that gives one of them (a price in a list is a listed price) and "none" on the others.
+_BASES = {
+    "price_basis_reserved": _RESERVED_PRICES,
+    "price_basis_savings_plan": _SAVINGS_PLAN_PRICES,
+}
+# What a price list that leaves a required column of the offer table out gets instead (the file
+# formats page prints these).
+FILLED_WHEN_LEFT_OUT = {
+    "gpu_memory_total_gib": "gpu_count x gpu_memory_gib",
+    "fabric": "ethernet",
+    "price_basis_reserved": "listed where a reserved price is given, else none",
+    "price_basis_savings_plan": "listed where a savings-plan price is given, else none",
+}
 
 _PANDAS_DTYPES = {"string": "object", "int": "int64", "float": "float64", "bool": "bool"}
 
@@ -368,6 +389,7 @@ def validate_offers(
         ("price_basis_savings_plan", list(SAVINGS_PLAN_BASES)),
     ):
         text[name] = _enum_column(name, text[name], allowed, table)
+    _check_price_bases(out, text, table)
     unwired = (out["gpu_count"] > 1).to_numpy() & (
         pd.Series(text["interconnect"], index=index) == Interconnect.NONE.value
     ).to_numpy()
@@ -388,6 +410,45 @@ def validate_offers(
     return pd.DataFrame({name: out[name] for name in COLUMN_NAMES}, index=index)
 
 
+def _check_price_bases(
+    out: dict[str, pd.Series], text: dict[str, list[Any]], table: _Table
+) -> None:
+    """Refuse a row whose prices contradict each other: a reserved or savings-plan price beside
+    a basis of ``none`` (which says the row has no such price), and a median spot price below the
+    cheapest one (the median over zones is at least their lowest).  Each was read as given."""
+    for basis_name, prices in _BASES.items():
+        given = np.zeros(len(table.index), dtype=bool)
+        for name in prices:
+            given |= out[name].notna().to_numpy()
+        none = np.array([v == "none" for v in text[basis_name]], dtype=bool)
+        if (given & none).any():
+            kind = "reserved" if basis_name == "price_basis_reserved" else "savings-plan"
+            bases = "listed or derived" if kind == "reserved" else "listed"
+            table.fail(
+                f"a {kind} price is given, and {basis_name} none says the row has none",
+                given & none,
+                basis_name,
+                hint=f"write {bases} (or leave the cell blank: a price in the list is a listed "
+                f"one), or leave the {kind} prices out",
+            )
+    spot = out["price_spot_usd_per_hour"].to_numpy(dtype=float)
+    median = out["price_spot_median_usd_per_hour"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        below = median < spot * (1.0 - 1e-9)
+    if below.any():
+        first = int(np.flatnonzero(below)[0])
+        table.fail(
+            f"the median spot price ${median[first]:g}/h is below the cheapest, "
+            f"price_spot_usd_per_hour ${spot[first]:g}/h: a median over zones is at least their "
+            "lowest",
+            below,
+            "price_spot_median_usd_per_hour",
+            hint="price_spot_usd_per_hour is the cheapest zone's spot price and "
+            "price_spot_median_usd_per_hour the median over the zones: swap them if they were "
+            "written the other way round",
+        )
+
+
 def _with_derived_columns(df: pd.DataFrame, index: pd.RangeIndex) -> dict[object, pd.Series]:
     """The input's columns, then the derived and defaulted ones; ``df`` itself is never modified."""
     data: dict[object, pd.Series] = {
@@ -400,19 +461,21 @@ def _with_derived_columns(df: pd.DataFrame, index: pd.RangeIndex) -> dict[object
     for name, default in _DEFAULTS.items():
         if name not in data:
             data[name] = pd.Series([default] * len(index), index=index, dtype=object)
-    # A price list without the savings-plan basis (older snapshots, private CSVs) or with a blank
-    # one: a savings-plan price it gives is the listed one, and a row without one has none.
-    given = np.zeros(len(index), dtype=bool)
-    for name in _SAVINGS_PLAN_PRICES:
-        if name in data:
-            given |= pd.to_numeric(data[name], errors="coerce").notna().to_numpy()
-    default_basis = pd.Series(np.where(given, "listed", "none"), index=index, dtype=object)
-    basis = data.get("price_basis_savings_plan")
-    if basis is None:
-        data["price_basis_savings_plan"] = default_basis
-    else:
-        blank = basis.isna().to_numpy() | (basis.astype(str).str.strip() == "").to_numpy()
-        data["price_basis_savings_plan"] = basis.where(~blank, default_basis)
+    # A price list without a price basis (older snapshots, private CSVs) or with a blank one: a
+    # price it gives is the listed one, and a row without one has none (was, for the reserved
+    # prices: "none" beside the reserved price the same row gave)
+    for basis_name, prices in _BASES.items():
+        given = np.zeros(len(index), dtype=bool)
+        for name in prices:
+            if name in data:
+                given |= pd.to_numeric(data[name], errors="coerce").notna().to_numpy()
+        default_basis = pd.Series(np.where(given, "listed", "none"), index=index, dtype=object)
+        basis = data.get(basis_name)
+        if basis is None:
+            data[basis_name] = default_basis
+        else:
+            blank = basis.isna().to_numpy() | (basis.astype(str).str.strip() == "").to_numpy()
+            data[basis_name] = basis.where(~blank, default_basis)
     return data
 
 
@@ -449,7 +512,15 @@ def _check_column_names(table: _Table) -> None:
         detail = ", ".join(
             f"{c!r}" + (f" (did you mean {h[0]!r}?)" if h else "") for c, h in hints.items()
         )
-        table.fail(f"unknown column(s) {detail}")
+        secret = next((str(c) for c in unknown if is_credential_name(str(c))), None)
+        # was: no hint at all
+        table.fail(
+            f"unknown column(s) {detail}",
+            hint=no_credentials_hint(secret)
+            if secret is not None
+            else "a price list takes the offer table's columns: `planner offers --format csv` "
+            "prints a header of every one of them to start from",
+        )
 
 
 _DECIMAL_COMMA_CELL = re.compile(r"\s*[-+]?\d+,\d+\s*")

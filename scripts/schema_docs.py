@@ -58,6 +58,16 @@ def _range(metadata: list[Any]) -> str:
     return ", ".join(parts)
 
 
+def _price_list_required(column: Any) -> str:
+    """Whether a price list must give ``column``: a column of the offer table it may leave out
+    says what it gets instead (was: "yes" for fabric, which a price list may leave out)."""
+    from planner.schema import FILLED_WHEN_LEFT_OUT
+
+    if column.name in FILLED_WHEN_LEFT_OUT:
+        return f"no (left out: {FILLED_WHEN_LEFT_OUT[column.name]})"
+    return "yes" if column.required else "no"
+
+
 def _default(value: Any) -> str:
     if value is PydanticUndefined:
         return "required"
@@ -125,7 +135,7 @@ def document() -> str:
         "| column | type | unit | required | at most | meaning |",
         "|---|---|---|---|---|---|",
         *(
-            f"| `{c.name}` | {c.dtype} | {c.unit or '-'} | {'yes' if c.required else 'no'} | "
+            f"| `{c.name}` | {c.dtype} | {c.unit or '-'} | {_price_list_required(c)} | "
             f"{f'{c.max_value:,.0f}' if c.max_value is not None else '-'} | {c.description} |"
             for c in COLUMNS
         ),

@@ -8,6 +8,7 @@ FakeHttpServer`, sending no Retry-After of its own here); the retry waits go to 
 
 from __future__ import annotations
 
+import base64
 import logging
 import socket
 import threading
@@ -262,3 +263,44 @@ def test_an_http_date_is_waited_for_relative_to_now(server: FakeHttpServer, wait
     server.route(PATH, [Reply(429, {}, {"Retry-After": when}), Reply(200, {})])
     get_json(_url(server), retry=RetryPolicy(sleep=waits, now=lambda: NOW))
     assert waits == [3.0]
+
+
+# ---------------------------------------------------------------- a mirror behind a password
+
+
+def test_a_mirror_url_with_a_user_and_password_sends_basic_auth(server: FakeHttpServer) -> None:
+    # was: urllib read "user:password@host" as the host; the request never left
+    server.route(PATH, [Reply(200, {"ok": True})])
+    host = server.url.removeprefix("http://")
+    assert get_json(f"http://reader:pa%40ss-{SECRET}@{host}{PATH}") == {"ok": True}
+    (seen,) = server.hits(PATH)
+    sent = seen.headers["Authorization"]
+    assert sent.startswith("Basic ")
+    assert base64.b64decode(sent.removeprefix("Basic ")).decode() == f"reader:pa@ss-{SECRET}"
+
+
+def test_a_header_the_caller_sends_is_not_replaced(server: FakeHttpServer) -> None:
+    # an API key in the Authorization header (Lambda's) stays the one sent
+    server.route(PATH, [Reply(200, {"ok": True})])
+    host = server.url.removeprefix("http://")
+    get_json(f"http://reader:pw@{host}{PATH}", headers={"Authorization": "Bearer abc"})
+    assert server.hits(PATH)[0].headers["Authorization"] == "Bearer abc"
+
+
+@pytest.mark.parametrize("where", ["refused", "default port", "404"])
+def test_no_error_or_log_line_shows_a_mirror_password(
+    where: str, server: FakeHttpServer, retry: RetryPolicy, caplog: pytest.LogCaptureFixture
+) -> None:
+    # was: "could not reach https://host.invalid/x: nonnumeric port: 'SECRET...@host.invalid'"
+    server.route(PATH, [Reply(503), Reply(404)])
+    host = {
+        "refused": f"127.0.0.1:{_closed_port()}",
+        "default port": "127.0.0.1",  # nothing listens on port 80 here
+        "404": server.url.removeprefix("http://"),
+    }[where]
+    url = f"http://reader:{SECRET}@{host}{PATH}"
+    with caplog.at_level(logging.DEBUG, logger="planner"), pytest.raises(ProviderError) as info:
+        get_json(url, env_var="PLANNER_AWS_PRICES_URL", retry=retry)
+    shown = [str(info.value), info.value.hint or "", *(r.getMessage() for r in caplog.records)]
+    assert all(SECRET not in line and "reader" not in line for line in shown)
+    assert f"http://{host}{PATH}" in info.value.message

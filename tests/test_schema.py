@@ -82,8 +82,12 @@ def test_optional_columns_get_defaults() -> None:
         row.pop(optional)
     out = validate_offers(pd.DataFrame([row]))
     assert out.loc[0, "fabric"] == "ethernet"
-    assert out.loc[0, "price_basis_reserved"] == "none"
+    # the row gives reserved prices: they are the listed ones (was "none", beside them)
+    assert out.loc[0, "price_basis_reserved"] == "listed"
     assert out["price_spot_usd_per_hour"].isna().all()
+    for reserved in ("price_reserved_1y_usd_per_hour", "price_reserved_3y_usd_per_hour"):
+        row.pop(reserved)
+    assert validate_offers(pd.DataFrame([row])).loc[0, "price_basis_reserved"] == "none"
 
 
 # The checks below pin behaviour of the column-wise validator (validate_offers works on whole

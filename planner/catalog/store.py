@@ -487,7 +487,14 @@ def load_snapshot(
         try:
             data = file.read_bytes()
         except OSError as e:
-            raise SnapshotError(f"{file}: cannot read ({e.strerror})") from e
+            # was: "cannot read (No such file or directory)" and no fix
+            raise SnapshotError(
+                f"{file}: cannot read ({e.strerror}); the snapshot's manifest.json lists it as "
+                f"{entry.provider}'s {entry.rows:,} offers",
+                hint="restore the file from where the snapshot came from, use another snapshot "
+                "(or leave the option out for the newest), or fetch the prices afresh: planner "
+                f"prices refresh --provider {entry.provider}",
+            ) from e
         if verify and _sha256(data) != entry.sha256:
             raise SnapshotError(
                 f"{file}: checksum mismatch; the snapshot is corrupt", hint="refresh prices"

@@ -28,7 +28,9 @@ from planner.errors import (
     ConfigError,
     UnknownNameError,
     ascii_digits_fix,
+    is_credential_name,
     lookalike_note,
+    no_credentials_hint,
     suggest,
 )
 from planner.units import (
@@ -432,6 +434,8 @@ def _unknown_key_hint(
         # that looks alike)
         how = "lower-case" if typed.strip().lower() == same[0] else "written with underscores"
         return f"keys are {how}: did you mean {same[0]!r}?"
+    if is_credential_name(typed) and not any(is_credential_name(key) for key in allowed):
+        return no_credentials_hint(typed)  # was: "did you mean 'capex'?" for api_key
     twin = difflib.get_close_matches(typed, missing, 1, 0.3)
     synonym = None if twin else _synonym_hint(model, loc, allowed)
     if synonym is not None:

@@ -17,6 +17,7 @@ an :class:`HttpStatusError` carrying ``status`` and ``retry_after``.
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import http.client
 import json
@@ -156,6 +157,24 @@ def shown_url(url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
+def without_credentials(url: str) -> tuple[str, str | None]:
+    """``url`` without the user info a mirror's URL may carry (``https://user:password@host/``),
+    and the HTTP Basic ``Authorization`` value it stands for (None where it carries none).
+
+    urllib sends no user info: it read ``user:password@host`` as the host, and its error ("nonnumeric
+    port: 'password@host'") printed the password.  A mirror or proxy behind Basic authentication
+    (an artifact store, an internal price mirror) gets the header instead, as pip and curl send it;
+    the user and password are percent-decoded (``%40`` for an ``@`` in a password)."""
+    parts = urllib.parse.urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at:
+        return url, None
+    user, _, password = userinfo.partition(":")
+    pair = f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}"
+    token = base64.b64encode(pair.encode("utf-8")).decode("ascii")
+    return urllib.parse.urlunsplit(parts._replace(netloc=host)), f"Basic {token}"
+
+
 def _error(url: str, reason: str, env_var: str | None) -> ProviderError:
     fix = "check the network connection"
     if env_var:
@@ -232,7 +251,11 @@ def open_url(
     for an unreachable host or a timeout; the message names the URL without its query, never a
     header value.
     """
+    url, authorization = without_credentials(url)
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **(headers or {})})
+    if authorization is not None and not request.has_header("Authorization"):
+        # not sent on to another host a redirect names (an unredirected header)
+        request.add_unredirected_header("Authorization", authorization)
     response = _open(request, timeout_s, env_var, retry)
     try:
         yield response

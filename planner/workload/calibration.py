@@ -21,7 +21,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-from planner.errors import ConfigError, UnknownNameError, is_number, is_whole_number
+from planner.errors import (
+    ConfigError,
+    UnknownNameError,
+    is_number,
+    is_whole_number,
+    suggest,
+)
 from planner.workload.estimate_types import PAUSES_PHASE, Estimate
 from planner.workload.spec import Kind, WorkloadSpec, workload_framework
 
@@ -571,8 +577,32 @@ def without(calibrations: Sequence[Calibration], ident: str) -> tuple[Calibratio
                 f"did you mean {same[0]}? (ids are written as `planner calibrate list` shows)"
             )
             error.suggestions = same
+        else:
+            error.hint = _ids_hint(calibrations, ident.strip())
         raise error
     return tuple(c for c in calibrations if c.id != ident)
+
+
+def _ids_hint(calibrations: Sequence[Calibration], typed: str) -> str:
+    """The fix for an id that names no recorded run: the runs of the workload or GPU ``typed``
+    names, where it names one (a removal takes the id, not the workload), else every run, each as
+    its id and what it was (was: "known calibration names: c1, c2", ids that say nothing)."""
+
+    def shown(c: Calibration) -> str:
+        return f"{c.id} ({c.workload} on {c.count} x {c.gpu}, recorded {c.recorded_on})"
+
+    low = typed.lower()
+    named = [c for c in calibrations if low in (c.workload.lower(), c.gpu.lower())]
+    if named:
+        runs = ", ".join(shown(c) for c in named)
+        return f"remove takes a run's id: {typed}'s recorded runs are {runs}"
+    by_id = {c.id: c for c in calibrations}
+    close = suggest(typed, by_id, 2)
+    if close:
+        return "did you mean " + " or ".join(shown(by_id[i]) for i in close) + "?"
+    listed = ", ".join(shown(c) for c in calibrations[:8])
+    more = f" and {len(calibrations) - 8} more" if len(calibrations) > 8 else ""
+    return f"recorded runs: {listed}{more} (planner calibrate list shows them all)"
 
 
 def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibration]) -> Estimate:
