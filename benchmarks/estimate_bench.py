@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the benchmarks package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import planner
+from benchmarks.quote_bench import wall
 from planner.errors import PlannerError
 
 CASES = (("H100", 1), ("H100", 8), ("A100-80GB", 64))
@@ -37,16 +41,6 @@ def warm_ms(
             planner.estimate(workload, gpu, count)
         best = min(best, (time.perf_counter() - t) / calls)
     return best * 1e3
-
-
-def whole_process_s(cmd: list[str], runs: int) -> float:
-    """Median wall seconds of ``cmd`` over ``runs`` runs."""
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     for ms, name, gpu, count in sorted(rows, reverse=True)[:8]:
         print(f"    {ms:6.2f} ms  {name} on {count} x {gpu}")
 
-    floor = whole_process_s([sys.executable, "-c", "import pandas, pulp"], args.runs)
+    floor = wall([sys.executable, "-c", "import pandas, pulp"], args.runs)
     cmd = [sys.executable, "-m", "planner", "estimate", "gpt2-xl-finetune", "--gpu", "H100"]
-    whole = whole_process_s(cmd, args.runs)
+    whole = wall(cmd, args.runs)
     print(f"whole process (median of {args.runs} runs)")
     print(f"  python -c 'import pandas, pulp'            {floor:6.3f} s  (floor)")
     print(

@@ -653,15 +653,19 @@ class Planner:
         """The cheapest mix of owned servers, commitments, on-demand and spot for a budget file
         (path or bundled name), with the pure strategies and a sensitivity table.  The budget
         file holds its own prices; the session's solver (HiGHS by default) solves it."""
+        from planner.errors import shown_path
         from planner.optimize.budget import budget_report, check_time_limit
         from planner.optimize.solvers import get_solver
-        from planner.ownership.budget_spec import load_budget
+        from planner.ownership.budget_spec import load_budget, warn_off_market_prices
 
         name = solver or self.solver or "highs"
         check_time_limit(time_limit_s)
         get_solver(name, time_limit_s)  # an unknown or missing solver fails before any work
+        spec = load_budget(budget_file)
+        # the file's own cloud prices against the session's offers (warnings only)
+        warn_off_market_prices(spec, self.book.offers, shown_path(budget_file))
         return budget_report(
-            load_budget(budget_file),
+            spec,
             solver=lambda: get_solver(name, time_limit_s),
             sensitivity=sensitivity,
         )

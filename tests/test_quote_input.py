@@ -58,7 +58,7 @@ BAD_FIELDS: list[tuple[dict[str, Any], tuple[str, ...]]] = [
     ({"deadline_hours": 24, "budget_usd": -1}, ("budget_usd", ">= 0")),
     ({"deadline_hours": 24, "budget_usd": "50"}, ("budget_usd",)),
     # top=0 ended in IndexError at plans[0]
-    ({"deadline_hours": 24, "top": 0}, ("top", "top=5")),
+    ({"deadline_hours": 24, "top": 0}, ("top", "e.g. 5")),
     ({"deadline_hours": 24, "top": 2.5}, ("top",)),
     ({"deadline_hours": 24, "top": True}, ("top",)),
     # a 200% discount made the quote pay the user (total cost -$7845)

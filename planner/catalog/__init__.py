@@ -367,6 +367,7 @@ def load_offer_book(
         _refuse_priced_twice(private, file, priced_in)
         _warn_per_gpu_prices(private, public, file)
         _warn_unlisted_regions(private, public, file)
+        _warn_changed_hardware(private, public, file)
         keys = pd.MultiIndex.from_frame(private[list(KEY_COLUMNS)])
         frames = [f[~pd.MultiIndex.from_frame(f[list(KEY_COLUMNS)]).isin(keys)] for f in frames]
         frames.append(private)
@@ -431,10 +432,12 @@ def _warn_unlisted_regions(
 def _warn_per_gpu_prices(
     private: pd.DataFrame, public: Sequence[pd.DataFrame], file: str | Path
 ) -> None:
-    """A warning for a price list's multi-GPU row whose on-demand price an hour is about one
-    GPU's at the snapshots' cheapest (within 2x of it) and so puts each GPU at under half of
-    that: a price per GPU typed into the per-instance column (was: 8 x H100 at 3.99 USD an hour
-    quoted at 0.50 USD a GPU-hour, without a word)."""
+    """A warning for a price list's multi-GPU row that puts each GPU at under half the snapshots'
+    cheapest on-demand price for it: most often a price per GPU typed into the per-instance column
+    (was: 8 x H100 at 3.99 USD an hour quoted at 0.50 USD a GPU-hour, without a word; and at 1.49,
+    under half the cheapest itself, still without one).  Where the row's price is itself a
+    plausible price for one GPU (a quarter to four times the cheapest) the warning offers it times
+    the GPUs."""
     column = "price_on_demand_usd_per_hour"
     if not public or column not in private:
         return
@@ -445,22 +448,66 @@ def _warn_per_gpu_prices(
         cheapest = per_gpu.get(row["gpu_model"])
         if gpus < 2 or pd.isna(price) or cheapest is None or not cheapest > 0:
             continue
-        if cheapest / 2 <= price <= cheapest * 2 and price / gpus < cheapest / 2:
-            log.warning(
-                "%s: row %d: %d x %s at %g USD an hour is %.3g USD a GPU-hour, under half the "
-                "cheapest in the bundled prices (%.3g); prices are per instance-hour: did you "
-                "mean %g (%d x %g)?",
-                shown_path(file),
-                n + 2,
-                gpus,
-                row["gpu_model"],
-                price,
-                price / gpus,
-                cheapest,
-                price * gpus,
-                gpus,
-                price,
+        if price / gpus >= cheapest / 2:
+            continue
+        if cheapest / 4 <= price <= cheapest * 4:
+            fix = (
+                f"prices are per instance-hour: did you mean {price * gpus:g} ({gpus} x {price:g})?"
             )
+        else:
+            fix = "prices are per instance-hour: check the figure"
+        log.warning(
+            "%s: row %d: %d x %s at %g USD an hour is %.3g USD a GPU-hour, under half the "
+            "cheapest in the bundled prices (%.3g); %s",
+            shown_path(file),
+            n + 2,
+            gpus,
+            row["gpu_model"],
+            price,
+            price / gpus,
+            cheapest,
+            fix,
+        )
+
+
+# The columns of an offer that describe its hardware: a price list re-prices an instance type,
+# and the provider's instance has the GPUs and links it has.
+_HARDWARE_COLUMNS = ("gpu_model", "gpu_count", "interconnect")
+
+
+def _warn_changed_hardware(
+    private: pd.DataFrame, public: Sequence[pd.DataFrame], file: str | Path
+) -> None:
+    """A warning for a price list's row that replaces a snapshot's offer (same provider, region
+    and instance type) with other hardware: another GPU, GPU count or link, most often a slip
+    copying the row (was: p5.48xlarge listed and quoted with 4 GPUs, without a word)."""
+    if not public:
+        return
+    columns = [*KEY_COLUMNS, *_HARDWARE_COLUMNS]
+    known = pd.concat([f[columns] for f in public], ignore_index=True)
+    known = known.drop_duplicates(subset=list(KEY_COLUMNS)).set_index(list(KEY_COLUMNS))
+    for n, row in enumerate(private[columns].itertuples(index=False)):
+        key = tuple(getattr(row, c) for c in KEY_COLUMNS)
+        if key not in known.index:
+            continue
+        before = known.loc[key]
+        changed = [c for c in _HARDWARE_COLUMNS if before[c] != getattr(row, c)]
+        if not changed:
+            continue
+        log.warning(
+            "%s: row %d (%s): the bundled offer has %d x %s on %s, this row %d x %s on %s; a "
+            "price list re-prices an instance, whose hardware is the provider's: check %s",
+            shown_path(file),
+            n + 2,
+            " ".join(str(k) for k in key),
+            int(str(before["gpu_count"])),
+            before["gpu_model"],
+            before["interconnect"],
+            int(str(row.gpu_count)),
+            row.gpu_model,
+            row.interconnect,
+            " and ".join(changed),
+        )
 
 
 def _refuse_priced_twice(

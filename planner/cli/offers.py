@@ -99,9 +99,12 @@ class _MaxAgeDays(WholeNumber):
             )
             if not from_env:
                 raise
+            # the option's own fix, in the variable's words (was: no word of 4w being 28 days)
+            fix = e.message.partition(": ")[2].replace("--max-age-days", MAX_AGE_ENVVAR)
             raise click.BadParameter(
-                f"{value!r} is not a whole number of days >= 0; set it to one (e.g. "
-                f"{MAX_AGE_ENVVAR}={DEFAULT_MAX_AGE_DAYS}) or unset it",
+                f"{value!r} is not a whole number of days >= 0; "
+                + (f"{fix}; " if fix else "")
+                + f"set it to one (e.g. {MAX_AGE_ENVVAR}={DEFAULT_MAX_AGE_DAYS}) or unset it",
                 ctx=ctx,
                 param_hint=f"environment variable {MAX_AGE_ENVVAR}",
             ) from e

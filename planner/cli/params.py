@@ -18,7 +18,7 @@ from typing import Any, TypeVar, cast
 import click
 from click.core import ParameterSource
 
-from planner import clock
+from planner import clock, units
 from planner.config.yamlfile import names_a_path
 from planner.errors import (
     ConfigError,
@@ -518,15 +518,29 @@ def _refuse_signed_duration(text: str, option: str) -> None:
             hint=f"write it like {DURATION_FORMS}",
         )
     hours = duration_hours(f"{value:f}{unit}")
-    if hours is None or not math.isfinite(hours) or hours > 1e9:
-        return  # too long to be a deadline; the generic messages say so
-    days = f" ({hours / 24:.4g}d)" if hours >= 48 else ""
+    if hours is None or not math.isfinite(hours):
+        return  # too long to be a number of hours; the generic messages say so
+    if hours > units.MAX_DEADLINE_HOURS:
+        # was: "write 1e+09h", itself refused as exponent form
+        raise ConfigError(
+            f"a deadline of {text.strip()} ({hours:,.0f} hours) is more than ten years "
+            f"({units.MAX_DEADLINE_HOURS:,.0f} hours)",
+            key_path=option,
+            hint="give the time the job may take, such as 24h, 3d or 2w",
+        )
+    days = f" ({hours / 24:.4g}d)" if hours >= 48 else ""  # at most 3,650 days: no exponent
     how = "a number in exponent form" if "e" in number.lower() else "a sign or a bare decimal point"
     raise ConfigError(
         f"cannot read deadline {text!r}: {how}",
         key_path=option,
-        hint=f"write {hours:g}h{days}; write it like {DURATION_FORMS}",
+        hint=f"write {_plain_number(hours)}h{days}; write it like {DURATION_FORMS}",
     )
+
+
+def _plain_number(value: float) -> str:
+    """``value`` as a deadline reads it: digits and at most one point, never exponent form
+    (``:g`` wrote 1e+05), to four decimals at most."""
+    return f"{value:.4f}".rstrip("0").rstrip(".")
 
 
 def _with_forms(fix: str | None) -> str | None:

@@ -14,7 +14,7 @@ from planner.cli.logs import redact
 from planner.cli.offers import format_option, max_age_option
 from planner.cli.params import FiniteFloat, SubcommandGroup, field_options
 from planner.cli.progress import RegionProgress
-from planner.errors import PlannerError
+from planner.errors import ConfigError, PlannerError
 from planner.reports.tables import dumps_json, render_records
 
 if TYPE_CHECKING:
@@ -267,17 +267,34 @@ def diff_command(old: str, new: str, threshold: float, fmt: str) -> None:
 
 
 @prices_group.command("history")
-@click.option(
-    "--instance", "instance_type", required=True, help="Instance type, e.g. p4d.24xlarge."
-)
+@click.argument("instance", required=False)
+@click.option("--instance", "instance_type", help="Instance type, e.g. p4d.24xlarge.")
 @click.option("--region", help="Only this region.")
 @format_option
 @field_options({"instance_type": "--instance", "region": "--region"})
-def history_command(instance_type: str, region: str | None, fmt: str) -> None:
+def history_command(
+    instance: str | None, instance_type: str | None, region: str | None, fmt: str
+) -> None:
     """One instance type's prices across every stored snapshot, oldest first.
+
+    The instance type is given as --instance or alone (was: "Missing option '--instance'" for
+    planner prices history p5.48xlarge).
 
     Example: planner prices history --instance p4d.24xlarge --region us-east-1
     """
+    if instance is not None and instance_type is not None and instance != instance_type:
+        raise ConfigError(
+            f"two instance types, {instance!r} and --instance {instance_type!r}",
+            key_path="--instance",
+            hint="give one: planner prices history p4d.24xlarge",
+        )
+    instance_type = instance_type if instance_type is not None else instance
+    if instance_type is None:
+        raise ConfigError(
+            "which instance type?",
+            key_path="--instance",
+            hint="give one: planner prices history p4d.24xlarge (or --instance p4d.24xlarge)",
+        )
     records = api.prices_history(instance_type, region=region)
     if not records and fmt == "table":
         click.echo("no stored snapshot yet", err=True)  # an empty store: nothing to compare

@@ -338,6 +338,13 @@ KEY_SYNONYMS: Mapping[str, str] = {
     "tensor_parallel_size": "parallelism.tensor",
     "tensor_model_parallel_size": "parallelism.tensor",
     "tp": "parallelism.tensor",
+    "tensor_parallel": "parallelism.tensor",
+    "tensor_parallelism": "parallelism.tensor",
+    "pipeline_parallel": "parallelism.pipeline",
+    "context_parallel": "parallelism.context",
+    "cp": "parallelism.context",
+    "expert_parallel": "parallelism.expert",
+    "ep": "parallelism.expert",
     "pipeline_parallel_size": "parallelism.pipeline",
     "pipeline_model_parallel_size": "parallelism.pipeline",
     "pp": "parallelism.pipeline",
@@ -386,6 +393,52 @@ KEY_SYNONYMS: Mapping[str, str] = {
 }
 
 
+# Other tools' settings the planner derives rather than takes, and keys whose nearest spelling
+# is another quantity: (a key of the section they are written in, what to write instead).
+# was: "data belongs under the top level" for a data-parallel size, the key list for dp, fsdp and
+# gradient_accumulation_steps, and colocation_usd_per_month -> the per-kW key at 3,000 $/kW-month.
+_DATA_PARALLEL = (
+    ("micro_batch", "parallelism"),
+    "the data-parallel size is not set: it is what the GPUs leave, the GPU count over tensor x "
+    "pipeline x context (8 GPUs at tensor 2: data parallel 4); set those, and the count",
+)
+_ACCUMULATION = (
+    ("precision", "micro_batch"),
+    "gradient accumulation is not set: it follows from the global batch over micro-batch x "
+    "data-parallel size; set training.global_batch_samples (micro-batch x accumulation x "
+    "data-parallel GPUs) and parallelism.micro_batch",
+)
+KEY_NOTES: Mapping[str, tuple[tuple[str, ...], str]] = {
+    # data: only inside parallelism (in training it is the data section's, misplaced)
+    "data": (("micro_batch",), _DATA_PARALLEL[1]),
+    **dict.fromkeys(("dp", "data_parallel", "data_parallel_size", "ddp"), _DATA_PARALLEL),
+    **dict.fromkeys(
+        ("gradient_accumulation_steps", "gradient_accumulation", "grad_accum", "accumulation"),
+        _ACCUMULATION,
+    ),
+    "fsdp": (
+        ("zero",),
+        "FSDP's full sharding is ZeRO-3: write zero: 3 (SHARD_GRAD_OP is zero: 2)",
+    ),
+    **dict.fromkeys(
+        ("sequence", "sequence_parallel"),
+        (
+            ("micro_batch",),
+            "Megatron's sequence parallelism runs inside the tensor-parallel group and comes with "
+            "tensor; a long sequence split over GPUs (ring attention) is context",
+        ),
+    ),
+    **dict.fromkeys(
+        ("colocation_usd_per_month", "colocation_per_month", "colo_usd_per_month"),
+        (
+            ("rack_usd_per_month",),
+            "a flat monthly fee is rack_usd_per_month; colocation_usd_per_kw_month is priced per "
+            "kW of the machine's power",
+        ),
+    ),
+}
+
+
 # Training settings of other tools that change neither a job's time nor its memory: the planner
 # has no key for them (the valid keys were listed, as if one of them were meant).
 NO_EFFECT_KEYS = frozenset(
@@ -399,10 +452,16 @@ def _synonym_hint(model: type[BaseModel], loc: Loc, allowed: Sequence[str]) -> s
     typed = _normal(str(loc[-1]))
     if typed in NO_EFFECT_KEYS and "precision" in allowed:  # a training section
         return f"{loc[-1]} changes neither the time nor the memory of a job: drop it"
+    note = KEY_NOTES.get(typed)
+    if note is not None and any(key in allowed for key in note[0]):
+        return note[1]
     target = KEY_SYNONYMS.get(typed)
     if target is None:
         return None
     head, _, rest = target.partition(".")
+    if head not in allowed and rest in allowed and loc[-2:-1] == (head,):
+        # written inside the section the synonym names (parallelism: {tp: 2})
+        return f"did you mean {rest!r}? ({loc[-1]} is another tool's name for it)"
     if head not in allowed:
         return None
     if rest and rest not in _allowed_keys(model, (*loc[:-1], head)):

@@ -655,3 +655,69 @@ def load_budget(path_or_name: str) -> BudgetSpec:
     """A budget file by path, or by name from ``scenarios/budgets/<name>.yaml``."""
     path = resolve_scenario(path_or_name, "budgets")
     return budget_from_mapping(read_mapping(path, "budget"), file=str(path), default_name=path.stem)
+
+
+# A budget class's on-demand price above this multiple of the median on-demand GPU-hour of its GPU
+# in the offers, or under the cheapest over it, is off the market: most often a whole instance's
+# price per GPU-hour (8 x 2.99 = 23.92), or a spot or committed price typed as on-demand.
+OFF_MARKET_FACTOR = 3.0
+# A spot price under this share of the cheapest spot GPU-hour of its GPU is off the market too
+# (clouds' spot discounts reach 60-90%, never 99%).
+SPOT_FLOOR_SHARE = 0.25
+
+
+def warn_off_market_prices(spec: BudgetSpec, offers: Any, file: str) -> None:
+    """Warn of a budget class's cloud price far outside what the offers table (``offers``, the
+    snapshot's pandas table) lists for its GPU: the budget file holds its own prices, and was
+    planned on an H100 at 23.92 USD a GPU-hour (an instance's price) or spot at 0.01 without a
+    word.  A GPU the offers do not list is not checked."""
+    if offers is None or not len(offers):
+        return
+    per_gpu = offers["price_on_demand_usd_per_hour"] / offers["gpu_count"].clip(lower=1)
+    spot_per_gpu = offers["price_spot_usd_per_hour"] / offers["gpu_count"].clip(lower=1)
+    by_gpu = offers["gpu_model"]
+    for i, c in enumerate(spec.classes):
+        listed = per_gpu[by_gpu == c.gpu].dropna()
+        if listed.empty:
+            continue
+        cheapest, median = float(listed.min()), float(listed.median())
+        price = c.on_demand_usd_per_gpu_hour
+        key = f"classes[{i}].on_demand_usd_per_gpu_hour"
+        if price is not None and price > OFF_MARKET_FACTOR * median:
+            log.warning(
+                "%s: %s: %.4g USD per GPU-hour for %s is over %g times the median on-demand "
+                "price listed (%.4g): a price per instance? (%.4g for 8 GPUs is %.4g a GPU-hour)",
+                file,
+                key,
+                price,
+                c.gpu,
+                OFF_MARKET_FACTOR,
+                median,
+                price,
+                price / 8,
+            )
+        elif price is not None and price < cheapest / OFF_MARKET_FACTOR:
+            log.warning(
+                "%s: %s: %.4g USD per GPU-hour for %s is under a third of the cheapest on-demand "
+                "price listed (%.4g): check the figure (a spot or committed price belongs under "
+                "spot: or commitments:)",
+                file,
+                key,
+                price,
+                c.gpu,
+                cheapest,
+            )
+        spot_listed = spot_per_gpu[by_gpu == c.gpu].dropna()
+        spot = c.spot_usd_per_gpu_hour
+        if spot is not None and not spot_listed.empty:
+            floor = float(spot_listed.min())
+            if spot < SPOT_FLOOR_SHARE * floor:
+                log.warning(
+                    "%s: classes[%d].spot.usd_per_gpu_hour: %.4g USD per GPU-hour for %s is under "
+                    "a quarter of the cheapest spot price listed (%.4g): check the figure",
+                    file,
+                    i,
+                    spot,
+                    c.gpu,
+                    floor,
+                )

@@ -487,10 +487,13 @@ def tco(
     utilization = float(utilization)
     years = float(hw.lifetime_years if years is None else years)
     if not 0 < years <= MAX_HORIZON_YEARS:
+        # a number of months is the likely slip (as a hardware file's lifetime_years says)
+        as_months = f"if {years:g} is months, write {years / 12:g}; " if years > 12 else ""
         raise ConfigError(
             f"years must be in (0, {MAX_HORIZON_YEARS:g}], got {years:g}",
             key_path="years",
-            hint="the horizon in years, e.g. 3; leave it out for the hardware's lifetime",
+            hint=f"{as_months}the horizon in years, e.g. 3; leave it out for the hardware's "
+            "lifetime",
         )
     if years < MIN_HORIZON_YEARS:
         raise ConfigError(

@@ -330,7 +330,12 @@ def hardware_from_mapping(
         )
     _check_power(m, gpu.tdp_w, gpu.name, file)
     _check_capex(
-        money["capex_usd"], m.gpus_per_machine, gpu.name, file, _given_key(m, "capex_usd", "capex")
+        money["capex_usd"],
+        m.gpus_per_machine,
+        gpu.name,
+        file,
+        _given_key(m, "capex_usd", "capex"),
+        machines=m.machines,
     )
     _check_staff(m, money["staff_usd_per_year"], file)
     source = "; ".join(m.source) if isinstance(m.source, list) else m.source
@@ -451,13 +456,21 @@ def _check_lifetime(years: float, file: str) -> None:
 # listing (used cards included) is a unit slip: thousands dropped (3,100 for 310,000 USD), or a
 # price per GPU typed per machine.
 MIN_CAPEX_SHARE_OF_GPUS = 0.1
+# A machine's capex above this multiple of what its GPUs cost at the parts table's dearest
+# listing (a whole system's price per GPU, host and NICs included) is the fleet's total typed per
+# machine, or thousands added: a support contract or a premium vendor costs tens of percent more,
+# not five times.
+MAX_CAPEX_MULTIPLE_OF_GPUS = 5.0
 
 
-def _check_capex(capex_usd: float, gpus: int, gpu: str, file: str, key: str) -> None:
+def _check_capex(
+    capex_usd: float, gpus: int, gpu: str, file: str, key: str, *, machines: int = 1
+) -> None:
     """Refuse a machine's capex a tenth or less of what its ``gpus`` x ``gpu`` cost at the bundled
-    parts table's cheapest listing of that GPU (a loose card, or a whole system's price per GPU);
-    a GPU the table does not list is not checked (was: an 8 x H100 server at 3,100 USD priced
-    its GPU-hours at 0.52 USD)."""
+    parts table's cheapest listing of that GPU (a loose card, or a whole system's price per GPU),
+    or over :data:`MAX_CAPEX_MULTIPLE_OF_GPUS` times their dearest; a GPU the table does not list
+    is not checked (was: an 8 x H100 server at 3,100 USD priced its GPU-hours at 0.52 USD, and 20
+    machines at 6.2 million USD each, the fleet's price, at 775,000 USD an H100)."""
     from planner.ownership.build import load_parts
 
     table = load_parts()
@@ -466,7 +479,24 @@ def _check_capex(capex_usd: float, gpus: int, gpu: str, file: str, key: str) -> 
     ]
     if not per_gpu or capex_usd <= 0:
         return
-    cheapest = min(per_gpu)
+    cheapest, dearest = min(per_gpu), max(per_gpu)
+    most = MAX_CAPEX_MULTIPLE_OF_GPUS * gpus * dearest
+    if capex_usd > most:
+        each = capex_usd / machines
+        fleet = (
+            f"capex is per machine: for {machines} machines of {each:,.0f} USD each write "
+            f"{each:.0f}"
+            if machines > 1 and each <= most
+            else "capex is the price of one machine, GPUs and host: check for extra zeros"
+        )
+        raise ConfigError(
+            f"{capex_usd:,.0f} USD for a machine of {gpus} x {gpu} is over "
+            f"{MAX_CAPEX_MULTIPLE_OF_GPUS:g} times what its GPUs cost at the dearest listing in "
+            f"the bundled parts table ({gpus} x {dearest:,.0f} USD, a whole system's share)",
+            file=file,
+            key_path=key,
+            hint=fleet,
+        )
     if capex_usd >= MIN_CAPEX_SHARE_OF_GPUS * gpus * cheapest:
         return
     raise ConfigError(
@@ -516,8 +546,26 @@ def _check_power(m: _HardwareFile, tdp_w: float, gpu: str, file: str) -> None:
         )
 
 
+# Full-time people per machine from which a fleet's staff_fte reads as the team's, not each
+# machine's share of it: operations teams run tens to hundreds of servers a person.
+STAFF_FTE_PER_MACHINE_WARNED = 1.0
+
+
 def _check_staff(m: _HardwareFile, staff_usd_per_year: float, file: str) -> None:
-    """Staff time and its cost come together: one without the other costs nothing, silently."""
+    """Staff time and its cost come together: one without the other costs nothing, silently.  A
+    fleet with a person or more per machine is warned of: staff_fte is each machine's share (was:
+    staff_fte 2 on 20 machines costed as 40 people, without a word)."""
+    if m.machines > 1 and m.staff_fte >= STAFF_FTE_PER_MACHINE_WARNED:
+        log.warning(
+            "%s: staff_fte %g is per machine: %g people for %d machines; for %g people across the "
+            "fleet write %.3g",
+            file,
+            m.staff_fte,
+            m.staff_fte * m.machines,
+            m.machines,
+            m.staff_fte,
+            m.staff_fte / m.machines,
+        )
     if m.staff_fte > 0 and staff_usd_per_year <= 0:
         raise ConfigError(
             f"staff_fte {m.staff_fte:g} has no cost: staff_usd_per_year is not given",

@@ -101,6 +101,33 @@ class QuoteRequest:
         _check_request(self)
 
 
+# The keywords of a service's quote (quoting.service_quote.ServiceRequest) that a job's has not:
+# a test keeps the two in step (this module cannot import that one, which imports it).
+SERVICE_ONLY_KEYWORDS = frozenset(
+    (
+        "requests_per_s",
+        "peak_requests_per_s",
+        "peak_hours_per_day",
+        "ttft_ms_p95",
+        "tpot_ms_p95",
+        "e2e_ms_p95",
+    )
+)
+
+
+def _service_keyword_error(name: str) -> ConfigError | None:
+    """The error for a keyword of a service's quote handed to quote(), a job's (was: "unknown
+    quote() keyword argument 'requests_per_s'" and the list of quote()'s)."""
+    if name not in SERVICE_ONLY_KEYWORDS:
+        return None
+    return ConfigError(
+        f"quote() takes no {name!r}: quote() prices a job run once to a deadline, and {name} "
+        "sets a service's load or latency",
+        key_path=name,
+        hint=f"a service is priced per month by planner.quote_service(workload=..., {name}=...)",
+    )
+
+
 def make_request(request: object = None, /, **keywords: Any) -> QuoteRequest:
     """A :class:`QuoteRequest` from keyword arguments named as its fields, from a request, or from
     a request with some fields replaced: how every ``quote`` of the library reads its arguments.
@@ -113,6 +140,7 @@ def make_request(request: object = None, /, **keywords: Any) -> QuoteRequest:
         if name not in known:
             raise (
                 training_keyword_error("quote", name)
+                or _service_keyword_error(name)
                 or option_keyword_error("quote", name, known)
                 or UnknownNameError("quote() keyword argument", name, known)
             )
@@ -157,6 +185,17 @@ def _short(value: object) -> str:
 # --- checks, one step per group of fields -------------------------------------------------------
 
 
+def check_top(top: object) -> None:
+    """Refuse a number of plans that is not a whole number from 1 to :data:`MAX_PLANS`, for a
+    job's quote and a service's alike (was: 1,000 taken for a service)."""
+    if not is_whole_number(top) or not 1 <= top <= MAX_PLANS:  # type: ignore[operator]
+        raise ConfigError(
+            f"expected a whole number of plans from 1 to {MAX_PLANS}, got {top!r}",
+            key_path="top",
+            hint="ask for the few best plans, e.g. 5",  # was "top=5" on the command line too
+        )
+
+
 def _check_request(req: QuoteRequest) -> None:
     """Raise ConfigError for the first field of ``req`` that cannot be quoted; tidy name lists."""
     _check_workload(req.workload)
@@ -164,12 +203,7 @@ def _check_request(req: QuoteRequest) -> None:
     _check_money_and_percentages(req)
     _check_flags(req)
     check_shared_fields(req)
-    if not is_whole_number(req.top) or not 1 <= req.top <= MAX_PLANS:
-        raise ConfigError(
-            f"expected a whole number of plans from 1 to {MAX_PLANS}, got {req.top!r}",
-            key_path="top",
-            hint="e.g. top=5",
-        )
+    check_top(req.top)
     if req.snapshot_dir is not None and not isinstance(req.snapshot_dir, (str, Path)):
         raise ConfigError(f"expected a folder, got {req.snapshot_dir!r}", key_path="snapshot_dir")
     _check_quota_values(req.quotas)
@@ -538,6 +572,18 @@ def _canonical_quotas(quotas: Mapping[str, int], offers: pd.DataFrame) -> dict[s
                         key_path=where,
                         hint=f"write {':'.join([*canonical, of])}={count} ({asked} is in family "
                         f"{of})",
+                    )
+                provider_regions = {r.lower() for r in regions[providers == provider].unique()}
+                if len(parts) == 2 and asked.lower() in provider_regions:
+                    # was: "unknown aws instance family 'us-east-1'" and the family names
+                    examples = sorted(by_family.values())[:3]
+                    shown = ", ".join(f"{provider}:{asked}:{f}={count}" for f in examples)
+                    raise ConfigError(
+                        f"{asked!r} in {entry} is a region; a region's quota counts the instances "
+                        "of one family there",
+                        key_path=where,
+                        hint=f"name the family after the region ({shown}), or give the "
+                        f"provider's whole quota: {provider}={count}",
                     )
                 raise _unknown(kind, asked, by_family.values(), where=where, entry=entry)
             canonical.append(family)

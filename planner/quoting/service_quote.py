@@ -31,12 +31,16 @@ from planner.errors import (
     UnknownNameError,
     checked_fields,
     is_number,
-    is_whole_number,
     option_keyword_error,
 )
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
-from planner.quoting.request import canonical_discounts, check_shared_fields, plain_number
+from planner.quoting.request import (
+    canonical_discounts,
+    check_shared_fields,
+    check_top,
+    plain_number,
+)
 from planner.units import HOURS_PER_MONTH
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
@@ -134,10 +138,7 @@ class ServiceRequest:
                 hint="give the peak's load too (--peak-rps, peak_requests_per_s), or leave the "
                 "peak hours out",
             )
-        if not is_whole_number(self.top) or self.top < 1:
-            raise ConfigError(
-                f"must be a whole number of at least 1, got {self.top!r}", key_path="top"
-            )
+        check_top(self.top)
         # plain numbers in the result (a numpy int64 or a Fraction could not be written as JSON)
         for name in (
             "top",
@@ -214,6 +215,22 @@ class ServiceQuoteResult:
 OWNED = "owned"
 
 
+def _job_keyword_error(name: str, known: list[str]) -> ConfigError | None:
+    """The error for a keyword of a job's quote handed to quote_service() (was: deadline_hours
+    answered "did you mean peak_hours_per_day?")."""
+    from planner.quoting.request import QuoteRequest
+
+    if name in known or name not in {f.name for f in dataclass_fields(QuoteRequest)}:
+        return None
+    return ConfigError(
+        f"quote_service() takes no {name!r}: a service runs for months at its load and is "
+        f"priced per month; {name} is for a job run once (training, a batch), quoted by quote()",
+        key_path=name,
+        hint=f"planner.quote(workload=..., {name}=...) for a job; a service's quote takes its "
+        "load (requests_per_s) and latency targets",
+    )
+
+
 def make_service_request(request: object = None, /, **fields: Any) -> ServiceRequest:
     """A :class:`ServiceRequest` from keywords named as its fields, from a request, or from a
     request with some fields replaced (as :func:`planner.quoting.request.make_request` reads a job
@@ -221,8 +238,10 @@ def make_service_request(request: object = None, /, **fields: Any) -> ServiceReq
     known = [f.name for f in dataclass_fields(ServiceRequest)]
     for name in fields:
         if name not in known:
-            raise option_keyword_error("quote_service", name, known) or UnknownNameError(
-                "quote_service() keyword argument", name, known
+            raise (
+                _job_keyword_error(name, known)
+                or option_keyword_error("quote_service", name, known)
+                or UnknownNameError("quote_service() keyword argument", name, known)
             )
     if isinstance(request, ServiceRequest):
         return replace(request, **fields) if fields else request
@@ -293,7 +312,7 @@ def _load(req: ServiceRequest, spec: WorkloadSpec) -> LoadCurve:
     peak = req.peak_requests_per_s
     if peak is not None and peak < base:
         raise ConfigError(
-            f"the peak load {peak:g} requests/s is below the base load {base:g}",
+            f"the peak load {peak:g} requests/s is below the base load, {base:.3g} requests/s",
             key_path="peak_requests_per_s",
             hint="the peak is the busiest hours' load: at least --rps",
         )

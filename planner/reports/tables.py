@@ -63,7 +63,9 @@ def render_records(
         frame = pd.DataFrame([{c: r.get(c) for c in cols} for r in records], columns=cols)
         buf = io.StringIO()
         frame.to_csv(buf, index=False, lineterminator="\n")
-        return buf.getvalue()
+        # the caller prints it with its own line end (was: a blank last line, an empty row to a
+        # spreadsheet and to csv.reader)
+        return buf.getvalue().removesuffix("\n")
     shown = [headers.get(c, c) if headers else c for c in cols]
     rows = [[_cell(r.get(c)) for c in cols] for r in records]
     if fmt != "markdown":

@@ -189,11 +189,11 @@ def render_tco(
 ) -> str:
     """``fmt``: table or markdown (a report), json (one object), csv (the comparisons)."""
     if fmt == "json":
-        return dumps_json(tco_record(result, currency=currency, fx=fx))
+        return dumps_json(tco_record(result, currency=currency, fx=fx)) + "\n"  # printed as it is
     money = Money.of(currency, fx, key_path="--currency")
     comparisons = _comparison_rows(result, money)
     if fmt == "csv":
-        return render_records(_csv_rows(result, money), "csv")
+        return render_records(_csv_rows(result, money), "csv") + "\n"  # printed as it is
     lines = _cost_lines(result, money, fmt) + _cloud_lines(result, comparisons, money, fmt)
     notes = [result.hardware.source and f"sources: {result.hardware.source}", money.note()]
     if result.offers_source:
@@ -256,11 +256,13 @@ def render_budget(
 ) -> str:
     """``fmt``: table or markdown (a report), json (one object), csv (the plan month by month)."""
     if fmt == "json":
-        return dumps_json(budget_record(report, currency=currency, fx=fx))
+        return (
+            dumps_json(budget_record(report, currency=currency, fx=fx)) + "\n"
+        )  # printed as it is
     money = Money.of(currency, fx, key_path="--currency")
     months = [_field_row(m, money) for m in report.plan.months]
     if fmt == "csv":
-        return render_records(months, "csv")
+        return render_records(months, "csv") + "\n"  # printed as it is
     plan = report.plan
     lines = [
         f"{plan.name}: {plan.horizon_months} months from {plan.start}, optimal mix "

@@ -99,10 +99,23 @@ def train_suggestions(
     if least_gib is None:
         least_gib = _least_gib(f, gpu, count, topo, flash)
     needed = f"{least_gib:.1f} GiB"
-    out.append(
-        f"needs at least {needed} per GPU even with recompute and sharding; {gpu.name} has "
-        f"{gpu.usable_memory_gib:g} GiB"
+    # the optimizer in the backward pass alone keeps the job from fitting
+    in_backward = f.optimizer_in_backward and _fits(
+        replace(f, optimizer_in_backward=False), gpu, count, topo, flash
     )
+    if least_gib <= gpu.usable_memory_gib and in_backward:
+        # the memory is there; the setting forbids every layout's micro-batches (was: "needs at
+        # least 16.3 GiB per GPU ...; H100 has 80 GiB", the cause two lines further down)
+        out.append(
+            f"the least-memory layout needs {needed} per GPU, within the {gpu.name}'s "
+            f"{gpu.usable_memory_gib:g} GiB: what rules every layout out is "
+            "training.optimizer_in_backward, below"
+        )
+    else:
+        out.append(
+            f"needs at least {needed} per GPU even with recompute and sharding; {gpu.name} has "
+            f"{gpu.usable_memory_gib:g} GiB"
+        )
     if f.optimizer == "adamw" and f.method == "full":
         f8 = train_facts(spec, optimizer="adamw-8bit")
         if _fits(f8, gpu, count, topo, flash):
@@ -120,15 +133,20 @@ def train_suggestions(
                 "single-GPU recipe): training.optimizer: paged-adamw-8bit, "
                 "optimizer_in_backward: true, precision: pure-bf16"
             )
-    if f.optimizer_in_backward and _fits(
-        replace(f, optimizer_in_backward=False), gpu, count, topo, flash
-    ):
+    if in_backward:
         # torchtune applies each gradient as it is produced and refuses gradient accumulation
+        pinned = f.pinned.get("micro_batch")
+        clash = (
+            f"; parallelism.micro_batch {pinned} is pinned below that share: drop it or pin the "
+            "share"
+            if pinned is not None
+            else ""
+        )
         out.append(
             "training.optimizer_in_backward runs no gradient accumulation, so each GPU takes its "
             f"whole share of the global batch ({f.global_batch:g} per step) as one micro-batch: "
             "lower training.global_batch_samples or global_batch_tokens, add GPUs, or set "
-            "optimizer_in_backward: false to accumulate smaller micro-batches"
+            f"optimizer_in_backward: false to accumulate smaller micro-batches{clash}"
         )
     for n in _MORE_GPUS:
         total = count * n

@@ -392,7 +392,7 @@ def _check_not_one_gpus(est: Estimate, measured_tokens_per_s: float, estimated: 
     raise ConfigError(
         f"the measured {_rate(measured_tokens_per_s)} tokens/s is about one GPU's share of "
         f"the estimate's {_rate(estimated)} for all {count} GPUs ({factor:.3g}x it)",
-        key_path="measured_tokens_per_s",
+        key_path="measured_tokens_per_second",
         hint=f"did you mean {_rate(measured_tokens_per_s * count)} ({count} x "
         f"{_rate(measured_tokens_per_s)})? give the whole run's tokens per second",
     )
@@ -421,7 +421,7 @@ def _check_below_peak(
         f"the measured {_rate(measured_tokens_per_s)} tokens/s would run the {est.gpu_count} x "
         f"{est.gpu} at {implied:.0%} of their dense 16-bit peak in model FLOPs, past the "
         f"{most:.0%} their {f.precision} matmuls can reach",
-        key_path="measured_tokens_per_s",
+        key_path="measured_tokens_per_second",
         hint="give the throughput of the run on the GPUs it ran on (--count: all of them), in "
         "tokens per second (samples per second for an image model)",
     )
@@ -464,7 +464,7 @@ def new_calibration(
     if not (math.isfinite(measured_tokens_per_s) and measured_tokens_per_s > 0):
         raise ConfigError(
             f"a measured throughput must be a positive number, got {measured_tokens_per_s!r}",
-            key_path="measured_tokens_per_s",
+            key_path="measured_tokens_per_second",
             hint="tokens per second of the whole run, e.g. --measured-tokens-per-second 12000",
         )
     factor = measured_tokens_per_s / estimated
@@ -487,7 +487,7 @@ def new_calibration(
         raise ConfigError(
             f"the measured {_rate(measured_tokens_per_s)} tokens/s is {factor:.3g}x the "
             f"estimate's {_rate(estimated)}: more than {MAX_FACTOR:g}x apart",
-            key_path="measured_tokens_per_s",
+            key_path="measured_tokens_per_second",
             hint="give the throughput of the whole run (all GPUs), in tokens per second",
         )
     if step_tokens is None:  # a rate, which may be one GPU's (a step's time is the run's)

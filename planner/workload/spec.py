@@ -1218,6 +1218,14 @@ class WorkloadSpec(_Section):
                         f"is required for a {m.arch} transformer: give it, e.g. {key}: "
                         f"{_SHAPE_EXAMPLES[key]}, or name a preset (model: llama-2-7b)",
                     )
+            if m.arch == "decoder" and m.vocab == 0:
+                # was: taken, the embeddings and the output head dropped from the weights
+                raise FieldError(
+                    "model.vocab",
+                    "0 leaves a decoder language model no embeddings and no output head: give "
+                    "the tokenizer's vocabulary (config.json's vocab_size, e.g. 32000), or leave "
+                    "vocab out for the preset's (0 is for an encoder reading image patches)",
+                )
             _check_shape(m, self.training)
             _check_params(m)
             _check_positions(self)
@@ -1758,8 +1766,41 @@ def _reshaped_params(preset: dict[str, Any], changed: dict[str, Any]) -> float |
     return before.params * new / old
 
 
+def _check_expert_width(m: ModelSection) -> None:
+    """A mixture of experts' ``ffn`` (each expert's MLP width) within
+    :data:`PARAMS_SHAPE_TOLERANCE` of the width its counts give: the estimate sizes the experts
+    from ``params`` and ``active_params`` (``total - active = (E - k)`` experts' parameters), so an
+    ``ffn`` they contradict -- counts copied from another model, or experts added to a dense
+    preset -- was ignored, and the memory and FLOPs came from the counts alone."""
+    if not (m.is_moe and m.ffn and m.experts and m.experts_per_token and m.layers and m.hidden):
+        return
+    if not (m.params and m.active_params):
+        return
+    per_layer = (3.0 if m.mlp != "plain" else 2.0) * m.hidden
+    from_counts = (m.params - m.active_params) / (m.experts - m.experts_per_token)
+    width = from_counts / (per_layer * m.layers)
+    ratio = m.ffn / width if width > 0 else math.inf
+    if 1 / PARAMS_SHAPE_TOLERANCE <= ratio <= PARAMS_SHAPE_TOLERANCE:
+        return
+    attention = m.layers * m.hidden * (2.0 * m.attention_width + 2.0 * m.kv_width)
+    embedding = float(m.vocab or 0) * m.hidden * (1.0 if m.tied_embeddings else 2.0)
+    expert = per_layer * m.ffn * m.layers
+    total = attention + embedding + m.experts * expert
+    active = attention + embedding + m.experts_per_token * expert
+    raise FieldError(
+        "model.params",
+        f"{m.params:.3g} parameters ({m.active_params:.3g} active) disagree with the experts' "
+        f"width (ffn {m.ffn:,}): the counts give experts {width:,.0f} wide, and with ffn "
+        f"{m.ffn:,} this shape holds about {total:.3g} parameters, {active:.3g} active; set "
+        "params and active_params to the model's counts (config.json's or its model card's), or "
+        "fix ffn",
+    )
+
+
 def _check_params(m: ModelSection) -> None:
-    """``model.params`` within :data:`PARAMS_SHAPE_TOLERANCE` of what the shape holds."""
+    """``model.params`` within :data:`PARAMS_SHAPE_TOLERANCE` of what the shape holds (a mixture
+    of experts': :func:`_check_expert_width`)."""
+    _check_expert_width(m)
     implied = shape_params(m)
     if implied is None or m.params is None or implied <= 0:
         return
