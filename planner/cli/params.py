@@ -54,6 +54,12 @@ _UNIT_SUFFIX = re.compile(
 
 
 # a number after a currency's sign, with or without a unit: $5, € 3.20/h
+# A currency sign's code, and the codes a money value is written with (5EUR, 5 usd): a money
+# option's amount is in --currency, so the fix names the code's --currency.
+_SIGN_CODES = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
+_CURRENCY_CODES = frozenset(
+    ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "CNY", "INR", "SEK", "NOK", "DKK", "KRW")
+)
 _CURRENCY_SIGN = re.compile(r"^\s*([$€£¥])\s*((?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*\S*\s*$", re.I)
 
 
@@ -118,13 +124,26 @@ class FiniteFloat(click.FloatRange):
         signed = _CURRENCY_SIGN.match(value) if isinstance(value, str) else None
         if signed is not None:
             # $5, $5/h: was click's "'$5/h' is not a valid float." with no fix
+            code = _SIGN_CODES.get(signed.group(1), "USD")
+            in_code = (
+                "" if code == "USD" else f" with --currency {code}, which reads it as {code}"
+            )  # was: "write 5", which the option then read as 5 USD
             self.fail(
-                f"{value!r} is not a number: write the number alone: {signed.group(2)} (the "
-                "option's unit is in its --help; money is in --currency, USD unless given)",
+                f"{value!r} is not a number: write the number alone: {signed.group(2)}{in_code} "
+                "(the option's unit is in its --help; money is in --currency, USD unless given)",
                 param,
                 ctx,
             )
         unit = _UNIT_SUFFIX.match(value) if isinstance(value, str) else None
+        if unit is not None and unit.group(2).strip().upper() in _CURRENCY_CODES:
+            # 5EUR: the amount is in --currency (was "drop the unit 'EUR'", read as 5 USD)
+            code = unit.group(2).strip().upper()
+            self.fail(
+                f"{value!r} is not a number: write {unit.group(1)} with --currency {code} (money "
+                "options read their amount in --currency, USD unless given)",
+                param,
+                ctx,
+            )
         if unit is not None:
             # 80GB, 60%, 5/s: the option's unit is in its name and help, the value is the number
             number_text, suffix = unit.group(1), unit.group(2).strip()
@@ -728,7 +747,8 @@ def currency_option(func: Any) -> Any:
     """``--currency``: show money in this currency (the bundled, dated ECB rate table)."""
 
     def check(ctx: click.Context, param: click.Parameter, value: str) -> str:
-        if value.strip().upper() != USD:  # (every table has USD: the default reads none)
+        value = value.strip()  # " EUR" as EUR (was kept, into CSV column names and warnings)
+        if value.upper() != USD:  # (every table has USD: the default reads none)
             from planner.config.currency import load_fx_rates
             from planner.reports.formatting import Money
 

@@ -52,10 +52,14 @@ def _checked_format(fmt: str, output: Path | None) -> str:
         if chosen or _device_or_pipe(output):  # report.txt --format markdown, /dev/stdout
             return fmt
         # was: HTML written into report.docx or plan.yaml, whatever the name promised
+        stem = output.name.startswith(".") and output.name.count(".") == 1
         raise ConfigError(
             e.detail,
             key_path="--output",
-            hint=f"end the file name in .html, .md or .csv, or pass --format ({_FORMATS})",
+            # a name that is an extension alone (.html) is a hidden file with no extension
+            hint=f"give the file a name before its extension, e.g. report{output.name}"
+            if stem
+            else f"end the file name in .html, .md or .csv, or pass --format ({_FORMATS})",
         ) from None
     if named == fmt:
         return fmt

@@ -43,7 +43,12 @@ from planner.gpu_specs import GpuCatalog, GpuSpec
 from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconnect, PurchaseOption
 from planner.units import HOURS_PER_MONTH
 from planner.workload.estimate_types import Topology, topology_links
-from planner.workload.inference import make_replica, service_lengths, stack_refusal
+from planner.workload.inference import (
+    make_replica,
+    service_lengths,
+    stack_refusal,
+    weight_format_refusal,
+)
 from planner.workload.serving import Lengths, Replica, ServingPoint, serve
 from planner.workload.spec import ServingSlo, WorkloadSpec
 from planner.workload.vision_inference import engine_refusal
@@ -54,8 +59,9 @@ from planner.workload.vision_serving import serve as serve_images
 DAYS_PER_MONTH = HOURS_PER_MONTH / 24.0
 _TENSOR_SIZES = (1, 2, 4, 8)
 _BISECTIONS = 24  # the load within 6e-8 of the capacity
-# Without latency targets a replica is loaded to at most this share of its capacity: Poisson
-# bursts and uneven request lengths need headroom, and at 100% the queue has no bound.  (U: the
+# A replica is loaded to at most this share of its capacity, with latency targets or without
+# (they can only lower it): Poisson bursts and uneven request lengths need headroom, and at 100%
+# the queue has no bound.  (U: the
 # 70-85% utilisation targets autoscalers are commonly set to.)
 UNTARGETED_UTILISATION = 0.85
 
@@ -211,15 +217,15 @@ def replica_limit(
     alone = serve(r, prompt, output, 1e-6)
     if not _meets(alone, slo):
         return 0.0, None, alone
-    cap = serve(r, prompt, output).capacity_requests_per_s
-    if slo.ttft_ms_p95 is None and slo.tpot_ms_p95 is None and slo.e2e_ms_p95 is None:
-        load = cap * UNTARGETED_UTILISATION
-        return load, serve(r, prompt, output, load), alone
-    lo, hi = 0.0, cap
-    best = alone
-    top = serve(r, prompt, output, cap * (1 - 1e-9))
+    # a replica is loaded to UNTARGETED_UTILISATION of its capacity at most, latency targets or
+    # none: a target only lowers that load (was: any target, however loose, let the bisection run
+    # to the capacity itself, and a quote with a 1 s TPOT target cost half one without)
+    most = serve(r, prompt, output).capacity_requests_per_s * UNTARGETED_UTILISATION
+    top = serve(r, prompt, output, most)
     if _meets(top, slo):
-        return top.requests_per_s, top, alone
+        return most, top, alone
+    lo, hi = 0.0, most
+    best = alone
     for _ in range(_BISECTIONS):
         mid = (lo + hi) / 2.0
         point = serve(r, prompt, output, mid)
@@ -238,11 +244,11 @@ def image_replica_limit(
     alone = ImagePoint(serve_images(r, max_batch, 1e-6))
     if not _meets(alone, slo):
         return 0.0, None, alone
-    cap = r.images_per_second(max_batch)
-    if slo.e2e_ms_p95 is None:
-        load = cap * UNTARGETED_UTILISATION
-        return load, ImagePoint(serve_images(r, max_batch, load)), alone
-    lo, hi, best = 0.0, cap, alone
+    most = r.images_per_second(max_batch) * UNTARGETED_UTILISATION  # as replica_limit's
+    top = ImagePoint(serve_images(r, max_batch, most))
+    if _meets(top, slo):
+        return most, top, alone
+    lo, hi, best = 0.0, most, alone
     for _ in range(_BISECTIONS):
         mid = (lo + hi) / 2.0
         point = ImagePoint(serve_images(r, max_batch, mid))
@@ -321,6 +327,10 @@ def size_fleets(
     short: list[str] = []  # owned machines too few for the fleet they would need
     options = [PurchaseOption.ON_DEMAND, *(COMMITMENT_OPTIONS if commitments else ())]
     records: list[dict[str, Any]] = offers.to_dict("records")  # type: ignore[assignment]
+    if not images:
+        unserved = weight_format_refusal(spec)  # on any GPU: refused before the offers
+        if unserved is not None:
+            raise unserved
     # GPUs the serving stack does not run on (TensorRT-LLM on AMD): left out, said once each
     refused: dict[str, ConfigError | None] = {}
     for row in records:
@@ -363,7 +373,16 @@ def size_fleets(
     if not limits:  # every offer's GPU refused by the stack: say why, with its fix
         first = next((e for e in refused.values() if e is not None), None)
         if first is not None:
-            raise first
+            # was the first refusal alone ("... not the T4"), as if the T4 had been asked for
+            kinds = sorted(k for k, e in refused.items() if e is not None)
+            shown = ", ".join(kinds[:6]) + (" ..." if len(kinds) > 6 else "")
+            raise ConfigError(
+                f"no offered GPU runs the serving stack ({len(kinds)} "
+                f"kind{'s' if len(kinds) != 1 else ''} refused: {shown}); "
+                f"e.g. {first.detail}",
+                key_path=first.key_path,
+                hint=first.hint,
+            )
     excluded += short
     if not plans and short:
         raise InfeasibleError(

@@ -130,6 +130,15 @@ class ServiceRequest:
                 key_path="peak_hours_per_day",
                 hint="e.g. peak_hours_per_day=8 for a working day's peak",
             )
+        if hours >= 24 and self.peak_requests_per_s is not None:
+            # was: "5 requests/s, 50 for 24 h a day", peak instances on demand all day beside
+            # base ones that never see their load
+            raise ConfigError(
+                f"a peak of {hours:g} hours a day is all day: the peak's load is the base load",
+                key_path="peak_hours_per_day",
+                hint=f"give {self.peak_requests_per_s:g} requests/s as the load (--rps, "
+                "requests_per_s) and no peak, or the peak's hours a day (under 24)",
+            )
         if hours > 0 and self.peak_requests_per_s is None:
             raise ConfigError(
                 f"{hours:g} peak hours a day, and no peak load: the hours say how long the peak "

@@ -43,7 +43,10 @@ class Money:
     @classmethod
     def of(cls, code: str, fx: FxTable | None = None, *, key_path: str | None = None) -> Money:
         """Money shown in ``code`` at the rate of ``fx`` (default: the bundled table).  An unknown
-        code raises :class:`~planner.errors.UnknownNameError` naming ``key_path``."""
+        code raises :class:`~planner.errors.UnknownNameError` naming ``key_path``.  The code is
+        read as people type it, spaces around it dropped (was: " EUR" kept, a CSV column named
+        ``cheapest_on_demand_ eur_per_gpu_hour``)."""
+        code = code.strip()
         if code.upper() == "USD":
             return USD_MONEY
         from planner.config.currency import load_fx_rates

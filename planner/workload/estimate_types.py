@@ -249,6 +249,13 @@ def check_topology(gpu: GpuSpec, topo: Topology, count: int) -> None:
             f"multiple of {gpn} ({counts})",
         )
     gbps = topo.network_gbps
+    if gbps is not None and not is_number(gbps):
+        # was: "must be at least 0.1 and at most 100,000 Gbit/s, got '400'" for a number in text
+        raise ConfigError(
+            f"node network must be a number of Gbit/s, got {type(gbps).__name__} {gbps!r}",
+            key_path="network_gbps",
+            hint="e.g. network_gbps=400 (a number, not text); 3200 for a p5.48xlarge (EFA)",
+        )
     if gbps is not None and (
         not is_number(gbps)
         or not math.isfinite(gbps)

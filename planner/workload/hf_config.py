@@ -563,6 +563,18 @@ def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     gpt2_like = family in _GPT2_LIKE
     ffn_key = "intermediate_size" if config.get("intermediate_size") is not None else "n_inner"
     ffn = _optional_whole(config, file, ffn_key, 4 * hidden)
+    if gated and config.get("intermediate_size") is None:
+        # a gated MLP's width is the config's to give: 4 x hidden is GPT-2's default, not a
+        # SwiGLU model's (was: a LLaMA config without it read as 8.85B parameters for 6.74B,
+        # silently); a warning, so that the config's other mistakes are still named
+        log.warning(
+            "%s: no intermediate_size in this %s config: its MLP taken as 4 x hidden = %d wide, "
+            "GPT-2's default, where a gated model's is narrower (LLaMA 2 7B: 11008 for hidden "
+            "4096); copy the model's config.json whole",
+            file,
+            family,
+            ffn,
+        )
     # transformers' config classes tie the head by default for Gemma (GemmaConfig,
     # Gemma2Config: tie_word_embeddings=True) and GPT-2's family, not for the other gated ones
     tied = _optional_bool(config, file, "tie_word_embeddings", not gated or family in _TIED_GATED)

@@ -95,6 +95,21 @@ def service_lengths(spec: WorkloadSpec) -> tuple[Lengths, Lengths]:
     )
 
 
+def weight_format_refusal(spec: WorkloadSpec) -> ConfigError | None:
+    """Why ``spec``'s serving stack cannot serve its weight format (llama.cpp's GGUF has no fp8
+    weights), or None where it can (was: llama.cpp quoted with fp8 weights)."""
+    stack = serving_stack(_section(spec).framework)
+    fmt = weight_format(spec)
+    if not stack.weight_formats or fmt in stack.weight_formats:
+        return None
+    return ConfigError(
+        f"{stack.name} serves no {fmt} weights (it serves {', '.join(stack.weight_formats)})",
+        key_path="inference.precision",
+        hint=f"inference.precision: {'int8' if fmt == 'fp8' else 'int4'} on {stack.name}, or "
+        f"a stack that serves {fmt} (vllm)",
+    )
+
+
 def stack_refusal(spec: WorkloadSpec, gpu: GpuSpec) -> ConfigError | None:
     """Why ``spec``'s serving stack cannot run on ``gpu`` (a CUDA-only stack on another vendor's
     GPU), or None where it can: :func:`make_replica` raises it for a GPU the user named, and the
@@ -105,6 +120,13 @@ def stack_refusal(spec: WorkloadSpec, gpu: GpuSpec) -> ConfigError | None:
             f"{stack.name} runs on NVIDIA GPUs only, not the {gpu.name}",
             key_path="inference.framework",
             hint="vllm or sglang (their ROCm builds) serve on AMD Instinct GPUs",
+        )
+    if stack.rocm_only and gpu.vendor != "amd":
+        # was: vLLM's ROCm profile taken on an H100, its fp8 matmuls at the 16-bit rate
+        return ConfigError(
+            f"{stack.name} is a ROCm build's profile, for AMD GPUs, not the {gpu.name}",
+            key_path="inference.framework",
+            hint="vllm (or sglang, tensorrt-llm) serves on NVIDIA GPUs",
         )
     return None
 
@@ -121,7 +143,7 @@ def make_replica(spec: WorkloadSpec, gpu: GpuSpec, tp: int, links: Links) -> Rep
     """One replica of ``spec``'s model on ``tp`` x ``gpu``, with its stack (:func:`_replica_stack`)
     and formats."""
     inf = _section(spec)
-    refused = stack_refusal(spec, gpu)
+    refused = weight_format_refusal(spec) or stack_refusal(spec, gpu)
     if refused is not None:
         raise refused
     return Replica(

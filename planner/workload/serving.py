@@ -195,6 +195,10 @@ class ServingStack:
     beam_search: bool = False
     # built on CUDA alone (TensorRT-LLM): refused on a GPU of another vendor (gpus.yaml vendor)
     cuda_only: bool = False
+    # built on ROCm alone (a ROCm build's profile): refused on a GPU of another vendor
+    rocm_only: bool = False
+    # the weight formats the stack serves (WEIGHT_BYTES keys); empty: every one
+    weight_formats: tuple[str, ...] = ()
     # admits a request only when the KV cache can hold it to its last token and never evicts one
     # (TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT): the requests that run at
     # once each hold their prompt and their whole output, not the mean context (the others grow
@@ -257,7 +261,10 @@ def load_serving_stacks() -> dict[str, ServingStack]:
     )
     stacks = {}
     for raw in parse_packaged_yaml(text):
-        stack = ServingStack(**{k: raw[k] for k in ServingStack.__dataclass_fields__ if k in raw})
+        fields = {k: raw[k] for k in ServingStack.__dataclass_fields__ if k in raw}
+        if "weight_formats" in fields:  # a tuple: a replica is hashed, its stack with it
+            fields["weight_formats"] = tuple(fields["weight_formats"])
+        stack = ServingStack(**fields)
         stacks[stack.name] = checked_stack(stack)
     return stacks
 
