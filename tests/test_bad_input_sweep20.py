@@ -16,14 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 import planner
 from planner.api import OfferFilter
 from planner.catalog.store import bundled_snapshot_root, list_snapshots
-from planner.cli import main
 from planner.errors import ConfigError, is_credential_name
-from tests.cli_checks import assert_clean_error
+from tests.cli_checks import assert_clean_error, own_data_dir, run
+
+pytestmark = pytest.mark.usefixtures("own_data_dir")
+__all__ = ["own_data_dir"]  # the fixture, imported for pytestmark
 
 SECRET = "sk-live-0123456789abcdef"
 HARDWARE = Path(__file__).resolve().parents[1] / "scenarios" / "hardware" / "8xh100-hgx.yaml"
@@ -33,17 +34,6 @@ PRICE_HEADER = (
 )
 PRICE_ROW = "acme,us-east,acme.h100x8,H100,8,80,nvswitch,20"
 TAIL = ("source,as_of", "acme quote,2026-11-20")
-
-
-@pytest.fixture(autouse=True)
-def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "data"))
-
-
-def _run(*args: str) -> Any:
-    result = CliRunner().invoke(main, list(args))
-    assert "Traceback" not in result.output
-    return result
 
 
 def _price_list(tmp_path: Path, columns: dict[str, str]) -> Path:
@@ -83,7 +73,7 @@ def test_a_credential_name_is_told_from_a_field(name: str, credential: bool) -> 
 def test_a_credential_in_a_hardware_file_is_refused_without_its_value(tmp_path: Path) -> None:
     path = tmp_path / "box.yaml"
     path.write_text(HARDWARE.read_text(encoding="utf-8") + f"api_key: {SECRET}\n")
-    out = _run("tco", "--hardware", str(path))
+    out = run("tco", "--hardware", str(path))
     assert_clean_error(out, "api_key: unknown key", "remove api_key", "hold no credentials")
     assert "capex" not in out.stderr  # was: "did you mean 'capex'?"
     assert SECRET not in out.output
@@ -103,14 +93,14 @@ def test_a_token_in_a_workload_file_is_refused_by_the_library(tmp_path: Path) ->
 
 def test_a_credential_column_in_a_price_list_is_refused_without_its_value(tmp_path: Path) -> None:
     path = _price_list(tmp_path, {"api_key": SECRET})
-    out = _run("offers", "--offers", str(path))
+    out = run("offers", "--offers", str(path))
     assert_clean_error(out, "unknown column(s) 'api_key'", "remove api_key", exit_code=2)
     assert SECRET not in out.output
 
 
 def test_an_unknown_price_list_column_says_where_the_columns_are(tmp_path: Path) -> None:
     # was: "unknown column(s) 'notes' (did you mean 'zones'?)" and no hint
-    out = _run("offers", "--offers", str(_price_list(tmp_path, {"notes": "hi"})))
+    out = run("offers", "--offers", str(_price_list(tmp_path, {"notes": "hi"})))
     assert_clean_error(out, "unknown column(s) 'notes'", "planner offers --format csv", exit_code=2)
 
 
@@ -152,7 +142,7 @@ def test_a_reserved_price_with_no_basis_is_a_listed_one(tmp_path: Path) -> None:
 def test_a_price_beside_a_basis_of_none_is_refused(
     tmp_path: Path, columns: dict[str, str], field: str
 ) -> None:
-    out = _run("offers", "--offers", str(_price_list(tmp_path, columns)))
+    out = run("offers", "--offers", str(_price_list(tmp_path, columns)))
     assert_clean_error(
         out, f"column '{field}'", "says the row has none", "or leave the", exit_code=2
     )
@@ -160,7 +150,7 @@ def test_a_price_beside_a_basis_of_none_is_refused(
 
 def test_a_median_spot_price_below_the_cheapest_is_refused(tmp_path: Path) -> None:
     columns = {"price_spot_usd_per_hour": "8", "price_spot_median_usd_per_hour": "6"}
-    out = _run("offers", "--offers", str(_price_list(tmp_path, columns)))
+    out = run("offers", "--offers", str(_price_list(tmp_path, columns)))
     assert_clean_error(
         out,
         "column 'price_spot_median_usd_per_hour'",
@@ -182,7 +172,7 @@ def test_a_snapshot_missing_a_provider_file_names_the_fix(tmp_path: Path) -> Non
     copy = tmp_path / bundled.name
     shutil.copytree(bundled, copy)
     (copy / "offers-gcp.csv").unlink()
-    out = _run("offers", "--snapshot", str(copy), "--gpu", "H100")
+    out = run("offers", "--snapshot", str(copy), "--gpu", "H100")
     assert_clean_error(
         out,
         "offers-gcp.csv: cannot read",
@@ -201,7 +191,7 @@ def _record() -> str:
 
 def test_removing_by_workload_name_names_its_runs() -> None:
     ident = _record()
-    out = _run("calibrate", "remove", "gpt2-finetune")
+    out = run("calibrate", "remove", "gpt2-finetune")
     assert_clean_error(
         out,
         "unknown calibration 'gpt2-finetune'",
@@ -209,17 +199,17 @@ def test_removing_by_workload_name_names_its_runs() -> None:
         f"{ident} (gpt2-finetune on 1 x H100, recorded ",
     )
     # the id it names removes the run
-    assert _run("calibrate", "remove", ident).exit_code == 0
+    assert run("calibrate", "remove", ident).exit_code == 0
     assert planner.calibrations() == []
 
 
 def test_an_unknown_id_lists_the_runs_with_what_they_were() -> None:
     ident = _record()
-    out = _run("calibrate", "remove", "zz")
+    out = run("calibrate", "remove", "zz")
     assert_clean_error(out, "unknown calibration 'zz'", f"recorded runs: {ident} (gpt2-finetune")
 
 
 def test_a_near_id_is_suggested_with_what_it_was() -> None:
     ident = _record()
-    out = _run("calibrate", "remove", "c9")
+    out = run("calibrate", "remove", "c9")
     assert_clean_error(out, "unknown calibration 'c9'", f"did you mean {ident} (gpt2-finetune on 1")

@@ -18,15 +18,15 @@ import io
 import json
 import logging
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 import planner
-from planner.cli import main
 from planner.errors import ConfigError
-from tests.cli_checks import assert_clean_error
+from tests.cli_checks import assert_clean_error, own_data_dir, run, write_file
+
+pytestmark = pytest.mark.usefixtures("own_data_dir")
+__all__ = ["own_data_dir"]  # the fixture, imported for pytestmark
 
 ROOT = Path(__file__).resolve().parents[1]
 HARDWARE = ROOT / "scenarios" / "hardware" / "8xh100-hgx.yaml"
@@ -37,29 +37,12 @@ PRICE_HEADER = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "data"))
-
-
-def _run(*args: str, env: dict[str, str] | None = None) -> Any:
-    result = CliRunner().invoke(main, list(args), env=env)
-    assert "Traceback" not in result.output
-    return result
-
-
-def _write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def _edited(tmp_path: Path, source: Path, name: str, *changes: tuple[str, str]) -> Path:
     text = source.read_text(encoding="utf-8")
     for old, new in changes:
         assert old in text, old
         text = text.replace(old, new, 1)
-    return _write(tmp_path, name, text)
+    return write_file(tmp_path, name, text)
 
 
 # --- machine-readable output ends with one line end ----------------------------------------------
@@ -79,7 +62,7 @@ def _edited(tmp_path: Path, source: Path, name: str, *changes: tuple[str, str]) 
 )
 def test_a_csv_document_has_no_blank_last_row(args: tuple[str, ...]) -> None:
     # was: "...\n\n", an empty row to csv.reader and to a spreadsheet
-    out = _run(*args, "--format", "csv")
+    out = run(*args, "--format", "csv")
     assert out.exit_code == 0, out.output
     assert out.stdout.endswith("\n") and not out.stdout.endswith("\n\n")
     rows = list(csv.reader(io.StringIO(out.stdout)))
@@ -96,7 +79,7 @@ def test_a_csv_document_has_no_blank_last_row(args: tuple[str, ...]) -> None:
 )
 def test_a_json_document_ends_its_last_line(args: tuple[str, ...]) -> None:
     # was: the closing brace with no line end after it
-    out = _run(*args, "--format", "json")
+    out = run(*args, "--format", "json")
     assert out.exit_code == 0, out.output
     assert out.stdout.endswith("}\n")
     assert isinstance(json.loads(out.stdout), dict)
@@ -114,7 +97,7 @@ MOE = (
 def test_moe_counts_that_contradict_the_experts_width_are_refused(tmp_path: Path) -> None:
     # was: 7e9 parameters (2e9 active) with experts 11,008 wide "fitted" 8 H100s; the shape holds
     # about 37e9, and with those counts it does not fit
-    path = _write(tmp_path, "moe.yaml", MOE.format(params="7e9", active="2e9", ffn=11008))
+    path = write_file(tmp_path, "moe.yaml", MOE.format(params="7e9", active="2e9", ffn=11008))
     with pytest.raises(ConfigError) as info:
         planner.load_workload(str(path))
     assert info.value.key_path == "model.params"
@@ -123,7 +106,9 @@ def test_moe_counts_that_contradict_the_experts_width_are_refused(tmp_path: Path
     # 0.262e9, one expert 3 x 4096 x 11008 x 32 layers = 4.329e9: 8 of them 36.2e9, 2 active 10.3e9
     assert "about 3.62e+10 parameters, 1.03e+10 active" in info.value.message
     # Mixtral's own counts with its experts' width are read, and do not fit 8 H100s in full
-    good = _write(tmp_path, "mixtral.yaml", MOE.format(params="46.7e9", active="12.9e9", ffn=14336))
+    good = write_file(
+        tmp_path, "mixtral.yaml", MOE.format(params="46.7e9", active="12.9e9", ffn=14336)
+    )
     assert not planner.estimate(planner.load_workload(str(good)), "H100", 8).fits
 
 
@@ -132,14 +117,14 @@ def test_experts_added_to_a_dense_preset_need_their_counts(tmp_path: Path) -> No
         "name: t\nkind: finetune\nmodel: {preset: llama-2-7b, experts: 8, experts_per_token: 2, "
         "active_params: 2e9}\ndata: {tokens: 1e9}\n"
     )
-    out = _run("estimate", str(_write(tmp_path, "m.yaml", text)), "--gpu", "H100")
+    out = run("estimate", str(write_file(tmp_path, "m.yaml", text)), "--gpu", "H100")
     assert_clean_error(out, "model.params", "6.74e+09 parameters", "set params and active_params")
 
 
 def test_a_decoder_without_a_vocabulary_is_refused(tmp_path: Path) -> None:
     # was: taken, its embeddings and output head left out of the weights
     text = "name: t\nkind: finetune\nmodel: {preset: llama-2-7b, vocab: 0}\ndata: {tokens: 1e9}\n"
-    out = _run("estimate", str(_write(tmp_path, "v.yaml", text)), "--gpu", "H100")
+    out = run("estimate", str(write_file(tmp_path, "v.yaml", text)), "--gpu", "H100")
     assert_clean_error(out, "model.vocab", "no embeddings and no output head", "vocab_size")
 
 
@@ -158,7 +143,7 @@ def test_a_price_per_gpu_in_the_instance_column_is_warned_of(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, price: str, fix: str
 ) -> None:
     row = f"mycloud,eu-1,h100x8,H100,8,80,nvswitch,{price},negotiated,2026-11-01"
-    path = _write(tmp_path, "p.csv", f"{PRICE_HEADER}\n{row}\n")
+    path = write_file(tmp_path, "p.csv", f"{PRICE_HEADER}\n{row}\n")
     with caplog.at_level(logging.WARNING, logger="planner"):
         planner.offers(planner.api.OfferFilter(providers=("mycloud",)), offers_files=[path])
     (line,) = [r.getMessage() for r in caplog.records if "GPU-hour" in r.getMessage()]
@@ -172,7 +157,7 @@ def test_a_row_that_changes_a_known_instances_gpus_is_warned_of(
         "aws,us-east-1,p5.48xlarge,H100,4,80,nvswitch,50.0,quote,2026-11-01\n"
         "aws,us-east-1,p4d.24xlarge,A100-40GB,8,40,nvswitch,20.0,quote,2026-11-01\n"
     )
-    path = _write(tmp_path, "p.csv", f"{PRICE_HEADER}\n{rows}")
+    path = write_file(tmp_path, "p.csv", f"{PRICE_HEADER}\n{rows}")
     with caplog.at_level(logging.WARNING, logger="planner"):
         planner.offers(planner.api.OfferFilter(providers=("aws",)), offers_files=[path])
     lines = [r.getMessage() for r in caplog.records if "the bundled offer has" in r.getMessage()]
@@ -193,7 +178,7 @@ def test_a_fleets_capex_typed_per_machine_is_refused(tmp_path: Path) -> None:
         ("machines: 1", "machines: 20"),
         ("capex_usd: 310000", "capex_usd: 6200000"),
     )
-    out = _run("tco", "--hardware", str(path), "--no-cloud")
+    out = run("tco", "--hardware", str(path), "--no-cloud")
     assert_clean_error(
         out,
         "capex_usd",
@@ -248,7 +233,7 @@ def test_a_budgets_price_off_the_market_is_warned_of(
 
 
 def test_a_horizon_in_months_gets_the_years_it_means() -> None:
-    out = _run("tco", "--hardware", str(HARDWARE), "--years", "36")
+    out = run("tco", "--hardware", str(HARDWARE), "--years", "36")
     assert_clean_error(out, "--years", "got 36", "if 36 is months, write 3")
 
 
@@ -257,45 +242,45 @@ def test_a_horizon_in_months_gets_the_years_it_means() -> None:
 
 def test_a_deadline_in_exponent_form_past_ten_years_says_so() -> None:
     # was: "write 1e+09h", itself refused as exponent form
-    out = _run("quote", "-w", "gpt2-xl-finetune", "--deadline", "1e9h")
+    out = run("quote", "-w", "gpt2-xl-finetune", "--deadline", "1e9h")
     assert_clean_error(out, "1,000,000,000 hours) is more than ten years")
-    near = _run("quote", "-w", "gpt2-xl-finetune", "--deadline", "5e4h")
+    near = run("quote", "-w", "gpt2-xl-finetune", "--deadline", "5e4h")
     assert_clean_error(near, "exponent form", "write 50000h (2083d)")
     assert "e+" not in near.stderr
 
 
 def test_top_is_bounded_alike_and_hinted_in_the_commands_words() -> None:
     for args in (("-w", "gpt2-finetune", "--deadline", "24h"), ("-w", "llm-serving-7b")):
-        out = _run("quote", *args, "--top", "1000")
+        out = run("quote", *args, "--top", "1000")
         assert_clean_error(out, "from 1 to 100, got 1000", "e.g. 5")
         assert "top=" not in out.stderr  # was "e.g. top=5" on the command line
 
 
 def test_a_regional_quota_without_a_family_names_one() -> None:
-    out = _run("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--quota", "aws:us-east-1=4")
+    out = run("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--quota", "aws:us-east-1=4")
     assert_clean_error(out, "'us-east-1' in aws:us-east-1=4 is a region", "aws:us-east-1:", "aws=4")
 
 
 def test_the_price_age_variable_gets_the_options_fix() -> None:
-    out = _run("offers", "--limit", "1", env={"PLANNER_MAX_PRICE_AGE_DAYS": "4w"})
+    out = run("offers", "--limit", "1", env={"PLANNER_MAX_PRICE_AGE_DAYS": "4w"})
     assert out.exit_code == 2
     assert "PLANNER_MAX_PRICE_AGE_DAYS counts days: 4w is 28" in out.stderr
 
 
 def test_price_history_takes_the_instance_alone() -> None:
     # was: "Missing option '--instance'" for the instance given as an argument
-    alone = _run("prices", "history", "p5.48xlarge", "--format", "json")
-    flagged = _run("prices", "history", "--instance", "p5.48xlarge", "--format", "json")
+    alone = run("prices", "history", "p5.48xlarge", "--format", "json")
+    flagged = run("prices", "history", "--instance", "p5.48xlarge", "--format", "json")
     assert alone.exit_code == flagged.exit_code == 0, alone.output
     assert json.loads(alone.stdout) == json.loads(flagged.stdout) != []
-    assert_clean_error(_run("prices", "history"), "which instance type?", "p4d.24xlarge")
+    assert_clean_error(run("prices", "history"), "which instance type?", "p4d.24xlarge")
     assert_clean_error(
-        _run("prices", "history", "a", "--instance", "b"), "two instance types", "give one"
+        run("prices", "history", "a", "--instance", "b"), "two instance types", "give one"
     )
 
 
 def test_a_peak_below_the_base_load_is_shown_rounded() -> None:
-    out = _run("quote", "-w", "llm-serving-7b", "--peak-rps", "2", "--peak-hours", "4")
+    out = run("quote", "-w", "llm-serving-7b", "--peak-rps", "2", "--peak-hours", "4")
     assert_clean_error(out, "is below the base load, 19.5 requests/s")
 
 
@@ -356,24 +341,26 @@ def test_a_parallelism_key_of_another_tool_names_the_planners(
     text = (
         f"name: t\nkind: finetune\nmodel: llama-2-7b\ndata: {{tokens: 1e9}}\ntraining:\n  {line}\n"
     )
-    out = _run("estimate", str(_write(tmp_path, "t.yaml", text)), "--gpu", "H100", "--count", "8")
+    out = run(
+        "estimate", str(write_file(tmp_path, "t.yaml", text)), "--gpu", "H100", "--count", "8"
+    )
     assert_clean_error(out, f"{key}: unknown key", fix)
 
 
 def test_a_training_sections_data_key_still_points_at_the_data_section(tmp_path: Path) -> None:
     text = "name: t\nkind: finetune\nmodel: llama-2-7b\ndata: {tokens: 1e9}\ntraining:\n  data: 4\n"
-    out = _run("estimate", str(_write(tmp_path, "t.yaml", text)), "--gpu", "H100")
+    out = run("estimate", str(write_file(tmp_path, "t.yaml", text)), "--gpu", "H100")
     assert_clean_error(out, "training.data: unknown key", "data belongs under the top level")
 
 
 def test_a_flat_colocation_fee_names_the_rack_key(tmp_path: Path) -> None:
     # was: "did you mean 'colocation_usd_per_kw_month'?", which took 3,000 a kW-month
-    path = _write(
+    path = write_file(
         tmp_path,
         "h.yaml",
         HARDWARE.read_text(encoding="utf-8") + "colocation_usd_per_month: 3000\n",
     )
-    out = _run("tco", "--hardware", str(path))
+    out = run("tco", "--hardware", str(path))
     assert_clean_error(out, "colocation_usd_per_month: unknown key", "rack_usd_per_month")
 
 
@@ -385,7 +372,9 @@ def test_optimizer_in_backward_that_rules_out_every_layout_leads_the_reasons(
         "name: t\nkind: finetune\nmodel: llama-2-7b\ndata: {tokens: 1e9}\ntraining: "
         "{optimizer_in_backward: true, parallelism: {micro_batch: 1}, global_batch_samples: 256}\n"
     )
-    est = planner.estimate(planner.load_workload(str(_write(tmp_path, "t.yaml", text))), "H100", 8)
+    est = planner.estimate(
+        planner.load_workload(str(write_file(tmp_path, "t.yaml", text))), "H100", 8
+    )
     assert not est.fits
     first, second = est.suggestions[:2]
     assert first.startswith("the least-memory layout needs")

@@ -14,37 +14,20 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 import planner
 from planner.api import Topology
-from planner.cli import main
 from planner.errors import ConfigError
-from tests.cli_checks import assert_clean_error
+from tests.cli_checks import assert_clean_error, own_data_dir, run, write_file
 
-
-@pytest.fixture(autouse=True)
-def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "data"))
-
-
-def _run(*args: str) -> Any:
-    result = CliRunner().invoke(main, list(args))
-    assert "Traceback" not in result.output
-    return result
-
-
-def _write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
+pytestmark = pytest.mark.usefixtures("own_data_dir")
+__all__ = ["own_data_dir"]  # the fixture, imported for pytestmark
 
 
 def _monthly_usd(*args: str) -> float:
-    out = _run("quote", "-w", "llm-serving-7b", "--gpu", "GH200", *args, "--format", "json")
+    out = run("quote", "-w", "llm-serving-7b", "--gpu", "GH200", *args, "--format", "json")
     assert out.exit_code == 0, out.output
     return float(json.loads(out.stdout)["plans"][0]["cost_usd_per_month"])
 
@@ -68,22 +51,22 @@ SERVICE = (
 
 
 def test_an_amd_profile_is_refused_on_nvidia(tmp_path: Path) -> None:
-    path = _write(tmp_path, "s.yaml", SERVICE.format(stack="vllm-rocm-2024", precision="fp8"))
-    out = _run("estimate", str(path), "--gpu", "H100")
+    path = write_file(tmp_path, "s.yaml", SERVICE.format(stack="vllm-rocm-2024", precision="fp8"))
+    out = run("estimate", str(path), "--gpu", "H100")
     assert_clean_error(out, "inference.framework", "a ROCm build's profile", "vllm")
     assert planner.estimate(planner.load_workload(str(path)), "MI300X").fits
     # a quote whose offers hold no AMD GPU says so, not "not the T4"
-    quoted = _run("quote", "-w", str(path))
+    quoted = run("quote", "-w", str(path))
     assert_clean_error(quoted, "no offered GPU runs the serving stack", "kinds refused")
 
 
 def test_a_weight_format_the_stack_has_none_of_is_refused(tmp_path: Path) -> None:
-    path = _write(tmp_path, "s.yaml", SERVICE.format(stack="llama.cpp", precision="fp8"))
+    path = write_file(tmp_path, "s.yaml", SERVICE.format(stack="llama.cpp", precision="fp8"))
     for args in (("estimate", str(path), "--gpu", "H100"), ("quote", "-w", str(path))):
         assert_clean_error(
-            _run(*args), "inference.precision", "llama.cpp serves no fp8 weights", "int8"
+            run(*args), "inference.precision", "llama.cpp serves no fp8 weights", "int8"
         )
-    q4 = _write(tmp_path, "q4.yaml", SERVICE.format(stack="llama.cpp", precision="int4"))
+    q4 = write_file(tmp_path, "q4.yaml", SERVICE.format(stack="llama.cpp", precision="int4"))
     assert planner.estimate(planner.load_workload(str(q4)), "H100").fits
 
 
@@ -100,7 +83,7 @@ def test_a_gated_config_without_its_mlp_width_is_warned_of(
         '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, '
         f'"num_hidden_layers": 32, "vocab_size": 32000{ffn}}}'
     )
-    path = _write(tmp_path, "config.json", config)
+    path = write_file(tmp_path, "config.json", config)
     with caplog.at_level(logging.WARNING, logger="planner"):
         spec = planner.workload_from_facts(str(path), tokens=5e6)
     assert spec.model.ffn == 16384
@@ -109,7 +92,7 @@ def test_a_gated_config_without_its_mlp_width_is_warned_of(
     # a config that gives it is read without a word
     caplog.clear()
     whole = config.replace(ffn, "").replace("}", ', "intermediate_size": 11008}')
-    given = _write(tmp_path, "given.json", whole)
+    given = write_file(tmp_path, "given.json", whole)
     with caplog.at_level(logging.WARNING, logger="planner"):
         assert planner.workload_from_facts(str(given), tokens=5e6).model.ffn == 11008
     assert not [r for r in caplog.records if "intermediate_size" in r.getMessage()]
@@ -128,18 +111,18 @@ def test_a_gated_config_without_its_mlp_width_is_warned_of(
 )
 def test_a_price_with_its_currency_names_the_currency_option(value: str, fix: str) -> None:
     # was: "drop the unit 'EUR' (write the number alone: 5 ...)", which filters on 5 USD
-    assert_clean_error(_run("offers", "--max-price", value), fix)
+    assert_clean_error(run("offers", "--max-price", value), fix)
 
 
 def test_a_peak_all_day_is_the_base_load() -> None:
-    out = _run(
+    out = run(
         "quote", "-w", "llm-serving-7b", "--rps", "5", "--peak-rps", "50", "--peak-hours", "24"
     )
     assert_clean_error(out, "a peak of 24 hours a day is all day", "give 50 requests/s as the load")
 
 
 def test_a_currency_code_is_read_without_its_spaces() -> None:
-    out = _run("gpus", "--currency", " EUR", "--format", "csv")
+    out = run("gpus", "--currency", " EUR", "--format", "csv")
     assert out.exit_code == 0, out.output
     header = out.stdout.splitlines()[0]
     assert "cheapest_on_demand_eur_per_gpu_hour" in header.split(",")
@@ -147,7 +130,7 @@ def test_a_currency_code_is_read_without_its_spaces() -> None:
 
 
 def test_a_report_named_by_its_extension_alone_gets_a_stem(tmp_path: Path) -> None:
-    out = _run(
+    out = run(
         "report", "quote", "-w", "gpt2-finetune", "--deadline", "24h", "-o", str(tmp_path / ".html")
     )
     assert_clean_error(

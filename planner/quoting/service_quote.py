@@ -36,6 +36,7 @@ from planner.errors import (
 from planner.gpu_specs import GpuCatalog, load_gpu_catalog
 from planner.optimize.fleet import FleetPlan, LoadCurve, serves_images, size_fleets
 from planner.quoting.request import (
+    SERVICE_ONLY_KEYWORDS,
     canonical_discounts,
     check_shared_fields,
     check_top,
@@ -149,15 +150,7 @@ class ServiceRequest:
             )
         check_top(self.top)
         # plain numbers in the result (a numpy int64 or a Fraction could not be written as JSON)
-        for name in (
-            "top",
-            "requests_per_s",
-            "peak_requests_per_s",
-            "peak_hours_per_day",
-            "ttft_ms_p95",
-            "tpot_ms_p95",
-            "e2e_ms_p95",
-        ):
+        for name in ("top", *sorted(SERVICE_ONLY_KEYWORDS)):
             object.__setattr__(self, name, plain_number(getattr(self, name)))
         check_shared_fields(self)  # as a job quote's request checks them
 
