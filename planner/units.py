@@ -82,10 +82,18 @@ IN_UNIT["s"] |= _SECOND_WORDS | {"d": 86400.0, "day": 86400.0, "days": 86400.0}
 IN_UNIT["ms"] |= {k: v * 1e3 for k, v in _SECOND_WORDS.items()} | {"h": 3.6e6, "hr": 3.6e6}
 IN_UNIT["h"] |= {k: v / 3600.0 for k, v in _SECOND_WORDS.items()}
 IN_UNIT["h"] |= {"s": 1 / 3600, "sec": 1 / 3600, "secs": 1 / 3600}
+# a service's hours: "1 month" is 730 (HOURS_PER_MONTH), "1 year" 8,760 (was: "write 1 alone")
+IN_UNIT["h"] |= dict.fromkeys(("mo", "mos", "month", "months"), 730.0)
+IN_UNIT["h"] |= dict.fromkeys(("y", "yr", "yrs", "year", "years"), 8760.0)
 _DAYS = {"d": 1.0, "day": 1.0, "days": 1.0, "w": 7.0, "wk": 7.0, "week": 7.0, "weeks": 7.0}
 IN_UNIT["years"] |= {k: v / 365.0 for k, v in _DAYS.items()} | {"mos": 1 / 12}
 IN_UNIT["months"] |= {k: v * 12 / 365.0 for k, v in _DAYS.items()} | {"mos": 1.0}
+# a rate per second typed per a longer period (--rps 300/min is 5)
+IN_UNIT["per_s"] = {"/s": 1.0, "/sec": 1.0, "persecond": 1.0, "/m": 1 / 60, "/min": 1 / 60}
+IN_UNIT["per_s"] |= {"/minute": 1 / 60, "perminute": 1 / 60, "/h": 1 / 3600, "/hr": 1 / 3600}
+IN_UNIT["per_s"] |= {"/hour": 1 / 3600, "perhour": 1 / 3600}
 UNIT_WORDS = {"s": "seconds", "h": "hours", "ms": "milliseconds", "Gbps": "Gbit/s"}
+UNIT_WORDS |= {"per_s": "a rate per second"}
 UNIT_WORDS |= {"fraction": "a fraction (0.6 for 60%)", "percent": "a percentage"}
 # Spellings whose case is their meaning: GB/s is bytes (eight bits each), Gb/s bits.
 _BYTES_PER_S = frozenset({"GB/s", "GBps", "GByte/s"})

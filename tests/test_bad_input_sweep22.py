@@ -145,3 +145,36 @@ def test_a_network_speed_as_text_is_named_as_text() -> None:
         planner.estimate("gpt2-finetune", "H100", 16, topology=topology)
     assert info.value.key_path == "network_gbps"
     assert "must be a number of Gbit/s, got str '400'" in info.value.message
+
+
+# --- units the hints converted wrong -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "fix"),
+    [
+        ("hours", "1 month", "write 730"),  # was "write 1 alone"
+        ("hours", "1 year", "write 8760"),
+        ("hours", "30 days", "write 720"),
+        ("requests_per_s", "120 per minute", "write 2: requests_per_s is per second"),
+        ("requests_per_s", "300/min", "write 5: requests_per_s is per second"),
+        ("requests_per_s", "7200/h", "write 2: requests_per_s is per second"),
+    ],
+)
+def test_a_service_fields_unit_is_converted_in_the_hint(
+    tmp_path: Path, field: str, value: str, fix: str
+) -> None:
+    values = {"requests_per_s": "2", "hours": "730", field: value}
+    text = (
+        "name: s\nkind: inference\nmodel: llama-2-7b\ninference: "
+        f"{{requests_per_s: {values['requests_per_s']}, hours: {values['hours']}}}\n"
+    )
+    out = run("estimate", str(write_file(tmp_path, "s.yaml", text)), "--gpu", "H100")
+    assert_clean_error(out, f"inference.{field}", fix)
+
+
+@pytest.mark.parametrize(("value", "fix"), [("300/min", "write 5"), ("7200/h", "write 2")])
+def test_a_load_per_minute_on_the_command_line_is_converted(value: str, fix: str) -> None:
+    # was: "drop the unit '/min' (write the number alone: 300", sixty times the load
+    out = run("quote", "-w", "llm-serving-7b", "--rps", value)
+    assert_clean_error(out, "--rps", f"{fix}: the option takes a rate per second")

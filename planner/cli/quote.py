@@ -337,13 +337,13 @@ def run_quote(request: QuoteRequest, solver: str = "highs") -> api.QuoteResult:
 _SERVICE_OPTIONS: tuple[Callable[[Any], Any], ...] = (
     click.option(
         "--rps",
-        type=FiniteFloat(min=0, min_open=True, max=1e6),
+        type=FiniteFloat(min=0, min_open=True, max=1e6, unit="per_s"),
         help="Service: requests (images, for an image model) per second to carry (default: the "
         "workload's load).",
     ),
     click.option(
         "--peak-rps",
-        type=FiniteFloat(min=0, min_open=True, max=1e6),
+        type=FiniteFloat(min=0, min_open=True, max=1e6, unit="per_s"),
         help="Service: the load in peak hours (with --peak-hours); the base fleet can be "
         "committed, the peak runs on demand.",
     ),
