@@ -228,8 +228,11 @@ def replicated_snapshot(root: Path, copies: int, seed: int = 0) -> Path:
     for k in range(1, copies):
         copy = offers.copy()
         copy["region"] = copy["region"] + f"-copy{k}"
+        # one factor a row, for all its prices: a row's median spot stays at least its cheapest
+        # spot, as the offer table's checks require (a factor per price broke that)
+        factor = rng.uniform(0.9, 1.1, len(copy))
         for column in prices:
-            copy[column] = copy[column] * rng.uniform(0.9, 1.1, len(copy))
+            copy[column] = copy[column] * factor
         parts.append(copy)
     table = pd.concat(parts, ignore_index=True)
     frames = {str(p): table[table["provider"] == p] for p in table["provider"].unique()}
