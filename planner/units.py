@@ -88,10 +88,16 @@ IN_UNIT["h"] |= dict.fromkeys(("y", "yr", "yrs", "year", "years"), 8760.0)
 _DAYS = {"d": 1.0, "day": 1.0, "days": 1.0, "w": 7.0, "wk": 7.0, "week": 7.0, "weeks": 7.0}
 IN_UNIT["years"] |= {k: v / 365.0 for k, v in _DAYS.items()} | {"mos": 1 / 12}
 IN_UNIT["months"] |= {k: v * 12 / 365.0 for k, v in _DAYS.items()} | {"mos": 1.0}
-# a rate per second typed per a longer period (--rps 300/min is 5)
-IN_UNIT["per_s"] = {"/s": 1.0, "/sec": 1.0, "persecond": 1.0, "/m": 1 / 60, "/min": 1 / 60}
-IN_UNIT["per_s"] |= {"/minute": 1 / 60, "perminute": 1 / 60, "/h": 1 / 3600, "/hr": 1 / 3600}
-IN_UNIT["per_s"] |= {"/hour": 1 / 3600, "perhour": 1 / 3600}
+# a rate per second typed per a longer period (--rps 300/min is 5; requests_per_s: 120 per
+# minute is 2): "/min", "per minute", "a minute", spaces dropped by unit_factor
+_PERIOD_S = {"s": 1.0, "sec": 1.0, "second": 1.0, "m": 60.0, "min": 60.0, "mins": 60.0}
+_PERIOD_S |= {"minute": 60.0, "minutes": 60.0, "h": 3600.0, "hr": 3600.0, "hour": 3600.0}
+_PERIOD_S |= {"hours": 3600.0, "d": 86400.0, "day": 86400.0, "days": 86400.0}
+IN_UNIT["per_s"] = {
+    lead + period: 1.0 / seconds
+    for period, seconds in _PERIOD_S.items()
+    for lead in ("/", "per", "a", "an")
+}
 UNIT_WORDS = {"s": "seconds", "h": "hours", "ms": "milliseconds", "Gbps": "Gbit/s"}
 UNIT_WORDS |= {"per_s": "a rate per second"}
 UNIT_WORDS |= {"fraction": "a fraction (0.6 for 60%)", "percent": "a percentage"}

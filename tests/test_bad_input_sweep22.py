@@ -159,6 +159,7 @@ def test_a_network_speed_as_text_is_named_as_text() -> None:
         ("requests_per_s", "120 per minute", "write 2: requests_per_s is per second"),
         ("requests_per_s", "300/min", "write 5: requests_per_s is per second"),
         ("requests_per_s", "7200/h", "write 2: requests_per_s is per second"),
+        ("requests_per_s", "86400 a day", "write 1: requests_per_s is per second"),
     ],
 )
 def test_a_service_fields_unit_is_converted_in_the_hint(
@@ -173,7 +174,9 @@ def test_a_service_fields_unit_is_converted_in_the_hint(
     assert_clean_error(out, f"inference.{field}", fix)
 
 
-@pytest.mark.parametrize(("value", "fix"), [("300/min", "write 5"), ("7200/h", "write 2")])
+@pytest.mark.parametrize(
+    ("value", "fix"), [("300/min", "write 5"), ("7200/h", "write 2"), ("172800/day", "write 2")]
+)
 def test_a_load_per_minute_on_the_command_line_is_converted(value: str, fix: str) -> None:
     # was: "drop the unit '/min' (write the number alone: 300", sixty times the load
     out = run("quote", "-w", "llm-serving-7b", "--rps", value)

@@ -798,10 +798,10 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
     if match is None or not match.group(2):
         return "write a plain number, e.g. 1.5e9 (no units, suffixes or thousands separators)"
     suffix = match.group(2)
-    per = _PER_LONGER.fullmatch(suffix.strip())
-    if key and key.endswith("_per_s") and per is not None:
+    per = unit_factor("per_s", suffix)
+    if key and key.endswith("_per_s") and per is not None and per < 1:
         # requests_per_s: 120 per minute (was "write 120 alone", sixty times the rate)
-        rate = float(match.group(1)) / _SECONDS_IN[per.group(1).lower()]
+        rate = float(match.group(1)) * per
         return f"write {rate:.6g}: {key} is per second ({text.strip()} is {rate:.6g} a second)"
     if key and key.endswith("_per_s"):
         # 5k/s in tokens_per_s, 3000MB/s in nvme_read_gb_per_s: the rate's "/s" is the key's;
@@ -834,13 +834,6 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
             "not K, M, B or T suffixes"
         )
     return f"write {number:g} alone: the key's name says its unit"
-
-
-# A rate written per a longer period than the key's second: "120 per minute", "300/min", "5/h".
-_SECONDS_IN = {"m": 60.0, "min": 60.0, "mins": 60.0, "minute": 60.0, "minutes": 60.0}
-_SECONDS_IN |= {"h": 3600.0, "hr": 3600.0, "hour": 3600.0, "hours": 3600.0}
-_SECONDS_IN |= {"d": 86400.0, "day": 86400.0, "days": 86400.0}
-_PER_LONGER = re.compile(r"(?:/|per\s+|an?\s+)(" + "|".join(_SECONDS_IN) + r")", re.I)
 
 
 def _raised(err: Any, loc: Loc, file: str, wording: ErrorWording, tail: str) -> ConfigError | None:
