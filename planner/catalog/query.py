@@ -514,6 +514,11 @@ def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
                 if pd.notna(most)
                 else f"no offer{scope} states its {name}"
             )
+            # 80000 GiB: memory in MiB (as nvidia-smi shows it), read as GiB
+            small = {" GiB": (" MiB", 1024.0), " GB": (" MB", 1000.0)}.get(unit)
+            if small and pd.notna(most) and least / small[1] <= most:
+                read = least / small[1]
+                best += f"; the filter is in{unit}: {least:g}{small[0]} is {read:.3g}{unit}"
             return f"no offers with at least {least:g} {what}{scope} ({name} filter); {best}"
 
         df = left

@@ -37,6 +37,15 @@ class FxTable:
 
     def rate(self, code: str, *, file: str | None = None, key_path: str | None = None) -> float:
         """USD per one unit of ``code`` (case-insensitive); unknown codes raise with suggestions."""
+        major = minor_unit_of(code)
+        if major is not None:  # GBp: was read as GBP, a hundred times the amount
+            raise ConfigError(
+                f"{code.strip()} is a hundredth of {major}, a market's price unit, not a currency "
+                "the planner converts",
+                file=file,
+                key_path=key_path,
+                hint=f"use {major}: an amount in {code.strip()} divided by 100 is the amount in {major}",
+            )
         value = self.usd_per_unit.get(code.strip().upper())
         if value is None:
             error = UnknownNameError("currency", code, self.codes, file=file, key_path=key_path)
@@ -101,6 +110,19 @@ _MONEY = re.compile(
 # 0,10 EUR: a decimal comma) or after a 0 (0,135), or any other grouping (1,5000, 12,34,567).
 _DECIMAL_COMMA = re.compile(r"[-+]?(?:0,[0-9]+|[0-9]+,[0-9]{1,2})(?![0-9])")
 _COMMA_IN_NUMBER = re.compile(r"[0-9],[0-9]")
+
+
+# Hundredths of a currency that markets quote prices in: pence sterling (GBp, GBX), South African
+# cents (ZAc), Israeli agorot (ILA).  Upper-cased, GBp was read as GBP, a hundred times the amount.
+_MINOR_UNITS = {"GBX": "GBP", "ZAC": "ZAR", "ILA": "ILS"}
+
+
+def minor_unit_of(code: str) -> str | None:
+    """The currency ``code`` is a hundredth of (GBp: GBP), or None for any other code."""
+    code = code.strip()
+    if code == "GBp":
+        return "GBP"
+    return _MINOR_UNITS.get(code.upper())
 
 
 # Currency signs and names where a code belongs: was "cannot read '€500' as an amount of money"

@@ -390,7 +390,7 @@ def size_fleets(
             hint="add machines (machines: in the hardware file) or allow cloud offers",
         )
     if not plans:
-        raise _impossible(limits, slo, records, catalog)
+        raise _impossible(limits, slo, records, catalog, images=serves_images(spec))
     # cheapest first; where cost ties (one price in every region), the provider's home region,
     # then the US (as job quotes), then the faster layout
     plans.sort(
@@ -492,6 +492,8 @@ def _impossible(
     slo: ServingSlo,
     records: Sequence[Mapping[str, Any]],
     catalog: GpuCatalog,
+    *,
+    images: bool = False,
 ) -> InfeasibleError:
     """No fleet meets the targets: name the best latency any shape reaches for a lone request;
     where no offer holds a replica at all and every offer is an owned machine, name the machines
@@ -514,6 +516,12 @@ def _impossible(
                 hint="serve int8/int4 weights (inference.precision) or an fp8 KV cache "
                 "(inference.kv_precision), add a bigger machine (--hardware), or allow cloud "
                 "offers (drop --owned-only)",
+            )
+        if images:  # an image engine's buffers grow with its batch: was the LLM's fixes alone
+            return InfeasibleError(
+                "no offer fits one replica of the model at its largest batch",
+                hint="serve smaller batches (inference.batch) or int8 (inference.precision), or "
+                "allow bigger GPUs (--gpu)",
             )
         return InfeasibleError(
             "no offer fits one replica of the model",

@@ -104,6 +104,7 @@ from __future__ import annotations
 import difflib
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -547,7 +548,7 @@ def _check_decoder(config: dict[str, Any], file: str, family: str) -> None:
 
 def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     """The model section of a parsed config: a dense decoder, or a mixture of experts."""
-    family = str(config.get("model_type", "")).lower()
+    family = str(config.get("model_type", "")).lower() or _family_of_architectures(config)
     if family in _BERT_LAYOUT:
         return _encoder_section(config, file, family)
     _check_decoder(config, file, family)
@@ -601,6 +602,31 @@ def _model_section(config: dict[str, Any], file: str) -> dict[str, Any]:
     if family in _FUSED_PROJECTION_FAMILIES:
         section["fused_projections"] = True
     return section
+
+
+# The head suffixes of transformers' model classes (LlamaForCausalLM, GPT2LMHeadModel): what is
+# left names the family (llama, gpt2), spelt without the model_type's underscores and hyphens.
+_CLASS_SUFFIX = re.compile(
+    r"(forcausallm|lmheadmodel|formaskedlm|forconditionalgeneration|forsequenceclassification|"
+    r"model)$"
+)
+
+
+def _family_of_architectures(config: dict[str, Any]) -> str:
+    """The model_type a config without one is built as, by its ``architectures`` class names
+    (LlamaForCausalLM: llama), or "" where none names a known family.  Was: read as a plain
+    decoder with the unknown-family warning, a LLaMA config a third short of its MLP weights."""
+    names = config.get("architectures")
+    if not isinstance(names, list):
+        return ""
+    families = _GATED | _GPT2_LIKE | set(_MOE_FAMILIES) | _ENCODERS | _ENCODER_DECODERS
+    spelt = {re.sub(r"[-_]", "", f): f for f in families | _BERT_LAYOUT}
+    for name in names:
+        family = spelt.get(_CLASS_SUFFIX.sub("", str(name).lower()))
+        if family is not None:
+            log.info("no model_type: read as %s, by its architectures %s", family, name)
+            return family
+    return ""
 
 
 def _warn_unknown_family(family: str, file: str) -> None:

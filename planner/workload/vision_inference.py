@@ -150,7 +150,10 @@ def estimate_vision_inference(
     max_batch = inf.batch or vs.default_max_batch(r.work.kind, inf.serving)
     load = inf.load_images_per_s
     point = vs.serve(r, max_batch, None if load is None else load / count)
-    breakdown = r.memory_gib(math.ceil(point.batch))
+    # an engine holds the buffers of its largest batch (a TensorRT profile's maximum, a dynamic
+    # batcher's max_batch_size), whatever the mean batch: sized on the mean, a service at a light
+    # load was said to fit where its batches of max_batch would not (and the quote refused it)
+    breakdown = r.memory_gib(max_batch)
     memory_gib = sum(breakdown.values())
     fits = memory_gib <= gpu.usable_memory_gib
     per_image_s = point.batch_ms / 1e3 / max(point.batch, 1.0)

@@ -1,0 +1,115 @@
+"""Bad input and silently wrong results the twenty-third sweep (and the twenty-second's leftovers)
+found: an amount in pence (GBp) read as pounds, a hundred times the money; a GPU memory floor
+typed in MiB answered with no offers and no word of the unit; a config.json without model_type
+read as a plain decoder though its architectures name LLaMA.
+
+The product rule each test pins: bad input gets a clear error naming the field and a fix, and no
+result is silently wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from planner.config.currency import parse_money
+from planner.errors import ConfigError
+from planner.workload.hf_config import model_from_hf_config
+from tests.cli_checks import assert_clean_error, own_data_dir, run, write_file
+
+pytestmark = pytest.mark.usefixtures("own_data_dir")
+__all__ = ["own_data_dir"]  # the fixture, imported for pytestmark
+
+
+# --- money in a currency's hundredths -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("code", "major"), [("GBp", "GBP"), ("GBX", "GBP"), ("ZAc", "ZAR")])
+def test_a_currency_in_hundredths_is_refused_with_its_main_unit(code: str, major: str) -> None:
+    # was: --currency GBp showed pounds labelled as the pence asked for
+    out = run("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--currency", code)
+    assert_clean_error(out, "--currency", f"a hundredth of {major}", f"use {major}")
+
+
+def test_an_amount_in_pence_is_not_read_as_pounds() -> None:
+    # was: 150 GBp read as 150 GBP, a hundred times the amount
+    with pytest.raises(ConfigError, match="hundredth of GBP") as caught:
+        parse_money("150 GBp", file="machines.yaml", key_path="capex_usd")
+    assert "divided by 100" in str(caught.value.hint)
+    assert parse_money("150 GBP") > 150  # the pound itself is still read: more than a dollar
+
+
+def test_a_gpu_memory_floor_in_mib_is_named_in_the_note() -> None:
+    # was: "the most on offer is 288 GiB" alone, for 80000 (nvidia-smi's MiB) typed as GiB
+    out = run("offers", "--min-gpu-memory", "80000")
+    assert out.exit_code == 0, out.output
+    assert "the filter is in GiB: 80000 MiB is 78.1 GiB" in out.stderr
+
+
+# --- a config.json without model_type -------------------------------------------------------------
+
+
+_LLAMA_2_7B = {
+    "hidden_size": 4096,
+    "intermediate_size": 11008,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 32,
+    "vocab_size": 32000,
+    "max_position_embeddings": 4096,
+}
+
+
+def test_a_config_without_model_type_is_read_by_its_architectures(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # was: "no model_type: read as a plain decoder", 5.4B parameters for LLaMA 2 7B's 6.74B
+    config = {"architectures": ["LlamaForCausalLM"], **_LLAMA_2_7B}
+    path = write_file(tmp_path, "config.json", json.dumps(config))
+    with caplog.at_level(logging.WARNING):
+        section = model_from_hf_config(path)
+    # 32 x (4 x 4096² + 3 x 4096 x 11008 + 2 x 4096) + 2 x 32000 x 4096 + 4096 (the model card's 6.74B)
+    assert section["params"] == 6_738_415_616
+    assert section["mlp"] == "gated"
+    assert not caplog.records
+
+
+def test_a_config_whose_architectures_name_no_family_still_warns(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = {"architectures": ["MyOwnForCausalLM"], **_LLAMA_2_7B}
+    path = write_file(tmp_path, "config.json", json.dumps(config))
+    with caplog.at_level(logging.WARNING):
+        model_from_hf_config(path)
+    assert "no model_type: read as a plain decoder" in caplog.text
+
+
+# --- an image service's memory at its largest batch -------------------------------------------
+
+
+_SDXL_SERVICE = """name: sdxl-svc
+kind: inference
+model: stable-diffusion-xl
+inference: {images_per_s: 0.05, hours: 730, batch: 16}
+"""
+
+
+def test_an_image_service_is_sized_at_its_largest_batch_as_the_quote_sizes_it(
+    tmp_path: Path,
+) -> None:
+    # was: "fits (serving)" at 8.5 GiB on an L4 (a mean batch of 1 at 0.05 images/s) while the
+    # quote, sizing the engine's batch of 16, refused every L4
+    path = str(write_file(tmp_path, "sdxl.yaml", _SDXL_SERVICE))
+    estimate = run("estimate", path, "--gpu", "L4", "--format", "json")
+    assert estimate.exit_code == 0, estimate.output
+    doc = json.loads(estimate.stdout)
+    assert doc["fits"] is False
+    busier = write_file(tmp_path, "busy.yaml", _SDXL_SERVICE.replace("0.05", "0.5"))
+    loaded = run("estimate", str(busier), "--gpu", "L4", "--format", "json")
+    # the same engine holds the same buffers at a tenth of the load or at ten times it
+    assert json.loads(loaded.stdout)["memory_per_gpu_gib"] == doc["memory_per_gpu_gib"] > 22.5
+    quote = run("quote", "-w", path, "--gpu", "L4")
+    assert_clean_error(quote, "at its largest batch", "inference.batch", exit_code=3)
