@@ -98,6 +98,7 @@ IN_UNIT["per_s"] = {
     for period, seconds in _PERIOD_S.items()
     for lead in ("/", "per", "a", "an")
 }
+IN_UNIT["per_s"] |= dict.fromkeys(("rps", "qps", "req/s", "requests/s", "tok/s", "tokens/s"), 1.0)
 UNIT_WORDS = {"s": "seconds", "h": "hours", "ms": "milliseconds", "Gbps": "Gbit/s"}
 UNIT_WORDS |= {"per_s": "a rate per second"}
 UNIT_WORDS |= {"fraction": "a fraction (0.6 for 60%)", "percent": "a percentage"}

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+import planner
 from planner.config.currency import parse_money
-from planner.errors import ConfigError
+from planner.errors import ConfigError, InfeasibleError
 from planner.workload.hf_config import model_from_hf_config
 from tests.cli_checks import assert_clean_error, own_data_dir, run, write_file
 
@@ -113,3 +114,44 @@ def test_an_image_service_is_sized_at_its_largest_batch_as_the_quote_sizes_it(
     assert json.loads(loaded.stdout)["memory_per_gpu_gib"] == doc["memory_per_gpu_gib"] > 22.5
     quote = run("quote", "-w", path, "--gpu", "L4")
     assert_clean_error(quote, "at its largest batch", "inference.batch", exit_code=3)
+
+
+# --- a service's numbers in Python: the keyword's own spelling ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "fix"),
+    [
+        ("ttft_ms_p95", "1s", "write ttft_ms_p95=1000: the keyword takes milliseconds"),
+        ("e2e_ms_p95", "2 min", "write e2e_ms_p95=120000"),
+        ("requests_per_s", "300/min", "write requests_per_s=5: the keyword takes a rate per"),
+        ("requests_per_s", "7 rps", "write requests_per_s=7"),
+        ("tpot_ms_p95", "60", "write tpot_ms_p95=60: a number, not text"),
+    ],
+)
+def test_a_service_number_typed_as_text_in_python_gets_its_keyword(
+    field: str, value: str, fix: str
+) -> None:
+    # was: "e.g. requests_per_s=5, ttft_ms_p95=1000", the same example whatever was typed
+    with pytest.raises(ConfigError) as caught:
+        planner.quote_service(workload="llm-serving-7b", **{field: value})
+    assert caught.value.key_path == field
+    assert fix in str(caught.value.hint)
+
+
+def test_a_service_named_positionally_gets_the_keyword_call() -> None:
+    # was: "expected a ServiceRequest or keywords, got str", with another workload's call
+    with pytest.raises(ConfigError) as caught:
+        planner.quote_service("llm-serving-7b", requests_per_s=2)  # type: ignore[arg-type]
+    assert "planner.quote_service(workload='llm-serving-7b', requests_per_s=2)" in str(
+        caught.value.hint
+    )
+
+
+def test_a_target_in_seconds_gets_the_keyword_in_python_and_the_option_on_the_command_line() -> (
+    None
+):
+    # was: "if you meant seconds, write 0.5s for TTFT" to a library caller
+    with pytest.raises(InfeasibleError) as caught:
+        planner.quote_service(workload="llm-serving-70b", requests_per_s=5, ttft_ms_p95=0.5)
+    assert "ttft_ms_p95=500 (--p95-ttft 0.5s)" in str(caught.value.hint)

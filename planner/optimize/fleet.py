@@ -521,17 +521,18 @@ def _impossible(
             return InfeasibleError(
                 "no offer fits one replica of the model at its largest batch",
                 hint="serve smaller batches (inference.batch) or int8 (inference.precision), or "
-                "allow bigger GPUs (--gpu)",
+                "allow bigger GPUs (gpus, --gpu)",
             )
         return InfeasibleError(
             "no offer fits one replica of the model",
-            hint="allow bigger GPUs or more GPUs per instance (--gpu), or serve int8/int4 weights",
+            hint="allow bigger GPUs or more GPUs per instance (gpus, --gpu), or serve int8/int4 "
+            "weights",
         )
     parts, seconds = [], []
-    for name, attr in (
-        ("TTFT", "ttft_ms_p95"),
-        ("TPOT", "tpot_ms_p95"),
-        ("end-to-end", "e2e_ms_p95"),
+    for name, attr, option in (
+        ("TTFT", "ttft_ms_p95", "--p95-ttft"),
+        ("TPOT", "tpot_ms_p95", "--p95-tpot"),
+        ("end-to-end", "e2e_ms_p95", "--p95-e2e"),
     ):
         target = getattr(slo, attr)
         if target is None:
@@ -545,9 +546,11 @@ def _impossible(
             )
             if target < SECONDS_SLIP_BELOW_MS and target * 1000.0 >= best:
                 # --p95-ttft 0.5 meant half a second: the bare number reads as milliseconds
-                seconds.append(f"{target:g}s for {name}")
+                # (in Python the keyword in milliseconds, on the command line the option in
+                # seconds: was "write 0.5s" to a library caller too)
+                seconds.append(f"{attr}={target * 1000:g} ({option} {target:g}s)")
     detail = "; ".join(parts) or "the targets together"
-    hint = "loosen the targets, allow faster GPUs (--gpu), or serve fp8/int4 weights"
+    hint = "loosen the targets, allow faster GPUs (gpus, --gpu), or serve fp8/int4 weights"
     if seconds:
         hint = (
             f"a target without a unit is milliseconds: if you meant seconds, write "

@@ -147,7 +147,7 @@ def make_request(request: object = None, /, **keywords: Any) -> QuoteRequest:
     if isinstance(request, QuoteRequest):
         return replace(request, **keywords) if keywords else request
     if request is not None:
-        raise _positional_error(request, keywords)
+        raise positional_error(request, keywords)
     for name in ("workload", "deadline_hours"):  # the fields without a default
         if name not in keywords:
             raise ConfigError(
@@ -158,19 +158,26 @@ def make_request(request: object = None, /, **keywords: Any) -> QuoteRequest:
     return QuoteRequest(**keywords)
 
 
-def _positional_error(value: object, keywords: Mapping[str, Any]) -> ConfigError:
-    """The error for ``quote("gpt2-xl-finetune", deadline_hours=24)``: the keyword call to write."""
+def positional_error(
+    value: object,
+    keywords: Mapping[str, Any],
+    function: str = "quote",
+    request: str = "QuoteRequest",
+) -> ConfigError:
+    """The error for ``quote("gpt2-xl-finetune", deadline_hours=24)``: the keyword call to write
+    (``function`` names the call, ``request`` the request type it also takes)."""
     args: dict[str, object] = {}
     if isinstance(value, (str, Path, WorkloadSpec)):
         args["workload"] = value
     args |= keywords
-    args.setdefault("deadline_hours", 24)
+    if function == "quote":
+        args.setdefault("deadline_hours", 24)
     shown = ", ".join(f"{k}={_short(v)}" for k, v in args.items())
     return ConfigError(
-        f"quote() takes keyword arguments or one QuoteRequest, got {type(value).__name__} "
+        f"{function}() takes keyword arguments or one {request}, got {type(value).__name__} "
         f"{_short(value)}",
         key_path="request",
-        hint=f"planner.quote({shown})",
+        hint=f"planner.{function}({shown})",
     )
 
 

@@ -15,6 +15,7 @@ per month and per 1,000 images.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from dataclasses import fields as dataclass_fields
@@ -41,8 +42,9 @@ from planner.quoting.request import (
     check_shared_fields,
     check_top,
     plain_number,
+    positional_error,
 )
-from planner.units import HOURS_PER_MONTH
+from planner.units import HOURS_PER_MONTH, unit_factor
 from planner.workload import WorkloadSpec, load_workload
 from planner.workload.inference import service_lengths
 from planner.workload.limits import MAX_LATENCY_MS, MIN_LATENCY_MS
@@ -94,7 +96,8 @@ class ServiceRequest:
                 raise ConfigError(
                     f"must be a positive number, got {value!r}",
                     key_path=name,
-                    hint="e.g. requests_per_s=5, ttft_ms_p95=1000, tpot_ms_p95=60",
+                    hint=_number_for(name, value)
+                    or "e.g. requests_per_s=5, ttft_ms_p95=1000, tpot_ms_p95=60",
                 )
         for name in ("ttft_ms_p95", "tpot_ms_p95", "e2e_ms_p95"):
             value = getattr(self, name)
@@ -233,6 +236,26 @@ def _job_keyword_error(name: str, known: list[str]) -> ConfigError | None:
     )
 
 
+_NUMBER_AND_UNIT = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*")
+
+
+def _number_for(name: str, value: object) -> str | None:
+    """The keyword to write for a number typed as text with or without its unit (``"1s"`` for
+    ``ttft_ms_p95``: 1000; ``"300/min"`` for ``requests_per_s``: 5); None for other values.
+    Was "e.g. ttft_ms_p95=1000" alone, or a command-line option's spelling."""
+    match = _NUMBER_AND_UNIT.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    number = float(match.group(1))
+    if not match.group(2):
+        return f"write {name}={number:g}: a number, not text"
+    factor = unit_factor("ms" if name.endswith("_ms_p95") else "per_s", match.group(2))
+    if factor is None or number <= 0:
+        return None
+    unit = "milliseconds" if name.endswith("_ms_p95") else "a rate per second"
+    return f"write {name}={number * factor:.6g}: the keyword takes {unit} ({value.strip()!r} is {number * factor:.6g})"
+
+
 def make_service_request(request: object = None, /, **fields: Any) -> ServiceRequest:
     """A :class:`ServiceRequest` from keywords named as its fields, from a request, or from a
     request with some fields replaced (as :func:`planner.quoting.request.make_request` reads a job
@@ -248,11 +271,8 @@ def make_service_request(request: object = None, /, **fields: Any) -> ServiceReq
     if isinstance(request, ServiceRequest):
         return replace(request, **fields) if fields else request
     if request is not None:
-        raise ConfigError(
-            f"expected a ServiceRequest or keywords, got {type(request).__name__}",
-            key_path="request",
-            hint="quote_service(workload='llm-serving-70b', requests_per_s=5, ttft_ms_p95=1000)",
-        )
+        # was "expected a ServiceRequest or keywords, got str", with another workload's call
+        raise positional_error(request, fields, "quote_service", "ServiceRequest")
     if "workload" not in fields:
         raise ConfigError(
             "workload is required",
