@@ -142,7 +142,7 @@ def test_a_service_number_typed_as_text_in_python_gets_its_keyword(
 def test_a_service_named_positionally_gets_the_keyword_call() -> None:
     # was: "expected a ServiceRequest or keywords, got str", with another workload's call
     with pytest.raises(ConfigError) as caught:
-        planner.quote_service("llm-serving-7b", requests_per_s=2)  # type: ignore[arg-type]
+        planner.quote_service("llm-serving-7b", requests_per_s=2)
     assert "planner.quote_service(workload='llm-serving-7b', requests_per_s=2)" in str(
         caught.value.hint
     )

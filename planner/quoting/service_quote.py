@@ -253,7 +253,11 @@ def _number_for(name: str, value: object) -> str | None:
     if factor is None or number <= 0:
         return None
     unit = "milliseconds" if name.endswith("_ms_p95") else "a rate per second"
-    return f"write {name}={number * factor:.6g}: the keyword takes {unit} ({value.strip()!r} is {number * factor:.6g})"
+    typed = match.group(0).strip()
+    return (
+        f"write {name}={number * factor:.6g}: the keyword takes {unit} ({typed!r} is "
+        f"{number * factor:.6g})"
+    )
 
 
 def make_service_request(request: object = None, /, **fields: Any) -> ServiceRequest:
