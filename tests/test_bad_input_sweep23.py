@@ -155,3 +155,24 @@ def test_a_target_in_seconds_gets_the_keyword_in_python_and_the_option_on_the_co
     with pytest.raises(InfeasibleError) as caught:
         planner.quote_service(workload="llm-serving-70b", requests_per_s=5, ttft_ms_p95=0.5)
     assert "ttft_ms_p95=500 (--p95-ttft 0.5s)" in str(caught.value.hint)
+
+
+# --- build: what the parts table cannot price --------------------------------------------------
+
+
+def test_a_preset_the_parts_table_cannot_price_says_so_and_names_its_own_price() -> None:
+    # was: "the parts table has none of them; hint: allow other GPUs (--gpu) or counts
+    # (--gpus)", both options refused beside --preset
+    out = run("build", "-w", "gpt2-finetune", "--preset", "8xa100-80gb")
+    assert_clean_error(
+        out, "cannot price --preset 8xa100-80gb", "built only as whole servers", exit_code=3
+    )
+    assert "--gpus)" not in out.stderr
+    assert "planner tco --hardware 8xa100-80gb" in out.stderr
+
+
+def test_a_board_short_of_ram_is_named_once_with_the_most_it_takes() -> None:
+    # was: "no motherboard holds 2 GPUs and 320 GB" twice (a new and a used A100), no reason
+    out = run("build", "-w", "gpt2-finetune", "--gpu", "A100-80GB", "--gpus", "2")
+    assert_clean_error(out, "320 GB of RAM (2 x the GPUs' memory", "take at most", exit_code=3)
+    assert out.stderr.count("no motherboard holds") == 1

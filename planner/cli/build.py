@@ -10,7 +10,7 @@ import click
 
 from planner.cli.offers import format_option
 from planner.cli.params import Amount, OutputPath, WholeNumber, currency_option, field_options
-from planner.errors import ConfigError
+from planner.errors import ConfigError, InfeasibleError
 from planner.reports.formatting import Money
 
 BUILD_FIELDS = field_options(
@@ -122,7 +122,8 @@ def _check_preset_agrees(
 @click.option(
     "--preset",
     help="Price a known configuration from the parts table: a hardware file or bundled name "
-    "(workstation-rtx3060, 4xrtxa4000, 8xa100-80gb...), its GPU and count.",
+    "(workstation-rtx3060, 4xrtxa4000...), its GPU and count.  Servers of 8 GPUs are priced "
+    "only where the table has the whole system.",
 )
 @click.option("--top", type=WholeNumber(min=1, max=20), default=3, show_default=True)
 @click.option(
@@ -196,9 +197,20 @@ def build_command(
         _check_preset_agrees(hw.name, hw.gpu, hw.gpus_per_machine, gpus, gpu_counts)
         gpus, gpu_counts = (hw.gpu,), (hw.gpus_per_machine,)
         note = f"preset {hw.name}: its file says {hw.capex_usd:,.0f} USD a machine"
-    result = build_machines(
-        runs, budget_usd=budget_usd, gpus_allowed=gpus, gpu_counts=gpu_counts, top=top
-    )
+    try:
+        result = build_machines(
+            runs, budget_usd=budget_usd, gpus_allowed=gpus, gpu_counts=gpu_counts, top=top
+        )
+    except InfeasibleError as e:
+        if preset is None:
+            raise
+        # was "allow other GPUs (--gpu) or counts (--gpus)", both refused beside --preset
+        raise InfeasibleError(
+            f"the parts table cannot price --preset {preset}: {e.message}",
+            hint=f"its file's own price, {note.split('says ')[-1]}, is what planner tco "
+            f"--hardware {preset} compares with renting; or drop --preset to build from the "
+            "parts table",
+        ) from None
     money = Money.of(currency, key_path="--currency")
     click.echo(render_build(result, fmt, money=money).rstrip("\n"))
     if note and fmt in ("table", "markdown"):

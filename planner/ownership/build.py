@@ -363,7 +363,21 @@ def _assemble(
             ),
         )
         if board is None:
-            why = f"no motherboard holds {gpus} GPUs and {needs.ram_gb:,.0f} GB"
+            most = max(
+                (
+                    float(b.get("max_memory_gb", 0))
+                    for b in table.of("motherboard")
+                    if int(b.get("gpu_slots", 0)) >= needs.gpu_slots
+                ),
+                default=0.0,
+            )
+            why = (
+                f"no motherboard holds {gpus} GPUs and {needs.ram_gb:,.0f} GB of RAM "
+                f"({RAM_PER_GPU_MEMORY:g} x the GPUs' memory; the parts table's boards with "
+                f"{needs.gpu_slots} GPU slots take at most {most:,.0f} GB)"
+                if most
+                else f"no motherboard in the parts table has {needs.gpu_slots} GPU slots"
+            )
             continue
         ram = _memory(table, board, needs.ram_gb)
         storage = _storage(table, needs)
@@ -578,10 +592,23 @@ def build_machines(
             {g.name for p in table.of("gpu") + table.of("system") if (g := _gpu_of(p, catalog))}
         )
         unpriced = sorted(allowed - set(priced))
+        loose = max(GPU_COUNTS[:3])
+        if not left_out and gpu_counts and min(gpu_counts) > loose:
+            # --gpus 8 of a GPU sold loose: was "the parts table has none of them"
+            systems = sorted(
+                f"{int(p.get('gpus', 1))} x {p.get('gpu')}"
+                for p in table.of("system")
+                if int(p.get("gpus", 1)) in gpu_counts
+            )
+            left_out.append(
+                f"{' or '.join(map(str, sorted(gpu_counts)))} GPUs are built only as whole "
+                f"servers (the parts table's: {', '.join(systems)}), and loose cards go at most "
+                f"{loose} to a machine"
+            )
         raise InfeasibleError(
             "no machine of the GPUs and counts asked for runs every workload: "
             + (
-                "; ".join(left_out)
+                "; ".join(dict.fromkeys(left_out))
                 or (
                     f"the parts table prices no {' or '.join(unpriced)}"
                     if unpriced
