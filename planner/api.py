@@ -218,11 +218,42 @@ def _callable_or_none(name: str, value: Any) -> Any:
         raise ConfigError(
             f"expected a function or None, got {value!r}",
             key_path=name,
-            hint="e.g. load_book=planner.load_offer_book, or leave it out"
-            if name == "load_book"
-            else f"e.g. {name}=lambda done, total: print(done, total), or leave it out",
+            hint="e.g. load_book=planner.load_offer_book, or leave it out",
         )
     return value
+
+
+def _callback_taking(*arguments: str) -> Callable[[str, Any], Any]:
+    """The check of a progress callback called with ``arguments``: a function, and one that takes
+    that many (was: the quote's two-argument example for refresh_prices's four, followed, and a
+    raw TypeError after the download had run)."""
+    call = f"lambda {', '.join(arguments)}: print({', '.join(arguments)})"
+
+    def check(name: str, value: Any) -> Any:
+        if value is None:
+            return None
+        if not callable(value):
+            raise ConfigError(
+                f"expected a function or None, got {value!r}",
+                key_path=name,
+                hint=f"e.g. {name}={call}, or leave it out",
+            )
+        try:
+            signature = inspect.signature(value)
+        except (TypeError, ValueError):  # a builtin without one: called as it is
+            return value
+        try:
+            signature.bind(*arguments)
+        except TypeError:
+            raise ConfigError(
+                f"{name} is called with {len(arguments)} arguments ({', '.join(arguments)}), "
+                f"and this function takes {signature}",
+                key_path=name,
+                hint=f"e.g. {name}={call}",
+            ) from None
+        return value
+
+    return check
 
 
 def _result(name: str, value: Any) -> Any:
@@ -298,8 +329,8 @@ _ARGUMENT_TYPES: dict[str, Callable[[str, Any], Any]] = {
     "Topology | None": _topology,
     "str | None": _text_or_none,
     "int | None": _count_or_none,
-    "Callable[[int, int], None] | None": _callable_or_none,
-    "Progress | None": _callable_or_none,
+    "Callable[[int, int], None] | None": _callback_taking("done", "total"),
+    "Progress | None": _callback_taking("provider", "region", "done", "total"),
     "BookLoader": _callable_or_none,
     "str | WorkloadSpec": _workload,
 }

@@ -54,6 +54,8 @@ def azure_retail_route(pages: list[dict[str, Any]] | None = None) -> Route:
         odata = (req.query.get("$filter") or [""])[0]
         if req.query.get("api-version") != ["2023-01-01-preview"]:
             return Reply(400, {"Error": {"Code": "InvalidApiVersion"}})
+        if req.query.get("currencyCode") != ["'USD'"]:  # the recorded rows are USD's
+            return Reply(400, {"Error": {"Code": "UnexpectedCurrency"}})
         if "serviceName eq 'Virtual Machines'" not in odata or (
             "contains(armSkuName, 'Standard_N')" not in odata
         ):

@@ -176,3 +176,23 @@ def test_a_board_short_of_ram_is_named_once_with_the_most_it_takes() -> None:
     out = run("build", "-w", "gpt2-finetune", "--gpu", "A100-80GB", "--gpus", "2")
     assert_clean_error(out, "320 GB of RAM (2 x the GPUs' memory", "take at most", exit_code=3)
     assert out.stderr.count("no motherboard holds") == 1
+
+
+# --- a progress callback of the wrong shape ---------------------------------------------------
+
+
+def test_a_refresh_callback_taking_the_quotes_two_arguments_is_refused_before_any_fetch() -> None:
+    # was: the hint's "lambda done, total" for every callback, and, followed, a raw TypeError
+    # from deep in the refresh after the download had run
+    with pytest.raises(ConfigError) as caught:
+        planner.api.refresh_prices("lambda", dry_run=True, on_progress=lambda done, total: None)
+    assert caught.value.key_path == "on_progress"
+    assert "called with 4 arguments (provider, region, done, total)" in str(caught.value)
+    assert "lambda provider, region, done, total:" in str(caught.value.hint)
+
+
+def test_a_quote_callback_of_three_arguments_is_refused_naming_the_two() -> None:
+    with pytest.raises(ConfigError, match=r"called with 2 arguments \(done, total\)"):
+        planner.api.quote(
+            workload="gpt2-xl-finetune", deadline_hours=24, on_progress=lambda a, b, c: None
+        )

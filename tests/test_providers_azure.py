@@ -32,10 +32,12 @@ from planner.providers.azure import (
 )
 from planner.providers.azure_sizes import AZURE_SIZES, LEARN, UNMAPPED_SIZES
 from planner.schema import Interconnect
-from tests.provider_fakes import AZURE_SKUS, FakeHttpServer, Reply, Seen, frozen_clock
+from tests.provider_fakes import AZURE_SKUS, FakeHttpServer, Reply, Seen, frozen_clock, load
 from tests.public_api_fakes import (
+    AZURE_PAGES,
     AZURE_RETAIL,
     azure_public_provider_at,
+    azure_retail_route,
     azure_routes,
     azure_subscription_provider_at,
 )
@@ -242,6 +244,26 @@ def test_bad_answers_become_one_line_errors(
     server.route(AZURE_RETAIL, [reply])
     with pytest.raises(ProviderError, match=message):
         azure_public_provider_at(server.url).fetch(["eastus"])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"currencyCode": "EUR"}, "row in EUR, not USD"),  # was published as USD
+        ({"retailPrice": -3.6}, "retailPrice of -3.6, not a price"),  # was "no price", removed
+    ],
+)
+def test_a_row_in_another_currency_or_at_a_negative_price_is_refused(
+    server: FakeHttpServer, change: dict[str, Any], message: str
+) -> None:
+    pages = load("azure", AZURE_PAGES)
+    for page in pages:
+        for item in page["Items"]:
+            item.update(change)
+    server.route(AZURE_RETAIL, azure_retail_route(pages))
+    with pytest.raises(ProviderError, match=message) as info:
+        azure_public_provider_at(server.url).fetch(["eastus"])
+    assert "PLANNER_AZURE_PRICES_URL" in str(info.value.hint)
 
 
 def test_a_next_link_that_loops_is_stopped(server: FakeHttpServer) -> None:

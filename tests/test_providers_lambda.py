@@ -168,6 +168,16 @@ def test_an_answer_without_data_is_an_error(server: FakeHttpServer, body: Any) -
         lambda_provider_at(server.url).fetch(["us-east-1"])
 
 
+def test_a_negative_price_is_refused_not_reported_as_no_price(server: FakeHttpServer) -> None:
+    # was: "no price", the type dropped and the drop offered to --accept-changes
+    data = load("lambda", "instance_types.json")["data"]
+    entry = json.loads(json.dumps(data["gpu_8x_h100_sxm5"]))
+    entry["instance_type"]["price_cents_per_hour"] = -3192
+    server.route(LAMBDA_TYPES, lambda_route({"gpu_8x_h100_sxm5": entry}))
+    with pytest.raises(ProviderError, match="price_cents_per_hour of -3192, not a price"):
+        lambda_provider_at(server.url).fetch(["us-east-1"])
+
+
 def test_a_count_that_contradicts_the_name_is_reported(server: FakeHttpServer) -> None:
     data = load("lambda", "instance_types.json")["data"]
     entry = json.loads(json.dumps(data["gpu_8x_v100"]))

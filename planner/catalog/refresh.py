@@ -100,7 +100,11 @@ log = logging.getLogger(__name__)
 # write lock, which write_snapshot takes inside it.
 REFRESH_LOCK = ".refresh.lock"
 Progress = Callable[[str, str, int, int], None]  # (provider, region) just finished, done, total
-_PARTIAL_HINT = "retry later, or pass --allow-partial to publish the regions that succeeded"
+# (a transient failure's own hint says to retry; a missing key's does not: was "retry later"
+# after every one, and the option's name alone to a Python caller)
+_PARTIAL_HINT = (
+    "to publish the regions that succeeded, pass --allow-partial (allow_partial=True in Python)"
+)
 
 
 @dataclass(frozen=True)
@@ -366,8 +370,9 @@ def refresh_prices(
                 f"sanity gates failed, nothing published ({len(blocking)} change(s)): "
                 + summarise(blocking),
                 hint="check the provider's API output; if the changes are real, accept them with"
-                " --accept-changes and the ids above (globs such as 'aws:*:p5.*' accept more;"
-                " `planner prices refresh --dry-run` lists every change)",
+                " --accept-changes and the ids above (accept_changes=(...) in Python; globs such"
+                " as 'aws:*:p5.*' accept more; `planner prices refresh --dry-run`, dry_run=True,"
+                " lists every change)",
             )
         now = clock()
         snapshot_id = _unique_id(root, f"{now:%Y-%m-%dT%H%M%SZ}-{'-'.join(sorted(checked.frames))}")

@@ -57,6 +57,7 @@ from planner.providers.base import (
     utc_now,
 )
 from planner.schema import Fabric, Interconnect
+from planner.units import USD
 
 log = logging.getLogger(__name__)
 
@@ -217,11 +218,31 @@ class RetailPrices:
 
 def _decimal(value: Any, item: Mapping[str, Any], field: str) -> Decimal:
     try:
-        return Decimal(str(value))
+        number = Decimal(str(value))
     except InvalidOperation as e:
         raise ProviderError(
             f"Azure retail price row with an unusable {field}: {item.get('skuId')}"
         ) from e
+    if not number.is_finite() or number < 0:
+        # was: dropped as "no price", and the size reported as removed
+        raise ProviderError(
+            f"Azure retail price row with a {field} of {value!r}, not a price: {item.get('skuId')}",
+            hint=f"the API or the mirror in {PRICES_URL_ENV} served a broken row; retry the "
+            "refresh, or check the mirror",
+        )
+    return number
+
+
+def _check_currency(item: Mapping[str, Any]) -> None:
+    """Refuse a row priced in another currency than the USD the query asks for (was: EUR prices
+    published as USD, a mirror's or a changed default's rows about 4% off, JPY's 150 times)."""
+    code = item.get("currencyCode", USD)
+    if code != USD:
+        raise ProviderError(
+            f"Azure retail price row in {code}, not USD: {item.get('skuId')}",
+            hint=f"the query asks for currencyCode 'USD'; a mirror in {PRICES_URL_ENV} must "
+            "serve USD rows (the planner converts to other currencies on output)",
+        )
 
 
 def _price(item: Mapping[str, Any]) -> Decimal:
@@ -243,6 +264,7 @@ def classify(items: Sequence[Mapping[str, Any]]) -> RetailPrices:
             latest[kind] = (start, value)
 
     for item in items:
+        _check_currency(item)
         product = str(item.get("productName", ""))
         sku_name = str(item.get("skuName", ""))
         if _NOT_LINUX_VM.search(product):
@@ -297,7 +319,12 @@ class RetailPricesClient:
             f" and {GPU_SIZES_FILTER}"
         )
         query = urllib.parse.urlencode(
-            {"api-version": RETAIL_API_VERSION, "$filter": odata, "meterRegion": "'primary'"},
+            {
+                "api-version": RETAIL_API_VERSION,
+                "currencyCode": "'USD'",
+                "$filter": odata,
+                "meterRegion": "'primary'",
+            },
             quote_via=urllib.parse.quote,
         )
         return f"{self.base_url}?{query}"
@@ -307,9 +334,12 @@ class RetailPricesClient:
 
         The link names prices.azure.com (``https://prices.azure.com:443/...&$skip=1000``); replaying
         its query against the base keeps every page on the mirror ``$PLANNER_AZURE_PRICES_URL``
-        names.
+        names, and in the USD the first page asked for.
         """
-        return f"{self.base_url}?{urllib.parse.urlsplit(link).query}"
+        query = urllib.parse.urlsplit(link).query
+        if "currencycode=" not in query.lower():  # the link keeps the first query's; if not, USD
+            query += "&" + urllib.parse.urlencode({"currencyCode": "'USD'"})
+        return f"{self.base_url}?{query}"
 
     def region_items(self, region: str) -> dict[str, list[dict[str, Any]]]:
         """Every N-series row of ``region``, by armSkuName, following ``NextPageLink``."""

@@ -151,6 +151,13 @@ def _cents(value: Any, name: str) -> Decimal:
         raise ProviderError(
             f"Lambda instance type {name} has an unusable price_cents_per_hour: {value!r}"
         ) from None
+    if not cents.is_finite() or cents < 0:
+        # was: reported as "no price" and the type as removed, accepted with --accept-changes
+        raise ProviderError(
+            f"Lambda instance type {name} has a price_cents_per_hour of {value!r}, not a price",
+            hint=f"the API or the mirror in {API_URL_ENV} served a broken answer; retry the "
+            "refresh, or check the mirror",
+        )
     return cents / 100
 
 
