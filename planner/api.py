@@ -444,9 +444,12 @@ class Planner:
         matching = group_offers(filter_offers(book.offers, flt, catalog), group_by)
         found = sort_offers(matching, sort, descending=descending)
         if limit is not None:
-            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+                # 0: was an empty table with no reason (the command line's --limit refuses it)
                 raise ConfigError(
-                    f"limit must be a whole number >= 0, got {limit!r}", key_path="limit"
+                    f"limit must be a whole number >= 1, got {limit!r}",
+                    key_path="limit",
+                    hint="e.g. limit=20, or leave it out for every matching offer",
                 )
             found = found.head(limit)  # head(-1) would drop the last row instead
         why = why_no_offers(book.offers, flt, catalog) if found.empty else None

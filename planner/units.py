@@ -15,6 +15,8 @@ HOURS_PER_MONTH = HOURS_PER_YEAR / 12  # 730 h, the convention cloud bills use f
 MAX_GPU_HOURS = 1e12
 # The currency every amount is computed in (planner.config.currency converts at the edges).
 USD = "USD"
+# Prices and exchange rates older than this many days are warned of as stale (a quarter).
+DEFAULT_MAX_AGE_DAYS = 90
 # Largest amount of money one file entry may hold (a machine's capex, a price, a capex limit):
 # a trillion USD is past any server or fleet budget, so a bigger number is a units mistake.
 MAX_USD = 1e12

@@ -196,3 +196,66 @@ def test_a_quote_callback_of_three_arguments_is_refused_naming_the_two() -> None
         planner.api.quote(
             workload="gpt2-xl-finetune", deadline_hours=24, on_progress=lambda a, b, c: None
         )
+
+
+# --- money in another currency under a USD key, and the rate it converts at ------------------------
+
+
+_BOX = """name: box
+gpu: A100-80GB
+gpus_per_machine: 4
+{capex}
+electricity_usd_per_kwh: 0.12
+power_kw_avg: 3
+lifetime_years: 4
+"""
+
+
+def test_euros_under_a_usd_key_are_pointed_at_the_currency_neutral_key(tmp_path: Path) -> None:
+    # was: "write 310000 alone: the key's name says its unit", the euros then read as dollars
+    path = write_file(tmp_path, "box.yaml", _BOX.format(capex="capex_usd: 310000 EUR"))
+    out = run("tco", "--hardware", str(path))
+    assert_clean_error(out, "capex_usd is in USD", "write capex: 310000 EUR", "or capex_usd: 3")
+    # the fix it names is read, and converted
+    fixed = write_file(tmp_path, "fixed.yaml", _BOX.format(capex="capex: 100000 EUR"))
+    assert run("tco", "--hardware", str(fixed)).exit_code == 0
+
+
+def test_a_euro_sign_under_a_usd_key_is_converted_in_the_hint() -> None:
+    # was: "write 300000 alone: the key's name says its currency" for €300,000
+    from planner.config.currency import load_fx_rates
+    from planner.ownership.hardware import hardware_from_mapping
+
+    raw = {"name": "box", "gpu": "A100-80GB", "gpus_per_machine": 4, "capex_usd": "€300,000"}
+    with pytest.raises(ConfigError) as caught:
+        hardware_from_mapping(raw | {"electricity_usd_per_kwh": 0.1, "lifetime_years": 4})
+    usd = load_fx_rates().to_usd(300_000, "EUR")
+    assert f"capex_usd is in USD: write {usd:.2f}" in str(caught.value.hint)
+
+
+def test_an_amount_typed_in_euros_warns_of_the_rates_age(caplog: pytest.LogCaptureFixture) -> None:
+    # was: warned of for output in --currency only, never for an amount typed in a currency
+    from planner.config import currency
+
+    currency._warn_once.cache_clear()
+    with caplog.at_level(logging.WARNING):
+        usd = parse_money("5000 EUR")
+    table = currency.load_fx_rates()
+    assert usd == pytest.approx(5000 * table.usd_per_unit["EUR"])
+    stale = table.stale_warning("EUR", 90)
+    assert (stale in caplog.text) if stale else not caplog.records
+
+
+def test_a_horizon_of_500_years_gets_no_months_reading_that_is_refused_again() -> None:
+    # was: "if 500 is months, write 41.6667", itself over the 30-year horizon
+    out = run("tco", "--hardware", "8xa100-80gb", "--years", "500")
+    assert_clean_error(out, "years")
+    assert "is months" not in out.stderr
+    months = run("tco", "--hardware", "8xa100-80gb", "--years", "60")
+    assert_clean_error(months, "if 60 is months, write 5")
+
+
+def test_offers_limit_zero_is_refused_in_python_as_on_the_command_line() -> None:
+    # was: an empty table with why_empty None
+    with pytest.raises(ConfigError, match="limit must be a whole number >= 1"):
+        planner.api.offers(limit=0)

@@ -47,8 +47,7 @@ from planner.errors import (
     suggest,
 )
 from planner.schema import COLUMN_NAMES, KEY_COLUMNS, validate_offers
-
-DEFAULT_MAX_AGE_DAYS = 90
+from planner.units import DEFAULT_MAX_AGE_DAYS
 
 log = logging.getLogger(__name__)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import logging
 import math
 import re
 from collections.abc import Mapping
@@ -20,7 +21,9 @@ from typing import Any
 from planner import clock
 from planner.config.yamlfile import parse_packaged_yaml
 from planner.errors import ConfigError, UnknownNameError, foreign_digits_error
-from planner.units import COUNT_SCALE, USD
+from planner.units import COUNT_SCALE, DEFAULT_MAX_AGE_DAYS, USD
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,10 @@ class FxTable:
         return value
 
     def to_usd(self, amount: float, code: str) -> float:
-        return amount * self.rate(code)
+        usd = amount * self.rate(code)
+        if code.strip().upper() != USD:
+            _warn_stale_rate(self, code.strip().upper())
+        return usd
 
     def from_usd(self, amount_usd: float, code: str) -> float:
         return amount_usd / self.rate(code)
@@ -337,6 +343,8 @@ def parse_money(
             f"expected an amount of money, got {type(value).__name__}", file=file, key_path=key_path
         )
     usd = amount * table.rate(code, file=file, key_path=key_path)
+    if code.strip().upper() != USD:
+        _warn_stale_rate(table, code.strip().upper())
     if not math.isfinite(usd):  # ".inf", "nan EUR", or digits past a float's range ("1e400")
         raise ConfigError(
             f"{value!r} is not a finite amount of money",
@@ -345,6 +353,20 @@ def parse_money(
             hint="write a number, optionally with a currency code: 80000 CNY",
         )
     return usd
+
+
+def _warn_stale_rate(table: FxTable, code: str) -> None:
+    """Warn, once a process per rate table and currency, that an amount typed in ``code`` was
+    converted at a stale rate (was: said of output in --currency CNY only, never of 310000 EUR
+    in a file or --budget "5000 EUR")."""
+    stale = table.stale_warning(code, DEFAULT_MAX_AGE_DAYS)
+    if stale is not None:
+        _warn_once(stale)
+
+
+@functools.lru_cache(maxsize=64)
+def _warn_once(message: str) -> None:
+    log.warning("%s", message)
 
 
 def _is_money_key(key: str) -> bool:

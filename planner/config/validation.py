@@ -36,6 +36,7 @@ from planner.errors import (
 from planner.units import (
     LINK_ALIASES,
     UNIT_WORDS,
+    USD,
     key_unit,
     linked_values,
     separated_number,
@@ -742,6 +743,33 @@ _NUMBER_WITH_TEXT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)
 _PER_SECOND = re.compile(r"\s*(?:/\s*|\bper\s+)(?:s|sec|secs|second)\s*$", re.I)
 
 
+def _foreign_money_hint(text: str, key: str) -> str | None:
+    """The USD to write where ``key`` is in USD (``capex_usd``) and ``text`` an amount in another
+    currency (``310000 EUR``, ``€300,000``), at the bundled rate; None for any other text.  Was
+    "write 310000 alone: the key's name says its unit", the euros taken as dollars."""
+    if "usd" not in key.lower().split("_"):
+        return None
+    from planner.config.currency import CURRENCY_WORDS, load_fx_rates, split_money
+
+    sign = re.fullmatch(r"\s*([€£¥₹₩])\s*([\d,]+(?:\.\d+)?)\s*", text)
+    try:
+        amount, code = (
+            (float(sign.group(2).replace(",", "")), CURRENCY_WORDS[sign.group(1)])
+            if sign
+            else split_money(text)
+        )
+    except (ConfigError, ValueError):
+        return None
+    table = load_fx_rates()
+    if code is None or code.upper() == USD or code.upper() not in table.usd_per_unit:
+        return None
+    usd = table.to_usd(amount, code)
+    return (
+        f"{key} is in USD: write {usd:.2f} ({amount:,.2f} {code.upper()} at the ECB rate of "
+        f"{table.as_of})"
+    )
+
+
 def _plain_number_hint(text: str, key: str | None = None) -> str:
     """How to write ``text`` ('1.5B', '310k', '4 years', '8kW') as the plain number a file
     takes: a multiplier written out (1.5B -> 1.5e+09), a unit left to the key's name."""
@@ -753,6 +781,9 @@ def _plain_number_hint(text: str, key: str | None = None) -> str:
         except ValueError:
             return f"write the digits as ASCII 0-9, not full-width; then {_plain_number_hint(fixed, key)}"
         return f"write {fixed.strip()}: digits in ASCII 0-9, not full-width"
+    foreign = _foreign_money_hint(text, key) if key else None
+    if foreign is not None:
+        return foreign
     sign = re.fullmatch(r"\s*[$€£¥]\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*", text)
     if sign is not None:
         # "$300,000" in capex_usd: was "write a plain number, e.g. 1.5e9"

@@ -488,7 +488,13 @@ def tco(
     years = float(hw.lifetime_years if years is None else years)
     if not 0 < years <= MAX_HORIZON_YEARS:
         # a number of months is the likely slip (as a hardware file's lifetime_years says)
-        as_months = f"if {years:g} is months, write {years / 12:g}; " if years > 12 else ""
+        # (only where the months are a horizon: 500 was "if 500 is months, write 41.6667", refused
+        # again)
+        as_months = (
+            f"if {years:g} is months, write {years / 12:g}; "
+            if 12 < years <= MAX_HORIZON_YEARS * 12
+            else ""
+        )
         raise ConfigError(
             f"years must be in (0, {MAX_HORIZON_YEARS:g}], got {years:g}",
             key_path="years",

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from planner.config.currency import USD, FxTable, load_fx_rates, parse_money
+from planner.config.currency import USD, FxTable, load_fx_rates, parse_money, split_money
 from planner.config.scenarios import check_file_kind, read_mapping, resolve_scenario
 from planner.config.validation import NumbersNotBools, config_error
 from planner.errors import ConfigError, checked_arguments, checked_fields, is_number
@@ -239,6 +239,30 @@ _MONEY_KEYS = (
 )
 
 
+def _refuse_other_currency_in_usd_keys(raw: Mapping[str, Any], file: str, fx: FxTable) -> None:
+    """``capex_usd: 310000 EUR``: the amount belongs under the currency-neutral key (``capex``),
+    which converts it.  Was "write 310000 alone: the key's name says its unit", and followed,
+    the euros were read as dollars."""
+    for usd_key, neutral_key, _required in _MONEY_KEYS:
+        value = raw.get(usd_key)
+        if not isinstance(value, str):
+            continue
+        try:
+            amount, code = split_money(value)
+        except ConfigError:
+            continue  # the number's own problem: the schema's message
+        if code is None or code.upper() == USD:
+            continue
+        usd = fx.to_usd(amount, code)  # an unknown code raises, naming its neighbours
+        raise ConfigError(
+            f"{usd_key} is in USD, and {value.strip()!r} is in {code.upper()}",
+            file=file,
+            key_path=usd_key,
+            hint=f"write {neutral_key}: {amount:g} {code.upper()} (converted at the ECB rate of "
+            f"{fx.as_of}: {usd:,.2f} USD), or {usd_key}: {usd:.2f}",
+        )
+
+
 def hardware_from_mapping(
     raw: Mapping[str, Any],
     *,
@@ -255,6 +279,7 @@ def hardware_from_mapping(
     catalog = catalog or load_gpu_catalog()
     fx = fx or load_fx_rates()
     check_file_kind(raw, "hardware", file=file)
+    _refuse_other_currency_in_usd_keys(raw, file, fx)
     try:
         m = _HardwareFile.model_validate(dict(raw))
     except ValidationError as e:
