@@ -563,3 +563,15 @@ def test_a_download_that_breaks_off_is_a_provider_error(server: FakeHttpServer) 
     with pytest.raises(ProviderError, match="the download broke off \\(IncompleteRead\\)") as info:
         _public(public=AwsPublicData(opener=opener)).fetch(["us-east-1"])
     assert PRICING_ENV in (info.value.hint or "")
+
+
+def test_a_file_served_whole_but_cut_mid_row_is_a_provider_error(server: FakeHttpServer) -> None:
+    # a mirror serving a truncated copy (its own Content-Length, so no IncompleteRead): was the
+    # rows before the cut published, reported as "row count fell from 11 to 2"
+    body = b"".join(_lines()[:40])
+    server.route(
+        OFFER_PATH, [Reply(200, body[: body.rindex(b",") - 3], {"Content-Type": "text/csv"})]
+    )
+    with pytest.raises(ProviderError, match="ends mid-row") as info:
+        _public().fetch(["us-east-1"])
+    assert PRICING_ENV in (info.value.hint or "")

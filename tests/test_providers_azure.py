@@ -235,6 +235,12 @@ def test_unknown_region_is_an_error_not_an_empty_snapshot(server: FakeHttpServer
     [
         (Reply(503, {"Error": "unavailable"}), "HTTP 503"),
         (Reply(200, b'{"Items": [{"retailPrice": 3.6'), "did not return JSON"),
+        # a proxy's error page: was "JSONDecodeError: Expecting value: line 1 column 1"
+        (
+            Reply(200, b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head></html>"),
+            "did not return JSON \\(an HTML page: '502 Bad Gateway'\\)",
+        ),
+        (Reply(200, b""), "did not return JSON \\(an empty body\\)"),
         (Reply(200, {"BillingCurrency": "USD", "NextPageLink": None}), "malformed page 1"),
     ],
 )

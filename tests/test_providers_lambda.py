@@ -129,6 +129,16 @@ def test_missing_key_names_the_variable_and_where_to_get_one(server: FakeHttpSer
     assert not server.hits(LAMBDA_TYPES)  # nothing sent without a key
 
 
+def test_a_key_exported_empty_is_blank_not_missing(server: FakeHttpServer) -> None:
+    # LAMBDA_API_KEY= : was "not set", as if the export had not run
+    provider = LambdaProvider(
+        base_url=server.url + "/api/v1", environ={"LAMBDA_API_KEY": ""}, clock=frozen_clock
+    )
+    with pytest.raises(ProviderError, match="^LAMBDA_API_KEY is blank"):
+        provider.fetch(["us-east-1"])
+    assert not server.hits(LAMBDA_TYPES)
+
+
 def test_key_from_the_environment_is_sent_as_bearer(server: FakeHttpServer) -> None:
     provider = LambdaProvider(
         base_url=server.url + "/api/v1", environ={"LAMBDA_API_KEY": LAMBDA_KEY}, clock=frozen_clock

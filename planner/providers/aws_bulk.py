@@ -48,7 +48,7 @@ from planner.providers.aws_savings import (
     parse_savings_plans,
     region_file_path,
 )
-from planner.providers.http import DEFAULT_TIMEOUT_S, base_url, open_url, shown_url
+from planner.providers.http import DEFAULT_TIMEOUT_S, base_url, not_json, open_url, shown_url
 
 log = logging.getLogger(__name__)
 
@@ -238,11 +238,32 @@ def parse_offer_file(lines: Iterable[bytes], region: str, families: Collection[s
     records = _records(lines)
     parser.start(_read_header(records, parser.out))
     wanted = _family_pattern(families)
+    last = b""
     for record in records:
         parser.out.lines += 1
+        last = record
         if b'"GPU instance"' in record or wanted.search(record) is not None:
             parser.add(_row(record))
+    _check_complete(last, parser.width, region)
     return parser.finish()
+
+
+def _check_complete(last: bytes, width: int, region: str) -> None:
+    """Refuse a file whose last record is short of the header's columns: the download was cut off
+    mid-row (was: the rows before it published, reported as "row count fell from 11 to 2", with
+    a hint to accept the drop)."""
+    if not last.strip():
+        return
+    try:
+        fields = len(_row(last))
+    except (UnicodeDecodeError, csv.Error, StopIteration):
+        fields = 0
+    if fields < width:
+        raise ProviderError(
+            f"the AWS offer file for {region} ends mid-row ({fields} of {width} columns in its "
+            "last line): the download was cut short",
+            hint=f"retry the refresh; a mirror in {PRICING_ENV} must serve the whole file",
+        )
 
 
 class _OfferParser:
@@ -518,7 +539,7 @@ class AwsPublicData:
             return parse(body)
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ProviderError(
-                f"{shown_url(url)} did not return JSON ({type(e).__name__}: {e})",
+                f"{shown_url(url)} did not return JSON ({not_json(body, e)})",
                 hint=f"the endpoint or the mirror in {env_var} returned something else; retry later",
             ) from None
 

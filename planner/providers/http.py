@@ -24,6 +24,7 @@ import json
 import logging
 import math
 import os
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -316,6 +317,23 @@ def get_json(
         return json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ProviderError(
-            f"{shown_url(url)} did not return JSON ({e.__class__.__name__}: {e})",
+            f"{shown_url(url)} did not return JSON ({not_json(body, e)})",
             hint="the endpoint or its mirror returned something else; retry later",
         ) from None
+
+
+_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
+
+
+def not_json(body: bytes, error: Exception) -> str:
+    """What came back instead of JSON: an HTML page by its title (a proxy's or a mirror's error
+    page, "502 Bad Gateway"), an empty body, or the parser's complaint.  Was the parser's alone:
+    "JSONDecodeError: Expecting value: line 1 column 1 (char 0)" for all three."""
+    head = body[:4096].lstrip()
+    if not head:
+        return "an empty body"
+    if head[:1] == b"<" and (b"<html" in head.lower() or b"<!doctype" in head.lower()):
+        title = _TITLE.search(head)
+        named = title.group(1).decode("utf-8", "replace").strip()[:80] if title else ""
+        return f"an HTML page: {named!r}" if named else "an HTML page"
+    return f"{type(error).__name__}: {error}"

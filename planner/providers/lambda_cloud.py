@@ -189,12 +189,13 @@ class LambdaProvider(DraftingProvider):
 
     def _key(self) -> str:
         environ = os.environ if self._environ is None else self._environ
-        given = self._api_key or environ.get(API_KEY_ENV, "")
-        key = given.strip()
+        given = self._api_key or environ.get(API_KEY_ENV)
+        key = (given or "").strip()
         if not key:
+            # (exported empty, LAMBDA_API_KEY=, is blank: was "not set")
             raise ProviderError(
-                f"{API_KEY_ENV} is {'blank' if given else 'not set'}: Lambda's instance-types "
-                "API needs an API key",
+                f"{API_KEY_ENV} is {'not set' if given is None else 'blank'}: Lambda's "
+                "instance-types API needs an API key",
                 hint=f"create a key at {KEY_PAGE} (Lambda Cloud console, API keys) and"
                 f" export {API_KEY_ENV}=<key>",
             )
