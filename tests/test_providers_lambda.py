@@ -134,7 +134,7 @@ def test_a_key_exported_empty_is_blank_not_missing(server: FakeHttpServer) -> No
     provider = LambdaProvider(
         base_url=server.url + "/api/v1", environ={"LAMBDA_API_KEY": ""}, clock=frozen_clock
     )
-    with pytest.raises(ProviderError, match="^LAMBDA_API_KEY is blank"):
+    with pytest.raises(ProviderError, match=r"^LAMBDA_API_KEY is blank"):
         provider.fetch(["us-east-1"])
     assert not server.hits(LAMBDA_TYPES)
 
