@@ -80,6 +80,14 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+@functools.cache
+def _filter_fields() -> frozenset[str]:
+    """OfferFilter's fields: what offers() takes in its ``flt``."""
+    from dataclasses import fields
+
+    return frozenset(f.name for f in fields(OfferFilter))
+
+
 def _keywords_checked(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """``func`` with its arguments checked once, at the library's edge: a misspelt keyword is a
     ConfigError that names the nearest ones (``utilisation`` -> did you mean utilization?)
@@ -106,6 +114,13 @@ def _keywords_checked(func: Callable[_P, _R]) -> Callable[_P, _R]:
                 misplaced = training_keyword_error(func.__name__, name)
                 if misplaced is not None and "workload" in known:
                     raise misplaced
+                if "flt" in known and name in _filter_fields():
+                    # offers(gpus=["H100"]): was "unknown offers() keyword argument 'gpus'"
+                    raise ConfigError(
+                        f"{func.__name__}() takes its filters in one OfferFilter, got {name}=",
+                        key_path=name,
+                        hint=f"planner.{func.__name__}(flt=planner.OfferFilter({name}=...))",
+                    )
                 if not known:
                     raise ConfigError(
                         f"{func.__name__}() takes no arguments, got {name}=",
@@ -168,7 +183,10 @@ def _sequence(name: str, value: Any, item_ok: Callable[[Any], bool], kind: str) 
     """A bare name or path means that one (not its letters); otherwise a list or tuple of them."""
     if item_ok(value):
         return (value,)
-    example = f"e.g. {name}=('aws', 'gcp')" if kind == "name" else f"e.g. {name}=('prices.csv',)"
+    # each argument's own example (was the providers' for every one: gpus=('aws', 'gcp'))
+    example = f"e.g. {name}={_NAME_EXAMPLES.get(name, _NAME_EXAMPLES['providers'])}"
+    if kind != "name":
+        example = f"e.g. {name}=('prices.csv',)"
     if not isinstance(value, (Sequence, set, frozenset)) or isinstance(value, (str, bytes)):
         raise ConfigError(
             f"expected a {kind} or a list of {kind}s, got {value!r}", key_path=name, hint=example
@@ -180,6 +198,15 @@ def _sequence(name: str, value: Any, item_ok: Callable[[Any], bool], kind: str) 
                 f"expected {kind}s, got {item!r} in {value!r}", key_path=name, hint=example
             )
     return items
+
+
+_NAME_EXAMPLES = {
+    "providers": "('aws', 'gcp')",
+    "gpus": "('H100', 'A100-80GB')",
+    "regions": "('us-east-1', 'europe-west4')",
+    "group_by": "('gpu',)",
+    "accept_changes": "('aws:us-east-1:p5.48xlarge',)",
+}
 
 
 def _names(name: str, value: Any) -> tuple[str, ...]:

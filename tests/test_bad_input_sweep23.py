@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -259,3 +260,37 @@ def test_offers_limit_zero_is_refused_in_python_as_on_the_command_line() -> None
     # was: an empty table with why_empty None
     with pytest.raises(ConfigError, match="limit must be a whole number >= 1"):
         planner.api.offers(limit=0)
+
+
+# --- the library's own examples ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "example"),
+    [
+        (lambda: planner.api.offers(group_by=5), "group_by=('gpu',)"),
+        (
+            lambda: planner.api.refresh_prices("aws", regions=5, dry_run=True),
+            "regions=('us-east-1', 'europe-west4')",
+        ),
+    ],
+)
+def test_a_list_argument_of_the_wrong_type_gets_its_own_example(call: Any, example: str) -> None:
+    # was: "e.g. ...=('aws', 'gcp')", the providers' example, for GPUs, regions and groups
+    with pytest.raises(ConfigError) as caught:
+        call()
+    assert example in str(caught.value.hint)
+
+
+def test_an_offer_filter_field_given_to_offers_points_at_the_filter() -> None:
+    # was: "unknown offers() keyword argument 'gpus'", with offers()'s own names
+    with pytest.raises(ConfigError) as caught:
+        planner.api.offers(gpus=["H100"])  # type: ignore[call-arg]
+    assert "planner.offers(flt=planner.OfferFilter(gpus=...))" in str(caught.value.hint)
+
+
+def test_a_hardware_file_to_a_missing_folder_is_refused_before_the_work(tmp_path: Path) -> None:
+    # was: the whole table printed, then "cannot write the report" for the hardware file
+    out = run("build", "-w", "gpt2-finetune", "-o", str(tmp_path / "nowhere" / "box.yaml"))
+    assert_clean_error(out, "cannot write the hardware file", "does not exist")
+    assert out.stdout == ""

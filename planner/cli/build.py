@@ -178,9 +178,10 @@ def build_command(
             hint="create the folder first, or choose another path",
         )
     if output is not None:
-        from planner.cli.report_file import refuse_an_input
+        from planner.cli.report_file import check_writable
 
-        refuse_an_input(output, "--output", what="hardware file")
+        # before the work: was the whole table printed, then "cannot write the report"
+        check_writable(output, "--output", what="hardware file")
     runs = _workload_runs(workloads)
     budget_usd = None
     if budget is not None:

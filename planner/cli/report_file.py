@@ -57,20 +57,20 @@ def check_writable(path: Path, option: str, *, what: str = "report") -> None:
         pass  # the report file is new (the usual case), or its folder is missing: said below
     except OSError as e:
         raise ConfigError(
-            f"cannot write the report to {shown_path(path)!r}: {e.strerror or e}",
+            f"cannot write the {what} to {shown_path(path)!r}: {e.strerror or e}",
             key_path=option,
             hint=_WRITE_FIXES.get(e.errno or 0, "choose another path"),
         ) from None
     if not is_dir:
-        what = "is a file, not a folder" if exists else "does not exist"
+        state = "is a file, not a folder" if exists else "does not exist"
         raise ConfigError(
-            f"cannot write the report to {shown_path(path)!r}: {shown_path(directory)!r} {what}",
+            f"cannot write the {what} to {shown_path(path)!r}: {shown_path(directory)!r} {state}",
             key_path=option,
             hint="create the folder first, or choose another path",
         )
     if not writable:
         raise ConfigError(
-            f"cannot write the report to {shown_path(path)!r}: no permission to write in "
+            f"cannot write the {what} to {shown_path(path)!r}: no permission to write in "
             f"{shown_path(directory)!r}",
             key_path=option,
             hint="choose a folder you can write to",
@@ -141,7 +141,7 @@ def write_report(text: str, path: Path, *, what: str = "report") -> None:
         else:
             _replace_atomically(text, path)
     except OSError as e:
-        raise report_write_failed(path, e) from e
+        raise report_write_failed(path, e, what=what) from e
     click.echo(f"{what} written to {path}", err=True)
 
 
@@ -172,9 +172,9 @@ _WRITE_FIXES = {
 }
 
 
-def report_write_failed(path: Path, e: OSError) -> PlannerError:
-    """A failed report write in the user's words."""
+def report_write_failed(path: Path, e: OSError, *, what: str = "report") -> PlannerError:
+    """A failed write of a report (or a hardware file: ``what``) in the user's words."""
     return PlannerError(
-        f"cannot write the report to {shown_path(path)}: {e.strerror or e}",
+        f"cannot write the {what} to {shown_path(path)}: {e.strerror or e}",
         hint=_WRITE_FIXES.get(e.errno or 0, "choose another path"),
     )
