@@ -294,3 +294,24 @@ def test_a_hardware_file_to_a_missing_folder_is_refused_before_the_work(tmp_path
     out = run("build", "-w", "gpt2-finetune", "-o", str(tmp_path / "nowhere" / "box.yaml"))
     assert_clean_error(out, "cannot write the hardware file", "does not exist")
     assert out.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "label"),
+    [
+        (("prices", "history", "p5.48xlarg"), "INSTANCE: unknown instance type"),
+        (("prices", "history", "--instance", "p5.48xlarg"), "--instance: unknown instance type"),
+        (("models", "zzz"), "SEARCH: unknown model preset"),
+    ],
+)
+def test_a_refused_argument_is_named_as_the_user_typed_it(
+    args: tuple[str, ...], label: str
+) -> None:
+    # was: "instance_type:" and "search:", the library's names for them
+    assert_clean_error(run(*args), label)
+
+
+def test_a_report_to_dash_is_told_that_the_report_goes_to_stdout_without_output() -> None:
+    # was: "run the command without --report / report", and planner report is the command
+    out = run("report", "tco", "--hardware", "8xa100-80gb", "-o", "-")
+    assert_clean_error(out, "--output", "leave --output out: the report goes to stdout")

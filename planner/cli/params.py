@@ -880,13 +880,14 @@ _FIELD_LABELS = "planner.field_labels"  # key in click's context meta, shared by
 _COMMAND_CONTEXT = "planner.command_context"  # the running command's own context
 
 
-def field_options(labels: Mapping[str, str]) -> Callable[[F], F]:
+def field_options(labels: Mapping[str, str | tuple[str, ...]]) -> Callable[[F], F]:
     """Show the library's field names as this command's options in its error messages.
 
     The library names the field it refuses (``key_path="limit"``), since a notebook user has no
     options; ``labels`` says how the command shows each field (``{"limit": "--limit"}``), and
-    :func:`error_text` applies it where the CLI prints a PlannerError.  Goes under
-    ``@click.command``.
+    :func:`error_text` applies it where the CLI prints a PlannerError; a field an option or an
+    argument sets gives both (``("--instance", "INSTANCE")``), the one typed naming it.  Goes
+    under ``@click.command``.
     """
 
     def decorate(func: F) -> F:
@@ -905,11 +906,14 @@ def field_options(labels: Mapping[str, str]) -> Callable[[F], F]:
 def error_text(error: PlannerError, ctx: click.Context) -> str:
     """``error`` as the CLI prints it: a field the running command names as an option is shown
     as that option (errors inside a file keep their key path)."""
-    labels: Mapping[str, str] = ctx.meta.get(_FIELD_LABELS, {})
+    labels: Mapping[str, str | tuple[str, ...]] = ctx.meta.get(_FIELD_LABELS, {})
     if isinstance(error, ConfigError) and error.file is None and error.key_path:
-        label = labels.get(error.key_path)
-        if label is not None and _typed(ctx.meta.get(_COMMAND_CONTEXT), label):
-            return str(error.located_at(label))
+        given = labels.get(error.key_path)
+        # a field set by an option or a positional argument (prices history p5.48xlarg or
+        # --instance): the one typed names it (was: instance_type, the library's name)
+        for label in (given,) if isinstance(given, str) else given or ():
+            if _typed(ctx.meta.get(_COMMAND_CONTEXT), label):
+                return str(error.located_at(label))
     return str(error)
 
 
@@ -920,10 +924,12 @@ def _typed(command: click.Context | None, label: str) -> bool:
     if command is None:
         return True
     for param in command.command.params:
-        if label in param.opts:
+        if label in param.opts or (
+            isinstance(param, click.Argument) and label == param.human_readable_name
+        ):
             source = command.get_parameter_source(param.name or "")
             return source is not None and source is not ParameterSource.DEFAULT
-    return True  # an argument's metavar or another label: as before
+    return True  # another label: as before
 
 
 # --- an option given twice --------------------------------------------------------------------

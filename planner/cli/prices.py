@@ -271,7 +271,7 @@ def diff_command(old: str, new: str, threshold: float, fmt: str) -> None:
 @click.option("--instance", "instance_type", help="Instance type, e.g. p4d.24xlarge.")
 @click.option("--region", help="Only this region.")
 @format_option
-@field_options({"instance_type": "--instance", "region": "--region"})
+@field_options({"instance_type": ("--instance", "INSTANCE"), "region": "--region"})
 def history_command(
     instance: str | None, instance_type: str | None, region: str | None, fmt: str
 ) -> None:

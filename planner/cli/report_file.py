@@ -43,7 +43,10 @@ def check_writable(path: Path, option: str, *, what: str = "report") -> None:
         raise ConfigError(
             f"the {what} cannot go to stdout as '-': it is written to a file",
             key_path=option,
-            hint="name a file, e.g. report.html; for the document on stdout, run the command "
+            # planner report writes to stdout without -o (was told to run "without report")
+            hint="leave --output out: the report goes to stdout (> report.html saves it)"
+            if option == "--output" and what == "report"
+            else "name a file, e.g. report.html; for the document on stdout, run the command "
             "without --report / report, with --format json, csv or markdown",
         )
     refuse_an_input(path, option, what=what)

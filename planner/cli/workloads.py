@@ -418,6 +418,7 @@ def new(ctx: click.Context, name: str, facts: WorkloadFacts) -> None:
 @click.command("models")
 @click.argument("search", required=False)
 @format_option
+@field_options({"search": "SEARCH"})
 def models(search: str | None, fmt: str) -> None:
     """The model presets a workload names (model: mistral-7b, or --model): size, shape, source.
     SEARCH keeps those whose names or source hold it (planner models qwen).
