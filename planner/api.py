@@ -404,7 +404,9 @@ class Planner:
     ) -> None:
         if not isinstance(currency, str):
             raise ConfigError(
-                f"currency must be a code such as 'EUR', got {currency!r}", key_path="currency"
+                f"currency must be a code such as 'EUR', got {currency!r}",
+                key_path="currency",
+                hint="a three-letter code as text, e.g. currency='EUR' (USD is the default)",
             )
         if solver is not None and not isinstance(solver, str):
             raise ConfigError(
@@ -534,7 +536,12 @@ class Planner:
             raise ConfigError(
                 f"GPU count must be a whole number from 1 to {MAX_GPUS_PER_JOB:,}, got {count!r}",
                 key_path="count",
-                hint="the largest GPU clusters hold ~200,000 GPUs",
+                # (the cluster size only where the count is too large: was said of 0 and "8")
+                hint="the largest GPU clusters hold ~200,000 GPUs"
+                if is_whole_number(count) and count > MAX_GPUS_PER_JOB
+                else f"count={int(count)}: a number, not text"
+                if isinstance(count, str) and count.strip().isdigit() and int(count) >= 1
+                else "count is how many GPUs run the job: 1 or more, e.g. count=8",
             )
         count = int(count)  # a numpy int64 was kept, and to_dict() could not be written as JSON
         spec = load_workload(str(workload)) if isinstance(workload, (str, Path)) else workload
@@ -777,7 +784,9 @@ class Planner:
         code = self.currency if currency is None else currency
         if not isinstance(code, str):
             raise ConfigError(
-                f"currency must be a code such as 'EUR', got {code!r}", key_path="currency"
+                f"currency must be a code such as 'EUR', got {code!r}",
+                key_path="currency",
+                hint="a three-letter code as text, e.g. currency='EUR' (USD is the default)",
             )
         return Money.of(code, key_path="currency")
 

@@ -315,3 +315,27 @@ def test_a_report_to_dash_is_told_that_the_report_goes_to_stdout_without_output(
     # was: "run the command without --report / report", and planner report is the command
     out = run("report", "tco", "--hardware", "8xa100-80gb", "-o", "-")
     assert_clean_error(out, "--output", "leave --output out: the report goes to stdout")
+
+
+@pytest.mark.parametrize(
+    ("count", "fix"),
+    [
+        (0, "1 or more, e.g. count=8"),  # was: "the largest GPU clusters hold ~200,000 GPUs"
+        (-8, "1 or more, e.g. count=8"),
+        ("8", "count=8: a number, not text"),
+        (2_000_000, "the largest GPU clusters hold ~200,000 GPUs"),
+    ],
+)
+def test_a_gpu_count_out_of_range_in_python_gets_the_fix_for_its_own_mistake(
+    count: object, fix: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        planner.api.estimate("gpt2-finetune", gpu="H100", count=count)
+    assert fix in str(caught.value.hint)
+
+
+def test_money_shown_in_a_currency_that_is_not_text_gets_an_example() -> None:
+    result = planner.api.tco("8xa100-80gb")
+    with pytest.raises(ConfigError) as caught:
+        planner.api.report(result, currency=5)
+    assert "currency='EUR'" in str(caught.value.hint)  # was: no hint

@@ -862,7 +862,11 @@ def budget_report(
 
 def check_time_limit(time_limit_s: float) -> None:
     if not is_number(time_limit_s):
-        raise ConfigError(f"expected seconds, got {time_limit_s!r}", key_path="time_limit_s")
+        raise ConfigError(
+            f"expected seconds, got {time_limit_s!r}",
+            key_path="time_limit_s",
+            hint="a number of seconds, e.g. time_limit_s=60 (the default)",
+        )
     if not time_limit_s > 0 or math.isinf(time_limit_s):  # NaN fails `> 0`
         raise ConfigError(
             f"time limit must be a positive number of seconds, got {time_limit_s}",
