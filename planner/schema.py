@@ -310,11 +310,13 @@ def _fail(
     rows: Sequence[int] = (),
     column: str | None = None,
     hint: str | None = None,
+    names: Sequence[str] = (),
 ) -> NoReturn:
     where = []
     if rows:
         shown = ", ".join(str(r) for r in list(rows)[:5]) + (" ..." if len(rows) > 5 else "")
-        where.append(f"row {shown}")
+        named = f" ({', '.join(dict.fromkeys(names))})" if names else ""
+        where.append(f"row {shown}{named}")
     if column:
         where.append(f"column {column!r}")
     key_path = ", ".join(where) or None
@@ -342,7 +344,16 @@ class _Table:
     ) -> NoReturn:
         """Raise for the rows of ``mask`` (booleans, one a row) in ``column``."""
         rows = _rows(mask, self.first_data_row) if len(mask) else ()
-        _fail(msg, self.source, rows, column, hint)
+        _fail(msg, self.source, rows, column, hint, self._names(mask) if len(mask) else ())
+
+    def _names(self, mask: Any) -> list[str]:
+        """The instance types of the first rows of ``mask``, where the table names them: a row
+        number alone does not find an offer in a provider's JSON answer."""
+        names = self.data.get("instance_type")
+        if names is None:
+            return []
+        flags = mask.to_numpy() if isinstance(mask, pd.Series) else np.asarray(mask, dtype=bool)
+        return [str(names.iloc[i]) for i in np.flatnonzero(flags)[:5]]
 
 
 def validate_offers(

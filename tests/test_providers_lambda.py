@@ -188,6 +188,21 @@ def test_a_negative_price_is_refused_not_reported_as_no_price(server: FakeHttpSe
         lambda_provider_at(server.url).fetch(["us-east-1"])
 
 
+def test_an_absurd_price_names_the_instance_type_and_the_api_not_a_price_file(
+    server: FakeHttpServer,
+) -> None:
+    # was: "lambda API: row 3 ...", with the hint for a hand-written price list ("divide a
+    # monthly price by 730")
+    data = load("lambda", "instance_types.json")["data"]
+    entry = json.loads(json.dumps(data["gpu_8x_h100_sxm5"]))
+    entry["instance_type"]["price_cents_per_hour"] = 319_200_000_000
+    server.route(LAMBDA_TYPES, lambda_route({"gpu_8x_h100_sxm5": entry}))
+    with pytest.raises(ProviderError, match=r"\(gpu_8x_h100_sxm5\)") as info:
+        lambda_provider_at(server.url).fetch(["us-east-1"])
+    assert "more than any real offer has" in info.value.message
+    assert "730" not in str(info.value.hint)
+
+
 def test_a_count_that_contradicts_the_name_is_reported(server: FakeHttpServer) -> None:
     data = load("lambda", "instance_types.json")["data"]
     entry = json.loads(json.dumps(data["gpu_8x_v100"]))

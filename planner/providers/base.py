@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from planner import clock, units
-from planner.errors import MissingDependencyError
+from planner.errors import MissingDependencyError, OfferValidationError, ProviderError
 from planner.gpu_specs import GpuCatalog, GpuSpec, load_gpu_catalog
 from planner.schema import COLUMN_NAMES, Fabric, Interconnect, empty_offers, validate_offers
 
@@ -185,7 +185,17 @@ def build_offers(
         return empty_offers()
     df = pd.DataFrame.from_records(records, columns=list(COLUMN_NAMES))
     df = df.sort_values(["region", "instance_type"], kind="stable")
-    return validate_offers(df, source=f"{provider} API", catalog=catalog or load_gpu_catalog())
+    try:
+        return validate_offers(df, source=f"{provider} API", catalog=catalog or load_gpu_catalog())
+    except OfferValidationError as e:
+        # a provider's answer, not a file the user wrote: was the hint for a hand-written price
+        # list ("divide a monthly price by 730")
+        raise ProviderError(
+            f"the {provider} API answered an offer the offer table refuses: {e.detail}"
+            + (f" ({e.key_path})" if e.key_path else ""),
+            hint="the API or a mirror of it served a broken answer: retry the refresh or check "
+            "the mirror; a real change in the API's shape is a bug to report",
+        ) from None
 
 
 class DraftingProvider(Provider):
