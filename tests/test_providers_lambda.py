@@ -284,6 +284,18 @@ def test_cli_refresh(cli_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert rows["gpu_8x_h100_sxm5"]["source"].startswith("lambda:Lambda Cloud API")
 
 
+def test_cli_refresh_of_two_regions_notes_an_unmapped_type_once(
+    cli_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one catalog for every region: the left-out type was listed once a region
+    monkeypatch.setenv("LAMBDA_API_KEY", LAMBDA_KEY)
+    args = ["prices", "refresh", "--provider", "lambda", "--region", "us-east-1"]
+    out = CliRunner().invoke(main, [*args, "--region", "us-west-1", "--force"])
+    assert out.exit_code == 0, out.output
+    assert out.stderr.count("lambda gpu_1x_rtx4000ada:") == 1
+    assert "note: 1 item(s) left out" in out.stderr
+
+
 def test_cli_refresh_without_a_key_is_a_clean_error(
     cli_env: Path, monkeypatch: pytest.MonkeyPatch, server: FakeHttpServer
 ) -> None:

@@ -178,6 +178,7 @@ def test_every_spot_price_vanishing_is_refused_and_can_be_accepted_per_column(
     out = _refresh("--accept-changes", "aws:*:*:spot", "--format", "json")
     assert out.exit_code == 0, out.output
     assert out.stderr.count("warning: published as accepted:") == 3
+    assert "accept with" not in out.stderr  # accepted already: no invitation to accept them
     (published,) = json.loads(out.stdout)
     snapshot = user_dir / published["snapshot"]
     assert load_snapshot(snapshot).offers[SPOT].isna().all()

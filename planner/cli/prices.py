@@ -168,9 +168,11 @@ def refresh_command(
         )
     for hint in dict.fromkeys(f.hint for f in result.failures if f.hint):
         click.echo(redact(f"  hint: {hint}"), err=True)
-    if result.unmapped:
-        click.echo(f"note: {len(result.unmapped)} item(s) left out, not guessed:", err=True)
-        for item in result.unmapped:
+    # each item once (Lambda answers one catalog for every region: was listed once a region)
+    unmapped = list(dict.fromkeys(result.unmapped))
+    if unmapped:
+        click.echo(f"note: {len(unmapped)} item(s) left out, not guessed:", err=True)
+        for item in unmapped:
             click.echo(f"  {item.provider} {item.item}: {item.reason}", err=True)
     for pattern in result.unused_accepts:
         click.echo(f"note: --accept-changes {pattern} matched no refused change", err=True)
@@ -209,7 +211,9 @@ def _echo_published(result: RefreshResult, fmt: str) -> None:
     click.echo(render_records(records, fmt))
     for finding in result.findings:
         how = "under --force" if finding.accepted_by == "--force" else "as accepted"
-        click.echo(f"warning: published {how}: {finding.message}", err=True)
+        # the change without its "; accept with ..." (it was accepted)
+        shown = finding.message.split("; accept with")[0]
+        click.echo(f"warning: published {how}: {shown}", err=True)
 
 
 def _echo_dry_run(result: RefreshResult, fmt: str) -> None:
