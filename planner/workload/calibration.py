@@ -60,8 +60,10 @@ PER_GPU_SLIP = 0.25
 # GEMM_FRACTION): steady A100 steps ~15% faster; a job of a few GPU-days and longer loses at least
 # 0.17 of its steps' time to interruptions, pauses and slow stretches (efficiency.run_time_losses);
 # 9: a CNN's 3x3 stride-1 convolutions run as Winograd transforms where its convolutions run on the
-# CUDA cores (fp32, GPUs without tensor cores; efficiency.winograd_speedup): such runs faster.
-ESTIMATOR_REVISION = 9
+# CUDA cores (fp32, GPUs without tensor cores; efficiency.winograd_speedup): such runs faster;
+# 10: AMD CDNA4 (MI350X, MI355X) matmuls at 0.47 of their peak, not the unmeasured 0.35
+# (efficiency.GEMM_FRACTION): runs on them ~25% faster.
+ESTIMATOR_REVISION = 10
 
 
 @dataclass(frozen=True)
