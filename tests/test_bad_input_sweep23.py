@@ -339,3 +339,10 @@ def test_money_shown_in_a_currency_that_is_not_text_gets_an_example() -> None:
     with pytest.raises(ConfigError) as caught:
         planner.api.report(result, currency=5)
     assert "currency='EUR'" in str(caught.value.hint)  # was: no hint
+
+
+def test_an_amount_past_any_real_one_names_its_own_unit(tmp_path: Path) -> None:
+    # was: "amounts are per machine, in USD unless tagged", said of a staff FTE's yearly cost
+    box = _BOX.format(capex="capex_usd: 100000") + "staff_usd_per_year: 9e9\nstaff_fte: 0.1\n"
+    out = run("tco", "--hardware", str(write_file(tmp_path, "box.yaml", box)))
+    assert_clean_error(out, "staff_usd_per_year", "the yearly cost of one full-time engineer")

@@ -435,6 +435,16 @@ def _given_key(m: _HardwareFile, usd_key: str, neutral_key: str) -> str:
     return neutral_key if getattr(m, neutral_key) is not None else usd_key
 
 
+# What each amount of a hardware file is, for the hint when one is past any real value.
+_AMOUNT_UNITS = {
+    "capex_usd": "the price of one machine in USD (capex: for another currency, '80000 EUR')",
+    "electricity_usd_per_kwh": "USD per kWh (0.12, not 120: a price per MWh is 1,000 times it)",
+    "colocation_usd_per_kw_month": "USD per kW of the machine's draw per month",
+    "rack_usd_per_month": "USD per month for the machine's rack space",
+    "staff_usd_per_year": "the yearly cost of one full-time engineer in USD, not of the team",
+}
+
+
 def _check_amounts(money: Mapping[str, float], file: str, keys: Mapping[str, str]) -> None:
     """No amount beyond what any machine costs (a unit slip), and not both colocation per kW and
     rack rent (colocation usually includes the space: both would count it twice).  ``keys`` maps
@@ -447,7 +457,9 @@ def _check_amounts(money: Mapping[str, float], file: str, keys: Mapping[str, str
                 f"{shown} is past any real one: {usd_key} runs from 0 to {most:,.0f} USD",
                 file=file,
                 key_path=keys.get(usd_key, usd_key),
-                hint="check the units: amounts are per machine, in USD unless tagged",
+                # (each amount's own unit: was "per machine, in USD unless tagged" for all,
+                # the yearly cost of one staff FTE and a kWh's price included)
+                hint=f"check the units: {usd_key} is {_AMOUNT_UNITS.get(usd_key, 'in USD')}",
             )
     if money["colocation_usd_per_kw_month"] > 0 and money["rack_usd_per_month"] > 0:
         raise ConfigError(
