@@ -21,6 +21,7 @@ from planner.config.currency import parse_money
 from planner.errors import ConfigError, InfeasibleError
 from planner.workload.hf_config import model_from_hf_config
 from tests.cli_checks import assert_clean_error, own_data_dir, run, write_file
+from tests.test_bad_input_encodings import LLAMA
 
 pytestmark = pytest.mark.usefixtures("own_data_dir")
 __all__ = ["own_data_dir"]  # the fixture, imported for pytestmark
@@ -54,15 +55,8 @@ def test_a_gpu_memory_floor_in_mib_is_named_in_the_note() -> None:
 # --- a config.json without model_type -------------------------------------------------------------
 
 
-_LLAMA_2_7B = {
-    "hidden_size": 4096,
-    "intermediate_size": 11008,
-    "num_attention_heads": 32,
-    "num_hidden_layers": 32,
-    "num_key_value_heads": 32,
-    "vocab_size": 32000,
-    "max_position_embeddings": 4096,
-}
+# LLaMA 2 7B's config.json without its model_type
+_LLAMA_2_7B = {k: v for k, v in LLAMA.items() if k != "model_type"}
 
 
 def test_a_config_without_model_type_is_read_by_its_architectures(
