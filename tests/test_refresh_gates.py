@@ -25,7 +25,13 @@ from filelock import FileLock, Timeout
 
 from planner.catalog import load_offer_book
 from planner.catalog.gates import Gates, accept_patterns, check_gates, judge
-from planner.catalog.refresh import REFRESH_LOCK, diff_offers, refresh_advice, refresh_prices
+from planner.catalog.refresh import (
+    DIFF_COLUMNS,
+    REFRESH_LOCK,
+    diff_offers,
+    refresh_advice,
+    refresh_prices,
+)
 from planner.catalog.store import (
     LOCK,
     list_snapshots,
@@ -280,6 +286,16 @@ def test_dry_run_shows_the_changes_and_the_gates_and_writes_nothing(
     )
     assert "dry run: a refresh would publish this; nothing was written" in out.stderr
     assert sorted(p.name for p in user_dir.iterdir()) == before
+
+
+def test_a_dry_run_without_changes_writes_a_csv_of_the_header(
+    user_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # was: nothing at all on stdout, where prices diff writes the header alone
+    _serve(monkeypatch, GOOD)
+    out = _refresh("--dry-run", "--format", "csv")
+    assert out.exit_code == 0, out.output
+    assert out.stdout.splitlines() == [",".join(DIFF_COLUMNS)]
 
 
 def test_diff_offers_lists_a_vanished_price() -> None:

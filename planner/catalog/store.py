@@ -461,8 +461,9 @@ def read_manifest(path: Path) -> Manifest:
         missing = e.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR)
         raise (NotASnapshotError if missing else SnapshotError)(
             f"{path}: no readable {MANIFEST} ({e.strerror}); this is not a price snapshot folder",
-            hint="a snapshot folder holds manifest.json and offers-*.csv (`planner prices "
-            "status` names the ones in use); or leave the option out to use the newest",
+            # (was "or leave the option out", said to prices diff's OLD and NEW too)
+            hint="name a snapshot by its id (`planner prices status` lists them), or a folder "
+            "holding manifest.json and offers-*.csv",
         ) from e
     except UnicodeDecodeError as e:
         raise SnapshotError(f"{path / MANIFEST}: unreadable manifest (not UTF-8 text)") from e

@@ -233,8 +233,12 @@ def _echo_dry_run(result: RefreshResult, fmt: str) -> None:
         return
     if result.changes:
         click.echo(render_records(list(result.changes), fmt))
-    elif fmt == "table":
+    elif fmt in ("table", "markdown"):
         click.echo("no offers added or removed and no price moved more than 5%")
+    else:  # no changes: a CSV of the header alone, as prices diff writes (was nothing at all)
+        from planner.catalog.refresh import DIFF_COLUMNS
+
+        click.echo(render_records([], fmt, columns=DIFF_COLUMNS).rstrip("\n"))
     for finding in result.findings:
         verdict = "refuses" if finding.accepted_by is None else f"accepted by {finding.accepted_by}"
         click.echo(f"gate {finding.gate} {verdict}: {finding.message}", err=fmt != "table")
