@@ -188,9 +188,10 @@ def test_added_gpus_join_the_family_sets_of_their_architecture() -> None:
     assert eff.gemm_fraction(resolve_gpu("MI325X")) == pytest.approx(
         eff.GEMM_FRACTION["MI300"] * eff.SUSTAINED_GEMM_RELATIVE["MI325X"]
     )
-    # CDNA4: no calibration row (its MLPerf runs are held out)
-    assert eff.gemm_fraction(resolve_gpu("MI355X")) == eff.DEFAULT_GEMM_FRACTION
-    assert eff.gemm_fraction(resolve_gpu("MI350X")) == eff.DEFAULT_GEMM_FRACTION
+    # CDNA4: its own family figure (calibration row C43, the MI355X), for both parts
+    assert eff.gemm_fraction(resolve_gpu("MI355X")) == eff.GEMM_FRACTION["MI350"]
+    assert eff.gemm_fraction(resolve_gpu("MI350X")) == eff.GEMM_FRACTION["MI350"]
+    assert eff.GEMM_FRACTION["MI350"] != eff.DEFAULT_GEMM_FRACTION
     assert eff.pcie_gb_per_s(resolve_gpu("MI355X")) == 64.0  # PCIe Gen5 hosts
     assert eff.gemm_fraction(resolve_gpu("P100")) == eff.DEFAULT_GEMM_FRACTION
     # HBM: A30, A800, H20, GB200, GB300 and the Instinct parts; GDDR: L40, A40, GeForce
