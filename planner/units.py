@@ -229,6 +229,11 @@ def duration_fix(text: str) -> str | None:
             return f"a deadline is minutes to weeks long: write it like {DURATION_FORMS}"
         else:
             hours += number * _UNIT_HOURS[unit[0]]
+    if hours > MAX_DEADLINE_HOURS:  # 100y: was "write 876000h", refused in turn
+        return (
+            f"that is {hours / HOURS_PER_YEAR:.3g} years: a deadline is at most ten years "
+            f"({MAX_DEADLINE_HOURS:,.0f}h, 3650d)"
+        )
     days = f" ({hours / 24:.4g}d)" if hours >= 48 else ""
     return f"write {hours:g}h{days}: one number and one unit, write it like {DURATION_FORMS}"
 

@@ -205,7 +205,7 @@ def check_top(top: object) -> None:
 
 def _check_request(req: QuoteRequest) -> None:
     """Raise ConfigError for the first field of ``req`` that cannot be quoted; tidy name lists."""
-    _check_workload(req.workload)
+    object.__setattr__(req, "workload", _check_workload(req.workload))
     _check_deadline(req.deadline_hours)
     _check_money_and_percentages(req)
     _check_flags(req)
@@ -246,7 +246,8 @@ def _plain_numbers(req: QuoteRequest) -> None:
     object.__setattr__(req, "discounts", {key: plain_number(f) for key, f in req.discounts.items()})
 
 
-def _check_workload(workload: str | WorkloadSpec) -> None:
+def _check_workload(workload: str | WorkloadSpec) -> str | Path | WorkloadSpec:
+    """``workload`` checked: a spec as a file's reading makes it (checked_spec)."""
     if isinstance(workload, str):
         if not workload.strip():
             raise ConfigError(
@@ -255,13 +256,14 @@ def _check_workload(workload: str | WorkloadSpec) -> None:
                 hint="name a workload (planner workloads lists them) or a YAML file",
             )
     elif isinstance(workload, WorkloadSpec):
-        checked_spec(workload)  # a model_copy(update=...) skipped every check
+        return checked_spec(workload)  # a model_copy(update=...) skipped every check
     elif not isinstance(workload, Path):
         raise ConfigError(
             f"expected a workload name, YAML path or WorkloadSpec, got {workload!r}",
             key_path="workload",
             hint="e.g. workload='gpt2-xl-finetune' or workload=planner.load_workload('file.yaml')",
         )
+    return workload
 
 
 def _check_deadline(deadline: float) -> None:
@@ -270,7 +272,9 @@ def _check_deadline(deadline: float) -> None:
             f"a deadline of {deadline:g} hours is more than ten years "
             f"({MAX_DEADLINE_HOURS:,.0f} hours)",
             key_path="deadline_hours",
-            hint="give it in hours (24h, 3d, 2w on the command line)",
+            # (was "give it in hours", said of a deadline that was in hours, only too far off)
+            hint=f"a deadline is at most ten years ({MAX_DEADLINE_HOURS:,.0f} hours, 3,650 "
+            "days): a job that long is priced as a service or a budget, not a quote",
         )
     if is_number(deadline) and math.isfinite(deadline) and deadline > 0:
         return

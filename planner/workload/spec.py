@@ -19,6 +19,7 @@ Conventions:
 from __future__ import annotations
 
 import contextvars
+import difflib
 import functools
 import json
 import math
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
+    BaseModel,
     ConfigDict,
     Field,
     ValidationError,
@@ -2224,19 +2226,45 @@ def checked_spec(spec: WorkloadSpec) -> WorkloadSpec:
 
     if id(spec) in _CHECKED:
         return spec
+    note = (
+        "a copy made with model_copy(update=...) is not checked; spec.variant(...) "
+        "checks its changes as a file's"
+    )
+    file = workload_file(spec) or f"WorkloadSpec {spec.name!r}"
+    _refuse_unknown_attributes(spec, file, note)
     with warnings.catch_warnings():  # pydantic warns as it writes a value of the wrong type
         warnings.simplefilter("ignore")
         raw = spec.model_dump(mode="json", exclude_none=True)
     try:
-        parse_workload(raw, file=workload_file(spec) or f"WorkloadSpec {spec.name!r}")
+        parsed = parse_workload(raw, file=file)
     except ConfigError as e:
-        note = (
-            "a copy made with model_copy(update=...) is not checked; spec.variant(...) "
-            "checks its changes as a file's"
-        )
         e.hint = note if e.hint is None else f"{e.hint}; {note}"  # a range's hint keeps the note
         raise
-    return _checked(spec)
+    # the copy as a file's reading makes it: a value written as text ("fp8") becomes its enum and a
+    # section written as a dict its model (was: AttributeError "'str' object has no attribute
+    # 'value'" and "'dict' object has no attribute 'parallelism'" deep in the estimate)
+    if id(spec) in _FILES:
+        _FILES.setdefault(id(parsed), _FILES[id(spec)])
+        weakref.finalize(parsed, _FILES.pop, id(parsed), None)
+    return _checked(parsed)
+
+
+def _refuse_unknown_attributes(spec: WorkloadSpec, file: str, note: str) -> None:
+    """A key a model_copy(update=...) set that no field of the spec or its sections has (was: a
+    typo such as ``trainig`` dropped without a word, the estimate made without it)."""
+    parts: list[tuple[str, BaseModel]] = [("", spec)]
+    parts += [(f"{k}.", v) for k, v in vars(spec).items() if isinstance(v, BaseModel)]
+    for prefix, part in parts:
+        known = type(part).model_fields
+        for key in vars(part):
+            if key not in known:
+                close = difflib.get_close_matches(key, list(known), n=1)
+                raise ConfigError(
+                    f"unknown key {key!r}",
+                    file=file,
+                    key_path=f"{prefix}{key}",
+                    hint=(f"did you mean {close[0]!r}? " if close else "") + note,
+                )
 
 
 def load_workload(name_or_path: str, *, directory: Path | None = None) -> WorkloadSpec:

@@ -1,0 +1,85 @@
+"""Bad input and silently wrong results the twenty-fourth sweep found: a workload copied with
+pydantic's model_copy and a value written as text (or a section as a dict) crashed the estimate
+with AttributeError, and a misspelt key in such a copy was dropped; a deadline past ten years was
+"fixed" to a number of hours refused in turn.
+
+The product rule each test pins: bad input gets a clear error naming the field and a fix, for the
+CLI and the Python API alike, and no result is silently wrong.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import planner
+from planner.errors import ConfigError
+from tests.cli_checks import assert_clean_error, own_data_dir, run
+
+pytestmark = pytest.mark.usefixtures("own_data_dir")
+__all__ = ["own_data_dir"]  # the fixture, imported for pytestmark
+
+
+# --- a workload copied with model_copy ------------------------------------------------------------
+
+
+def test_a_copy_with_a_value_as_text_is_read_as_a_files_value() -> None:
+    # was: AttributeError "'str' object has no attribute 'value'" in estimate() and quote()
+    spec = planner.load_workload("gpt2-xl-finetune")
+    training = spec.training.model_copy(update={"precision": "fp8"})
+    copied = spec.model_copy(update={"training": training})
+    variant = planner.with_training(spec, precision="fp8")
+    assert (
+        planner.estimate(copied, "H100").wall_hours == planner.estimate(variant, "H100").wall_hours
+    )
+    assert planner.quote(workload=copied, deadline_hours=24).plans
+
+
+def test_a_copy_with_a_section_as_a_dict_is_read_as_a_files_section() -> None:
+    # was: AttributeError "'dict' object has no attribute 'parallelism'"
+    spec = planner.load_workload("gpt2-xl-finetune")
+    copied = spec.model_copy(update={"training": {"method": "lora"}})
+    variant = planner.with_training(spec, method="lora")
+    assert (
+        planner.estimate(copied, "H100").wall_hours == planner.estimate(variant, "H100").wall_hours
+    )
+
+
+@pytest.mark.parametrize(
+    ("update", "where", "meant"),
+    [
+        ({"trainig": 1}, "trainig", "training"),
+        ("precison", "training.precison", "precision"),
+    ],
+)
+def test_a_misspelt_key_in_a_copy_is_refused_not_dropped(
+    update: dict[str, int] | str, where: str, meant: str
+) -> None:
+    # was: the typo dropped without a word, the estimate made without it
+    spec = planner.load_workload("gpt2-xl-finetune")
+    if isinstance(update, str):
+        copied = spec.model_copy(
+            update={"training": spec.training.model_copy(update={update: "fp8"})}
+        )
+    else:
+        copied = spec.model_copy(update=update)
+    with pytest.raises(ConfigError) as caught:
+        planner.estimate(copied, "H100")
+    assert caught.value.key_path == where
+    assert f"did you mean {meant!r}?" in str(caught.value.hint)
+
+
+# --- a deadline past ten years ---------------------------------------------------------------------
+
+
+def test_a_deadline_of_a_century_is_told_the_ten_year_limit() -> None:
+    # was: "write 876000h", and 876000h refused as more than ten years
+    out = run("quote", "-w", "gpt2-xl-finetune", "--deadline", "100y")
+    assert_clean_error(out, "--deadline", "at most ten years")
+    assert "876000h" not in out.stderr
+
+
+def test_a_deadline_past_ten_years_in_python_is_not_told_to_give_hours() -> None:
+    # was: "give it in hours (24h, 3d, 2w on the command line)" for a deadline in hours
+    with pytest.raises(ConfigError) as caught:
+        planner.quote(workload="gpt2-xl-finetune", deadline_hours=1e6)
+    assert "at most ten years" in str(caught.value.hint)
