@@ -9,11 +9,14 @@ CLI and the Python API alike, and no result is silently wrong.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 import planner
 from planner.errors import ConfigError
-from tests.cli_checks import assert_clean_error, own_data_dir, run
+from tests.cli_checks import assert_clean_error, own_data_dir, run, write_file
 
 pytestmark = pytest.mark.usefixtures("own_data_dir")
 __all__ = ["own_data_dir"]  # the fixture, imported for pytestmark
@@ -83,3 +86,19 @@ def test_a_deadline_past_ten_years_in_python_is_not_told_to_give_hours() -> None
     with pytest.raises(ConfigError) as caught:
         planner.quote(workload="gpt2-xl-finetune", deadline_hours=1e6)
     assert "at most ten years" in str(caught.value.hint)
+
+
+# --- workloads new --framework ------------------------------------------------------------------
+
+
+def test_workloads_new_writes_the_framework_it_was_given(tmp_path: Path) -> None:
+    # was: --framework checked, then left out of the file, whose estimate ran on another stack
+    args = ("--model", "mistral-7b", "--tokens", "50M", "--method", "lora", "--precision", "fp8")
+    written = run("workloads", "new", "x", *args, "--framework", "nemo")
+    assert written.exit_code == 0, written.output
+    path = write_file(tmp_path, "x.yaml", written.stdout)
+    from_file = run("estimate", str(path), "--gpu", "H100", "--format", "json")
+    from_facts = run("estimate", *args, "--framework", "nemo", "--gpu", "H100", "--format", "json")
+    assert json.loads(from_file.stdout)["wall_hours"] == json.loads(from_facts.stdout)["wall_hours"]
+    plain = run("workloads", "new", "x", *args)
+    assert "framework" not in plain.stdout  # the default stack is the file's default too

@@ -244,6 +244,8 @@ def workload_yaml(spec: WorkloadSpec, *, model: str) -> str:
     ]
     if training.method.value != "full":
         lines.append(f"  lora_rank: {training.lora_rank}")
+    if training.framework not in (None, "auto"):  # --framework (was checked, then left out)
+        lines.append(f"  framework: {json.dumps(str(training.framework))}  # the software stack")
     lines.append(
         "  # global_batch_tokens: 1048576  # tokens per optimizer step (default: from the model)"
     )
