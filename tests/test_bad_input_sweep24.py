@@ -10,6 +10,7 @@ CLI and the Python API alike, and no result is silently wrong.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,28 @@ def test_workloads_new_writes_the_framework_it_was_given(tmp_path: Path) -> None
     assert json.loads(from_file.stdout)["wall_hours"] == json.loads(from_facts.stdout)["wall_hours"]
     plain = run("workloads", "new", "x", *args)
     assert "framework" not in plain.stdout  # the default stack is the file's default too
+
+
+# --- a quote made with a recorded calibration says so -----------------------------------------------
+
+
+def test_a_quote_made_with_a_calibration_says_so_in_every_format(tmp_path: Path) -> None:
+    # was: the estimate said "calibrated from your run of ...", the quote's times and costs halved
+    # by it without a word, in the table, the JSON and the report alike
+    recorded = run(
+        "calibrate", "record", "gpt2-xl-finetune", "--gpu", "H100",
+        "--measured-tokens-per-second", "40000",
+    )  # fmt: skip
+    assert recorded.exit_code == 0, recorded.output
+    args = ("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--gpu", "H100:1", "--top", "1")
+    quoted = run(*args, "--format", "json")
+    assert quoted.exit_code == 0, quoted.output
+    (note,) = json.loads(quoted.stdout)["notes"]
+    # the factor the recording announced
+    factor = re.search(r"x(\d\.\d\d) on their training steps", recorded.output)
+    assert factor is not None, recorded.output
+    assert note.startswith("calibrated from your run of") and f"x{factor.group(1)}" in note
+    assert note in run(*args).stdout
+    report = tmp_path / "q.md"
+    assert run(*args, "--report", str(report)).exit_code == 0
+    assert note in report.read_text(encoding="utf-8")

@@ -64,6 +64,7 @@ from planner.schema import COMMITMENT_OPTIONS, PRICE_COLUMNS, Fabric, Interconne
 from planner.units import MIN_BILLED_HOURS
 from planner.workload import Estimate, Topology, WorkloadSpec
 from planner.workload.advice import is_tensor_across_nodes, is_unrunnable
+from planner.workload.calibration import CALIBRATION_NOTE_STARTS
 
 if TYPE_CHECKING:
     from planner.ownership.hardware import HardwareSpec
@@ -124,6 +125,9 @@ class CandidateSet:
     table: pd.DataFrame
     exclusions: tuple[Exclusion, ...]
     estimates_evaluated: int
+    # GPU model -> what the user's recorded runs did to its estimates ("calibrated from your run
+    # of ...", or why one no longer applies), as the estimates say it
+    calibration_notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 CANDIDATE_COLUMNS = (
@@ -190,6 +194,15 @@ class _Estimates:
     def __len__(self) -> int:
         """How many distinct estimates were made."""
         return len(self._cache)
+
+    def calibration_notes(self) -> dict[str, tuple[str, ...]]:
+        """Per GPU model, the estimates' lines about the user's calibrations (each once)."""
+        notes: dict[str, dict[str, None]] = {}
+        for (gpu, *_), est in self._cache.items():
+            for line in est.assumptions:
+                if line.startswith(CALIBRATION_NOTE_STARTS):
+                    notes.setdefault(gpu, {})[line] = None
+        return {gpu: tuple(lines) for gpu, lines in notes.items()}
 
     def __call__(
         self, gpu: GpuSpec, count: int, per_node: int, link: str, fabric: str, gbps: float | None
@@ -281,7 +294,12 @@ def build_candidates(
         table = _cloud_table(clouds)
     else:
         table = pd.DataFrame(columns=list(CANDIDATE_COLUMNS))
-    return CandidateSet(table=table, exclusions=tuple(exclusions), estimates_evaluated=len(run))
+    return CandidateSet(
+        table=table,
+        exclusions=tuple(exclusions),
+        estimates_evaluated=len(run),
+        calibration_notes=run.calibration_notes(),
+    )
 
 
 def _cloud_table(clouds: Sequence[Mapping[str, np.ndarray]]) -> pd.DataFrame:

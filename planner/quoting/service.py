@@ -17,7 +17,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -115,7 +115,7 @@ def quote(
         book=inputs.book,
         frontier=curve,
         stats=stats,
-        notes=plan_set.notes,
+        notes=plan_set.notes + _calibration_notes(cset, plan_set.plans),
         owned=_owned_lines(inputs, cset, plan_set.plans),
         estimate_margin=margin,
     )
@@ -544,3 +544,13 @@ def _warn_out_of_scope(req: QuoteRequest) -> None:
                     ", ".join(req.providers),
                     provider,
                 )
+
+
+def _calibration_notes(cset: CandidateSet, plans: Sequence[Plan]) -> tuple[str, ...]:
+    """What the user's recorded runs did to the estimates of the plans' GPUs, each line once, as
+    ``planner estimate`` says it (was: a quote's times and costs halved by a calibration without
+    a word of it)."""
+    gpus = dict.fromkeys(str(item.gpu_model) for p in plans for item in p.items)
+    return tuple(
+        dict.fromkeys(line for gpu in gpus for line in cset.calibration_notes.get(gpu, ()))
+    )

@@ -444,6 +444,8 @@ def quote_document(
         Section("Left out", tuple(Paragraph(line) for line in result.excluded))
         if result.excluded
         else None,
+        # the user's calibrations and the plan variants left out (was: in the table output only)
+        Section("Notes", tuple(Paragraph(line) for line in result.notes)) if result.notes else None,
         Section("Assumptions", (assumptions,)),
     ]
     return Document(

@@ -65,6 +65,9 @@ PER_GPU_SLIP = 0.25
 # (efficiency.GEMM_FRACTION): runs on them ~25% faster.
 ESTIMATOR_REVISION = 10
 
+# How an estimate's assumption lines about the user's recorded runs begin (a quote repeats them).
+CALIBRATION_NOTE_STARTS = ("calibrated from your run of", "not calibrated: your run of")
+
 
 @dataclass(frozen=True)
 class Calibration:
