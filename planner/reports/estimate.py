@@ -168,7 +168,12 @@ def render_estimate(est: Estimate, fmt: str, *, kind: str | None = None) -> str:
         ("strategy", s.name),
         ("why", s.reason),
         ("total FLOPs", f"{est.total_flops:.3g}"),
-        ("efficiency (MFU)", f"{est.efficiency:.1%}" if est.fits or est.efficiency else "-"),
+        # the denominator named: an fp8 or fp4 run's matmuls outrun the 16-bit peak (was "MFU
+        # 137.2%" for fp4 on an RTX 5090, unexplained)
+        (
+            "MFU (16-bit peak)",
+            f"{est.efficiency:.1%}" if est.fits or est.efficiency else "-",
+        ),
         ("efficiency source", est.efficiency_source),
         (
             "wall-clock",
