@@ -128,3 +128,31 @@ def test_a_quote_made_with_a_calibration_says_so_in_every_format(tmp_path: Path)
     report = tmp_path / "q.md"
     assert run(*args, "--report", str(report)).exit_code == 0
     assert note in report.read_text(encoding="utf-8")
+
+
+# --- a config.json of a model that is no text transformer ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model_type", "what"),
+    [
+        ("vit", "a vision transformer"),
+        ("clip_vision_model", "a vision transformer"),
+        ("mamba", "a state-space model"),
+    ],
+)
+def test_a_config_of_no_text_transformer_is_refused_with_what_to_write(
+    tmp_path: Path, model_type: str, what: str
+) -> None:
+    # was: the unknown-family warning ("set model_type to llama"), then a causal-decoder estimate
+    config = {
+        "model_type": model_type,
+        "hidden_size": 768,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 12,
+        "vocab_size": 1000,
+    }
+    path = write_file(tmp_path, "config.json", json.dumps(config))
+    out = run("estimate", "--model", str(path), "--tokens", "50M", "--gpu", "H100")
+    assert_clean_error(out, "model_type", f"is the config of {what}", "write a workload file")
+    assert "read as a plain decoder" not in out.stderr

@@ -357,6 +357,30 @@ _ENCODERS = {
 }
 # Encoder-decoder families (two stacks, cross-attention), where a config does not say so itself.
 _ENCODER_DECODERS = {"bart", "led", "marian", "mbart", "mt5", "pegasus", "t5", "umt5", "whisper"}
+# Families that are no text transformer at all, by what they are: vision encoders (image patches,
+# bidirectional attention, no vocabulary), convolutional networks, and state-space or recurrent
+# language models (no attention).  Read as a plain decoder they were estimated with causal
+# attention over a "vocabulary" of classes, with the unknown-family warning's fix ("set model_type
+# to llama") making it no truer.
+_NOT_TEXT_TRANSFORMERS = {
+    "beit": "a vision transformer",
+    "clip_vision_model": "a vision transformer (CLIP's image tower)",
+    "deit": "a vision transformer",
+    "dinov2": "a vision transformer",
+    "siglip_vision_model": "a vision transformer (SigLIP's image tower)",
+    "swin": "a vision transformer",
+    "swinv2": "a vision transformer",
+    "vit": "a vision transformer",
+    "vit_mae": "a vision transformer",
+    "convnext": "a convolutional network",
+    "convnextv2": "a convolutional network",
+    "efficientnet": "a convolutional network",
+    "regnet": "a convolutional network",
+    "resnet": "a convolutional network",
+    "mamba": "a state-space model (no attention)",
+    "mamba2": "a state-space model (no attention)",
+    "rwkv": "a recurrent model (no attention)",
+}
 
 
 # Encoder families read with BERT's layout (transformers' BertModel and its descendants): per layer
@@ -514,6 +538,17 @@ def _check_decoder(config: dict[str, Any], file: str, family: str) -> None:
     architectures = config.get("architectures")
     names = [str(a) for a in architectures] if isinstance(architectures, list) else []
     what = family or (names[0] if names else "")
+    if family in _NOT_TEXT_TRANSFORMERS:
+        raise ConfigError(
+            f"is the config of {_NOT_TEXT_TRANSFORMERS[family]} ({what}); a config.json is read "
+            "for decoder-only text transformers",
+            file=file,
+            key_path="model_type",
+            hint="write a workload file instead: a vision transformer as model: {arch: encoder, "
+            "params, layers, hidden, heads, seq_len: its patches + 1} with data: {samples}; a "
+            "convolutional network as a preset (resnet50; planner models lists them) or with its "
+            "params and flops_per_sample",
+        )
     if config.get("is_encoder_decoder") is True or family in _ENCODER_DECODERS:
         raise ConfigError(
             f"is the config of an encoder-decoder model ({what}); a config.json is read for "
