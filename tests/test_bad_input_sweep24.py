@@ -156,3 +156,13 @@ def test_a_config_of_no_text_transformer_is_refused_with_what_to_write(
     out = run("estimate", "--model", str(path), "--tokens", "50M", "--gpu", "H100")
     assert_clean_error(out, "model_type", f"is the config of {what}", "write a workload file")
     assert "read as a plain decoder" not in out.stderr
+
+
+def test_an_encoder_is_not_served_as_a_text_generator(tmp_path: Path) -> None:
+    # was: "fits (serving)" with a KV cache and a time per output token for BERT
+    text = (
+        "name: encinf\nkind: inference\nmodel: bert-base\n"
+        "inference: {requests_per_s: 10, output_tokens: 100, prompt_tokens: 300, hours: 730}\n"
+    )
+    out = run("estimate", str(write_file(tmp_path, "encinf.yaml", text)), "--gpu", "H100")
+    assert_clean_error(out, "encinf.yaml", "bert-base is an encoder", "name a decoder")

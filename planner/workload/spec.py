@@ -1275,6 +1275,16 @@ class WorkloadSpec(_Section):
             )
         if self.kind is Kind.INFERENCE and not m.is_transformer:
             return self._check_vision_inference()
+        if self.kind is Kind.INFERENCE and m.arch == "encoder":
+            # was: BERT "served" as a text generator, a KV cache and a time per output token
+            raise FieldError(
+                "model",
+                f"{m.preset or 'the model'} is an encoder (bidirectional attention): it reads a "
+                "text whole and generates no tokens, and inference workloads here are text "
+                "generation (a decoder model) or images; serving an encoder for embeddings or "
+                "classification is not modelled: name a decoder to generate text (model: "
+                "llama-3-8b; planner models lists them), or estimate the encoder's training",
+            )
         if self.kind is Kind.INFERENCE:
             inf = self.inference
             if inf is not None:
