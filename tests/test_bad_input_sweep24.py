@@ -166,3 +166,9 @@ def test_an_encoder_is_not_served_as_a_text_generator(tmp_path: Path) -> None:
     )
     out = run("estimate", str(write_file(tmp_path, "encinf.yaml", text)), "--gpu", "H100")
     assert_clean_error(out, "encinf.yaml", "bert-base is an encoder", "name a decoder")
+
+
+def test_a_confidence_as_a_fraction_is_told_a_range_that_100_is_not_in() -> None:
+    # was: "Write percentages from 0 to 100", and 100 refused in turn
+    out = run("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--confidence", "0.9")
+    assert_clean_error(out, "did you mean 90", "from 0 to below 100")

@@ -640,7 +640,7 @@ def test_a_tiny_confidence_gets_no_tinier_suggestion() -> None:
     result = invoke(
         "quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--confidence", "1e-300"
     )
-    assert_clean_error(result, "--confidence", "Write percentages from 0 to 100")
+    assert_clean_error(result, "--confidence", "Write percentages from 0 to below 100")
     assert "did you mean" not in result.stderr
 
 

@@ -319,9 +319,15 @@ def _check_money_and_percentages(req: QuoteRequest) -> None:
             hint="e.g. confidence_pct=95 (each plan meets the deadline with at least a 95% "
             "chance under the spot model); 0 accepts any risk",
         )
-    for key, value, example in (
-        ("max_interruption_pct", pct, "interrupted at most {}% of spot hours a month"),
-        ("confidence_pct", confidence, "meets the deadline with at least a {}% chance"),
+    for key, value, example, top in (
+        ("max_interruption_pct", pct, "interrupted at most {}% of spot hours a month", "100"),
+        # a certainty of 100% is refused (was told "from 0 to 100", and 100 refused in turn)
+        (
+            "confidence_pct",
+            confidence,
+            "meets the deadline with at least a {}% chance",
+            "below 100",
+        ),
     ):
         if value is not None and 0 < value < 1:
             # a fraction where a percentage belongs: 0.9 asks for 0.9%, not 90%
@@ -331,10 +337,10 @@ def _check_money_and_percentages(req: QuoteRequest) -> None:
                 key_path=key,
                 hint=(
                     f"did you mean {value * 100:g} ({example.format(f'{value * 100:g}')})? "
-                    "Write percentages from 0 to 100"
+                    f"Write percentages from 0 to {top}"
                     if value >= 0.01
                     # 1e-300: was "did you mean 1e-298", as small a share as the one typed
-                    else "Write percentages from 0 to 100 (90 for 90%)"
+                    else f"Write percentages from 0 to {top} (90 for 90%)"
                 ),
             )
 
