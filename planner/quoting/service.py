@@ -267,10 +267,11 @@ def _inputs(req: QuoteRequest, book: OfferBook | None) -> _Inputs:
     if OWNED in req.providers:
         if not hardware:
             raise ConfigError(
-                "provider owned means your own machines, and no --hardware was given",
+                "provider owned means your own machines, and none were given",
                 key_path="providers",
-                hint="name them with --hardware FILE (repeatable), e.g. --hardware "
-                "workstation-rtx4090",
+                # (the keyword beside the option: was the option alone, to a Python caller too)
+                hint="name them with --hardware FILE (repeatable; hardware=(...) in Python), "
+                "e.g. --hardware workstation-rtx4090",
             )
         cloud = tuple(p for p in req.providers if p != OWNED)
         if cloud:

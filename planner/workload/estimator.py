@@ -76,7 +76,8 @@ def check_precision(spec: WorkloadSpec, gpu: GpuSpec) -> None:
     raise ConfigError(
         f"{why}, so it cannot train in {precision}",
         key_path="training.precision",
-        hint=f"use {fallback} (training.precision: {fallback}, or --precision {fallback})",
+        hint=f"use {fallback} (training.precision: {fallback}, --precision {fallback}, or "
+        f"planner.with_training(spec, precision={fallback!r}) in Python)",
     )
 
 
