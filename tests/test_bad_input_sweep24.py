@@ -172,3 +172,15 @@ def test_a_confidence_as_a_fraction_is_told_a_range_that_100_is_not_in() -> None
     # was: "Write percentages from 0 to 100", and 100 refused in turn
     out = run("quote", "-w", "gpt2-xl-finetune", "--deadline", "24h", "--confidence", "0.9")
     assert_clean_error(out, "did you mean 90", "from 0 to below 100")
+
+
+def test_workloads_show_saved_to_a_file_is_a_workload_to_edit(tmp_path: Path) -> None:
+    # the --seq-len refusal says "write your own file from it (planner workloads show X prints
+    # it)"; was: a requirements table after the YAML, so the saved file was not valid YAML
+    shown = run("workloads", "show", "gpt2-xl-finetune")
+    assert shown.exit_code == 0, shown.output
+    assert "# Derived requirements" in shown.stdout
+    edited = shown.stdout.replace("seq_len: 1024", "seq_len: 512")
+    assert edited != shown.stdout
+    out = run("estimate", str(write_file(tmp_path, "mine.yaml", edited)), "--gpu", "H100")
+    assert out.exit_code == 0, out.output

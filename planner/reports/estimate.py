@@ -96,7 +96,10 @@ def render_workload_show(spec: WorkloadSpec, estimates: Sequence[Estimate], fmt:
     head = "Derived requirements (smallest GPU count that fits, per reference GPU):"
     if fmt == "markdown":
         return f"```yaml\n{text}\n```\n\n{head}\n\n{reqs}"
-    return f"{text}\n\n{head}\n{reqs}"
+    # the requirements as YAML comments: the whole output saved (> mine.yaml) is a workload file
+    # to edit, as the hints that point here say (was: a table after the YAML, not valid YAML)
+    commented = "\n".join(f"# {line}".rstrip() for line in [head, *reqs.splitlines()])
+    return f"{text}\n\n{commented}"
 
 
 def _gpu_hours(h: float) -> str:
