@@ -184,3 +184,11 @@ def test_workloads_show_saved_to_a_file_is_a_workload_to_edit(tmp_path: Path) ->
     assert edited != shown.stdout
     out = run("estimate", str(write_file(tmp_path, "mine.yaml", edited)), "--gpu", "H100")
     assert out.exit_code == 0, out.output
+
+
+def test_a_serving_replica_on_gpus_without_nvlink_needs_pcie_not_nvlink() -> None:
+    # was: "interconnect needed nvlink" for tensor-parallel replicas of RTX 4090s, which have none
+    est = planner.estimate("llm-serving-7b", "RTX4090", 8)
+    assert est.strategy.tensor_parallel > 1
+    assert est.interconnect_required.value == "pcie"
+    assert planner.estimate("llm-serving-70b", "H100", 8).interconnect_required.value == "nvswitch"

@@ -437,18 +437,23 @@ def _no_replica(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topology) ->
         efficiency=0.0,
         source=_roofline_source(gpu),
         wall_hours=math.inf,
-        interconnect=(
-            Interconnect.NONE
-            if gpn == 1
-            else Interconnect.NVSWITCH
-            if gpn > 2
-            else Interconnect.NVLINK
-        ),
+        interconnect=replica_link(gpu, topo, gpn),
         fabric=None,
         checkpoint_gib=weights_gib,
         suggestions=suggestions,
         assumptions=_assumptions(spec, gpu),
     )
+
+
+def replica_link(gpu: GpuSpec, topo: Topology, tp: int) -> Interconnect:
+    """The link a replica of ``tp`` GPUs needs between them: none for one GPU; PCIe where the GPU
+    has no NVLink or the topology links its GPUs over PCIe (the replica was timed on that link:
+    was "nvlink" for RTX 4090s, which have none); else NVLink, NVSwitch beyond two."""
+    if tp == 1:
+        return Interconnect.NONE
+    if not gpu.direct_link or topo.interconnect is Interconnect.PCIE:
+        return Interconnect.PCIE
+    return Interconnect.NVSWITCH if tp > 2 else Interconnect.NVLINK
 
 
 def _memory(c: _Choice, prompt: Lengths, output: Lengths) -> dict[str, float]:
@@ -569,10 +574,7 @@ def estimate_inference(spec: WorkloadSpec, gpu: GpuSpec, count: int, topo: Topol
         efficiency=efficiency,
         source=_roofline_source(gpu),
         wall_hours=wall_h,
-        # one GPU per replica: nothing between GPUs; tensor parallel: NVLink, NVSwitch beyond 2
-        interconnect=Interconnect.NONE
-        if r.tp == 1
-        else (Interconnect.NVSWITCH if r.tp > 2 else Interconnect.NVLINK),
+        interconnect=replica_link(gpu, topo, r.tp),
         fabric=None,
         checkpoint_gib=_weights_gib(spec),
         suggestions=_suggestions(spec, gpu, c),
