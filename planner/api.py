@@ -1305,10 +1305,25 @@ def _as_number_fix(name: str, value: Any, unit: str) -> str | None:
 @_keywords_checked
 def calibrations() -> list[dict[str, Any]]:
     """The recorded calibrations, oldest first, each with its ``factor`` and whether later
-    estimates apply it (``applies``: False for a run measured against an earlier estimator)."""
-    from planner.workload.calibration import load_calibrations
+    estimates apply it (``applies``: False for a run measured against an earlier estimator, and
+    for one a later run of the same GPU, stack, precision, method and kind supersedes: estimates
+    take the most recent; was True for both)."""
+    from planner.workload.calibration import load_calibrations, recency
 
-    return [{**asdict(c), "factor": c.factor, "applies": c.applies} for c in load_calibrations()]
+    runs = load_calibrations()
+    latest: dict[tuple[str, ...], Any] = {}  # each job's key -> the run its estimates take
+    for c in runs:
+        key = (c.gpu, c.framework, c.precision, c.method, c.kind)
+        if c.applies and (key not in latest or recency(c) > recency(latest[key])):
+            latest[key] = c
+    return [
+        {
+            **asdict(c),
+            "factor": c.factor,
+            "applies": latest.get((c.gpu, c.framework, c.precision, c.method, c.kind)) is c,
+        }
+        for c in runs
+    ]
 
 
 @_keywords_checked

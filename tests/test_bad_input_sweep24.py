@@ -192,3 +192,33 @@ def test_a_serving_replica_on_gpus_without_nvlink_needs_pcie_not_nvlink() -> Non
     assert est.strategy.tensor_parallel > 1
     assert est.interconnect_required.value == "pcie"
     assert planner.estimate("llm-serving-70b", "H100", 8).interconnect_required.value == "nvswitch"
+
+
+# --- calibrate list: which run applies ---------------------------------------------------------
+
+
+def _record(rate: str) -> None:
+    out = run(
+        "calibrate", "record", "gpt2-xl-finetune", "--gpu", "H100",
+        "--measured-tokens-per-second", rate,
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+
+
+def test_a_superseded_run_is_listed_as_not_applying() -> None:
+    # was: applies True for both runs of the same job, though estimates take the later one only
+    _record("40000")
+    _record("20000")
+    listed = {r["id"]: r for r in planner.api.calibrations()}
+    assert listed["c1"]["applies"] is False
+    assert listed["c2"]["applies"] is True
+
+
+def test_the_tenth_run_of_a_day_supersedes_the_ninth() -> None:
+    # c10 against c9 compared as text had the ninth run applying
+    for n in range(10):
+        _record(str(20000 + 1000 * n))
+    applying = [r["id"] for r in planner.api.calibrations() if r["applies"]]
+    assert applying == ["c10"]
+    est = planner.estimate("gpt2-xl-finetune", "H100")
+    assert any("(c10:" in line for line in est.assumptions)

@@ -610,6 +610,13 @@ def _ids_hint(calibrations: Sequence[Calibration], typed: str) -> str:
     return f"recorded runs: {listed}{more} (planner calibrate list shows them all)"
 
 
+def recency(c: Calibration) -> tuple[str, int, str]:
+    """How recent a recorded run is: its date, then its number (c10 after c9, which text order
+    puts first), then its id; of the runs that match an estimate, the most recent applies."""
+    numbered = re.fullmatch(r"c([0-9]+)", c.id)
+    return (c.recorded_on, int(numbered.group(1)) if numbered else -1, c.id)
+
+
 def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibration]) -> Estimate:
     """``est`` with its training steps scaled by the most recent matching calibration (itself
     when none matches or the estimate does not run)."""
@@ -621,7 +628,7 @@ def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibra
     if not matches:
         if not runs:
             return est
-        old = max(runs, key=lambda c: (c.recorded_on, c.id))
+        old = max(runs, key=recency)
         which = (
             # a hand edit or a newer planner's file: was called "an earlier version" too
             f"a newer version of the estimate (revision {old.estimator_revision}; this planner's "
@@ -635,7 +642,7 @@ def calibrated(spec: WorkloadSpec, est: Estimate, calibrations: Sequence[Calibra
             "record) to use it"
         )
         return replace(est, assumptions=(*est.assumptions, note))
-    cal = max(matches, key=lambda c: (c.recorded_on, c.id))
+    cal = max(matches, key=recency)
     phases = dict(est.time_breakdown_hours)
     bounds = est.step_bounds
     if bounds is None:
