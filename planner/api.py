@@ -1357,6 +1357,15 @@ def with_training(spec: str | WorkloadSpec, **training: Any) -> WorkloadSpec:
             hint="a served model's precision and stack are inference.precision and "
             "inference.framework in the workload's file",
         )
+    if "training" in training and isinstance(training["training"], dict):
+        # with_training(spec, training={...}): was "training.training: unknown key; hint: training
+        # belongs under the top level: (training)"
+        fields = ", ".join(f"{k}={v!r}" for k, v in training["training"].items())
+        raise ConfigError(
+            "with_training() takes the training section's fields as keywords, not the section",
+            key_path="training",
+            hint=f"planner.with_training(spec, {fields or 'precision=...'})",
+        )
     raw = spec.model_dump(mode="json", exclude_none=True)
     raw.setdefault("training", {}).update(training)
     changed = ", ".join(f"{k}={v}" for k, v in training.items())

@@ -222,3 +222,17 @@ def test_the_tenth_run_of_a_day_supersedes_the_ninth() -> None:
     assert applying == ["c10"]
     est = planner.estimate("gpt2-xl-finetune", "H100")
     assert any("(c10:" in line for line in est.assumptions)
+
+
+def test_a_model_presets_name_given_as_a_workload_says_what_it_is() -> None:
+    # was: "unknown workload 'mistral-7b'; did you mean mixtral-8x7b-finetune?"
+    out = run("workloads", "show", "mistral-7b")
+    assert_clean_error(out, "is a model preset", "--model mistral-7b --tokens")
+
+
+def test_with_training_given_the_section_points_at_its_keywords() -> None:
+    # was: "training.training: unknown key; hint: training belongs under the top level"
+    spec = planner.load_workload("gpt2-xl-finetune")
+    with pytest.raises(ConfigError) as caught:
+        planner.with_training(spec, training={"method": "lora"})
+    assert "planner.with_training(spec, method='lora')" in str(caught.value.hint)

@@ -256,7 +256,7 @@ def test_a_file_number_in_full_width_digits_gets_its_ascii_digits(
             "global_batch_tokens: 32768",
             "global_batch_tokens: 1e30",
             "training.global_batch_tokens",
-            "more than 0, at most 1e+09: check the unit",
+            "more than 0, at most 1e+09: check the number and its unit",
         ),
         # a share written as a percentage gets the fraction
         (
@@ -279,7 +279,7 @@ def test_a_file_number_in_full_width_digits_gets_its_ascii_digits(
             "hours_available_per_day: 24",
             "hours_available_per_day: 48",
             "hours_available_per_day",
-            "valid values: 1 to 24: check the unit",
+            "valid values: 1 to 24: check the number and its unit",
         ),
         (HARDWARE, "capex_usd: 310000", "capex_usd: -1", "capex_usd", "valid values: 0 or more"),
         (

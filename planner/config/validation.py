@@ -1001,5 +1001,6 @@ def _range_hint(model: type[BaseModel], loc: Loc, err: Any) -> str | None:
             # power_kw_avg: 8000 (watts), lifetime_years: 48 (months): was "check the unit"
             meant = number * smaller[0]
             return f"{hint}: check the unit; if {number:g} is {smaller[1]}, write {meant:.4g}"
-        return f"{hint}: check the unit, the key's name says it"
+        # (was "the key's name says it", said of command-line options and of counts too)
+        return f"{hint}: check the number and its unit"
     return hint

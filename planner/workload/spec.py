@@ -2317,6 +2317,14 @@ def load_workload(name_or_path: str, *, directory: Path | None = None) -> Worklo
         catalog = load_gpu_catalog()
         gpu = catalog.get(text)
         gpus = (gpu,) if gpu is not None else catalog.family(text)
+        preset = get_preset(text)
+        if preset is not None and gpu is None:
+            # a model's name (mistral-7b): was "did you mean mixtral-8x7b-finetune?"
+            error.hint = (
+                f"{text!r} is a model preset ({preset.params:.3g} parameters), not a workload: "
+                f"planner workloads new NAME --model {preset.name} --tokens 50M writes one "
+                f"(planner estimate --model {preset.name} --tokens 50M estimates it)"
+            )
         if gpus and not error.suggestions:
             # the workload and the GPU swapped: estimate("H100", "gpt2-finetune")
             names = ", ".join(g.name for g in gpus[:3])
