@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import logging
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -76,6 +77,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = sorted(_PUBLIC)
 
+log = logging.getLogger(__name__)
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -248,6 +250,40 @@ def _callable_or_none(name: str, value: Any) -> Any:
             hint="e.g. load_book=planner.load_offer_book, or leave it out",
         )
     return value
+
+
+# Fewer tokens a sequence than any language model trains on: a config's max_position_embeddings
+# or a --seq-len of 1 (was an estimate at 0.1% MFU without a word).
+_FEWEST_PLAUSIBLE_SEQ_TOKENS = 8
+
+
+def _warn_implausible(spec: Any, est: Any) -> None:
+    """Say so where an estimate that runs is no plan anyone makes: longer than the longest
+    deadline a quote takes (ten years: was 438 years for 1e15 tokens on 8 H100s, without a
+    word), or a transformer trained on sequences of a few tokens."""
+    from planner.units import HOURS_PER_YEAR, MAX_DEADLINE_HOURS
+    from planner.workload.spec import Kind
+
+    if est.fits and math.isfinite(est.wall_hours) and est.wall_hours > MAX_DEADLINE_HOURS:
+        log.warning(
+            "%s on %d x %s takes %.3g years: check the amount of work (data.tokens, samples, "
+            "epochs) and the GPU count; a quote plans at most ten years",
+            spec.name,
+            est.gpu_count,
+            est.gpu,
+            est.wall_hours / HOURS_PER_YEAR,
+        )
+    if (
+        spec.kind is not Kind.INFERENCE
+        and spec.model.is_transformer
+        and spec.seq_len < _FEWEST_PLAUSIBLE_SEQ_TOKENS
+    ):
+        log.warning(
+            "%s trains on sequences of %d token(s) (model.seq_len, or a config's "
+            "max_position_embeddings): each step learns from almost nothing; check the length",
+            spec.name,
+            spec.seq_len,
+        )
 
 
 def _callback_taking(*arguments: str) -> Callable[[str, Any], Any]:
@@ -574,7 +610,9 @@ class Planner:
                             hint=f"give at least {pinned['tensor']} GPUs per node, or a smaller "
                             "training.parallelism.tensor (or leave it to the search)",
                         )
-            return _estimate(spec, spec_gpu, count, topology=topology, calibrations=calibrations)
+            est = _estimate(spec, spec_gpu, count, topology=topology, calibrations=calibrations)
+            _warn_implausible(spec, est)
+            return est
 
     # --- quote ---------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import planner
+import planner.api
 from planner.config.currency import parse_money
 from planner.errors import ConfigError, InfeasibleError
 from planner.workload.hf_config import model_from_hf_config

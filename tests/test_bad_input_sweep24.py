@@ -10,12 +10,14 @@ CLI and the Python API alike, and no result is silently wrong.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 
 import pytest
 
 import planner
+import planner.api
 from planner.errors import ConfigError
 from tests.cli_checks import assert_clean_error, own_data_dir, run, write_file
 
@@ -236,3 +238,28 @@ def test_with_training_given_the_section_points_at_its_keywords() -> None:
     with pytest.raises(ConfigError) as caught:
         planner.with_training(spec, training={"method": "lora"})
     assert "planner.with_training(spec, method='lora')" in str(caught.value.hint)
+
+
+# --- estimates no one plans -----------------------------------------------------------------------
+
+
+def test_an_estimate_of_centuries_warns(caplog: pytest.LogCaptureFixture) -> None:
+    # was: "wall-clock 3,835,353 h (159,806.4 days)", exit 0, without a word
+    spec = planner.api.workload_from_facts("llama-2-7b", tokens=1e15, kind="pretrain")
+    with caplog.at_level(logging.WARNING, logger="planner"):
+        est = planner.estimate(spec, "H100", 8)
+    years = est.wall_hours / (365 * 24)
+    assert years > 10
+    assert f"takes {years:.3g} years: check the amount of work" in caplog.text
+
+
+def test_sequences_of_one_token_warn(caplog: pytest.LogCaptureFixture) -> None:
+    # was: an estimate at 0.1% MFU for --seq-len 1 (or max_position_embeddings: 1) without a word
+    short = planner.api.workload_from_facts("mistral-7b", tokens=50e6, method="lora", seq_len=1)
+    with caplog.at_level(logging.WARNING, logger="planner"):
+        assert planner.estimate(short, "H100").fits
+    assert "sequences of 1 token(s)" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="planner"):
+        planner.estimate(planner.api.workload_from_facts("mistral-7b", tokens=50e6), "H100")
+    assert "sequences of" not in caplog.text
