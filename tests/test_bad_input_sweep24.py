@@ -263,3 +263,10 @@ def test_sequences_of_one_token_warn(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="planner"):
         planner.estimate(planner.api.workload_from_facts("mistral-7b", tokens=50e6), "H100")
     assert "sequences of" not in caplog.text
+
+
+def test_a_gpu_count_no_instance_has_names_the_counts_on_offer() -> None:
+    # was: "GPUs offered: H100, H200, H100-NVL", the models, where the count is what is off
+    out = run("offers", "--gpu", "H100:3")
+    assert out.exit_code == 0, out.output
+    assert "H100 comes 1, 2, 4 or 8 to an instance" in out.stderr

@@ -493,6 +493,9 @@ def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
     if flt.gpus:
         left = df[gpu_choice_mask(df, flt.gpus, catalog)]
         if left.empty:
+            counted = _counts_offered(df, flt.gpus, catalog)
+            if counted:  # H100:3: was the GPU models offered, the count being what is off
+                return f"no offers with GPU {', '.join(flt.gpus)}{scope} (GPU filter); {counted}"
             valid = _closest(flt.gpus, df["gpu_model"].unique())
             return (
                 f"no offers with GPU {', '.join(flt.gpus)}{scope} (GPU filter); "
@@ -547,6 +550,23 @@ def why_no_offers(offers: pd.DataFrame, flt: OfferFilter, catalog: GpuCatalog) -
             f"the cheapest is {cheapest:.2f} USD"
         )
     return f"no {flt.purchase_option.value} offers match the filter"
+
+
+def _counts_offered(offers: pd.DataFrame, choices: Sequence[str], catalog: GpuCatalog) -> str:
+    """For choices with a count (``H100:3``) whose GPU is offered with other counts, the counts
+    there are ("H100 comes 1, 2 or 8 to an instance"); "" where none is."""
+    parts = []
+    for text in choices:
+        choice = catalog.choice(text)
+        if choice.count is None:
+            continue
+        counts = sorted(
+            {int(n) for n in offers.loc[offers["gpu_model"].isin(choice.names), "gpu_count"]}
+        )
+        if counts:
+            shown = ", ".join(map(str, counts[:-1])) + (" or " if len(counts) > 1 else "")
+            parts.append(f"{'/'.join(choice.names)} comes {shown}{counts[-1]} to an instance")
+    return "; ".join(parts)
 
 
 def _closest(asked: Sequence[str], valid: Iterable[Any]) -> str:
