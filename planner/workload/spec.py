@@ -2225,12 +2225,14 @@ def _from_file(spec: WorkloadSpec, path: str) -> WorkloadSpec:
 
 
 def checked_spec(spec: WorkloadSpec) -> WorkloadSpec:
-    """``spec`` itself, once its fields have been checked as a workload file's are.
+    """``spec`` as a workload file's reading makes it, once its fields have been checked: itself
+    where it was checked before (read from a file, a variant), else the spec its fields read as.
 
     A copy made with pydantic's ``model_copy(update=...)`` skips every check: ``pieces=0`` ended
-    in ZeroDivisionError, ``data.tokens=-1e9`` in negative GPU-hours and a quote of them.  The
-    library's functions check a spec they are given here (a few milliseconds; the spec's identity,
-    and the file it was read from, are kept).  Raises ConfigError naming the field.
+    in ZeroDivisionError, ``data.tokens=-1e9`` in negative GPU-hours and a quote of them, and a
+    value written as text (``"fp8"``) or a section as a dict reached the estimator unconverted.
+    The library's functions check a spec they are given here (a few milliseconds; the file it was
+    read from is kept) and use what this returns.  Raises ConfigError naming the field.
     """
     import warnings
 
