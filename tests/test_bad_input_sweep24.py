@@ -270,3 +270,25 @@ def test_a_gpu_count_no_instance_has_names_the_counts_on_offer() -> None:
     out = run("offers", "--gpu", "H100:3")
     assert out.exit_code == 0, out.output
     assert "H100 comes 1, 2, 4 or 8 to an instance" in out.stderr
+
+
+# --- refusals that named no values ---------------------------------------------------------------
+
+
+def test_a_workload_without_its_kind_is_told_the_kinds(tmp_path: Path) -> None:
+    # was: "kind: is required" alone
+    text = "name: x\nmodel: llama-2-7b\ndata: {tokens: 1e9}\n"
+    out = run("estimate", str(write_file(tmp_path, "x.yaml", text)), "--gpu", "H100")
+    assert_clean_error(out, "kind: is required", "pretrain, finetune or inference")
+
+
+def test_a_pipeline_longer_than_the_model_is_told_sizes_that_split_it(tmp_path: Path) -> None:
+    # was: "pipeline parallel 64 is more than the 32 layers it splits" alone
+    text = (
+        "name: x\nkind: pretrain\nmodel: llama-2-7b\ndata: {tokens: 1e9}\n"
+        "training: {parallelism: {pipeline: 64}}\n"
+    )
+    out = run(
+        "estimate", str(write_file(tmp_path, "x.yaml", text)), "--gpu", "H100", "--count", "64"
+    )
+    assert_clean_error(out, "at most 32 stages", "8, 16, 32")

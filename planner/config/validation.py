@@ -135,6 +135,8 @@ class ErrorWording:
     # append "(and 2 more problems)" when pydantic found more than one
     count_others: bool = False
     missing: str = "required key is missing"
+    # what to write for a required key left out, by its dotted path ("kind": its values)
+    missing_hints: Mapping[str, str] = field(default_factory=dict)
     # unknown keys: the label of the list of valid keys, whether it is sorted, the extra names a
     # section accepts (aliases, by the section's dotted path), suggestions only for keys that look
     # alike, and hints for keys that belong elsewhere (a key looking like the name -> the hint)
@@ -653,6 +655,10 @@ def _describe(err: Any, wording: ErrorWording) -> str:
 
 def _hint(err: Any, wording: ErrorWording) -> str | None:
     """ "did you mean" for a misspelt value; how to quote a date YAML read where text belongs."""
+    if err["type"] == "missing":
+        where = ".".join(str(p) for p in err.get("loc", ()) if isinstance(p, str))
+        if where in wording.missing_hints:  # kind: was "is required", no values named
+            return wording.missing_hints[where]
     if err["type"] in ("enum", "literal_error"):
         got = err.get("input")
         if isinstance(got, bool):

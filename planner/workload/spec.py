@@ -1693,7 +1693,9 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
     if pinned is not None and pinned.pipeline is not None and pinned.pipeline > layers:
         raise FieldError(
             "training.parallelism.pipeline",
-            f"pipeline parallel {pinned.pipeline} is more than the {layers} layers it splits",
+            f"pipeline parallel {pinned.pipeline} is more than the {layers} layers it splits; "
+            f"use at most {layers} stages (a divisor of {layers} keeps them even: "
+            f"{', '.join(str(d) for d in _divisors(layers)[-3:])})",
         )
     for key in ("overlap_all_to_all", "dispatch_per_node"):
         if training is not None and getattr(training, key) and not m.experts:
@@ -2120,6 +2122,7 @@ _WORDING = ErrorWording(
     dotted_paths=True,
     count_others=True,
     missing="is required",
+    missing_hints={"kind": "write kind: pretrain, finetune or inference"},
     keys_label="valid keys",
     sorted_keys=True,
     extra_keys={"": ("trials",)},
@@ -2409,3 +2412,8 @@ def _split_zero_stages(stack: FrameworkProfile, spec: WorkloadSpec) -> tuple[int
     """The ZeRO stages ``stack`` runs with the tensor and pipeline sizes ``spec`` pins."""
     pin = spec.train.parallelism
     return stack.zero_with(tp=pin.tensor or 1, pp=pin.pipeline or 1)
+
+
+def _divisors(n: int) -> list[int]:
+    """The divisors of ``n`` above 1, smallest first."""
+    return [d for d in range(2, n + 1) if n % d == 0]
