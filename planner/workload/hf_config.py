@@ -554,8 +554,11 @@ def _check_decoder(config: dict[str, Any], file: str, family: str) -> None:
             f"is the config of an encoder-decoder model ({what}); a config.json is read for "
             "decoder-only transformers",
             file=file,
+            # (with --seq-len, workloads new writes the shape's keys out: was without, a file
+            # of "model: gpt2" with nothing to edit)
             hint="write a workload file with its model.params, layers, hidden, heads, vocab and "
-            "seq_len (planner workloads new NAME --model gpt2 --tokens 50M writes one to edit)",
+            "seq_len (planner workloads new NAME --model gpt2 --tokens 50M --seq-len 512 writes "
+            "one with those keys to edit)",
         )
     text = config.get("text_config")
     no_shape = all(config.get(k) is None for k in ("hidden_size", "n_embd", "d_model"))
