@@ -292,3 +292,11 @@ def test_a_pipeline_longer_than_the_model_is_told_sizes_that_split_it(tmp_path: 
         "estimate", str(write_file(tmp_path, "x.yaml", text)), "--gpu", "H100", "--count", "64"
     )
     assert_clean_error(out, "at most 32 stages", "8, 16, 32")
+
+
+def test_a_deadline_of_seconds_is_refused_as_bad_input_as_zero_and_1s_are() -> None:
+    # was: "a 0 min deadline cannot be met" (exit 3) for 0.0001 h, where 0 and 1s exit 2
+    out = run("quote", "-w", "gpt2-xl-finetune", "--deadline", "0.0001")
+    assert_clean_error(out, "0.36 s is under a minute", "90m, 24h, 3d")
+    with pytest.raises(ConfigError, match="under a minute"):
+        planner.quote(workload="gpt2-xl-finetune", deadline_hours=0.001)

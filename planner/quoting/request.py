@@ -266,6 +266,10 @@ def _check_workload(workload: str | WorkloadSpec) -> str | Path | WorkloadSpec:
     return workload
 
 
+# The shortest deadline a quote takes: a minute (under it, the unit slipped: seconds for hours).
+_SHORTEST_DEADLINE_H = 1.0 / 60.0
+
+
 def _check_deadline(deadline: float) -> None:
     if is_number(deadline) and math.isfinite(deadline) and deadline > MAX_DEADLINE_HOURS:
         raise ConfigError(
@@ -275,6 +279,15 @@ def _check_deadline(deadline: float) -> None:
             # (was "give it in hours", said of a deadline that was in hours, only too far off)
             hint=f"a deadline is at most ten years ({MAX_DEADLINE_HOURS:,.0f} hours, 3,650 "
             "days): a job that long is priced as a service or a budget, not a quote",
+        )
+    if is_number(deadline) and math.isfinite(deadline) and 0 < deadline < _SHORTEST_DEADLINE_H:
+        # 0.0001 h: was "a 0 min deadline cannot be met" (exit 3), where 0 and 1s were refused as
+        # bad input (exit 2): a deadline of seconds is a slip of the unit, not a plan to search
+        raise ConfigError(
+            f"a deadline of {deadline * 3600:.3g} s is under a minute, and a job's start-up "
+            "alone takes minutes",
+            key_path="deadline_hours",
+            hint="give it in hours (deadline_hours=24; on the command line 90m, 24h, 3d)",
         )
     if is_number(deadline) and math.isfinite(deadline) and deadline > 0:
         return
