@@ -300,3 +300,13 @@ def test_a_deadline_of_seconds_is_refused_as_bad_input_as_zero_and_1s_are() -> N
     assert_clean_error(out, "0.36 s is under a minute", "90m, 24h, 3d")
     with pytest.raises(ConfigError, match="under a minute"):
         planner.quote(workload="gpt2-xl-finetune", deadline_hours=0.001)
+
+
+def test_an_expert_key_on_a_dense_model_is_told_to_drop_it(tmp_path: Path) -> None:
+    # was: "a mixture-of-experts model needs experts, experts_per_token and active_params" alone
+    text = (
+        "name: x\nkind: finetune\nmodel: {preset: llama-2-7b, experts_per_token: 2}\n"
+        "data: {tokens: 1e9}\n"
+    )
+    out = run("estimate", str(write_file(tmp_path, "x.yaml", text)), "--gpu", "H100")
+    assert_clean_error(out, "give experts and active_params too", "drop experts_per_token")

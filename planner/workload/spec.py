@@ -356,8 +356,13 @@ class ModelSection(_Section):
     def _moe_fields(self) -> ModelSection:
         moe = (self.experts, self.experts_per_token, self.active_params)
         if any(v is not None for v in moe) and any(v is None for v in moe):
+            given = [k for k, v in zip(_MOE_KEYS, moe, strict=True) if v is not None]
+            missing = [k for k, v in zip(_MOE_KEYS, moe, strict=True) if v is None]
+            # (was the three names alone: a dense model given one of them was not told to drop it)
             raise ValueError(
-                "a mixture-of-experts model needs experts, experts_per_token and active_params"
+                "a mixture-of-experts model needs experts, experts_per_token and active_params: "
+                f"give {' and '.join(missing)} too, or drop {' and '.join(given)} for a dense "
+                "model"
             )
         if self.experts and self.experts_per_token and self.experts_per_token > self.experts:
             raise ValueError(
@@ -2417,3 +2422,7 @@ def _split_zero_stages(stack: FrameworkProfile, spec: WorkloadSpec) -> tuple[int
 def _divisors(n: int) -> list[int]:
     """The divisors of ``n`` above 1, smallest first."""
     return [d for d in range(2, n + 1) if n % d == 0]
+
+
+# The keys a mixture of experts gives together (ModelSection._moe_fields).
+_MOE_KEYS = ("experts", "experts_per_token", "active_params")
