@@ -99,6 +99,7 @@ IN_UNIT["per_s"] = {
     lead + period: 1.0 / seconds
     for period, seconds in _PERIOD_S.items()
     for lead in ("/", "per", "a", "an")
+    if len(period) > 1 or lead in ("/", "per")  # "a minute", not "5am" read as 5 a minute
 }
 IN_UNIT["per_s"] |= dict.fromkeys(("rps", "qps", "req/s", "requests/s", "tok/s", "tokens/s"), 1.0)
 UNIT_WORDS = {"s": "seconds", "h": "hours", "ms": "milliseconds", "Gbps": "Gbit/s"}
