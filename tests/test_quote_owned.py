@@ -50,8 +50,9 @@ def test_a_machine_too_slow_or_too_small_says_so() -> None:
 def test_owned_only_plans_on_your_machines_and_needs_some() -> None:
     result = quote(hardware=("workstation-rtx4090",), providers=("owned",))
     assert all(i.kind == "local" for p in result.plans for i in p.items)
-    with pytest.raises(ConfigError, match="no --hardware"):
+    with pytest.raises(ConfigError, match="your own machines, and none were given") as caught:
         quote(providers=("owned",))
+    assert "hardware=(...) in Python" in str(caught.value.hint)
     args = ["quote", "-w", "gpt2-pretrain", "--deadline", "3w", "--owned-only"]
     out = CliRunner().invoke(main, [*args, "--hardware", "workstation-rtx4090", "--format", "json"])
     assert out.exit_code == 0, out.output
