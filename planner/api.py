@@ -252,12 +252,12 @@ def _callable_or_none(name: str, value: Any) -> Any:
     return value
 
 
-# Fewer tokens a sequence than any language model trains on: a config's max_position_embeddings
-# or a --seq-len of 1 (was an estimate at 0.1% MFU without a word).
+# Fewer tokens a sequence than any language model trains on (U: a planning threshold): a config's
+# max_position_embeddings or a --seq-len of 1 (was an estimate at 0.1% MFU without a word).
 _FEWEST_PLAUSIBLE_SEQ_TOKENS = 8
 
 
-def _warn_implausible(spec: Any, est: Any) -> None:
+def _warn_implausible(spec: WorkloadSpec, est: Estimate) -> None:
     """Say so where an estimate that runs is no plan anyone makes: longer than the longest
     deadline a quote takes (ten years: was 438 years for 1e15 tokens on 8 H100s, without a
     word), or a transformer trained on sequences of a few tokens."""

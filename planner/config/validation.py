@@ -769,7 +769,7 @@ def _foreign_money_hint(text: str, key: str) -> str | None:
     table = load_fx_rates()
     if code is None or code.upper() == USD or code.upper() not in table.usd_per_unit:
         return None
-    usd = table.to_usd(amount, code)
+    usd = amount * table.rate(code)  # (to_usd would warn of the rate's age inside a hint)
     return (
         f"{key} is in USD: write {usd:.2f} ({amount:,.2f} {code.upper()} at the ECB rate of "
         f"{table.as_of})"

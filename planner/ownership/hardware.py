@@ -253,7 +253,9 @@ def _refuse_other_currency_in_usd_keys(raw: Mapping[str, Any], file: str, fx: Fx
             continue  # the number's own problem: the schema's message
         if code is None or code.upper() == USD:
             continue
-        usd = fx.to_usd(amount, code)  # an unknown code raises, naming its neighbours
+        # an unknown code raises, naming its neighbours (rate, not to_usd: no warning of the
+        # rate's age before the refusal)
+        usd = amount * fx.rate(code, file=file, key_path=usd_key)
         raise ConfigError(
             f"{usd_key} is in USD, and {value.strip()!r} is in {code.upper()}",
             file=file,

@@ -354,10 +354,14 @@ class ModelSection(_Section):
 
     @model_validator(mode="after")
     def _moe_fields(self) -> ModelSection:
-        moe = (self.experts, self.experts_per_token, self.active_params)
-        if any(v is not None for v in moe) and any(v is None for v in moe):
-            given = [k for k, v in zip(_MOE_KEYS, moe, strict=True) if v is not None]
-            missing = [k for k, v in zip(_MOE_KEYS, moe, strict=True) if v is None]
+        moe = {
+            "experts": self.experts,
+            "experts_per_token": self.experts_per_token,
+            "active_params": self.active_params,
+        }
+        if any(v is not None for v in moe.values()) and any(v is None for v in moe.values()):
+            given = [k for k, v in moe.items() if v is not None]
+            missing = [k for k, v in moe.items() if v is None]
             # (was the three names alone: a dense model given one of them was not told to drop it)
             raise ValueError(
                 "a mixture-of-experts model needs experts, experts_per_token and active_params: "
@@ -1696,11 +1700,12 @@ def _check_shape(m: ModelSection, training: TrainingSection | None) -> None:
             f"use a divisor of {heads}",
         )
     if pinned is not None and pinned.pipeline is not None and pinned.pipeline > layers:
+        even = [d for d in range(2, layers + 1) if layers % d == 0]
         raise FieldError(
             "training.parallelism.pipeline",
             f"pipeline parallel {pinned.pipeline} is more than the {layers} layers it splits; "
             f"use at most {layers} stages (a divisor of {layers} keeps them even: "
-            f"{', '.join(str(d) for d in _divisors(layers)[-3:])})",
+            f"{', '.join(str(d) for d in even[-3:])})",
         )
     for key in ("overlap_all_to_all", "dispatch_per_node"):
         if training is not None and getattr(training, key) and not m.experts:
@@ -2264,8 +2269,7 @@ def checked_spec(spec: WorkloadSpec) -> WorkloadSpec:
     # section written as a dict its model (was: AttributeError "'str' object has no attribute
     # 'value'" and "'dict' object has no attribute 'parallelism'" deep in the estimate)
     if id(spec) in _FILES:
-        _FILES.setdefault(id(parsed), _FILES[id(spec)])
-        weakref.finalize(parsed, _FILES.pop, id(parsed), None)
+        _from_file(parsed, _FILES[id(spec)])
     return _checked(parsed)
 
 
@@ -2417,12 +2421,3 @@ def _split_zero_stages(stack: FrameworkProfile, spec: WorkloadSpec) -> tuple[int
     """The ZeRO stages ``stack`` runs with the tensor and pipeline sizes ``spec`` pins."""
     pin = spec.train.parallelism
     return stack.zero_with(tp=pin.tensor or 1, pp=pin.pipeline or 1)
-
-
-def _divisors(n: int) -> list[int]:
-    """The divisors of ``n`` above 1, smallest first."""
-    return [d for d in range(2, n + 1) if n % d == 0]
-
-
-# The keys a mixture of experts gives together (ModelSection._moe_fields).
-_MOE_KEYS = ("experts", "experts_per_token", "active_params")
